@@ -1,0 +1,100 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './config.js'
+import type { DatabaseHandle } from './db/database.js'
+import { docsRoutes } from './platform/docs-routes.js'
+import { newId } from './platform/ids.js'
+import { API_PREFIX, installPlatform } from './platform/platform.js'
+import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
+import { systemClock, type Clock } from './platform/time.js'
+import { organizationRoutes } from './organizations/organization-routes.js'
+import { phoneNumberRoutes } from './phone-numbers/phone-number-routes.js'
+import { statusRoutes } from './statuses/status-routes.js'
+import { userRoutes } from './users/user-routes.js'
+import { applyMethodOverride } from './platform/method-override.js'
+
+export interface BuildOptions {
+  database: DatabaseHandle
+  config: Config
+  clock?: Clock
+  /** A logger instance, or false for none (tests). Defaults to pino at `config.logLevel`. */
+  logger?: FastifyBaseLogger | false
+  rateLimiter?: RateLimiter
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.api_key',
+  '*.signature_key',
+]
+
+/** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
+  const { database, config } = options
+  const clock = options.clock ?? systemClock
+  const rateLimiter =
+    options.rateLimiter ??
+    (database.pgPool !== undefined
+      ? await postgresRateLimiter(database.pgPool, config.rateLimit)
+      : memoryRateLimiter(config.rateLimit))
+
+  const loggerOption =
+    options.logger === undefined
+      ? { logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } }
+      : options.logger === false
+        ? { logger: false }
+        : { loggerInstance: options.logger }
+
+  const app = Fastify({
+    ...loggerOption,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: (req) => {
+      applyMethodOverride(req)
+      return req.url ?? '/'
+    },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  const deps = { db: database.db, dialect: database.dialect, clock, config, rateLimiter }
+  installPlatform(app, deps)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Leadline CRM API',
+        version: '1',
+        description:
+          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password.',
+      },
+      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
+      security: [{ basicAuth: [] }],
+    },
+  })
+
+  await app.register(
+    async (api) => {
+      await api.register(docsRoutes)
+      await api.register(userRoutes, deps)
+      await api.register(organizationRoutes, deps)
+      await api.register(statusRoutes, deps)
+      await api.register(phoneNumberRoutes, deps)
+    },
+    { prefix: API_PREFIX },
+  )
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,41 @@
+import { DEFAULT_DATABASE_URL } from './db/database.js'
+
+export interface Config {
+  databaseUrl: string
+  host: string
+  port: number
+  logLevel: string
+  appUrl: string
+  rateLimit: { points: number; windowSeconds: number }
+  bodyLimitBytes: number
+  /** How long after a request through the web app a user still counts as online. */
+  presenceWindowSeconds: number
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
+  return value
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL ?? 'info'
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new Error(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`)
+  }
+  return {
+    databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
+    host: env.HOST ?? '127.0.0.1',
+    port: positiveInt(env, 'API_PORT', 4000),
+    logLevel,
+    appUrl: (env.LEADLINE_APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    rateLimit: {
+      points: positiveInt(env, 'LEADLINE_RATE_LIMIT', 2400),
+      windowSeconds: positiveInt(env, 'LEADLINE_RATE_WINDOW', 30),
+    },
+    bodyLimitBytes: 1024 * 1024,
+    presenceWindowSeconds: 300,
+  }
+}

@@ -1,0 +1,151 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
+import pg from 'pg'
+
+export interface OrganizationTable {
+  id: string
+  name: string
+  currency: string
+  country: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface UserTable {
+  id: string
+  email: string
+  email_lower: string
+  first_name: string | null
+  last_name: string | null
+  image: string | null
+  last_used_timezone: string | null
+  sip_username: string
+  sip_password: string
+  date_created: string
+  date_updated: string
+}
+
+export interface MembershipTable {
+  id: string
+  organization_id: string
+  user_id: string
+  role: 'admin' | 'user'
+  date_created: string
+  date_updated: string
+}
+
+export interface ApiKeyTable {
+  id: string
+  organization_id: string
+  user_id: string
+  membership_id: string
+  secret_hash: string
+  date_created: string
+  date_revoked: string | null
+}
+
+export interface LeadStatusTable {
+  id: string
+  organization_id: string
+  label: string
+  position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface PipelineTable {
+  id: string
+  organization_id: string
+  name: string
+  position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface OpportunityStatusTable {
+  id: string
+  organization_id: string
+  pipeline_id: string
+  label: string
+  type: 'active' | 'won' | 'lost'
+  position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface PhoneNumberTable {
+  id: string
+  organization_id: string
+  number: string
+  label: string | null
+  type: 'internal' | 'external' | 'virtual'
+  user_id: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface UserPresenceTable {
+  organization_id: string
+  user_id: string
+  client_type: 'mobile' | 'native' | 'web'
+  last_seen: string
+}
+
+export interface Tables {
+  organization: OrganizationTable
+  user: UserTable
+  membership: MembershipTable
+  api_key: ApiKeyTable
+  lead_status: LeadStatusTable
+  pipeline: PipelineTable
+  opportunity_status: OpportunityStatusTable
+  phone_number: PhoneNumberTable
+  user_presence: UserPresenceTable
+}
+
+export type Db = Kysely<Tables>
+export type Tx = Transaction<Tables>
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Db
+  dialect: Dialect
+  /** The pg pool behind a Postgres handle, shared with the rate-limit store. */
+  pgPool: pg.Pool | undefined
+  url: string
+  close(): Promise<void>
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/leadline.db'
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://')
+}
+
+function sqlitePath(url: string): string {
+  if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length)
+  if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length)
+  return url
+}
+
+/** Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step. */
+export function openDatabase(url: string): DatabaseHandle {
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: 10 })
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
+    return { db, dialect: 'postgres', pgPool: pool, url, close: () => db.destroy() }
+  }
+  const file = sqlitePath(url)
+  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true })
+  const sqlite = new SqliteDatabase(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = FULL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { db, dialect: 'sqlite', pgPool: undefined, url, close: () => db.destroy() }
+}

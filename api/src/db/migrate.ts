@@ -1,0 +1,17 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely'
+import type { Db } from './database.js'
+import * as m0001 from './migrations/0001-foundation.js'
+
+// Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
+const migrations: Record<string, Migration> = {
+  '0001-foundation': m0001,
+}
+
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'leadline_migration', migrationLockTableName: 'leadline_migration_lock' })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error))
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

@@ -1,0 +1,44 @@
+/** A client error answered as `{"error": message}`. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.name = 'HttpError'
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(what: string) {
+    super(404, `${what} not found.`)
+  }
+}
+
+export class ForbiddenError extends HttpError {
+  constructor(message = 'You do not have permission to perform this action.') {
+    super(403, message)
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  constructor(message = 'Missing or invalid API key: authenticate with HTTP Basic, the key as user name and an empty password.') {
+    super(401, message, { 'www-authenticate': 'Basic realm="api"' })
+  }
+}
+
+/** A validation failure answered as `{"errors": [...], "field-errors": {...}}` with status 400. */
+export class ValidationError extends Error {
+  constructor(
+    readonly fieldErrors: Record<string, string>,
+    readonly errors: string[] = [],
+  ) {
+    super(Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`).concat(errors).join('; '))
+    this.name = 'ValidationError'
+  }
+
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: message })
+  }
+}

@@ -1,0 +1,38 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '@leadline/shared/list'
+import type { SelectQueryBuilder } from 'kysely'
+
+/** `_skip`, `_limit` (with the resource's maximum) and `_fields`: the query string every list accepts. */
+export function listQuerySchema(resource: keyof typeof LIST_LIMIT_MAX = 'default') {
+  return Type.Object({
+    _skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    _limit: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_LIMIT_MAX[resource], default: LIST_LIMIT_DEFAULT })),
+    _fields: Type.Optional(Type.String()),
+  })
+}
+export type ListQuery = Static<ReturnType<typeof listQuerySchema>>
+
+export const fieldsQuerySchema = Type.Object({ _fields: Type.Optional(Type.String()) })
+
+export interface Page<T> {
+  has_more: boolean
+  data: T[]
+}
+
+/** Runs a list query one row past the page to learn `has_more` without counting. */
+export async function fetchPage<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: ListQuery,
+): Promise<Page<O>> {
+  const skip = page._skip ?? 0
+  const limit = page._limit ?? LIST_LIMIT_DEFAULT
+  const rows = await query.offset(skip).limit(limit + 1).execute()
+  return { has_more: rows.length > limit, data: rows.slice(0, limit) }
+}
+
+/** Pages an in-memory list, for small per-organization collections such as statuses. */
+export function pageOf<T>(items: T[], page: ListQuery): Page<T> {
+  const skip = page._skip ?? 0
+  const limit = page._limit ?? LIST_LIMIT_DEFAULT
+  return { has_more: items.length > skip + limit, data: items.slice(skip, skip + limit) }
+}

@@ -1,0 +1,165 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { parseTzOffset } from '@leadline/shared/tz-offset'
+import { verifyApiKey } from '../api-keys/api-key-repo.js'
+import { createPresenceRecorder } from '../users/presence-repo.js'
+import type { Deps } from './deps.js'
+import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
+import { parseFields, projectFields } from './fields.js'
+import { mergeOverrideParams } from './method-override.js'
+import type { RateLimitOutcome } from './rate-limit.js'
+import { RouteIndex } from './routes-index.js'
+import { toFieldErrors } from './validation.js'
+
+export const API_PREFIX = '/api/v1'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No API key needed (the OpenAPI document and its reference page). */
+    public?: boolean
+  }
+}
+
+/** `/api/v1/status/lead/:id/` → `status`: the endpoint group rate limits are counted by. */
+function endpointGroup(request: FastifyRequest): string {
+  const path = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
+  return path.slice(API_PREFIX.length).split('/').find((s) => s !== '') ?? 'root'
+}
+
+function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
+  const reset = outcome.resetSeconds.toFixed(6)
+  reply.header('x-rate-limit-limit', String(outcome.limit))
+  reply.header('x-rate-limit-remaining', String(outcome.remaining))
+  reply.header('x-rate-limit-reset', reset)
+  reply.header('ratelimit', `limit=${outcome.limit}, remaining=${outcome.remaining}, reset=${Math.ceil(outcome.resetSeconds)}`)
+}
+
+function clientErrorBody(error: FastifyError): { status: number; message: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'Request body is larger than 1 MiB.' }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'Unsupported Content-Type: send application/json.' }
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'Request body size did not match Content-Length.' }
+    default:
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return { status: error.statusCode, message: error.message }
+      }
+      return undefined
+  }
+}
+
+/** The conventions every resource shares: errors, auth, rate limits, `X-TZ-Offset`, `_fields`, `_params`, 404/405. */
+export function installPlatform(app: FastifyInstance, deps: Deps): void {
+  const routes = new RouteIndex()
+  const recordPresence = createPresenceRecorder(deps.db, deps.clock)
+  app.addHook('onRoute', (route) => {
+    routes.add(route.url, route.method)
+  })
+
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8')
+    if (text.trim() === '') {
+      done(null, undefined)
+      return
+    }
+    try {
+      done(null, JSON.parse(text))
+    } catch {
+      done(new HttpError(400, 'Malformed JSON in the request body.'), undefined)
+    }
+  })
+
+  app.decorateRequest('auth', null)
+  app.decorateRequest('tzOffsetHours', 0)
+
+  app.addHook('onRequest', async (request, reply) => {
+    const tz = request.headers['x-tz-offset']
+    if (tz !== undefined) {
+      const hours = typeof tz === 'string' ? parseTzOffset(tz) : undefined
+      if (hours === undefined) throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
+      request.tzOffsetHours = hours
+    }
+    if (request.routeOptions.config.public === true) return
+
+    const owner = await authenticate(request, deps)
+    const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
+    const group = endpointGroup(request)
+    const outcome = await deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`)
+    rateLimitHeaders(reply, outcome)
+    if (!outcome.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(outcome.resetSeconds))
+      return reply
+        .code(429)
+        .header('retry-after', String(retryAfter))
+        .send({
+          error: {
+            message: 'API call count exceeded for this period',
+            rate_reset: Number(outcome.resetSeconds.toFixed(6)),
+            rate_limit: outcome.limit,
+            rate_window: deps.config.rateLimit.windowSeconds,
+            rate_limit_type: owner === undefined ? 'ip' : 'key',
+            rate_endpoint_group: group,
+          },
+        })
+    }
+    if (owner === undefined) throw new UnauthorizedError()
+    request.auth = owner
+    const client = request.headers['x-leadline-client']
+    if (client === 'web' || client === 'mobile' || client === 'native') {
+      await recordPresence(owner, client)
+    }
+    await mergeOverrideParams(request, deps.config.bodyLimitBytes)
+    return undefined
+  })
+
+  app.addHook('preSerialization', async (request, _reply, payload) => {
+    const query = request.query as { _fields?: unknown } | undefined
+    const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
+    return fields === undefined ? payload : projectFields(payload, fields)
+  })
+
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof ValidationError) {
+      return reply.code(400).send({ errors: error.errors, 'field-errors': error.fieldErrors })
+    }
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ error: error.message })
+    }
+    const fastifyError = error as FastifyError
+    if (fastifyError.validation !== undefined) {
+      const prefix = fastifyError.validationContext === 'headers' ? 'headers.' : ''
+      const fieldErrors = Object.fromEntries(
+        Object.entries(toFieldErrors(fastifyError.validation)).map(([k, v]) => [prefix + k, v]),
+      )
+      return reply.code(400).send({ errors: [], 'field-errors': fieldErrors })
+    }
+    const client = clientErrorBody(fastifyError)
+    if (client !== undefined) return reply.code(client.status).send({ error: client.message })
+    request.log.error({ err: error }, 'unhandled error')
+    return reply.code(500).send({ error: 'Internal server error', request_id: request.id })
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.methodsFor(request.url).filter((m) => m !== 'HEAD')
+    if (allowed.length > 0) {
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: `Method ${request.method} not allowed.` })
+    }
+    return reply.code(404).send({ error: 'The requested URL was not found on the server.' })
+  })
+}
+
+async function authenticate(request: FastifyRequest, deps: Deps) {
+  const header = request.headers.authorization
+  if (header === undefined) return undefined
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
+  if (match?.[1] === undefined) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  const key = colon === -1 ? decoded : decoded.slice(0, colon)
+  if (key === '') return undefined
+  return verifyApiKey(deps.db, key)
+}

@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify'
+import type { KeyOwner } from '../api-keys/api-key-repo.js'
+import { UnauthorizedError } from './errors.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller, set by the auth hook on every authenticated route. */
+    auth: KeyOwner | null
+    /** The caller's `X-TZ-Offset` in hours, 0 when absent. */
+    tzOffsetHours: number
+  }
+}
+
+export function caller(request: FastifyRequest): KeyOwner {
+  if (request.auth === null) throw new UnauthorizedError()
+  return request.auth
+}

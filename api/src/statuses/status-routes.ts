@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../platform/deps.js'
+
+export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async () => {}

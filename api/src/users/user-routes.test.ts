@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+describe('GET /me/', () => {
+  it('returns the key owner with their organization, memberships and SIP credentials', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/me/')
+    expect(res.statusCode).toBe(200)
+    const me = res.json()
+    expect(me.id).toBe(ctx.org.admin.id)
+    expect(me.first_name).toBe('Ada')
+    expect(me.organizations).toHaveLength(1)
+    expect(me.organizations[0].id).toBe(ctx.org.id)
+    expect(me.organizations[0].lead_statuses.map((s: { label: string }) => s.label)).toEqual([
+      'Potential',
+      'Bad Fit',
+      'Qualified',
+      'Customer',
+    ])
+    expect(me.memberships).toEqual([expect.objectContaining({ id: ctx.org.admin.membershipId, role: 'admin', organization_id: ctx.org.id })])
+    expect(me.email_accounts).toEqual([])
+    expect(me.sip_user).toEqual({ username: expect.stringMatching(/^sip_/), password: expect.any(String) })
+    expect(me.date_created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
+  })
+
+  it('answers without the trailing slash too', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/me')
+    expect(res.statusCode).toBe(200)
+    expect(res.json().id).toBe(ctx.org.member.id)
+  })
+})
+
+describe('GET /user/', () => {
+  it('lists only the users of the caller’s organization, without SIP secrets', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/user/')
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body.has_more).toBe(false)
+    expect(body.data.map((u: { id: string }) => u.id).sort()).toEqual([ctx.org.admin.id, ctx.org.member.id].sort())
+    for (const user of body.data) {
+      expect(user).not.toHaveProperty('sip_user')
+      expect(user.organizations).toEqual([ctx.org.id])
+    }
+  })
+
+  it('pages with _skip and _limit', async () => {
+    const first = (await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_limit=1')).json()
+    const second = (await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_limit=1&_skip=1')).json()
+    expect(first.has_more).toBe(true)
+    expect(second.has_more).toBe(false)
+    expect(first.data[0].id).not.toBe(second.data[0].id)
+  })
+
+  it('refuses a _limit above 1000', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_limit=1001')
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ errors: [], 'field-errors': { _limit: 'Ensure this value is less than or equal to 1000.' } })
+  })
+})
+
+describe('GET /user/{id}/', () => {
+  it('returns a user of the organization', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/${ctx.org.member.id}/`)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ id: ctx.org.member.id, first_name: 'Rey', last_name: 'Rep', display_name: 'Rey Rep' })
+  })
+
+  it('answers 404 for a user of another organization', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/${ctx.other.admin.id}/`)
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toEqual({ error: expect.any(String) })
+  })
+})
+
+describe('GET /user/availability/', () => {
+  it('shows a user online on the web after they used the API through the web app, offline later', async () => {
+    await call(ctx.app, ctx.org.member.key, 'GET', '/me/', { headers: { 'x-leadline-client': 'web' } })
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/availability/?organization_id=${ctx.org.id}`)
+    expect(res.statusCode).toBe(200)
+    const byUser = new Map(res.json().data.map((a: { user_id: string }) => [a.user_id, a]))
+    expect(byUser.get(ctx.org.member.id)).toMatchObject({
+      status: 'online',
+      status_by_type: { web: 'online', mobile: 'offline', native: 'offline' },
+    })
+    expect(byUser.get(ctx.org.admin.id)).toMatchObject({ status: 'offline' })
+
+    ctx.clock.advance(10 * 60_000)
+    const later = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/availability/')
+    const member = later.json().data.find((a: { user_id: string }) => a.user_id === ctx.org.member.id)
+    expect(member.status).toBe('offline')
+  })
+
+  it('answers 404 for another organization', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/availability/?organization_id=${ctx.other.id}`)
+    expect(res.statusCode).toBe(404)
+  })
+})

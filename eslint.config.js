@@ -1,0 +1,53 @@
+import js from '@eslint/js'
+import { importX } from 'eslint-plugin-import-x'
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
+import tseslint from 'typescript-eslint'
+
+// Package boundaries from ARCHITECTURE.md §1: shared imports nothing of ours; web and bff never import api code.
+const boundaries = [
+  { target: './shared', from: ['./api', './bff', './web', './e2e'], message: 'shared imports nothing of ours' },
+  { target: './api', from: ['./bff', './web', './e2e'], message: 'api never imports bff, web or e2e code' },
+  { target: './bff', from: ['./api', './web', './e2e'], message: 'bff speaks HTTP to the api; it never imports it' },
+  { target: './web', from: ['./api', './bff', './e2e'], message: 'web never imports api or bff code' },
+  { target: './e2e', from: ['./api/src', './bff/src', './web/src'], message: 'e2e drives real processes' },
+]
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'e2e/test-results/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', '*/vitest.config.ts'] } },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      'import-x/no-cycle': 'error',
+      'import-x/no-default-export': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: boundaries }],
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['*/tsconfig.json'], conditionNames: ['@leadline/source', 'types', 'import', 'default'] })],
+    },
+  },
+  {
+    files: ['shared/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@leadline/*'], message: 'shared imports nothing of ours' }] }] },
+  },
+  {
+    files: ['web/**', 'bff/**', 'e2e/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@leadline/api', '@leadline/api/*'], message: 'only the bff speaks to the api, over HTTP' }] }],
+    },
+  },
+  {
+    files: ['**/*.config.ts', '**/*.config.js', 'eslint.config.js'],
+    rules: { 'import-x/no-default-export': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+)

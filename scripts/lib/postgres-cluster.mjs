@@ -1,0 +1,133 @@
+// A throwaway PostgreSQL cluster in a temp dir: trust auth, no fsync, loopback only. Used by `npm test` for the
+// API suite on Postgres, and reusable by the benchmark.
+import { spawnSync } from 'node:child_process'
+import console from 'node:console'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { addCleanup, aptInstall, capture, childEnv, freePort, isExecutable, isRoot, which } from './bootstrap.mjs'
+
+const debianPostgresRoot = '/usr/lib/postgresql'
+
+function hasServerBinaries(dir) {
+  return isExecutable(join(dir, 'initdb')) && isExecutable(join(dir, 'pg_ctl'))
+}
+
+/** The directory holding initdb and pg_ctl: from PATH, else Debian's highest installed version; null if none. */
+export function findPostgresBinDir() {
+  const initdb = which('initdb')
+  if (initdb && hasServerBinaries(dirname(initdb))) return dirname(initdb)
+  if (!existsSync(debianPostgresRoot)) return null
+  const versions = readdirSync(debianPostgresRoot)
+    .filter((name) => /^\d+(\.\d+)?$/.test(name))
+    .sort((a, b) => Number(b) - Number(a))
+  const version = versions.find((name) => hasServerBinaries(join(debianPostgresRoot, name, 'bin')))
+  return version ? join(debianPostgresRoot, version, 'bin') : null
+}
+
+async function locateBinDir(installIfMissing) {
+  const found = findPostgresBinDir()
+  if (found || !installIfMissing) return found
+  console.log('PostgreSQL server binaries (initdb, pg_ctl) not found; installing postgresql')
+  return (await aptInstall(['postgresql'])) ? findPostgresBinDir() : null
+}
+
+function userIds(name) {
+  const id = (flag) => spawnSync('id', [flag, name], { encoding: 'utf8' })
+  const uid = id('-u')
+  const gid = id('-g')
+  if (uid.status !== 0 || gid.status !== 0) return null
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) }
+}
+
+function shellQuote(word) {
+  return `'${word.replaceAll("'", "'\\''")}'`
+}
+
+// initdb refuses to run as root, so as root the cluster belongs to the `postgres` user.
+function asClusterOwner(owner, cmd, args) {
+  if (!owner) return [cmd, args]
+  if (which('runuser')) return ['runuser', ['-u', 'postgres', '--', cmd, ...args]]
+  return ['su', ['postgres', '-s', '/bin/sh', '-c', [cmd, ...args].map(shellQuote).join(' ')]]
+}
+
+function clusterOwner() {
+  if (!isRoot()) return null
+  const ids = userIds('postgres')
+  if (!ids) throw new Error('running as root, but there is no `postgres` user to own the cluster (initdb refuses root)')
+  return ids
+}
+
+function logTail(logFile) {
+  if (!existsSync(logFile)) return ''
+  return readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n')
+}
+
+async function ownerRun(cluster, cmd, args) {
+  const [command, commandArgs] = asClusterOwner(cluster.owner, cmd, args)
+  return capture(command, commandArgs, { cwd: cluster.dir, stderr: 'pipe' })
+}
+
+function stopClusterNow(cluster) {
+  const [command, commandArgs] = asClusterOwner(cluster.owner, join(cluster.binDir, 'pg_ctl'), [
+    '-D',
+    cluster.dataDir,
+    '-m',
+    'immediate',
+    'stop',
+  ])
+  if (existsSync(join(cluster.dataDir, 'postmaster.pid'))) {
+    spawnSync(command, commandArgs, { cwd: cluster.dir, env: childEnv(), stdio: 'ignore' })
+  }
+  rmSync(cluster.dir, { recursive: true, force: true })
+}
+
+async function initAndStart(cluster) {
+  const init = await ownerRun(cluster, join(cluster.binDir, 'initdb'), [
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '-D',
+    cluster.dataDir,
+  ])
+  if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}):\n${init.stdout}`)
+  const port = await freePort()
+  const serverOptions = `-p ${port} -k ${cluster.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
+  const start = await ownerRun(cluster, join(cluster.binDir, 'pg_ctl'), [
+    '-D',
+    cluster.dataDir,
+    '-l',
+    cluster.logFile,
+    '-o',
+    serverOptions,
+    '-w',
+    'start',
+  ])
+  if (start.code !== 0) {
+    throw new Error(`pg_ctl start failed (exit ${start.code}):\n${start.stdout}\n${logTail(cluster.logFile)}`)
+  }
+  return port
+}
+
+/**
+ * Starts a fresh cluster on a free port. Resolves `{ url, port, dir, stop() }`; the cluster is also stopped and
+ * removed when the process exits or gets SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start.
+ */
+export async function startCluster({ installIfMissing = false } = {}) {
+  const binDir = await locateBinDir(installIfMissing)
+  if (!binDir) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found; install the postgresql package')
+  const owner = clusterOwner()
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-pg-'))
+  if (owner) chownSync(dir, owner.uid, owner.gid)
+  const cluster = { binDir, owner, dir, dataDir: join(dir, 'data'), logFile: join(dir, 'postgres.log') }
+  const stop = addCleanup(() => stopClusterNow(cluster))
+  try {
+    const port = await initAndStart(cluster)
+    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop: () => Promise.resolve(stop()) }
+  } catch (error) {
+    stop()
+    throw error
+  }
+}

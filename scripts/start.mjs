@@ -1,0 +1,184 @@
+// `npm start` (ARCHITECTURE.md §4): install, build, migrate, seed a demo organization on first run, then run the api
+// and the bff until Ctrl-C. DATABASE_URL passes through; without it the api uses its SQLite file under data/.
+import { spawn } from 'node:child_process'
+import console from 'node:console'
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import process from 'node:process'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  build,
+  capture,
+  childEnv,
+  ensureDependencies,
+  formatTable,
+  readJsonFile,
+  repoRoot,
+  run,
+} from './lib/bootstrap.mjs'
+
+const { fetch, AbortSignal } = globalThis
+const cliPath = join(repoRoot, 'api', 'dist', 'cli.js')
+const bffMainPath = join(repoRoot, 'bff', 'dist', 'main.js')
+const dataDir = join(repoRoot, 'data')
+const seedFile = join(dataDir, 'demo-seed.json')
+const defaultDatabaseFile = join(dataDir, 'leadline.db')
+const apiReadyTimeoutMs = 30_000
+
+function fail(message) {
+  console.error(`\nnpm start: ${message}`)
+  process.exit(1)
+}
+
+function portFromEnv(name, fallback) {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const port = Number(raw)
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`${name} must be a port number, got "${raw}"`)
+  return port
+}
+
+function cli(args) {
+  return run(process.execPath, [cliPath, ...args])
+}
+
+// A seed file left over from an earlier database would print keys that no longer exist.
+function usesNewDefaultDatabase() {
+  return !process.env.DATABASE_URL && !existsSync(defaultDatabaseFile)
+}
+
+async function seedDemo() {
+  console.log('seeding the demo organization')
+  const { code, stdout } = await capture(process.execPath, [cliPath, 'seed', 'demo', '--json'])
+  if (code !== 0) fail(`seeding the demo organization failed (exit ${code})`)
+  try {
+    JSON.parse(stdout)
+  } catch {
+    fail(`\`leadline seed demo --json\` did not print JSON:\n${stdout}`)
+  }
+  mkdirSync(dataDir, { recursive: true })
+  const partial = `${seedFile}.${process.pid}.tmp`
+  writeFileSync(partial, stdout, { mode: 0o600 })
+  renameSync(partial, seedFile)
+}
+
+function startChild(name, args, env) {
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv(env), stdio: 'inherit' })
+  child.on('error', (error) => console.error(`${name}: ${error.message}`))
+  return Object.assign(child, { label: name })
+}
+
+function startServers(apiPort, appPort) {
+  const appUrl = process.env.LEADLINE_APP_URL ?? `http://localhost:${appPort}`
+  const children = [startChild('api', [cliPath, 'serve', '--port', String(apiPort)], { LEADLINE_APP_URL: appUrl })]
+  if (existsSync(bffMainPath)) {
+    children.push(
+      startChild('bff', [bffMainPath], {
+        PORT: String(appPort),
+        LEADLINE_API_URL: `http://127.0.0.1:${apiPort}`,
+        LEADLINE_DEMO_SEED_FILE: seedFile,
+      }),
+    )
+  }
+  return children
+}
+
+function hasExited(child) {
+  return child.exitCode !== null || child.signalCode !== null
+}
+
+/**
+ * Forwards SIGINT/SIGTERM to the children; when one exits, stops the others; exits when all have exited.
+ * Returns a function that stops them all and makes the exit code non-zero.
+ */
+function supervise(children) {
+  let stopping = false
+  let exitCode = 0
+  const stopAll = (signal) => {
+    stopping = true
+    for (const child of children) if (!hasExited(child)) child.kill(signal)
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stopAll(signal))
+  for (const child of children) {
+    child.on('exit', (code, signal) => {
+      const stoppedByUs = stopping && signal !== null
+      if (code !== 0 && !stoppedByUs && exitCode === 0) exitCode = code ?? 1
+      if (!stopping) {
+        console.error(`${child.label} exited (${signal ?? `code ${code}`}); stopping`)
+        stopAll('SIGTERM')
+      }
+      if (children.every(hasExited)) process.exit(exitCode)
+    })
+  }
+  return () => {
+    exitCode = 1
+    stopAll('SIGTERM')
+  }
+}
+
+async function apiAnswers(url) {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+async function waitForApi(apiPort, api) {
+  const url = `http://127.0.0.1:${apiPort}/api/v1/openapi.json`
+  const deadline = Date.now() + apiReadyTimeoutMs
+  while (Date.now() < deadline) {
+    if (hasExited(api)) return false
+    if (await apiAnswers(url)) return true
+    await sleep(250)
+  }
+  console.error(`the api did not answer ${url} within ${apiReadyTimeoutMs / 1000} s`)
+  return false
+}
+
+function printUsers(users) {
+  const rows = users.map((user) => [user.role ?? '', user.title ?? '', user.email ?? '', user.api_key ?? ''])
+  console.log(formatTable([['role', 'title', 'email', 'api key'], ...rows]).replace(/^/gm, '    '))
+}
+
+function printWelcome(apiPort, appPort, hasBff) {
+  const apiBase = `http://localhost:${apiPort}/api/v1`
+  console.log('\nLeadline is running.\n')
+  if (hasBff) console.log(`  App:      http://localhost:${appPort}/`)
+  else console.log('  App:      not started (bff/dist/main.js does not exist yet)')
+  console.log(`  API:      ${apiBase}/`)
+  console.log(`  OpenAPI:  ${apiBase}/openapi.json`)
+  const seed = readJsonFile(seedFile)
+  const users = Array.isArray(seed?.users) ? seed.users : []
+  if (users.length === 0) {
+    console.log(`\n  No demo users found in ${seedFile}.`)
+  } else {
+    console.log(`\n  Demo organization "${seed.organization_name}" (${seed.organization_id}). Sign in as one of:\n`)
+    printUsers(users)
+    const example = users.find((user) => user.role === 'admin') ?? users[0]
+    console.log(`\n  Try the API:\n    curl -u ${example.api_key}: ${apiBase}/me/`)
+  }
+  console.log(`\n  The keys are kept in ${seedFile}. Press Ctrl-C to stop.\n`)
+}
+
+async function main() {
+  const apiPort = portFromEnv('API_PORT', 4000)
+  const appPort = portFromEnv('PORT', 3000)
+  if (!(await ensureDependencies())) fail('installing dependencies failed')
+  if ((await build()) !== 0) fail('the build failed')
+  const newDatabase = usesNewDefaultDatabase()
+  if ((await cli(['migrate'])) !== 0) fail('migrating the database failed')
+  if (newDatabase || !existsSync(seedFile)) await seedDemo()
+  const children = startServers(apiPort, appPort)
+  const stopWithFailure = supervise(children)
+  const [api] = children
+  if (!api || !(await waitForApi(apiPort, api))) {
+    console.error('\nnpm start: the api did not come up; stopping')
+    stopWithFailure()
+    return
+  }
+  printWelcome(apiPort, appPort, children.length > 1)
+}
+
+await main()

@@ -1,0 +1,56 @@
+/** Id prefixes of every resource (ARCHITECTURE.md §5). */
+export const ID_PREFIXES = {
+  lead: 'lead_',
+  contact: 'cont_',
+  activity: 'acti_',
+  opportunity: 'oppo_',
+  status: 'stat_',
+  task: 'task_',
+  notification: 'noti_',
+  user: 'user_',
+  organization: 'orga_',
+  membership: 'memb_',
+  customField: 'cf_',
+  emailAccount: 'emailacct_',
+  phoneNumber: 'phon_',
+  template: 'tmpl_',
+  pipeline: 'pipe_',
+  webhook: 'whsub_',
+  event: 'ev_',
+  request: 'req_',
+  apiKey: 'key_',
+} as const
+
+export type IdKind = keyof typeof ID_PREFIXES
+
+/** How many random base62 characters follow the prefix. */
+export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
+  lead: 43,
+  contact: 43,
+  activity: 43,
+  opportunity: 43,
+  status: 43,
+  task: 43,
+  notification: 43,
+  user: 43,
+  organization: 43,
+  membership: 43,
+  customField: 43,
+  emailAccount: 43,
+  phoneNumber: 43,
+  template: 43,
+  pipeline: 22,
+  webhook: 22,
+  event: 22,
+  request: 22,
+  apiKey: 22,
+}
+
+export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+export function isIdOf(kind: IdKind, value: string): boolean {
+  const prefix = ID_PREFIXES[kind]
+  if (!value.startsWith(prefix)) return false
+  const rest = value.slice(prefix.length)
+  return rest.length === ID_RANDOM_LENGTH[kind] && /^[0-9A-Za-z]+$/.test(rest)
+}

@@ -1,0 +1,40 @@
+/**
+ * `X-TZ-Offset` is the caller's UTC offset in decimal hours: `-4`, `5.5`, `0.0`.
+ * Returns undefined for anything that is not a real-world offset.
+ */
+export function parseTzOffset(header: string): number | undefined {
+  const text = header.trim()
+  if (!/^[+-]?\d{1,2}(\.\d{1,4})?$/.test(text)) return undefined
+  const hours = Number(text)
+  if (hours < -12 || hours > 14) return undefined
+  // Real offsets are whole quarter hours (e.g. +5.75 Nepal).
+  if (!Number.isInteger(Math.round(hours * 60 * 1000) / 1000 / 15)) return undefined
+  return hours
+}
+
+export function formatTzOffset(hours: number): string {
+  return Number.isInteger(hours) ? hours.toFixed(1) : String(hours)
+}
+
+/** The UTC offset in hours of an IANA time zone at one instant (so it is right on both sides of a DST change). */
+export function tzOffsetHoursAt(timeZone: string, at: Date): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(at)
+  const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value)
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
+  const wholeSeconds = Math.floor(at.getTime() / 1000) * 1000
+  return Math.round((asUtc - wholeSeconds) / 60_000) / 60
+}
+
+/** The calendar date (`YYYY-MM-DD`) at an instant for a caller at a UTC offset in hours. */
+export function localDateAt(at: Date, offsetHours: number): string {
+  return new Date(at.getTime() + offsetHours * 3_600_000).toISOString().slice(0, 10)
+}

@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { timestampSchema } from './list.js'
+
+export const ROLES = ['admin', 'user'] as const
+export const roleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)))
+export type Role = Static<typeof roleSchema>
+
+export const userSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  first_name: Type.Union([Type.String(), Type.Null()]),
+  last_name: Type.Union([Type.String(), Type.Null()]),
+  display_name: Type.String(),
+  image: Type.Union([Type.String(), Type.Null()]),
+  last_used_timezone: Type.Union([Type.String(), Type.Null()]),
+  organizations: Type.Array(Type.String()),
+  date_created: timestampSchema,
+  date_updated: timestampSchema,
+})
+export type User = Static<typeof userSchema>
+
+export const membershipSchema = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  user_id: Type.String(),
+  user_email: Type.String(),
+  user_full_name: Type.String(),
+  user_first_name: Type.Union([Type.String(), Type.Null()]),
+  user_last_name: Type.Union([Type.String(), Type.Null()]),
+  role_id: roleSchema,
+  role: roleSchema,
+  date_created: timestampSchema,
+  date_updated: timestampSchema,
+})
+export type Membership = Static<typeof membershipSchema>
+
+export const AVAILABILITY_TYPES = ['mobile', 'native', 'web'] as const
+export const availabilitySchema = Type.Object({
+  user_id: Type.String(),
+  status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+  status_by_type: Type.Object({
+    mobile: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+    native: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+    web: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
+  }),
+  last_seen: Type.Union([timestampSchema, Type.Null()]),
+  active_calls: Type.Array(Type.Unknown()),
+})
+export type Availability = Static<typeof availabilitySchema>
