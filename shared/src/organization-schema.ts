@@ -11,7 +11,12 @@ export const organizationSchema = Type.Object({
   country: Type.String(),
   lead_statuses: Type.Array(Type.Object({ id: Type.String(), label: Type.String() })),
   opportunity_statuses: Type.Array(
-    Type.Object({ id: Type.String(), label: Type.String(), type: opportunityStatusTypeSchema, pipeline_id: Type.String() }),
+    Type.Object({
+      id: Type.String(),
+      label: Type.String(),
+      type: opportunityStatusTypeSchema,
+      pipeline_id: Type.String(),
+    }),
   ),
   memberships: Type.Array(membershipSchema),
   inactive_memberships: Type.Array(membershipSchema),

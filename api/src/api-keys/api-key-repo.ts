@@ -43,7 +43,11 @@ export async function revokeApiKey(db: Db, clock: Clock, id: string): Promise<bo
   const key = await db.selectFrom('api_key').select(['id', 'date_revoked']).where('id', '=', id).executeTakeFirst()
   if (key === undefined) return false
   if (key.date_revoked === null) {
-    await db.updateTable('api_key').set({ date_revoked: formatTimestamp(clock.now()) }).where('id', '=', id).execute()
+    await db
+      .updateTable('api_key')
+      .set({ date_revoked: formatTimestamp(clock.now()) })
+      .where('id', '=', id)
+      .execute()
   }
   return true
 }

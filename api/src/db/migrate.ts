@@ -10,8 +10,13 @@ const migrations: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'leadline_migration', migrationLockTableName: 'leadline_migration_lock' })
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'leadline_migration',
+    migrationLockTableName: 'leadline_migration_lock',
+  })
   const { error, results } = await migrator.migrateToLatest()
-  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error))
+  if (error !== undefined) throw error instanceof Error ? error : new Error('Migration failed', { cause: error })
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

@@ -50,7 +50,14 @@ export async function createOrganization(tx: Db | Tx, clock: Clock, input: NewOr
   const pipelineId = newId('pipeline')
   await tx
     .insertInto('pipeline')
-    .values({ id: pipelineId, organization_id: id, name: DEFAULT_PIPELINE_NAME, position: 0, date_created: now, date_updated: now })
+    .values({
+      id: pipelineId,
+      organization_id: id,
+      name: DEFAULT_PIPELINE_NAME,
+      position: 0,
+      date_created: now,
+      date_updated: now,
+    })
     .execute()
   await tx
     .insertInto('opportunity_status')

@@ -30,7 +30,15 @@ const updateBody = Type.Object(
 export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
   app.get(
     '/organization/:id/',
-    { schema: { tags, summary: 'Your organization', params, querystring: fieldsQuerySchema, response: { 200: organizationSchema } } },
+    {
+      schema: {
+        tags,
+        summary: 'Your organization',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: organizationSchema },
+      },
+    },
     async (request) => {
       const me = caller(request)
       const org = request.params.id === me.organizationId ? await organizationView(db, me.organizationId) : undefined
@@ -55,21 +63,35 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       if (request.params.id !== me.organizationId) throw new NotFoundError('Organization')
       requireAdmin(request)
       const body = request.body
-      if (body.name !== undefined && body.name.trim() === '') throw ValidationError.field('name', 'This field may not be blank.')
+      if (body.name !== undefined && body.name.trim() === '')
+        throw ValidationError.field('name', 'This field may not be blank.')
       if (body.currency !== undefined && !CURRENCIES.has(body.currency)) {
         throw ValidationError.field('currency', 'Not a valid ISO 4217 currency code.')
       }
       await db.transaction().execute(async (tx) => {
         if (body.lead_statuses !== undefined) {
           const order = body.lead_statuses.map((s) => (typeof s === 'string' ? s : s.id))
-          const existing = await tx.selectFrom('lead_status').select('id').where('organization_id', '=', me.organizationId).execute()
+          const existing = await tx
+            .selectFrom('lead_status')
+            .select('id')
+            .where('organization_id', '=', me.organizationId)
+            .execute()
           const known = new Set(existing.map((s) => s.id))
-          const isPermutation = order.length === known.size && new Set(order).size === order.length && order.every((id) => known.has(id))
+          const isPermutation =
+            order.length === known.size && new Set(order).size === order.length && order.every((id) => known.has(id))
           if (!isPermutation) {
-            throw ValidationError.field('lead_statuses', 'List every lead status of the organization exactly once, in the new order.')
+            throw ValidationError.field(
+              'lead_statuses',
+              'List every lead status of the organization exactly once, in the new order.',
+            )
           }
           for (const [position, id] of order.entries()) {
-            await tx.updateTable('lead_status').set({ position }).where('id', '=', id).where('organization_id', '=', me.organizationId).execute()
+            await tx
+              .updateTable('lead_status')
+              .set({ position })
+              .where('id', '=', id)
+              .where('organization_id', '=', me.organizationId)
+              .execute()
           }
         }
         await tx

@@ -58,7 +58,12 @@ export async function organizationView(db: Db, organizationId: string): Promise<
     db
       .selectFrom('opportunity_status')
       .innerJoin('pipeline', 'pipeline.id', 'opportunity_status.pipeline_id')
-      .select(['opportunity_status.id', 'opportunity_status.label', 'opportunity_status.type', 'opportunity_status.pipeline_id'])
+      .select([
+        'opportunity_status.id',
+        'opportunity_status.label',
+        'opportunity_status.type',
+        'opportunity_status.pipeline_id',
+      ])
       .where('opportunity_status.organization_id', '=', organizationId)
       .orderBy('pipeline.position')
       .orderBy('opportunity_status.position')

@@ -16,10 +16,21 @@ export interface Provisioned {
 export async function provisionOrganization(
   db: Db,
   clock: Clock,
-  input: { name: string; email: string; firstName?: string | null; lastName?: string | null; currency?: string; country?: string },
+  input: {
+    name: string
+    email: string
+    firstName?: string | null
+    lastName?: string | null
+    currency?: string
+    country?: string
+  },
 ): Promise<Provisioned> {
   return db.transaction().execute(async (tx) => {
-    const userId = await ensureUser(tx, clock, { email: input.email, firstName: input.firstName ?? null, lastName: input.lastName ?? null })
+    const userId = await ensureUser(tx, clock, {
+      email: input.email,
+      firstName: input.firstName ?? null,
+      lastName: input.lastName ?? null,
+    })
     const organizationId = await createOrganization(tx, clock, {
       name: input.name,
       createdBy: userId,
@@ -36,11 +47,25 @@ export async function provisionOrganization(
 export async function provisionMember(
   db: Db,
   clock: Clock,
-  input: { organizationId: string; email: string; role: 'admin' | 'user'; firstName?: string | null; lastName?: string | null },
+  input: {
+    organizationId: string
+    email: string
+    role: 'admin' | 'user'
+    firstName?: string | null
+    lastName?: string | null
+  },
 ): Promise<Omit<Provisioned, 'organization_id'>> {
   return db.transaction().execute(async (tx) => {
-    const userId = await ensureUser(tx, clock, { email: input.email, firstName: input.firstName ?? null, lastName: input.lastName ?? null })
-    const membershipId = await addMembership(tx, clock, { organizationId: input.organizationId, userId, role: input.role })
+    const userId = await ensureUser(tx, clock, {
+      email: input.email,
+      firstName: input.firstName ?? null,
+      lastName: input.lastName ?? null,
+    })
+    const membershipId = await addMembership(tx, clock, {
+      organizationId: input.organizationId,
+      userId,
+      role: input.role,
+    })
     const key = await createApiKey(tx, clock, { organizationId: input.organizationId, userId, membershipId })
     return { user_id: userId, membership_id: membershipId, ...key }
   })

@@ -23,7 +23,9 @@ export class ForbiddenError extends HttpError {
 }
 
 export class UnauthorizedError extends HttpError {
-  constructor(message = 'Missing or invalid API key: authenticate with HTTP Basic, the key as user name and an empty password.') {
+  constructor(
+    message = 'Missing or invalid API key: authenticate with HTTP Basic, the key as user name and an empty password.',
+  ) {
     super(401, message, { 'www-authenticate': 'Basic realm="api"' })
   }
 }
@@ -34,7 +36,12 @@ export class ValidationError extends Error {
     readonly fieldErrors: Record<string, string>,
     readonly errors: string[] = [],
   ) {
-    super(Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`).concat(errors).join('; '))
+    super(
+      Object.entries(fieldErrors)
+        .map(([field, message]) => `${field}: ${message}`)
+        .concat(errors)
+        .join('; '),
+    )
     this.name = 'ValidationError'
   }
 

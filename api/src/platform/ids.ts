@@ -7,7 +7,7 @@ export function randomBase62(length: number): string {
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {
       if (byte >= 248) continue
-      out += BASE62_ALPHABET[byte % 62]
+      out += BASE62_ALPHABET.charAt(byte % 62)
       if (out.length === length) break
     }
   }

@@ -26,7 +26,10 @@ export async function fetchPage<DB, TB extends keyof DB, O>(
 ): Promise<Page<O>> {
   const skip = page._skip ?? 0
   const limit = page._limit ?? LIST_LIMIT_DEFAULT
-  const rows = await query.offset(skip).limit(limit + 1).execute()
+  const rows = await query
+    .offset(skip)
+    .limit(limit + 1)
+    .execute()
   return { has_more: rows.length > limit, data: rows.slice(0, limit) }
 }
 

@@ -22,7 +22,12 @@ declare module 'fastify' {
 /** `/api/v1/status/lead/:id/` → `status`: the endpoint group rate limits are counted by. */
 function endpointGroup(request: FastifyRequest): string {
   const path = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
-  return path.slice(API_PREFIX.length).split('/').find((s) => s !== '') ?? 'root'
+  return (
+    path
+      .slice(API_PREFIX.length)
+      .split('/')
+      .find((s) => s !== '') ?? 'root'
+  )
 }
 
 function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
@@ -30,7 +35,10 @@ function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void 
   reply.header('x-rate-limit-limit', String(outcome.limit))
   reply.header('x-rate-limit-remaining', String(outcome.remaining))
   reply.header('x-rate-limit-reset', reset)
-  reply.header('ratelimit', `limit=${outcome.limit}, remaining=${outcome.remaining}, reset=${Math.ceil(outcome.resetSeconds)}`)
+  reply.header(
+    'ratelimit',
+    `limit=${outcome.limit}, remaining=${outcome.remaining}, reset=${Math.ceil(outcome.resetSeconds)}`,
+  )
 }
 
 function clientErrorBody(error: FastifyError): { status: number; message: string } | undefined {
@@ -60,18 +68,22 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
 
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (_req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8')
-    if (text.trim() === '') {
-      done(null, undefined)
-      return
-    }
-    try {
-      done(null, JSON.parse(text))
-    } catch {
-      done(new HttpError(400, 'Malformed JSON in the request body.'), undefined)
-    }
-  })
+  app.addContentTypeParser(
+    ['application/json', 'application/merge-patch+json'],
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8')
+      if (text.trim() === '') {
+        done(null, undefined)
+        return
+      }
+      try {
+        done(null, JSON.parse(text))
+      } catch {
+        done(new HttpError(400, 'Malformed JSON in the request body.'), undefined)
+      }
+    },
+  )
 
   app.decorateRequest('auth', null)
   app.decorateRequest('tzOffsetHours', 0)
@@ -80,7 +92,8 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     const tz = request.headers['x-tz-offset']
     if (tz !== undefined) {
       const hours = typeof tz === 'string' ? parseTzOffset(tz) : undefined
-      if (hours === undefined) throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
+      if (hours === undefined)
+        throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
       request.tzOffsetHours = hours
     }
     if (request.routeOptions.config.public === true) return
@@ -146,7 +159,10 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.setNotFoundHandler((request, reply) => {
     const allowed = routes.methodsFor(request.url).filter((m) => m !== 'HEAD')
     if (allowed.length > 0) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({ error: `Method ${request.method} not allowed.` })
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send({ error: `Method ${request.method} not allowed.` })
     }
     return reply.code(404).send({ error: 'The requested URL was not found on the server.' })
   })

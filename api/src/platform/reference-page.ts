@@ -16,7 +16,9 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 
 function operationsOf(pathItem: unknown): [string, Operation][] {
   if (typeof pathItem !== 'object' || pathItem === null) return []
-  return Object.entries(pathItem).filter((entry): entry is [string, Operation] => METHODS.has(entry[0]) && typeof entry[1] === 'object')
+  return Object.entries(pathItem).filter(
+    (entry): entry is [string, Operation] => METHODS.has(entry[0]) && typeof entry[1] === 'object',
+  )
 }
 
 function escapeHtml(text: string): string {

@@ -14,7 +14,7 @@ function join(base: string, field: string): string {
 }
 
 function param(error: FastifySchemaValidationError, name: string): unknown {
-  return (error.params as Record<string, unknown>)[name]
+  return error.params[name]
 }
 
 function messageFor(error: FastifySchemaValidationError): string {
@@ -39,7 +39,9 @@ function messageFor(error: FastifySchemaValidationError): string {
     case 'maxLength':
       return `Ensure this field has no more than ${String(param(error, 'limit'))} characters.`
     case 'minLength':
-      return param(error, 'limit') === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${String(param(error, 'limit'))} characters.`
+      return param(error, 'limit') === 1
+        ? 'This field may not be blank.'
+        : `Ensure this field has at least ${String(param(error, 'limit'))} characters.`
     case 'enum':
     case 'const':
     case 'anyOf':

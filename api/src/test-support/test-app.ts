@@ -16,7 +16,9 @@ import type { Clock } from '../platform/time.js'
  * `LEADLINE_TEST_DB` picks the database the API suite runs on: `sqlite` (default; a fresh file per test file)
  * or a Postgres admin URL (a fresh database per test file, created and dropped here).
  */
-export const testDatabaseKind = (process.env.LEADLINE_TEST_DB ?? 'sqlite').startsWith('postgres') ? 'postgres' : 'sqlite'
+export const testDatabaseKind = (process.env.LEADLINE_TEST_DB ?? 'sqlite').startsWith('postgres')
+  ? 'postgres'
+  : 'sqlite'
 
 export interface TestDatabase {
   url: string
@@ -27,7 +29,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const setting = process.env.LEADLINE_TEST_DB ?? 'sqlite'
   if (!setting.startsWith('postgres')) {
     const dir = mkdtempSync(join(tmpdir(), 'leadline-test-'))
-    return { url: `sqlite:${join(dir, 'test.db')}`, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) }
+    return {
+      url: `sqlite:${join(dir, 'test.db')}`,
+      drop: async () => {
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
   }
   const name = `leadline_test_${randomBase62(12).toLowerCase()}`
   const admin = new pg.Client({ connectionString: setting })
@@ -153,6 +160,8 @@ export async function call(
     url: `/api/v1${path}`,
     headers,
     ...(options.query === undefined ? {} : { query: options.query }),
-    ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body), headers: { 'content-type': 'application/json', ...headers } }),
+    ...(options.body === undefined
+      ? {}
+      : { payload: JSON.stringify(options.body), headers: { 'content-type': 'application/json', ...headers } }),
   })
 }

@@ -61,7 +61,14 @@ export async function addMembership(
   const id = newId('membership')
   await db
     .insertInto('membership')
-    .values({ id, organization_id: input.organizationId, user_id: input.userId, role: input.role, date_created: now, date_updated: now })
+    .values({
+      id,
+      organization_id: input.organizationId,
+      user_id: input.userId,
+      role: input.role,
+      date_created: now,
+      date_updated: now,
+    })
     .execute()
   return id
 }

@@ -24,7 +24,9 @@ describe('GET /me/', () => {
       'Qualified',
       'Customer',
     ])
-    expect(me.memberships).toEqual([expect.objectContaining({ id: ctx.org.admin.membershipId, role: 'admin', organization_id: ctx.org.id })])
+    expect(me.memberships).toEqual([
+      expect.objectContaining({ id: ctx.org.admin.membershipId, role: 'admin', organization_id: ctx.org.id }),
+    ])
     expect(me.email_accounts).toEqual([])
     expect(me.sip_user).toEqual({ username: expect.stringMatching(/^sip_/), password: expect.any(String) })
     expect(me.date_created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/)
@@ -61,7 +63,10 @@ describe('GET /user/', () => {
   it('refuses a _limit above 1000', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_limit=1001')
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toEqual({ errors: [], 'field-errors': { _limit: 'Ensure this value is less than or equal to 1000.' } })
+    expect(res.json()).toEqual({
+      errors: [],
+      'field-errors': { _limit: 'Ensure this value is less than or equal to 1000.' },
+    })
   })
 })
 
@@ -69,7 +74,12 @@ describe('GET /user/{id}/', () => {
   it('returns a user of the organization', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/${ctx.org.member.id}/`)
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ id: ctx.org.member.id, first_name: 'Rey', last_name: 'Rep', display_name: 'Rey Rep' })
+    expect(res.json()).toMatchObject({
+      id: ctx.org.member.id,
+      first_name: 'Rey',
+      last_name: 'Rep',
+      display_name: 'Rey Rep',
+    })
   })
 
   it('answers 404 for a user of another organization', async () => {

@@ -1,7 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
-import { AVAILABILITY_TYPES, availabilitySchema, userSchema, type Availability } from '@leadline/shared/user-schema'
+import {
+  availabilitySchema,
+  userSchema,
+  type AVAILABILITY_TYPES,
+  type Availability,
+} from '@leadline/shared/user-schema'
 import { membershipViews, organizationView } from '../organizations/organization-view.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError } from '../platform/errors.js'
@@ -90,7 +95,13 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
       const orgId = request.query.organization_id
       if (orgId !== undefined && orgId !== me.organizationId) throw new NotFoundError('Organization')
       const [members, presence] = await Promise.all([
-        db.selectFrom('membership').select('user_id').where('organization_id', '=', me.organizationId).orderBy('date_created').orderBy('id').execute(),
+        db
+          .selectFrom('membership')
+          .select('user_id')
+          .where('organization_id', '=', me.organizationId)
+          .orderBy('date_created')
+          .orderBy('id')
+          .execute(),
         listPresence(db, me.organizationId),
       ])
       const onlineSince = formatTimestamp(new Date(clock.now().getTime() - config.presenceWindowSeconds * 1000))
@@ -99,7 +110,11 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
         const online = (type: (typeof AVAILABILITY_TYPES)[number]): 'online' | 'offline' =>
           seen.some((p) => p.client_type === type && p.last_seen >= onlineSince) ? 'online' : 'offline'
         const statusByType = { mobile: online('mobile'), native: online('native'), web: online('web') }
-        const lastSeen = seen.map((p) => p.last_seen).sort().at(-1) ?? null
+        const lastSeen =
+          seen
+            .map((p) => p.last_seen)
+            .sort()
+            .at(-1) ?? null
         return {
           user_id,
           status: Object.values(statusByType).includes('online') ? 'online' : 'offline',
@@ -114,7 +129,15 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
 
   app.get(
     '/user/:id/',
-    { schema: { tags, summary: 'One user of your organization', params: idParams, querystring: fieldsQuerySchema, response: { 200: userSchema } } },
+    {
+      schema: {
+        tags,
+        summary: 'One user of your organization',
+        params: idParams,
+        querystring: fieldsQuerySchema,
+        response: { 200: userSchema },
+      },
+    },
     async (request) => {
       const me = caller(request)
       const user = await db

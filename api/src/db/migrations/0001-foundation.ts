@@ -63,7 +63,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('date_created', 'varchar(32)', (c) => c.notNull())
     .addColumn('date_updated', 'varchar(32)', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('lead_status_org_idx').on('lead_status').columns(['organization_id', 'position']).execute()
+  await db.schema
+    .createIndex('lead_status_org_idx')
+    .on('lead_status')
+    .columns(['organization_id', 'position'])
+    .execute()
 
   await db.schema
     .createTable('pipeline')
