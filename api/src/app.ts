@@ -58,7 +58,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       applyMethodOverride(req)
       return req.url ?? '/'
     },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: true } },
     forceCloseConnections: false,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()

@@ -9,6 +9,7 @@ import { mergeOverrideParams } from './method-override.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
 import { toFieldErrors } from './validation.js'
+import { createValidatorCompiler } from './validator.js'
 
 export const API_PREFIX = '/api/v1'
 
@@ -65,6 +66,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     routes.add(route.url, route.method)
   })
 
+  app.setValidatorCompiler(createValidatorCompiler())
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
 
   app.removeAllContentTypeParsers()

@@ -54,9 +54,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
 }
 
+/** A controllable clock that still moves forward 1 ms per reading, so creation order is observable. */
 export class TestClock implements Clock {
   constructor(private current = new Date('2026-03-01T12:00:00.000Z')) {}
   now(): Date {
+    this.current = new Date(this.current.getTime() + 1)
     return new Date(this.current)
   }
   advance(ms: number): void {

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext({ env: { LEADLINE_RATE_LIMIT: '3', LEADLINE_RATE_WINDOW: '60' } })
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+describe('rate limits', () => {
+  it('counts down, then answers 429 with the Close body and Retry-After', async () => {
+    const remaining = []
+    for (let i = 0; i < 3; i++) {
+      const res = await call(ctx.app, ctx.org.member.key, 'GET', '/user/')
+      expect(res.statusCode).toBe(200)
+      remaining.push(res.headers['x-rate-limit-remaining'])
+    }
+    expect(remaining).toEqual(['2', '1', '0'])
+
+    const limited = await call(ctx.app, ctx.org.member.key, 'GET', '/user/')
+    expect(limited.statusCode).toBe(429)
+    const retryAfter = Number(limited.headers['retry-after'])
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(limited.headers['x-rate-limit-limit']).toBe('3')
+    expect(limited.headers['x-rate-limit-remaining']).toBe('0')
+    expect(limited.headers.ratelimit).toMatch(/^limit=3, remaining=0, reset=\d+$/)
+    const body = limited.json()
+    expect(body).toEqual({
+      error: {
+        message: 'API call count exceeded for this period',
+        rate_reset: expect.any(Number),
+        rate_limit: 3,
+        rate_window: 60,
+        rate_limit_type: 'key',
+        rate_endpoint_group: 'user',
+      },
+    })
+    expect(body.error.rate_reset).toBeGreaterThan(0)
+    expect(body.error.rate_reset).toBeLessThanOrEqual(60)
+  })
+
+  it('counts each endpoint group and method separately', async () => {
+    const me = await call(ctx.app, ctx.org.member.key, 'GET', '/me/')
+    expect(me.statusCode).toBe(200)
+    expect(me.headers['x-rate-limit-remaining']).toBe('2')
+  })
+
+  it('counts each API key separately', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/')
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['x-rate-limit-remaining']).toBe('2')
+  })
+
+  it('limits unauthenticated callers by address', async () => {
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await call(ctx.app, undefined, 'GET', '/lead/')).statusCode)
+    expect(statuses).toEqual([401, 401, 401, 429])
+  })
+})
