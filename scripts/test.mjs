@@ -65,12 +65,23 @@ async function pnpmStep(args) {
   return commandOutcome(await pnpm(args))
 }
 
+// A test file that cannot be imported fails without failing any test in it; it counts as one failed test.
+function brokenTestFiles(report) {
+  const files = Array.isArray(report.testResults) ? report.testResults : []
+  return files.filter(
+    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed'),
+  ).length
+}
+
 function vitestOutcome(code, report) {
   if (!report) return { failed: 1, detail: `vitest exited ${code} without writing its JSON report` }
   const passed = report.numPassedTests ?? 0
-  const failed = report.numFailedTests ?? 0
-  const counts = `${passed} passed, ${failed} failed`
-  // A file that fails to import or an unhandled error fails the run without failing any single test.
+  const broken = brokenTestFiles(report)
+  const failed = (report.numFailedTests ?? 0) + broken
+  const counts =
+    `${passed} passed, ${failed} failed` +
+    (broken ? ` (${broken} test file${broken === 1 ? '' : 's'} could not run)` : '')
+  // An unhandled error fails the run without failing any test.
   if (code !== 0 && failed === 0) return { passed, failed: 1, detail: `${counts}, but vitest exited ${code}` }
   return { passed, failed, detail: counts }
 }
@@ -173,7 +184,7 @@ function printSummary() {
 }
 
 async function main() {
-  const reportDir = mkdtempSync(join(tmpdir(), 'leadline-test-'))
+  const reportDir = mkdtempSync(join(tmpdir(), 'leadline-test-reports-'))
   const removeReports = addCleanup(() => rmSync(reportDir, { recursive: true, force: true }))
   const installed = await step('install', async () =>
     (await ensureDependencies()) ? { detail: 'ok' } : { failed: 1, detail: 'installing dependencies failed' },

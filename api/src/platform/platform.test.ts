@@ -216,7 +216,7 @@ describe('internal errors', () => {
     expect(res.statusCode).toBe(500)
     expect(res.json()).toEqual({ error: 'Internal server error', request_id: res.headers['x-request-id'] })
     expect(res.body).not.toMatch(/at .*\.(js|ts)|destroyed|kysely/i)
-    await broken.app.close()
+    await broken.close()
   })
 })
 
