@@ -1,4 +1,346 @@
+import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema } from '@leadline/shared/status-schema'
 import type { Deps } from '../platform/deps.js'
+import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
+import { caller } from '../platform/request-context.js'
+import { requireAdmin } from '../platform/roles.js'
+import { formatTimestamp } from '../platform/time.js'
+import {
+  countLeadStatuses,
+  countPipelineStatuses,
+  deleteLeadStatus,
+  deleteOpportunityStatus,
+  findFirstPipeline,
+  findLeadStatus,
+  findOpportunityStatus,
+  findPipeline,
+  insertLeadStatus,
+  insertOpportunityStatus,
+  leadStatusesQuery,
+  leadStatusLabelTaken,
+  leadStatusView,
+  lockOrganizationStatuses,
+  opportunityStatusesQuery,
+  opportunityStatusLabelTaken,
+  opportunityStatusView,
+  renameLeadStatus,
+  statusUsage,
+  updateOpportunityStatus,
+} from './status-repo.js'
 
-export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async () => {}
+const leadTags = ['lead statuses']
+const opportunityTags = ['opportunity statuses']
+const params = Type.Object({ id: Type.String() })
+const deletedSchema = Type.Object({})
+
+const LABEL_MAX = 200
+const labelSchema = Type.String({
+  description: `Trimmed; 1 to ${LABEL_MAX} characters; unique ignoring case (per organization for lead statuses, per pipeline for opportunity statuses).`,
+})
+
+const leadStatusBody = Type.Object({ label: labelSchema }, { additionalProperties: false })
+const leadStatusUpdateBody = Type.Object({ label: Type.Optional(labelSchema) }, { additionalProperties: false })
+
+const opportunityStatusBody = Type.Object(
+  {
+    label: labelSchema,
+    type: Type.Optional({ ...opportunityStatusTypeSchema, description: 'Defaults to `active`.' }),
+    pipeline_id: Type.Optional(
+      Type.Union([Type.Null(), Type.String()], {
+        description: 'A pipeline of your organization; defaults to its first pipeline.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+const opportunityStatusUpdateBody = Type.Object(
+  { label: Type.Optional(labelSchema), type: Type.Optional(opportunityStatusTypeSchema) },
+  { additionalProperties: false, description: '`pipeline_id` cannot change: it is ignored.' },
+)
+
+function cleanLabel(raw: string): string {
+  const label = raw.trim()
+  if (label === '') throw ValidationError.field('label', 'This field may not be blank.')
+  if (label.length > LABEL_MAX) {
+    throw ValidationError.field('label', `Ensure this field has no more than ${LABEL_MAX} characters.`)
+  }
+  return label
+}
+
+function refuseWhileUsed(usage: number, holders: 'leads' | 'opportunities'): void {
+  if (usage > 0) {
+    throw new HttpError(400, `This status is still used by ${usage} ${holders}: move them to another status first.`)
+  }
+}
+
+export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // --- lead statuses ---
+
+  app.get(
+    '/status/lead/',
+    {
+      schema: {
+        tags: leadTags,
+        summary: 'The lead statuses of your organization, in order',
+        querystring: listQuerySchema(),
+        response: { 200: listEnvelopeSchema(leadStatusSchema) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const page = await fetchPage(leadStatusesQuery(db, me.organizationId), request.query)
+      return { has_more: page.has_more, data: page.data.map(leadStatusView) }
+    },
+  )
+
+  app.get(
+    '/status/lead/:id/',
+    {
+      schema: {
+        tags: leadTags,
+        summary: 'One lead status',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: leadStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const status = await findLeadStatus(db, me.organizationId, request.params.id)
+      if (status === undefined) throw new NotFoundError('Lead status')
+      return leadStatusView(status)
+    },
+  )
+
+  app.post(
+    '/status/lead/',
+    {
+      schema: {
+        tags: leadTags,
+        summary: 'Create a lead status, placed after the others (admin)',
+        querystring: fieldsQuerySchema,
+        body: leadStatusBody,
+        response: { 200: leadStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const label = cleanLabel(request.body.label)
+      return db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        if (await leadStatusLabelTaken(tx, me.organizationId, label)) {
+          throw ValidationError.field('label', 'A lead status with this label already exists.')
+        }
+        const now = formatTimestamp(clock.now())
+        const id = await insertLeadStatus(tx, { organizationId: me.organizationId, label, now })
+        return leadStatusView({ id, label, organization_id: me.organizationId })
+      })
+    },
+  )
+
+  app.put(
+    '/status/lead/:id/',
+    {
+      schema: {
+        tags: leadTags,
+        summary: 'Rename a lead status (admin)',
+        params,
+        querystring: fieldsQuerySchema,
+        body: leadStatusUpdateBody,
+        response: { 200: leadStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      return db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const status = await findLeadStatus(tx, me.organizationId, request.params.id)
+        if (status === undefined) throw new NotFoundError('Lead status')
+        requireAdmin(request)
+        if (request.body.label === undefined) return leadStatusView(status)
+        const label = cleanLabel(request.body.label)
+        if (await leadStatusLabelTaken(tx, me.organizationId, label, status.id)) {
+          throw ValidationError.field('label', 'A lead status with this label already exists.')
+        }
+        await renameLeadStatus(tx, me.organizationId, status.id, { label, now: formatTimestamp(clock.now()) })
+        return leadStatusView({ ...status, label })
+      })
+    },
+  )
+
+  app.delete(
+    '/status/lead/:id/',
+    {
+      schema: {
+        tags: leadTags,
+        summary: 'Delete a lead status no lead uses; the last one stays (admin)',
+        params,
+        response: { 200: deletedSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      await db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const status = await findLeadStatus(tx, me.organizationId, request.params.id)
+        if (status === undefined) throw new NotFoundError('Lead status')
+        requireAdmin(request)
+        refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'leads')
+        if ((await countLeadStatuses(tx, me.organizationId)) <= 1) {
+          throw new HttpError(400, 'The last lead status cannot be deleted: every lead needs a status.')
+        }
+        await deleteLeadStatus(tx, me.organizationId, status.id)
+      })
+      return {}
+    },
+  )
+
+  // --- opportunity statuses ---
+
+  app.get(
+    '/status/opportunity/',
+    {
+      schema: {
+        tags: opportunityTags,
+        summary: 'The opportunity statuses of your organization, by pipeline, in order',
+        querystring: listQuerySchema(),
+        response: { 200: listEnvelopeSchema(opportunityStatusSchema) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const page = await fetchPage(opportunityStatusesQuery(db, me.organizationId), request.query)
+      return { has_more: page.has_more, data: page.data.map(opportunityStatusView) }
+    },
+  )
+
+  app.get(
+    '/status/opportunity/:id/',
+    {
+      schema: {
+        tags: opportunityTags,
+        summary: 'One opportunity status',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: opportunityStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const status = await findOpportunityStatus(db, me.organizationId, request.params.id)
+      if (status === undefined) throw new NotFoundError('Opportunity status')
+      return opportunityStatusView(status)
+    },
+  )
+
+  app.post(
+    '/status/opportunity/',
+    {
+      schema: {
+        tags: opportunityTags,
+        summary: 'Create an opportunity status at the end of a pipeline (admin)',
+        querystring: fieldsQuerySchema,
+        body: opportunityStatusBody,
+        response: { 200: opportunityStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const label = cleanLabel(request.body.label)
+      const type = request.body.type ?? 'active'
+      const pipelineId = request.body.pipeline_id ?? undefined
+      return db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const pipeline =
+          pipelineId === undefined
+            ? await findFirstPipeline(tx, me.organizationId)
+            : await findPipeline(tx, me.organizationId, pipelineId)
+        if (pipeline === undefined) {
+          throw ValidationError.field(
+            'pipeline_id',
+            pipelineId === undefined
+              ? 'Your organization has no pipeline: create one first.'
+              : 'Not a pipeline of your organization.',
+          )
+        }
+        if (await opportunityStatusLabelTaken(tx, pipeline.id, label)) {
+          throw ValidationError.field('label', 'An opportunity status with this label already exists in the pipeline.')
+        }
+        const now = formatTimestamp(clock.now())
+        const id = await insertOpportunityStatus(tx, {
+          organizationId: me.organizationId,
+          pipelineId: pipeline.id,
+          label,
+          type,
+          now,
+        })
+        return opportunityStatusView({ id, label, type, pipeline_id: pipeline.id, organization_id: me.organizationId })
+      })
+    },
+  )
+
+  app.put(
+    '/status/opportunity/:id/',
+    {
+      schema: {
+        tags: opportunityTags,
+        summary: 'Rename an opportunity status or change its type (admin)',
+        params,
+        querystring: fieldsQuerySchema,
+        body: opportunityStatusUpdateBody,
+        response: { 200: opportunityStatusSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      return db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
+        if (status === undefined) throw new NotFoundError('Opportunity status')
+        requireAdmin(request)
+        const label = request.body.label === undefined ? undefined : cleanLabel(request.body.label)
+        const type = request.body.type
+        if (label === undefined && type === undefined) return opportunityStatusView(status)
+        if (label !== undefined && (await opportunityStatusLabelTaken(tx, status.pipeline_id, label, status.id))) {
+          throw ValidationError.field('label', 'An opportunity status with this label already exists in the pipeline.')
+        }
+        await updateOpportunityStatus(tx, me.organizationId, status.id, {
+          ...(label === undefined ? {} : { label }),
+          ...(type === undefined ? {} : { type }),
+          now: formatTimestamp(clock.now()),
+        })
+        return opportunityStatusView({ ...status, label: label ?? status.label, type: type ?? status.type })
+      })
+    },
+  )
+
+  app.delete(
+    '/status/opportunity/:id/',
+    {
+      schema: {
+        tags: opportunityTags,
+        summary: 'Delete an opportunity status no opportunity uses; the last one of a pipeline stays (admin)',
+        params,
+        response: { 200: deletedSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      await db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
+        if (status === undefined) throw new NotFoundError('Opportunity status')
+        requireAdmin(request)
+        refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'opportunities')
+        if ((await countPipelineStatuses(tx, status.pipeline_id)) <= 1) {
+          throw new HttpError(400, 'The last status of a pipeline cannot be deleted: every opportunity needs a status.')
+        }
+        await deleteOpportunityStatus(tx, me.organizationId, status.id)
+      })
+      return {}
+    },
+  )
+}
