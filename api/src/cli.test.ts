@@ -1,0 +1,431 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from './app.js'
+import { loadConfig } from './config.js'
+import { openDatabase, type DatabaseHandle } from './db/database.js'
+import { basicAuth, call, createTestDatabase, type TestDatabase } from './test-support/test-app.js'
+
+const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+// The child never inherits DATABASE_URL: every call names its database with --db.
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' }
+  delete env.DATABASE_URL
+  return env
+}
+
+function leadline(args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env: childEnv() })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** Runs a `--json` command that must succeed and print exactly one JSON object and nothing else. */
+async function leadlineJson(args: string[]) {
+  const result = await leadline([...args, '--json'])
+  expect(result, result.stderr).toMatchObject({ code: 0 })
+  expect(result.stdout.endsWith('\n')).toBe(true)
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1)
+  const parsed = JSON.parse(result.stdout)
+  expect(parsed).toBeTypeOf('object')
+  return parsed
+}
+
+let testDb: TestDatabase
+let database: DatabaseHandle
+let app: FastifyInstance
+let db: string[]
+
+async function me(key: string) {
+  return call(app, key, 'GET', '/me/')
+}
+
+async function rowCounts(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const table of ['organization', 'user', 'membership', 'api_key'] as const) {
+    const row = await database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    counts[table] = Number(row.n)
+  }
+  return counts
+}
+
+beforeAll(async () => {
+  if (!existsSync(cliPath)) {
+    throw new Error(`${cliPath} does not exist: build the api first (corepack pnpm --filter @leadline/api exec tsc -b)`)
+  }
+  testDb = await createTestDatabase()
+  db = ['--db', testDb.url]
+  const migrated = await leadlineJson(['migrate', ...db])
+  expect(migrated.applied).toEqual(expect.arrayContaining(['0001-foundation']))
+  database = openDatabase(testDb.url)
+  app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), logger: false })
+}, 60_000)
+
+afterAll(async () => {
+  await app.close()
+  await database.close()
+  await testDb.drop()
+})
+
+describe('leadline migrate', () => {
+  it('changes nothing the second time', async () => {
+    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [] })
+    const human = await leadline(['migrate', ...db])
+    expect(human).toEqual({ code: 0, stdout: 'The database is up to date.\n', stderr: '' })
+  })
+})
+
+describe('leadline init, user add, key create, key revoke', () => {
+  let organizationId: string
+
+  beforeAll(async () => {
+    const created = await leadlineJson([
+      'init',
+      ...db,
+      '--org',
+      'Acme Inc',
+      '--email',
+      'ada@acme.test',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+    ])
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'membership_id', 'organization_id', 'user_id'])
+    organizationId = String(created.organization_id)
+    expect(organizationId).toMatch(/^orga_/)
+
+    const res = await me(String(created.api_key))
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body).toMatchObject({ id: created.user_id, first_name: 'Ada', last_name: 'Lovelace' })
+    expect(body.organizations[0]).toMatchObject({ id: organizationId, name: 'Acme Inc' })
+    expect(body.memberships).toEqual([
+      expect.objectContaining({ id: created.membership_id, organization_id: organizationId, role: 'admin' }),
+    ])
+  })
+
+  it('init without --json prints the key for a person to read', async () => {
+    const result = await leadline(['init', ...db, '--org', 'Initech', '--email', 'bill@initech.test'])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    const key = /API key: (\S+)/.exec(result.stdout)?.[1]
+    expect(key).toBeDefined()
+    expect((await me(key ?? '')).statusCode).toBe(200)
+  })
+
+  it('user add --role user issues a working key for a plain member', async () => {
+    const added = await leadlineJson([
+      'user',
+      'add',
+      ...db,
+      '--org',
+      organizationId,
+      '--email',
+      'rey@acme.test',
+      '--role',
+      'user',
+    ])
+    expect(Object.keys(added).sort()).toEqual(['api_key', 'membership_id', 'user_id'])
+    const res = await me(String(added.api_key))
+    expect(res.statusCode).toBe(200)
+    expect(res.json().id).toBe(added.user_id)
+    expect(res.json().memberships).toEqual([
+      expect.objectContaining({ id: added.membership_id, organization_id: organizationId, role: 'user' }),
+    ])
+  })
+
+  it('user add makes a plain member by default and an admin with --role admin', async () => {
+    const added = await leadlineJson(['user', 'add', ...db, '--org', organizationId, '--email', 'root@acme.test'])
+    expect((await me(String(added.api_key))).json().memberships[0].role).toBe('user')
+    const admin = await leadlineJson([
+      'user',
+      'add',
+      ...db,
+      '--org',
+      organizationId,
+      '--email',
+      'boss@acme.test',
+      '--role',
+      'admin',
+    ])
+    expect((await me(String(admin.api_key))).json().memberships[0].role).toBe('admin')
+  })
+
+  it('user add refuses a user who is already a member, with exit code 2', async () => {
+    const before = await rowCounts()
+    const result = await leadline(['user', 'add', ...db, '--org', organizationId, '--email', 'ADA@acme.test'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/already a member/)
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  it('key create issues another working key; key revoke refuses it from then on', async () => {
+    const user = await leadlineJson(['user', 'add', ...db, '--org', organizationId, '--email', 'sam@acme.test'])
+    const first = String(user.api_key)
+    const second = await leadlineJson(['key', 'create', ...db, '--org', organizationId, '--user', String(user.user_id)])
+    expect(Object.keys(second).sort()).toEqual(['api_key', 'api_key_id'])
+    const secondKey = String(second.api_key)
+    expect(secondKey.startsWith(`${String(second.api_key_id)}.`)).toBe(true)
+    expect(secondKey).not.toBe(first)
+    const res = await me(secondKey)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().id).toBe(user.user_id)
+
+    const revoked = await leadlineJson(['key', 'revoke', String(second.api_key_id), ...db])
+    expect(revoked).toEqual({ api_key_id: second.api_key_id, revoked: true })
+    const refused = await me(secondKey)
+    expect(refused.statusCode).toBe(401)
+    expect(refused.headers['www-authenticate']).toBe('Basic realm="api"')
+    expect((await me(first)).statusCode).toBe(200)
+  })
+
+  it('key create refuses a user who is not a member of that organization', async () => {
+    const other = await leadlineJson(['init', ...db, '--org', 'Globex', '--email', 'hank@globex.test'])
+    const before = await rowCounts()
+    const result = await leadline([
+      'key',
+      'create',
+      ...db,
+      '--org',
+      organizationId,
+      '--user',
+      String(other.user_id),
+      '--json',
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(`is not a member of organization "${organizationId}"`)
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  describe('usage errors exit 2 with a message on stderr and write nothing', () => {
+    const cases: [string, () => string[], RegExp][] = [
+      ['an unknown command', () => ['frobnicate'], /unknown command "frobnicate"/],
+      ['an unknown subcommand', () => ['key', 'rotate'], /unknown command "key rotate"/],
+      ['an unknown flag', () => ['init', '--org', 'X', '--email', 'x@y.test', '--admin'], /unknown option --admin/],
+      ['a missing --email', () => ['init', '--org', 'Umbrella'], /missing required option --email/],
+      ['a missing --org', () => ['init', '--email', 'x@y.test'], /missing required option --org/],
+      ['a bad email', () => ['init', '--org', 'Umbrella', '--email', 'not-an-email'], /not a valid email address/],
+      [
+        'a role other than admin or user',
+        () => ['user', 'add', '--org', organizationId, '--email', 'x@y.test', '--role', 'owner'],
+        /--role must be admin or user, got "owner"/,
+      ],
+      [
+        'an unknown organization',
+        () => ['user', 'add', '--org', 'orga_doesnotexist', '--email', 'x@y.test'],
+        /unknown organization "orga_doesnotexist"/,
+      ],
+      [
+        'an unknown user',
+        () => ['key', 'create', '--org', organizationId, '--user', 'user_doesnotexist'],
+        /unknown user "user_doesnotexist"/,
+      ],
+      ['an unknown key id', () => ['key', 'revoke', 'key_doesnotexist'], /unknown API key "key_doesnotexist"/],
+      ['a negative --leads', () => ['seed', 'demo', '--leads=-1'], /--leads must be an integer/],
+      ['a fractional --leads', () => ['seed', 'demo', '--leads', '2.5'], /--leads must be an integer/],
+      ['an extra argument', () => ['migrate', 'now'], /unexpected argument "now"/],
+    ]
+    it.each(cases)('%s', async (_name, args, message) => {
+      const before = await rowCounts()
+      const result = await leadline([...args(), ...db, '--json'])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toMatch(message)
+      expect(result.stderr).toMatch(/--help" for usage/)
+      expect(await rowCounts()).toEqual(before)
+    })
+  })
+})
+
+describe('validation happens before the database is touched', () => {
+  it('does not even create the SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'))
+    try {
+      const file = join(dir, 'never.db')
+      const result = await leadline(['init', '--db', `sqlite:${file}`, '--org', 'X', '--email', 'nope'])
+      expect(result.code).toBe(2)
+      expect(existsSync(file)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('leadline --help', () => {
+  it('lists the commands', async () => {
+    const result = await leadline(['--help'])
+    expect(result.code).toBe(0)
+    for (const command of ['serve', 'migrate', 'init', 'user add', 'key create', 'key revoke', 'seed demo']) {
+      expect(result.stdout).toContain(`  ${command} `)
+    }
+  })
+
+  it('shows a command’s own options', async () => {
+    const result = await leadline(['user', 'add', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: leadline user add --org ORG_ID --email EMAIL \[--role admin\|user\]/)
+  })
+
+  it('without a command, prints the usage on stderr and exits 2', async () => {
+    const result = await leadline([])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('Usage: leadline <command>')
+  })
+})
+
+describe('leadline seed demo', () => {
+  it('creates Demo Company with an admin, a manager and two reps, each with a working key', async () => {
+    const seeded = await leadlineJson(['seed', 'demo', ...db, '--leads', '25'])
+    expect(Object.keys(seeded).sort()).toEqual(['organization_id', 'organization_name', 'users'])
+    expect(seeded.organization_name).toBe('Demo Company')
+    const users: Record<string, unknown>[] = seeded.users
+    expect(users.map((u) => [u.title, u.role, u.first_name, u.last_name, u.email])).toEqual([
+      ['admin', 'admin', 'Alex', 'Admin', 'admin@demo.leadline.test'],
+      ['manager', 'admin', 'Morgan', 'Manager', 'manager@demo.leadline.test'],
+      ['rep', 'user', 'Riley', 'Rep', 'riley@demo.leadline.test'],
+      ['rep', 'user', 'Sam', 'Seller', 'sam@demo.leadline.test'],
+    ])
+    for (const user of users) {
+      const res = await me(String(user.api_key))
+      expect(res.statusCode).toBe(200)
+      expect(res.json().id).toBe(user.user_id)
+      expect(res.json().memberships).toEqual([
+        expect.objectContaining({
+          id: user.membership_id,
+          organization_id: seeded.organization_id,
+          role: user.role,
+        }),
+      ])
+    }
+  })
+})
+
+describe('leadline serve', () => {
+  function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      let seen = ''
+      const onData = (chunk: Buffer) => {
+        seen += chunk.toString()
+        const match = pattern.exec(seen)
+        if (match !== null) {
+          child.stdout.off('data', onData)
+          resolve(match)
+        }
+      }
+      child.stdout.on('data', onData)
+      child.once('exit', (code) => {
+        reject(new Error(`leadline serve exited (${code}) before printing ${pattern}; stdout: ${seen}`))
+      })
+    })
+  }
+
+  function exitCode(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+    if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+    return new Promise((resolve) => {
+      child.once('exit', (code) => {
+        resolve(code)
+      })
+    })
+  }
+
+  it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Before Shutdown', '--email', 'ops@shutdown.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: childEnv(),
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      // A chunked body sent in two parts keeps the request in flight until the second part arrives.
+      const response = new Promise<{ status: number | undefined; connection: string | undefined; body: string }>(
+        (resolve, reject) => {
+          const req = request(`${String(url)}/api/v1/organization/${String(org.organization_id)}/`, {
+            method: 'PUT',
+            headers: { authorization: basicAuth(String(org.api_key)), 'content-type': 'application/json' },
+          })
+          req.on('error', reject)
+          req.on('response', (res) => {
+            let body = ''
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+            res.on('end', () => {
+              resolve({ status: res.statusCode, connection: res.headers.connection, body })
+            })
+          })
+          req.write('{"name": "Renamed during')
+          waitForLine(child, /incoming request/)
+            .then(async () => {
+              child.kill('SIGTERM')
+              await waitForLine(child, /SIGTERM received/)
+              req.end(' shutdown"}')
+            })
+            .catch(reject)
+        },
+      )
+      const { status, connection, body } = await response
+      expect(status, body).toBe(200)
+      // Otherwise the idle keep-alive connection would hold the server open until it times out.
+      expect(connection).toBe('close')
+      expect(JSON.parse(body)).toMatchObject({ name: 'Renamed during shutdown' })
+      expect(await exitCode(child)).toBe(0)
+      expect(stderr).toBe('')
+      const stored = await database.db
+        .selectFrom('organization')
+        .select('name')
+        .where('id', '=', String(org.organization_id))
+        .executeTakeFirstOrThrow()
+      expect(stored.name).toBe('Renamed during shutdown')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+
+  it('with --json prints {"url"} alone on stdout and serves requests', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Json Serve', '--email', 'ops@json-serve.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', '--json', ...db], {
+      env: childEnv(),
+    })
+    try {
+      const [line] = await waitForLine(child, /^.*\n/)
+      const { url } = JSON.parse(line)
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const res = await fetch(`${String(url)}/api/v1/me/`, {
+        headers: { authorization: basicAuth(String(org.api_key)) },
+      })
+      expect(res.status).toBe(200)
+      let stdout = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      child.kill('SIGINT')
+      expect(await exitCode(child)).toBe(0)
+      expect(stdout).toBe('')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+})

@@ -1,0 +1,455 @@
+#!/usr/bin/env node
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { createApiKey, revokeApiKey } from './api-keys/api-key-repo.js'
+import { loadConfig, type Config } from './config.js'
+import { DEFAULT_DATABASE_URL, openDatabase, type Db } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+import { seedDemoLeads, seedDemoOrganization } from './demo/demo-seed.js'
+import { closeOnSignals, serve } from './main.js'
+import { findOrganization } from './organizations/organization-repo.js'
+import { provisionMember, provisionOrganization } from './organizations/provision.js'
+import { ValidationError } from './platform/errors.js'
+import { systemClock } from './platform/time.js'
+import { isEmail } from './users/user-repo.js'
+
+/** Bad input: reported with the command's usage hint, exit code 2. */
+class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** What a command prints: `json` with `--json`, `text` otherwise. */
+interface Output {
+  json: Record<string, unknown>
+  text: string
+}
+
+interface Command {
+  usage: string
+  summary: string
+  details: string
+  /** Resolves to undefined when the command keeps running (serve). */
+  run(args: string[], env: NodeJS.ProcessEnv): Promise<Output | undefined>
+}
+
+const common = {
+  db: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+const COMMON_HELP = `  --db URL   sqlite:<path> or postgres://…; default $DATABASE_URL, else ${DEFAULT_DATABASE_URL}
+  --json     print exactly one JSON object on stdout
+  --help     show this help`
+
+function parse<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config)
+  } catch (error) {
+    // parseArgs reports bad flags as TypeErrors with ERR_PARSE_ARGS_* codes.
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+      const option = /'(-[^' ]+)/.exec(error.message)?.[1]
+      throw new UsageError(
+        error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined
+          ? `unknown option ${option}`
+          : error.message,
+      )
+    }
+    throw error
+  }
+}
+
+function noPositionals(positionals: string[]): void {
+  const [extra] = positionals
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`)
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`missing required option ${flag}`)
+  return value.trim()
+}
+
+function email(value: string | undefined): string {
+  const address = required(value, '--email EMAIL')
+  if (!isEmail(address)) throw new UsageError(`--email: "${address}" is not a valid email address`)
+  return address
+}
+
+function optionalName(value: string | undefined): string | null {
+  const name = value?.trim() ?? ''
+  return name === '' ? null : name
+}
+
+function role(value: string | undefined): 'admin' | 'user' {
+  if (value === undefined || value === 'user') return 'user'
+  if (value === 'admin') return 'admin'
+  throw new UsageError(`--role must be admin or user, got "${value}"`)
+}
+
+function nonNegativeInt(value: string | undefined, flag: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n > max) {
+    throw new UsageError(`${flag} must be an integer from 0 to ${max}, got "${value}"`)
+  }
+  return n
+}
+
+function databaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag !== undefined) return required(flag, '--db URL')
+  const fromEnv = env.DATABASE_URL
+  return fromEnv === undefined || fromEnv === '' ? DEFAULT_DATABASE_URL : fromEnv
+}
+
+/** Aligned columns, indented by two spaces. */
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? []
+  return rows
+    .map((row) => `  ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ')}`.trimEnd())
+    .join('\n')
+}
+
+/** Opens and migrates the database, runs `body`, and always closes the database. */
+async function withDatabase<T>(url: string, body: (db: Db, applied: string[]) => Promise<T>): Promise<T> {
+  const database = openDatabase(url)
+  try {
+    const applied = await migrateToLatest(database.db)
+    return await body(database.db, applied)
+  } finally {
+    await database.close()
+  }
+}
+
+async function requireOrganization(db: Db, id: string): Promise<void> {
+  if ((await findOrganization(db, id)) === undefined) throw new UsageError(`unknown organization "${id}"`)
+}
+
+const serveCommand: Command = {
+  usage: 'leadline serve [--port N] [--host H]',
+  summary: 'run the API server',
+  details: `  --port N   port to listen on (0 picks a free one); default $API_PORT, else 4000
+  --host H   address to bind; default $HOST, else 127.0.0.1
+
+Migrates the database first. Logs "listening on <url>" when ready; with --json the log goes to stderr and
+stdout gets {"url"}. SIGTERM or SIGINT finishes in-flight requests and exits 0; a second signal exits at once.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, port: { type: 'string' }, host: { type: 'string' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const port = values.port === undefined ? undefined : nonNegativeInt(values.port, '--port', 0, 65535)
+    const host = values.host === undefined ? undefined : required(values.host, '--host H')
+    let config: Config
+    try {
+      config = { ...loadConfig(env), databaseUrl: databaseUrl(values.db, env) }
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error))
+    }
+    const json = values.json === true
+    const server = await serve({
+      config,
+      ...(port === undefined ? {} : { port }),
+      ...(host === undefined ? {} : { host }),
+      logTo: json ? 'stderr' : 'stdout',
+    })
+    closeOnSignals(server)
+    if (json) process.stdout.write(`${JSON.stringify({ url: server.url })}\n`)
+    return undefined
+  },
+}
+
+const migrateCommand: Command = {
+  usage: 'leadline migrate',
+  summary: 'bring the database schema up to date',
+  details: 'Applies the migrations the database does not have yet; running it again changes nothing.',
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    noPositionals(positionals)
+    const applied = await withDatabase(databaseUrl(values.db, env), async (_db, names) => names)
+    return {
+      json: { applied },
+      text: applied.length === 0 ? 'The database is up to date.' : `Applied migrations: ${applied.join(', ')}`,
+    }
+  },
+}
+
+const initCommand: Command = {
+  usage: 'leadline init --org NAME --email EMAIL [--first-name F] [--last-name L]',
+  summary: 'create an organization with its first admin and an API key',
+  details: `  --org NAME         the organization's name
+  --email EMAIL      the admin's email (an existing user with this email is reused)
+  --first-name F, --last-name L   the admin's name, for a new user
+
+Prints {"organization_id","user_id","membership_id","api_key"}. The key is shown only once.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: {
+        ...common,
+        org: { type: 'string' },
+        email: { type: 'string' },
+        'first-name': { type: 'string' },
+        'last-name': { type: 'string' },
+      },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const name = required(values.org, '--org NAME')
+    if (name.length > 200) throw new UsageError('--org: the name may have at most 200 characters')
+    const input = {
+      name,
+      email: email(values.email),
+      firstName: optionalName(values['first-name']),
+      lastName: optionalName(values['last-name']),
+    }
+    const created = await withDatabase(databaseUrl(values.db, env), (db) =>
+      provisionOrganization(db, systemClock, input),
+    )
+    return {
+      json: {
+        organization_id: created.organization_id,
+        user_id: created.user_id,
+        membership_id: created.membership_id,
+        api_key: created.api_key,
+      },
+      text: `Created organization "${name}" (${created.organization_id}).
+Admin: ${input.email} (${created.user_id}, membership ${created.membership_id})
+API key: ${created.api_key}
+Keep the key secret; it is not shown again.`,
+    }
+  },
+}
+
+const userAddCommand: Command = {
+  usage: 'leadline user add --org ORG_ID --email EMAIL [--role admin|user] [--first-name F] [--last-name L]',
+  summary: 'add a user to an organization and issue their API key',
+  details: `  --org ORG_ID       the organization (orga_…)
+  --email EMAIL      the user's email (an existing user with this email is reused)
+  --role admin|user  default user
+  --first-name F, --last-name L   the user's name, for a new user
+
+Prints {"user_id","membership_id","api_key"}. The key is shown only once.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: {
+        ...common,
+        org: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        'first-name': { type: 'string' },
+        'last-name': { type: 'string' },
+      },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const input = {
+      organizationId: required(values.org, '--org ORG_ID'),
+      email: email(values.email),
+      role: role(values.role),
+      firstName: optionalName(values['first-name']),
+      lastName: optionalName(values['last-name']),
+    }
+    const added = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      await requireOrganization(db, input.organizationId)
+      return provisionMember(db, systemClock, input)
+    })
+    return {
+      json: { user_id: added.user_id, membership_id: added.membership_id, api_key: added.api_key },
+      text: `Added ${input.email} (${added.user_id}) to ${input.organizationId} as ${input.role} (membership ${added.membership_id}).
+API key: ${added.api_key}
+Keep the key secret; it is not shown again.`,
+    }
+  },
+}
+
+const keyCreateCommand: Command = {
+  usage: 'leadline key create --org ORG_ID --user USER_ID',
+  summary: 'issue another API key to a member of an organization',
+  details: `  --org ORG_ID    the organization (orga_…)
+  --user USER_ID  a member of that organization (user_…)
+
+Prints {"api_key_id","api_key"}. The key is shown only once.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, org: { type: 'string' }, user: { type: 'string' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const organizationId = required(values.org, '--org ORG_ID')
+    const userId = required(values.user, '--user USER_ID')
+    const key = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      await requireOrganization(db, organizationId)
+      const user = await db.selectFrom('user').select('id').where('id', '=', userId).executeTakeFirst()
+      if (user === undefined) throw new UsageError(`unknown user "${userId}"`)
+      const membership = await db
+        .selectFrom('membership')
+        .select('id')
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst()
+      if (membership === undefined) {
+        throw new UsageError(`user "${userId}" is not a member of organization "${organizationId}"`)
+      }
+      return createApiKey(db, systemClock, { organizationId, userId, membershipId: membership.id })
+    })
+    return {
+      json: { api_key_id: key.api_key_id, api_key: key.api_key },
+      text: `Created API key ${key.api_key_id} for ${userId} in ${organizationId}.
+API key: ${key.api_key}
+Keep the key secret; it is not shown again.`,
+    }
+  },
+}
+
+const keyRevokeCommand: Command = {
+  usage: 'leadline key revoke ID',
+  summary: 'revoke an API key; requests with it are refused from then on',
+  details: `  ID   the key's id (key_…, the part of the key before the dot)
+
+Prints {"api_key_id","revoked":true}. Revoking a revoked key again is harmless.`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    const [given, ...rest] = positionals
+    noPositionals(rest)
+    // Accept a whole key too: its id is the part before the dot; the secret is never used.
+    const id = required(given, 'ID (the API key id)').split('.')[0] ?? ''
+    const found = await withDatabase(databaseUrl(values.db, env), (db) => revokeApiKey(db, systemClock, id))
+    if (!found) throw new UsageError(`unknown API key "${id}"`)
+    return { json: { api_key_id: id, revoked: true }, text: `Revoked API key ${id}.` }
+  },
+}
+
+const seedDemoCommand: Command = {
+  usage: 'leadline seed demo [--leads N]',
+  summary: 'create the demo organization with an admin, a manager and two reps',
+  details: `  --leads N   how many demo leads to create (default 0)
+
+Prints {"organization_id","organization_name","users":[{"user_id","membership_id","email","first_name",
+"last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, leads: { type: 'string' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const leads = nonNegativeInt(values.leads, '--leads', 0, 1_000_000)
+    const json = values.json === true
+    const { demo, leadsCreated } = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      const organization = await seedDemoOrganization(db, systemClock)
+      const created = await seedDemoLeads(db, systemClock, organization.organization_id, leads, (done, total) => {
+        if (!json) process.stderr.write(`seeded ${done}/${total} leads\n`)
+      })
+      return { demo: organization, leadsCreated: created }
+    })
+    const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))
+    return {
+      json: { organization_id: demo.organization_id, organization_name: demo.organization_name, users: demo.users },
+      text: `Created "${demo.organization_name}" (${demo.organization_id}) with ${leadsCreated} leads and these users:
+${rows}
+Keep the keys secret; they are not shown again.`,
+    }
+  },
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  migrate: migrateCommand,
+  init: initCommand,
+  'user add': userAddCommand,
+  'key create': keyCreateCommand,
+  'key revoke': keyRevokeCommand,
+  'seed demo': seedDemoCommand,
+}
+
+function generalHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`)
+  return `Usage: leadline <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Every command takes:
+${COMMON_HELP}
+
+Run "leadline <command> --help" for a command's options.
+`
+}
+
+function commandHelp(command: Command): string {
+  return `Usage: ${command.usage} [--db URL] [--json]
+
+${command.summary[0]?.toUpperCase() ?? ''}${command.summary.slice(1)}.
+
+${command.details}
+
+${COMMON_HELP}
+`
+}
+
+/** Finds the command named by the leading words of `argv`; the rest are its arguments. */
+function findCommand(argv: string[]): { name: string; command: Command; args: string[] } {
+  const [first, second] = argv
+  if (first === undefined || first.startsWith('-')) {
+    throw new UsageError(first === undefined ? 'missing command' : `expected a command before "${first}"`)
+  }
+  const two = `${first} ${second ?? ''}`
+  const pair = COMMANDS[two]
+  if (pair !== undefined) return { name: two, command: pair, args: argv.slice(2) }
+  const single = COMMANDS[first]
+  if (single !== undefined) return { name: first, command: single, args: argv.slice(1) }
+  const subcommands = Object.keys(COMMANDS).filter((name) => name.startsWith(`${first} `))
+  if (subcommands.length > 0) {
+    const choices = subcommands.map((name) => `"leadline ${name}"`).join(' or ')
+    const what = second === undefined || second.startsWith('-') ? 'missing subcommand' : `unknown command "${two}"`
+    throw new UsageError(`${what}; expected ${choices}`)
+  }
+  throw new UsageError(`unknown command "${first}"`)
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ValidationError) return Object.values(error.fieldErrors).concat(error.errors).join(' ')
+  if (error instanceof AggregateError && error.message === '') {
+    return error.errors.map((inner) => describe(inner)).join('; ')
+  }
+  if (error instanceof Error) return error.message === '' ? String(error) : error.message
+  return String(error)
+}
+
+/** Runs the CLI; resolves to the exit code, or undefined when the command keeps running (serve). */
+async function runCli(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  if (argv.length === 0 || ['--help', '-h', 'help'].includes(argv[0] ?? '')) {
+    const stream = argv.length === 0 ? process.stderr : process.stdout
+    stream.write(generalHelp())
+    return argv.length === 0 ? 2 : 0
+  }
+  let name = 'leadline'
+  try {
+    const found = findCommand(argv)
+    name = `leadline ${found.name}`
+    if (found.args.includes('--help') || found.args.includes('-h')) {
+      process.stdout.write(commandHelp(found.command))
+      return 0
+    }
+    const output = await found.command.run(found.args, env)
+    if (output === undefined) return undefined
+    const json = found.args.includes('--json')
+    process.stdout.write(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ValidationError) {
+      const hint = name === 'leadline' ? 'leadline --help' : `${name} --help`
+      process.stderr.write(`${name}: ${describe(error)}\nRun "${hint}" for usage.\n`)
+      return 2
+    }
+    process.stderr.write(`${name}: ${describe(error)}\n`)
+    return 1
+  }
+}
+
+const code = await runCli(process.argv.slice(2), process.env)
+if (code !== undefined) process.exitCode = code

@@ -1,0 +1,83 @@
+import type { Db } from '../db/database.js'
+import { provisionMember, provisionOrganization } from '../organizations/provision.js'
+import type { Clock } from '../platform/time.js'
+
+export const DEMO_ORGANIZATION_NAME = 'Demo Company'
+
+export type DemoTitle = 'admin' | 'manager' | 'rep'
+
+export interface DemoUser {
+  user_id: string
+  membership_id: string
+  email: string
+  first_name: string
+  last_name: string
+  role: 'admin' | 'user'
+  title: DemoTitle
+  api_key: string
+}
+
+export interface DemoOrganization {
+  organization_id: string
+  organization_name: string
+  users: DemoUser[]
+}
+
+interface DemoPerson {
+  email: string
+  first_name: string
+  last_name: string
+  role: 'admin' | 'user'
+  title: DemoTitle
+}
+
+const ADMIN: DemoPerson = {
+  email: 'admin@demo.leadline.test',
+  first_name: 'Alex',
+  last_name: 'Admin',
+  role: 'admin',
+  title: 'admin',
+}
+
+// Leadline has two roles; a sales manager is an admin who is shown as a manager.
+const MEMBERS: DemoPerson[] = [
+  { email: 'manager@demo.leadline.test', first_name: 'Morgan', last_name: 'Manager', role: 'admin', title: 'manager' },
+  { email: 'riley@demo.leadline.test', first_name: 'Riley', last_name: 'Rep', role: 'user', title: 'rep' },
+  { email: 'sam@demo.leadline.test', first_name: 'Sam', last_name: 'Seller', role: 'user', title: 'rep' },
+]
+
+/** The demo organization with an admin, a manager and two reps, each with an API key. */
+export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
+  const admin = await provisionOrganization(db, clock, {
+    name: DEMO_ORGANIZATION_NAME,
+    email: ADMIN.email,
+    firstName: ADMIN.first_name,
+    lastName: ADMIN.last_name,
+  })
+  const users: DemoUser[] = [
+    { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
+  ]
+  for (const person of MEMBERS) {
+    const member = await provisionMember(db, clock, {
+      organizationId: admin.organization_id,
+      email: person.email,
+      role: person.role,
+      firstName: person.first_name,
+      lastName: person.last_name,
+    })
+    users.push({ ...person, user_id: member.user_id, membership_id: member.membership_id, api_key: member.api_key })
+  }
+  return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }
+}
+
+/** Creates `count` demo leads in the organization, reporting progress; resolves to the number created. */
+export type SeedDemoLeads = (
+  db: Db,
+  clock: Clock,
+  organizationId: string,
+  count: number,
+  onProgress: (created: number, total: number) => void,
+) => Promise<number>
+
+// Leads do not exist yet: the leads issue fills this in.
+export const seedDemoLeads: SeedDemoLeads = async () => 0

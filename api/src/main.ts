@@ -1,0 +1,131 @@
+import { realpathSync } from 'node:fs'
+import type { ServerResponse } from 'node:http'
+import { constants } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { pino } from 'pino'
+import { buildApp, REDACTED_PATHS } from './app.js'
+import { loadConfig, type Config } from './config.js'
+import { openDatabase } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+
+export interface ServeOptions {
+  config: Config
+  /** Overrides `config.port`; 0 picks a free port. */
+  port?: number
+  /** Overrides `config.host`. */
+  host?: string
+  /** Where the request log goes; stderr keeps stdout free for `leadline serve --json`. */
+  logTo?: 'stdout' | 'stderr'
+}
+
+export interface Server {
+  app: FastifyInstance
+  /** The bound URL, e.g. `http://127.0.0.1:4000`. */
+  url: string
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>
+}
+
+/** Opens and migrates the database, builds the app and listens. Logs `listening on <url>` once bound. */
+export async function serve(options: ServeOptions): Promise<Server> {
+  const { config } = options
+  const database = openDatabase(config.databaseUrl)
+  let app: FastifyInstance
+  let url: string
+  try {
+    await migrateToLatest(database.db)
+    app = await buildApp({
+      database,
+      config,
+      ...(options.logTo === 'stderr'
+        ? {
+            logger: pino(
+              { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+              pino.destination(2),
+            ),
+          }
+        : {}),
+    })
+    try {
+      url = await app.listen({
+        port: options.port ?? config.port,
+        host: options.host ?? config.host,
+        listenTextResolver: (address) => `listening on ${address}`,
+      })
+    } catch (error) {
+      await app.close()
+      throw error
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+
+  const inFlight = new Set<ServerResponse>()
+  app.server.on('request', (_request, response) => {
+    inFlight.add(response)
+    response.once('close', () => inFlight.delete(response))
+  })
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    // A keep-alive connection whose request is still running would otherwise stay open, and keep close() waiting,
+    // until the client or the keep-alive timeout ends it.
+    for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close')
+    closing ??= app.close().finally(() => database.close())
+    return closing
+  }
+  return { app, url, close }
+}
+
+/**
+ * The first SIGTERM or SIGINT closes the server gracefully and exits 0 (1 if closing fails);
+ * a second one exits at once.
+ */
+export function closeOnSignals(server: Server): void {
+  let stopping = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      server.app.log.warn(`${signal} received again; exiting without waiting`)
+      process.exit(128 + constants.signals[signal])
+    }
+    stopping = true
+    server.app.log.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
+    server.close().then(
+      () => {
+        server.app.log.info('stopped')
+        process.exit(0)
+      },
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'stopping failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+}
+
+async function main(): Promise<void> {
+  const server = await serve({ config: loadConfig(process.env) })
+  closeOnSignals(server)
+}
+
+// cli.ts imports serve() from here; only `node dist/main.js` starts a server.
+function isEntryPoint(): boolean {
+  const entry = process.argv[1]
+  if (entry === undefined) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((error: unknown) => {
+    console.error(`leadline: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  })
+}
