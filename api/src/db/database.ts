@@ -136,6 +136,11 @@ function sqlitePath(url: string): string {
 export function openDatabase(url: string): DatabaseHandle {
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: 10 })
+    // An idle client can lose its connection (server restart, admin termination). pg drops it from the pool;
+    // without a listener the 'error' event would crash the process.
+    pool.on('error', (error) => {
+      process.stderr.write(`postgres: idle connection lost: ${error.message}\n`)
+    })
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
     return { db, dialect: 'postgres', pgPool: pool, url, close: () => db.destroy() }
   }

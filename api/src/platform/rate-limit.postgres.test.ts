@@ -4,7 +4,14 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
-import { basicAuth, createOrg, createTestDatabase, TestClock, type TestDatabase, type TestOrg } from '../test-support/test-app.js'
+import {
+  basicAuth,
+  createOrg,
+  createTestDatabase,
+  TestClock,
+  type TestDatabase,
+  type TestOrg,
+} from '../test-support/test-app.js'
 
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
 
@@ -59,7 +66,9 @@ describe('two api processes on one Postgres', () => {
     const results: { server: number; status: number; remaining: string | null }[] = []
     for (let i = 0; i < 8; i++) {
       const server = i % 2
-      const res = await fetch(`${servers[server]?.url ?? ''}/api/v1/me/`, { headers: { authorization: basicAuth(org.admin.key) } })
+      const res = await fetch(`${servers[server]?.url ?? ''}/api/v1/me/`, {
+        headers: { authorization: basicAuth(org.admin.key) },
+      })
       results.push({ server, status: res.status, remaining: res.headers.get('x-rate-limit-remaining') })
     }
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429])
