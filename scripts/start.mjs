@@ -119,6 +119,8 @@ function supervise(children) {
 async function apiAnswers(url) {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
+    // Read the body so the connection goes back to idle; an unread one keeps the api from stopping gracefully.
+    await response.arrayBuffer()
     return response.ok
   } catch {
     return false

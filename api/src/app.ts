@@ -58,7 +58,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       applyMethodOverride(req)
       return req.url ?? '/'
     },
-    forceCloseConnections: false,
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { request } from 'node:http'
+import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -402,6 +402,38 @@ describe('leadline serve', () => {
         .executeTakeFirstOrThrow()
       expect(stored.name).toBe('Renamed during shutdown')
     } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+
+  it('does not wait for idle keep-alive connections when it stops', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Idle Client', '--email', 'ops@idle-client.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: childEnv(),
+    })
+    const agent = new Agent({ keepAlive: true, keepAliveMsecs: 60_000 })
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const req = request(`${String(url)}/api/v1/me/`, {
+          agent,
+          headers: { authorization: basicAuth(String(org.api_key)) },
+        })
+        req.on('error', reject)
+        req.on('response', (res) => {
+          res.resume()
+          res.on('end', () => {
+            resolve(res.statusCode)
+          })
+        })
+        req.end()
+      })
+      expect(status).toBe(200)
+      // The agent now holds an idle connection the server must close itself, long before its keep-alive timeout.
+      child.kill('SIGTERM')
+      expect(await exitCode(child)).toBe(0)
+    } finally {
+      agent.destroy()
       if (child.exitCode === null) child.kill('SIGKILL')
     }
   })

@@ -73,7 +73,17 @@ export async function serve(options: ServeOptions): Promise<Server> {
     // A keep-alive connection whose request is still running would otherwise stay open, and keep close() waiting,
     // until the client or the keep-alive timeout ends it.
     for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close')
-    closing ??= app.close().finally(() => database.close())
+    if (closing === undefined) {
+      // Graceful has a limit: a client that never reads its response must not hold the process forever.
+      const deadline = setTimeout(() => {
+        app.server.closeAllConnections()
+      }, SHUTDOWN_GRACE_MS)
+      deadline.unref()
+      closing = app.close().finally(async () => {
+        clearTimeout(deadline)
+        await database.close()
+      })
+    }
     return closing
   }
   return { app, url, close }
@@ -83,6 +93,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
  * The first SIGTERM or SIGINT closes the server gracefully and exits 0 (1 if closing fails);
  * a second one exits at once.
  */
+const SHUTDOWN_GRACE_MS = 10_000
+
 export function closeOnSignals(server: Server): void {
   let stopping = false
   const onSignal = (signal: NodeJS.Signals) => {
