@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { KeyOwner } from '../api-keys/api-key-repo.js'
+import { localDateAt } from '@leadline/shared/tz-offset'
 import { UnauthorizedError } from './errors.js'
 
 declare module 'fastify' {
@@ -14,4 +15,9 @@ declare module 'fastify' {
 export function caller(request: FastifyRequest): KeyOwner {
   if (request.auth === null) throw new UnauthorizedError()
   return request.auth
+}
+
+/** The caller's calendar date (`YYYY-MM-DD`) now, in their `X-TZ-Offset` (UTC when absent). */
+export function callerToday(request: FastifyRequest, now: Date): string {
+  return localDateAt(now, request.tzOffsetHours)
 }
