@@ -95,6 +95,105 @@ export interface UserPresenceTable {
   last_seen: string
 }
 
+export interface LeadTable {
+  id: string
+  organization_id: string
+  name: string | null
+  description: string
+  url: string | null
+  status_id: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface LeadAddressTable {
+  lead_id: string
+  position: number
+  organization_id: string
+  label: string
+  address_1: string | null
+  address_2: string | null
+  city: string | null
+  state: string | null
+  zipcode: string | null
+  country: string | null
+}
+
+export interface ContactTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  name: string | null
+  title: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+interface ContactValueColumns {
+  contact_id: string
+  position: number
+  organization_id: string
+  lead_id: string
+  type: string
+  value_lower: string
+}
+export type ContactEmailTable = ContactValueColumns & { email: string }
+export type ContactPhoneTable = ContactValueColumns & { phone: string }
+export type ContactUrlTable = ContactValueColumns & { url: string }
+
+export type CustomObjectType = 'lead' | 'contact' | 'opportunity'
+
+export interface CustomFieldTable {
+  id: string
+  organization_id: string
+  object_type: CustomObjectType
+  name: string
+  description: string | null
+  type: string
+  /** JSON array of strings, for `choices` fields. */
+  choices: string | null
+  accepts_multiple_values: boolean | number
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface CustomValueTable {
+  object_id: string
+  field_id: string
+  position: number
+  organization_id: string
+  lead_id: string
+  value_text: string
+  value_number: number | null
+}
+
+export interface ActivityTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  contact_id: string | null
+  user_id: string | null
+  type: string
+  /** JSON object with the fields particular to the activity's type. */
+  data: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface LeadSearchTable {
+  lead_id: string
+  organization_id: string
+  body: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -105,6 +204,16 @@ export interface Tables {
   opportunity_status: OpportunityStatusTable
   phone_number: PhoneNumberTable
   user_presence: UserPresenceTable
+  lead: LeadTable
+  lead_address: LeadAddressTable
+  contact: ContactTable
+  contact_email: ContactEmailTable
+  contact_phone: ContactPhoneTable
+  contact_url: ContactUrlTable
+  custom_field: CustomFieldTable
+  custom_value: CustomValueTable
+  activity: ActivityTable
+  lead_search: LeadSearchTable
 }
 
 export type Db = Kysely<Tables>

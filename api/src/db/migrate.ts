@@ -1,10 +1,12 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely'
 import type { Db } from './database.js'
 import * as m0001 from './migrations/0001-foundation.js'
+import * as m0002 from './migrations/0002-leads.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-leads': m0002,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
