@@ -12,6 +12,10 @@ import { organizationRoutes } from './organizations/organization-routes.js'
 import { phoneNumberRoutes } from './phone-numbers/phone-number-routes.js'
 import { statusRoutes } from './statuses/status-routes.js'
 import { userRoutes } from './users/user-routes.js'
+import { leadRoutes } from './leads/lead-routes.js'
+import { contactRoutes } from './contacts/contact-routes.js'
+import { activityRoutes } from './activities/activity-routes.js'
+import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 
 export interface BuildOptions {
@@ -90,6 +94,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(organizationRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(phoneNumberRoutes, deps)
+      await api.register(leadRoutes, deps)
+      await api.register(contactRoutes, deps)
+      await api.register(activityRoutes, deps)
+      await api.register(customFieldRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

@@ -29,11 +29,16 @@ export async function lockOrganizationStatuses(tx: Tx, dialect: Dialect, organiz
   await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
 }
 
-type StatusUsage = (db: Queryable, organizationId: string, statusId: string) => Promise<number>
-
-// No leads or opportunities exist yet: the leads and opportunities issues extend this count.
-/** How many leads and opportunities use a status: deleting it is refused while any does. */
-export const statusUsage: StatusUsage = async () => 0
+/** How many leads (and, once they exist, opportunities) use a status: deleting it is refused while any does. */
+export async function statusUsage(db: Queryable, organizationId: string, statusId: string): Promise<number> {
+  const row = await db
+    .selectFrom('lead')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('status_id', '=', statusId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
 
 function sameLabel(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase()

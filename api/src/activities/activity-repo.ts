@@ -1,0 +1,91 @@
+import type { ActivityTable, Db } from '../db/database.js'
+import { newId } from '../platform/ids.js'
+
+export const ACTIVITY_TYPES = ['Created', 'Note', 'LeadStatusChange'] as const
+export type ActivityType = (typeof ACTIVITY_TYPES)[number]
+
+/** The fields particular to each activity type, stored as JSON in `activity.data`. */
+export interface ActivityData {
+  Created: { source: string; import_id: string | null }
+  Note: { note: string }
+  LeadStatusChange: {
+    old_status_id: string | null
+    old_status_label: string | null
+    new_status_id: string
+    new_status_label: string
+  }
+}
+
+export async function recordActivity<T extends ActivityType>(
+  db: Db,
+  input: {
+    organizationId: string
+    leadId: string
+    contactId?: string | null
+    userId: string
+    type: T
+    data: ActivityData[T]
+    now: string
+  },
+): Promise<string> {
+  const id = newId('activity')
+  await db
+    .insertInto('activity')
+    .values({
+      id,
+      organization_id: input.organizationId,
+      lead_id: input.leadId,
+      contact_id: input.contactId ?? null,
+      user_id: input.userId,
+      type: input.type,
+      data: JSON.stringify(input.data),
+      created_by: input.userId,
+      updated_by: input.userId,
+      date_created: input.now,
+      date_updated: input.now,
+    })
+    .execute()
+  return id
+}
+
+export async function findActivity(db: Db, organizationId: string, id: string, type?: ActivityType) {
+  let query = db.selectFrom('activity').selectAll().where('organization_id', '=', organizationId).where('id', '=', id)
+  if (type !== undefined) query = query.where('type', '=', type)
+  return query.executeTakeFirst()
+}
+
+function parseData(row: ActivityTable): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(row.data)
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...parsed } : {}
+}
+
+/** The wire form: common fields, `_type`, and the type's own fields. */
+export function activityView(row: ActivityTable, names: Map<string, string>): Record<string, unknown> {
+  const data = parseData(row)
+  const view: Record<string, unknown> = {
+    id: row.id,
+    _type: row.type,
+    organization_id: row.organization_id,
+    lead_id: row.lead_id,
+    contact_id: row.contact_id,
+    user_id: row.user_id,
+    user_name: row.user_id === null ? null : (names.get(row.user_id) ?? null),
+    created_by: row.created_by,
+    created_by_name: row.created_by === null ? null : (names.get(row.created_by) ?? null),
+    updated_by: row.updated_by,
+    updated_by_name: row.updated_by === null ? null : (names.get(row.updated_by) ?? null),
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+    ...data,
+  }
+  if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')
+  return view
+}
+
+function noteHtml(note: string): string {
+  const escaped = note.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  return escaped
+    .split(/\n{2,}/)
+    .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
+    .join('')
+}

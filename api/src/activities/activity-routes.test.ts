@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+
+let ctx: TestContext
+let lead: { id: string; contacts: { id: string }[] }
+beforeAll(async () => {
+  ctx = await createTestContext()
+  lead = (
+    await call(ctx.app, ctx.org.member.key, 'POST', '/lead/', {
+      body: { name: 'Timeline Co', contacts: [{ name: 'Tim' }] },
+    })
+  ).json()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+const rep = () => ctx.org.member.key
+
+async function note(text: string, extra: Record<string, unknown> = {}) {
+  ctx.clock.advance(60_000)
+  const res = await call(ctx.app, rep(), 'POST', '/activity/note/', {
+    body: { lead_id: lead.id, note: text, ...extra },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json()
+}
+
+describe('notes', () => {
+  it('creates, reads, updates and deletes a note', async () => {
+    const created = await note('Called <b>twice</b>\nNo answer', { contact_id: lead.contacts[0]?.id })
+    expect(created).toMatchObject({
+      _type: 'Note',
+      lead_id: lead.id,
+      contact_id: lead.contacts[0]?.id,
+      note: 'Called <b>twice</b>\nNo answer',
+      note_html: '<p>Called &#60;b&#62;twice&#60;/b&#62;<br>No answer</p>',
+      user_id: ctx.org.member.id,
+      user_name: 'Rey Rep',
+    })
+    expect(created.id).toMatch(/^acti_/)
+    expect((await call(ctx.app, rep(), 'GET', `/activity/note/${created.id}/`)).json().note).toBe(created.note)
+    const updated = await call(ctx.app, rep(), 'PUT', `/activity/note/${created.id}/`, {
+      body: { note: 'Reached them' },
+    })
+    expect(updated.json()).toMatchObject({ note: 'Reached them', id: created.id })
+    const deleted = await call(ctx.app, rep(), 'DELETE', `/activity/note/${created.id}/`)
+    expect(deleted.json()).toEqual({})
+    expect((await call(ctx.app, rep(), 'GET', `/activity/note/${created.id}/`)).statusCode).toBe(404)
+  })
+
+  it.each([
+    [{ note: '   ' }, 'note'],
+    [{ note: 'x', lead_id: 'lead_nope' }, 'lead_id'],
+    [{ note: 'x', contact_id: 'cont_nope' }, 'contact_id'],
+    [{ lead_id: undefined, note: 'x' }, 'lead_id'],
+    [{ note: 5 }, 'note'],
+  ])('refuses %j with a field error on %s', async (body, field) => {
+    const res = await call(ctx.app, rep(), 'POST', '/activity/note/', { body: { lead_id: lead.id, ...body } })
+    expect(res.statusCode).toBe(400)
+    expect(Object.keys(res.json()['field-errors'])).toContain(field)
+  })
+
+  it('hides another organization’s notes', async () => {
+    const mine = await note('Mine only')
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const res = await call(
+        ctx.app,
+        ctx.other.admin.key,
+        method,
+        `/activity/note/${mine.id}/`,
+        method === 'PUT' ? { body: { note: 'x' } } : {},
+      )
+      expect(res.statusCode, method).toBe(404)
+    }
+    const theirs = await call(ctx.app, ctx.other.admin.key, 'GET', `/activity/?lead_id=${lead.id}`)
+    expect(theirs.json().data).toEqual([])
+  })
+})
+
+describe('GET /activity/', () => {
+  it('mixes every kind, newest first, with filters', async () => {
+    const fresh = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Mixed Co' } })).json()
+    ctx.clock.advance(60_000)
+    await call(ctx.app, ctx.org.admin.key, 'PUT', `/lead/${fresh.id}/`, { body: { status: 'Qualified' } })
+    ctx.clock.advance(60_000)
+    const before = ctx.clock.now().toISOString()
+    ctx.clock.advance(60_000)
+    await call(ctx.app, rep(), 'POST', '/activity/note/', { body: { lead_id: fresh.id, note: 'Latest' } })
+    const all = (await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${fresh.id}`)).json()
+    expect(all.data.map((a: { _type: string }) => a._type)).toEqual(['Note', 'LeadStatusChange', 'Created'])
+    const byAdmin = (
+      await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${fresh.id}&user_id=${ctx.org.admin.id}`)
+    ).json()
+    expect(byAdmin.data.map((a: { _type: string }) => a._type)).toEqual(['LeadStatusChange'])
+    const after = (
+      await call(ctx.app, rep(), 'GET', '/activity/', { query: { lead_id: fresh.id, date_created__gt: before } })
+    ).json()
+    expect(after.data.map((a: { _type: string }) => a._type)).toEqual(['Note'])
+    const older = (
+      await call(ctx.app, rep(), 'GET', '/activity/', { query: { lead_id: fresh.id, date_created__lt: before } })
+    ).json()
+    expect(older.data.map((a: { _type: string }) => a._type)).toEqual(['LeadStatusChange', 'Created'])
+    const fields = (await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${fresh.id}&_fields=_type`)).json()
+    expect(fields.data).toEqual([{ _type: 'Note' }, { _type: 'LeadStatusChange' }, { _type: 'Created' }])
+    const created = (await call(ctx.app, rep(), 'GET', `/activity/created/?lead_id=${fresh.id}`)).json().data
+    expect(created).toHaveLength(1)
+    expect((await call(ctx.app, rep(), 'GET', `/activity/created/${created[0].id}/`)).json()._type).toBe('Created')
+  })
+
+  it('refuses a malformed date filter and a _limit over 100', async () => {
+    const bad = await call(ctx.app, rep(), 'GET', '/activity/', { query: { date_created__gt: 'yesterday-ish' } })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()['field-errors']).toHaveProperty('date_created__gt')
+    expect((await call(ctx.app, rep(), 'GET', '/activity/?_limit=101')).statusCode).toBe(400)
+  })
+})

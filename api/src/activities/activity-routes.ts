@@ -1,0 +1,175 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { ActivityTable, Db } from '../db/database.js'
+import { findContact } from '../contacts/contact-repo.js'
+import { findLead } from '../leads/lead-repo.js'
+import type { Deps } from '../platform/deps.js'
+import { NotFoundError, ValidationError } from '../platform/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
+import { caller } from '../platform/request-context.js'
+import { formatTimestamp } from '../platform/time.js'
+import { userNames } from '../users/user-names.js'
+import { activityView, findActivity, recordActivity, type ActivityType } from './activity-repo.js'
+
+const tags = ['activities']
+const params = Type.Object({ id: Type.String() })
+const filters = Type.Object({
+  lead_id: Type.Optional(Type.String()),
+  user_id: Type.Optional(Type.String()),
+  contact_id: Type.Optional(Type.String()),
+  date_created__gt: Type.Optional(Type.String()),
+  date_created__gte: Type.Optional(Type.String()),
+  date_created__lt: Type.Optional(Type.String()),
+  date_created__lte: Type.Optional(Type.String()),
+})
+const listQuery = Type.Composite([listQuerySchema('activity'), filters])
+type Filters = ListQuery & {
+  lead_id?: string
+  user_id?: string
+  contact_id?: string
+  date_created__gt?: string
+  date_created__gte?: string
+  date_created__lt?: string
+  date_created__lte?: string
+}
+
+const noteBody = Type.Object(
+  {
+    note: Type.String({ maxLength: 100_000 }),
+    lead_id: Type.String(),
+    contact_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { additionalProperties: false },
+)
+const noteUpdateBody = Type.Object({ note: Type.String({ maxLength: 100_000 }) }, { additionalProperties: false })
+
+/** A timestamp filter in any ISO form becomes the stored wire form, so text comparison is time comparison. */
+function timestampFilter(value: string, field: string): string {
+  const isoLike = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+  if (!isoLike.test(value)) throw ValidationError.field(field, 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.')
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value) && value.includes('T')
+  const parsed = new Date(value.includes('T') ? (hasZone ? value : `${value}Z`) : `${value}T00:00:00Z`)
+  if (Number.isNaN(parsed.getTime())) throw ValidationError.field(field, 'Enter a valid date or timestamp.')
+  return formatTimestamp(parsed)
+}
+
+async function listActivities(
+  db: Db,
+  organizationId: string,
+  types: readonly ActivityType[] | undefined,
+  query: Filters,
+) {
+  let q = db.selectFrom('activity').selectAll().where('organization_id', '=', organizationId)
+  if (types !== undefined) q = q.where('type', 'in', types)
+  if (query.lead_id !== undefined) q = q.where('lead_id', '=', query.lead_id)
+  if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id)
+  if (query.contact_id !== undefined) q = q.where('contact_id', '=', query.contact_id)
+  if (query.date_created__gt !== undefined)
+    q = q.where('date_created', '>', timestampFilter(query.date_created__gt, 'date_created__gt'))
+  if (query.date_created__gte !== undefined)
+    q = q.where('date_created', '>=', timestampFilter(query.date_created__gte, 'date_created__gte'))
+  if (query.date_created__lt !== undefined)
+    q = q.where('date_created', '<', timestampFilter(query.date_created__lt, 'date_created__lt'))
+  if (query.date_created__lte !== undefined)
+    q = q.where('date_created', '<=', timestampFilter(query.date_created__lte, 'date_created__lte'))
+  const page = await fetchPage(q.orderBy('date_created', 'desc').orderBy('id', 'desc'), query)
+  return { has_more: page.has_more, data: await views(db, page.data) }
+}
+
+async function views(db: Db, rows: ActivityTable[]) {
+  const names = await userNames(
+    db,
+    rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
+  )
+  return rows.map((r) => activityView(r, names))
+}
+
+async function oneActivity(db: Db, organizationId: string, id: string, type: ActivityType | undefined) {
+  const row = await findActivity(db, organizationId, id, type)
+  if (row === undefined) throw new NotFoundError('Activity')
+  const [view] = await views(db, [row])
+  return view
+}
+
+/** The read-only list and detail routes of one activity type, under `path`. */
+function typedRoutes(app: Parameters<FastifyPluginAsyncTypebox<Deps>>[0], db: Db, path: string, type: ActivityType) {
+  app.get(
+    path,
+    { schema: { tags, summary: `List ${type} activities, newest first`, querystring: listQuery } },
+    async (request) => listActivities(db, caller(request).organizationId, [type], request.query),
+  )
+  app.get(
+    `${path}:id/`,
+    { schema: { tags, summary: `One ${type} activity`, params, querystring: fieldsQuerySchema } },
+    async (request) => oneActivity(db, caller(request).organizationId, request.params.id, type),
+  )
+}
+
+export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
+  app.get(
+    '/activity/',
+    { schema: { tags, summary: 'Every activity, newest first, discriminated by `_type`', querystring: listQuery } },
+    async (request) => listActivities(db, caller(request).organizationId, undefined, request.query),
+  )
+
+  typedRoutes(app, db, '/activity/created/', 'Created')
+  typedRoutes(app, db, '/activity/status_change/lead/', 'LeadStatusChange')
+  typedRoutes(app, db, '/activity/note/', 'Note')
+
+  app.post(
+    '/activity/note/',
+    { schema: { tags, summary: 'Log a note on a lead (answers 200)', body: noteBody } },
+    async (request) => {
+      const me = caller(request)
+      const { note, lead_id: leadId, contact_id: contactId } = request.body
+      const errors: Record<string, string> = {}
+      if (note.trim() === '') errors.note = 'This field may not be blank.'
+      const lead = await findLead(db, me.organizationId, leadId)
+      if (lead === undefined) errors.lead_id = 'Object does not exist.'
+      if (contactId !== undefined && contactId !== null) {
+        const contact = await findContact(db, me.organizationId, contactId)
+        if (contact === undefined || contact.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
+      }
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+      const id = await recordActivity(db, {
+        organizationId: me.organizationId,
+        leadId,
+        contactId: contactId ?? null,
+        userId: me.userId,
+        type: 'Note',
+        data: { note },
+        now: formatTimestamp(clock.now()),
+      })
+      return oneActivity(db, me.organizationId, id, 'Note')
+    },
+  )
+
+  app.put(
+    '/activity/note/:id/',
+    { schema: { tags, summary: 'Change the text of a note', params, body: noteUpdateBody } },
+    async (request) => {
+      const me = caller(request)
+      const row = await findActivity(db, me.organizationId, request.params.id, 'Note')
+      if (row === undefined) throw new NotFoundError('Note')
+      if (request.body.note.trim() === '') throw ValidationError.field('note', 'This field may not be blank.')
+      await db
+        .updateTable('activity')
+        .set({
+          data: JSON.stringify({ note: request.body.note }),
+          updated_by: me.userId,
+          date_updated: formatTimestamp(clock.now()),
+        })
+        .where('id', '=', row.id)
+        .execute()
+      return oneActivity(db, me.organizationId, row.id, 'Note')
+    },
+  )
+
+  app.delete('/activity/note/:id/', { schema: { tags, summary: 'Delete a note', params } }, async (request) => {
+    const me = caller(request)
+    const row = await findActivity(db, me.organizationId, request.params.id, 'Note')
+    if (row === undefined) throw new NotFoundError('Note')
+    await db.deleteFrom('activity').where('id', '=', row.id).execute()
+    return {}
+  })
+}

@@ -1,0 +1,174 @@
+import { recordActivity } from '../activities/activity-repo.js'
+import { insertContact, type WriteContext } from '../contacts/contact-repo.js'
+import type { ContactValues } from '../contacts/contact-input.js'
+import type { Db } from '../db/database.js'
+import { copyMissingCustomValues, writeCustomValues, type CustomValue } from '../custom-fields/custom-values.js'
+import { newId } from '../platform/ids.js'
+import type { AddressValues } from './lead-input.js'
+import { refreshLeadSearch } from './lead-search-index.js'
+
+export interface LeadValues {
+  name?: string | null
+  url?: string | null
+  description?: string | null
+  status?: { id: string; label: string }
+  addresses?: AddressValues[]
+  custom: Map<string, CustomValue[] | null>
+}
+
+export interface NewContact {
+  values: ContactValues
+  custom: Map<string, CustomValue[] | null>
+}
+
+export async function findLead(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom('lead')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+async function replaceAddresses(db: Db, organizationId: string, leadId: string, addresses: AddressValues[]) {
+  await db.deleteFrom('lead_address').where('lead_id', '=', leadId).execute()
+  if (addresses.length === 0) return
+  await db
+    .insertInto('lead_address')
+    .values(addresses.map((a, position) => ({ ...a, lead_id: leadId, organization_id: organizationId, position })))
+    .execute()
+}
+
+/** Creates a lead with its addresses, contacts, custom values and `Created` activity; the caller holds the transaction. */
+export async function createLead(
+  db: Db,
+  ctx: WriteContext,
+  lead: LeadValues & { status: { id: string; label: string } },
+  contacts: NewContact[],
+  source: string,
+): Promise<string> {
+  const id = newId('lead')
+  await db
+    .insertInto('lead')
+    .values({
+      id,
+      organization_id: ctx.organizationId,
+      name: lead.name ?? null,
+      url: lead.url ?? null,
+      description: lead.description ?? '',
+      status_id: lead.status.id,
+      created_by: ctx.userId,
+      updated_by: ctx.userId,
+      date_created: ctx.now,
+      date_updated: ctx.now,
+    })
+    .execute()
+  await replaceAddresses(db, ctx.organizationId, id, lead.addresses ?? [])
+  await writeCustomValues(db, { organizationId: ctx.organizationId, leadId: id, objectId: id }, lead.custom)
+  for (const contact of contacts) await insertContact(db, ctx, id, contact.values, contact.custom)
+  await recordActivity(db, {
+    organizationId: ctx.organizationId,
+    leadId: id,
+    userId: ctx.userId,
+    type: 'Created',
+    data: { source, import_id: null },
+    now: ctx.now,
+  })
+  await refreshLeadSearch(db, ctx.organizationId, id)
+  return id
+}
+
+/** Patches a lead; a status change records a LeadStatusChange activity. */
+export async function updateLead(
+  db: Db,
+  ctx: WriteContext,
+  current: { id: string; status_id: string; status_label: string },
+  lead: LeadValues,
+): Promise<void> {
+  await db
+    .updateTable('lead')
+    .set({
+      ...(lead.name === undefined ? {} : { name: lead.name }),
+      ...(lead.url === undefined ? {} : { url: lead.url }),
+      ...(lead.description === undefined ? {} : { description: lead.description ?? '' }),
+      ...(lead.status === undefined ? {} : { status_id: lead.status.id }),
+      updated_by: ctx.userId,
+      date_updated: ctx.now,
+    })
+    .where('id', '=', current.id)
+    .where('organization_id', '=', ctx.organizationId)
+    .execute()
+  if (lead.addresses !== undefined) await replaceAddresses(db, ctx.organizationId, current.id, lead.addresses)
+  await writeCustomValues(
+    db,
+    { organizationId: ctx.organizationId, leadId: current.id, objectId: current.id },
+    lead.custom,
+  )
+  if (lead.status !== undefined && lead.status.id !== current.status_id) {
+    await recordActivity(db, {
+      organizationId: ctx.organizationId,
+      leadId: current.id,
+      userId: ctx.userId,
+      type: 'LeadStatusChange',
+      data: {
+        old_status_id: current.status_id,
+        old_status_label: current.status_label,
+        new_status_id: lead.status.id,
+        new_status_label: lead.status.label,
+      },
+      now: ctx.now,
+    })
+  }
+  await refreshLeadSearch(db, ctx.organizationId, current.id)
+}
+
+/** Deletes a lead and everything under it (contacts, values, activities, search entry cascade). */
+export async function deleteLead(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.deleteFrom('lead').where('organization_id', '=', organizationId).where('id', '=', id).execute()
+}
+
+/**
+ * Merges `sourceId` into `destinationId`: contacts and activities move, empty fields and custom values of the
+ * destination are filled from the source, and the source is deleted. The caller holds the transaction.
+ */
+export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, destinationId: string): Promise<void> {
+  const source = await findLead(db, ctx.organizationId, sourceId)
+  const destination = await findLead(db, ctx.organizationId, destinationId)
+  if (source === undefined || destination === undefined) throw new Error('mergeLeads: both leads must exist')
+  const move = { lead_id: destinationId }
+  await db.updateTable('contact').set(move).where('lead_id', '=', sourceId).execute()
+  for (const table of ['contact_email', 'contact_phone', 'contact_url'] as const) {
+    await db.updateTable(table).set(move).where('lead_id', '=', sourceId).execute()
+  }
+  await db.updateTable('activity').set(move).where('lead_id', '=', sourceId).execute()
+  // Contacts' own custom values follow their contact; only the lead's values are merged.
+  await db
+    .updateTable('custom_value')
+    .set(move)
+    .where('lead_id', '=', sourceId)
+    .where('object_id', '!=', sourceId)
+    .execute()
+  await copyMissingCustomValues(db, ctx.organizationId, sourceId, destinationId, destinationId)
+
+  const hasAddresses = await db
+    .selectFrom('lead_address')
+    .select('lead_id')
+    .where('lead_id', '=', destinationId)
+    .executeTakeFirst()
+  if (hasAddresses === undefined) {
+    await db.updateTable('lead_address').set(move).where('lead_id', '=', sourceId).execute()
+  }
+  await db
+    .updateTable('lead')
+    .set({
+      name: destination.name ?? source.name,
+      url: destination.url ?? source.url,
+      description: destination.description === '' ? source.description : destination.description,
+      updated_by: ctx.userId,
+      date_updated: ctx.now,
+    })
+    .where('id', '=', destinationId)
+    .execute()
+  await deleteLead(db, ctx.organizationId, sourceId)
+  await refreshLeadSearch(db, ctx.organizationId, destinationId)
+}

@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+const admin = () => ctx.org.admin.key
+const rep = () => ctx.org.member.key
+
+async function createLead(body: Record<string, unknown>, key = rep()) {
+  const res = await call(ctx.app, key, 'POST', '/lead/', { body })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json()
+}
+
+async function leadCount(key = rep()) {
+  return (await call(ctx.app, key, 'GET', '/lead/?_limit=0')).json().total_results
+}
+
+describe('POST /lead/', () => {
+  it('creates a lead with contacts and addresses, and answers the whole lead', async () => {
+    const lead = await createLead({
+      name: 'Wayne Enterprises',
+      url: 'https://wayne.example.com',
+      description: 'Defense contractor',
+      status: 'qualified',
+      contacts: [
+        {
+          name: 'Bruce Wayne',
+          title: 'CEO',
+          emails: [{ type: 'office', email: 'Bruce@WayneEnterprises.com' }],
+          phones: [{ type: 'mobile', phone: '(415) 555-0100' }],
+          urls: [{ url: 'https://bruce.example.com' }],
+        },
+      ],
+      addresses: [
+        {
+          label: 'business',
+          address_1: '1007 Mountain Drive',
+          city: 'Gotham',
+          state: 'NJ',
+          zipcode: '07001',
+          country: 'us',
+        },
+      ],
+    })
+    expect(lead.id).toMatch(/^lead_[0-9A-Za-z]{43}$/)
+    expect(lead).toMatchObject({
+      name: 'Wayne Enterprises',
+      display_name: 'Wayne Enterprises',
+      status_label: 'Qualified',
+      organization_id: ctx.org.id,
+      html_url: `${ctx.config.appUrl}/leads/${lead.id}`,
+      opportunities: [],
+      tasks: [],
+      created_by: ctx.org.member.id,
+      created_by_name: 'Rey Rep',
+      custom: {},
+    })
+    expect(lead.addresses).toEqual([
+      {
+        label: 'business',
+        address_1: '1007 Mountain Drive',
+        address_2: null,
+        city: 'Gotham',
+        state: 'NJ',
+        zipcode: '07001',
+        country: 'US',
+      },
+    ])
+    expect(lead.contacts).toHaveLength(1)
+    expect(lead.contacts[0]).toMatchObject({
+      lead_id: lead.id,
+      name: 'Bruce Wayne',
+      title: 'CEO',
+      emails: [{ type: 'office', email: 'Bruce@WayneEnterprises.com', email_lower: 'bruce@wayneenterprises.com' }],
+      phones: [{ type: 'mobile', phone: '+14155550100', phone_formatted: '+1 415 555 0100', country: 'US' }],
+      urls: [{ type: 'url', url: 'https://bruce.example.com' }],
+    })
+    expect(lead).not.toHaveProperty('activities')
+  })
+
+  it('gives a lead without a status the first lead status, and records a Created activity', async () => {
+    const lead = await createLead({ name: 'Plain Co' })
+    expect(lead.status_label).toBe('Potential')
+    const activities = (await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${lead.id}`)).json().data
+    expect(activities).toEqual([
+      expect.objectContaining({ _type: 'Created', lead_id: lead.id, source: 'api', import_id: null }),
+    ])
+  })
+
+  it('takes the source of a Created activity from the caller', async () => {
+    const lead = await createLead({ name: 'Imported Co' }, rep())
+    const viaImport = await call(ctx.app, rep(), 'POST', '/lead/?source=import', { body: { name: 'Imported Too' } })
+    const created = (await call(ctx.app, rep(), 'GET', `/activity/created/?lead_id=${viaImport.json().id}`)).json().data
+    expect(created[0].source).toBe('import')
+    expect(lead.id).not.toBe(viaImport.json().id)
+  })
+
+  it.each([
+    [{ name: 'X', status_id: 'stat_nope' }, 'status_id'],
+    [{ name: 'X', status: 'Nonexistent' }, 'status'],
+    [{ name: 'X', status: 'Potential', status_id: 'stat_x' }, 'status'],
+    [{ name: 'X', url: 'not a url' }, 'url'],
+    [{ name: 'X', contacts: [{ name: 'A', emails: [{ email: '' }] }] }, 'contacts.0.emails.0.email'],
+    [{ name: 'X', contacts: [{ name: 'A' }, { name: 'B', emails: [{ email: 'nope' }] }] }, 'contacts.1.emails.0.email'],
+    [{ name: 'X', contacts: [{ name: 'A', phones: [{ phone: '12' }] }] }, 'contacts.0.phones.0.phone'],
+    [
+      { name: 'X', contacts: [{ name: 'A', emails: [{ type: 'pager', email: 'a@b.co' }] }] },
+      'contacts.0.emails.0.type',
+    ],
+    [{ name: 'X', addresses: [{ label: 'home' }] }, 'addresses.0.label'],
+    [{ name: 42 }, 'name'],
+  ])('refuses %j with a field error on %s and stores nothing', async (body, field) => {
+    const before = await leadCount()
+    const res = await call(ctx.app, rep(), 'POST', '/lead/', { body })
+    expect(res.statusCode).toBe(400)
+    expect(Object.keys(res.json()['field-errors'])).toContain(field)
+    expect(await leadCount()).toBe(before)
+  })
+
+  it('ignores read-only and nested fields it does not create', async () => {
+    const lead = await createLead({
+      name: 'Ignored Fields Co',
+      id: 'lead_forged',
+      organization_id: ctx.other.id,
+      date_created: '2001-01-01T00:00:00.000000+00:00',
+      opportunities: [{ value: 100 }],
+      tasks: [{ text: 'x' }],
+    })
+    expect(lead.id).not.toBe('lead_forged')
+    expect(lead.organization_id).toBe(ctx.org.id)
+    expect(lead.opportunities).toEqual([])
+  })
+})
+
+describe('GET /lead/{id}/', () => {
+  it('answers 404 for an unknown id and for another organization’s lead', async () => {
+    const theirs = (
+      await call(ctx.app, ctx.other.member.key, 'POST', '/lead/', { body: { name: 'Globex Secret' } })
+    ).json()
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${theirs.id}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'PUT', `/lead/${theirs.id}/`, { body: { name: 'Mine' } })).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'DELETE', `/lead/${theirs.id}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'GET', '/lead/wibble/')).statusCode).toBe(404)
+    expect((await call(ctx.app, ctx.other.member.key, 'GET', `/lead/${theirs.id}/`)).json().name).toBe('Globex Secret')
+  })
+
+  it('keeps only _fields', async () => {
+    const lead = await createLead({ name: 'Fields Co' })
+    const res = await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/?_fields=id,display_name`)
+    expect(res.json()).toEqual({ id: lead.id, display_name: 'Fields Co' })
+  })
+})
+
+describe('PUT /lead/{id}/', () => {
+  it('patches only the fields sent', async () => {
+    const lead = await createLead({ name: 'Patch Co', description: 'Keep me', url: 'patch.example.com' })
+    ctx.clock.advance(1000)
+    const res = await call(ctx.app, admin(), 'PUT', `/lead/${lead.id}/`, { body: { name: 'Patched Co' } })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({
+      name: 'Patched Co',
+      description: 'Keep me',
+      url: 'patch.example.com',
+      updated_by: ctx.org.admin.id,
+    })
+    expect(res.json().date_updated > lead.date_updated).toBe(true)
+  })
+
+  it('records a LeadStatusChange activity when the status changes, and none when it does not', async () => {
+    const lead = await createLead({ name: 'Status Co' })
+    await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { status: 'Customer' } })
+    await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { status: 'Customer' } })
+    const changes = (await call(ctx.app, rep(), 'GET', `/activity/status_change/lead/?lead_id=${lead.id}`)).json().data
+    expect(changes).toEqual([
+      expect.objectContaining({
+        _type: 'LeadStatusChange',
+        old_status_label: 'Potential',
+        new_status_label: 'Customer',
+        user_id: ctx.org.member.id,
+        user_name: 'Rey Rep',
+      }),
+    ])
+    const one = await call(ctx.app, rep(), 'GET', `/activity/status_change/lead/${changes[0].id}/`)
+    expect(one.json().id).toBe(changes[0].id)
+  })
+
+  it('refuses an invalid change and keeps the lead as it was', async () => {
+    const lead = await createLead({ name: 'Valid Co' })
+    const res = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { name: 'Changed', status: 'Nope' } })
+    expect(res.statusCode).toBe(400)
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).json().name).toBe('Valid Co')
+  })
+
+  it('accepts the lead it answered, sent back whole', async () => {
+    const lead = await createLead({ name: 'Round Trip Co', contacts: [{ name: 'Ann' }] })
+    const res = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { ...lead, description: 'Edited' } })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().description).toBe('Edited')
+    expect(res.json().contacts).toHaveLength(1)
+  })
+})
+
+describe('DELETE /lead/{id}/', () => {
+  it('deletes the lead with its contacts and activities', async () => {
+    const lead = await createLead({ name: 'Doomed Co', contacts: [{ name: 'Gone Soon' }] })
+    const contactId = lead.contacts[0].id
+    const res = await call(ctx.app, rep(), 'DELETE', `/lead/${lead.id}/`)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({})
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'GET', `/contact/${contactId}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${lead.id}`)).json().data).toEqual([])
+  })
+})
+
+describe('POST /lead/merge/', () => {
+  it('moves contacts and activities, fills empty fields, and deletes the source', async () => {
+    const source = await createLead({
+      name: 'Source Co',
+      url: 'source.example.com',
+      description: 'From source',
+      contacts: [{ name: 'Sam Source' }],
+    })
+    const destination = await createLead({ name: 'Destination Co', contacts: [{ name: 'Dana Dest' }] })
+    await call(ctx.app, rep(), 'POST', '/activity/note/', { body: { lead_id: source.id, note: 'Met at the fair' } })
+    const res = await call(ctx.app, rep(), 'POST', '/lead/merge/', {
+      body: { source: source.id, destination: destination.id },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({})
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${source.id}/`)).statusCode).toBe(404)
+    const merged = (await call(ctx.app, rep(), 'GET', `/lead/${destination.id}/`)).json()
+    expect(merged).toMatchObject({ name: 'Destination Co', url: 'source.example.com', description: 'From source' })
+    expect(merged.contacts.map((c: { name: string }) => c.name).sort()).toEqual(['Dana Dest', 'Sam Source'])
+    const notes = (await call(ctx.app, rep(), 'GET', `/activity/note/?lead_id=${destination.id}`)).json().data
+    expect(notes.map((n: { note: string }) => n.note)).toEqual(['Met at the fair'])
+  })
+
+  it('answers clear errors for unknown, foreign and identical ids', async () => {
+    const lead = await createLead({ name: 'Lonely Co' })
+    const theirs = (await call(ctx.app, ctx.other.member.key, 'POST', '/lead/', { body: { name: 'Theirs' } })).json()
+    const unknown = await call(ctx.app, rep(), 'POST', '/lead/merge/', {
+      body: { source: 'lead_nope', destination: lead.id },
+    })
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.json().error).toMatch(/source/i)
+    const foreign = await call(ctx.app, rep(), 'POST', '/lead/merge/', {
+      body: { source: lead.id, destination: theirs.id },
+    })
+    expect(foreign.statusCode).toBe(404)
+    expect(foreign.json().error).toMatch(/destination/i)
+    const same = await call(ctx.app, rep(), 'POST', '/lead/merge/', { body: { source: lead.id, destination: lead.id } })
+    expect(same.statusCode).toBe(400)
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).statusCode).toBe(200)
+  })
+})
+
+describe('lead statuses in use', () => {
+  it('cannot be deleted while a lead has them', async () => {
+    const status = (await call(ctx.app, admin(), 'POST', '/status/lead/', { body: { label: 'In Use' } })).json()
+    const lead = await createLead({ name: 'User Of Status', status_id: status.id })
+    expect((await call(ctx.app, admin(), 'DELETE', `/status/lead/${status.id}/`)).statusCode).toBe(400)
+    await call(ctx.app, rep(), 'DELETE', `/lead/${lead.id}/`)
+    expect((await call(ctx.app, admin(), 'DELETE', `/status/lead/${status.id}/`)).statusCode).toBe(200)
+  })
+})

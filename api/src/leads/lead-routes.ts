@@ -1,0 +1,138 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { findLeadStatus } from '../statuses/status-repo.js'
+import type { Deps } from '../platform/deps.js'
+import { NotFoundError, ValidationError } from '../platform/errors.js'
+import { fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
+import { caller } from '../platform/request-context.js'
+import { formatTimestamp } from '../platform/time.js'
+import { leadBodySchema } from './lead-input.js'
+import { createLead, deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
+import { searchLeads } from './lead-search.js'
+import { leadViews } from './lead-view.js'
+import { loadWriteSetting, prepareLead } from './lead-write.js'
+
+const tags = ['leads']
+const params = Type.Object({ id: Type.String() })
+const listQuery = Type.Composite([
+  listQuerySchema('lead'),
+  Type.Object({ query: Type.Optional(Type.String({ maxLength: 4000, description: 'The lead search language.' })) }),
+])
+const createQuery = Type.Object({
+  source: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('import')])),
+})
+const mergeBody = Type.Object({ source: Type.String(), destination: Type.String() })
+
+export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, config }) => {
+  const view = async (organizationId: string, id: string) => {
+    const lead = await findLead(db, organizationId, id)
+    if (lead === undefined) throw new NotFoundError('Lead')
+    const [result] = await leadViews(db, organizationId, [lead], config.appUrl)
+    if (result === undefined) throw new NotFoundError('Lead')
+    return result
+  }
+
+  app.get(
+    '/lead/',
+    { schema: { tags, summary: 'Find leads, optionally with the lead search language', querystring: listQuery } },
+    async (request) => {
+      const me = caller(request)
+      const page = await searchLeads(db, {
+        dialect,
+        organizationId: me.organizationId,
+        query: request.query.query ?? '',
+        skip: request.query._skip ?? 0,
+        limit: request.query._limit ?? 100,
+        now: clock.now(),
+        tzOffsetHours: request.tzOffsetHours,
+      })
+      return {
+        has_more: page.has_more,
+        total_results: page.total_results,
+        data: await leadViews(db, me.organizationId, page.data, config.appUrl),
+      }
+    },
+  )
+
+  app.get(
+    '/lead/:id/',
+    { schema: { tags, summary: 'One lead', params, querystring: fieldsQuerySchema } },
+    async (request) => {
+      return view(caller(request).organizationId, request.params.id)
+    },
+  )
+
+  app.post(
+    '/lead/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a lead with its contacts, addresses and custom fields (answers 200)',
+        body: leadBodySchema,
+        querystring: createQuery,
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const setting = await loadWriteSetting(db, me.organizationId)
+      const { lead, contacts } = await prepareLead(db, setting, request.body, 'create')
+      const status = lead.status
+      if (status === undefined) throw ValidationError.field('status_id', 'The organization has no lead status.')
+      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+      const source = request.query.source ?? (request.headers['x-leadline-client'] === 'web' ? 'ui' : 'api')
+      const id = await db.transaction().execute((tx) => createLead(tx, ctx, { ...lead, status }, contacts, source))
+      return view(me.organizationId, id)
+    },
+  )
+
+  app.put(
+    '/lead/:id/',
+    { schema: { tags, summary: 'Update a lead (only the fields sent change)', params, body: leadBodySchema } },
+    async (request) => {
+      const me = caller(request)
+      const current = await findLead(db, me.organizationId, request.params.id)
+      if (current === undefined) throw new NotFoundError('Lead')
+      const setting = await loadWriteSetting(db, me.organizationId)
+      const { lead } = await prepareLead(db, setting, request.body, 'update')
+      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+      const statusLabel = (await findLeadStatus(db, me.organizationId, current.status_id))?.label ?? ''
+      await db
+        .transaction()
+        .execute((tx) =>
+          updateLead(tx, ctx, { id: current.id, status_id: current.status_id, status_label: statusLabel }, lead),
+        )
+      return view(me.organizationId, current.id)
+    },
+  )
+
+  app.delete(
+    '/lead/:id/',
+    { schema: { tags, summary: 'Delete a lead and everything under it', params } },
+    async (request) => {
+      const me = caller(request)
+      const current = await findLead(db, me.organizationId, request.params.id)
+      if (current === undefined) throw new NotFoundError('Lead')
+      await deleteLead(db, me.organizationId, current.id)
+      return {}
+    },
+  )
+
+  app.post(
+    '/lead/merge/',
+    { schema: { tags, summary: 'Merge the source lead into the destination lead', body: mergeBody } },
+    async (request) => {
+      const me = caller(request)
+      const { source, destination } = request.body
+      if (source === destination)
+        throw ValidationError.field('destination', 'The source and destination must be different leads.')
+      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+      await db.transaction().execute(async (tx) => {
+        if ((await findLead(tx, me.organizationId, source)) === undefined) throw new NotFoundError('Source lead')
+        if ((await findLead(tx, me.organizationId, destination)) === undefined)
+          throw new NotFoundError('Destination lead')
+        await mergeLeads(tx, ctx, source, destination)
+      })
+      return {}
+    },
+  )
+}

@@ -1,0 +1,280 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { Db, Dialect, LeadTable } from '../db/database.js'
+import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
+import { ValidationError } from '../platform/errors.js'
+import { DateValueError, resolveDateValue } from './lead-search-dates.js'
+import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
+
+// Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
+// Postgres. Free text goes through `lead_search`, whose trigram index (FTS5 / pg_trgm) serves `LIKE '%term%'`.
+
+type Condition = RawBuilder<SqlBool>
+
+interface CompileContext {
+  dialect: Dialect
+  organizationId: string
+  now: Date
+  tzOffsetHours: number
+  defs: CustomFieldDef[]
+}
+
+const TRUE: Condition = sql<SqlBool>`1 = 1`
+const FALSE: Condition = sql<SqlBool>`1 = 0`
+
+function queryError(offset: number, message: string): ValidationError {
+  return ValidationError.field('query', `${message} (at column ${String(offset + 1)})`)
+}
+
+/** `%`, `_` and `\` are literal in a search term. */
+function containsPattern(value: string): string {
+  return `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+function contains(column: string, value: string): Condition {
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(value)} escape '\\'`
+}
+
+function equalsIgnoringCase(column: string, value: string): Condition {
+  return sql<SqlBool>`lower(${sql.ref(column)}) = ${value.toLowerCase()}`
+}
+
+/** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
+function leadHas(table: string, ctx: CompileContext, condition: Condition, leadColumn = 'lead_id'): Condition {
+  return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
+}
+
+function freeText(value: string, ctx: CompileContext): Condition {
+  const term = value.toLowerCase()
+  // FTS5's trigram index answers phrases of three characters or more; shorter terms scan the documents.
+  if (ctx.dialect === 'sqlite' && term.length >= 3) {
+    const phrase = `"${term.replace(/"/g, '""')}"`
+    return leadHas(
+      'lead_search',
+      ctx,
+      sql<SqlBool>`rowid in (select rowid from lead_search_fts where lead_search_fts match ${phrase})`,
+    )
+  }
+  return leadHas('lead_search', ctx, sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`)
+}
+
+function comparison(column: string, op: Comparator, value: string | number): Condition {
+  const operator = op === ':' ? '=' : op
+  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`
+}
+
+/** Date values are day (or instant) ranges in the caller's zone: `:` inside, `>` after, `<` before. */
+function dateCondition(column: string, op: Comparator, value: string, ctx: CompileContext, offset: number): Condition {
+  let range: { start: string; end: string }
+  try {
+    range = resolveDateValue(value, ctx.now, ctx.tzOffsetHours)
+  } catch (error) {
+    if (error instanceof DateValueError) throw queryError(offset, error.message)
+    throw error
+  }
+  const col = sql.ref(column)
+  switch (op) {
+    case ':':
+      return sql<SqlBool>`(${col} >= ${range.start} and ${col} < ${range.end})`
+    case '>':
+      return sql<SqlBool>`${col} >= ${range.end}`
+    case '>=':
+      return sql<SqlBool>`${col} >= ${range.start}`
+    case '<':
+      return sql<SqlBool>`${col} < ${range.start}`
+    case '<=':
+      return sql<SqlBool>`${col} < ${range.end}`
+  }
+}
+
+function countCondition(table: string, op: Comparator, value: string): Condition {
+  const operator = op === ':' ? '=' : op
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id) ${sql.raw(operator)} ${Number(value)}`
+}
+
+/** Opportunities and tasks arrive with later issues; until then every lead has none of them. */
+function noRowsCondition(op: Comparator, value: number): Condition {
+  const holds =
+    op === ':' ? value === 0 : op === '>' ? 0 > value : op === '>=' ? 0 >= value : op === '<' ? 0 < value : 0 <= value
+  return holds ? TRUE : FALSE
+}
+
+function findCustomField(name: string, ctx: CompileContext, offset: number): CustomFieldDef {
+  const key = name.slice('custom.'.length)
+  const def =
+    ctx.defs.find((d) => d.id === key) ??
+    ctx.defs.find((d) => d.name === key) ??
+    ctx.defs.find((d) => d.name.toLowerCase() === key.toLowerCase())
+  if (def === undefined) throw queryError(offset, `Unknown custom field "${key}"`)
+  return def
+}
+
+function customCondition(field: string, op: Comparator, value: string, ctx: CompileContext, offset: number): Condition {
+  const def = findCustomField(field, ctx, offset)
+  let valueCondition: Condition
+  if (def.type === 'number') {
+    const number = Number(value)
+    if (value.trim() === '' || !Number.isFinite(number)) throw queryError(offset, `"${def.name}" is a number field`)
+    valueCondition = comparison('value_number', op, number)
+  } else if (def.type === 'date' || def.type === 'datetime') {
+    valueCondition = dateCondition('value_text', op, value, ctx, offset)
+  } else if (op === ':') {
+    valueCondition =
+      def.type === 'choices' || def.type === 'user' || def.type === 'contact'
+        ? equalsIgnoringCase('value_text', value)
+        : contains('value_text', value)
+  } else {
+    valueCondition = comparison('value_text', op, value)
+  }
+  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and object_id = lead_id and ${valueCondition}`)
+}
+
+function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileContext): Condition {
+  const { field, op, value, offset } = expr
+  if (field.startsWith('custom.')) return customCondition(field, op, value, ctx, offset)
+  switch (field) {
+    case 'name':
+    case 'description':
+    case 'url':
+      return contains(`lead.${field}`, value)
+    case 'id':
+    case 'lead_id':
+      return sql<SqlBool>`lead.id = ${value}`
+    case 'status_id':
+      return sql<SqlBool>`lead.status_id = ${value}`
+    case 'status':
+    case 'status_label':
+      return sql<SqlBool>`lead.status_id in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', value)})`
+    case 'contact_name':
+      return leadHas('contact', ctx, contains('name', value))
+    case 'email_address':
+      return leadHas(
+        'contact_email',
+        ctx,
+        value.includes('@') ? sql<SqlBool>`value_lower = ${value.toLowerCase()}` : contains('value_lower', value),
+      )
+    case 'phone': {
+      const digits = value.replace(/[^\d]/g, '')
+      if (digits === '') throw queryError(offset, 'A phone search needs digits')
+      return leadHas('contact_phone', ctx, sql<SqlBool>`phone like ${`%${digits}%`}`)
+    }
+    case 'city':
+    case 'state':
+    case 'zipcode':
+      return leadHas('lead_address', ctx, contains(field, value))
+    case 'country':
+      return leadHas('lead_address', ctx, equalsIgnoringCase('country', value))
+    case 'address':
+      return leadHas(
+        'lead_address',
+        ctx,
+        sql<SqlBool>`(${sql.join(
+          ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value)),
+          sql` or `,
+        )})`,
+      )
+    case 'date_created':
+    case 'date_updated':
+      return dateCondition(`lead.${field}`, op, value, ctx, offset)
+    case 'contacts':
+      return countCondition('contact', op, value)
+    case 'opportunities':
+    case 'tasks':
+      return noRowsCondition(op, Number(value))
+    default:
+      throw queryError(offset, `Unknown field "${field}"`)
+  }
+}
+
+function hasCondition(what: string, ctx: CompileContext, offset: number): Condition {
+  switch (what) {
+    case 'contacts':
+      return leadHas('contact', ctx, TRUE)
+    case 'email':
+      return leadHas('contact_email', ctx, TRUE)
+    case 'phone':
+      return leadHas('contact_phone', ctx, TRUE)
+    case 'address':
+      return leadHas('lead_address', ctx, TRUE)
+    case 'url':
+      return sql<SqlBool>`(lead.url is not null and lead.url <> '')`
+    case 'opportunities':
+    case 'tasks':
+      return FALSE
+    default:
+      throw queryError(offset, `Unknown has: value "${what}"`)
+  }
+}
+
+function compile(expr: Expr, ctx: CompileContext): Condition {
+  switch (expr.kind) {
+    case 'and':
+      return sql<SqlBool>`(${sql.join(
+        expr.items.map((e) => compile(e, ctx)),
+        sql` and `,
+      )})`
+    case 'or':
+      return sql<SqlBool>`(${sql.join(
+        expr.items.map((e) => compile(e, ctx)),
+        sql` or `,
+      )})`
+    case 'not':
+      return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
+    case 'text':
+      return freeText(expr.value, ctx)
+    case 'field':
+      return fieldCondition(expr, ctx)
+    case 'has':
+      return hasCondition(expr.what, ctx, expr.offset)
+  }
+}
+
+export interface LeadSearch {
+  dialect: Dialect
+  organizationId: string
+  query: string
+  skip: number
+  limit: number
+  now: Date
+  tzOffsetHours: number
+}
+
+/** Runs a search: the page of leads, whether there are more, and how many match in all. */
+export async function searchLeads(
+  db: Db,
+  search: LeadSearch,
+): Promise<{ has_more: boolean; total_results: number; data: LeadTable[] }> {
+  let parsed
+  try {
+    parsed = normalizeLeadQuery(parseLeadQuery(search.query))
+  } catch (error) {
+    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
+    throw error
+  }
+  const defs = parsed.where === null ? [] : await listCustomFieldDefs(db, search.organizationId, 'lead')
+  const ctx: CompileContext = {
+    dialect: search.dialect,
+    organizationId: search.organizationId,
+    now: search.now,
+    tzOffsetHours: search.tzOffsetHours,
+    defs,
+  }
+  const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
+  const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
+
+  let page = base.selectAll('lead')
+  const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
+  for (const s of sorts) {
+    const column =
+      s.field === 'name' ? 'lead.name' : s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated'
+    page = page.orderBy(column, s.direction)
+  }
+  const [rows, count] = await Promise.all([
+    page
+      .orderBy('lead.id', 'desc')
+      .offset(search.skip)
+      .limit(search.limit + 1)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { has_more: rows.length > search.limit, total_results: Number(count.n), data: rows.slice(0, search.limit) }
+}

@@ -1,0 +1,112 @@
+import { normalizeContactBody, type ContactBody } from '../contacts/contact-input.js'
+import type { Db } from '../db/database.js'
+import { listCustomFieldDefs, parseCustomInput, type CustomFieldDef } from '../custom-fields/custom-values.js'
+import { ValidationError } from '../platform/errors.js'
+import { cleanText, isWebAddress } from '../platform/text.js'
+import type { LeadBody } from './lead-input.js'
+import { normalizeAddress } from './lead-input.js'
+import type { LeadValues, NewContact } from './lead-repo.js'
+
+export interface WriteSetting {
+  organizationId: string
+  country: string
+  memberUserIds: Set<string>
+  leadDefs: CustomFieldDef[]
+  contactDefs: CustomFieldDef[]
+}
+
+/** What every lead or contact write needs to validate custom values and phones. */
+export async function loadWriteSetting(db: Db, organizationId: string): Promise<WriteSetting> {
+  const [org, members, leadDefs, contactDefs] = await Promise.all([
+    db.selectFrom('organization').select('country').where('id', '=', organizationId).executeTakeFirstOrThrow(),
+    db.selectFrom('membership').select('user_id').where('organization_id', '=', organizationId).execute(),
+    listCustomFieldDefs(db, organizationId, 'lead'),
+    listCustomFieldDefs(db, organizationId, 'contact'),
+  ])
+  return {
+    organizationId,
+    country: org.country,
+    memberUserIds: new Set(members.map((m) => m.user_id)),
+    leadDefs,
+    contactDefs,
+  }
+}
+
+async function resolveStatus(
+  db: Db,
+  organizationId: string,
+  body: LeadBody,
+  required: boolean,
+  errors: Record<string, string>,
+) {
+  if (body.status_id !== undefined && body.status !== undefined) {
+    errors.status = 'Send either status_id or status (a label), not both.'
+    return undefined
+  }
+  const statuses = await db
+    .selectFrom('lead_status')
+    .select(['id', 'label'])
+    .where('organization_id', '=', organizationId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute()
+  if (body.status_id !== undefined) {
+    const found = statuses.find((s) => s.id === body.status_id)
+    if (found === undefined) errors.status_id = 'Unknown lead status.'
+    return found
+  }
+  if (body.status !== undefined) {
+    const wanted = body.status.trim().toLowerCase()
+    const found = statuses.find((s) => s.label.toLowerCase() === wanted)
+    if (found === undefined) {
+      errors.status = `Not a valid choice. Add "${body.status}" to the organization's lead statuses first.`
+    }
+    return found
+  }
+  return required ? statuses[0] : undefined
+}
+
+/** Checks a contact body (nested or standalone) and its custom values; errors are keyed under `prefix`. */
+export function prepareContact(
+  setting: WriteSetting,
+  body: ContactBody,
+  prefix: string,
+  errors: Record<string, string>,
+): NewContact {
+  const { values, fieldErrors } = normalizeContactBody(body, prefix, setting.country)
+  Object.assign(errors, fieldErrors)
+  const custom = parseCustomInput(body, setting.contactDefs, { memberUserIds: setting.memberUserIds })
+  for (const [key, message] of Object.entries(custom.fieldErrors)) errors[prefix + key] = message
+  return { values, custom: custom.changes }
+}
+
+/**
+ * Validates a lead body completely before anything is written, so an invalid request stores nothing.
+ * `create` requires a status (the first one by default) and allows nested contacts.
+ */
+export async function prepareLead(
+  db: Db,
+  setting: WriteSetting,
+  body: LeadBody,
+  mode: 'create' | 'update',
+): Promise<{ lead: LeadValues; contacts: NewContact[] }> {
+  const errors: Record<string, string> = {}
+  const status = await resolveStatus(db, setting.organizationId, body, mode === 'create', errors)
+  const url = cleanText(body.url)
+  if (url !== undefined && url !== null && !isWebAddress(url)) errors.url = 'Enter a valid URL.'
+  const custom = parseCustomInput(body, setting.leadDefs, { memberUserIds: setting.memberUserIds })
+  Object.assign(errors, custom.fieldErrors)
+  // On update, `contacts` is read-only (clients often send back the lead they fetched): contacts change via /contact/.
+  const contacts =
+    mode === 'create' ? (body.contacts ?? []).map((c, i) => prepareContact(setting, c, `contacts.${i}.`, errors)) : []
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  const lead: LeadValues = { custom: custom.changes }
+  const name = cleanText(body.name)
+  if (name !== undefined) lead.name = name
+  if (url !== undefined) lead.url = url
+  const description = cleanText(body.description)
+  if (description !== undefined) lead.description = description
+  if (status !== undefined) lead.status = status
+  if (body.addresses !== undefined) lead.addresses = body.addresses.map(normalizeAddress)
+  return { lead, contacts }
+}

@@ -1,0 +1,40 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { timestampSchema } from './list.js'
+
+export const CONTACT_INFO_TYPES = ['office', 'mobile', 'home', 'direct', 'fax', 'url', 'other'] as const
+export const contactInfoTypeSchema = Type.Union(CONTACT_INFO_TYPES.map((t) => Type.Literal(t)))
+export type ContactInfoType = Static<typeof contactInfoTypeSchema>
+
+export const contactEmailSchema = Type.Object({
+  type: contactInfoTypeSchema,
+  email: Type.String(),
+  email_lower: Type.String(),
+})
+export const contactPhoneSchema = Type.Object({
+  type: contactInfoTypeSchema,
+  phone: Type.String({ description: 'E.164' }),
+  phone_formatted: Type.String(),
+  country: Type.Union([Type.String(), Type.Null()]),
+})
+export const contactUrlSchema = Type.Object({ type: contactInfoTypeSchema, url: Type.String() })
+
+export const contactSchema = Type.Object(
+  {
+    id: Type.String(),
+    organization_id: Type.String(),
+    lead_id: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    display_name: Type.String(),
+    title: Type.Union([Type.String(), Type.Null()]),
+    emails: Type.Array(contactEmailSchema),
+    phones: Type.Array(contactPhoneSchema),
+    urls: Type.Array(contactUrlSchema),
+    custom: Type.Record(Type.String(), Type.Unknown()),
+    created_by: Type.Union([Type.String(), Type.Null()]),
+    updated_by: Type.Union([Type.String(), Type.Null()]),
+    date_created: timestampSchema,
+    date_updated: timestampSchema,
+  },
+  { additionalProperties: true, description: 'Custom field values appear as `custom.<field id>` keys.' },
+)
+export type Contact = Static<typeof contactSchema> & Record<`custom.${string}`, unknown>
