@@ -4,7 +4,8 @@ import { createApiKey, revokeApiKey } from './api-keys/api-key-repo.js'
 import { loadConfig, type Config } from './config.js'
 import { DEFAULT_DATABASE_URL, openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
-import { seedDemoLeads, seedDemoOrganization } from './demo/demo-seed.js'
+import { seedDemoLeads } from './demo/demo-leads.js'
+import { seedDemoOrganization } from './demo/demo-seed.js'
 import { closeOnSignals, serve } from './main.js'
 import { findOrganization } from './organizations/organization-repo.js'
 import { provisionMember, provisionOrganization } from './organizations/provision.js'
@@ -340,8 +341,18 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
     const json = values.json === true
     const { demo, leadsCreated } = await withDatabase(databaseUrl(values.db, env), async (db) => {
       const organization = await seedDemoOrganization(db, systemClock)
+      let shownTenth = -1
+      // Progress goes to stderr, so `--json` output on stdout stays clean: a live line on a terminal, tenths elsewhere.
       const created = await seedDemoLeads(db, systemClock, organization.organization_id, leads, (done, total) => {
-        if (!json) process.stderr.write(`seeded ${done}/${total} leads\n`)
+        if (process.stderr.isTTY) {
+          process.stderr.write(`\rseeding leads: ${done}/${total}${done === total ? '\n' : ''}`)
+          return
+        }
+        const tenth = Math.floor((done * 10) / total)
+        if (!json && tenth !== shownTenth) {
+          shownTenth = tenth
+          process.stderr.write(`seeded ${done}/${total} leads\n`)
+        }
       })
       return { demo: organization, leadsCreated: created }
     })

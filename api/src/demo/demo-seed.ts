@@ -69,15 +69,3 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
   }
   return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }
 }
-
-/** Creates `count` demo leads in the organization, reporting progress; resolves to the number created. */
-export type SeedDemoLeads = (
-  db: Db,
-  clock: Clock,
-  organizationId: string,
-  count: number,
-  onProgress: (created: number, total: number) => void,
-) => Promise<number>
-
-// Leads do not exist yet: the leads issue fills this in.
-export const seedDemoLeads: SeedDemoLeads = async () => 0
