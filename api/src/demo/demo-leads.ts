@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db, ActivityTable, ContactTable, CustomValueTable, LeadAddressTable, LeadTable } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
@@ -281,6 +282,8 @@ export async function seedDemoLeads(
     created += size
     onProgress(created, count)
   }
+  // A bulk load changes the tables' shape: give the query planner fresh statistics.
+  await sql`analyze`.execute(db)
   return created
 }
 

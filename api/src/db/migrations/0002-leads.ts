@@ -22,9 +22,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('date_created', 'varchar(32)', (c) => c.notNull())
     .addColumn('date_updated', 'varchar(32)', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('lead_org_updated_idx').on('lead').columns(['organization_id', 'date_updated']).execute()
-  await db.schema.createIndex('lead_org_created_idx').on('lead').columns(['organization_id', 'date_created']).execute()
-  await db.schema.createIndex('lead_org_name_idx').on('lead').columns(['organization_id', 'name']).execute()
+  await db.schema
+    .createIndex('lead_org_updated_idx')
+    .on('lead')
+    .columns(['organization_id', 'date_updated', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('lead_org_created_idx')
+    .on('lead')
+    .columns(['organization_id', 'date_created', 'id'])
+    .execute()
+  await db.schema.createIndex('lead_org_name_idx').on('lead').columns(['organization_id', 'name', 'id']).execute()
   await db.schema.createIndex('lead_status_idx').on('lead').columns(['status_id']).execute()
 
   await db.schema
@@ -112,6 +120,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('custom_value_pk', ['object_id', 'field_id', 'position'])
     .execute()
   await db.schema.createIndex('custom_value_field_idx').on('custom_value').columns(['field_id', 'value_text']).execute()
+  await db.schema
+    .createIndex('custom_value_number_idx')
+    .on('custom_value')
+    .columns(['field_id', 'value_number'])
+    .execute()
   await db.schema.createIndex('custom_value_lead_idx').on('custom_value').columns(['lead_id']).execute()
 
   await db.schema
