@@ -326,6 +326,42 @@ describe('leadline seed demo', () => {
   })
 })
 
+describe('leadline seed demo --leads', () => {
+  it('creates that many realistic, searchable leads with contacts, notes and custom values', async () => {
+    const seeded = await leadlineJson(['seed', 'demo', ...db, '--leads', '40'])
+    const key = String(seeded.users[0].api_key)
+    const list = await app.inject({
+      method: 'GET',
+      url: '/api/v1/lead/?_limit=200',
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(list.statusCode).toBe(200)
+    const page = list.json()
+    expect(page.total_results).toBe(40)
+    for (const lead of page.data) {
+      expect(lead.contacts.length).toBeGreaterThan(0)
+      expect(lead.contacts[0].emails[0].email).toMatch(/@/)
+      expect(lead.contacts[0].phones[0].phone).toMatch(/^\+1\d{10}$/)
+      expect(lead.addresses).toHaveLength(1)
+      expect(lead.custom).toHaveProperty('Industry')
+      expect(lead.custom).toHaveProperty('Employees')
+    }
+    const first = page.data[0]
+    const byContact = await app.inject({
+      method: 'GET',
+      url: `/api/v1/lead/?query=${encodeURIComponent(`"${String(first.contacts[0].name)}" name:"${String(first.name)}"`)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(byContact.json().data.map((l: { id: string }) => l.id)).toContain(first.id)
+    const activities = await app.inject({
+      method: 'GET',
+      url: `/api/v1/activity/?lead_id=${String(first.id)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(activities.json().data.at(-1)._type).toBe('Created')
+  })
+})
+
 describe('leadline serve', () => {
   function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpExecArray> {
     return new Promise((resolve, reject) => {
