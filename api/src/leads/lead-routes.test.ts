@@ -271,3 +271,63 @@ describe('lead statuses in use', () => {
     expect((await call(ctx.app, admin(), 'DELETE', `/status/lead/${status.id}/`)).statusCode).toBe(200)
   })
 })
+
+describe('custom fields on leads', () => {
+  it('stores, shows in both forms, selects with _fields=custom, unsets with null, and validates', async () => {
+    const industry = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', {
+        body: { name: 'Industry', type: 'choices', choices: ['Retail', 'Software'] },
+      })
+    ).json()
+    const seats = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', { body: { name: 'Seats', type: 'number' } })
+    ).json()
+    const lead = await createLead({ name: 'Custom Co', [`custom.${industry.id}`]: 'software', 'custom.Seats': '12' })
+    expect(lead[`custom.${industry.id}`]).toBe('Software')
+    expect(lead[`custom.${seats.id}`]).toBe(12)
+    expect(lead.custom).toEqual({ Industry: 'Software', Seats: 12 })
+
+    const selected = (await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/?_fields=custom`)).json()
+    expect(selected).toEqual({
+      [`custom.${industry.id}`]: 'Software',
+      [`custom.${seats.id}`]: 12,
+      custom: { Industry: 'Software', Seats: 12 },
+    })
+
+    const unset = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { [`custom.${seats.id}`]: null } })
+    expect(unset.statusCode).toBe(200)
+    expect(unset.json()).not.toHaveProperty(`custom.${seats.id}`)
+    expect(unset.json().custom).toEqual({ Industry: 'Software' })
+
+    const before = await leadCount()
+    const bad = await call(ctx.app, rep(), 'POST', '/lead/', {
+      body: { name: 'Bad Custom', 'custom.Seats': 'abc', [`custom.${industry.id}`]: 'Mining' },
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(Object.keys(bad.json()['field-errors']).sort()).toEqual([`custom.${industry.id}`, 'custom.Seats'].sort())
+    expect(await leadCount()).toBe(before)
+
+    const badUpdate = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, {
+      body: { name: 'Renamed', 'custom.Seats': 'many' },
+    })
+    expect(badUpdate.statusCode).toBe(400)
+    const after = (await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).json()
+    expect(after.name).toBe('Custom Co')
+  })
+
+  it('keeps contact custom fields on nested contacts', async () => {
+    const birthday = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/contact/', { body: { name: 'Birthday', type: 'date' } })
+    ).json()
+    const lead = await createLead({
+      name: 'Birthday Co',
+      contacts: [{ name: 'Bea', [`custom.${birthday.id}`]: '1990-02-28' }],
+    })
+    expect(lead.contacts[0][`custom.${birthday.id}`]).toBe('1990-02-28')
+    const bad = await call(ctx.app, rep(), 'POST', '/lead/', {
+      body: { name: 'Bad Birthday', contacts: [{ name: 'Bo', [`custom.${birthday.id}`]: '1990-02-30' }] },
+    })
+    expect(bad.statusCode).toBe(400)
+    expect(Object.keys(bad.json()['field-errors'])).toEqual([`contacts.0.custom.${birthday.id}`])
+  })
+})
