@@ -1,16 +1,110 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 /** The BFF's configuration, read once from the environment at start-up. */
 export interface BffConfig {
   port: number
   host: string
+  /** The API's origin, e.g. `http://127.0.0.1:4000`; the only upstream. */
   apiUrl: string
+  /** 32 bytes; the session API keys are encrypted under a key derived from it. */
+  secret: Buffer
+  /** Where `bff-secret` and `sessions.json` live. */
+  dataDir: string
+  /** Plain-http deployments on a non-local host: no `Secure` flag, so no `__Host-` cookie name either. */
+  insecureCookies: boolean
+  sessionIdleMs: number
+  /** The JSON written by `leadline seed demo --json`; demo one-click sign-in is off without it. */
+  demoSeedFile: string | undefined
+  /** The built SPA. */
+  webDist: string
+  logLevel: string
 }
 
-export function loadBffConfig(env: NodeJS.ProcessEnv = process.env): BffConfig {
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+
+/** Throws an Error naming the variable and what is wrong with it; main.ts prints it and exits. */
+export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): BffConfig {
   const port = Number(env.PORT ?? '3000')
-  if (!Number.isInteger(port) || port <= 0 || port > 65535)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be a TCP port, got "${env.PORT ?? ''}"`)
-  const apiUrl = new URL(env.LEADLINE_API_URL ?? 'http://127.0.0.1:4000')
+
+  let apiUrl: URL
+  try {
+    apiUrl = new URL(env.LEADLINE_API_URL ?? 'http://127.0.0.1:4000')
+  } catch {
+    throw new Error(`LEADLINE_API_URL must be an http(s) URL, got "${env.LEADLINE_API_URL ?? ''}"`)
+  }
   if (apiUrl.protocol !== 'http:' && apiUrl.protocol !== 'https:')
     throw new Error('LEADLINE_API_URL must be an http(s) URL')
-  return { port, host: env.HOST ?? '127.0.0.1', apiUrl: apiUrl.origin }
+  if (apiUrl.pathname !== '/' || apiUrl.search !== '' || apiUrl.username !== '' || apiUrl.password !== '')
+    throw new Error('LEADLINE_API_URL must be an origin only, like http://127.0.0.1:4000 (no path, query or user)')
+
+  const dataDir = resolve(cwd, nonEmpty(env.LEADLINE_BFF_DATA_DIR) ?? 'data')
+  const secretText = nonEmpty(env.LEADLINE_BFF_SECRET)
+  const secret = secretText === undefined ? loadOrCreateSecret(dataDir) : parseSecret(secretText, 'LEADLINE_BFF_SECRET')
+
+  const insecureText = env.LEADLINE_BFF_INSECURE_COOKIES ?? '0'
+  if (insecureText !== '0' && insecureText !== '1' && insecureText !== '')
+    throw new Error(`LEADLINE_BFF_INSECURE_COOKIES must be 1 or 0, got "${insecureText}"`)
+
+  const idleText = env.LEADLINE_SESSION_IDLE_MINUTES ?? '720'
+  const idleMinutes = Number(idleText)
+  if (!/^\d+$/.test(idleText) || idleMinutes < 1 || idleMinutes > 60 * 24 * 365)
+    throw new Error(`LEADLINE_SESSION_IDLE_MINUTES must be a whole number of minutes (1 to 525600), got "${idleText}"`)
+
+  const seedText = nonEmpty(env.LEADLINE_DEMO_SEED_FILE)
+  const webDistText = nonEmpty(env.LEADLINE_WEB_DIST)
+
+  const logLevel = env.LOG_LEVEL ?? 'info'
+  if (!LOG_LEVELS.has(logLevel))
+    throw new Error(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`)
+
+  return {
+    port,
+    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    apiUrl: apiUrl.origin,
+    secret,
+    dataDir,
+    insecureCookies: insecureText === '1',
+    sessionIdleMs: idleMinutes * 60_000,
+    demoSeedFile: seedText === undefined ? undefined : resolve(cwd, seedText),
+    // dist/env.js → bff/dist → ../../web/dist
+    webDist:
+      webDistText === undefined
+        ? fileURLToPath(new URL('../../web/dist', import.meta.url))
+        : isAbsolute(webDistText)
+          ? webDistText
+          : resolve(cwd, webDistText),
+    logLevel,
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+/** 64 hex characters, or base64 / base64url of exactly 32 bytes. */
+export function parseSecret(text: string, source: string): Buffer {
+  const trimmed = text.trim()
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex')
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
+    const bytes = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+    if (bytes.length === 32) return bytes
+  }
+  throw new Error(`${source} must be 32 random bytes as 64 hex characters or base64 (e.g. \`openssl rand -hex 32\`)`)
+}
+
+/** The secret from `<dataDir>/bff-secret`, created (mode 0600) on the first start. */
+function loadOrCreateSecret(dataDir: string): Buffer {
+  const file = join(dataDir, 'bff-secret')
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  try {
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
+  }
+  return parseSecret(readFileSync(file, 'utf8'), file)
 }

@@ -1,0 +1,481 @@
+import { readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import {
+  assertNoKey,
+  deadPort,
+  DEMO_KEY,
+  KEY,
+  KEY_FORMS,
+  NEW_YORK,
+  rawRequest,
+  sessionPair,
+  signIn,
+  startBff,
+  startFakeUpstream,
+  tempDir,
+  testConfig,
+  type StartedBff,
+} from './test-support/harness.js'
+
+let upstream: Awaited<ReturnType<typeof startFakeUpstream>>
+let dir: Awaited<ReturnType<typeof tempDir>>
+let bff: StartedBff
+
+beforeEach(async () => {
+  upstream = await startFakeUpstream()
+  dir = await tempDir()
+  bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path }))
+})
+
+afterEach(async () => {
+  await bff.close()
+  await upstream.close()
+  await dir.remove()
+})
+
+const json = { 'content-type': 'application/json' }
+
+describe('sign-in', () => {
+  test('a valid key makes a session; the answer and the cookie carry the user, never the key', async () => {
+    const response = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: KEY, time_zone: NEW_YORK }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.json).toEqual({
+      user: {
+        id: 'user_ann',
+        first_name: 'Ann',
+        last_name: 'Veal',
+        email: 'ann@example.com',
+        display_name: 'Ann Veal',
+      },
+      organization: { id: 'orga_test', name: 'Bluth Company' },
+      role: 'admin',
+      time_zone: NEW_YORK,
+    })
+    expect(response.setCookies).toHaveLength(1)
+    const cookie = response.setCookies[0] ?? ''
+    expect(cookie).toMatch(/^__Host-leadline_session=[A-Za-z0-9_-]{43}; /)
+    expect(cookie.split('; ').slice(1).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict', 'Secure'])
+
+    const me = upstream.requests.find((r) => r.url === '/api/v1/me/')
+    expect(me?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(me?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
+  })
+
+  test('a key the API refuses answers 401 and sets no cookie', async () => {
+    const response = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: 'api_wrong', time_zone: 'UTC' }),
+    })
+    expect(response.status).toBe(401)
+    expect(response.json).toEqual({ error: 'That API key was not accepted.' })
+    expect(response.setCookies).toEqual([])
+    expect(response.headers.get('www-authenticate')).toBeNull()
+  })
+
+  test('a missing key or an unknown time zone is a field error, and the API is not asked', async () => {
+    const noKey = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ time_zone: 'UTC' }),
+    })
+    expect(noKey.status).toBe(400)
+    expect(noKey.json).toEqual({ errors: [], 'field-errors': { api_key: 'Enter an API key.' } })
+    const badZone = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: KEY, time_zone: 'Mars/Olympus_Mons' }),
+    })
+    expect(badZone.status).toBe(400)
+    expect(badZone.json).toEqual({
+      errors: [],
+      'field-errors': { time_zone: '"Mars/Olympus_Mons" is not a known IANA time zone.' },
+    })
+    const notJson = await bff.call('/auth/session', { method: 'POST', headers: json, body: '{"api_key":' })
+    expect(notJson.status).toBe(400)
+    expect(upstream.requests).toEqual([])
+  })
+
+  test('GET /auth/session answers the same shape with the cookie and 401 without', async () => {
+    const cookie = await signIn(bff)
+    const current = await bff.call('/auth/session', { cookie })
+    expect(current.status).toBe(200)
+    expect(current.json).toMatchObject({ user: { id: 'user_ann' }, organization: { name: 'Bluth Company' } })
+    const anonymous = await bff.call('/auth/session')
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.json).toEqual({ error: 'You are not signed in.' })
+    const forged = await bff.call('/auth/session', { cookie: `__Host-leadline_session=${'A'.repeat(43)}` })
+    expect(forged.status).toBe(401)
+  })
+
+  test('PUT /auth/session changes the zone the offset is computed from', async () => {
+    const cookie = await signIn(bff)
+    bff.clock.now = new Date('2026-01-15T12:00:00Z')
+    const updated = await bff.call('/auth/session', {
+      method: 'PUT',
+      headers: json,
+      cookie,
+      body: JSON.stringify({ time_zone: 'Asia/Kolkata' }),
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.json).toMatchObject({ time_zone: 'Asia/Kolkata' })
+    await bff.call('/api/v1/lead/', { cookie })
+    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('5.5')
+  })
+
+  test('DELETE /auth/session signs out and clears the cookie', async () => {
+    const cookie = await signIn(bff)
+    const out = await bff.call('/auth/session', { method: 'DELETE', cookie })
+    expect(out.status).toBe(204)
+    expect(out.setCookies[0]).toMatch(/^__Host-leadline_session=; /)
+    expect(out.setCookies[0]).toContain('Max-Age=0')
+    expect((await bff.call('/auth/session', { cookie })).status).toBe(401)
+    expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(401)
+    expect(bff.store.size).toBe(0)
+  })
+})
+
+describe('CSRF', () => {
+  test('every /api/ and /auth/ request needs X-Requested-With: leadline', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    for (const [path, method] of [
+      ['/api/v1/lead/', 'GET'],
+      ['/api/v1/lead/', 'POST'],
+      ['/auth/session', 'GET'],
+      ['/auth/session', 'POST'],
+      ['/auth/session', 'DELETE'],
+      ['/auth/demo-users', 'GET'],
+    ] as const) {
+      for (const value of [undefined, 'XMLHttpRequest']) {
+        const headers: Record<string, string> =
+          value === undefined ? { 'x-requested-with': '' } : { 'x-requested-with': value }
+        const response = await bff.call(path, { method, cookie, headers })
+        expect(response.status, `${method} ${path} with ${String(value)}`).toBe(403)
+        expect(response.json).toEqual({
+          error: 'Requests to /api/ and /auth/ must send the header X-Requested-With: leadline.',
+        })
+      }
+    }
+    expect(upstream.requests.length).toBe(before)
+    expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
+  })
+})
+
+describe('proxy', () => {
+  test('forwards method, query and body with the key, the offset and the client; never the browser cookie', async () => {
+    const cookie = await signIn(bff)
+    const response = await bff.call('/api/v1/lead/?query=name%3Abluth&_limit=5', {
+      method: 'POST',
+      cookie: `${cookie}; other=browser`,
+      headers: {
+        ...json,
+        authorization: 'Basic ZXZpbDo=',
+        'x-tz-offset': '9',
+        connection: 'x-browser-hop',
+        'x-browser-hop': '1',
+        'x-forwarded-for': '10.0.0.1',
+      },
+      body: JSON.stringify({ name: 'Bluth Company' }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.json).toEqual({
+      method: 'POST',
+      url: '/api/v1/lead/?query=name%3Abluth&_limit=5',
+      body: '{"name":"Bluth Company"}',
+    })
+    const received = upstream.requests.at(-1)
+    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(received?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
+    expect(received?.headers['x-leadline-client']).toBe('web')
+    expect(received?.headers['content-type']).toBe('application/json')
+    expect(received?.headers.cookie).toBeUndefined()
+    expect(received?.headers['x-browser-hop']).toBeUndefined()
+    expect(received?.headers['x-forwarded-for']).toBeUndefined()
+    expect(received?.headers['x-requested-with']).toBeUndefined()
+    // The upstream's cookies, hop-by-hop headers and Basic challenge stay behind; its other headers pass.
+    expect(response.setCookies).toEqual([])
+    expect(response.headers.get('x-secret-hop')).toBeNull()
+    expect(response.headers.get('www-authenticate')).toBeNull()
+    expect(response.headers.get('x-rate-limit-limit')).toBe('2400')
+  })
+
+  test('API errors pass through unchanged', async () => {
+    const cookie = await signIn(bff)
+    const missing = await bff.call('/api/v1/missing/', { cookie })
+    expect(missing.status).toBe(404)
+    expect(missing.text).toBe('{"error":"Lead not found."}')
+    const invalid = await bff.call('/api/v1/invalid/', { cookie, method: 'POST', headers: json, body: '{}' })
+    expect(invalid.status).toBe(400)
+    expect(invalid.json).toEqual({ errors: [], 'field-errors': { name: 'This field is required.' } })
+    const boom = await bff.call('/api/v1/boom-json/', { cookie })
+    expect(boom.status).toBe(500)
+    expect(boom.json).toEqual({ error: 'Internal server error', request_id: 'req_1' })
+  })
+
+  test('an HTML 5xx page from upstream is replaced by JSON', async () => {
+    const cookie = await signIn(bff)
+    const response = await bff.call('/api/v1/boom-html/', { cookie })
+    expect(response.status).toBe(500)
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(response.json).toEqual({ error: 'The CRM service failed to answer.' })
+    expect(response.text).not.toContain('at Object')
+  })
+
+  test('a key the API stops accepting ends the session', async () => {
+    const cookie = await signIn(bff)
+    const revoked = await bff.call('/api/v1/revoked/', { cookie })
+    expect(revoked.status).toBe(401)
+    expect(revoked.json).toEqual({ error: 'API key revoked.' })
+    expect(revoked.headers.get('www-authenticate')).toBeNull()
+    const after = await bff.call('/auth/session', { cookie })
+    expect(after.status).toBe(401)
+    expect(after.setCookies[0]).toContain('Max-Age=0')
+  })
+
+  test('without a session /api answers 401 JSON and the API is not asked', async () => {
+    const response = await bff.call('/api/v1/lead/')
+    expect(response.status).toBe(401)
+    expect(response.json).toEqual({ error: 'You are not signed in.' })
+    expect(upstream.requests).toEqual([])
+  })
+
+  test('only /api/v1/… in origin form is proxied', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    const headers = { 'x-requested-with': 'leadline', cookie }
+    const cases: [string, number][] = [
+      ['/api/v2/x', 404],
+      ['/api/x', 404],
+      ['/api/v1', 404],
+      ['/api/v1/../x', 400],
+      ['/api/v1/lead/../../v2/x', 400],
+      ['/api/v1/%2e%2e/x', 400],
+      ['/api/v1/%2E%2e/x', 400],
+      ['/api/v1/.%2e/x', 400],
+      ['/api/v1/./lead/', 400],
+      ['/api/v1//lead/', 400],
+      ['/api/v1/lead%2f..%2fx', 400],
+      ['/api/v1/lead\\..\\x', 400],
+      ['//evil.example/api/v1/x', 400],
+      ['http://evil.example/api/v1/lead/', 400],
+      ['http://127.0.0.1/api/v1/lead/', 400],
+    ]
+    for (const [target, status] of cases) {
+      const response = await rawRequest(bff.url, target, headers)
+      expect(response.status, target).toBe(status)
+      expect(JSON.parse(response.body), target).toHaveProperty('error')
+    }
+    expect(upstream.requests.length).toBe(before)
+    // The allowlist is not simply refusing everything.
+    expect((await rawRequest(bff.url, '/api/v1/lead/?a=1', headers)).status).toBe(200)
+  })
+
+  test('a body over 1 MiB answers 413 without reaching the API; one just under passes', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    const big = await bff.call('/api/v1/lead/', {
+      method: 'POST',
+      cookie,
+      headers: json,
+      body: JSON.stringify({ note: 'x'.repeat(1024 * 1024) }),
+    })
+    expect(big.status).toBe(413)
+    expect(big.json).toEqual({ error: 'Request body is larger than 1 MiB.' })
+    expect(upstream.requests.length).toBe(before)
+    const fits = await bff.call('/api/v1/lead/', {
+      method: 'POST',
+      cookie,
+      headers: json,
+      body: JSON.stringify({ note: 'x'.repeat(1024 * 1024 - 20) }),
+    })
+    expect(fits.status).toBe(200)
+  })
+
+  test('X-TZ-Offset follows the zone across a DST change, at request time', async () => {
+    const cookie = await signIn(bff, NEW_YORK)
+    bff.clock.now = new Date('2026-11-01T05:59:00Z')
+    await bff.call('/api/v1/lead/', { cookie })
+    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('-4.0')
+    bff.clock.now = new Date('2026-11-01T06:00:00Z')
+    await bff.call('/api/v1/lead/', { cookie })
+    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('-5.0')
+  })
+
+  test('the API being down answers 502 JSON', async () => {
+    const cookie = await signIn(bff)
+    await upstream.close()
+    const response = await bff.call('/api/v1/lead/', { cookie })
+    expect(response.status).toBe(502)
+    expect(response.json).toEqual({ error: 'The CRM service is not reachable.' })
+    const signInDown = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: KEY, time_zone: 'UTC' }),
+    })
+    expect(signInDown.status).toBe(502)
+    expect(signInDown.json).toEqual({ error: 'The CRM service is not reachable.' })
+  })
+})
+
+describe('sessions', () => {
+  test('an idle session expires; activity keeps it alive', async () => {
+    await bff.close()
+    const start = new Date('2026-03-01T09:00:00Z')
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, sessionIdleMs: 30 * 60_000 }), {
+      now: start,
+    })
+    const cookie = await signIn(bff)
+    bff.clock.now = new Date(start.getTime() + 29 * 60_000)
+    expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
+    bff.clock.now = new Date(start.getTime() + 58 * 60_000)
+    expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
+    bff.clock.now = new Date(start.getTime() + 88 * 60_000 + 1)
+    const expired = await bff.call('/auth/session', { cookie })
+    expect(expired.status).toBe(401)
+    expect(expired.setCookies[0]).toContain('Max-Age=0')
+    expect(bff.store.size).toBe(0)
+  })
+
+  test('sessions survive a restart; the file holds neither the key nor the session id', async () => {
+    const cookie = await signIn(bff)
+    await bff.close()
+    const file = join(dir.path, 'sessions.json')
+    const text = await readFile(file, 'utf8')
+    for (const form of KEY_FORMS) expect(text).not.toContain(form)
+    expect(text).not.toContain(cookie.split('=')[1])
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path }))
+    const after = await bff.call('/auth/session', { cookie })
+    expect(after.status).toBe(200)
+    expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+  })
+
+  test('a session cannot be used under another server secret', async () => {
+    const cookie = await signIn(bff)
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, secret: Buffer.alloc(32, 9) }))
+    expect((await bff.call('/auth/session', { cookie })).status).toBe(401)
+  })
+
+  test('the insecure switch drops Secure and the __Host- prefix', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, insecureCookies: true }))
+    const response = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: KEY, time_zone: 'UTC' }),
+    })
+    const cookie = response.setCookies[0] ?? ''
+    expect(cookie).toMatch(/^leadline_session=[A-Za-z0-9_-]{43}; /)
+    expect(cookie.split('; ').slice(1).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict'])
+    expect((await bff.call('/auth/session', { cookie: sessionPair(response.setCookies) })).status).toBe(200)
+  })
+})
+
+describe('demo sign-in', () => {
+  test('is off unless a seed file is configured', async () => {
+    expect((await bff.call('/auth/demo-users')).status).toBe(404)
+    const response = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
+    })
+    expect(response.status).toBe(404)
+    expect(upstream.requests).toEqual([])
+  })
+
+  test('lists the demo users without keys and signs in as one, reading the key server-side', async () => {
+    await bff.close()
+    const seedFile = join(dir.path, 'demo-seed.json')
+    await writeFile(
+      seedFile,
+      JSON.stringify({
+        organization_id: 'orga_test',
+        organization_name: 'Bluth Company',
+        users: [
+          {
+            user_id: 'user_rep',
+            membership_id: 'memb_2',
+            email: 'rep@demo.example',
+            first_name: 'Rita',
+            last_name: 'Rep',
+            role: 'user',
+            title: 'Sales rep',
+            api_key: DEMO_KEY,
+          },
+        ],
+      }),
+    )
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, demoSeedFile: seedFile }))
+    const users = await bff.call('/auth/demo-users')
+    expect(users.status).toBe(200)
+    expect(users.json).toEqual([
+      { email: 'rep@demo.example', title: 'Sales rep', role: 'user', display_name: 'Rita Rep' },
+    ])
+
+    const unknown = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'nobody@demo.example', time_zone: 'UTC' }),
+    })
+    expect(unknown.status).toBe(404)
+
+    const session = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'REP@demo.example', time_zone: 'Europe/Paris' }),
+    })
+    expect(session.status).toBe(200)
+    expect(session.json).toMatchObject({ user: { id: 'user_rep', display_name: 'Rita Rep' }, role: 'user' })
+    const cookie = sessionPair(session.setCookies)
+    await bff.call('/api/v1/lead/', { cookie })
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${DEMO_KEY}:`).toString('base64')}`,
+    )
+  })
+})
+
+describe('logs', () => {
+  test('hold no key and no cookie', async () => {
+    const cookie = await signIn(bff)
+    await bff.call('/api/v1/lead/?x=1', { cookie })
+    await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: `${KEY}x`, time_zone: 'UTC' }),
+    })
+    const logs = bff.logs.join('')
+    expect(logs).toContain('"path":"/api/v1/lead/"')
+    for (const form of KEY_FORMS) expect(logs).not.toContain(form)
+    expect(logs).not.toContain(cookie.split('=')[1])
+  })
+})
+
+describe('healthz', () => {
+  test('answers ok and whether the API answers', async () => {
+    const up = await bff.call('/healthz')
+    expect(up.status).toBe(200)
+    expect(up.json).toEqual({ status: 'ok', upstream: 'ok' })
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: `http://127.0.0.1:${await deadPort()}`, dataDir: dir.path }))
+    const down = await bff.call('/healthz')
+    expect(down.json).toEqual({ status: 'ok', upstream: 'unreachable' })
+  })
+})
+
+test('the key leak check itself catches a leak', () => {
+  expect(() => {
+    assertNoKey({ text: `{"key":"${KEY}"}`, headers: new Headers() })
+  }).toThrow(/reached the browser/)
+  expect(() => {
+    assertNoKey({ text: '', headers: new Headers({ 'x-debug': Buffer.from(`${KEY}:`).toString('base64') }) })
+  }).toThrow(/reached the browser/)
+})

@@ -1,0 +1,239 @@
+import { existsSync } from 'node:fs'
+import { join, sep } from 'node:path'
+import compression from 'compression'
+import express, { type Express, type NextFunction, type Request, type Response } from 'express'
+import { pino, type Logger } from 'pino'
+import { Pool } from 'undici'
+import { authRoutes, currentSession, FieldError, type AuthDeps } from './auth-routes.js'
+import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
+import type { BffConfig } from './env.js'
+import type { SessionStore } from './session.js'
+
+export interface BffAppOptions {
+  config: BffConfig
+  store: SessionStore
+  /** The time for session expiry and `X-TZ-Offset`; tests move it. */
+  fetchClock?: () => Date
+  /** Defaults to pino at `config.logLevel` on stdout. */
+  logger?: Logger
+}
+
+export interface BffApp {
+  app: Express
+  logger: Logger
+  /** Stops the purge timer and closes the upstream connection pool. */
+  close(): Promise<void>
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'api_key',
+  '*.api_key',
+  'apiKey',
+  '*.apiKey',
+]
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+}
+
+const PURGE_EVERY_MS = 10 * 60_000
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Leadline</title></head>
+<body><h1>The Leadline web app is not built</h1>
+<p>Run <code>corepack pnpm --filter @leadline/web build</code> (or <code>npm start</code>) and reload this page.</p>
+</body></html>
+`
+
+/** The BFF without a listening socket: main.ts listens, tests listen on port 0. */
+export function createBffApp(options: BffAppOptions): BffApp {
+  const { config, store } = options
+  const now = options.fetchClock ?? (() => new Date())
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } })
+  const pool = new Pool(config.apiUrl, {
+    connections: 64,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  })
+  const deps: AuthDeps = { config, store, pool, now }
+
+  const app = express()
+  app.disable('x-powered-by')
+  app.set('trust proxy', false)
+
+  app.use((req, res, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
+    const started = process.hrtime.bigint()
+    res.once('finish', () => {
+      // The path only: query strings may carry search text, and headers are never logged.
+      logger.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        },
+        'request',
+      )
+    })
+    // Absolute-form (`GET http://evil.example/…`) and `//host/…` targets are refused before any routing,
+    // so nothing below ever interprets a foreign authority as a path.
+    if (!req.url.startsWith('/') || req.url.startsWith('//') || req.url.includes('\\')) {
+      res.status(400).json({ error: 'Invalid request path.' })
+      return
+    }
+    next()
+  })
+
+  app.use(compression())
+
+  app.get('/healthz', async (_req, res) => {
+    res.setHeader('cache-control', 'no-store')
+    res.json({ status: 'ok', upstream: await upstreamState(pool) })
+  })
+
+  app.use(['/api', '/auth'], (req, res, next) => {
+    res.setHeader('cache-control', 'no-store')
+    if (req.headers['x-requested-with'] !== 'leadline') {
+      res.status(403).json({ error: 'Requests to /api/ and /auth/ must send the header X-Requested-With: leadline.' })
+      return
+    }
+    next()
+  })
+
+  app.use('/auth', express.json({ limit: '16kb' }), authRoutes(deps))
+
+  app.use('/api', async (req, res) => {
+    const path = upstreamPath(req.originalUrl)
+    const current = await currentSession(req, res, deps)
+    if (current === undefined) throw new HttpError(401, 'You are not signed in.')
+    const status = await proxyToApi({
+      req,
+      res,
+      pool,
+      path,
+      apiKey: current.apiKey,
+      timeZone: current.session.timeZone,
+      now: now(),
+    })
+    // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
+    if (status === 401) await store.delete(current.id)
+  })
+
+  const assetsDir = join(config.webDist, 'assets') + sep
+  app.use(
+    express.static(config.webDist, {
+      index: false,
+      redirect: false,
+      dotfiles: 'ignore',
+      cacheControl: false,
+      setHeaders(res, filePath) {
+        res.setHeader(
+          'cache-control',
+          filePath.startsWith(assetsDir) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        )
+      },
+    }),
+  )
+
+  app.use((req, res, next) => {
+    const wantsHtml =
+      (req.method === 'GET' || req.method === 'HEAD') && (req.headers.accept ?? '').includes('text/html')
+    if (!wantsHtml || req.path.startsWith('/assets/')) {
+      next()
+      return
+    }
+    const index = join(config.webDist, 'index.html')
+    if (!existsSync(index)) {
+      res.status(503).type('html').setHeader('cache-control', 'no-store').send(NOT_BUILT_PAGE)
+      return
+    }
+    res.setHeader('cache-control', 'no-cache')
+    res.sendFile(index, { cacheControl: false }, (error: unknown) => {
+      if (error !== undefined && error !== null) next(error)
+    })
+  })
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'Not found.' })
+  })
+
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(error)
+      return
+    }
+    if (error instanceof FieldError) {
+      res.status(400).json({ errors: [], 'field-errors': { [error.field]: error.message } })
+      return
+    }
+    if (error instanceof HttpError) {
+      // An unread oversized body would otherwise be parsed as the next request on this connection.
+      if (error.status === 413) res.setHeader('connection', 'close')
+      res.status(error.status).json({ error: error.message })
+      return
+    }
+    const parserError = bodyParserError(error)
+    if (parserError !== undefined) {
+      if (parserError.status === 413) res.setHeader('connection', 'close')
+      res.status(parserError.status).json({ error: parserError.message })
+      return
+    }
+    logger.error({ err: error, path: req.originalUrl.split('?')[0] }, 'unhandled error')
+    res.status(500).json({ error: 'Internal server error' })
+  })
+
+  const purge = setInterval(() => {
+    store.purgeExpired(now()).catch((error: unknown) => {
+      logger.error({ err: error }, 'purging expired sessions failed')
+    })
+  }, PURGE_EVERY_MS)
+  purge.unref()
+
+  return {
+    app,
+    logger,
+    async close() {
+      clearInterval(purge)
+      await pool.close()
+      await store.flush()
+    },
+  }
+}
+
+async function upstreamState(pool: Pool): Promise<'ok' | 'error' | 'unreachable'> {
+  try {
+    const answer = await pool.request({
+      path: '/api/v1/openapi.json',
+      method: 'HEAD',
+      headersTimeout: 2000,
+      bodyTimeout: 2000,
+    })
+    await answer.body.dump()
+    return answer.statusCode < 500 ? 'ok' : 'error'
+  } catch {
+    return 'unreachable'
+  }
+}
+
+function bodyParserError(error: unknown): { status: number; message: string } | undefined {
+  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined
+  if (error.type === 'entity.parse.failed') return { status: 400, message: 'The request body is not valid JSON.' }
+  if (error.type === 'entity.too.large') return { status: 413, message: 'The request body is too large.' }
+  if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported')
+    return { status: 415, message: 'Send the body as UTF-8 JSON.' }
+  return undefined
+}

@@ -1,0 +1,264 @@
+import { readFile } from 'node:fs/promises'
+import { parseCookie, stringifySetCookie } from 'cookie'
+import { Router, type Request, type Response } from 'express'
+import type { Pool } from 'undici'
+import type { BffConfig } from './env.js'
+import { HttpError, upstreamJson } from './crm-proxy.js'
+import type { Session, SessionProfile, SessionStore } from './session.js'
+
+export interface AuthDeps {
+  config: BffConfig
+  store: SessionStore
+  pool: Pool
+  now: () => Date
+}
+
+/** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
+export class FieldError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'FieldError'
+  }
+}
+
+const NOT_SIGNED_IN = 'You are not signed in.'
+
+export function cookieName(config: BffConfig): string {
+  // The __Host- prefix is only honoured with Secure, so plain-http deployments use a plain name.
+  return config.insecureCookies ? 'leadline_session' : '__Host-leadline_session'
+}
+
+function setSessionCookie(res: Response, config: BffConfig, value: string, clear = false): void {
+  res.append(
+    'set-cookie',
+    stringifySetCookie(cookieName(config), value, {
+      httpOnly: true,
+      secure: !config.insecureCookies,
+      sameSite: 'strict',
+      path: '/',
+      ...(clear ? { maxAge: 0, expires: new Date(0) } : {}),
+    }),
+  )
+}
+
+function cookieValue(req: Request, config: BffConfig): string | undefined {
+  const header = req.headers.cookie
+  if (header === undefined) return undefined
+  const value = parseCookie(header)[cookieName(config)]
+  return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined
+}
+
+export interface CurrentSession {
+  id: string
+  session: Session
+  apiKey: string
+}
+
+/** The caller's live session, or undefined (and the stale cookie cleared) when there is none. */
+export async function currentSession(req: Request, res: Response, deps: AuthDeps): Promise<CurrentSession | undefined> {
+  const id = cookieValue(req, deps.config)
+  if (id === undefined) return undefined
+  const session = await deps.store.get(id, deps.now())
+  const apiKey = session === undefined ? undefined : deps.store.apiKey(id, session)
+  if (session === undefined || apiKey === undefined) {
+    await deps.store.delete(id)
+    setSessionCookie(res, deps.config, '', true)
+    return undefined
+  }
+  return { id, session, apiKey }
+}
+
+/** What the browser learns about its session: never the key. */
+function sessionView(profile: SessionProfile) {
+  return {
+    user: {
+      id: profile.userId,
+      first_name: profile.firstName,
+      last_name: profile.lastName,
+      email: profile.email,
+      display_name: profile.displayName,
+    },
+    organization: { id: profile.organizationId, name: profile.organizationName },
+    role: profile.role,
+    time_zone: profile.timeZone,
+  }
+}
+
+export function authRoutes(deps: AuthDeps): Router {
+  const { config, store } = deps
+  const router = Router()
+
+  router.post('/session', async (req, res) => {
+    const body: unknown = req.body
+    const record = requireObject(body)
+    const apiKey = requireString(record, 'api_key', 'Enter an API key.')
+    const timeZone = requireTimeZone(record)
+    await signIn(req, res, deps, apiKey, timeZone)
+  })
+
+  router.get('/session', async (req, res) => {
+    const current = await currentSession(req, res, deps)
+    if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
+    res.json(sessionView(current.session))
+  })
+
+  router.put('/session', async (req, res) => {
+    const body: unknown = req.body
+    const timeZone = requireTimeZone(requireObject(body))
+    const current = await currentSession(req, res, deps)
+    if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
+    await store.setTimeZone(current.id, timeZone)
+    res.json(sessionView({ ...current.session, timeZone }))
+  })
+
+  router.delete('/session', async (req, res) => {
+    const id = cookieValue(req, config)
+    if (id !== undefined) await store.delete(id)
+    setSessionCookie(res, config, '', true)
+    res.status(204).end()
+  })
+
+  router.get('/demo-users', async (_req, res) => {
+    const users = await demoUsers(config)
+    res.json(users.map((u) => ({ email: u.email, title: u.title, role: u.role, display_name: demoDisplayName(u) })))
+  })
+
+  router.post('/demo-session', async (req, res) => {
+    const users = await demoUsers(config)
+    const body: unknown = req.body
+    const record = requireObject(body)
+    const email = requireString(record, 'email', 'Choose a demo user.')
+    const timeZone = requireTimeZone(record)
+    const user = users.find((u) => u.email.toLowerCase() === email.toLowerCase())
+    if (user === undefined) throw new HttpError(404, 'There is no demo user with that email.')
+    await signIn(req, res, deps, user.api_key, timeZone)
+  })
+
+  router.use((_req, res) => {
+    res.status(404).json({ error: 'Not found.' })
+  })
+  return router
+}
+
+async function signIn(req: Request, res: Response, deps: AuthDeps, apiKey: string, timeZone: string): Promise<void> {
+  // Keys are printable ASCII; anything else cannot be a key and must not be smuggled into a header.
+  if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':'))
+    throw new HttpError(401, 'That API key was not accepted.')
+  const now = deps.now()
+  const me = await upstreamJson(deps.pool, '/api/v1/me/', apiKey, timeZone, now)
+  if (me.status === 401) throw new HttpError(401, 'That API key was not accepted.')
+  if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
+  const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
+  if (profile === undefined) throw new HttpError(502, 'The CRM service gave an unexpected answer.')
+
+  const previous = cookieValue(req, deps.config)
+  if (previous !== undefined) await deps.store.delete(previous)
+  const id = await deps.store.create(profile, apiKey, now)
+  setSessionCookie(res, deps.config, id)
+  res.json(sessionView(profile))
+}
+
+function profileFromMe(body: unknown, timeZone: string): SessionProfile | undefined {
+  if (!isRecord(body)) return undefined
+  const { id, email, first_name, last_name, display_name, organizations, memberships } = body
+  if (typeof id !== 'string' || typeof email !== 'string') return undefined
+  if (!Array.isArray(organizations) || !Array.isArray(memberships)) return undefined
+  const organization: unknown = organizations[0]
+  if (!isRecord(organization) || typeof organization.id !== 'string' || typeof organization.name !== 'string')
+    return undefined
+  const organizationId = organization.id
+  const membership: unknown = memberships.find(
+    (m: unknown) => isRecord(m) && m.organization_id === organizationId && m.user_id === id,
+  )
+  if (!isRecord(membership) || typeof membership.role !== 'string') return undefined
+  const firstName = typeof first_name === 'string' ? first_name : ''
+  const lastName = typeof last_name === 'string' ? last_name : ''
+  return {
+    userId: id,
+    email,
+    firstName,
+    lastName,
+    displayName:
+      typeof display_name === 'string' && display_name !== ''
+        ? display_name
+        : `${firstName} ${lastName}`.trim() || email,
+    organizationId,
+    organizationName: organization.name,
+    role: membership.role,
+    timeZone,
+  }
+}
+
+interface DemoUser {
+  email: string
+  first_name: string
+  last_name: string
+  role: string
+  title: string
+  api_key: string
+}
+
+/** Read on each request, so a re-seeded demo organization is picked up without a restart. */
+async function demoUsers(config: BffConfig): Promise<DemoUser[]> {
+  if (config.demoSeedFile === undefined) throw new HttpError(404, 'Demo sign-in is not enabled.')
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(config.demoSeedFile, 'utf8'))
+  } catch {
+    throw new HttpError(503, 'The demo users are not available.')
+  }
+  if (!isRecord(parsed) || !Array.isArray(parsed.users)) throw new HttpError(503, 'The demo users are not available.')
+  return parsed.users.filter(isDemoUser)
+}
+
+function isDemoUser(value: unknown): value is DemoUser {
+  return (
+    isRecord(value) &&
+    typeof value.email === 'string' &&
+    typeof value.api_key === 'string' &&
+    typeof value.role === 'string' &&
+    typeof value.first_name === 'string' &&
+    typeof value.last_name === 'string' &&
+    typeof value.title === 'string'
+  )
+}
+
+function demoDisplayName(user: DemoUser): string {
+  return `${user.first_name} ${user.last_name}`.trim() || user.email
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (!isRecord(body)) throw new HttpError(400, 'Send a JSON object with Content-Type: application/json.')
+  return body
+}
+
+function requireString(record: Record<string, unknown>, field: string, message: string): string {
+  const value = record[field]
+  if (typeof value !== 'string' || value.trim() === '') throw new FieldError(field, message)
+  return value.trim()
+}
+
+/** Whether the runtime knows the IANA time zone. */
+export function isTimeZone(zone: string): boolean {
+  if (zone.length > 64) return false
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+function requireTimeZone(record: Record<string, unknown>): string {
+  const value = requireString(record, 'time_zone', 'Send the IANA time zone, e.g. Europe/Paris.')
+  // Kept as the browser names it: ICU would canonicalize some names backwards (Asia/Kolkata → Asia/Calcutta).
+  if (!isTimeZone(value)) throw new FieldError('time_zone', `"${value.slice(0, 64)}" is not a known IANA time zone.`)
+  return value
+}

@@ -1,0 +1,264 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { pipeline } from 'node:stream/promises'
+import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
+import type { Dispatcher, Pool } from 'undici'
+
+export const BODY_LIMIT_BYTES = 1024 * 1024
+/** Past this much an oversized body is no longer drained for a tidy 413; the connection is cut instead. */
+const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES
+const UPSTREAM_ERROR_BODY_LIMIT = 256 * 1024
+
+export const UNREACHABLE = 'The CRM service is not reachable.'
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'HttpError'
+  }
+}
+
+/**
+ * The upstream path for a browser request target, or a HttpError. Only `/api/v1/…` in origin form passes;
+ * dot segments (plain or percent-encoded), empty segments, backslashes and encoded slashes are refused rather
+ * than normalized, so what the API sees is exactly what was checked.
+ */
+export function upstreamPath(target: string): string {
+  const queryAt = target.indexOf('?')
+  const path = queryAt === -1 ? target : target.slice(0, queryAt)
+  const query = queryAt === -1 ? '' : target.slice(queryAt)
+  if (!path.startsWith('/') || path.startsWith('//')) throw new HttpError(400, 'Invalid request path.')
+  if (!path.startsWith('/api/')) throw new HttpError(404, 'Not found.')
+  if (/[\\\s#]/.test(target) || /%(2e|2f|5c|00)/i.test(path) || path.includes('//'))
+    throw new HttpError(400, 'Invalid request path.')
+  const segments = path.split('/').slice(1)
+  for (const segment of segments) {
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(segment)
+    } catch {
+      throw new HttpError(400, 'Invalid request path.')
+    }
+    if (decoded === '.' || decoded === '..') throw new HttpError(400, 'Invalid request path.')
+  }
+  if (segments[0] !== 'api' || segments[1] !== 'v1' || segments.length < 3) throw new HttpError(404, 'Not found.')
+  return path + query
+}
+
+// Only these browser headers reach the API; everything else (Cookie, Authorization, hop-by-hop headers,
+// X-Forwarded-*, a client's own X-TZ-Offset or method override) stays behind.
+const FORWARDED_REQUEST_HEADERS = [
+  'accept',
+  'accept-language',
+  'content-type',
+  'if-match',
+  'if-none-match',
+  'if-modified-since',
+  'if-unmodified-since',
+] as const
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+// Besides hop-by-hop: cookies never cross; a Basic challenge would make the browser pop a password dialog;
+// the BFF sets its own security headers and length/encoding.
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'set-cookie',
+  'set-cookie2',
+  'www-authenticate',
+  'content-length',
+  'content-encoding',
+  'content-security-policy',
+  'x-frame-options',
+  'x-content-type-options',
+  'referrer-policy',
+  'cross-origin-opener-policy',
+  'strict-transport-security',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-headers',
+  'access-control-allow-methods',
+  'access-control-expose-headers',
+  'alt-svc',
+  'server',
+  'x-powered-by',
+])
+
+export function basicAuthorization(apiKey: string): string {
+  return `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`
+}
+
+export function tzOffsetHeader(timeZone: string, now: Date): string {
+  return formatTzOffset(tzOffsetHoursAt(timeZone, now))
+}
+
+/** Reads a request body up to the cap; an oversized one is a 413 HttpError. */
+export async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length'] ?? '0')
+  if (declared > BODY_LIMIT_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB.')
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
+    size += buffer.length
+    // Cut off rather than read without end; breaking out destroys the request.
+    if (size > DRAIN_LIMIT_BYTES) break
+    if (size <= BODY_LIMIT_BYTES) chunks.push(buffer)
+  }
+  if (size > BODY_LIMIT_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB.')
+  return size === 0 ? undefined : Buffer.concat(chunks)
+}
+
+export interface ProxyRequest {
+  req: IncomingMessage
+  res: ServerResponse
+  pool: Pool
+  path: string
+  apiKey: string
+  timeZone: string
+  now: Date
+}
+
+/** Forwards one request to the API and streams the answer back. Returns the upstream status. */
+export async function proxyToApi({ req, res, pool, path, apiKey, timeZone, now }: ProxyRequest): Promise<number> {
+  const body = await readBody(req)
+  const headers: Record<string, string> = {}
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = req.headers[name]
+    if (typeof value === 'string') headers[name] = value
+  }
+  headers.authorization = basicAuthorization(apiKey)
+  headers['x-tz-offset'] = tzOffsetHeader(timeZone, now)
+  headers['x-leadline-client'] = 'web'
+  if (body !== undefined) headers['content-length'] = String(body.length)
+
+  let upstream: Dispatcher.ResponseData
+  try {
+    upstream = await pool.request({
+      path,
+      method: toMethod(req.method),
+      headers,
+      body: body ?? null,
+    })
+  } catch {
+    throw new HttpError(502, UNREACHABLE)
+  }
+
+  res.statusCode = upstream.statusCode
+  for (const [name, value] of responseHeaders(upstream.headers)) res.setHeader(name, value)
+
+  if (upstream.statusCode >= 500) {
+    const text = await readLimited(upstream.body, UPSTREAM_ERROR_BODY_LIMIT)
+    res.removeHeader('content-type')
+    res.setHeader('content-type', 'application/json; charset=utf-8')
+    // Only a JSON error crosses; an HTML page or stack trace from a failing upstream never reaches the browser.
+    const passes = text !== undefined && isJsonContentType(upstream.headers['content-type']) && isJson(text)
+    res.end(passes ? text : JSON.stringify({ error: 'The CRM service failed to answer.' }))
+    return upstream.statusCode
+  }
+  try {
+    await pipeline(upstream.body, res)
+  } catch {
+    // The browser went away or the API broke off mid-answer: nothing more can be sent.
+    res.destroy()
+  }
+  return upstream.statusCode
+}
+
+function responseHeaders(headers: IncomingHttpHeaders): [string, string | string[]][] {
+  const connection = headers.connection
+  const named = new Set(
+    (typeof connection === 'string' ? connection : '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ''),
+  )
+  const kept: [string, string | string[]][] = []
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower) || DROPPED_RESPONSE_HEADERS.has(lower))
+      continue
+    kept.push([lower, value])
+  }
+  return kept
+}
+
+const METHODS = new Set<Dispatcher.HttpMethod>(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+function toMethod(method: string | undefined): Dispatcher.HttpMethod {
+  for (const known of METHODS) if (known === method) return known
+  throw new HttpError(405, 'Method not allowed.')
+}
+
+async function readLimited(body: AsyncIterable<unknown>, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
+      size += buffer.length
+      if (size > limit) return undefined
+      chunks.push(buffer)
+    }
+  } catch {
+    return undefined
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function isJsonContentType(value: string | string[] | undefined): boolean {
+  return typeof value === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(value.trim())
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`). */
+export async function upstreamJson(
+  pool: Pool,
+  path: string,
+  apiKey: string,
+  timeZone: string,
+  now: Date,
+): Promise<{ status: number; body: unknown }> {
+  let upstream: Dispatcher.ResponseData
+  try {
+    upstream = await pool.request({
+      path,
+      method: 'GET',
+      headers: {
+        accept: 'application/json',
+        authorization: basicAuthorization(apiKey),
+        'x-tz-offset': tzOffsetHeader(timeZone, now),
+        'x-leadline-client': 'web',
+      },
+    })
+  } catch {
+    throw new HttpError(502, UNREACHABLE)
+  }
+  const text = await readLimited(upstream.body, BODY_LIMIT_BYTES)
+  let body: unknown
+  try {
+    body = text === undefined ? undefined : JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: upstream.statusCode, body }
+}

@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
+import { constants } from 'node:os'
+import { createBffApp, type BffApp } from './app.js'
+import { loadBffConfig } from './env.js'
+import { SessionStore } from './session.js'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+async function main(): Promise<void> {
+  const config = loadBffConfig(process.env)
+  const store = await SessionStore.open({
+    file: join(config.dataDir, 'sessions.json'),
+    secret: config.secret,
+    idleMs: config.sessionIdleMs,
+  })
+  const bff = createBffApp({ config, store })
+  const server = createServer(bff.app)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : config.port
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  bff.logger.info(
+    {
+      upstream: config.apiUrl,
+      web_dist: config.webDist,
+      demo_sign_in: config.demoSeedFile !== undefined,
+      insecure_cookies: config.insecureCookies,
+    },
+    `listening on http://${host}:${port}`,
+  )
+  closeOnSignals(server, bff)
+}
+
+/** The first SIGTERM or SIGINT finishes in-flight requests and exits 0; a second one exits at once. */
+function closeOnSignals(server: Server, bff: BffApp): void {
+  let stopping = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      bff.logger.warn(`${signal} received again; exiting without waiting`)
+      process.exit(128 + constants.signals[signal])
+    }
+    stopping = true
+    bff.logger.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
+    const deadline = setTimeout(() => {
+      server.closeAllConnections()
+    }, SHUTDOWN_GRACE_MS)
+    deadline.unref()
+    const closed = new Promise<void>((resolve, reject) => {
+      server.close((error) => {
+        if (error === undefined) resolve()
+        else reject(error)
+      })
+    })
+    server.closeIdleConnections()
+    closed
+      .then(() => bff.close())
+      .then(
+        () => {
+          clearTimeout(deadline)
+          bff.logger.info('stopped')
+          process.exit(0)
+        },
+        (error: unknown) => {
+          bff.logger.error({ err: error }, 'stopping failed')
+          process.exit(1)
+        },
+      )
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+}
+
+main().catch((error: unknown) => {
+  console.error(`leadline bff: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(1)
+})

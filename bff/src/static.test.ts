@@ -1,0 +1,109 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { SECURITY_HEADERS } from './app.js'
+import { deadPort, rawRequest, startBff, tempDir, testConfig, type StartedBff } from './test-support/harness.js'
+
+let dir: Awaited<ReturnType<typeof tempDir>>
+let bff: StartedBff
+const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head></html>'
+const SCRIPT = `console.log(${JSON.stringify('leadline '.repeat(2000))})`
+const html = { accept: 'text/html,application/xhtml+xml' }
+
+async function start(webDist: string): Promise<StartedBff> {
+  return startBff(testConfig({ apiUrl: `http://127.0.0.1:${await deadPort()}`, dataDir: dir.path, webDist }))
+}
+
+beforeEach(async () => {
+  dir = await tempDir()
+  const dist = join(dir.path, 'dist')
+  await mkdir(join(dist, 'assets'), { recursive: true })
+  await writeFile(join(dist, 'index.html'), INDEX)
+  await writeFile(join(dist, 'assets', 'app-3f9a1c.js'), SCRIPT)
+  await writeFile(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
+  bff = await start(dist)
+})
+
+afterEach(async () => {
+  await bff.close()
+  await dir.remove()
+})
+
+describe('the SPA', () => {
+  test('hashed assets are cached immutably and compressed', async () => {
+    const response = await bff.call('/assets/app-3f9a1c.js', { headers: { 'accept-encoding': 'gzip' } })
+    expect(response.status).toBe(200)
+    expect(response.text).toBe(SCRIPT)
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(response.headers.get('content-encoding')).toBe('gzip')
+    expect(response.headers.get('content-type')).toMatch(/javascript/)
+  })
+
+  test('index.html and client routes answer the app shell, revalidated every time', async () => {
+    for (const path of ['/', '/index.html', '/leads', '/leads/lead_abc?query=x']) {
+      const response = await bff.call(path, { headers: html })
+      expect(response.status, path).toBe(200)
+      expect(response.text, path).toBe(INDEX)
+      expect(response.headers.get('cache-control'), path).toBe('no-cache')
+    }
+    expect((await bff.call('/favicon.svg')).headers.get('cache-control')).toBe('no-cache')
+  })
+
+  test('no fallback for missing assets, non-HTML requests, other methods, /api or /auth', async () => {
+    expect((await bff.call('/assets/missing-123.js', { headers: html })).status).toBe(404)
+    const notHtml = await bff.call('/leads', { headers: { accept: 'application/json' } })
+    expect(notHtml.status).toBe(404)
+    expect(notHtml.json).toEqual({ error: 'Not found.' })
+    expect((await bff.call('/leads', { method: 'POST', headers: html })).status).toBe(404)
+    const api = await bff.call('/api/v1/lead/', { headers: html })
+    expect(api.status).toBe(401)
+    expect(api.text).not.toContain('<html')
+    const auth = await bff.call('/auth/nowhere', { headers: html })
+    expect(auth.status).toBe(404)
+    expect(auth.json).toEqual({ error: 'Not found.' })
+  })
+
+  test('paths escaping the dist folder are not served', async () => {
+    await writeFile(join(dir.path, 'secret.txt'), 'outside')
+    for (const target of [
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+    ]) {
+      const response = await rawRequest(bff.url, target, { accept: 'text/plain' })
+      expect(response.body, target).not.toContain('outside')
+      expect(response.status, target).toBeGreaterThanOrEqual(400)
+    }
+  })
+
+  test('a missing dist folder answers a page saying the app is not built', async () => {
+    await bff.close()
+    bff = await start(join(dir.path, 'nowhere'))
+    const response = await bff.call('/leads', { headers: html })
+    expect(response.status).toBe(503)
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(response.text).toContain('not built')
+    expect((await bff.call('/healthz')).status).toBe(200)
+  })
+})
+
+describe('security headers', () => {
+  test('are on every kind of answer, and X-Powered-By on none', async () => {
+    const answers = await Promise.all([
+      bff.call('/', { headers: html }),
+      bff.call('/assets/app-3f9a1c.js'),
+      bff.call('/nothing-here'),
+      bff.call('/api/v1/lead/'),
+      bff.call('/api/v1/lead/', { headers: { 'x-requested-with': 'no' } }),
+      bff.call('/healthz'),
+    ])
+    for (const response of answers) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers.get(name)).toBe(value)
+      expect(response.headers.get('x-powered-by')).toBeNull()
+    }
+    expect(SECURITY_HEADERS['content-security-policy']).toBe(
+      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    )
+  })
+})

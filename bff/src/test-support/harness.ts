@@ -1,0 +1,288 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import { createBffApp, REDACTED_PATHS } from '../app.js'
+import type { BffConfig } from '../env.js'
+import { SessionStore } from '../session.js'
+
+export const KEY = 'api_4Tq9Zx1Vb7Nm3Lk5Jh8Gf2Ds6Aa0Pw9Eo4Ri7Uy'
+export const DEMO_KEY = 'api_Demo0rep0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr'
+export const SECRET = Buffer.alloc(32, 7)
+/** Every form of the key that would betray it. */
+export const KEY_FORMS = [
+  KEY,
+  DEMO_KEY,
+  Buffer.from(`${KEY}:`).toString('base64'),
+  Buffer.from(`${DEMO_KEY}:`).toString('base64'),
+]
+
+export interface Recorded {
+  method: string
+  url: string
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+function basic(key: string): string {
+  return `Basic ${Buffer.from(`${key}:`).toString('base64')}`
+}
+
+function me(userId: string, first: string, last: string, email: string, role: string) {
+  return {
+    id: userId,
+    email,
+    first_name: first,
+    last_name: last,
+    display_name: `${first} ${last}`,
+    organizations: [{ id: 'orga_test', name: 'Bluth Company' }],
+    memberships: [{ id: 'memb_1', organization_id: 'orga_test', user_id: userId, role }],
+    sip_user: { username: 'u', password: 'p' },
+  }
+}
+
+interface FakeAnswer {
+  status: number
+  headers: Record<string, string | string[]>
+  body: string
+}
+
+function json(status: number, body: unknown, headers: Record<string, string | string[]> = {}): FakeAnswer {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
+
+function fakeAnswer(method: string, url: string, auth: string | undefined, body: Buffer): FakeAnswer {
+  const path = url.split('?')[0]
+  if (path === '/api/v1/openapi.json') return json(200, {})
+  if (auth !== basic(KEY) && auth !== basic(DEMO_KEY))
+    return json(401, { error: 'Missing or invalid API key.' }, { 'www-authenticate': 'Basic realm="api"' })
+  switch (path) {
+    case '/api/v1/me/':
+      return json(
+        200,
+        auth === basic(KEY)
+          ? me('user_ann', 'Ann', 'Veal', 'ann@example.com', 'admin')
+          : me('user_rep', 'Rita', 'Rep', 'rep@demo.example', 'user'),
+      )
+    case '/api/v1/lead/':
+      return json(
+        200,
+        { method, url, body: body.toString('utf8') },
+        {
+          'set-cookie': ['upstream_session=abc; Path=/', 'other=1'],
+          'x-rate-limit-limit': '2400',
+          connection: 'keep-alive, x-secret-hop',
+          'x-secret-hop': 'hop',
+          'www-authenticate': 'Basic realm="api"',
+        },
+      )
+    case '/api/v1/missing/':
+      return json(404, { error: 'Lead not found.' })
+    case '/api/v1/invalid/':
+      return json(400, { errors: [], 'field-errors': { name: 'This field is required.' } })
+    case '/api/v1/boom-json/':
+      return json(500, { error: 'Internal server error', request_id: 'req_1' })
+    case '/api/v1/boom-html/':
+      return {
+        status: 500,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><pre>TypeError: x is undefined\n    at Object.<anonymous> (/srv/api/app.js:1:1)</pre></html>',
+      }
+    case '/api/v1/revoked/':
+      return json(401, { error: 'API key revoked.' }, { 'www-authenticate': 'Basic realm="api"' })
+    default:
+      return json(200, { ok: true, url })
+  }
+}
+
+/** A stand-in for the API on port 0 that records every request it gets. */
+export async function startFakeUpstream() {
+  const requests: Recorded[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const url = req.url ?? ''
+      requests.push({
+        method: req.method ?? '',
+        url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      })
+      const answer = fakeAnswer(req.method ?? '', url, req.headers.authorization, Buffer.concat(chunks))
+      res.writeHead(answer.status, answer.headers)
+      res.end(answer.body)
+    })
+  })
+  await listen(server)
+  return {
+    url: `http://127.0.0.1:${port(server)}`,
+    requests,
+    close: () => closeServer(server),
+  }
+}
+
+export function listen(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
+}
+
+export function port(server: Server): number {
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('the server is not listening on TCP')
+  return address.port
+}
+
+export function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise((resolve) => {
+    server.close(() => {
+      resolve()
+    })
+  })
+}
+
+/** A TCP port nothing listens on. */
+export async function deadPort(): Promise<number> {
+  const server = createServer()
+  await listen(server)
+  const free = port(server)
+  await closeServer(server)
+  return free
+}
+
+export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'leadline-bff-'))
+  return { path, remove: () => rm(path, { recursive: true, force: true }) }
+}
+
+export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dataDir: string }): BffConfig {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    secret: SECRET,
+    insecureCookies: false,
+    sessionIdleMs: 60 * 60_000,
+    demoSeedFile: undefined,
+    webDist: join(overrides.dataDir, 'no-web-dist'),
+    logLevel: 'info',
+    ...overrides,
+  }
+}
+
+export interface Clock {
+  now: Date
+}
+
+export interface Response {
+  status: number
+  headers: Headers
+  text: string
+  json: unknown
+  setCookies: string[]
+}
+
+export interface StartedBff {
+  url: string
+  clock: Clock
+  logs: string[]
+  store: SessionStore
+  /** fetch with `X-Requested-With: leadline` unless headers override it; every answer is checked for the key. */
+  call(path: string, init?: RequestInit & { cookie?: string }): Promise<Response>
+  close(): Promise<void>
+}
+
+export async function startBff(config: BffConfig, clock: Clock = { now: new Date() }): Promise<StartedBff> {
+  const store = await SessionStore.open(
+    { file: join(config.dataDir, 'sessions.json'), secret: config.secret, idleMs: config.sessionIdleMs },
+    clock.now,
+  )
+  const logs: string[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString('utf8'))
+      done()
+    },
+  })
+  const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink)
+  const bff = createBffApp({ config, store, fetchClock: () => clock.now, logger })
+  const server = createServer(bff.app)
+  await listen(server)
+  const url = `http://127.0.0.1:${port(server)}`
+  return {
+    url,
+    clock,
+    logs,
+    store,
+    async call(path, init = {}) {
+      const headers = new Headers(init.headers)
+      if (!headers.has('x-requested-with')) headers.set('x-requested-with', 'leadline')
+      if (init.cookie !== undefined) headers.set('cookie', init.cookie)
+      const response = await fetch(url + path, { ...init, headers, redirect: 'manual' })
+      const text = await response.text()
+      const result: Response = {
+        status: response.status,
+        headers: response.headers,
+        text,
+        json:
+          text !== '' && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined,
+        setCookies: response.headers.getSetCookie(),
+      }
+      assertNoKey(result)
+      return result
+    },
+    async close() {
+      await closeServer(server)
+      await bff.close()
+    },
+  }
+}
+
+export function assertNoKey(response: Pick<Response, 'text' | 'headers'>): void {
+  const everything = [response.text, ...[...response.headers].map(([name, value]) => `${name}: ${value}`)].join('\n')
+  for (const form of KEY_FORMS) {
+    if (everything.includes(form)) throw new Error(`an API key reached the browser:\n${everything}`)
+  }
+}
+
+/** The `name=value` pair of the session cookie in a Set-Cookie list. */
+export function sessionPair(setCookies: string[]): string {
+  const cookie = setCookies.find((c) => c.includes('leadline_session='))
+  if (cookie === undefined) throw new Error(`no session cookie in ${JSON.stringify(setCookies)}`)
+  return cookie.split(';')[0] ?? ''
+}
+
+export const NEW_YORK = 'America/New_York'
+
+export async function signIn(bff: StartedBff, timeZone = NEW_YORK): Promise<string> {
+  const response = await bff.call('/auth/session', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: KEY, time_zone: timeZone }),
+  })
+  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${response.text}`)
+  return sessionPair(response.setCookies)
+}
+
+/** A request with an arbitrary request target (fetch would normalize `..` and refuses absolute-form). */
+export function rawRequest(
+  url: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
+  const { hostname, port: urlPort } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port: Number(urlPort), method: 'GET', path: target, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers })
+      })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
