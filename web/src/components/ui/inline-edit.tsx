@@ -1,0 +1,120 @@
+import { useState, type SubmitEvent, type KeyboardEvent, type ReactNode } from 'react'
+import { Button } from './button'
+import { TextField } from './text-field'
+
+export interface EditorProps {
+  label: string
+  draft: string
+  setDraft: (value: string) => void
+  error: string | undefined
+}
+
+export interface InlineEditProps {
+  label: string
+  /** The value as the editor's text. */
+  value: string
+  /** How the value reads when not editing. */
+  display: ReactNode
+  /** Saves the draft; resolves to an error message to show beside the field, or undefined when it was saved. */
+  onSave: (draft: string) => Promise<string | undefined>
+  multiline?: boolean
+  type?: 'text' | 'url' | 'email' | 'tel'
+  /** Another input than a text field (a select, a date…): it must be labelled with `label`. */
+  renderEditor?: (props: EditorProps) => ReactNode
+}
+
+/** A labelled value with an "Edit <label>" button that turns into a small form; Escape cancels, Enter saves. */
+export function InlineEdit({ label, value, display, onSave, multiline = false, type, renderEditor }: InlineEditProps) {
+  const [draft, setDraft] = useState<string>()
+  const [error, setError] = useState<string>()
+  const [isSaving, setSaving] = useState(false)
+
+  const cancel = () => {
+    setDraft(undefined)
+    setError(undefined)
+  }
+
+  const submit = async (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (draft === undefined) return
+    if (draft === value) {
+      cancel()
+      return
+    }
+    setSaving(true)
+    const message = await onSave(draft)
+    setSaving(false)
+    if (message === undefined) cancel()
+    else setError(message)
+  }
+
+  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation()
+      cancel()
+    }
+  }
+
+  if (draft === undefined) {
+    return (
+      <div className="group flex items-start justify-between gap-3 py-1.5">
+        <div className="min-w-0 flex-1">
+          <div className="text-xs font-medium text-slate-500">{label}</div>
+          <div className="mt-0.5 text-sm break-words text-slate-900">{display}</div>
+        </div>
+        <Button
+          size="sm"
+          variant="quiet"
+          aria-label={`Edit ${label}`}
+          onPress={() => {
+            setDraft(value)
+          }}
+        >
+          Edit
+        </Button>
+      </div>
+    )
+  }
+
+  const editorProps: EditorProps = {
+    label,
+    draft,
+    setDraft: (next) => {
+      setDraft(next)
+      setError(undefined)
+    },
+    error,
+  }
+  return (
+    <form
+      onSubmit={(event) => {
+        void submit(event)
+      }}
+      onKeyDown={onKeyDown}
+      noValidate
+      className="flex flex-col gap-2 rounded-md bg-slate-50 p-2"
+    >
+      {renderEditor === undefined ? (
+        <TextField
+          label={label}
+          value={draft}
+          onChange={editorProps.setDraft}
+          error={error}
+          multiline={multiline}
+          type={type}
+          autoFocus
+        />
+      ) : (
+        renderEditor(editorProps)
+      )}
+      <div className="flex justify-end gap-2">
+        <Button size="sm" variant="quiet" onPress={cancel}>
+          Cancel
+        </Button>
+        <Button size="sm" type="submit" variant="primary" isPending={isSaving} aria-label={`Save ${label}`}>
+          Save
+        </Button>
+      </div>
+    </form>
+  )
+}

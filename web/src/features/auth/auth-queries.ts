@@ -1,0 +1,98 @@
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
+import type { Role } from '@leadline/shared/user-schema'
+import { authApi, isApiError } from '../../lib/api'
+import { browserTimeZone } from '../../lib/format'
+
+/** What `GET /auth/session` answers: who is signed in, never their key. */
+export interface AuthSession {
+  user: { id: string; first_name: string | null; last_name: string | null; email: string; display_name: string }
+  organization: { id: string; name: string }
+  role: Role
+}
+
+export interface DemoUser {
+  email: string
+  title: string
+  role: Role
+  display_name: string
+}
+
+export const authQueries = {
+  all: () => ['session'] as const,
+  session: () =>
+    queryOptions({
+      queryKey: [...authQueries.all(), 'current'],
+      queryFn: () => authApi.get<AuthSession>('session'),
+      staleTime: 5 * 60_000,
+      retry: false,
+    }),
+  /** Demo sign-in is off unless the server was started with the demo organization: then the list is empty. */
+  demoUsers: () =>
+    queryOptions({
+      queryKey: [...authQueries.all(), 'demo-users'],
+      queryFn: async () => {
+        try {
+          return await authApi.get<DemoUser[]>('demo-users')
+        } catch (error) {
+          if (isApiError(error, 404)) return []
+          throw error
+        }
+      },
+      staleTime: Infinity,
+      retry: false,
+    }),
+}
+
+export function useSignIn() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: authQueries.all(),
+    mutationFn: (apiKey: string) =>
+      authApi.post<AuthSession>('session', { api_key: apiKey, time_zone: browserTimeZone() }),
+    onSuccess: (session) => {
+      queryClient.setQueryData(authQueries.session().queryKey, session)
+      lastSentTimeZone = browserTimeZone()
+    },
+    meta: { errorTitle: false },
+  })
+}
+
+export function useDemoSignIn() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: authQueries.all(),
+    mutationFn: (email: string) => authApi.post<AuthSession>('demo-session', { email, time_zone: browserTimeZone() }),
+    onSuccess: (session) => {
+      queryClient.setQueryData(authQueries.session().queryKey, session)
+      lastSentTimeZone = browserTimeZone()
+    },
+    meta: { errorTitle: false },
+  })
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () => authApi.delete('session'),
+    // Nothing of the previous user may stay in memory.
+    onSuccess: () => {
+      queryClient.clear()
+    },
+    meta: { errorTitle: 'Could not sign out' },
+  })
+}
+
+let lastSentTimeZone: string | undefined
+
+/**
+ * The BFF turns the user's zone into `X-TZ-Offset` on every API request; tell it when the browser's zone differs
+ * from the one last sent (a new page load, or the laptop crossed a border). Failures only cost a stale offset.
+ */
+export function syncTimeZone(): void {
+  const zone = browserTimeZone()
+  if (zone === lastSentTimeZone) return
+  lastSentTimeZone = zone
+  authApi.put('session', { time_zone: zone }).catch(() => {
+    lastSentTimeZone = undefined
+  })
+}

@@ -1,0 +1,103 @@
+import { useQuery } from '@tanstack/react-query'
+import type { Lead } from '@leadline/shared/lead-schema'
+import { InlineEdit } from '../../components/ui/inline-edit'
+import { Panel } from '../../components/ui/panel'
+import { isApiError } from '../../lib/api'
+import {
+  CustomFieldEditor,
+  customDraftOf,
+  CustomValueDisplay,
+  customValueFromDraft,
+  customValuesOf,
+} from './custom-field-input'
+import { setupQueries, useUpdateLead, type LeadBody } from './lead-queries'
+
+/** The message to show beside one field after a failed save. */
+export function saveErrorMessage(error: unknown, field: string): string {
+  if (!isApiError(error)) return error instanceof Error ? error.message : 'The change was not saved.'
+  return error.fieldErrors[field] ?? Object.values(error.fieldErrors)[0] ?? error.message
+}
+
+function useSaveField(leadId: string) {
+  const updateLead = useUpdateLead(leadId)
+  return (body: LeadBody, field: string) =>
+    updateLead.mutateAsync(body).then(
+      () => undefined,
+      (error: unknown) => saveErrorMessage(error, field),
+    )
+}
+
+const empty = <span className="text-slate-400">—</span>
+
+export function LeadDetails({ lead }: { lead: Lead }) {
+  const save = useSaveField(lead.id)
+  const text = (value: string) => (value.trim() === '' ? null : value.trim())
+  return (
+    <Panel title="Details">
+      <div className="flex flex-col divide-y divide-slate-100">
+        <InlineEdit
+          label="Name"
+          value={lead.name ?? ''}
+          display={lead.name ?? empty}
+          onSave={(draft) => save({ name: text(draft) }, 'name')}
+        />
+        <InlineEdit
+          label="URL"
+          type="url"
+          value={lead.url ?? ''}
+          display={
+            lead.url === null ? (
+              empty
+            ) : (
+              <a href={lead.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 hover:underline">
+                {lead.url}
+              </a>
+            )
+          }
+          onSave={(draft) => save({ url: text(draft) }, 'url')}
+        />
+        <InlineEdit
+          label="Description"
+          multiline
+          value={lead.description ?? ''}
+          display={lead.description === null ? empty : <span className="whitespace-pre-wrap">{lead.description}</span>}
+          onSave={(draft) => save({ description: text(draft) }, 'description')}
+        />
+      </div>
+    </Panel>
+  )
+}
+
+export function LeadCustomFields({ lead }: { lead: Lead }) {
+  const fields = useQuery(setupQueries.customFields('lead'))
+  const save = useSaveField(lead.id)
+  const visible = (fields.data ?? []).filter((f) => f.type !== 'hidden')
+  if (visible.length === 0) return null
+  const contactChoices = lead.contacts.map((c) => ({ value: c.id, label: c.display_name }))
+  return (
+    <Panel title="Custom fields">
+      <div className="flex flex-col divide-y divide-slate-100">
+        {visible.map((field) => {
+          const values = customValuesOf(lead, field)
+          const key = `custom.${field.id}`
+          return (
+            <InlineEdit
+              key={field.id}
+              label={field.name}
+              value={customDraftOf(field, values)}
+              display={<CustomValueDisplay field={field} values={values} />}
+              onSave={(draft) => save({ [key]: customValueFromDraft(field, draft) }, key)}
+              renderEditor={(props) => (
+                <CustomFieldEditor
+                  {...props}
+                  field={field}
+                  references={field.type === 'contact' ? contactChoices : []}
+                />
+              )}
+            />
+          )
+        })}
+      </div>
+    </Panel>
+  )
+}

@@ -1,0 +1,107 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { Link, useNavigate } from '@tanstack/react-router'
+import { useState } from 'react'
+import type { Lead } from '@leadline/shared/lead-schema'
+import { Button } from '../../components/ui/button'
+import { Dialog } from '../../components/ui/dialog'
+import { showToast } from '../../components/ui/toast'
+import { formatDateTime } from '../../lib/format'
+import { AddressesPanel } from './addresses-panel'
+import { ContactsPanel } from './contacts-panel'
+import { LeadCustomFields, LeadDetails } from './lead-details'
+import { leadQueries, useDeleteLead } from './lead-queries'
+import { LeadTimeline } from './lead-timeline'
+import { OpportunitiesPanel, TasksPanel } from './related-panels'
+import { StatusPicker } from './status-picker'
+
+export function LeadPage({ leadId }: { leadId: string }) {
+  const { data: lead } = useSuspenseQuery(leadQueries.detail(leadId))
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-col gap-3">
+        <Link to="/leads" className="w-fit text-sm text-indigo-700 hover:underline">
+          ← Leads
+        </Link>
+        <div className="flex flex-wrap items-end justify-between gap-4">
+          <div className="min-w-0">
+            <h1 className="text-2xl font-bold break-words text-slate-900">
+              {lead.display_name === '' ? 'Unnamed lead' : lead.display_name}
+            </h1>
+            <p className="mt-1 text-xs text-slate-500">
+              Created {formatDateTime(lead.date_created)}
+              {lead.created_by_name === null ? '' : ` by ${lead.created_by_name}`} · updated{' '}
+              {formatDateTime(lead.date_updated)}
+            </p>
+          </div>
+          <div className="flex items-end gap-3">
+            <StatusPicker lead={lead} />
+            <DeleteLeadButton lead={lead} />
+          </div>
+        </div>
+      </div>
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+        <div className="flex flex-col gap-6 lg:col-span-2">
+          <LeadDetails lead={lead} />
+          <LeadCustomFields lead={lead} />
+          <LeadTimeline leadId={lead.id} />
+        </div>
+        <div className="flex flex-col gap-6">
+          <ContactsPanel lead={lead} />
+          <AddressesPanel lead={lead} />
+          <OpportunitiesPanel lead={lead} />
+          <TasksPanel lead={lead} />
+        </div>
+      </div>
+    </div>
+  )
+}
+
+function DeleteLeadButton({ lead }: { lead: Lead }) {
+  const [isOpen, setOpen] = useState(false)
+  const deleteLead = useDeleteLead(lead.id)
+  const navigate = useNavigate()
+  return (
+    <>
+      <Button
+        variant="secondary"
+        className="text-red-700"
+        onPress={() => {
+          setOpen(true)
+        }}
+      >
+        Delete lead
+      </Button>
+      <Dialog title={`Delete ${lead.display_name || 'this lead'}?`} isOpen={isOpen} onOpenChange={setOpen} size="sm">
+        <p className="text-sm text-slate-700">
+          The lead, its contacts, addresses and activity are deleted for everyone in your organization. This cannot be
+          undone.
+        </p>
+        <div className="flex justify-end gap-2">
+          <Button
+            autoFocus
+            onPress={() => {
+              setOpen(false)
+            }}
+          >
+            Cancel
+          </Button>
+          <Button
+            variant="danger"
+            isPending={deleteLead.isPending}
+            onPress={() => {
+              deleteLead.mutate(undefined, {
+                onSuccess: () => {
+                  setOpen(false)
+                  showToast({ title: `Lead “${lead.display_name}” deleted` })
+                  void navigate({ to: '/leads' })
+                },
+              })
+            }}
+          >
+            Delete
+          </Button>
+        </div>
+      </Dialog>
+    </>
+  )
+}

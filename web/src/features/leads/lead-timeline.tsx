@@ -1,0 +1,140 @@
+import { useQuery } from '@tanstack/react-query'
+import type { Activity } from '@leadline/shared/activity-schema'
+import { useState, type SubmitEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { ErrorState, Skeleton } from '../../components/ui/feedback'
+import { Panel } from '../../components/ui/panel'
+import { TextField } from '../../components/ui/text-field'
+import { formatDateTime } from '../../lib/format'
+import { leadQueries, useAddNote } from './lead-queries'
+
+/** The lead's activities, newest first as the API returns them, with a note composer on top. */
+export function LeadTimeline({ leadId }: { leadId: string }) {
+  const activities = useQuery(leadQueries.activities(leadId))
+  return (
+    <Panel title="Activity">
+      <NoteComposer leadId={leadId} />
+      <div className="mt-5">
+        {activities.isPending ? (
+          <div className="flex flex-col gap-3">
+            <Skeleton className="h-16 w-full" />
+            <Skeleton className="h-16 w-full" />
+          </div>
+        ) : activities.isError ? (
+          <ErrorState title="The activity could not be loaded" message={activities.error.message}>
+            <Button
+              size="sm"
+              onPress={() => {
+                void activities.refetch()
+              }}
+            >
+              Try again
+            </Button>
+          </ErrorState>
+        ) : activities.data.data.length === 0 ? (
+          <p className="text-sm text-slate-500">No activity yet.</p>
+        ) : (
+          <ol className="flex flex-col gap-3">
+            {activities.data.data.map((activity) => (
+              <li key={activity.id}>
+                <ActivityItem activity={activity} />
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+    </Panel>
+  )
+}
+
+function NoteComposer({ leadId }: { leadId: string }) {
+  const [note, setNote] = useState('')
+  const [error, setError] = useState<string>()
+  const addNote = useAddNote(leadId)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (note.trim() === '') {
+      setError('Write something first.')
+      return
+    }
+    addNote.mutate(note, {
+      onSuccess: () => {
+        setNote('')
+      },
+    })
+  }
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-2">
+      <TextField
+        label="Note"
+        multiline
+        rows={3}
+        value={note}
+        onChange={(value) => {
+          setNote(value)
+          setError(undefined)
+        }}
+        error={error}
+        placeholder="Log a call, a meeting, a thought…"
+      />
+      <div className="flex justify-end">
+        <Button type="submit" variant="primary" size="sm" isPending={addNote.isPending}>
+          Save note
+        </Button>
+      </div>
+    </form>
+  )
+}
+
+const styles: Record<Activity['_type'], { badge: string; label: string; border: string }> = {
+  Created: { badge: 'bg-emerald-100 text-emerald-800', label: 'Created', border: 'border-l-emerald-400' },
+  Note: { badge: 'bg-amber-100 text-amber-800', label: 'Note', border: 'border-l-amber-400' },
+  LeadStatusChange: { badge: 'bg-sky-100 text-sky-800', label: 'Status', border: 'border-l-sky-400' },
+}
+
+function ActivityItem({ activity }: { activity: Activity }) {
+  const style = styles[activity._type]
+  const who = activity.user_name ?? activity.created_by_name ?? 'Someone'
+  return (
+    <article
+      aria-label={`${style.label} by ${who}`}
+      data-activity-type={activity._type}
+      className={`rounded-md border border-l-4 border-slate-200 bg-white p-3 ${style.border}`}
+    >
+      <header className="flex flex-wrap items-center gap-2 text-xs text-slate-500">
+        <span className={`rounded px-1.5 py-0.5 font-semibold ${style.badge}`}>{style.label}</span>
+        <span className="font-medium text-slate-700">{who}</span>
+        <time dateTime={activity.date_created}>{formatDateTime(activity.date_created)}</time>
+      </header>
+      <div className="mt-2 text-sm text-slate-800">
+        <ActivityBody activity={activity} who={who} />
+      </div>
+    </article>
+  )
+}
+
+function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
+  switch (activity._type) {
+    case 'Created':
+      return (
+        <p>
+          {who} created this lead{activity.source === 'api' ? ' through the API' : ''}.
+        </p>
+      )
+    case 'Note':
+      return <p className="whitespace-pre-wrap">{activity.note}</p>
+    case 'LeadStatusChange':
+      return (
+        <p>
+          Status changed
+          {activity.old_status_label === null ? null : (
+            <>
+              {' '}
+              from <strong>{activity.old_status_label}</strong>
+            </>
+          )}{' '}
+          to <strong>{activity.new_status_label}</strong>.
+        </p>
+      )
+  }
+}

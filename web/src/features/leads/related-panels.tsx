@@ -1,0 +1,60 @@
+import type { Lead } from '@leadline/shared/lead-schema'
+import { Panel } from '../../components/ui/panel'
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function textOf(item: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = item[key]
+    if (typeof value === 'string' && value !== '') return value
+  }
+  return undefined
+}
+
+/*
+ * Opportunities and tasks get their own schemas with their issues; until then the lead carries them as unknown
+ * items, so these read-only lists narrow each field before showing it.
+ */
+export function OpportunitiesPanel({ lead }: { lead: Lead }) {
+  const items = lead.opportunities.filter(isRecord)
+  return (
+    <Panel title="Opportunities">
+      {items.length === 0 ? (
+        <p className="text-sm text-slate-500">No opportunities.</p>
+      ) : (
+        <ul className="flex flex-col gap-2 text-sm">
+          {items.map((item, i) => (
+            <li key={textOf(item, 'id') ?? i} className="flex justify-between gap-2">
+              <span>{textOf(item, 'note', 'status_label') ?? 'Opportunity'}</span>
+              <span className="text-slate-500">{textOf(item, 'value_formatted', 'status_label') ?? ''}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  )
+}
+
+export function TasksPanel({ lead }: { lead: Lead }) {
+  const items = lead.tasks.filter(isRecord)
+  return (
+    <Panel title="Tasks">
+      {items.length === 0 ? (
+        <p className="text-sm text-slate-500">No tasks.</p>
+      ) : (
+        <ul className="flex flex-col gap-2 text-sm">
+          {items.map((item, i) => (
+            <li key={textOf(item, 'id') ?? i} className="flex justify-between gap-2">
+              <span className={item.is_complete === true ? 'text-slate-400 line-through' : undefined}>
+                {textOf(item, 'text') ?? 'Task'}
+              </span>
+              <span className="text-slate-500">{textOf(item, 'date', 'due_date') ?? ''}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  )
+}

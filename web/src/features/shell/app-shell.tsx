@@ -1,0 +1,63 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { Link, Outlet, useNavigate } from '@tanstack/react-router'
+import { Button } from '../../components/ui/button'
+import { authQueries, useSignOut } from '../auth/auth-queries'
+
+const navLink =
+  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
+
+/** The signed-in layout: organization, navigation, the user and sign-out around the current screen. */
+export function AppShell() {
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  const signOut = useSignOut()
+  const navigate = useNavigate()
+
+  return (
+    <div className="flex min-h-screen flex-col">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
+        Skip to content
+      </a>
+      <header className="sticky top-0 z-30 border-b border-slate-200 bg-white">
+        <div className="mx-auto flex h-14 max-w-7xl items-center gap-6 px-4">
+          <div className="flex min-w-0 items-baseline gap-2">
+            <span className="text-lg font-bold tracking-tight text-indigo-700">Leadline</span>
+            <span className="truncate text-sm text-slate-500" aria-label="Organization">
+              {session.organization.name}
+            </span>
+          </div>
+          <nav aria-label="Main" className="flex items-center gap-1">
+            <Link to="/leads" className={navLink}>
+              Leads
+            </Link>
+          </nav>
+          <div className="ml-auto flex items-center gap-3">
+            <span className="hidden text-right text-sm leading-tight sm:block">
+              <span className="block font-medium text-slate-900">{session.user.display_name}</span>
+              <span className="block text-xs text-slate-500">{session.user.email}</span>
+            </span>
+            <Button
+              size="sm"
+              variant="quiet"
+              isPending={signOut.isPending}
+              onPress={() => {
+                signOut.mutate(undefined, {
+                  onSuccess: () => {
+                    void navigate({ to: '/sign-in' })
+                  },
+                })
+              }}
+            >
+              Sign out
+            </Button>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
+        <Outlet />
+      </main>
+    </div>
+  )
+}

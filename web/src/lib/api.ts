@@ -1,0 +1,116 @@
+/**
+ * The only HTTP client. It speaks to the BFF on the same origin: `/auth/…` for the session and `/api/v1/…`, which the
+ * BFF proxies to the CRM API with the user's key (the browser never sees it). It throws `ApiError` and never shows
+ * a toast or redirects: callers and the query client decide what a failure means.
+ */
+
+export const API_BASE = '/api/v1/'
+
+/** Every request to the BFF carries this header; the BFF refuses `/api/` and `/auth/` requests without it (CSRF). */
+export const CSRF_HEADER = { 'X-Requested-With': 'leadline' } as const
+
+export type SearchParams = Record<string, string | number | boolean | undefined>
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly body: unknown
+  /** Validation errors by dotted field path (`name`, `contacts.0.emails.0.email`), empty otherwise. */
+  readonly fieldErrors: Record<string, string>
+
+  constructor(status: number, body: unknown) {
+    super(errorMessage(status, body))
+    this.name = 'ApiError'
+    this.status = status
+    this.body = body
+    this.fieldErrors = fieldErrorsOf(body)
+  }
+}
+
+export function isApiError(error: unknown, status?: number): error is ApiError {
+  return error instanceof ApiError && (status === undefined || error.status === status)
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function fieldErrorsOf(body: unknown): Record<string, string> {
+  const raw = isRecord(body) ? body['field-errors'] : undefined
+  if (!isRecord(raw)) return {}
+  const errors: Record<string, string> = {}
+  for (const [key, message] of Object.entries(raw)) if (typeof message === 'string') errors[key] = message
+  return errors
+}
+
+function errorMessage(status: number, body: unknown): string {
+  if (isRecord(body)) {
+    const { error, errors } = body
+    if (typeof error === 'string') return error
+    // A 429 nests its message.
+    if (isRecord(error) && typeof error.message === 'string') return error.message
+    if (Array.isArray(errors) && typeof errors[0] === 'string') return errors[0]
+    if (Object.keys(fieldErrorsOf(body)).length > 0) return 'Some fields need attention.'
+  }
+  if (status === 0) return 'The server cannot be reached. Check your connection.'
+  return `The request failed (${status}).`
+}
+
+function withQuery(path: string, params: SearchParams | undefined): string {
+  if (params === undefined) return path
+  const query = new URLSearchParams()
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== '') query.set(key, String(value))
+  const text = query.toString()
+  return text === '' ? path : `${path}?${text}`
+}
+
+async function request(method: string, url: string, body?: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { ...CSRF_HEADER, Accept: 'application/json' }
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    })
+  } catch {
+    throw new ApiError(0, null)
+  }
+  const text = await response.text()
+  let parsed: unknown = null
+  if (text !== '') {
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = text
+    }
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed)
+  return parsed
+}
+
+/*
+ * The generic parameter is trusted, not checked: the BFF passes the API's responses through unchanged and the API
+ * serializes them from the same schemas `@leadline/shared` exports. This is the single place that trust is placed.
+ */
+function typed<T>(method: string, url: string, body?: unknown): Promise<T> {
+  return request(method, url, body) as Promise<T>
+}
+
+/** The CRM API under `/api/v1/`; paths are relative (`lead/`, `lead/lead_…/`). */
+export const api = {
+  get: <T>(path: string, params?: SearchParams) => typed<T>('GET', withQuery(API_BASE + path, params)),
+  post: <T>(path: string, body: unknown) => typed<T>('POST', API_BASE + path, body),
+  put: <T>(path: string, body: unknown) => typed<T>('PUT', API_BASE + path, body),
+  delete: (path: string) => typed<unknown>('DELETE', API_BASE + path),
+}
+
+/** The BFF's own session endpoints under `/auth/`. */
+export const authApi = {
+  get: <T>(path: string) => typed<T>('GET', `/auth/${path}`),
+  post: <T>(path: string, body: unknown) => typed<T>('POST', `/auth/${path}`, body),
+  put: <T>(path: string, body: unknown) => typed<T>('PUT', `/auth/${path}`, body),
+  delete: (path: string) => typed<unknown>('DELETE', `/auth/${path}`),
+}

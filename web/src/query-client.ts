@@ -1,0 +1,55 @@
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
+import { showToast } from './components/ui/toast'
+import { isApiError } from './lib/api'
+
+declare module '@tanstack/react-query' {
+  interface Register {
+    mutationMeta: {
+      /**
+       * The toast title when the mutation fails; `false` when the component shows the failure itself (a form
+       * showing field errors, an optimistic update that says it rolled back).
+       */
+      errorTitle?: string | false
+    }
+  }
+}
+
+function messageOf(error: Error): string {
+  return error.message
+}
+
+/**
+ * Mutations declare the query-key prefix they make stale as their `mutationKey` (`['leads']`, `['leads', 'detail',
+ * id]`); this one cache invalidates it once the mutation settles, so components never invalidate by hand.
+ */
+const mutationCache = new MutationCache({
+  onSettled: async (_data, _error, _variables, _context, mutation) => {
+    const key = mutation.options.mutationKey
+    if (key !== undefined) await queryClient.invalidateQueries({ queryKey: key })
+  },
+  onError: (error, _variables, _context, mutation) => {
+    const title = mutation.meta?.errorTitle
+    if (title === false) return
+    showToast({ title: title ?? 'That did not work', description: messageOf(error), tone: 'error' })
+  },
+})
+
+/** Background refetches that fail keep the data on screen; say so instead of failing silently. */
+const queryCache = new QueryCache({
+  onError: (error, query) => {
+    if (query.state.data === undefined || isApiError(error, 401)) return
+    showToast({ title: 'Could not refresh', description: messageOf(error), tone: 'error' })
+  },
+})
+
+export const queryClient: QueryClient = new QueryClient({
+  mutationCache,
+  queryCache,
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      // Client errors (401, 404, 400…) will not change on a retry; network and server errors might.
+      retry: (failures, error) => failures < 2 && !(isApiError(error) && error.status >= 400 && error.status < 500),
+    },
+  },
+})

@@ -1,0 +1,26 @@
+import { createRouter } from '@tanstack/react-router'
+import { AppErrorPage, NotFoundPage } from './features/shell/error-pages'
+import { PendingPage } from './features/shell/pending-page'
+import { queryClient } from './query-client'
+import { routeTree } from './routeTree.gen'
+
+export const router = createRouter({
+  routeTree,
+  context: { queryClient },
+  // Hovering a link starts its loader; the query cache decides whether anything is fetched again.
+  defaultPreload: 'intent',
+  defaultPreloadStaleTime: 0,
+  // A fast load shows no placeholder at all; a slow one shows it long enough not to flicker.
+  defaultPendingMs: 300,
+  defaultPendingMinMs: 300,
+  defaultPendingComponent: PendingPage,
+  defaultErrorComponent: AppErrorPage,
+  defaultNotFoundComponent: () => <NotFoundPage />,
+  scrollRestoration: true,
+})
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router
+  }
+}

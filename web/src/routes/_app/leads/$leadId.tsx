@@ -1,0 +1,31 @@
+import { createFileRoute, notFound } from '@tanstack/react-router'
+import { leadQueries, setupQueries } from '../../../features/leads/lead-queries'
+import { LeadPage } from '../../../features/leads/lead-page'
+import { NotFoundPage } from '../../../features/shell/error-pages'
+import { isApiError } from '../../../lib/api'
+
+export const Route = createFileRoute('/_app/leads/$leadId')({
+  loader: async ({ context: { queryClient }, params: { leadId } }) => {
+    // Started, not awaited: the panels show their own loading and error states.
+    queryClient.query(leadQueries.activities(leadId)).catch(ignore)
+    queryClient.query(setupQueries.statuses()).catch(ignore)
+    queryClient.query(setupQueries.customFields('lead')).catch(ignore)
+    try {
+      await queryClient.query(leadQueries.detail(leadId))
+    } catch (error) {
+      if (!isApiError(error, 404)) throw error
+      notFound({ throw: true })
+    }
+  },
+  component: LeadRoute,
+  notFoundComponent: () => <NotFoundPage what="lead" />,
+})
+
+function ignore() {
+  // A failed prefetch is retried by the component that needs the data.
+}
+
+function LeadRoute() {
+  const { leadId } = Route.useParams()
+  return <LeadPage leadId={leadId} />
+}

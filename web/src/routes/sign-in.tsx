@@ -1,0 +1,29 @@
+import { createFileRoute, redirect } from '@tanstack/react-router'
+import { authQueries } from '../features/auth/auth-queries'
+import { SignInPage } from '../features/auth/sign-in-page'
+
+export interface SignInSearch {
+  redirect?: string
+}
+
+export const Route = createFileRoute('/sign-in')({
+  validateSearch: (search: Record<string, unknown>): SignInSearch => {
+    const target = search.redirect
+    // Only paths of this app: never another origin (`//evil.example`).
+    return typeof target === 'string' && target.startsWith('/') && !target.startsWith('//') ? { redirect: target } : {}
+  },
+  beforeLoad: async ({ context: { queryClient } }) => {
+    const signedIn = await queryClient.query(authQueries.session()).then(
+      () => true,
+      () => false,
+    )
+    // `throw: true` makes the router throw its own redirect object.
+    if (signedIn) redirect({ to: '/leads', throw: true })
+  },
+  component: SignInRoute,
+})
+
+function SignInRoute() {
+  const { redirect: redirectTo } = Route.useSearch()
+  return <SignInPage redirectTo={redirectTo} />
+}
