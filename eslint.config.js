@@ -79,6 +79,11 @@ export default tseslint.config(
     },
   },
   {
+    // Playwright reads a fixture's dependencies from its destructuring pattern, so `async ({}, use)` is required.
+    files: ['e2e/fixtures.ts'],
+    rules: { 'no-empty-pattern': 'off' },
+  },
+  {
     files: ['**/*.config.ts', '**/*.config.js', 'eslint.config.js'],
     rules: { 'import-x/no-default-export': 'off' },
   },
