@@ -47,9 +47,20 @@ function usesNewDefaultDatabase() {
   return !process.env.DATABASE_URL && !existsSync(defaultDatabaseFile)
 }
 
+// Enough demo leads to search, page and work with; `LEADLINE_DEMO_LEADS` changes it (0 for none).
+const demoLeads = Number(process.env.LEADLINE_DEMO_LEADS ?? '250')
+
 async function seedDemo() {
-  console.log('seeding the demo organization')
-  const { code, stdout } = await capture(process.execPath, [cliPath, 'seed', 'demo', '--json'])
+  if (!Number.isInteger(demoLeads) || demoLeads < 0) fail('LEADLINE_DEMO_LEADS must be a whole number')
+  console.log(`seeding the demo organization with ${demoLeads} leads`)
+  const { code, stdout } = await capture(process.execPath, [
+    cliPath,
+    'seed',
+    'demo',
+    '--leads',
+    String(demoLeads),
+    '--json',
+  ])
   if (code !== 0) fail(`seeding the demo organization failed (exit ${code})`)
   try {
     JSON.parse(stdout)
