@@ -39,3 +39,7 @@ export type CustomField = Static<typeof customFieldSchema>
 /** A stored value: numbers for `number` fields, text (ids, dates, datetimes, choices…) for every other type. */
 export const customValueSchema = Type.Union([Type.String(), Type.Number()])
 export type CustomValue = Static<typeof customValueSchema>
+
+export function isCustomFieldType(value: string): value is CustomFieldType {
+  return CUSTOM_FIELD_TYPES.some((t) => t === value)
+}

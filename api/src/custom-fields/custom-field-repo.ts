@@ -1,6 +1,6 @@
 import type { CustomFieldTable, Db, Dialect, Tx } from '../db/database.js'
 import { newId } from '../platform/ids.js'
-import type { CustomField, CustomFieldType, CustomObjectType } from './custom-field-schema.js'
+import type { CustomField, CustomFieldType, CustomObjectType } from '@leadline/shared/custom-field-schema'
 import { toCustomFieldDef } from './custom-values.js'
 
 type Queryable = Db | Tx

@@ -26,7 +26,7 @@ import {
   customFieldTypeSchema,
   type CustomFieldType,
   type CustomObjectType,
-} from './custom-field-schema.js'
+} from '@leadline/shared/custom-field-schema'
 import { CUSTOM_TEXT_MAX, toCustomFieldDef } from './custom-values.js'
 
 const NAME_MAX = 200

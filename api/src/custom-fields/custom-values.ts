@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/database.js'
-import { isCustomFieldType, type CustomFieldType, type CustomObjectType } from './custom-field-schema.js'
+import { isCustomFieldType, type CustomFieldType, type CustomObjectType } from '@leadline/shared/custom-field-schema'
 
 type Queryable = Db | Tx
 
