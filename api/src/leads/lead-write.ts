@@ -43,6 +43,7 @@ async function resolveStatus(
     errors.status = 'Send either status_id or status (a label), not both.'
     return undefined
   }
+  if (body.status_id === undefined && body.status === undefined && !required) return undefined
   const statuses = await db
     .selectFrom('lead_status')
     .select(['id', 'label'])
