@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { CONTACT_INFO_TYPES } from './contact-info-types.js'
 import { timestampSchema } from './list.js'
 
-export const CONTACT_INFO_TYPES = ['office', 'mobile', 'home', 'direct', 'fax', 'url', 'other'] as const
 export const contactInfoTypeSchema = Type.Union(CONTACT_INFO_TYPES.map((t) => Type.Literal(t)))
 export type ContactInfoType = Static<typeof contactInfoTypeSchema>
 

@@ -1,4 +1,5 @@
-import { CONTACT_INFO_TYPES, type Contact, type ContactInfoType } from '@leadline/shared/contact-schema'
+import { CONTACT_INFO_TYPES } from '@leadline/shared/contact-info-types'
+import type { Contact, ContactInfoType } from '@leadline/shared/contact-schema'
 import type { ContactEmailTable, ContactPhoneTable, ContactTable, ContactUrlTable, Db } from '../db/database.js'
 import {
   customFieldsView,

@@ -11,7 +11,7 @@ export const Route = createFileRoute('/_app')({
       if (!isApiError(error, 401)) throw error
       redirect({ to: '/sign-in', search: { redirect: location.href }, throw: true })
     }
-    syncTimeZone()
+    syncTimeZone(queryClient)
   },
   component: AppShell,
 })

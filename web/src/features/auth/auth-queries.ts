@@ -1,4 +1,5 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
+import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { useEffect } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { authApi, isApiError } from '../../lib/api'
 import { browserTimeZone } from '../../lib/format'
@@ -86,13 +87,35 @@ let lastSentTimeZone: string | undefined
 
 /**
  * The BFF turns the user's zone into `X-TZ-Offset` on every API request; tell it when the browser's zone differs
- * from the one last sent (a new page load, or the laptop crossed a border). Failures only cost a stale offset.
+ * from the one last sent (a new page load, or the laptop crossed a border). Answers that depend on the zone ("today"
+ * in a search) are refetched after a change. A failure only costs a stale offset until the next check.
  */
-export function syncTimeZone(): void {
+export function syncTimeZone(queryClient: QueryClient): void {
+  if (document.visibilityState === 'hidden') return
   const zone = browserTimeZone()
   if (zone === lastSentTimeZone) return
+  const previous = lastSentTimeZone
   lastSentTimeZone = zone
-  authApi.put('session', { time_zone: zone }).catch(() => {
-    lastSentTimeZone = undefined
-  })
+  authApi.put('session', { time_zone: zone }).then(
+    () => (previous === undefined ? undefined : queryClient.invalidateQueries()),
+    () => {
+      lastSentTimeZone = undefined
+    },
+  )
+}
+
+/** While signed in: re-check the zone whenever the tab comes back to the foreground. */
+export function useTimeZoneSync(): void {
+  const queryClient = useQueryClient()
+  useEffect(() => {
+    const check = () => {
+      syncTimeZone(queryClient)
+    }
+    document.addEventListener('visibilitychange', check)
+    window.addEventListener('focus', check)
+    return () => {
+      document.removeEventListener('visibilitychange', check)
+      window.removeEventListener('focus', check)
+    }
+  }, [queryClient])
 }

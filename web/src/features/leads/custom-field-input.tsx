@@ -1,8 +1,11 @@
+import { useQuery } from '@tanstack/react-query'
 import { useId } from 'react'
 import type { CustomField, CustomValue } from '@leadline/shared/custom-field-schema'
+import type { Lead } from '@leadline/shared/lead-schema'
 import type { EditorProps } from '../../components/ui/inline-edit'
-import { SelectField } from '../../components/ui/select-field'
+import { SelectField, type SelectOption } from '../../components/ui/select-field'
 import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
+import { setupQueries } from './lead-queries'
 import { formatCalendarDate, formatDateTime, fromDateTimeLocalInput, toDateTimeLocalInput } from '../../lib/format'
 
 /** The values stored for one field on a lead or contact (`custom.<field id>`), always as a list. */
@@ -41,12 +44,49 @@ export function customValueFromDraft(field: CustomField, draft: string): CustomV
   return one(field.type === 'textarea' ? draft.trim() : (texts[0] ?? ''))
 }
 
-export function CustomValueDisplay({ field, values }: { field: CustomField; values: CustomValue[] }) {
+/** Ids with the names to show for them: members for `user` fields, the lead's contacts for `contact` fields. */
+export type ReferenceOption = SelectOption
+
+/**
+ * The names behind `user` and `contact` values on this lead: members are fetched only when a field refers to them.
+ * Returns a lookup by field, so the display and the editor show the same names.
+ */
+export function useReferenceOptions(lead: Lead, fields: readonly CustomField[]) {
+  const members = useQuery({ ...setupQueries.members(), enabled: fields.some((f) => f.type === 'user') })
+  const memberOptions = (members.data ?? []).map((u) => ({ value: u.id, label: u.display_name }))
+  const contactOptions = lead.contacts.map((c) => ({
+    value: c.id,
+    label: c.display_name === '' ? 'Unnamed contact' : c.display_name,
+  }))
+  return (field: CustomField): readonly ReferenceOption[] =>
+    field.type === 'user' ? memberOptions : field.type === 'contact' ? contactOptions : []
+}
+
+/** What a field's values can be picked from, or undefined when they are typed. */
+function optionsOf(field: CustomField, references: readonly ReferenceOption[]): readonly ReferenceOption[] | undefined {
+  if (field.type === 'choices') return (field.choices ?? []).map((c) => ({ value: c, label: c }))
+  if (field.type === 'user' || field.type === 'contact') return references
+  return undefined
+}
+
+export function CustomValueDisplay({
+  field,
+  values,
+  references = [],
+}: {
+  field: CustomField
+  values: CustomValue[]
+  references?: readonly ReferenceOption[]
+}) {
   if (values.length === 0) return <span className="text-slate-400">—</span>
   const text = (value: CustomValue) => {
     if (field.type === 'date') return formatCalendarDate(String(value))
     if (field.type === 'datetime') return formatDateTime(String(value))
     if (field.type === 'number' && typeof value === 'number') return value.toLocaleString()
+    // A member who left or a deleted contact still shows, by id, rather than vanishing.
+    if (field.type === 'user' || field.type === 'contact') {
+      return references.find((r) => r.value === value)?.label ?? String(value)
+    }
     return String(value)
   }
   return (
@@ -57,43 +97,67 @@ export function CustomValueDisplay({ field, values }: { field: CustomField; valu
 export interface CustomFieldEditorProps extends EditorProps {
   field: CustomField
   /** Choices for `user` and `contact` fields: ids with names. */
-  references?: { value: string; label: string }[]
+  references?: readonly ReferenceOption[]
+  /** Inline edits focus their input; a form with several fields does not. */
+  autoFocus?: boolean
 }
 
 /** The input that fits the field's type, labelled with the field's name. */
-export function CustomFieldEditor({ field, label, draft, setDraft, error, references = [] }: CustomFieldEditorProps) {
+export function CustomFieldEditor({
+  field,
+  label,
+  draft,
+  setDraft,
+  error,
+  references = [],
+  autoFocus = true,
+}: CustomFieldEditorProps) {
   const id = useId()
-  if (field.type === 'choices' && field.accepts_multiple_values) {
+  const options = optionsOf(field, references)
+  if (options !== undefined && field.accepts_multiple_values) {
     const chosen = new Set(draft.split(SEPARATOR).filter((t) => t !== ''))
+    // A stored value that is no longer offered (a removed choice, a member who left) stays checked until unchecked.
+    const offered = [
+      ...options,
+      ...[...chosen].filter((v) => !options.some((o) => o.value === v)).map((v) => ({ value: v, label: v })),
+    ]
     return (
-      <fieldset className="flex flex-col gap-1">
+      <fieldset className="flex flex-col gap-1" aria-describedby={error === undefined ? undefined : `${id}-error`}>
         <legend className={labelStyles}>{label}</legend>
-        {(field.choices ?? []).map((choice) => (
-          <label key={choice} className="flex items-center gap-2 text-sm">
+        {offered.length === 0 ? <p className="text-sm text-slate-500">Nothing to choose from.</p> : null}
+        {offered.map((option) => (
+          <label key={option.value} className="flex items-center gap-2 text-sm">
             <input
               type="checkbox"
-              checked={chosen.has(choice)}
+              checked={chosen.has(option.value)}
               onChange={(event) => {
                 const next = new Set(chosen)
-                if (event.target.checked) next.add(choice)
-                else next.delete(choice)
-                setDraft((field.choices ?? []).filter((c) => next.has(c)).join(SEPARATOR))
+                if (event.target.checked) next.add(option.value)
+                else next.delete(option.value)
+                setDraft(
+                  offered
+                    .map((o) => o.value)
+                    .filter((v) => next.has(v))
+                    .join(SEPARATOR),
+                )
               }}
             />
-            {choice}
+            {option.label}
           </label>
         ))}
-        {error === undefined ? null : <p className="text-sm text-red-700">{error}</p>}
+        {error === undefined ? null : (
+          <p id={`${id}-error`} className="text-sm text-red-700">
+            {error}
+          </p>
+        )}
       </fieldset>
     )
   }
-  if (
-    (field.type === 'choices' || field.type === 'user' || field.type === 'contact') &&
-    !field.accepts_multiple_values
-  ) {
-    const options = field.type === 'choices' ? (field.choices ?? []).map((c) => ({ value: c, label: c })) : references
+  if (options !== undefined) {
+    const offered =
+      draft === '' || options.some((o) => o.value === draft) ? options : [...options, { value: draft, label: draft }]
     return (
-      <SelectField label={label} value={draft} onChange={setDraft} options={options} emptyLabel="None" error={error} />
+      <SelectField label={label} value={draft} onChange={setDraft} options={offered} emptyLabel="None" error={error} />
     )
   }
   if ((field.type === 'date' || field.type === 'datetime') && !field.accepts_multiple_values) {
@@ -130,7 +194,7 @@ export function CustomFieldEditor({ field, label, draft, setDraft, error, refere
       multiline={field.type === 'textarea' || field.accepts_multiple_values}
       inputMode={field.type === 'number' ? 'decimal' : undefined}
       description={field.accepts_multiple_values ? 'One value per line.' : (field.description ?? undefined)}
-      autoFocus
+      autoFocus={autoFocus}
     />
   )
 }

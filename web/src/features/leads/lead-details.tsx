@@ -9,6 +9,7 @@ import {
   CustomValueDisplay,
   customValueFromDraft,
   customValuesOf,
+  useReferenceOptions,
 } from './custom-field-input'
 import { setupQueries, useUpdateLead, type LeadBody } from './lead-queries'
 
@@ -72,8 +73,8 @@ export function LeadCustomFields({ lead }: { lead: Lead }) {
   const fields = useQuery(setupQueries.customFields('lead'))
   const save = useSaveField(lead.id)
   const visible = (fields.data ?? []).filter((f) => f.type !== 'hidden')
+  const referencesOf = useReferenceOptions(lead, visible)
   if (visible.length === 0) return null
-  const contactChoices = lead.contacts.map((c) => ({ value: c.id, label: c.display_name }))
   return (
     <Panel title="Custom fields">
       <div className="flex flex-col divide-y divide-slate-100">
@@ -85,15 +86,9 @@ export function LeadCustomFields({ lead }: { lead: Lead }) {
               key={field.id}
               label={field.name}
               value={customDraftOf(field, values)}
-              display={<CustomValueDisplay field={field} values={values} />}
+              display={<CustomValueDisplay field={field} values={values} references={referencesOf(field)} />}
               onSave={(draft) => save({ [key]: customValueFromDraft(field, draft) }, key)}
-              renderEditor={(props) => (
-                <CustomFieldEditor
-                  {...props}
-                  field={field}
-                  references={field.type === 'contact' ? contactChoices : []}
-                />
-              )}
+              renderEditor={(props) => <CustomFieldEditor {...props} field={field} references={referencesOf(field)} />}
             />
           )
         })}

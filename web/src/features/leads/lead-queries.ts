@@ -5,6 +5,7 @@ import type { CustomField } from '@leadline/shared/custom-field-schema'
 import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
 import type { ListEnvelope } from '@leadline/shared/list'
 import type { LeadStatus } from '@leadline/shared/status-schema'
+import type { User } from '@leadline/shared/user-schema'
 import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
 
@@ -55,6 +56,14 @@ export const setupQueries = {
       staleTime: 5 * 60_000,
       select: (page) => page.data,
     }),
+  /** The organization's members, for `user` custom fields. */
+  members: () =>
+    queryOptions({
+      queryKey: ['members'],
+      queryFn: () => api.get<ListEnvelope<User>>('user/', { _limit: 1000 }),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
   customFields: (objectType: 'lead' | 'contact') =>
     queryOptions({
       queryKey: ['custom-fields', objectType],
@@ -75,6 +84,7 @@ export interface ContactBody {
   emails?: { type?: Contact['emails'][number]['type']; email: string }[]
   phones?: { type?: Contact['phones'][number]['type']; phone: string }[]
   urls?: { type?: Contact['urls'][number]['type']; url: string }[]
+  [custom: `custom.${string}`]: unknown
 }
 
 export function useCreateLead() {

@@ -1,7 +1,7 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
-import { authQueries, useSignOut } from '../auth/auth-queries'
+import { authQueries, useSignOut, useTimeZoneSync } from '../auth/auth-queries'
 
 const navLink =
   'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
@@ -11,6 +11,7 @@ export function AppShell() {
   const { data: session } = useSuspenseQuery(authQueries.session())
   const signOut = useSignOut()
   const navigate = useNavigate()
+  useTimeZoneSync()
 
   return (
     <div className="flex min-h-screen flex-col">

@@ -10,6 +10,7 @@ export const Route = createFileRoute('/_app/leads/$leadId')({
     queryClient.query(leadQueries.activities(leadId)).catch(ignore)
     queryClient.query(setupQueries.statuses()).catch(ignore)
     queryClient.query(setupQueries.customFields('lead')).catch(ignore)
+    queryClient.query(setupQueries.customFields('contact')).catch(ignore)
     try {
       await queryClient.query(leadQueries.detail(leadId))
     } catch (error) {
