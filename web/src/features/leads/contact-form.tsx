@@ -6,62 +6,11 @@ import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
-import {
-  CustomFieldEditor,
-  customDraftOf,
-  customValueFromDraft,
-  customValuesOf,
-  type ReferenceOption,
-} from './custom-field-input'
-import { useSaveContact, type ContactBody } from './lead-queries'
+import { bodyOf, draftOf, type Entry } from './contact-draft'
+import { CustomFieldEditor, type ReferenceOption } from './custom-field-input'
+import { useSaveContact } from './lead-queries'
 
 // The add/edit contact form: loaded when a contact dialog first opens, so the lead page stays inside its budget.
-
-interface Entry {
-  type: ContactInfoType | undefined
-  value: string
-}
-
-interface ContactDraft {
-  name: string
-  title: string
-  emails: Entry[]
-  phones: Entry[]
-  urls: Entry[]
-  /** The editor text of each custom field, by field id. */
-  custom: Record<string, string>
-}
-
-function draftOf(contact: Contact | undefined, fields: readonly CustomField[]): ContactDraft {
-  return {
-    name: contact?.name ?? '',
-    title: contact?.title ?? '',
-    emails: contact?.emails.map((e) => ({ type: e.type, value: e.email })) ?? [],
-    phones: contact?.phones.map((p) => ({ type: p.type, value: p.phone })) ?? [],
-    urls: contact?.urls.map((u) => ({ type: u.type, value: u.url })) ?? [],
-    custom: Object.fromEntries(
-      fields.map((f) => [f.id, contact === undefined ? '' : customDraftOf(f, customValuesOf(contact, f))]),
-    ),
-  }
-}
-
-/** The body to save: blank entries dropped, and only the custom fields whose text changed (null unsets). */
-function bodyOf(draft: ContactDraft, initial: ContactDraft, fields: readonly CustomField[]): ContactBody {
-  const filled = (entries: Entry[]) => entries.filter((e) => e.value.trim() !== '')
-  const typed = (e: Entry) => (e.type === undefined ? {} : { type: e.type })
-  const body: ContactBody = {
-    name: draft.name.trim() === '' ? null : draft.name.trim(),
-    title: draft.title.trim() === '' ? null : draft.title.trim(),
-    emails: filled(draft.emails).map((e) => ({ ...typed(e), email: e.value.trim() })),
-    phones: filled(draft.phones).map((e) => ({ ...typed(e), phone: e.value.trim() })),
-    urls: filled(draft.urls).map((e) => ({ ...typed(e), url: e.value.trim() })),
-  }
-  for (const field of fields) {
-    const text = draft.custom[field.id] ?? ''
-    if (text !== (initial.custom[field.id] ?? '')) body[`custom.${field.id}`] = customValueFromDraft(field, text)
-  }
-  return body
-}
 
 type ListKey = 'emails' | 'phones' | 'urls'
 

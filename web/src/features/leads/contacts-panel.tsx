@@ -6,7 +6,8 @@ import { lazy, Suspense, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
 import { Panel } from '../../components/ui/panel'
-import { CustomValueDisplay, customValuesOf, useReferenceOptions, type ReferenceOption } from './custom-field-input'
+import { CustomValueDisplay, useReferenceOptions, type ReferenceOption } from './custom-field-input'
+import { customValuesOf } from './custom-values'
 import { setupQueries, useDeleteContact } from './lead-queries'
 
 const ContactForm = lazy(() => import('./contact-form').then((m) => ({ default: m.ContactForm })))

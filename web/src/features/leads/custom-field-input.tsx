@@ -6,43 +6,8 @@ import type { EditorProps } from '../../components/ui/inline-edit'
 import { SelectField, type SelectOption } from '../../components/ui/select-field'
 import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { setupQueries } from './lead-queries'
-import { formatCalendarDate, formatDateTime, fromDateTimeLocalInput, toDateTimeLocalInput } from '../../lib/format'
-
-/** The values stored for one field on a lead or contact (`custom.<field id>`), always as a list. */
-export function customValuesOf(record: Record<string, unknown>, field: CustomField): CustomValue[] {
-  const raw = record[`custom.${field.id}`]
-  const list: unknown[] = Array.isArray(raw) ? raw : [raw]
-  return list.filter((v): v is CustomValue => typeof v === 'string' || typeof v === 'number')
-}
-
-/** Multiple values are edited one per line. */
-const SEPARATOR = '\n'
-
-/** The editor's text for the stored values. */
-export function customDraftOf(field: CustomField, values: CustomValue[]): string {
-  const texts = values.map((v) => (field.type === 'datetime' ? toDateTimeLocalInput(String(v)) : String(v)))
-  return texts.join(SEPARATOR)
-}
-
-/** The editor's text as the value the API takes: null unsets, numbers for number fields, lists for multiples. */
-export function customValueFromDraft(field: CustomField, draft: string): CustomValue | CustomValue[] | null {
-  const one = (text: string): CustomValue => {
-    if (field.type === 'number') {
-      const number = Number(text)
-      // Anything else goes as typed, and the API says what is wrong with it.
-      return text.trim() !== '' && Number.isFinite(number) ? number : text
-    }
-    if (field.type === 'datetime') return fromDateTimeLocalInput(text)
-    return text
-  }
-  const texts = draft
-    .split(SEPARATOR)
-    .map((t) => t.trim())
-    .filter((t) => t !== '')
-  if (texts.length === 0) return null
-  if (field.accepts_multiple_values) return texts.map(one)
-  return one(field.type === 'textarea' ? draft.trim() : (texts[0] ?? ''))
-}
+import { formatCalendarDate, formatDateTime } from '../../lib/format'
+import { CUSTOM_VALUE_SEPARATOR } from './custom-values'
 
 /** Ids with the names to show for them: members for `user` fields, the lead's contacts for `contact` fields. */
 export type ReferenceOption = SelectOption
@@ -115,7 +80,7 @@ export function CustomFieldEditor({
   const id = useId()
   const options = optionsOf(field, references)
   if (options !== undefined && field.accepts_multiple_values) {
-    const chosen = new Set(draft.split(SEPARATOR).filter((t) => t !== ''))
+    const chosen = new Set(draft.split(CUSTOM_VALUE_SEPARATOR).filter((t) => t !== ''))
     // A stored value that is no longer offered (a removed choice, a member who left) stays checked until unchecked.
     const offered = [
       ...options,
@@ -138,7 +103,7 @@ export function CustomFieldEditor({
                   offered
                     .map((o) => o.value)
                     .filter((v) => next.has(v))
-                    .join(SEPARATOR),
+                    .join(CUSTOM_VALUE_SEPARATOR),
                 )
               }}
             />

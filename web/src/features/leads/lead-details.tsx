@@ -3,14 +3,8 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { InlineEdit } from '../../components/ui/inline-edit'
 import { Panel } from '../../components/ui/panel'
 import { isApiError } from '../../lib/api'
-import {
-  CustomFieldEditor,
-  customDraftOf,
-  CustomValueDisplay,
-  customValueFromDraft,
-  customValuesOf,
-  useReferenceOptions,
-} from './custom-field-input'
+import { CustomFieldEditor, CustomValueDisplay, useReferenceOptions } from './custom-field-input'
+import { customDraftOf, customValueFromDraft, customValuesOf } from './custom-values'
 import { setupQueries, useUpdateLead, type LeadBody } from './lead-queries'
 
 /** The message to show beside one field after a failed save. */
