@@ -2,6 +2,7 @@ import type { Address, Lead } from '@leadline/shared/lead-schema'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
+import { FormActions } from '../../components/ui/form-actions'
 import { Panel } from '../../components/ui/panel'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
@@ -176,17 +177,12 @@ function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void }) {
       >
         Add address
       </Button>
-      {generalError === undefined ? null : (
-        <p role="alert" className="text-sm text-red-700">
-          {generalError}
-        </p>
-      )}
-      <div className="flex justify-end gap-2">
-        <Button onPress={onDone}>Cancel</Button>
-        <Button type="submit" variant="primary" isPending={updateLead.isPending}>
-          Save addresses
-        </Button>
-      </div>
+      <FormActions
+        error={generalError}
+        submitLabel="Save addresses"
+        isPending={updateLead.isPending}
+        onCancel={onDone}
+      />
     </form>
   )
 }

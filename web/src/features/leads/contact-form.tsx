@@ -3,6 +3,7 @@ import type { Contact } from '@leadline/shared/contact-schema'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
@@ -155,17 +156,12 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
           ))}
         </fieldset>
       )}
-      {generalError === undefined ? null : (
-        <p role="alert" className="text-sm text-red-700">
-          {generalError}
-        </p>
-      )}
-      <div className="flex justify-end gap-2">
-        <Button onPress={onDone}>Cancel</Button>
-        <Button type="submit" variant="primary" isPending={saveContact.isPending}>
-          Save contact
-        </Button>
-      </div>
+      <FormActions
+        error={generalError}
+        submitLabel="Save contact"
+        isPending={saveContact.isPending}
+        onCancel={onDone}
+      />
     </form>
   )
 }

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
+import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
@@ -174,12 +174,7 @@ function NewLeadForm({ onDone }: { onDone: () => void }) {
           ))}
         </div>
       )}
-      <div className="flex justify-end gap-2">
-        <Button onPress={onDone}>Cancel</Button>
-        <Button type="submit" variant="primary" isPending={createLead.isPending}>
-          Create lead
-        </Button>
-      </div>
+      <FormActions submitLabel="Create lead" isPending={createLead.isPending} onCancel={onDone} />
     </form>
   )
 }
