@@ -116,7 +116,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
             <li key={`e-${email.email}`} className="truncate">
               <a href={`mailto:${email.email}`} className="text-indigo-700 hover:underline">
                 {email.email}
-              </a>
+              </a>{' '}
               <span className="text-xs text-slate-400">{email.type}</span>
             </li>
           ))}
