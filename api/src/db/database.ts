@@ -217,6 +217,14 @@ export interface Tables {
 }
 
 export type Db = Kysely<Tables>
+
+/**
+ * Runs `work` in a transaction: the caller's, when `db` already is one (Kysely cannot nest them), else a new one.
+ * Lets a unit of work that is atomic on its own also be one step of a larger atomic unit.
+ */
+export async function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work)
+}
 export type Tx = Transaction<Tables>
 export type Dialect = 'sqlite' | 'postgres'
 

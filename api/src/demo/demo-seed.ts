@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js'
+import { inTransaction, type Db } from '../db/database.js'
 import { provisionMember, provisionOrganization } from '../organizations/provision.js'
 import type { Clock } from '../platform/time.js'
 
@@ -46,26 +46,28 @@ const MEMBERS: DemoPerson[] = [
   { email: 'sam@demo.leadline.test', first_name: 'Sam', last_name: 'Seller', role: 'user', title: 'rep' },
 ]
 
-/** The demo organization with an admin, a manager and two reps, each with an API key. */
+/** The demo organization with an admin, a manager and two reps, each with an API key; all of it or nothing. */
 export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
-  const admin = await provisionOrganization(db, clock, {
-    name: DEMO_ORGANIZATION_NAME,
-    email: ADMIN.email,
-    firstName: ADMIN.first_name,
-    lastName: ADMIN.last_name,
-  })
-  const users: DemoUser[] = [
-    { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
-  ]
-  for (const person of MEMBERS) {
-    const member = await provisionMember(db, clock, {
-      organizationId: admin.organization_id,
-      email: person.email,
-      role: person.role,
-      firstName: person.first_name,
-      lastName: person.last_name,
+  return inTransaction(db, async (tx) => {
+    const admin = await provisionOrganization(tx, clock, {
+      name: DEMO_ORGANIZATION_NAME,
+      email: ADMIN.email,
+      firstName: ADMIN.first_name,
+      lastName: ADMIN.last_name,
     })
-    users.push({ ...person, user_id: member.user_id, membership_id: member.membership_id, api_key: member.api_key })
-  }
-  return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }
+    const users: DemoUser[] = [
+      { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
+    ]
+    for (const person of MEMBERS) {
+      const member = await provisionMember(tx, clock, {
+        organizationId: admin.organization_id,
+        email: person.email,
+        role: person.role,
+        firstName: person.first_name,
+        lastName: person.last_name,
+      })
+      users.push({ ...person, user_id: member.user_id, membership_id: member.membership_id, api_key: member.api_key })
+    }
+    return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }
+  })
 }

@@ -1,5 +1,5 @@
 import { createApiKey } from '../api-keys/api-key-repo.js'
-import type { Db } from '../db/database.js'
+import { inTransaction, type Db } from '../db/database.js'
 import type { Clock } from '../platform/time.js'
 import { addMembership, ensureUser } from '../users/user-repo.js'
 import { createOrganization } from './organization-repo.js'
@@ -12,7 +12,7 @@ export interface Provisioned {
   api_key_id: string
 }
 
-/** A new organization with its first (admin) user and an API key, in one transaction. */
+/** A new organization with its first (admin) user and an API key, in one transaction (the caller's, if any). */
 export async function provisionOrganization(
   db: Db,
   clock: Clock,
@@ -25,7 +25,7 @@ export async function provisionOrganization(
     country?: string
   },
 ): Promise<Provisioned> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const userId = await ensureUser(tx, clock, {
       email: input.email,
       firstName: input.firstName ?? null,
@@ -43,7 +43,7 @@ export async function provisionOrganization(
   })
 }
 
-/** Adds a user (created if new) to an organization with a role, and issues their API key, in one transaction. */
+/** Adds a user (created if new) to an organization with a role, and issues their API key, in one transaction (the caller's, if any). */
 export async function provisionMember(
   db: Db,
   clock: Clock,
@@ -55,7 +55,7 @@ export async function provisionMember(
     lastName?: string | null
   },
 ): Promise<Omit<Provisioned, 'organization_id'>> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const userId = await ensureUser(tx, clock, {
       email: input.email,
       firstName: input.firstName ?? null,

@@ -1,0 +1,72 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openDatabase, type DatabaseHandle } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { provisionOrganization } from '../organizations/provision.js'
+import type { Clock } from '../platform/time.js'
+import { createTestDatabase, TestClock, type TestDatabase } from '../test-support/test-app.js'
+import { seedDemoOrganization } from './demo-seed.js'
+
+/** A clock that fails at its Nth reading: a crash at a chosen point of a write. */
+class FailingClock implements Clock {
+  readings = 0
+  constructor(
+    private readonly failAt: number,
+    private readonly inner = new TestClock(),
+  ) {}
+  now(): Date {
+    this.readings++
+    if (this.readings === this.failAt) throw new Error('the process died here')
+    return this.inner.now()
+  }
+}
+
+let testDb: TestDatabase
+let database: DatabaseHandle
+
+beforeEach(async () => {
+  testDb = await createTestDatabase()
+  database = openDatabase(testDb.url)
+  await migrateToLatest(database.db)
+})
+
+afterEach(async () => {
+  await database.close()
+  await testDb.drop()
+})
+
+async function counts() {
+  const count = async (table: 'organization' | 'user' | 'api_key') =>
+    Number(
+      (
+        await database.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+  return { organizations: await count('organization'), users: await count('user'), keys: await count('api_key') }
+}
+
+describe('seedDemoOrganization', () => {
+  it('creates the organization with an admin, a manager and two reps', async () => {
+    const demo = await seedDemoOrganization(database.db, new TestClock())
+    expect(demo.users.map((u) => u.title)).toEqual(['admin', 'manager', 'rep', 'rep'])
+    expect(await counts()).toEqual({ organizations: 1, users: 4, keys: 4 })
+  })
+
+  it('stores nothing when it fails after the organization and its admin were written', async () => {
+    // How many clock readings creating the organization and its admin takes, measured on a throwaway database.
+    const scratch = await createTestDatabase()
+    const scratchDb = openDatabase(scratch.url)
+    await migrateToLatest(scratchDb.db)
+    const probe = new FailingClock(Number.POSITIVE_INFINITY)
+    await provisionOrganization(scratchDb.db, probe, { name: 'Probe', email: 'probe@example.com' })
+    await scratchDb.close()
+    await scratch.drop()
+
+    await expect(seedDemoOrganization(database.db, new FailingClock(probe.readings + 2))).rejects.toThrow(
+      'the process died here',
+    )
+    expect(await counts()).toEqual({ organizations: 0, users: 0, keys: 0 })
+  })
+})
