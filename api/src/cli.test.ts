@@ -345,7 +345,16 @@ describe('leadline seed demo --leads', () => {
       expect(lead.addresses).toHaveLength(1)
       expect(lead.custom).toHaveProperty('Industry')
       expect(lead.custom).toHaveProperty('Employees')
+      // The account owner is a member of the demo organization.
+      expect(seeded.users.map((u: { user_id: string }) => u.user_id)).toContain(lead.custom['Account owner'])
     }
+    // Most first contacts have a decision role, a contact custom field.
+    const roles = page.data.map(
+      (l: { contacts: { custom: Record<string, unknown> }[] }) => l.contacts[0]?.custom['Decision role'],
+    )
+    expect(roles.filter((r: unknown) => r !== undefined).length).toBeGreaterThan(10)
+    for (const role of roles.filter((r: unknown) => r !== undefined))
+      expect(['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']).toContain(role)
     const first = page.data[0]
     const byContact = await app.inject({
       method: 'GET',

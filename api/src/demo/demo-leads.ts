@@ -1,5 +1,13 @@
 import { sql } from 'kysely'
-import type { Db, ActivityTable, ContactTable, CustomValueTable, LeadAddressTable, LeadTable } from '../db/database.js'
+import type {
+  ActivityTable,
+  ContactTable,
+  CustomObjectType,
+  CustomValueTable,
+  Db,
+  LeadAddressTable,
+  LeadTable,
+} from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
 import { searchDocument } from '../leads/lead-search-index.js'
@@ -124,6 +132,7 @@ const PLACES = [
 ] as const
 const STREETS = ['Main St', 'Oak Ave', 'Market St', 'Pine St', 'Elm St', 'Broadway', 'Cedar Rd', 'Lake Shore Dr']
 const INDUSTRIES = ['Software', 'Healthcare', 'Manufacturing', 'Retail', 'Finance', 'Education']
+const DECISION_ROLES = ['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']
 const NOTES = [
   'Intro call went well; they want a proposal by Friday.',
   'Left a voicemail, will try again next week.',
@@ -188,20 +197,21 @@ interface Batch {
 }
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string) {
-  const wanted = [
-    { name: 'Industry', type: 'choices', choices: JSON.stringify(INDUSTRIES) },
-    { name: 'Employees', type: 'number', choices: null },
-    { name: 'Renewal date', type: 'date', choices: null },
+  const wanted: { objectType: CustomObjectType; name: string; type: string; choices: string | null }[] = [
+    { objectType: 'lead', name: 'Industry', type: 'choices', choices: JSON.stringify(INDUSTRIES) },
+    { objectType: 'lead', name: 'Employees', type: 'number', choices: null },
+    { objectType: 'lead', name: 'Renewal date', type: 'date', choices: null },
+    { objectType: 'lead', name: 'Account owner', type: 'user', choices: null },
+    { objectType: 'contact', name: 'Decision role', type: 'choices', choices: JSON.stringify(DECISION_ROLES) },
   ]
   const existing = await db
     .selectFrom('custom_field')
-    .select(['id', 'name'])
+    .select(['id', 'name', 'object_type'])
     .where('organization_id', '=', organizationId)
-    .where('object_type', '=', 'lead')
     .execute()
   const ids: Record<string, string> = {}
   for (const field of wanted) {
-    const found = existing.find((f) => f.name === field.name)
+    const found = existing.find((f) => f.name === field.name && f.object_type === field.objectType)
     if (found !== undefined) {
       ids[field.name] = found.id
       continue
@@ -212,7 +222,7 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string) {
       .values({
         id,
         organization_id: organizationId,
-        object_type: 'lead',
+        object_type: field.objectType,
         name: field.name,
         description: null,
         type: field.type,
@@ -226,7 +236,13 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string) {
       .execute()
     ids[field.name] = id
   }
-  return { industry: ids.Industry ?? '', employees: ids.Employees ?? '', renewal: ids['Renewal date'] ?? '' }
+  return {
+    industry: ids.Industry ?? '',
+    employees: ids.Employees ?? '',
+    renewal: ids['Renewal date'] ?? '',
+    owner: ids['Account owner'] ?? '',
+    decisionRole: ids['Decision role'] ?? '',
+  }
 }
 
 /** Creates `count` realistic leads with contacts, addresses, custom values, notes and status changes. */
@@ -292,7 +308,7 @@ interface LeadSetting {
   nowMs: number
   userIds: string[]
   statuses: { id: string; label: string }[]
-  fields: { industry: string; employees: string; renewal: string }
+  fields: Awaited<ReturnType<typeof ensureDemoFields>>
 }
 
 function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: LeadSetting): void {
@@ -353,10 +369,12 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
   const contacts: { name: string; title: string }[] = []
   const emails: string[] = []
   const phones: string[] = []
+  let firstContactId: string | undefined
   for (let c = 1 + rand.int(3); c > 0; c--) {
     const first = rand.pick(FIRST_NAMES)
     const last = rand.pick(LAST_NAMES)
     const contactId = newId('contact')
+    firstContactId ??= contactId
     const at = formatTimestamp(new Date(createdMs))
     const contact = { name: `${first} ${last}`, title: rand.pick(TITLES) }
     contacts.push(contact)
@@ -404,9 +422,9 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
   }
   batch.addresses.push({ lead_id: leadId, position: 0, organization_id: organizationId, label: 'business', ...address })
 
-  const value = (fieldId: string, text: string, number: number | null) => {
+  const value = (fieldId: string, text: string, number: number | null, objectId = leadId) => {
     batch.values.push({
-      object_id: leadId,
+      object_id: objectId,
       field_id: fieldId,
       position: 0,
       organization_id: organizationId,
@@ -416,6 +434,10 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
     })
   }
   value(setting.fields.industry, rand.pick(INDUSTRIES), null)
+  value(setting.fields.owner, creator, null)
+  // The first contact is usually the one the deal depends on.
+  if (firstContactId !== undefined && rand.next() < 0.7)
+    value(setting.fields.decisionRole, rand.pick(DECISION_ROLES), null, firstContactId)
   const employees = 5 + rand.int(5000)
   value(setting.fields.employees, String(employees), employees)
   if (rand.next() < 0.5)
