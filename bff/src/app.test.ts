@@ -276,6 +276,23 @@ describe('proxy', () => {
     expect((await rawRequest(bff.url, '/api/v1/lead/?a=1', headers)).status).toBe(200)
   })
 
+  test('a method the API does not speak answers 405 JSON before the body is read, and the API is not asked', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    // A declared body over the cap would answer 413 if the body were looked at before the method.
+    const headers = {
+      'x-requested-with': 'leadline',
+      cookie,
+      'content-type': 'application/xml',
+      'content-length': String(2 * 1024 * 1024),
+    }
+    const response = await rawRequest(bff.url, '/api/v1/lead/', headers, 'PROPFIND')
+    expect(response.status).toBe(405)
+    expect(JSON.parse(response.body)).toEqual({ error: 'Method not allowed.' })
+    expect(response.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS')
+    expect(upstream.requests.length).toBe(before)
+  })
+
   test('a body over 1 MiB answers 413 without reaching the API; one just under passes', async () => {
     const cookie = await signIn(bff)
     const before = upstream.requests.length

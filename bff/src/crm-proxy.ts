@@ -132,6 +132,8 @@ export interface ProxyRequest {
 
 /** Forwards one request to the API and streams the answer back. Returns the upstream status. */
 export async function proxyToApi({ req, res, pool, path, apiKey, timeZone, now }: ProxyRequest): Promise<number> {
+  // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
+  const method = toMethod(req.method, res)
   const body = await readBody(req)
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -147,7 +149,7 @@ export async function proxyToApi({ req, res, pool, path, apiKey, timeZone, now }
   try {
     upstream = await pool.request({
       path,
-      method: toMethod(req.method),
+      method,
       headers,
       body: body ?? null,
     })
@@ -194,10 +196,11 @@ function responseHeaders(headers: IncomingHttpHeaders): [string, string | string
   return kept
 }
 
-const METHODS = new Set<Dispatcher.HttpMethod>(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const METHODS: readonly Dispatcher.HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
-function toMethod(method: string | undefined): Dispatcher.HttpMethod {
+function toMethod(method: string | undefined, res: ServerResponse): Dispatcher.HttpMethod {
   for (const known of METHODS) if (known === method) return known
+  res.setHeader('allow', METHODS.join(', '))
   throw new HttpError(405, 'Method not allowed.')
 }
 

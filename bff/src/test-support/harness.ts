@@ -272,10 +272,11 @@ export function rawRequest(
   url: string,
   target: string,
   headers: Record<string, string> = {},
+  method = 'GET',
 ): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   const { hostname, port: urlPort } = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port: Number(urlPort), method: 'GET', path: target, headers }, (res) => {
+    const req = httpRequest({ host: hostname, port: Number(urlPort), method, path: target, headers }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('end', () => {
