@@ -314,14 +314,21 @@ describe('proxy', () => {
     expect(fits.status).toBe(200)
   })
 
-  test('X-TZ-Offset follows the zone across a DST change, at request time', async () => {
-    const cookie = await signIn(bff, NEW_YORK)
-    bff.clock.now = new Date('2026-11-01T05:59:00Z')
+  test.each([
+    ['America/New_York in autumn', NEW_YORK, '2026-11-01T05:59:59Z', '-4.0', '2026-11-01T06:00:00Z', '-5.0'],
+    ['America/New_York in spring', NEW_YORK, '2026-03-08T06:59:59Z', '-5.0', '2026-03-08T07:00:00Z', '-4.0'],
+    // Southern hemisphere: daylight time ends in April, at 03:00 AEDT on the first Sunday.
+    ['Australia/Sydney in April', 'Australia/Sydney', '2026-04-04T15:59:59Z', '11.0', '2026-04-04T16:00:00Z', '10.0'],
+    // A half-hour zone without DST: the same offset on both sides of New York's change.
+    ['Asia/Kolkata', 'Asia/Kolkata', '2026-03-08T06:59:59Z', '5.5', '2026-03-08T07:00:00Z', '5.5'],
+  ])('X-TZ-Offset follows %s at request time', async (_name, zone, before, offsetBefore, after, offsetAfter) => {
+    const cookie = await signIn(bff, zone)
+    bff.clock.now = new Date(before)
     await bff.call('/api/v1/lead/', { cookie })
-    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('-4.0')
-    bff.clock.now = new Date('2026-11-01T06:00:00Z')
+    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe(offsetBefore)
+    bff.clock.now = new Date(after)
     await bff.call('/api/v1/lead/', { cookie })
-    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('-5.0')
+    expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe(offsetAfter)
   })
 
   test('the API being down answers 502 JSON', async () => {
