@@ -4,6 +4,8 @@
  * a toast or redirects: callers and the query client decide what a failure means.
  */
 
+import { isRecord } from './record'
+
 export const API_BASE = '/api/v1/'
 
 /** Every request to the BFF carries this header; the BFF refuses `/api/` and `/auth/` requests without it (CSRF). */
@@ -28,10 +30,6 @@ export class ApiError extends Error {
 
 export function isApiError(error: unknown, status?: number): error is ApiError {
   return error instanceof ApiError && (status === undefined || error.status === status)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function fieldErrorsOf(body: unknown): Record<string, string> {

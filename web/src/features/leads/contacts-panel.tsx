@@ -5,6 +5,7 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { lazy, Suspense, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
+import { ExternalLink } from '../../components/ui/external-link'
 import { Panel } from '../../components/ui/panel'
 import { CustomValueDisplay, useReferenceOptions, type ReferenceOption } from './custom-field-input'
 import { customValuesOf } from './custom-values'
@@ -122,9 +123,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
           ))}
           {contact.urls.map((url) => (
             <li key={`u-${url.url}`} className="truncate">
-              <a href={url.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 hover:underline">
-                {url.url}
-              </a>
+              <ExternalLink url={url.url} />
             </li>
           ))}
         </ul>

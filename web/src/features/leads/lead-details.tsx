@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import type { Lead } from '@leadline/shared/lead-schema'
+import { ExternalLink } from '../../components/ui/external-link'
 import { InlineEdit } from '../../components/ui/inline-edit'
 import { Panel } from '../../components/ui/panel'
 import { isApiError } from '../../lib/api'
@@ -40,15 +41,7 @@ export function LeadDetails({ lead }: { lead: Lead }) {
           label="URL"
           type="url"
           value={lead.url ?? ''}
-          display={
-            lead.url === null ? (
-              empty
-            ) : (
-              <a href={lead.url} target="_blank" rel="noreferrer noopener" className="text-indigo-700 hover:underline">
-                {lead.url}
-              </a>
-            )
-          }
+          display={lead.url === null ? empty : <ExternalLink url={lead.url} />}
           onSave={(draft) => save({ url: text(draft) }, 'url')}
         />
         <InlineEdit

@@ -1,17 +1,6 @@
 import type { Lead } from '@leadline/shared/lead-schema'
 import { Panel } from '../../components/ui/panel'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function textOf(item: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = item[key]
-    if (typeof value === 'string' && value !== '') return value
-  }
-  return undefined
-}
+import { isRecord, textOf } from '../../lib/record'
 
 /*
  * Opportunities and tasks get their own schemas with their issues; until then the lead carries them as unknown
