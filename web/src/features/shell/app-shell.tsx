@@ -25,9 +25,10 @@ export function AppShell() {
         <div className="mx-auto flex h-14 max-w-7xl items-center gap-6 px-4">
           <div className="flex min-w-0 items-baseline gap-2">
             <span className="text-lg font-bold tracking-tight text-indigo-700">Leadline</span>
-            <span className="truncate text-sm text-slate-500" aria-label="Organization">
+            <p className="truncate text-sm text-slate-500">
+              <span className="sr-only">Organization: </span>
               {session.organization.name}
-            </span>
+            </p>
           </div>
           <nav aria-label="Main" className="flex items-center gap-1">
             <Link to="/leads" className={navLink}>
