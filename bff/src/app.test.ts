@@ -416,8 +416,7 @@ describe('demo sign-in', () => {
     expect(upstream.requests).toEqual([])
   })
 
-  test('lists the demo users without keys and signs in as one, reading the key server-side', async () => {
-    await bff.close()
+  async function writeSeedFile(): Promise<string> {
     const seedFile = join(dir.path, 'demo-seed.json')
     await writeFile(
       seedFile,
@@ -438,6 +437,12 @@ describe('demo sign-in', () => {
         ],
       }),
     )
+    return seedFile
+  }
+
+  test('lists the demo users without keys and signs in as one, reading the key server-side', async () => {
+    await bff.close()
+    const seedFile = await writeSeedFile()
     bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, demoSeedFile: seedFile }))
     const users = await bff.call('/auth/demo-users')
     expect(users.status).toBe(200)
@@ -464,6 +469,48 @@ describe('demo sign-in', () => {
     expect(upstream.requests.at(-1)?.headers.authorization).toBe(
       `Basic ${Buffer.from(`${DEMO_KEY}:`).toString('base64')}`,
     )
+  })
+
+  test('is refused and not advertised when the BFF listens beyond loopback, with a warning', async () => {
+    await bff.close()
+    const seedFile = await writeSeedFile()
+    bff = await startBff(
+      testConfig({ apiUrl: upstream.url, dataDir: dir.path, host: '0.0.0.0', demoSeedFile: seedFile }),
+    )
+    expect(bff.logs.find((line) => line.includes('"level":40'))).toMatch(/demo sign-in is off.*LEADLINE_DEMO_SIGN_IN=1/)
+    expect((await bff.call('/auth/demo-users')).status).toBe(404)
+    const session = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
+    })
+    expect(session.status).toBe(404)
+    expect(session.setCookies).toEqual([])
+    expect(upstream.requests).toEqual([])
+  })
+
+  test('works beyond loopback when LEADLINE_DEMO_SIGN_IN=1 opts in', async () => {
+    await bff.close()
+    const seedFile = await writeSeedFile()
+    bff = await startBff(
+      testConfig({
+        apiUrl: upstream.url,
+        dataDir: dir.path,
+        host: '0.0.0.0',
+        demoSeedFile: seedFile,
+        demoSignIn: 'on',
+      }),
+    )
+    expect(bff.logs.join('')).not.toContain('"level":40')
+    expect((await bff.call('/auth/demo-users')).json).toEqual([
+      { email: 'rep@demo.example', title: 'Sales rep', role: 'user', display_name: 'Rita Rep' },
+    ])
+    const session = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
+    })
+    expect(session.status).toBe(200)
   })
 })
 

@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino'
 import { Pool } from 'undici'
 import { authRoutes, currentSession, FieldError, type AuthDeps } from './auth-routes.js'
 import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
-import type { BffConfig } from './env.js'
+import { demoSeedFileInUse, type BffConfig } from './env.js'
 import type { SessionStore } from './session.js'
 
 export interface BffAppOptions {
@@ -68,7 +68,16 @@ export function createBffApp(options: BffAppOptions): BffApp {
     headersTimeout: 60_000,
     bodyTimeout: 60_000,
   })
-  const deps: AuthDeps = { config, store, pool, now }
+  const demoSeedFile = demoSeedFileInUse(config)
+  if (config.demoSeedFile !== undefined && demoSeedFile === undefined)
+    logger.warn(
+      { host: config.host },
+      config.demoSignIn === 'off'
+        ? 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: LEADLINE_DEMO_SIGN_IN=0'
+        : 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: the BFF listens beyond loopback, where anyone ' +
+            'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
+    )
+  const deps: AuthDeps = { config, store, pool, now, demoSeedFile }
 
   const app = express()
   app.disable('x-powered-by')

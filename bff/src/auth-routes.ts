@@ -11,6 +11,8 @@ export interface AuthDeps {
   store: SessionStore
   pool: Pool
   now: () => Date
+  /** The demo seed file when one-click demo sign-in is allowed (`demoSeedFileInUse`), else undefined. */
+  demoSeedFile: string | undefined
 }
 
 /** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
@@ -122,12 +124,12 @@ export function authRoutes(deps: AuthDeps): Router {
   })
 
   router.get('/demo-users', async (_req, res) => {
-    const users = await demoUsers(config)
+    const users = await demoUsers(deps.demoSeedFile)
     res.json(users.map((u) => ({ email: u.email, title: u.title, role: u.role, display_name: demoDisplayName(u) })))
   })
 
   router.post('/demo-session', async (req, res) => {
-    const users = await demoUsers(config)
+    const users = await demoUsers(deps.demoSeedFile)
     const body: unknown = req.body
     const record = requireObject(body)
     const email = requireString(record, 'email', 'Choose a demo user.')
@@ -202,11 +204,11 @@ interface DemoUser {
 }
 
 /** Read on each request, so a re-seeded demo organization is picked up without a restart. */
-async function demoUsers(config: BffConfig): Promise<DemoUser[]> {
-  if (config.demoSeedFile === undefined) throw new HttpError(404, 'Demo sign-in is not enabled.')
+async function demoUsers(seedFile: string | undefined): Promise<DemoUser[]> {
+  if (seedFile === undefined) throw new HttpError(404, 'Demo sign-in is not enabled.')
   let parsed: unknown
   try {
-    parsed = JSON.parse(await readFile(config.demoSeedFile, 'utf8'))
+    parsed = JSON.parse(await readFile(seedFile, 'utf8'))
   } catch {
     throw new HttpError(503, 'The demo users are not available.')
   }

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { loadBffConfig, parseSecret } from './env.js'
+import { demoSeedFileInUse, isLoopbackHost, loadBffConfig, parseSecret } from './env.js'
 import { tempDir } from './test-support/harness.js'
 
 let dir: Awaited<ReturnType<typeof tempDir>>
@@ -24,6 +24,8 @@ describe('loadBffConfig', () => {
       insecureCookies: false,
       sessionIdleMs: 720 * 60_000,
       demoSeedFile: undefined,
+      demoSignIn: 'loopback',
+      apiTimeoutMs: 30_000,
       logLevel: 'info',
     })
     expect(config.webDist).toBe(fileURLToPath(new URL('../../web/dist', import.meta.url)))
@@ -49,6 +51,8 @@ describe('loadBffConfig', () => {
         LEADLINE_BFF_INSECURE_COOKIES: '1',
         LEADLINE_SESSION_IDLE_MINUTES: '15',
         LEADLINE_DEMO_SEED_FILE: 'data/demo-seed.json',
+        LEADLINE_DEMO_SIGN_IN: '1',
+        LEADLINE_API_TIMEOUT_SECONDS: '5',
         LEADLINE_WEB_DIST: '/srv/web',
         LOG_LEVEL: 'warn',
       },
@@ -61,6 +65,8 @@ describe('loadBffConfig', () => {
       insecureCookies: true,
       sessionIdleMs: 15 * 60_000,
       demoSeedFile: join(dir.path, 'data', 'demo-seed.json'),
+      demoSignIn: 'on',
+      apiTimeoutMs: 5000,
       webDist: '/srv/web',
       logLevel: 'warn',
     })
@@ -77,8 +83,39 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_SESSION_IDLE_MINUTES: '0' }, /LEADLINE_SESSION_IDLE_MINUTES/],
     [{ LEADLINE_SESSION_IDLE_MINUTES: '1.5' }, /LEADLINE_SESSION_IDLE_MINUTES/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LEADLINE_DEMO_SIGN_IN: 'yes' }, /LEADLINE_DEMO_SIGN_IN/],
+    [{ LEADLINE_API_TIMEOUT_SECONDS: '0' }, /LEADLINE_API_TIMEOUT_SECONDS/],
+    [{ LEADLINE_API_TIMEOUT_SECONDS: '2.5' }, /LEADLINE_API_TIMEOUT_SECONDS/],
   ])('refuses %j', (env, message) => {
     expect(() => loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32), ...env }, dir.path)).toThrow(message)
+  })
+
+  test.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::ffff:127.0.0.1', true],
+    ['localhost', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.20', false],
+    ['::ffff:10.0.0.1', false],
+    ['crm.example.com', false],
+  ])('%s is loopback: %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback)
+  })
+
+  test('demo sign-in: on loopback by default, elsewhere only with LEADLINE_DEMO_SIGN_IN=1, never with 0', () => {
+    const seed = { LEADLINE_BFF_SECRET: 'cd'.repeat(32), LEADLINE_DEMO_SEED_FILE: 'seed.json' }
+    const file = join(dir.path, 'seed.json')
+    expect(demoSeedFileInUse(loadBffConfig(seed, dir.path))).toBe(file)
+    expect(demoSeedFileInUse(loadBffConfig({ ...seed, HOST: '0.0.0.0' }, dir.path))).toBeUndefined()
+    expect(demoSeedFileInUse(loadBffConfig({ ...seed, HOST: '0.0.0.0', LEADLINE_DEMO_SIGN_IN: '1' }, dir.path))).toBe(
+      file,
+    )
+    expect(demoSeedFileInUse(loadBffConfig({ ...seed, LEADLINE_DEMO_SIGN_IN: '0' }, dir.path))).toBeUndefined()
+    expect(demoSeedFileInUse(loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32) }, dir.path))).toBeUndefined()
   })
 
   test('secrets in hex, base64 and base64url', () => {

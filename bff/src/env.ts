@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -18,6 +19,10 @@ export interface BffConfig {
   sessionIdleMs: number
   /** The JSON written by `leadline seed demo --json`; demo one-click sign-in is off without it. */
   demoSeedFile: string | undefined
+  /** `loopback`: demo sign-in only while listening on a loopback address; `on` / `off` override that. */
+  demoSignIn: 'loopback' | 'on' | 'off'
+  /** How long the API may take to start answering before the browser gets a 504. */
+  apiTimeoutMs: number
   /** The built SPA. */
   webDist: string
   logLevel: string
@@ -56,6 +61,14 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     throw new Error(`LEADLINE_SESSION_IDLE_MINUTES must be a whole number of minutes (1 to 525600), got "${idleText}"`)
 
   const seedText = nonEmpty(env.LEADLINE_DEMO_SEED_FILE)
+  const demoText = env.LEADLINE_DEMO_SIGN_IN ?? ''
+  if (demoText !== '0' && demoText !== '1' && demoText !== '')
+    throw new Error(`LEADLINE_DEMO_SIGN_IN must be 1 or 0, got "${demoText}"`)
+
+  const timeoutText = env.LEADLINE_API_TIMEOUT_SECONDS ?? '30'
+  const timeoutSeconds = Number(timeoutText)
+  if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1 || timeoutSeconds > 3600)
+    throw new Error(`LEADLINE_API_TIMEOUT_SECONDS must be a whole number of seconds (1 to 3600), got "${timeoutText}"`)
   const webDistText = nonEmpty(env.LEADLINE_WEB_DIST)
 
   const logLevel = env.LOG_LEVEL ?? 'info'
@@ -71,6 +84,8 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     insecureCookies: insecureText === '1',
     sessionIdleMs: idleMinutes * 60_000,
     demoSeedFile: seedText === undefined ? undefined : resolve(cwd, seedText),
+    demoSignIn: demoText === '1' ? 'on' : demoText === '0' ? 'off' : 'loopback',
+    apiTimeoutMs: timeoutSeconds * 1000,
     // dist/env.js → bff/dist → ../../web/dist
     webDist:
       webDistText === undefined
@@ -80,6 +95,27 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
           : resolve(cwd, webDistText),
     logLevel,
   }
+}
+
+const LOOPBACK = new BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+
+/** Whether a listen address only accepts connections from this machine (`::ffff:127.0.0.1` included). */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true
+  const family = isIP(host)
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6')
+}
+
+/**
+ * The seed file when one-click demo sign-in may be offered, else undefined. It signs anyone who reaches the BFF in
+ * as the demo admin without a password, so it stays off on a non-loopback address unless explicitly turned on.
+ */
+export function demoSeedFileInUse(config: BffConfig): string | undefined {
+  if (config.demoSignIn === 'off') return undefined
+  if (config.demoSignIn === 'loopback' && !isLoopbackHost(config.host)) return undefined
+  return config.demoSeedFile
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import { constants } from 'node:os'
 import { createBffApp, type BffApp } from './app.js'
-import { loadBffConfig } from './env.js'
+import { demoSeedFileInUse, loadBffConfig } from './env.js'
 import { SessionStore } from './session.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     {
       upstream: config.apiUrl,
       web_dist: config.webDist,
-      demo_sign_in: config.demoSeedFile !== undefined,
+      demo_sign_in: demoSeedFileInUse(config) !== undefined,
       insecure_cookies: config.insecureCookies,
     },
     `listening on http://${host}:${port}`,

@@ -167,6 +167,8 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     insecureCookies: false,
     sessionIdleMs: 60 * 60_000,
     demoSeedFile: undefined,
+    demoSignIn: 'loopback',
+    apiTimeoutMs: 30_000,
     webDist: join(overrides.dataDir, 'no-web-dist'),
     logLevel: 'info',
     ...overrides,
