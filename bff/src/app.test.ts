@@ -5,6 +5,7 @@ import {
   assertNoKey,
   deadPort,
   DEMO_KEY,
+  HANG_KEY,
   KEY,
   KEY_FORMS,
   NEW_YORK,
@@ -329,6 +330,29 @@ describe('proxy', () => {
     bff.clock.now = new Date(after)
     await bff.call('/api/v1/lead/', { cookie })
     expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe(offsetAfter)
+  })
+
+  test('an API that does not answer in time is a 504 JSON, not a request hanging forever', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, apiTimeoutMs: 300 }))
+    const cookie = await signIn(bff)
+    const started = Date.now()
+    const response = await bff.call('/api/v1/hang/', { cookie })
+    expect(response.status).toBe(504)
+    expect(response.json).toEqual({ error: 'The CRM service did not answer in time.' })
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(upstream.requests.filter((r) => r.url === '/api/v1/hang/')).toHaveLength(1)
+    // The session survives: the key was not refused.
+    expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
+
+    const slowSignIn = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: HANG_KEY, time_zone: 'UTC' }),
+    })
+    expect(slowSignIn.status).toBe(504)
+    expect(slowSignIn.json).toEqual({ error: 'The CRM service did not answer in time.' })
+    expect(slowSignIn.setCookies).toEqual([])
   })
 
   test('the API being down answers 502 JSON', async () => {

@@ -65,8 +65,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
     connections: 64,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
-    headersTimeout: 60_000,
-    bodyTimeout: 60_000,
+    headersTimeout: config.apiTimeoutMs,
+    bodyTimeout: config.apiTimeoutMs,
   })
   const demoSeedFile = demoSeedFileInUse(config)
   if (config.demoSeedFile !== undefined && demoSeedFile === undefined)
@@ -137,6 +137,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       apiKey: current.apiKey,
       timeZone: current.session.timeZone,
       now: now(),
+      timeoutMs: config.apiTimeoutMs,
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) await store.delete(current.id)

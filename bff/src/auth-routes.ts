@@ -150,7 +150,7 @@ async function signIn(req: Request, res: Response, deps: AuthDeps, apiKey: strin
   if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':'))
     throw new HttpError(401, 'That API key was not accepted.')
   const now = deps.now()
-  const me = await upstreamJson(deps.pool, '/api/v1/me/', apiKey, timeZone, now)
+  const me = await upstreamJson(deps.pool, '/api/v1/me/', apiKey, timeZone, now, deps.config.apiTimeoutMs)
   if (me.status === 401) throw new HttpError(401, 'That API key was not accepted.')
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
   const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined

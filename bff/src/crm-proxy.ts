@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
-import type { Dispatcher, Pool } from 'undici'
+import { errors, type Dispatcher, type Pool } from 'undici'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** Past this much an oversized body is no longer drained for a tidy 413; the connection is cut instead. */
@@ -9,6 +9,7 @@ const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES
 const UPSTREAM_ERROR_BODY_LIMIT = 256 * 1024
 
 export const UNREACHABLE = 'The CRM service is not reachable.'
+const TOO_SLOW = 'The CRM service did not answer in time.'
 
 export class HttpError extends Error {
   constructor(
@@ -128,10 +129,26 @@ export interface ProxyRequest {
   apiKey: string
   timeZone: string
   now: Date
+  /** How long the API may take to send its status and headers. */
+  timeoutMs: number
+}
+
+/** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
+function upstreamFailure(error: unknown): HttpError {
+  return error instanceof errors.HeadersTimeoutError ? new HttpError(504, TOO_SLOW) : new HttpError(502, UNREACHABLE)
 }
 
 /** Forwards one request to the API and streams the answer back. Returns the upstream status. */
-export async function proxyToApi({ req, res, pool, path, apiKey, timeZone, now }: ProxyRequest): Promise<number> {
+export async function proxyToApi({
+  req,
+  res,
+  pool,
+  path,
+  apiKey,
+  timeZone,
+  now,
+  timeoutMs,
+}: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
   const body = await readBody(req)
@@ -152,9 +169,12 @@ export async function proxyToApi({ req, res, pool, path, apiKey, timeZone, now }
       method,
       headers,
       body: body ?? null,
+      headersTimeout: timeoutMs,
+      // Between body chunks: a long list may take a while in total, but it must keep coming.
+      bodyTimeout: timeoutMs,
     })
-  } catch {
-    throw new HttpError(502, UNREACHABLE)
+  } catch (error) {
+    throw upstreamFailure(error)
   }
 
   res.statusCode = upstream.statusCode
@@ -240,6 +260,7 @@ export async function upstreamJson(
   apiKey: string,
   timeZone: string,
   now: Date,
+  timeoutMs: number,
 ): Promise<{ status: number; body: unknown }> {
   let upstream: Dispatcher.ResponseData
   try {
@@ -252,9 +273,11 @@ export async function upstreamJson(
         'x-tz-offset': tzOffsetHeader(timeZone, now),
         'x-leadline-client': 'web',
       },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     })
-  } catch {
-    throw new HttpError(502, UNREACHABLE)
+  } catch (error) {
+    throw upstreamFailure(error)
   }
   const text = await readLimited(upstream.body, BODY_LIMIT_BYTES)
   let body: unknown

@@ -10,6 +10,8 @@ import { SessionStore } from '../session.js'
 
 export const KEY = 'api_4Tq9Zx1Vb7Nm3Lk5Jh8Gf2Ds6Aa0Pw9Eo4Ri7Uy'
 export const DEMO_KEY = 'api_Demo0rep0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr'
+/** A key whose every request the fake API takes and never answers. */
+export const HANG_KEY = 'api_Hang0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr9Qq0P'
 export const SECRET = Buffer.alloc(32, 7)
 /** Every form of the key that would betray it. */
 export const KEY_FORMS = [
@@ -111,6 +113,8 @@ export async function startFakeUpstream() {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       })
+      // An API that has stopped answering: the request is taken and never answered.
+      if (url.startsWith('/api/v1/hang/') || req.headers.authorization === basic(HANG_KEY)) return
       const answer = fakeAnswer(req.method ?? '', url, req.headers.authorization, Buffer.concat(chunks))
       res.writeHead(answer.status, answer.headers)
       res.end(answer.body)
