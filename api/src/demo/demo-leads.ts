@@ -143,6 +143,7 @@ const NOTES = [
   'Follow up after their budget meeting.',
 ]
 const DAY_MS = 86_400_000
+const MINUTE_MS = 60_000
 const BATCH = 500
 const INSERT_ROWS = 150
 
@@ -320,7 +321,9 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
   const creator = rand.pick(setting.userIds)
   const [city, state, zipcode, area] = rand.pick(PLACES)
   const timestamps: number[] = [createdMs]
-  const activity = (type: string, data: unknown, atMs: number, userId: string) => {
+  // Nothing the demo generates may lie in the future, however late in its year a lead was created.
+  const activity = (type: string, data: unknown, wantedMs: number, userId: string) => {
+    const atMs = Math.min(wantedMs, nowMs)
     timestamps.push(atMs)
     const at = formatTimestamp(new Date(atMs))
     batch.activities.push({
@@ -352,7 +355,8 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
         new_status_id: next.id,
         new_status_label: next.label,
       },
-      createdMs + i * (1 + rand.int(20)) * DAY_MS,
+      // A minute apart at least, so clamped changes still read in the order they were made.
+      Math.min(createdMs + i * (1 + rand.int(20)) * DAY_MS, nowMs - (changes - i) * MINUTE_MS),
       rand.pick(setting.userIds),
     )
     status = next

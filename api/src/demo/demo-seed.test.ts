@@ -4,6 +4,7 @@ import { migrateToLatest } from '../db/migrate.js'
 import { provisionOrganization } from '../organizations/provision.js'
 import type { Clock } from '../platform/time.js'
 import { createTestDatabase, TestClock, type TestDatabase } from '../test-support/test-app.js'
+import { seedDemoLeads } from './demo-leads.js'
 import { seedDemoOrganization } from './demo-seed.js'
 
 /** A clock that fails at its Nth reading: a crash at a chosen point of a write. */
@@ -68,5 +69,34 @@ describe('seedDemoOrganization', () => {
       'the process died here',
     )
     expect(await counts()).toEqual({ organizations: 0, users: 0, keys: 0 })
+  })
+})
+
+describe('seedDemoLeads', () => {
+  // 1000 leads: enough that, unclamped, some would be created late enough for a change to land after now.
+  it('dates no lead or activity after now', async () => {
+    const clock = new TestClock(new Date('2026-03-01T12:00:00.000Z'))
+    const demo = await seedDemoOrganization(database.db, clock)
+    await seedDemoLeads(database.db, clock, demo.organization_id, 1000, () => undefined)
+    const now = clock.now().toISOString().replace('Z', '000+00:00')
+    const latest = async (table: 'lead' | 'activity', column: 'date_created' | 'date_updated') =>
+      (
+        await database.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.max(column).as('latest'))
+          .executeTakeFirstOrThrow()
+      ).latest
+    for (const table of ['lead', 'activity'] as const) {
+      for (const column of ['date_created', 'date_updated'] as const) {
+        expect(await latest(table, column), `${table}.${column}`).toBeDefined()
+        expect((await latest(table, column)) <= now, `${table}.${column}`).toBe(true)
+      }
+    }
+    const changes = await database.db
+      .selectFrom('activity')
+      .select('id')
+      .where('type', '=', 'LeadStatusChange')
+      .execute()
+    expect(changes.length).toBeGreaterThan(0)
   })
 })
