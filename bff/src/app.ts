@@ -21,8 +21,9 @@ export interface BffAppOptions {
 export interface BffApp {
   app: Express
   logger: Logger
-  /** Stops the purge timer and closes the upstream connection pool. */
-  close(): Promise<void>
+  /** Stops the purge timer, closes the upstream connection pool (aborting its requests if asked) and waits for
+   * pending session writes. */
+  close(options?: { abortUpstream?: boolean }): Promise<void>
 }
 
 export const REDACTED_PATHS = [
@@ -216,9 +217,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
   return {
     app,
     logger,
-    async close() {
+    async close(options = {}) {
       clearInterval(purge)
-      await pool.close()
+      if (options.abortUpstream === true) await pool.destroy()
+      else await pool.close()
       await store.flush()
     },
   }

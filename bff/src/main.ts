@@ -1,9 +1,11 @@
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { constants } from 'node:os'
-import { createBffApp, type BffApp } from './app.js'
+import type { Logger } from 'pino'
+import { createBffApp } from './app.js'
 import { demoSeedFileInUse, loadBffConfig } from './env.js'
 import { SessionStore } from './session.js'
+import { gracefulStop } from './shutdown.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -16,6 +18,7 @@ async function main(): Promise<void> {
   })
   const bff = createBffApp({ config, store })
   const server = createServer(bff.app)
+  const stop = gracefulStop(server, bff, SHUTDOWN_GRACE_MS)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => {
@@ -35,43 +38,29 @@ async function main(): Promise<void> {
     },
     `listening on http://${host}:${port}`,
   )
-  closeOnSignals(server, bff)
+  closeOnSignals(stop, bff.logger)
 }
 
 /** The first SIGTERM or SIGINT finishes in-flight requests and exits 0; a second one exits at once. */
-function closeOnSignals(server: Server, bff: BffApp): void {
+function closeOnSignals(stop: () => Promise<void>, logger: Logger): void {
   let stopping = false
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      bff.logger.warn(`${signal} received again; exiting without waiting`)
+      logger.warn(`${signal} received again; exiting without waiting`)
       process.exit(128 + constants.signals[signal])
     }
     stopping = true
-    bff.logger.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
-    const deadline = setTimeout(() => {
-      server.closeAllConnections()
-    }, SHUTDOWN_GRACE_MS)
-    deadline.unref()
-    const closed = new Promise<void>((resolve, reject) => {
-      server.close((error) => {
-        if (error === undefined) resolve()
-        else reject(error)
-      })
-    })
-    server.closeIdleConnections()
-    closed
-      .then(() => bff.close())
-      .then(
-        () => {
-          clearTimeout(deadline)
-          bff.logger.info('stopped')
-          process.exit(0)
-        },
-        (error: unknown) => {
-          bff.logger.error({ err: error }, 'stopping failed')
-          process.exit(1)
-        },
-      )
+    logger.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
+    stop().then(
+      () => {
+        logger.info('stopped')
+        process.exit(0)
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'stopping failed')
+        process.exit(1)
+      },
+    )
   }
   process.on('SIGTERM', onSignal)
   process.on('SIGINT', onSignal)

@@ -7,6 +7,7 @@ import { pino } from 'pino'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
 import type { BffConfig } from '../env.js'
 import { SessionStore } from '../session.js'
+import { gracefulStop } from '../shutdown.js'
 
 export const KEY = 'api_4Tq9Zx1Vb7Nm3Lk5Jh8Gf2Ds6Aa0Pw9Eo4Ri7Uy'
 export const DEMO_KEY = 'api_Demo0rep0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr'
@@ -99,6 +100,9 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
   }
 }
 
+/** How long the fake API takes over `/api/v1/slow/…`. */
+export const SLOW_MS = 400
+
 /** A stand-in for the API on port 0 that records every request it gets. */
 export async function startFakeUpstream() {
   const requests: Recorded[] = []
@@ -116,8 +120,13 @@ export async function startFakeUpstream() {
       // An API that has stopped answering: the request is taken and never answered.
       if (url.startsWith('/api/v1/hang/') || req.headers.authorization === basic(HANG_KEY)) return
       const answer = fakeAnswer(req.method ?? '', url, req.headers.authorization, Buffer.concat(chunks))
-      res.writeHead(answer.status, answer.headers)
-      res.end(answer.body)
+      setTimeout(
+        () => {
+          res.writeHead(answer.status, answer.headers)
+          res.end(answer.body)
+        },
+        url.startsWith('/api/v1/slow/') ? SLOW_MS : 0,
+      )
     })
   })
   await listen(server)
@@ -193,6 +202,8 @@ export interface Response {
 
 export interface StartedBff {
   url: string
+  /** Stops the BFF as SIGTERM does (the grace given to startBff, 0 by default); `close` is the same. */
+  stop(): Promise<void>
   clock: Clock
   logs: string[]
   store: SessionStore
@@ -201,7 +212,11 @@ export interface StartedBff {
   close(): Promise<void>
 }
 
-export async function startBff(config: BffConfig, clock: Clock = { now: new Date() }): Promise<StartedBff> {
+export async function startBff(
+  config: BffConfig,
+  clock: Clock = { now: new Date() },
+  { graceMs = 0 }: { graceMs?: number } = {},
+): Promise<StartedBff> {
   const store = await SessionStore.open(
     { file: join(config.dataDir, 'sessions.json'), secret: config.secret, idleMs: config.sessionIdleMs },
     clock.now,
@@ -216,10 +231,12 @@ export async function startBff(config: BffConfig, clock: Clock = { now: new Date
   const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink)
   const bff = createBffApp({ config, store, fetchClock: () => clock.now, logger })
   const server = createServer(bff.app)
+  const stop = gracefulStop(server, bff, graceMs)
   await listen(server)
   const url = `http://127.0.0.1:${port(server)}`
   return {
     url,
+    stop,
     clock,
     logs,
     store,
@@ -240,10 +257,7 @@ export async function startBff(config: BffConfig, clock: Clock = { now: new Date
       assertNoKey(result)
       return result
     },
-    async close() {
-      await closeServer(server)
-      await bff.close()
-    },
+    close: stop,
   }
 }
 
