@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { SECURITY_HEADERS } from './app.js'
 import {
   assertNoKey,
   deadPort,
@@ -203,6 +204,10 @@ describe('proxy', () => {
     expect(response.setCookies).toEqual([])
     expect(response.headers.get('x-secret-hop')).toBeNull()
     expect(response.headers.get('www-authenticate')).toBeNull()
+    for (const name of ['proxy-authenticate', 'server', 'x-powered-by', 'strict-transport-security'])
+      expect(response.headers.get(name), name).toBeNull()
+    expect(response.headers.get('keep-alive')).not.toContain('72')
+    expect(response.headers.get('content-security-policy')).toBe(SECURITY_HEADERS['content-security-policy'])
     expect(response.headers.get('x-rate-limit-limit')).toBe('2400')
   })
 
@@ -313,6 +318,24 @@ describe('proxy', () => {
       body: JSON.stringify({ note: 'x'.repeat(1024 * 1024 - 20) }),
     })
     expect(fits.status).toBe(200)
+  })
+
+  test('a chunked body over 1 MiB (no Content-Length) answers 413 without reaching the API', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+    let sent = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 24) controller.close()
+        else controller.enqueue(chunk)
+        sent += 1
+      },
+    })
+    const response = await bff.call('/api/v1/lead/', { method: 'POST', cookie, headers: json, body, duplex: 'half' })
+    expect(response.status).toBe(413)
+    expect(response.json).toEqual({ error: 'Request body is larger than 1 MiB.' })
+    expect(upstream.requests.length).toBe(before)
   })
 
   test.each([
@@ -547,8 +570,18 @@ describe('logs', () => {
       headers: json,
       body: JSON.stringify({ api_key: `${KEY}x`, time_zone: 'UTC' }),
     })
+    // Failures too: a body that is not JSON, one too large, a 5xx page, a key in a query string.
+    await bff.call('/auth/session', { method: 'POST', headers: json, body: `{"api_key":"${KEY}",` })
+    await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: KEY, pad: 'x'.repeat(20_000) }),
+    })
+    await bff.call('/api/v1/boom-html/', { cookie })
+    await bff.call(`/api/v1/missing/?api_key=${KEY}`, { cookie })
     const logs = bff.logs.join('')
     expect(logs).toContain('"path":"/api/v1/lead/"')
+    for (const status of [400, 413, 500]) expect(logs).toContain(`"status":${status}`)
     for (const form of KEY_FORMS) expect(logs).not.toContain(form)
     expect(logs).not.toContain(cookie.split('=')[1])
   })

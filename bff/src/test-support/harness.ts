@@ -79,6 +79,12 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
           connection: 'keep-alive, x-secret-hop',
           'x-secret-hop': 'hop',
           'www-authenticate': 'Basic realm="api"',
+          'keep-alive': 'timeout=72',
+          'proxy-authenticate': 'Basic realm="proxy"',
+          server: 'leadline-api/0.1',
+          'x-powered-by': 'Fastify',
+          'content-security-policy': 'default-src *',
+          'strict-transport-security': 'max-age=1',
         },
       )
     case '/api/v1/missing/':
