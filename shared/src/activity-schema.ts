@@ -16,6 +16,9 @@ const activityBase = {
   updated_by_name: nullableString(),
   date_created: timestampSchema,
   date_updated: timestampSchema,
+  /** When the activity happened: its date_created unless the activity says otherwise. */
+  activity_at: timestampSchema,
+  users: Type.Array(Type.String(), { description: 'Other users who took part; none for these types.' }),
 }
 
 export const createdActivitySchema = Type.Object({

@@ -25,10 +25,13 @@ export const contactSchema = Type.Object(
     lead_id: Type.String(),
     name: Type.Union([Type.String(), Type.Null()]),
     display_name: Type.String(),
-    title: Type.Union([Type.String(), Type.Null()]),
+    // The API answers '' for no title, as Close does; the type stays nullable for the clients that build contacts.
+    title: Type.Union([Type.String(), Type.Null()], { description: "'' when the contact has no title." }),
     emails: Type.Array(contactEmailSchema),
     phones: Type.Array(contactPhoneSchema),
     urls: Type.Array(contactUrlSchema),
+    // Always sent (empty); optional in the type so clients that build contacts need not invent it.
+    integration_links: Type.Optional(Type.Array(Type.Unknown())),
     custom: Type.Record(Type.String(), Type.Unknown()),
     created_by: Type.Union([Type.String(), Type.Null()]),
     updated_by: Type.Union([Type.String(), Type.Null()]),

@@ -76,6 +76,9 @@ export function activityView(row: ActivityTable, names: Map<string, string>): Re
     updated_by_name: row.updated_by === null ? null : (names.get(row.updated_by) ?? null),
     date_created: row.date_created,
     date_updated: row.date_updated,
+    // None of the stored types can set a different time yet; a type that can will keep it in `data`.
+    activity_at: row.date_created,
+    users: [],
     ...data,
   }
   if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')

@@ -159,6 +159,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           updated_by: me.userId,
           date_updated: formatTimestamp(clock.now()),
         })
+        .where('organization_id', '=', me.organizationId)
         .where('id', '=', row.id)
         .execute()
       return oneActivity(db, me.organizationId, row.id, 'Note')
@@ -169,7 +170,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     const me = caller(request)
     const row = await findActivity(db, me.organizationId, request.params.id, 'Note')
     if (row === undefined) throw new NotFoundError('Note')
-    await db.deleteFrom('activity').where('id', '=', row.id).execute()
+    await db.deleteFrom('activity').where('organization_id', '=', me.organizationId).where('id', '=', row.id).execute()
     return {}
   })
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { contactInfoTypeSchema, type ContactInfoType } from '@leadline/shared/contact-schema'
 import { isEmail } from '../users/user-repo.js'
-import { normalizePhoneNumber } from '../phone-numbers/phone-number-repo.js'
+import { normalizeContactPhone } from '../phone-numbers/phone-number-repo.js'
 import { cleanText, isWebAddress } from '../platform/text.js'
 
 const nullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
@@ -40,8 +40,8 @@ export interface ContactValues {
 }
 
 /**
- * Checks and normalizes a contact body: emails must be real addresses, phones become E.164 in the organization's
- * country, urls must be web addresses. Field errors are keyed under `prefix` (`contacts.0.` or ``).
+ * Checks and normalizes a contact body: emails must be real addresses, phones are read in the organization's
+ * country (see `normalizeContactPhone`), urls must be web addresses. Field errors are keyed under `prefix` (`contacts.0.` or ``).
  */
 export function normalizeContactBody(
   body: ContactBody,
@@ -63,7 +63,7 @@ export function normalizeContactBody(
   }
   if (body.phones !== undefined) {
     values.phones = body.phones.map((entry, i) => {
-      const phone = normalizePhoneNumber(entry.phone, country)
+      const phone = normalizeContactPhone(entry.phone, country)
       if (phone === undefined) fieldErrors[`${prefix}phones.${i}.phone`] = 'Enter a valid phone number.'
       return { type: entry.type ?? 'office', phone: phone ?? entry.phone }
     })

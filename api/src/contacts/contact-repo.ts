@@ -204,7 +204,7 @@ export async function contactViews(
       lead_id: c.lead_id,
       name: c.name,
       display_name: c.name ?? contactEmails[0]?.email ?? '',
-      title: c.title,
+      title: c.title ?? '',
       emails: contactEmails,
       phones: (phonesBy.get(c.id) ?? []).map((p) => ({
         type: toInfoType(p.type),
@@ -213,6 +213,7 @@ export async function contactViews(
         country: phoneCountry(p.phone),
       })),
       urls: (urlsBy.get(c.id) ?? []).map((u) => ({ type: toInfoType(u.type), url: u.url })),
+      integration_links: [],
       ...customFieldsView(custom.get(c.id), defs),
       created_by: c.created_by,
       updated_by: c.updated_by,

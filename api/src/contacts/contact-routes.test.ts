@@ -62,6 +62,7 @@ describe('POST /contact/', () => {
     [{ name: 'Bad Email', emails: [{ email: 'not-an-email' }] }, 'emails.0.email'],
     [{ name: 'Empty Email', emails: [{ email: '' }] }, 'emails.0.email'],
     [{ name: 'Bad Phone', phones: [{ phone: 'call me' }] }, 'phones.0.phone'],
+    [{ name: 'Blank Phone', phones: [{ phone: '' }] }, 'phones.0.phone'],
     [{ name: 'Bad Type', phones: [{ phone: '4155550100', type: 'satellite' }] }, 'phones.0.type'],
     [{ name: 'Bad Url', urls: [{ url: 'ftp://files.example.com' }] }, 'urls.0.url'],
   ])('refuses %j with a field error on %s and stores nothing', async (body, field) => {
@@ -166,5 +167,98 @@ describe('GET and DELETE /contact/{id}/', () => {
 
   it('refuses _limit above 200', async () => {
     expect((await call(ctx.app, rep(), 'GET', '/contact/?_limit=201')).statusCode).toBe(400)
+  })
+})
+
+describe('phones Close keeps although they are not valid numbers', () => {
+  // A GB organization posts "1234" (create_contact.json); Close answers 200 with it under the GB calling code.
+  it('replays create_contact.json in a GB organization', async () => {
+    const gb = await ctx.createOrg('Sesame Ltd')
+    const country = await call(ctx.app, gb.admin.key, 'PUT', `/organization/${gb.id}/`, { body: { country: 'GB' } })
+    expect(country.statusCode, country.body).toBe(200)
+    const lead = (await call(ctx.app, gb.member.key, 'POST', '/lead/', { body: { name: 'Sesame Street' } })).json()
+    const res = await call(ctx.app, gb.member.key, 'POST', '/contact/', {
+      body: {
+        emails: [{ email: 'bigbird@example.com', type: 'office' }],
+        lead_id: lead.id,
+        name: 'Big Bird',
+        phones: [{ phone: '1234', type: 'office' }],
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({
+      display_name: 'Big Bird',
+      name: 'Big Bird',
+      title: '',
+      phones: [{ phone: '+441234', phone_formatted: '+44 1234', type: 'office', country: null }],
+      emails: [{ type: 'office', email: 'bigbird@example.com' }],
+      urls: [],
+      integration_links: [],
+      lead_id: lead.id,
+      organization_id: gb.id,
+    })
+    const fetched = (await call(ctx.app, gb.member.key, 'GET', `/contact/${res.json().id}/`)).json()
+    expect(fetched).toMatchObject({ title: '', integration_links: [], phones: res.json().phones })
+    // A valid number is still read as dialled in the organization's country.
+    const valid = await call(ctx.app, gb.member.key, 'PUT', `/contact/${res.json().id}/`, {
+      body: { phones: [{ phone: '020 7946 0958' }] },
+    })
+    expect(valid.json().phones).toEqual([
+      { type: 'office', phone: '+442079460958', phone_formatted: '+44 20 7946 0958', country: 'GB' },
+    ])
+  })
+
+  it.each([
+    ['12', '+112', '+1 12'],
+    ['+44 1234', '+441234', '+44 1234'],
+    ['(0)55-5', '+10555', '+1 0555'],
+  ])('keeps %j as %j', async (phone, e164, formatted) => {
+    const res = await call(ctx.app, rep(), 'POST', '/contact/', {
+      body: { lead_id: leadId, name: 'Odd Number', phones: [{ phone }] },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().phones).toEqual([{ type: 'office', phone: e164, phone_formatted: formatted, country: null }])
+  })
+})
+
+describe('contact and user custom fields', () => {
+  it('refuse contacts and users outside the organization, and store nothing', async () => {
+    const referee = (
+      await call(ctx.app, ctx.org.admin.key, 'POST', '/custom_field/contact/', {
+        body: { name: 'Referee', type: 'contact' },
+      })
+    ).json()
+    const owner = (
+      await call(ctx.app, ctx.org.admin.key, 'POST', '/custom_field/contact/', {
+        body: { name: 'Owner', type: 'user' },
+      })
+    ).json()
+    const theirs = (
+      await call(ctx.app, ctx.other.member.key, 'POST', '/lead/', {
+        body: { name: 'Elsewhere', contacts: [{ name: 'Theirs' }] },
+      })
+    ).json()
+    const mine = (await call(ctx.app, rep(), 'POST', '/contact/', { body: { lead_id: leadId, name: 'Mine' } })).json()
+    const before = await contactCount()
+    for (const [key, value] of [
+      [`custom.${referee.id}`, theirs.contacts[0].id],
+      [`custom.${referee.id}`, 'cont_madeUp0000000000000000000000000000000000000'],
+      [`custom.${owner.id}`, ctx.other.member.id],
+    ]) {
+      const res = await call(ctx.app, rep(), 'POST', '/contact/', {
+        body: { lead_id: leadId, name: 'Leaky', [key]: value },
+      })
+      expect(res.statusCode, `${key}=${value}`).toBe(400)
+      expect(Object.keys(res.json()['field-errors'])).toEqual([key])
+      const update = await call(ctx.app, rep(), 'PUT', `/contact/${mine.id}/`, { body: { [key]: value } })
+      expect(update.statusCode, `${key}=${value}`).toBe(400)
+    }
+    expect(await contactCount()).toBe(before)
+    expect((await call(ctx.app, rep(), 'GET', `/contact/${mine.id}/`)).json().custom).toEqual({})
+    const ok = await call(ctx.app, rep(), 'PUT', `/contact/${mine.id}/`, {
+      body: { [`custom.${referee.id}`]: mine.id, [`custom.${owner.id}`]: ctx.org.admin.id },
+    })
+    expect(ok.statusCode, ok.body).toBe(200)
+    expect(ok.json().custom).toEqual({ Referee: mine.id, Owner: ctx.org.admin.id })
   })
 })

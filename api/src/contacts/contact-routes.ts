@@ -63,14 +63,14 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     { schema: { tags, summary: 'Add a contact to a lead (answers 200)', body: createBody } },
     async (request) => {
       const me = caller(request)
-      const errors: Record<string, string> = {}
-      const lead = await findLead(db, me.organizationId, request.body.lead_id)
-      if (lead === undefined) errors.lead_id = 'Object does not exist.'
-      const setting = await loadWriteSetting(db, me.organizationId)
-      const contact = prepareContact(setting, request.body, '', errors)
-      if (lead === undefined || Object.keys(errors).length > 0) throw new ValidationError(errors)
       const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
       const id = await db.transaction().execute(async (tx) => {
+        const errors: Record<string, string> = {}
+        const lead = await findLead(tx, me.organizationId, request.body.lead_id)
+        if (lead === undefined) errors.lead_id = 'Object does not exist.'
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const contact = await prepareContact(tx, setting, request.body, '', errors)
+        if (lead === undefined || Object.keys(errors).length > 0) throw new ValidationError(errors)
         const created = await insertContact(tx, ctx, lead.id, contact.values, contact.custom)
         await touchLead(tx, ctx, lead.id)
         return created
@@ -91,18 +91,19 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = caller(request)
-      const current = await findContact(db, me.organizationId, request.params.id)
-      if (current === undefined) throw new NotFoundError('Contact')
-      const errors: Record<string, string> = {}
-      const setting = await loadWriteSetting(db, me.organizationId)
-      const contact = prepareContact(setting, request.body, '', errors)
-      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
       const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
-      await db.transaction().execute(async (tx) => {
+      const id = await db.transaction().execute(async (tx) => {
+        const current = await findContact(tx, me.organizationId, request.params.id)
+        if (current === undefined) throw new NotFoundError('Contact')
+        const errors: Record<string, string> = {}
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const contact = await prepareContact(tx, setting, request.body, '', errors)
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
         await updateContact(tx, ctx, current, contact.values, contact.custom)
         await touchLead(tx, ctx, current.lead_id)
+        return current.id
       })
-      return contactView(db, me.organizationId, current.id)
+      return contactView(db, me.organizationId, id)
     },
   )
 
@@ -112,8 +113,16 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     if (current === undefined) throw new NotFoundError('Contact')
     const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
     await db.transaction().execute(async (tx) => {
-      await tx.deleteFrom('custom_value').where('object_id', '=', current.id).execute()
-      await tx.deleteFrom('contact').where('id', '=', current.id).execute()
+      await tx
+        .deleteFrom('custom_value')
+        .where('organization_id', '=', me.organizationId)
+        .where('object_id', '=', current.id)
+        .execute()
+      await tx
+        .deleteFrom('contact')
+        .where('organization_id', '=', me.organizationId)
+        .where('id', '=', current.id)
+        .execute()
       await touchLead(tx, ctx, current.lead_id)
     })
     return {}
@@ -122,6 +131,11 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
 
 /** A contact change is a change to its lead: it moves `date_updated` and the lead's search document. */
 async function touchLead(db: Db, ctx: { organizationId: string; userId: string; now: string }, leadId: string) {
-  await db.updateTable('lead').set({ date_updated: ctx.now, updated_by: ctx.userId }).where('id', '=', leadId).execute()
+  await db
+    .updateTable('lead')
+    .set({ date_updated: ctx.now, updated_by: ctx.userId })
+    .where('organization_id', '=', ctx.organizationId)
+    .where('id', '=', leadId)
+    .execute()
   await refreshLeadSearch(db, ctx.organizationId, leadId)
 }

@@ -228,7 +228,7 @@ export function parseCustomInput(
   body: Record<string, unknown>,
   defs: CustomFieldDef[],
   ctx: { memberUserIds: Set<string> },
-): { changes: Map<string, CustomValue[] | null>; fieldErrors: Record<string, string> } {
+): CustomInput {
   const entries: { key: string; raw: unknown; def: CustomFieldDef; rank: number }[] = []
   const fieldErrors: Record<string, string> = {}
   const add = (key: string, ref: string, raw: unknown, dictionary: boolean) => {
@@ -256,12 +256,57 @@ export function parseCustomInput(
     if (current === undefined || entry.rank < current.rank) winners.set(entry.def.id, entry)
   }
   const changes = new Map<string, CustomValue[] | null>()
+  const contactRefs: ContactReference[] = []
   for (const { key, raw, def } of winners.values()) {
     const parsed = parseFieldValue(raw, def, ctx.memberUserIds)
-    if ('error' in parsed) fieldErrors[key] = parsed.error
-    else changes.set(def.id, parsed.values)
+    if ('error' in parsed) {
+      fieldErrors[key] = parsed.error
+    } else {
+      changes.set(def.id, parsed.values)
+      if (def.type === 'contact' && parsed.values !== null) contactRefs.push({ key, ids: parsed.values.map(String) })
+    }
   }
-  return { changes, fieldErrors }
+  return { changes, fieldErrors, contactRefs }
+}
+
+/** The contact ids a `contact` field's value names, with the key the client sent it under. */
+export interface ContactReference {
+  key: string
+  ids: string[]
+}
+
+export interface CustomInput {
+  changes: Map<string, CustomValue[] | null>
+  fieldErrors: Record<string, string>
+  /** Checked against the database by `unknownContactErrors`: parsing sees only the `cont_` prefix. */
+  contactRefs: ContactReference[]
+}
+
+/** A field error (keyed `prefix` + key) for each reference to a contact that is not in the organization. */
+export async function unknownContactErrors(
+  db: Queryable,
+  organizationId: string,
+  refs: ContactReference[],
+  prefix = '',
+): Promise<Record<string, string>> {
+  const wanted = [...new Set(refs.flatMap((r) => r.ids))]
+  if (wanted.length === 0) return {}
+  const found = new Set<string>()
+  for (let start = 0; start < wanted.length; start += ID_CHUNK) {
+    const rows = await db
+      .selectFrom('contact')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', wanted.slice(start, start + ID_CHUNK))
+      .execute()
+    for (const row of rows) found.add(row.id)
+  }
+  const errors: Record<string, string> = {}
+  for (const ref of refs) {
+    const missing = ref.ids.find((id) => !found.has(id))
+    if (missing !== undefined) errors[prefix + ref.key] = `Not a contact of your organization: "${missing}".`
+  }
+  return errors
 }
 
 // --- storage ---

@@ -1,7 +1,7 @@
 import { recordActivity } from '../activities/activity-repo.js'
 import { insertContact, type WriteContext } from '../contacts/contact-repo.js'
 import type { ContactValues } from '../contacts/contact-input.js'
-import type { Db } from '../db/database.js'
+import type { Db, LeadAddressTable } from '../db/database.js'
 import { copyMissingCustomValues, writeCustomValues, type CustomValue } from '../custom-fields/custom-values.js'
 import { newId } from '../platform/ids.js'
 import type { AddressValues } from './lead-input.js'
@@ -21,17 +21,18 @@ export interface NewContact {
   custom: Map<string, CustomValue[] | null>
 }
 
-export async function findLead(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('lead')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+/** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
+export async function findLead(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
+  const query = db.selectFrom('lead').selectAll().where('organization_id', '=', organizationId).where('id', '=', id)
+  return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
 }
 
 async function replaceAddresses(db: Db, organizationId: string, leadId: string, addresses: AddressValues[]) {
-  await db.deleteFrom('lead_address').where('lead_id', '=', leadId).execute()
+  await db
+    .deleteFrom('lead_address')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .execute()
   if (addresses.length === 0) return
   await db
     .insertInto('lead_address')
@@ -127,37 +128,64 @@ export async function deleteLead(db: Db, organizationId: string, id: string): Pr
   await db.deleteFrom('lead').where('organization_id', '=', organizationId).where('id', '=', id).execute()
 }
 
+/** Lead merge: the source's addresses follow the destination's, except those the destination already has. */
+async function appendAddresses(db: Db, organizationId: string, sourceId: string, destinationId: string) {
+  const rows = await db
+    .selectFrom('lead_address')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', 'in', [sourceId, destinationId])
+    .orderBy('position')
+    .execute()
+  const key = (a: LeadAddressTable) =>
+    JSON.stringify([a.label, a.address_1, a.address_2, a.city, a.state, a.zipcode, a.country])
+  const kept = rows.filter((a) => a.lead_id === destinationId)
+  const seen = new Set(kept.map(key))
+  const added = rows.filter((a) => a.lead_id === sourceId && !seen.has(key(a)))
+  await db
+    .deleteFrom('lead_address')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', sourceId)
+    .execute()
+  if (added.length === 0) return
+  const next = kept.reduce((max, a) => Math.max(max, a.position + 1), 0)
+  await db
+    .insertInto('lead_address')
+    .values(added.map((a, i) => ({ ...a, lead_id: destinationId, position: next + i })))
+    .execute()
+}
+
 /**
- * Merges `sourceId` into `destinationId`: contacts and activities move, empty fields and custom values of the
- * destination are filled from the source, and the source is deleted. The caller holds the transaction.
+ * Merges `sourceId` into `destinationId`: contacts, activities and addresses move, empty fields and custom values of
+ * the destination are filled from the source, and the source is deleted. Opportunities and tasks do not exist yet;
+ * when they do, they move here too. The caller holds the transaction.
  */
 export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, destinationId: string): Promise<void> {
   const source = await findLead(db, ctx.organizationId, sourceId)
   const destination = await findLead(db, ctx.organizationId, destinationId)
   if (source === undefined || destination === undefined) throw new Error('mergeLeads: both leads must exist')
   const move = { lead_id: destinationId }
-  await db.updateTable('contact').set(move).where('lead_id', '=', sourceId).execute()
+  const org = ctx.organizationId
+  await db.updateTable('contact').set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   for (const table of ['contact_email', 'contact_phone', 'contact_url'] as const) {
-    await db.updateTable(table).set(move).where('lead_id', '=', sourceId).execute()
+    await db.updateTable(table).set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   }
-  await db.updateTable('activity').set(move).where('lead_id', '=', sourceId).execute()
+  await db
+    .updateTable('activity')
+    .set(move)
+    .where('organization_id', '=', org)
+    .where('lead_id', '=', sourceId)
+    .execute()
   // Contacts' own custom values follow their contact; only the lead's values are merged.
   await db
     .updateTable('custom_value')
     .set(move)
+    .where('organization_id', '=', org)
     .where('lead_id', '=', sourceId)
     .where('object_id', '!=', sourceId)
     .execute()
-  await copyMissingCustomValues(db, ctx.organizationId, sourceId, destinationId, destinationId)
-
-  const hasAddresses = await db
-    .selectFrom('lead_address')
-    .select('lead_id')
-    .where('lead_id', '=', destinationId)
-    .executeTakeFirst()
-  if (hasAddresses === undefined) {
-    await db.updateTable('lead_address').set(move).where('lead_id', '=', sourceId).execute()
-  }
+  await copyMissingCustomValues(db, org, sourceId, destinationId, destinationId)
+  await appendAddresses(db, org, sourceId, destinationId)
   await db
     .updateTable('lead')
     .set({
@@ -167,6 +195,7 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
       updated_by: ctx.userId,
       date_updated: ctx.now,
     })
+    .where('organization_id', '=', org)
     .where('id', '=', destinationId)
     .execute()
   await deleteLead(db, ctx.organizationId, sourceId)

@@ -103,13 +103,13 @@ describe('POST /lead/', () => {
   })
 
   it.each([
-    [{ name: 'X', status_id: 'stat_nope' }, 'status_id'],
+    [{ name: 'X', status_id: 'stat_nope' }, 'status'],
     [{ name: 'X', status: 'Nonexistent' }, 'status'],
     [{ name: 'X', status: 'Potential', status_id: 'stat_x' }, 'status'],
     [{ name: 'X', url: 'not a url' }, 'url'],
     [{ name: 'X', contacts: [{ name: 'A', emails: [{ email: '' }] }] }, 'contacts.0.emails.0.email'],
     [{ name: 'X', contacts: [{ name: 'A' }, { name: 'B', emails: [{ email: 'nope' }] }] }, 'contacts.1.emails.0.email'],
-    [{ name: 'X', contacts: [{ name: 'A', phones: [{ phone: '12' }] }] }, 'contacts.0.phones.0.phone'],
+    [{ name: 'X', contacts: [{ name: 'A', phones: [{ phone: 'no digits' }] }] }, 'contacts.0.phones.0.phone'],
     [
       { name: 'X', contacts: [{ name: 'A', emails: [{ type: 'pager', email: 'a@b.co' }] }] },
       'contacts.0.emails.0.type',
@@ -329,5 +329,229 @@ describe('custom fields on leads', () => {
     })
     expect(bad.statusCode).toBe(400)
     expect(Object.keys(bad.json()['field-errors'])).toEqual([`contacts.0.custom.${birthday.id}`])
+  })
+})
+
+describe('what Close answers', () => {
+  it('refuses an unknown status_id under `status`, naming it (create_lead_error.json)', async () => {
+    const before = await leadCount()
+    const res = await call(ctx.app, rep(), 'POST', '/lead/', { body: { status_id: 'foo' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({
+      errors: [],
+      'field-errors': { status: expect.stringMatching(/^Not a valid choice\..*"foo"/) },
+    })
+    expect(await leadCount()).toBe(before)
+  })
+
+  it('refuses another organization’s status_id the same way, on create and update', async () => {
+    const theirs = (await call(ctx.app, ctx.other.admin.key, 'GET', '/status/lead/')).json().data[0].id
+    const created = await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Borrowed', status_id: theirs } })
+    expect(created.statusCode).toBe(400)
+    expect(created.json()['field-errors']).toEqual({ status: expect.stringContaining(`"${theirs}"`) })
+    const lead = await createLead({ name: 'Own Status Co' })
+    const updated = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { status_id: theirs } })
+    expect(updated.statusCode).toBe(400)
+    expect(Object.keys(updated.json()['field-errors'])).toEqual(['status'])
+    expect((await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).json().status_id).toBe(lead.status_id)
+  })
+
+  it('keeps a phone with digits that is not a valid number, as Close does', async () => {
+    const lead = await createLead({ name: 'Short Number Co', contacts: [{ name: 'A', phones: [{ phone: '12' }] }] })
+    expect(lead.contacts[0].phones).toEqual([
+      { type: 'office', phone: '+112', phone_formatted: '+1 12', country: null },
+    ])
+  })
+
+  it('sends every field of get_lead.json, and on contacts those of get_contact.json', async () => {
+    const lead = await createLead({ name: 'Wire Co', contacts: [{ name: 'No Title' }] })
+    const leadKeys = [
+      'addresses',
+      'contacts',
+      'created_by',
+      'created_by_name',
+      'custom',
+      'date_created',
+      'date_updated',
+      'description',
+      'display_name',
+      'html_url',
+      'id',
+      'integration_links',
+      'name',
+      'opportunities',
+      'organization_id',
+      'status_id',
+      'status_label',
+      'tasks',
+      'updated_by',
+      'updated_by_name',
+      'url',
+    ]
+    expect(Object.keys(lead)).toEqual(expect.arrayContaining(leadKeys))
+    const contactKeys = [
+      'created_by',
+      'date_created',
+      'date_updated',
+      'display_name',
+      'emails',
+      'id',
+      'integration_links',
+      'lead_id',
+      'name',
+      'organization_id',
+      'phones',
+      'title',
+      'updated_by',
+      'urls',
+    ]
+    expect(Object.keys(lead.contacts[0])).toEqual(expect.arrayContaining(contactKeys))
+    expect(lead.contacts[0]).toMatchObject({ title: '', integration_links: [] })
+  })
+})
+
+describe('the source of a Created activity', () => {
+  it('is ui for the web app, which says so in X-Leadline-Client', async () => {
+    const res = await call(ctx.app, rep(), 'POST', '/lead/', {
+      body: { name: 'Typed In Co' },
+      headers: { 'x-leadline-client': 'web' },
+    })
+    const created = (await call(ctx.app, rep(), 'GET', `/activity/created/?lead_id=${res.json().id}`)).json().data
+    expect(created.map((a: { source: string }) => a.source)).toEqual(['ui'])
+  })
+})
+
+describe('concurrent status changes', () => {
+  it('each record the status the one before set', async () => {
+    const statuses = (await call(ctx.app, admin(), 'GET', '/status/lead/')).json().data as {
+      id: string
+      label: string
+    }[]
+    const lead = await createLead({ name: 'Contested Co', status_id: statuses[0]?.id })
+    const wanted = [1, 2, 3, 1, 2, 3].map((i) => statuses[i % statuses.length]?.id)
+    const answers = await Promise.all(
+      wanted.map((id) => call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { status_id: id } })),
+    )
+    expect(answers.map((a) => a.statusCode)).toEqual(wanted.map(() => 200))
+    const changes = (await call(ctx.app, rep(), 'GET', `/activity/status_change/lead/?lead_id=${lead.id}`))
+      .json()
+      .data.reverse() as { old_status_id: string; new_status_id: string }[]
+    expect(changes.length).toBeGreaterThan(1)
+    expect(changes[0]?.old_status_id).toBe(statuses[0]?.id)
+    for (let i = 1; i < changes.length; i++) {
+      expect(changes[i]?.old_status_id, `change ${i}`).toBe(changes[i - 1]?.new_status_id)
+    }
+    const final = (await call(ctx.app, rep(), 'GET', `/lead/${lead.id}/`)).json()
+    expect(final.status_id).toBe(changes.at(-1)?.new_status_id)
+  })
+})
+
+describe('PUT /lead/{id}/ with addresses', () => {
+  it('replaces the addresses; leaving them out keeps them', async () => {
+    const lead = await createLead({
+      name: 'Moving Co',
+      addresses: [
+        { label: 'business', city: 'Paris', country: 'FR' },
+        { label: 'mailing', city: 'Lyon', country: 'FR' },
+      ],
+    })
+    const moved = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, {
+      body: { addresses: [{ label: 'business', address_1: '1 Main St', city: 'Boston', state: 'MA', country: 'us' }] },
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    expect(moved.json().addresses).toEqual([
+      {
+        label: 'business',
+        address_1: '1 Main St',
+        address_2: null,
+        city: 'Boston',
+        state: 'MA',
+        zipcode: null,
+        country: 'US',
+      },
+    ])
+    const renamed = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { name: 'Moved Co' } })
+    expect(renamed.json().addresses).toEqual(moved.json().addresses)
+    const search = await call(ctx.app, rep(), 'GET', '/lead/', { query: { query: 'city:lyon' } })
+    expect(search.json().data).toEqual([])
+    const cleared = await call(ctx.app, rep(), 'PUT', `/lead/${lead.id}/`, { body: { addresses: [] } })
+    expect(cleared.json().addresses).toEqual([])
+  })
+})
+
+describe('merging custom values and addresses', () => {
+  it('fills the destination’s empty custom values and appends the source’s addresses', async () => {
+    const tier = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', { body: { name: 'Tier', type: 'text' } })
+    ).json()
+    const region = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', { body: { name: 'Region', type: 'text' } })
+    ).json()
+    const source = await createLead({
+      name: 'Merge Source',
+      [`custom.${tier.id}`]: 'Gold',
+      [`custom.${region.id}`]: 'EMEA',
+      addresses: [
+        { label: 'business', city: 'Gotham' },
+        { label: 'mailing', city: 'Metropolis' },
+      ],
+    })
+    const destination = await createLead({
+      name: 'Merge Destination',
+      [`custom.${tier.id}`]: 'Silver',
+      addresses: [{ label: 'business', city: 'Gotham' }],
+    })
+    const res = await call(ctx.app, rep(), 'POST', '/lead/merge/', {
+      body: { source: source.id, destination: destination.id },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const merged = (await call(ctx.app, rep(), 'GET', `/lead/${destination.id}/`)).json()
+    expect(merged[`custom.${tier.id}`]).toBe('Silver')
+    expect(merged[`custom.${region.id}`]).toBe('EMEA')
+    expect(merged.addresses.map((a: { city: string }) => a.city)).toEqual(['Gotham', 'Metropolis'])
+    const found = await call(ctx.app, rep(), 'GET', '/lead/', { query: { query: 'city:metropolis' } })
+    expect(found.json().data.map((l: { id: string }) => l.id)).toEqual([destination.id])
+  })
+})
+
+describe('contact and user custom fields on leads', () => {
+  it('refuse what is not in the organization, and store nothing', async () => {
+    const champion = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', { body: { name: 'Champion', type: 'contact' } })
+    ).json()
+    const rep2 = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/lead/', { body: { name: 'Account rep', type: 'user' } })
+    ).json()
+    const buddy = (
+      await call(ctx.app, admin(), 'POST', '/custom_field/contact/', { body: { name: 'Buddy', type: 'contact' } })
+    ).json()
+    const theirs = (
+      await call(ctx.app, ctx.other.member.key, 'POST', '/lead/', {
+        body: { name: 'Far Co', contacts: [{ name: 'Far' }] },
+      })
+    ).json()
+    const theirContact = theirs.contacts[0].id
+    const mine = await createLead({ name: 'Near Co', contacts: [{ name: 'Near' }] })
+    const before = await leadCount()
+    for (const [body, field] of [
+      [{ [`custom.${champion.id}`]: theirContact }, `custom.${champion.id}`],
+      [{ 'custom.Champion': 'cont_doesNotExist' }, 'custom.Champion'],
+      [{ [`custom.${rep2.id}`]: ctx.other.admin.id }, `custom.${rep2.id}`],
+      [{ contacts: [{ name: 'N', [`custom.${buddy.id}`]: theirContact }] }, `contacts.0.custom.${buddy.id}`],
+    ] as const) {
+      const res = await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Leak Co', ...body } })
+      expect(res.statusCode, field).toBe(400)
+      expect(Object.keys(res.json()['field-errors']), field).toEqual([field])
+    }
+    expect(await leadCount()).toBe(before)
+    const update = await call(ctx.app, rep(), 'PUT', `/lead/${mine.id}/`, {
+      body: { [`custom.${champion.id}`]: theirContact },
+    })
+    expect(update.statusCode).toBe(400)
+    const ok = await call(ctx.app, rep(), 'PUT', `/lead/${mine.id}/`, {
+      body: { [`custom.${champion.id}`]: mine.contacts[0].id, [`custom.${rep2.id}`]: ctx.org.member.id },
+    })
+    expect(ok.statusCode, ok.body).toBe(200)
+    expect(ok.json()[`custom.${champion.id}`]).toBe(mine.contacts[0].id)
   })
 })

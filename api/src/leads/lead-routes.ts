@@ -74,13 +74,15 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     },
     async (request) => {
       const me = caller(request)
-      const setting = await loadWriteSetting(db, me.organizationId)
-      const { lead, contacts } = await prepareLead(db, setting, request.body, 'create')
-      const status = lead.status
-      if (status === undefined) throw ValidationError.field('status_id', 'The organization has no lead status.')
       const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
       const source = request.query.source ?? (request.headers['x-leadline-client'] === 'web' ? 'ui' : 'api')
-      const id = await db.transaction().execute((tx) => createLead(tx, ctx, { ...lead, status }, contacts, source))
+      const id = await db.transaction().execute(async (tx) => {
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const { lead, contacts } = await prepareLead(tx, setting, request.body, 'create')
+        const status = lead.status
+        if (status === undefined) throw ValidationError.field('status', 'The organization has no lead status.')
+        return createLead(tx, ctx, { ...lead, status }, contacts, source)
+      })
       return view(me.organizationId, id)
     },
   )
@@ -90,18 +92,23 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     { schema: { tags, summary: 'Update a lead (only the fields sent change)', params, body: leadBodySchema } },
     async (request) => {
       const me = caller(request)
-      const current = await findLead(db, me.organizationId, request.params.id)
-      if (current === undefined) throw new NotFoundError('Lead')
-      const setting = await loadWriteSetting(db, me.organizationId)
-      const { lead } = await prepareLead(db, setting, request.body, 'update')
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
-      const statusLabel = (await findLeadStatus(db, me.organizationId, current.status_id))?.label ?? ''
-      await db
-        .transaction()
-        .execute((tx) =>
-          updateLead(tx, ctx, { id: current.id, status_id: current.status_id, status_label: statusLabel }, lead),
-        )
-      return view(me.organizationId, current.id)
+      // The lead is read (and on Postgres locked) in the transaction that writes, so a concurrent status change
+      // cannot make this one record a stale old status. SQLite's single writer already serialises them.
+      const id = await db.transaction().execute(async (tx) => {
+        const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
+        if (current === undefined) throw new NotFoundError('Lead')
+        // Read the time once the lock is held, so changes are dated in the order they were applied.
+        const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const { lead } = await prepareLead(tx, setting, request.body, 'update')
+        const statusLabel =
+          lead.status === undefined
+            ? ''
+            : ((await findLeadStatus(tx, me.organizationId, current.status_id))?.label ?? '')
+        await updateLead(tx, ctx, { id: current.id, status_id: current.status_id, status_label: statusLabel }, lead)
+        return current.id
+      })
+      return view(me.organizationId, id)
     },
   )
 

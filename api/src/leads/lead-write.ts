@@ -1,6 +1,11 @@
 import { normalizeContactBody, type ContactBody } from '../contacts/contact-input.js'
 import type { Db } from '../db/database.js'
-import { listCustomFieldDefs, parseCustomInput, type CustomFieldDef } from '../custom-fields/custom-values.js'
+import {
+  listCustomFieldDefs,
+  parseCustomInput,
+  unknownContactErrors,
+  type CustomFieldDef,
+} from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { cleanText, isWebAddress } from '../platform/text.js'
 import type { LeadBody } from './lead-input.js'
@@ -32,6 +37,10 @@ export async function loadWriteSetting(db: Db, organizationId: string): Promise<
   }
 }
 
+function notAChoice(value: string): string {
+  return `Not a valid choice. Add ${JSON.stringify(value)} to the organization's lead statuses first.`
+}
+
 async function resolveStatus(
   db: Db,
   organizationId: string,
@@ -53,36 +62,41 @@ async function resolveStatus(
     .execute()
   if (body.status_id !== undefined) {
     const found = statuses.find((s) => s.id === body.status_id)
-    if (found === undefined) errors.status_id = 'Unknown lead status.'
+    // Close keys an unknown (or another organization's) status_id on `status`, naming the value.
+    if (found === undefined) errors.status = notAChoice(body.status_id)
     return found
   }
   if (body.status !== undefined) {
     const wanted = body.status.trim().toLowerCase()
     const found = statuses.find((s) => s.label.toLowerCase() === wanted)
-    if (found === undefined) {
-      errors.status = `Not a valid choice. Add "${body.status}" to the organization's lead statuses first.`
-    }
+    if (found === undefined) errors.status = notAChoice(body.status)
     return found
   }
   return required ? statuses[0] : undefined
 }
 
-/** Checks a contact body (nested or standalone) and its custom values; errors are keyed under `prefix`. */
-export function prepareContact(
+/**
+ * Checks a contact body (nested or standalone) and its custom values; errors are keyed under `prefix`.
+ * Run it in the transaction that writes, so the contacts its values name still exist when they are stored.
+ */
+export async function prepareContact(
+  db: Db,
   setting: WriteSetting,
   body: ContactBody,
   prefix: string,
   errors: Record<string, string>,
-): NewContact {
+): Promise<NewContact> {
   const { values, fieldErrors } = normalizeContactBody(body, prefix, setting.country)
   Object.assign(errors, fieldErrors)
   const custom = parseCustomInput(body, setting.contactDefs, { memberUserIds: setting.memberUserIds })
   for (const [key, message] of Object.entries(custom.fieldErrors)) errors[prefix + key] = message
+  Object.assign(errors, await unknownContactErrors(db, setting.organizationId, custom.contactRefs, prefix))
   return { values, custom: custom.changes }
 }
 
 /**
- * Validates a lead body completely before anything is written, so an invalid request stores nothing.
+ * Validates a lead body completely before anything is written, so an invalid request stores nothing. Run it in the
+ * transaction that writes: the statuses, fields and contacts it checks are then still there when the lead is stored.
  * `create` requires a status (the first one by default) and allows nested contacts.
  */
 export async function prepareLead(
@@ -97,9 +111,14 @@ export async function prepareLead(
   if (url !== undefined && url !== null && !isWebAddress(url)) errors.url = 'Enter a valid URL.'
   const custom = parseCustomInput(body, setting.leadDefs, { memberUserIds: setting.memberUserIds })
   Object.assign(errors, custom.fieldErrors)
+  Object.assign(errors, await unknownContactErrors(db, setting.organizationId, custom.contactRefs))
   // On update, `contacts` is read-only (clients often send back the lead they fetched): contacts change via /contact/.
-  const contacts =
-    mode === 'create' ? (body.contacts ?? []).map((c, i) => prepareContact(setting, c, `contacts.${i}.`, errors)) : []
+  const contacts: NewContact[] = []
+  if (mode === 'create') {
+    for (const [i, c] of (body.contacts ?? []).entries()) {
+      contacts.push(await prepareContact(db, setting, c, `contacts.${i}.`, errors))
+    }
+  }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
   const lead: LeadValues = { custom: custom.changes }
   const name = cleanText(body.name)
