@@ -3,6 +3,7 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import { verifyApiKey } from '../api-keys/api-key-repo.js'
 import { createPresenceRecorder } from '../users/presence-repo.js'
 import type { Deps } from './deps.js'
+import { foreignKeyError } from './db-errors.js'
 import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { mergeOverrideParams } from './method-override.js'
@@ -151,6 +152,10 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         Object.entries(toFieldErrors(fastifyError.validation)).map(([k, v]) => [prefix + k, v]),
       )
       return reply.code(400).send({ errors: [], 'field-errors': fieldErrors })
+    }
+    const reference = foreignKeyError(error)
+    if (reference !== undefined) {
+      return reply.code(400).send({ errors: reference.errors, 'field-errors': reference.fieldErrors })
     }
     const client = clientErrorBody(fastifyError)
     if (client !== undefined) return reply.code(client.status).send({ error: client.message })
