@@ -115,3 +115,68 @@ describe('GET /activity/', () => {
     expect((await call(ctx.app, rep(), 'GET', '/activity/?_limit=101')).statusCode).toBe(400)
   })
 })
+
+describe('what every activity carries', () => {
+  it('has activity_at, its date_created for these types, and users (find_activities.json)', async () => {
+    const fresh = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Wire Activity Co' } })).json()
+    await call(ctx.app, rep(), 'PUT', `/lead/${fresh.id}/`, { body: { status: 'Qualified' } })
+    await call(ctx.app, rep(), 'POST', '/activity/note/', { body: { lead_id: fresh.id, note: 'Also here' } })
+    const all = (await call(ctx.app, rep(), 'GET', `/activity/?lead_id=${fresh.id}`)).json().data
+    expect(all.map((a: { _type: string }) => a._type).sort()).toEqual(['Created', 'LeadStatusChange', 'Note'])
+    for (const activity of all) {
+      expect(activity, activity._type).toMatchObject({ activity_at: activity.date_created, users: [] })
+    }
+  })
+})
+
+describe('typed activity routes', () => {
+  it('answer 404 for another organization’s Created and LeadStatusChange activities', async () => {
+    const theirs = (
+      await call(ctx.app, ctx.other.admin.key, 'POST', '/lead/', { body: { name: 'Their Timeline Co' } })
+    ).json()
+    await call(ctx.app, ctx.other.admin.key, 'PUT', `/lead/${theirs.id}/`, { body: { status: 'Customer' } })
+    const theirActivities = (await call(ctx.app, ctx.other.admin.key, 'GET', `/activity/?lead_id=${theirs.id}`)).json()
+      .data as { id: string; _type: string }[]
+    const created = theirActivities.find((a) => a._type === 'Created')
+    const change = theirActivities.find((a) => a._type === 'LeadStatusChange')
+    expect(created).toBeDefined()
+    expect(change).toBeDefined()
+    for (const path of [`/activity/created/${created?.id}/`, `/activity/status_change/lead/${change?.id}/`]) {
+      expect((await call(ctx.app, rep(), 'GET', path)).statusCode, path).toBe(404)
+      expect((await call(ctx.app, ctx.other.admin.key, 'GET', path)).statusCode, path).toBe(200)
+    }
+    // A Created id under the status-change route is not found either.
+    expect(
+      (await call(ctx.app, ctx.other.admin.key, 'GET', `/activity/status_change/lead/${created?.id}/`)).statusCode,
+    ).toBe(404)
+  })
+})
+
+describe('GET /activity/ across leads', () => {
+  it('lists the organization’s activities newest first, optionally one user’s', async () => {
+    const context = await createTestContext()
+    try {
+      const key = context.org.member.key
+      const first = (await call(context.app, key, 'POST', '/lead/', { body: { name: 'First Co' } })).json()
+      context.clock.advance(60_000)
+      const second = (await call(context.app, key, 'POST', '/lead/', { body: { name: 'Second Co' } })).json()
+      context.clock.advance(60_000)
+      await call(context.app, context.org.admin.key, 'POST', '/activity/note/', {
+        body: { lead_id: first.id, note: 'Admin note' },
+      })
+      await call(context.app, context.other.admin.key, 'POST', '/lead/', { body: { name: 'Not Ours' } })
+      const all = (await call(context.app, key, 'GET', '/activity/')).json().data
+      expect(all.map((a: { _type: string; lead_id: string }) => [a._type, a.lead_id])).toEqual([
+        ['Note', first.id],
+        ['Created', second.id],
+        ['Created', first.id],
+      ])
+      const byAdmin = (await call(context.app, key, 'GET', `/activity/?user_id=${context.org.admin.id}`)).json().data
+      expect(byAdmin.map((a: { _type: string }) => a._type)).toEqual(['Note'])
+      const page = (await call(context.app, key, 'GET', '/activity/?_limit=2&_skip=1')).json()
+      expect(page.data.map((a: { lead_id: string }) => a.lead_id)).toEqual([second.id, first.id])
+    } finally {
+      await context.close()
+    }
+  })
+})
