@@ -1,59 +1,96 @@
-import {
-  FieldError,
-  Input,
-  Label,
-  Text,
-  TextArea,
-  TextField as AriaTextField,
-  type TextFieldProps as AriaTextFieldProps,
-} from 'react-aria-components'
+import { useId, type HTMLAttributes } from 'react'
 
-export interface TextFieldProps extends Omit<AriaTextFieldProps, 'className' | 'children'> {
+export interface TextFieldProps {
   label: string
+  value: string
+  onChange: (value: string) => void
   /** A message from the server (or the form) shown beside the field; the field is marked invalid while it is set. */
   error?: string | undefined
-  description?: string
+  description?: string | undefined
   multiline?: boolean
   rows?: number
+  type?: 'text' | 'url' | 'email' | 'tel' | 'password' | undefined
   placeholder?: string
+  name?: string
+  autoComplete?: string
+  inputMode?: HTMLAttributes<HTMLInputElement>['inputMode']
+  autoFocus?: boolean
+  isRequired?: boolean
+  /** The label is read by assistive technology but not shown (a search box whose button says what it is). */
+  hideLabel?: boolean
   className?: string
   inputClassName?: string
 }
 
 export const inputStyles =
-  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs outline-none placeholder:text-slate-400 focus:border-indigo-500 focus-visible:ring-2 focus-visible:ring-indigo-500/40 aria-invalid:border-red-500 data-invalid:border-red-500 disabled:bg-slate-100'
+  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs outline-none placeholder:text-slate-400 focus:border-indigo-500 focus-visible:ring-2 focus-visible:ring-indigo-500/40 aria-invalid:border-red-500 disabled:bg-slate-100'
 
 export const labelStyles = 'text-sm font-medium text-slate-700'
 
+/*
+ * Native <label>, <input> and <textarea> wired by ids rather than React Aria's TextField: the same names, invalid
+ * state and descriptions for assistive technology, and about 11 KB gzipped less on every first route (budget 130 KB).
+ */
 export function TextField({
   label,
+  value,
+  onChange,
   error,
   description,
   multiline = false,
   rows = 3,
-  placeholder,
+  isRequired = false,
+  hideLabel = false,
   className = '',
   inputClassName = '',
+  type = 'text',
   ...props
 }: TextFieldProps) {
+  const id = useId()
+  const descriptionId = description === undefined ? undefined : `${id}-description`
+  const errorId = error === undefined ? undefined : `${id}-error`
+  const describedBy = [errorId, descriptionId].filter((d) => d !== undefined).join(' ')
+  const field = {
+    ...props,
+    id,
+    value,
+    required: isRequired,
+    'aria-invalid': error === undefined ? undefined : true,
+    'aria-describedby': describedBy === '' ? undefined : describedBy,
+    className: `${inputStyles} ${inputClassName}`,
+  }
   return (
-    <AriaTextField
-      {...props}
-      isInvalid={error !== undefined || props.isInvalid}
-      className={`flex flex-col gap-1 ${className}`}
-    >
-      <Label className={labelStyles}>{label}</Label>
+    <div className={`flex flex-col gap-1 ${className}`}>
+      <label htmlFor={id} className={hideLabel ? 'sr-only' : labelStyles}>
+        {label}
+      </label>
       {multiline ? (
-        <TextArea rows={rows} placeholder={placeholder} className={`${inputStyles} ${inputClassName}`} />
+        <textarea
+          {...field}
+          rows={rows}
+          onChange={(event) => {
+            onChange(event.target.value)
+          }}
+        />
       ) : (
-        <Input placeholder={placeholder} className={`${inputStyles} ${inputClassName}`} />
+        <input
+          {...field}
+          type={type}
+          onChange={(event) => {
+            onChange(event.target.value)
+          }}
+        />
       )}
       {description === undefined ? null : (
-        <Text slot="description" className="text-xs text-slate-500">
+        <p id={descriptionId} className="text-xs text-slate-500">
           {description}
-        </Text>
+        </p>
       )}
-      <FieldError className="text-sm text-red-700">{error}</FieldError>
-    </AriaTextField>
+      {error === undefined ? null : (
+        <p id={errorId} className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+    </div>
   )
 }
