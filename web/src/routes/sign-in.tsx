@@ -1,17 +1,10 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
 import { authQueries } from '../features/auth/auth-queries'
 import { SignInPage } from '../features/auth/sign-in-page'
-
-export interface SignInSearch {
-  redirect?: string
-}
+import { signInSearchOf } from '../features/auth/sign-in-search'
 
 export const Route = createFileRoute('/sign-in')({
-  validateSearch: (search: Record<string, unknown>): SignInSearch => {
-    const target = search.redirect
-    // Only paths of this app: never another origin (`//evil.example`).
-    return typeof target === 'string' && target.startsWith('/') && !target.startsWith('//') ? { redirect: target } : {}
-  },
+  validateSearch: (search: Record<string, unknown>) => signInSearchOf(search, window.location.origin),
   beforeLoad: async ({ context: { queryClient } }) => {
     const signedIn = await queryClient.query(authQueries.session()).then(
       () => true,

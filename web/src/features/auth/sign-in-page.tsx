@@ -14,9 +14,10 @@ export function SignInPage({ redirectTo }: { redirectTo: string | undefined }) {
   const demoSignIn = useDemoSignIn()
   const demoUsers = useQuery(authQueries.demoUsers())
 
+  // The sign-in page leaves the history: Back from where the user lands does not show the form again.
   const afterSignIn = () => {
-    if (redirectTo === undefined) void navigate({ to: '/leads' })
-    else router.history.push(redirectTo)
+    if (redirectTo === undefined) void navigate({ to: '/leads', replace: true })
+    else router.history.replace(redirectTo)
   }
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
