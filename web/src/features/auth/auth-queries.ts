@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
+import { MutationObserver, queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { authApi, isApiError } from '../../lib/api'
@@ -44,12 +44,12 @@ export const authQueries = {
     }),
 }
 
-export function useSignIn() {
+/** Signing in with a key or as a demo user: the session answer is cached, so the shell needs no second request. */
+function useSessionStart<T>(post: (value: T) => Promise<AuthSession>) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationKey: authQueries.all(),
-    mutationFn: (apiKey: string) =>
-      authApi.post<AuthSession>('session', { api_key: apiKey, time_zone: browserTimeZone() }),
+    mutationFn: post,
     onSuccess: (session) => {
       queryClient.setQueryData(authQueries.session().queryKey, session)
       lastSentTimeZone = browserTimeZone()
@@ -58,22 +58,22 @@ export function useSignIn() {
   })
 }
 
+export function useSignIn() {
+  return useSessionStart((apiKey: string) =>
+    authApi.post<AuthSession>('session', { api_key: apiKey, time_zone: browserTimeZone() }),
+  )
+}
+
 export function useDemoSignIn() {
-  const queryClient = useQueryClient()
-  return useMutation({
-    mutationKey: authQueries.all(),
-    mutationFn: (email: string) => authApi.post<AuthSession>('demo-session', { email, time_zone: browserTimeZone() }),
-    onSuccess: (session) => {
-      queryClient.setQueryData(authQueries.session().queryKey, session)
-      lastSentTimeZone = browserTimeZone()
-    },
-    meta: { errorTitle: false },
-  })
+  return useSessionStart((email: string) =>
+    authApi.post<AuthSession>('demo-session', { email, time_zone: browserTimeZone() }),
+  )
 }
 
 export function useSignOut() {
   const queryClient = useQueryClient()
   return useMutation({
+    mutationKey: authQueries.all(),
     mutationFn: () => authApi.delete('session'),
     // Nothing of the previous user may stay in memory.
     onSuccess: () => {
@@ -88,7 +88,8 @@ let lastSentTimeZone: string | undefined
 /**
  * The BFF turns the user's zone into `X-TZ-Offset` on every API request; tell it when the browser's zone differs
  * from the one last sent (a new page load, or the laptop crossed a border). Answers that depend on the zone ("today"
- * in a search) are refetched after a change. A failure only costs a stale offset until the next check.
+ * in a search) are refetched after a change. A failure only costs a stale offset until the next check (a 401 ends
+ * the session, as for any mutation). It runs outside React (in a route's beforeLoad too), hence a MutationObserver.
  */
 export function syncTimeZone(queryClient: QueryClient): void {
   if (document.visibilityState === 'hidden') return
@@ -96,12 +97,19 @@ export function syncTimeZone(queryClient: QueryClient): void {
   if (zone === lastSentTimeZone) return
   const previous = lastSentTimeZone
   lastSentTimeZone = zone
-  authApi.put('session', { time_zone: zone }).then(
-    () => (previous === undefined ? undefined : queryClient.invalidateQueries()),
-    () => {
-      lastSentTimeZone = undefined
-    },
-  )
+  new MutationObserver(queryClient, {
+    // Nothing is cached under this key: what a new zone makes stale is every query, refetched below after a change.
+    mutationKey: [...authQueries.all(), 'time-zone'],
+    mutationFn: (timeZone: string) => authApi.put<AuthSession>('session', { time_zone: timeZone }),
+    meta: { errorTitle: false },
+  })
+    .mutate(zone)
+    .then(
+      () => (previous === undefined ? undefined : queryClient.invalidateQueries()),
+      () => {
+        lastSentTimeZone = undefined
+      },
+    )
 }
 
 /** While signed in: re-check the zone whenever the tab comes back to the foreground. */
