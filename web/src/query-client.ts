@@ -1,5 +1,6 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
 import { showToast } from './components/ui/toast'
+import { authQueries } from './features/auth/auth-queries'
 import { isApiError } from './lib/api'
 
 declare module '@tanstack/react-query' {
@@ -18,18 +19,39 @@ function messageOf(error: Error): string {
   return error.message
 }
 
+let goToSignIn: () => void = () => undefined
+
+/** The router says how to reach the sign-in page (and back); this module cannot import it without a cycle. */
+export function onSessionEnded(navigate: () => void): void {
+  goToSignIn = navigate
+}
+
+/**
+ * A 401 means the session ended under the user (it expired, or they signed out in another tab) — if there was one:
+ * the sign-in form's own 401 (a wrong key) is not an ended session. Nothing of the previous session may stay in
+ * memory; the first 401 clears the cache, so the others that arrive with it are ignored.
+ */
+function endedSession(error: Error): boolean {
+  if (!isApiError(error, 401) || queryClient.getQueryData(authQueries.session().queryKey) === undefined) return false
+  queryClient.clear()
+  showToast({ title: 'Your session ended', description: 'Sign in again to carry on where you were.' })
+  goToSignIn()
+  return true
+}
+
 /**
  * Mutations declare the query-key prefix they make stale as their `mutationKey` (`['leads']`, `['leads', 'detail',
  * id]`); this one cache invalidates it once the mutation settles, so components never invalidate by hand.
  */
 const mutationCache = new MutationCache({
   onSettled: async (_data, _error, _variables, _context, mutation) => {
+    // The mutationKey doubles as the invalidation key: everything under it is refetched.
     const key = mutation.options.mutationKey
     if (key !== undefined) await queryClient.invalidateQueries({ queryKey: key })
   },
   onError: (error, _variables, _context, mutation) => {
     const title = mutation.meta?.errorTitle
-    if (title === false) return
+    if (endedSession(error) || title === false) return
     showToast({ title: title ?? 'That did not work', description: messageOf(error), tone: 'error' })
   },
 })
@@ -37,7 +59,7 @@ const mutationCache = new MutationCache({
 /** Background refetches that fail keep the data on screen; say so instead of failing silently. */
 const queryCache = new QueryCache({
   onError: (error, query) => {
-    if (query.state.data === undefined || isApiError(error, 401)) return
+    if (endedSession(error) || query.state.data === undefined) return
     showToast({ title: 'Could not refresh', description: messageOf(error), tone: 'error' })
   },
 })

@@ -1,7 +1,7 @@
 import { createRouter } from '@tanstack/react-router'
 import { AppErrorPage, NotFoundPage } from './features/shell/error-pages'
 import { PendingPage } from './features/shell/pending-page'
-import { queryClient } from './query-client'
+import { onSessionEnded, queryClient } from './query-client'
 import { routeTree } from './routeTree.gen'
 
 export const router = createRouter({
@@ -17,6 +17,11 @@ export const router = createRouter({
   defaultErrorComponent: AppErrorPage,
   defaultNotFoundComponent: () => <NotFoundPage />,
   scrollRestoration: true,
+})
+
+// A 401 from a mutation or a background refetch: sign in again, then come back to the page the user was on.
+onSessionEnded(() => {
+  void router.navigate({ to: '/sign-in', search: { redirect: router.latestLocation.href }, replace: true })
 })
 
 declare module '@tanstack/react-router' {
