@@ -7,14 +7,14 @@ import type { ListEnvelope } from '@leadline/shared/list'
 import type { LeadStatus } from '@leadline/shared/status-schema'
 import type { User } from '@leadline/shared/user-schema'
 import { showToast } from '../../components/ui/toast'
-import { api } from '../../lib/api'
+import { api, isApiError } from '../../lib/api'
+import type { LeadSearch } from './lead-search'
 
 export const LEADS_PER_PAGE = 50
 
-/** The list screen's search params; they live in the URL. */
-export interface LeadSearch {
-  query?: string
-  page?: number
+/** Why the API refused a search (`name:"acme` → an unterminated quote, with its column), or undefined. */
+export function searchErrorOf(error: unknown): string | undefined {
+  return isApiError(error, 400) ? error.fieldErrors.query : undefined
 }
 
 /*

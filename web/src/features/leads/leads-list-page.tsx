@@ -1,23 +1,27 @@
-import { useSuspenseQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useState, type SubmitEvent } from 'react'
-import { Input, Label, TextField } from 'react-aria-components'
+import type { LeadPage } from '@leadline/shared/lead-schema'
 import { Button } from '../../components/ui/button'
-import { EmptyState } from '../../components/ui/feedback'
-import { inputStyles } from '../../components/ui/text-field'
+import { EmptyState, Skeleton } from '../../components/ui/feedback'
+import { TextField } from '../../components/ui/text-field'
 import { formatDateTime, formatRelative } from '../../lib/format'
-import { leadQueries, LEADS_PER_PAGE, type LeadSearch } from './lead-queries'
+import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
+import type { LeadSearch } from './lead-search'
 
 // The dialog (and React Aria's modal code) loads when first opened, keeping the list inside the first-route budget.
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
-  const { data } = useSuspenseQuery(leadQueries.list(search))
+  // A search the API cannot parse is the search box's error, not the page's; anything else is the page's.
+  const list = useQuery({
+    ...leadQueries.list(search),
+    throwOnError: (error) => searchErrorOf(error) === undefined,
+    retryOnMount: false,
+  })
+  const searchError = searchErrorOf(list.error)
   const navigate = useNavigate({ from: '/leads/' })
   const [isCreating, setCreating] = useState(false)
-  const page = search.page ?? 1
-  const first = (page - 1) * LEADS_PER_PAGE + 1
-  const last = first + data.data.length - 1
 
   return (
     <div className="flex flex-col gap-4">
@@ -35,12 +39,60 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       <LeadSearchBox
         key={search.query ?? ''}
         initial={search.query ?? ''}
+        error={searchError}
         onSearch={(query) => {
           void navigate({ search: query === '' ? {} : { query } })
         }}
       />
+      {searchError !== undefined ? (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <EmptyState title="This search could not be run">
+            Correct it above, or{' '}
+            <Link to="/leads" className="font-medium text-indigo-700 hover:underline">
+              show every lead
+            </Link>
+            .
+          </EmptyState>
+        </div>
+      ) : list.data === undefined ? (
+        <Skeleton className="h-64 w-full" />
+      ) : (
+        <LeadsTable page={list.data} search={search} />
+      )}
+      {isCreating ? (
+        <Suspense fallback={null}>
+          <NewLeadDialog isOpen onOpenChange={setCreating} />
+        </Suspense>
+      ) : null}
+    </div>
+  )
+}
+
+function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch }) {
+  const navigate = useNavigate({ from: '/leads/' })
+  const page = search.page ?? 1
+  const first = (page - 1) * LEADS_PER_PAGE + 1
+  const last = first + data.data.length - 1
+  const lastPage = Math.max(1, Math.ceil(data.total_results / LEADS_PER_PAGE))
+  // A link to a page past the end (the list shrank, or the URL was typed): say so and offer the way back.
+  const isPastEnd = data.data.length === 0 && page > 1
+  const toPage = (to: number) => (to > 1 ? to : undefined)
+
+  return (
+    <>
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        {data.data.length === 0 ? (
+        {isPastEnd ? (
+          <EmptyState title="No leads on this page">
+            {data.total_results === 0 ? 'There are none to show. ' : `The last page is ${lastPage}. `}
+            <Link
+              to="/leads"
+              search={search.query === undefined ? {} : { query: search.query }}
+              className="font-medium text-indigo-700 hover:underline"
+            >
+              Go to page 1
+            </Link>
+          </EmptyState>
+        ) : data.data.length === 0 ? (
           <EmptyState title={search.query === undefined ? 'No leads yet' : 'No leads match this search'}>
             {search.query === undefined
               ? 'Create the first one with “New lead”.'
@@ -112,14 +164,16 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
         <p aria-live="polite">
           {data.total_results === 0
             ? '0 leads'
-            : `${first}–${last} of ${data.total_results} ${data.total_results === 1 ? 'lead' : 'leads'}`}
+            : isPastEnd
+              ? `${data.total_results} ${data.total_results === 1 ? 'lead' : 'leads'} in all`
+              : `${first}–${last} of ${data.total_results} ${data.total_results === 1 ? 'lead' : 'leads'}`}
         </p>
         <div className="flex gap-2">
           <Button
             size="sm"
             isDisabled={page <= 1}
             onPress={() => {
-              void navigate({ search: (prev) => ({ ...prev, page: page - 1 > 1 ? page - 1 : undefined }) })
+              void navigate({ search: (prev) => ({ ...prev, page: toPage(Math.min(page - 1, lastPage)) }) })
             }}
           >
             Previous
@@ -135,31 +189,35 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           </Button>
         </div>
       </nav>
-      {isCreating ? (
-        <Suspense fallback={null}>
-          <NewLeadDialog isOpen onOpenChange={setCreating} />
-        </Suspense>
-      ) : null}
-    </div>
+    </>
   )
 }
 
-function LeadSearchBox({ initial, onSearch }: { initial: string; onSearch: (query: string) => void }) {
+interface LeadSearchBoxProps {
+  initial: string
+  /** Why the API refused the search in the URL; shown while the box still holds that search. */
+  error: string | undefined
+  onSearch: (query: string) => void
+}
+
+function LeadSearchBox({ initial, error, onSearch }: LeadSearchBoxProps) {
   const [text, setText] = useState(initial)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     onSearch(text.trim())
   }
   return (
-    <form role="search" onSubmit={submit} className="flex gap-2">
+    <form role="search" onSubmit={submit} className="flex items-start gap-2">
       {/* A plain textbox, not type=search: the query language is text, and the label is what tests find. */}
-      <TextField value={text} onChange={setText} className="flex-1">
-        <Label className="sr-only">Search leads</Label>
-        <Input
-          placeholder='Search leads: acme, status:"potential", email:@acme.com, created > "last week"'
-          className={inputStyles}
-        />
-      </TextField>
+      <TextField
+        label="Search leads"
+        hideLabel
+        value={text}
+        onChange={setText}
+        error={text === initial ? error : undefined}
+        placeholder='Search leads: acme, status:"potential", email:@acme.com, created > "last week"'
+        className="flex-1"
+      />
       <Button type="submit">Search</Button>
     </form>
   )

@@ -1,26 +1,26 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { leadQueries, setupQueries, type LeadSearch } from '../../../features/leads/lead-queries'
+import { leadQueries, searchErrorOf, setupQueries } from '../../../features/leads/lead-queries'
+import { leadSearchOf } from '../../../features/leads/lead-search'
 import { LeadsListPage } from '../../../features/leads/leads-list-page'
 
 export const Route = createFileRoute('/_app/leads/')({
-  validateSearch: (search: Record<string, unknown>): LeadSearch => {
-    const query = typeof search.query === 'string' && search.query.trim() !== '' ? search.query : undefined
-    const page = Number(search.page)
-    return {
-      ...(query === undefined ? {} : { query }),
-      ...(Number.isInteger(page) && page > 1 ? { page } : {}),
-    }
-  },
-  loaderDeps: ({ search }) => search,
+  validateSearch: leadSearchOf,
+  // Only the validated keys: any other param in the URL must not become part of the list's query key.
+  loaderDeps: ({ search: { query, page } }) => ({ query, page }),
   loader: async ({ context: { queryClient }, deps }) => {
     // For the New lead dialog; not awaited, and a failure only leaves the status list short.
     queryClient.query(setupQueries.statuses()).catch(() => undefined)
-    await queryClient.query(leadQueries.list(deps))
+    try {
+      await queryClient.query(leadQueries.list(deps))
+    } catch (error) {
+      // A search the API cannot parse stays on the list, shown beside the search box.
+      if (searchErrorOf(error) === undefined) throw error
+    }
   },
   component: LeadsRoute,
 })
 
 function LeadsRoute() {
-  const search = Route.useSearch()
-  return <LeadsListPage search={search} />
+  const { query, page } = Route.useSearch()
+  return <LeadsListPage search={{ query, page }} />
 }
