@@ -103,7 +103,8 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
     <div className="flex items-start justify-between gap-2">
       <div className="min-w-0 text-sm">
         <p className="font-medium text-slate-900">{name}</p>
-        {contact.title === null ? null : <p className="text-slate-500">{contact.title}</p>}
+        {/* No title is null or "" (as Close sends it): neither shows an empty line. */}
+        {contact.title ? <p className="text-slate-500">{contact.title}</p> : null}
         <ul className="mt-1 flex flex-col gap-0.5 text-slate-700">
           {contact.phones.map((phone) => (
             <li key={`p-${phone.phone}`}>
