@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { test as base, expect, type Page } from '@playwright/test'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = join(root, 'api/dist/cli.js')
+const cliPath = join(root, 'api/dist/cli.js')
 const bffMain = join(root, 'bff/dist/main.js')
 
 interface Stack {
@@ -18,6 +18,25 @@ interface Stack {
   apiKey: string
   organizationId: string
 }
+
+/** One user of `leadline seed demo --json`. */
+export interface DemoUser {
+  email: string
+  first_name: string
+  last_name: string
+  role: string
+  title: string
+  api_key: string
+}
+
+interface DemoStack extends Stack {
+  organizationName: string
+  users: DemoUser[]
+}
+
+const execFileAsync = promisify(execFile)
+const STARTUP_MS = 30_000
+const STOP_MS = 15_000
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,23 +52,39 @@ function freePort(): Promise<number> {
   })
 }
 
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null
+}
+
 function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let seen = ''
+    const timer = setTimeout(() => {
+      reject(new Error(`no ${String(pattern)} within ${String(STARTUP_MS)} ms:\n${seen}`))
+    }, STARTUP_MS)
     child.stdout?.on('data', (chunk: Buffer) => {
       seen += chunk.toString()
       const match = pattern.exec(seen)
-      if (match !== null) resolve(match)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve(match)
+      }
+    })
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
     })
     child.once('exit', (code) => {
+      clearTimeout(timer)
       reject(new Error(`process exited (${String(code)}) before printing ${String(pattern)}:\n${seen}`))
     })
   })
 }
 
-async function waitForHttp(url: string): Promise<void> {
-  const deadline = Date.now() + 20_000
+async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + STARTUP_MS
   for (;;) {
+    if (hasExited(child)) throw new Error(`the process for ${url} exited (${String(child.exitCode)})`)
     try {
       const res = await fetch(url)
       await res.arrayBuffer()
@@ -62,24 +97,58 @@ async function waitForHttp(url: string): Promise<void> {
   }
 }
 
+/** SIGTERM to the process by its pid, SIGKILL if it has not exited after STOP_MS; resolves once it has exited. */
 function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve()
+  if (child.pid === undefined || hasExited(child)) return Promise.resolve()
+  const { pid } = child
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name)
+    } catch {
+      // Already gone; its 'exit' event is on its way.
+    }
+  }
   return new Promise((resolve) => {
+    const kill = setTimeout(() => {
+      signal('SIGKILL')
+    }, STOP_MS)
     child.once('exit', () => {
+      clearTimeout(kill)
       resolve()
     })
-    child.kill('SIGTERM')
+    signal('SIGTERM')
   })
 }
 
-/** The real api (fresh SQLite file, `leadline init`) and the real bff, on free ports, for one worker. */
-export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
-  stack: [
-    async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), 'leadline-e2e-'))
-      const db = `sqlite:${join(dir, 'e2e.db')}`
-      const { stdout } = await promisify(execFile)(process.execPath, [
-        cli,
+function cli(args: string[]): Promise<{ stdout: string }> {
+  return execFileAsync(process.execPath, [cliPath, ...args])
+}
+
+function jsonObject(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`not a JSON object: ${text}`)
+  return { ...value }
+}
+
+function isDemoUser(value: unknown): value is DemoUser {
+  if (typeof value !== 'object' || value === null) return false
+  const user: Record<string, unknown> = { ...value }
+  return ['email', 'first_name', 'last_name', 'role', 'title', 'api_key'].every((k) => typeof user[k] === 'string')
+}
+
+/**
+ * A fresh SQLite file with `leadline init` (and, for `demo`, `leadline seed demo`), the real api and the real bff
+ * on free ports. Every process started is pushed to `started` at once, so the caller can stop it whatever fails.
+ */
+export async function startStack(
+  dir: string,
+  started: ChildProcess[],
+  { demoSeedFile, bffEnv = {} }: { demoSeedFile?: string; bffEnv?: Record<string, string> } = {},
+): Promise<Stack> {
+  const db = `sqlite:${join(dir, 'e2e.db')}`
+  const init = jsonObject(
+    (
+      await cli([
         'init',
         '--db',
         db,
@@ -93,32 +162,59 @@ export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
         'Closer',
         '--json',
       ])
-      const init: unknown = JSON.parse(stdout)
-      if (typeof init !== 'object' || init === null || !('api_key' in init) || !('organization_id' in init))
-        throw new Error(stdout)
-      const api = spawn(process.execPath, [cli, 'serve', '--port', '0', '--json', '--db', db], {
-        env: { ...process.env, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      })
-      const [, apiUrl = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
-      const port = await freePort()
-      const bff = spawn(process.execPath, [bffMain], {
-        env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          LEADLINE_API_URL: apiUrl,
-          LEADLINE_BFF_DATA_DIR: dir,
-          LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      })
-      const baseURL = `http://127.0.0.1:${String(port)}`
-      await waitForHttp(`${baseURL}/healthz`)
-      await use({ baseURL, apiUrl, apiKey: String(init.api_key), organizationId: String(init.organization_id) })
-      await stop(bff)
-      await stop(api)
-      rmSync(dir, { recursive: true, force: true })
+    ).stdout,
+  )
+  if (demoSeedFile !== undefined) {
+    const { stdout } = await cli(['seed', 'demo', '--db', db, '--leads', '5', '--json'])
+    jsonObject(stdout)
+    writeFileSync(demoSeedFile, stdout, { mode: 0o600 })
+  }
+  const api = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--db', db], {
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  started.push(api)
+  const [, apiUrl = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
+  const port = await freePort()
+  const bff = spawn(process.execPath, [bffMain], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LEADLINE_API_URL: apiUrl,
+      LEADLINE_BFF_DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      ...(demoSeedFile === undefined ? {} : { LEADLINE_DEMO_SEED_FILE: demoSeedFile }),
+      ...bffEnv,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  started.push(bff)
+  const baseURL = `http://127.0.0.1:${String(port)}`
+  await waitForHttp(`${baseURL}/healthz`, bff)
+  return { baseURL, apiUrl, apiKey: String(init.api_key), organizationId: String(init.organization_id) }
+}
+
+/** Runs `body` with a started stack, then stops every process it started (the bff first) whatever failed. */
+export async function withStack<T extends Stack>(
+  start: (dir: string, started: ChildProcess[]) => Promise<T>,
+  body: (stack: T) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-e2e-'))
+  const started: ChildProcess[] = []
+  try {
+    await body(await start(dir, started))
+  } finally {
+    for (const child of started.reverse()) await stop(child)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The real api (fresh SQLite file, `leadline init`) and the real bff, on free ports, for one worker. */
+export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
+  stack: [
+    async ({}, use) => {
+      await withStack((dir, started) => startStack(dir, started), use)
     },
     { scope: 'worker' },
   ],
@@ -127,6 +223,28 @@ export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
   },
   api: async ({ stack }, use) => {
     await use(new CrmClient(stack.apiUrl, stack.apiKey))
+  },
+})
+
+/**
+ * A stack of its own whose database also holds `leadline seed demo --leads 5`, with the bff's one-click demo
+ * sign-in reading that output, as `npm start` runs it.
+ */
+export const demoTest = base.extend<object, { demoStack: DemoStack }>({
+  demoStack: [
+    async ({}, use) => {
+      await withStack(async (dir, started) => {
+        const seedFile = join(dir, 'demo-seed.json')
+        const stack = await startStack(dir, started, { demoSeedFile: seedFile })
+        const seed = jsonObject(readFileSync(seedFile, 'utf8'))
+        const users = Array.isArray(seed.users) ? seed.users.filter(isDemoUser) : []
+        return { ...stack, organizationName: String(seed.organization_name), users }
+      }, use)
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ demoStack }, use) => {
+    await use(demoStack.baseURL)
   },
 })
 
