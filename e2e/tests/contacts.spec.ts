@@ -66,3 +66,31 @@ test('a user field offers the organization’s members by name', async ({ page, 
   const stored = await api.request('GET', `lead/${lead.id}/`)
   expect(stored[`custom.${String(field.id)}`]).toBe(me.id)
 })
+
+test('a rep deletes a contact after confirming, and it stays gone after a reload', async ({ page, stack, api }) => {
+  const lead = await api.createLead({
+    name: 'Two Contacts Co',
+    contacts: [{ name: 'Keep Kelly' }, { name: 'Gone Gary' }],
+  })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+  const contacts = page.getByRole('region', { name: 'Contacts' })
+
+  // Cancelling the confirmation deletes nothing.
+  await contacts.getByRole('button', { name: 'Delete contact Gone Gary' }).click()
+  const confirm = page.getByRole('dialog', { name: 'Delete Gone Gary?' })
+  await confirm.getByRole('button', { name: 'Cancel' }).click()
+  await expect(confirm).toHaveCount(0)
+  await expect(contacts.getByText('Gone Gary')).toBeVisible()
+
+  await contacts.getByRole('button', { name: 'Delete contact Gone Gary' }).click()
+  await confirm.getByRole('button', { name: 'Delete' }).click()
+  await expect(confirm).toHaveCount(0)
+  await expect(contacts.getByText('Gone Gary')).toHaveCount(0)
+
+  await page.reload()
+  await expect(contacts.getByText('Keep Kelly')).toBeVisible()
+  await expect(contacts.getByText('Gone Gary')).toHaveCount(0)
+  const stored = await api.request('GET', `contact/?lead_id=${lead.id}`)
+  expect(stored.data).toMatchObject([{ name: 'Keep Kelly' }])
+})

@@ -1,0 +1,47 @@
+import { expect, signIn, test } from '../fixtures.js'
+
+test('a rep adds an address to a lead, changes its city and removes it', async ({ page, stack, api }) => {
+  const lead = await api.createLead({ name: 'Address Journey Co' })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+  const addresses = page.getByRole('region', { name: 'Addresses' })
+  await expect(addresses.getByText('No addresses.')).toBeVisible()
+
+  await addresses.getByRole('button', { name: 'Edit addresses' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Edit addresses' })
+  await dialog.getByRole('button', { name: 'Add address' }).click()
+  const first = dialog.getByRole('group', { name: 'Address 1' })
+  await first.getByRole('combobox', { name: 'Kind' }).selectOption('mailing')
+  await first.getByRole('textbox', { name: 'Street', exact: true }).fill('1 Harbor Way')
+  await first.getByRole('textbox', { name: 'City' }).fill('Newport Beach')
+  await first.getByRole('textbox', { name: 'State' }).fill('CA')
+  await first.getByRole('textbox', { name: 'ZIP' }).fill('92660')
+  await first.getByRole('textbox', { name: 'Country code' }).fill('US')
+  await dialog.getByRole('button', { name: 'Save addresses' }).click()
+  await expect(dialog).toHaveCount(0)
+  await expect(addresses.getByText('1 Harbor Way')).toBeVisible()
+  await expect(addresses.getByText('92660 Newport Beach CA')).toBeVisible()
+  await expect(addresses.getByText('mailing')).toBeVisible()
+
+  await addresses.getByRole('button', { name: 'Edit addresses' }).click()
+  await expect(first.getByRole('textbox', { name: 'City' })).toHaveValue('Newport Beach')
+  await first.getByRole('textbox', { name: 'City' }).fill('Irvine')
+  await dialog.getByRole('button', { name: 'Save addresses' }).click()
+  await expect(dialog).toHaveCount(0)
+  await page.reload()
+  await expect(addresses.getByText('92660 Irvine CA')).toBeVisible()
+  await expect(addresses.getByText('Newport Beach')).toHaveCount(0)
+  expect((await api.request('GET', `lead/${lead.id}/`)).addresses).toMatchObject([
+    { label: 'mailing', address_1: '1 Harbor Way', city: 'Irvine', state: 'CA', zipcode: '92660', country: 'US' },
+  ])
+
+  await addresses.getByRole('button', { name: 'Edit addresses' }).click()
+  await first.getByRole('button', { name: 'Remove address 1' }).click()
+  await expect(first).toHaveCount(0)
+  await dialog.getByRole('button', { name: 'Save addresses' }).click()
+  await expect(dialog).toHaveCount(0)
+  await expect(addresses.getByText('No addresses.')).toBeVisible()
+  await page.reload()
+  await expect(addresses.getByText('No addresses.')).toBeVisible()
+  expect((await api.request('GET', `lead/${lead.id}/`)).addresses).toEqual([])
+})
