@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type LogConfig, type Transaction } from 'kysely'
 import pg from 'pg'
+import { foldCase } from '../platform/text.js'
 
 export interface OrganizationTable {
   id: string
@@ -249,8 +250,12 @@ function sqlitePath(url: string): string {
   return url
 }
 
-/** Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step. */
-export function openDatabase(url: string): DatabaseHandle {
+/**
+ * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
+ * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
+ */
+export function openDatabase(url: string, options: { log?: LogConfig } = {}): DatabaseHandle {
+  const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: 10 })
     // An idle client can lose its connection (server restart, admin termination). pg drops it from the pool;
@@ -258,7 +263,7 @@ export function openDatabase(url: string): DatabaseHandle {
     pool.on('error', (error) => {
       process.stderr.write(`postgres: idle connection lost: ${error.message}\n`)
     })
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) })
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...log })
     return { db, dialect: 'postgres', pgPool: pool, url, close: () => db.destroy() }
   }
   const file = sqlitePath(url)
@@ -270,7 +275,11 @@ export function openDatabase(url: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000')
   // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot).
   sqlite.pragma('optimize = 0x10002')
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) })
+  // SQLite's lower() folds only ASCII; searches use this one so `name:école` finds "ÉCOLE" as on Postgres.
+  sqlite.function('leadline_lower', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? foldCase(value) : null,
+  )
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log })
   const close = async () => {
     if (sqlite.open) sqlite.pragma('optimize')
     await db.destroy()

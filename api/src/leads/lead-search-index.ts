@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js'
-import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
+import { formatPhoneNumber, phoneSearchForms } from '../phone-numbers/phone-number-repo.js'
+import { foldCase } from '../platform/text.js'
 
 type Text = string | null
 
@@ -9,7 +10,7 @@ export interface SearchableLead {
   url: Text
   contacts: { name: Text; title: Text }[]
   emails: string[]
-  /** E.164 numbers; the formatted form is indexed too. */
+  /** E.164 numbers; their formatted, digits-only and national forms are indexed too. */
   phones: string[]
   urls: string[]
   addresses: { address_1: Text; address_2: Text; city: Text; state: Text; zipcode: Text; country: Text }[]
@@ -23,14 +24,11 @@ export function searchDocument(lead: SearchableLead): string {
     lead.url,
     ...lead.contacts.flatMap((c) => [c.name, c.title]),
     ...lead.emails,
-    ...lead.phones.flatMap((p) => [p, formatPhoneNumber(p)]),
+    ...lead.phones.flatMap((p) => [p, formatPhoneNumber(p), ...phoneSearchForms(p)]),
     ...lead.urls,
     ...lead.addresses.flatMap((a) => [a.address_1, a.address_2, a.city, a.state, a.zipcode, a.country]),
   ]
-  return parts
-    .filter((p): p is string => p !== null && p !== '')
-    .join('\n')
-    .toLowerCase()
+  return foldCase(parts.filter((p): p is string => p !== null && p !== '').join('\n'))
 }
 
 /**
@@ -41,17 +39,39 @@ export async function refreshLeadSearch(db: Db, organizationId: string, leadId: 
   const lead = await db
     .selectFrom('lead')
     .select(['name', 'description', 'url'])
+    .where('organization_id', '=', organizationId)
     .where('id', '=', leadId)
     .executeTakeFirst()
   if (lead === undefined) return
   const [contacts, emails, phones, urls, addresses] = await Promise.all([
-    db.selectFrom('contact').select(['name', 'title']).where('lead_id', '=', leadId).execute(),
-    db.selectFrom('contact_email').select('email').where('lead_id', '=', leadId).execute(),
-    db.selectFrom('contact_phone').select('phone').where('lead_id', '=', leadId).execute(),
-    db.selectFrom('contact_url').select('url').where('lead_id', '=', leadId).execute(),
+    db
+      .selectFrom('contact')
+      .select(['name', 'title'])
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .execute(),
+    db
+      .selectFrom('contact_email')
+      .select('email')
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .execute(),
+    db
+      .selectFrom('contact_phone')
+      .select('phone')
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .execute(),
+    db
+      .selectFrom('contact_url')
+      .select('url')
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .execute(),
     db
       .selectFrom('lead_address')
       .select(['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'])
+      .where('organization_id', '=', organizationId)
       .where('lead_id', '=', leadId)
       .execute(),
   ])

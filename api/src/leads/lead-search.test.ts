@@ -42,6 +42,7 @@ beforeAll(async () => {
     name: 'Wayne Enterprises',
     status: 'Customer',
     description: 'Gotham based conglomerate',
+    url: 'https://www.wayne-corp.example.com',
     [`custom.${employeesField}`]: 5000,
     [`custom.${renewalField}`]: '2018-01-15',
     contacts: [{ name: 'Bruce Wayne', emails: [{ email: 'bruce@wayneenterprises.com' }] }],
@@ -60,13 +61,19 @@ async function search(query: string, headers: Record<string, string> = {}) {
   return res
 }
 
-async function found(query: string): Promise<string[]> {
-  const res = await search(query)
+/** The fixture names of the leads found, in the order the API answered them. */
+async function inOrder(query: string, headers: Record<string, string> = {}): Promise<string[]> {
+  const res = await search(query, headers)
   expect(res.statusCode, res.body).toBe(200)
   const body = res.json()
   expect(body.total_results).toBe(body.data.length)
   const byId = new Map(Object.entries(ids).map(([k, v]) => [v, k]))
-  return body.data.map((l: { id: string }) => byId.get(l.id) ?? l.id).sort()
+  return body.data.map((l: { id: string }) => byId.get(l.id) ?? l.id)
+}
+
+/** The same, sorted: for queries whose order is not the point. */
+async function found(query: string, headers: Record<string, string> = {}): Promise<string[]> {
+  return (await inOrder(query, headers)).sort()
 }
 
 describe('queries real clients send', () => {
@@ -77,9 +84,12 @@ describe('queries real clients send', () => {
     ['status:qualified or status:customer', ['wayne', 'wehr']],
     ['email_address:bruce@wayneenterprises.com', ['wayne']],
     ['custom.my_field:"some value" status:"Potential" sort:updated', ['potential']],
-    ['date_updated>="2017-09-29T10:40" sort:date_updated', ['bare', 'potential', 'wayne']],
-  ])('%s', async (query, expected) => {
-    expect(await found(query)).toEqual(expected)
+    ['date_updated>="2017-09-29T10:40" sort:date_updated', ['wayne', 'potential', 'bare']],
+    ['sort:created', ['wehr', 'wayne', 'potential', 'bare']],
+    ['sort:-date_updated', ['bare', 'potential', 'wayne', 'wehr']],
+    ['has:contacts sort:-created', ['wayne', 'wehr']],
+  ])('%s (in this order)', async (query, expected) => {
+    expect(await inOrder(query)).toEqual(expected)
   })
 })
 
@@ -93,6 +103,17 @@ describe('free text', () => {
     expect(await found('anv')).toEqual(['potential'])
     expect(await found('zz')).toEqual([])
   })
+
+  it('matches a url', async () => {
+    expect(await found('wayne-corp.example')).toEqual(['wayne'])
+  })
+
+  it.each(['415-555-0101', '(415) 555-0101', '4155550101', '+1 415-555-0101', '14155550101', '555-0101'])(
+    'finds a phone typed as %j',
+    async (typed) => {
+      expect(await found(`"${typed}"`)).toEqual(['wehr'])
+    },
+  )
 
   it('finds custom values by field id as well as by name', async () => {
     expect(await found(`custom.${initialsField}:jw`)).toEqual(['wehr'])
@@ -121,6 +142,17 @@ describe('fields, operators and logic', () => {
     ['created<2017-09-29', ['wehr']],
     ['created>2017-09-29', ['bare', 'potential']],
     ['custom.Renewal>=2018-01-01', ['wayne']],
+    ['description:"based conglomerate"', ['wayne']],
+    ['url:wayne-corp', ['wayne']],
+    ['state:or', ['wehr']],
+    ['country:us', ['wehr']],
+    ['zipcode:972', ['wehr']],
+    ['email:john@wehr.example.com', ['wehr']],
+    ['email:wehr.example', ['wehr']],
+    ['updated:2017-09-29', ['wayne']],
+    ['updated<2017-09-29', ['wehr']],
+    ['has:phone', ['wehr']],
+    ['-has:address', ['bare', 'potential', 'wayne']],
   ])('%s', async (query, expected) => {
     expect(await found(query)).toEqual(expected)
   })
@@ -132,6 +164,13 @@ describe('fields, operators and logic', () => {
     expect(res.json().data.map((l: { id: string }) => l.id)).toEqual([ids.wayne])
     // In UTC it is already the 30th.
     expect(await found('created:today')).toEqual(['bare', 'potential'])
+  })
+
+  it('takes status_id', async () => {
+    const wayne = (await call(ctx.app, ctx.org.member.key, 'GET', `/lead/${ids.wayne}/`)).json()
+    expect(await found(`status_id:${wayne.status_id}`)).toEqual(['wayne'])
+    const theirs = (await call(ctx.app, ctx.other.admin.key, 'GET', '/status/lead/')).json().data[0].id
+    expect(await found(`status_id:${theirs}`)).toEqual([])
   })
 
   it('sorts by name, ascending or descending', async () => {
@@ -170,5 +209,82 @@ describe('bad queries', () => {
     const res = await call(ctx.app, ctx.org.member.key, 'GET', '/lead/', { query: { _limit: '201' } })
     expect(res.statusCode).toBe(400)
     expect(res.json()['field-errors']).toHaveProperty('_limit')
+  })
+})
+
+describe('relative dates over HTTP, in the caller’s zone', () => {
+  // The app reads the test clock: "now" is fixed, whatever the wall clock says.
+  it.each([
+    // 2017-10-02T02:00Z is Sunday 1 October 22:00 at -4 and Monday 2 October in UTC.
+    ['2017-10-02T02:00:00Z', 'created:yesterday', '-4', ['bare', 'potential']],
+    ['2017-10-02T02:00:00Z', 'created:yesterday', '0', []],
+    ['2017-10-02T02:00:00Z', 'created:"3 days ago"', '-4', ['wehr']],
+    ['2017-10-02T02:00:00Z', 'created:"3 days ago"', '0', ['wayne']],
+    ['2017-10-02T02:00:00Z', 'created:"last week"', '-4', []],
+    ['2017-10-02T02:00:00Z', 'created:"last week"', '0', ['bare', 'potential', 'wayne', 'wehr']],
+    ['2017-10-02T02:00:00Z', 'created:"this week"', '-4', ['bare', 'potential', 'wayne', 'wehr']],
+    // 2017-10-01T02:00Z is still September at -4.
+    ['2017-10-01T02:00:00Z', 'created:"this month"', '-4', ['bare', 'potential', 'wayne', 'wehr']],
+    ['2017-10-01T02:00:00Z', 'created:"this month"', '0', []],
+    ['2017-10-01T02:00:00Z', 'updated>"3 days ago"', '5.5', ['bare', 'potential', 'wayne']],
+  ])('at %s, %s with X-TZ-Offset %s', async (now, query, offset, expected) => {
+    ctx.clock.set(new Date(now))
+    expect(await found(query, { 'x-tz-offset': offset })).toEqual(expected)
+  })
+})
+
+describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
+  it('matches names, status labels and custom values whatever their case', async () => {
+    const org = await ctx.createOrg('Unicode GmbH')
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(ctx.app, org.admin.key, 'POST', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    await post('/status/lead/', { label: 'Über Qualified' })
+    await post('/custom_field/lead/', { name: 'Remark', type: 'text' })
+    await post('/custom_field/lead/', { name: 'Kind', type: 'choices', choices: ['ÖL', 'Gas'] })
+    const ecole = await post('/lead/', {
+      name: 'ÉCOLE Co',
+      status: 'über qualified',
+      'custom.Remark': 'GROẞER ÄRGER',
+      'custom.Kind': 'ÖL',
+      contacts: [{ name: 'ÅSA ÖBERG' }],
+      addresses: [{ label: 'business', city: 'ZÜRICH' }],
+    })
+    await post('/lead/', { name: 'Plain Co' })
+    const find = async (query: string) => {
+      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json().data.map((l: { id: string }) => l.id)
+    }
+    for (const query of [
+      'name:école',
+      'name:"école co"',
+      'status:"über qualified"',
+      'custom.Remark:ärger',
+      'custom.Kind:öl',
+      'contact_name:åsa',
+      'city:zürich',
+      'école',
+    ]) {
+      expect(await find(query), query).toEqual([ecole.id])
+    }
+  })
+
+  it('sorts by name case-insensitively, by code point, nameless leads last, the same on both databases', async () => {
+    const org = await ctx.createOrg('Sorting Ltd')
+    const names: (string | null)[] = ['beta', 'alpha', 'Émile', null, 'Alpha', 'Zed']
+    for (const name of names) {
+      const body = name === null ? { contacts: [{ name: 'Nameless' }] } : { name }
+      const res = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    const sorted = async (query: string) =>
+      (await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } }))
+        .json()
+        .data.map((l: { name: string | null }) => l.name)
+    expect(await sorted('sort:name')).toEqual(['Alpha', 'alpha', 'beta', 'Zed', 'Émile', null])
+    expect(await sorted('sort:-name')).toEqual(['Émile', 'Zed', 'beta', 'alpha', 'Alpha', null])
   })
 })

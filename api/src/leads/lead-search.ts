@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db, Dialect, LeadTable } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
+import { foldCase } from '../platform/text.js'
 import { DateValueError, resolveDateValue } from './lead-search-dates.js'
 import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
 
@@ -27,15 +28,22 @@ function queryError(offset: number, message: string): ValidationError {
 
 /** `%`, `_` and `\` are literal in a search term. */
 function containsPattern(value: string): string {
-  return `%${value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  return `%${foldCase(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
-function contains(column: string, value: string): Condition {
-  return sql<SqlBool>`lower(${sql.ref(column)}) like ${containsPattern(value)} escape '\\'`
+/** A column lower-cased the same way on both dialects: Postgres's lower() in a UTF-8 database, `foldCase` on SQLite. */
+function folded(column: string, ctx: CompileContext): RawBuilder<string> {
+  return ctx.dialect === 'sqlite'
+    ? sql<string>`leadline_lower(${sql.ref(column)})`
+    : sql<string>`lower(${sql.ref(column)})`
 }
 
-function equalsIgnoringCase(column: string, value: string): Condition {
-  return sql<SqlBool>`lower(${sql.ref(column)}) = ${value.toLowerCase()}`
+function contains(column: string, value: string, ctx: CompileContext): Condition {
+  return sql<SqlBool>`${folded(column, ctx)} like ${containsPattern(value)} escape '\\'`
+}
+
+function equalsIgnoringCase(column: string, value: string, ctx: CompileContext): Condition {
+  return sql<SqlBool>`${folded(column, ctx)} = ${foldCase(value)}`
 }
 
 /** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
@@ -43,9 +51,8 @@ function leadHas(table: string, ctx: CompileContext, condition: Condition, leadC
   return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
 }
 
-function freeText(value: string, ctx: CompileContext): Condition {
-  const term = value.toLowerCase()
-  // FTS5's trigram index answers phrases of three characters or more; shorter terms scan the documents.
+function textMatch(term: string, ctx: CompileContext): Condition {
+  // FTS5's trigram index answers phrases of three characters or more; shorter terms scan the organization's documents.
   if (ctx.dialect === 'sqlite' && term.length >= 3) {
     const phrase = `"${term.replace(/"/g, '""')}"`
     return leadHas(
@@ -55,6 +62,19 @@ function freeText(value: string, ctx: CompileContext): Condition {
     )
   }
   return leadHas('lead_search', ctx, sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`)
+}
+
+/** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
+const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
+
+function freeText(value: string, ctx: CompileContext): Condition {
+  const term = foldCase(value)
+  const digits = term.replace(/\D/g, '')
+  // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
+  if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
+    return sql<SqlBool>`(${textMatch(term, ctx)} or ${textMatch(digits, ctx)})`
+  }
+  return textMatch(term, ctx)
 }
 
 function comparison(column: string, op: Comparator, value: string | number): Condition {
@@ -120,8 +140,8 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
   } else if (op === ':') {
     valueCondition =
       def.type === 'choices' || def.type === 'user' || def.type === 'contact'
-        ? equalsIgnoringCase('value_text', value)
-        : contains('value_text', value)
+        ? equalsIgnoringCase('value_text', value, ctx)
+        : contains('value_text', value, ctx)
   } else {
     valueCondition = comparison('value_text', op, value)
   }
@@ -135,7 +155,7 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'name':
     case 'description':
     case 'url':
-      return contains(`lead.${field}`, value)
+      return contains(`lead.${field}`, value, ctx)
     case 'id':
     case 'lead_id':
       return sql<SqlBool>`lead.id = ${value}`
@@ -143,14 +163,14 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
       return sql<SqlBool>`lead.status_id = ${value}`
     case 'status':
     case 'status_label':
-      return sql<SqlBool>`lead.status_id in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', value)})`
+      return sql<SqlBool>`lead.status_id in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', value, ctx)})`
     case 'contact_name':
-      return leadHas('contact', ctx, contains('name', value))
+      return leadHas('contact', ctx, contains('name', value, ctx))
     case 'email_address':
       return leadHas(
         'contact_email',
         ctx,
-        value.includes('@') ? sql<SqlBool>`value_lower = ${value.toLowerCase()}` : contains('value_lower', value),
+        value.includes('@') ? sql<SqlBool>`value_lower = ${value.toLowerCase()}` : contains('value_lower', value, ctx),
       )
     case 'phone': {
       const digits = value.replace(/[^\d]/g, '')
@@ -160,15 +180,15 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'city':
     case 'state':
     case 'zipcode':
-      return leadHas('lead_address', ctx, contains(field, value))
+      return leadHas('lead_address', ctx, contains(field, value, ctx))
     case 'country':
-      return leadHas('lead_address', ctx, equalsIgnoringCase('country', value))
+      return leadHas('lead_address', ctx, equalsIgnoringCase('country', value, ctx))
     case 'address':
       return leadHas(
         'lead_address',
         ctx,
         sql<SqlBool>`(${sql.join(
-          ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value)),
+          ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value, ctx)),
           sql` or `,
         )})`,
       )
@@ -202,6 +222,7 @@ function hasCondition(what: string, offset: number): Condition {
       return leadHasAny('lead_address')
     case 'url':
       return sql<SqlBool>`(lead.url is not null and lead.url <> '')`
+    // Stub: the opportunity and task tables do not exist yet, so no lead has any.
     case 'opportunities':
     case 'tasks':
       return FALSE
@@ -269,9 +290,17 @@ export async function searchLeads(
   let page = base.selectAll('lead')
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
   for (const s of sorts) {
-    const column =
-      s.field === 'name' ? 'lead.name' : s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated'
-    page = page.orderBy(column, s.direction)
+    if (s.field === 'name') {
+      // Nameless leads last in both directions; then case-insensitively by code point, the same on both dialects
+      // (Postgres would otherwise use its locale's collation), ties by exact name.
+      const code = search.dialect === 'postgres' ? sql` collate "C"` : sql``
+      page = page
+        .orderBy(sql`case when lead.name is null then 1 else 0 end`)
+        .orderBy(sql`${folded('lead.name', ctx)}${code}`, s.direction)
+        .orderBy(sql`lead.name${code}`, s.direction)
+    } else {
+      page = page.orderBy(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated', s.direction)
+    }
   }
   const [rows, count] = await Promise.all([
     page

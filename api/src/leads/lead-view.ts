@@ -73,6 +73,7 @@ export async function leadViews(
       html_url: `${appUrl}/leads/${lead.id}`,
       contacts: leadContacts,
       addresses,
+      // Stub: the opportunity and task tables do not exist yet.
       opportunities: [],
       tasks: [],
       integration_links: [],

@@ -14,3 +14,17 @@ export function isWebAddress(value: string): boolean {
     return false
   }
 }
+
+/**
+ * Lower-cases one code point at a time, keeping the first code point of a multi-character result (`İ` → `i`), the
+ * way Postgres's `lower()` folds in a UTF-8 database. SQLite's own `lower()` folds only ASCII, so the SQLite
+ * connection registers this as `leadline_lower` (db/database.ts) and field searches compare with it there.
+ */
+export function foldCase(text: string): string {
+  let out = ''
+  for (const ch of text) {
+    const first = ch.toLowerCase().codePointAt(0)
+    out += first === undefined ? ch : String.fromCodePoint(first)
+  }
+  return out
+}
