@@ -103,7 +103,7 @@ describe('security headers', () => {
       expect(response.headers.get('x-powered-by')).toBeNull()
     }
     expect(SECURITY_HEADERS['content-security-policy']).toBe(
-      "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+      "default-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
     )
   })
 })
