@@ -6,6 +6,7 @@ import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import { Panel } from '../../components/ui/panel'
 import { TextField } from '../../components/ui/text-field'
 import { formatDateTime } from '../../lib/format'
+import { activityStyle, unknownActivityText } from './activity-display'
 import { leadQueries, useAddNote } from './lead-queries'
 
 /** The lead's activities, newest first as the API returns them, with a note composer on top. */
@@ -86,14 +87,8 @@ function NoteComposer({ leadId }: { leadId: string }) {
   )
 }
 
-const styles: Record<Activity['_type'], { badge: string; label: string; border: string }> = {
-  Created: { badge: 'bg-emerald-100 text-emerald-800', label: 'Created', border: 'border-l-emerald-400' },
-  Note: { badge: 'bg-amber-100 text-amber-800', label: 'Note', border: 'border-l-amber-400' },
-  LeadStatusChange: { badge: 'bg-sky-100 text-sky-800', label: 'Status', border: 'border-l-sky-400' },
-}
-
 function ActivityItem({ activity }: { activity: Activity }) {
-  const style = styles[activity._type]
+  const style = activityStyle(activity._type)
   const who = activity.user_name ?? activity.created_by_name ?? 'Someone'
   return (
     <article
@@ -114,6 +109,8 @@ function ActivityItem({ activity }: { activity: Activity }) {
 }
 
 function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
+  // The API may send types this build does not know yet (Call, Email…); they fall to the default below.
+  const unknown: Record<string, unknown> = activity
   switch (activity._type) {
     case 'Created':
       return (
@@ -134,6 +131,12 @@ function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
             </>
           )}{' '}
           to <strong>{activity.new_status_label}</strong>.
+        </p>
+      )
+    default:
+      return (
+        <p className="whitespace-pre-wrap">
+          {unknownActivityText(unknown) ?? <span className="text-slate-500">No details to show here.</span>}
         </p>
       )
   }

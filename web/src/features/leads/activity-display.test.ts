@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { activityStyle, activityTypeLabel, unknownActivityText } from './activity-display'
+
+describe('activityStyle', () => {
+  it('keeps the known types’ labels', () => {
+    expect(activityStyle('Created').label).toBe('Created')
+    expect(activityStyle('Note').label).toBe('Note')
+    expect(activityStyle('LeadStatusChange').label).toBe('Status')
+  })
+
+  it('gives a type it does not know a plain style and a readable label', () => {
+    expect(activityStyle('Call')).toEqual({
+      label: 'Call',
+      badge: 'bg-slate-100 text-slate-700',
+      border: 'border-l-slate-300',
+    })
+    expect(activityStyle('EmailThread').label).toBe('Email thread')
+    expect(activityStyle('constructor').label).toBe('constructor')
+    expect(activityStyle('').label).toBe('Activity')
+  })
+})
+
+describe('activityTypeLabel', () => {
+  it('splits camel case and keeps acronyms', () => {
+    expect(activityTypeLabel('Meeting')).toBe('Meeting')
+    expect(activityTypeLabel('CustomActivityInstance')).toBe('Custom activity instance')
+    expect(activityTypeLabel('SMS')).toBe('SMS')
+    expect(activityTypeLabel('OpportunityStatusChange')).toBe('Opportunity status change')
+  })
+})
+
+describe('unknownActivityText', () => {
+  it('reads the first text field such activities carry', () => {
+    expect(unknownActivityText({ _type: 'Email', subject: 'Proposal', body_text: 'Hi' })).toBe('Proposal')
+    expect(unknownActivityText({ _type: 'Call', note: 'Left a voicemail', duration: 30 })).toBe('Left a voicemail')
+    expect(unknownActivityText({ _type: 'Call', note: '', duration: 30 })).toBeUndefined()
+    expect(unknownActivityText({ _type: 'Call', note: 42 })).toBeUndefined()
+  })
+})

@@ -1,0 +1,42 @@
+import type { Activity } from '@leadline/shared/activity-schema'
+import { textOf } from '../../lib/record'
+
+// How the timeline shows each activity type, including the ones later issues add (Call, Email, SMS, Meeting…) that
+// this build does not know yet: those get a plain entry instead of crashing the page. No React, so it is unit-tested.
+
+export interface ActivityStyle {
+  label: string
+  badge: string
+  border: string
+}
+
+const knownStyles: Record<Activity['_type'], ActivityStyle> = {
+  Created: { badge: 'bg-emerald-100 text-emerald-800', label: 'Created', border: 'border-l-emerald-400' },
+  Note: { badge: 'bg-amber-100 text-amber-800', label: 'Note', border: 'border-l-amber-400' },
+  LeadStatusChange: { badge: 'bg-sky-100 text-sky-800', label: 'Status', border: 'border-l-sky-400' },
+}
+
+// A Map, so a type named like an Object.prototype key ("constructor") is unknown too.
+const styles: ReadonlyMap<string, ActivityStyle> = new Map(Object.entries(knownStyles))
+
+/** `Call` → "Call", `EmailThread` → "Email thread", `SMS` stays "SMS". */
+export function activityTypeLabel(type: string): string {
+  const words = type.split(/(?<=[a-z])(?=[A-Z])/).filter((w) => w !== '')
+  if (words.length === 0) return 'Activity'
+  return words.map((word, i) => (i === 0 || /^[A-Z]+$/.test(word) ? word : word.toLowerCase())).join(' ')
+}
+
+export function activityStyle(type: string): ActivityStyle {
+  return (
+    styles.get(type) ?? {
+      label: activityTypeLabel(type),
+      badge: 'bg-slate-100 text-slate-700',
+      border: 'border-l-slate-300',
+    }
+  )
+}
+
+/** What an activity of an unknown type says, from the fields such activities usually carry; undefined if none. */
+export function unknownActivityText(activity: Record<string, unknown>): string | undefined {
+  return textOf(activity, 'subject', 'note', 'body_text', 'text', 'title')
+}
