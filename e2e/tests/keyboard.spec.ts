@@ -42,6 +42,13 @@ test('a rep signs in and works a lead with the keyboard alone', async ({ page, s
   await page.keyboard.type('Keyboard Corp')
   await page.keyboard.press('Enter')
   await expect(page.getByRole('heading', { name: 'Keyboard Corp' })).toBeVisible()
+  // Closing the editor gives focus back to its Edit button, not to the page: after a save and after Escape.
+  await expect(editName).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('textbox', { name: 'Name' })).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('textbox', { name: 'Name' })).toHaveCount(0)
+  await expect(editName).toBeFocused()
 
   // Add a contact: the dialog takes focus, Enter in a field submits it.
   const addContact = page.getByRole('button', { name: 'Add contact' })

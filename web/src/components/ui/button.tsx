@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from 'react'
+import type { ButtonHTMLAttributes, Ref } from 'react'
 
 const variants = {
   primary: 'bg-indigo-600 text-white hover:bg-indigo-700 active:bg-indigo-800',
@@ -19,6 +19,7 @@ export interface ButtonProps extends Omit<
   /** Busy: stays focusable, ignores presses and says so to assistive technology. */
   isPending?: boolean
   onPress?: () => void
+  ref?: Ref<HTMLButtonElement>
 }
 
 export const focusRing = 'outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2'

@@ -1,4 +1,4 @@
-import { useState, type SubmitEvent, type KeyboardEvent, type ReactNode } from 'react'
+import { useRef, useState, type SubmitEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { Button } from './button'
 import { TextField } from './text-field'
 
@@ -28,8 +28,14 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
   const [draft, setDraft] = useState<string>()
   const [error, setError] = useState<string>()
   const [isSaving, setSaving] = useState(false)
+  const form = useRef<HTMLFormElement>(null)
+  // Closing the editor removes the focused input or button; focus goes back to "Edit …" instead of <body>, unless
+  // the user has moved on elsewhere while a save was under way.
+  const refocusEdit = useRef(false)
 
   const cancel = () => {
+    const active = document.activeElement
+    refocusEdit.current = active === null || active === document.body || form.current?.contains(active) === true
     setDraft(undefined)
     setError(undefined)
   }
@@ -66,6 +72,12 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
           size="sm"
           variant="quiet"
           aria-label={`Edit ${label}`}
+          ref={(button) => {
+            if (button !== null && refocusEdit.current) {
+              refocusEdit.current = false
+              button.focus()
+            }
+          }}
           onPress={() => {
             setDraft(value)
           }}
@@ -87,6 +99,7 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
   }
   return (
     <form
+      ref={form}
       onSubmit={(event) => {
         void submit(event)
       }}
