@@ -32,6 +32,12 @@ export function isApiError(error: unknown, status?: number): error is ApiError {
   return error instanceof ApiError && (status === undefined || error.status === status)
 }
 
+/** The message to show for one field after a failed save: its own field error, else the first, else the error's. */
+export function saveErrorMessage(error: unknown, field: string): string {
+  if (!isApiError(error)) return error instanceof Error ? error.message : 'The change was not saved.'
+  return error.fieldErrors[field] ?? Object.values(error.fieldErrors)[0] ?? error.message
+}
+
 function fieldErrorsOf(body: unknown): Record<string, string> {
   const raw = isRecord(body) ? body['field-errors'] : undefined
   if (!isRecord(raw)) return {}

@@ -3,16 +3,10 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { ExternalLink } from '../../components/ui/external-link'
 import { InlineEdit } from '../../components/ui/inline-edit'
 import { Panel } from '../../components/ui/panel'
-import { isApiError } from '../../lib/api'
+import { saveErrorMessage } from '../../lib/api'
 import { CustomFieldEditor, CustomValueDisplay, useReferenceOptions } from './custom-field-input'
 import { customDraftOf, customValueFromDraft, customValuesOf } from './custom-values'
 import { setupQueries, useUpdateLead, type LeadBody } from './lead-queries'
-
-/** The message to show beside one field after a failed save. */
-export function saveErrorMessage(error: unknown, field: string): string {
-  if (!isApiError(error)) return error instanceof Error ? error.message : 'The change was not saved.'
-  return error.fieldErrors[field] ?? Object.values(error.fieldErrors)[0] ?? error.message
-}
 
 function useSaveField(leadId: string) {
   const updateLead = useUpdateLead(leadId)

@@ -7,7 +7,7 @@ import type { ListEnvelope } from '@leadline/shared/list'
 import type { LeadStatus } from '@leadline/shared/status-schema'
 import type { User } from '@leadline/shared/user-schema'
 import { showToast } from '../../components/ui/toast'
-import { api, isApiError } from '../../lib/api'
+import { api, isApiError, saveErrorMessage } from '../../lib/api'
 import type { LeadSearch } from './lead-search'
 
 export const LEADS_PER_PAGE = 50
@@ -127,7 +127,7 @@ export function useChangeStatus(leadId: string) {
       if (context?.previous !== undefined) queryClient.setQueryData(detailKey, context.previous)
       showToast({
         title: `The status was not changed to ${status.label}`,
-        description: `${error.message} It is back to ${context?.previous?.status_label ?? 'what it was'}.`,
+        description: `${saveErrorMessage(error, 'status_id')} It is back to ${context?.previous?.status_label ?? 'what it was'}.`,
         tone: 'error',
       })
     },
