@@ -23,7 +23,11 @@ export interface WriteContext {
 async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId: string, values: ContactValues) {
   const base = { contact_id: contactId, organization_id: ctx.organizationId, lead_id: leadId }
   if (values.emails !== undefined) {
-    await db.deleteFrom('contact_email').where('contact_id', '=', contactId).execute()
+    await db
+      .deleteFrom('contact_email')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
     if (values.emails.length > 0) {
       await db
         .insertInto('contact_email')
@@ -40,7 +44,11 @@ async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId:
     }
   }
   if (values.phones !== undefined) {
-    await db.deleteFrom('contact_phone').where('contact_id', '=', contactId).execute()
+    await db
+      .deleteFrom('contact_phone')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
     if (values.phones.length > 0) {
       await db
         .insertInto('contact_phone')
@@ -57,7 +65,11 @@ async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId:
     }
   }
   if (values.urls !== undefined) {
-    await db.deleteFrom('contact_url').where('contact_id', '=', contactId).execute()
+    await db
+      .deleteFrom('contact_url')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
     if (values.urls.length > 0) {
       await db
         .insertInto('contact_url')
@@ -172,6 +184,7 @@ export async function contactViews(
       ...(await db
         .selectFrom('contact_email')
         .selectAll()
+        .where('organization_id', '=', organizationId)
         .where('contact_id', 'in', part)
         .orderBy('position')
         .execute()),
@@ -180,12 +193,19 @@ export async function contactViews(
       ...(await db
         .selectFrom('contact_phone')
         .selectAll()
+        .where('organization_id', '=', organizationId)
         .where('contact_id', 'in', part)
         .orderBy('position')
         .execute()),
     )
     urls.push(
-      ...(await db.selectFrom('contact_url').selectAll().where('contact_id', 'in', part).orderBy('position').execute()),
+      ...(await db
+        .selectFrom('contact_url')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('contact_id', 'in', part)
+        .orderBy('position')
+        .execute()),
     )
   }
   const custom = await readCustomValues(db, organizationId, ids)

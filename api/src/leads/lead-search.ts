@@ -108,7 +108,7 @@ function dateCondition(column: string, op: Comparator, value: string, ctx: Compi
 
 function countCondition(table: string, op: Comparator, value: string): Condition {
   const operator = op === ':' ? '=' : op
-  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id) ${sql.raw(operator)} ${Number(value)}`
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${Number(value)}`
 }
 
 /** Opportunities and tasks arrive with later issues; until then every lead has none of them. */
@@ -207,7 +207,7 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
 
 /** A correlated EXISTS: cheap per lead through each table's lead_id index, unlike an IN over every row. */
 function leadHasAny(table: string): Condition {
-  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id)`
+  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id)`
 }
 
 function hasCondition(what: string, offset: number): Condition {

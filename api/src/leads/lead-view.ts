@@ -30,13 +30,20 @@ export async function leadViews(
       ...(await db
         .selectFrom('contact')
         .selectAll()
+        .where('organization_id', '=', organizationId)
         .where('lead_id', 'in', part)
         .orderBy('date_created')
         .orderBy('id')
         .execute()),
     )
     addressRows.push(
-      ...(await db.selectFrom('lead_address').selectAll().where('lead_id', 'in', part).orderBy('position').execute()),
+      ...(await db
+        .selectFrom('lead_address')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('lead_id', 'in', part)
+        .orderBy('position')
+        .execute()),
     )
   }
   const [contacts, custom, names] = await Promise.all([
