@@ -262,3 +262,11 @@ describe('contact and user custom fields', () => {
     expect(ok.json().custom).toEqual({ Referee: mine.id, Owner: ctx.org.admin.id })
   })
 })
+
+describe('the OpenAPI document', () => {
+  it('describes a contact as the API sends it', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const schema = doc.paths['/api/v1/contact/{id}/'].get.responses['200'].content['application/json'].schema
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['title', 'integration_links', 'phones']))
+  })
+})

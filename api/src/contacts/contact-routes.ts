@@ -54,13 +54,28 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
 
   app.get(
     '/contact/:id/',
-    { schema: { tags, summary: 'One contact', params, querystring: fieldsQuerySchema } },
+    {
+      schema: {
+        tags,
+        summary: 'One contact',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: contactSchema },
+      },
+    },
     async (request) => contactView(db, caller(request).organizationId, request.params.id),
   )
 
   app.post(
     '/contact/',
-    { schema: { tags, summary: 'Add a contact to a lead (answers 200)', body: createBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Add a contact to a lead (answers 200)',
+        body: createBody,
+        response: { 200: contactSchema },
+      },
+    },
     async (request) => {
       const me = caller(request)
       const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
@@ -87,6 +102,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         summary: 'Update a contact (a sent list of emails, phones or urls replaces the old one)',
         params,
         body: contactBodySchema,
+        response: { 200: contactSchema },
       },
     },
     async (request) => {
