@@ -115,7 +115,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
             </li>
           ))}
           {contact.emails.map((email) => (
-            <li key={`e-${email.email}`} className="truncate">
+            <li key={`e-${email.email}`} className="wrap-anywhere">
               <a href={`mailto:${email.email}`} className="text-indigo-700 hover:underline">
                 {email.email}
               </a>{' '}
@@ -123,7 +123,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
             </li>
           ))}
           {contact.urls.map((url) => (
-            <li key={`u-${url.url}`} className="truncate">
+            <li key={`u-${url.url}`} className="wrap-anywhere">
               <ExternalLink url={url.url} />
             </li>
           ))}

@@ -39,17 +39,24 @@ export function LeadPage({ leadId }: { leadId: string }) {
           </div>
         </div>
       </div>
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+      {/*
+       * A phone shows one column: details, then contacts (the numbers a rep is after), then the long timeline. A wide
+       * screen puts the side panels beside both; the second row takes any extra height, so no gap opens above the
+       * timeline when the side column is the taller.
+       */}
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3 lg:grid-rows-[auto_1fr]">
         <div className="flex flex-col gap-6 lg:col-span-2">
           <LeadDetails lead={lead} />
           <LeadCustomFields lead={lead} />
-          <LeadTimeline leadId={lead.id} />
         </div>
-        <div className="flex flex-col gap-6">
+        <div className="flex flex-col gap-6 lg:row-span-2">
           <ContactsPanel lead={lead} />
           <AddressesPanel lead={lead} />
           <OpportunitiesPanel lead={lead} />
           <TasksPanel lead={lead} />
+        </div>
+        <div className="lg:col-span-2">
+          <LeadTimeline leadId={lead.id} />
         </div>
       </div>
     </div>

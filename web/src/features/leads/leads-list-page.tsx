@@ -109,10 +109,10 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
                 <th scope="col" className="px-4 py-2.5">
                   Status
                 </th>
-                <th scope="col" className="px-4 py-2.5">
+                <th scope="col" className="hidden px-4 py-2.5 sm:table-cell">
                   Primary contact
                 </th>
-                <th scope="col" className="px-4 py-2.5">
+                <th scope="col" className="hidden px-4 py-2.5 md:table-cell">
                   Updated
                 </th>
               </tr>
@@ -130,13 +130,17 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
                       >
                         {lead.display_name === '' ? 'Unnamed lead' : lead.display_name}
                       </Link>
+                      {/* A phone has no room for the contact column: its name goes under the lead's. */}
+                      {contact === undefined ? null : (
+                        <span className="block text-xs text-slate-500 sm:hidden">{contact.display_name}</span>
+                      )}
                     </td>
                     <td className="px-4 py-2.5">
-                      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium text-slate-700">
+                      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-slate-700">
                         {lead.status_label}
                       </span>
                     </td>
-                    <td className="px-4 py-2.5 text-slate-700">
+                    <td className="hidden px-4 py-2.5 text-slate-700 sm:table-cell">
                       {contact === undefined ? (
                         <span className="text-slate-400">—</span>
                       ) : (
@@ -148,7 +152,7 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
                         </>
                       )}
                     </td>
-                    <td className="px-4 py-2.5 whitespace-nowrap text-slate-600">
+                    <td className="hidden px-4 py-2.5 whitespace-nowrap text-slate-600 md:table-cell">
                       <time dateTime={lead.date_updated} title={formatDateTime(lead.date_updated)}>
                         {formatRelative(lead.date_updated)}
                       </time>

@@ -23,9 +23,10 @@ export function AppShell() {
       </a>
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white">
         <div className="mx-auto flex h-14 max-w-7xl items-center gap-6 px-4">
-          <div className="flex min-w-0 items-baseline gap-2">
-            <span className="text-lg font-bold tracking-tight text-indigo-700">Leadline</span>
-            <p className="truncate text-sm text-slate-500">
+          {/* On a phone the organization goes under the product name rather than being cut to a few letters. */}
+          <div className="flex min-w-0 flex-col sm:flex-row sm:items-baseline sm:gap-2">
+            <span className="text-lg leading-6 font-bold tracking-tight text-indigo-700">Leadline</span>
+            <p className="truncate text-xs text-slate-500 sm:text-sm">
               <span className="sr-only">Organization: </span>
               {session.organization.name}
             </p>
