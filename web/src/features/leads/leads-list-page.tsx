@@ -13,10 +13,11 @@ import type { LeadSearch } from './lead-search'
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
-  // A search the API cannot parse is the search box's error, not the page's; anything else is the page's.
+  // A search the API cannot parse is the search box's error, not the page's; any other failure with nothing to show
+  // is the page's (as with useSuspenseQuery), and a failed background refresh keeps the list with a toast.
   const list = useQuery({
     ...leadQueries.list(search),
-    throwOnError: (error) => searchErrorOf(error) === undefined,
+    throwOnError: (error, query) => query.state.data === undefined && searchErrorOf(error) === undefined,
     retryOnMount: false,
   })
   const searchError = searchErrorOf(list.error)
