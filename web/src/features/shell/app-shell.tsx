@@ -28,7 +28,7 @@ export function AppShell() {
             <span className="text-lg leading-6 font-bold tracking-tight text-indigo-700">Leadline</span>
             <p className="truncate text-xs text-slate-500 sm:text-sm">
               <span className="sr-only">Organization: </span>
-              {session.organization.name}
+              <span>{session.organization.name}</span>
             </p>
           </div>
           <nav aria-label="Main" className="flex items-center gap-1">
