@@ -14,6 +14,7 @@ test('a session that ends mid-work leads to sign-in and back to the same lead', 
   await page.getByRole('button', { name: 'Save note' }).click()
   await expect(page).toHaveURL(/\/sign-in\?redirect=/)
   await expect(page.getByRole('textbox', { name: 'API key' })).toBeVisible()
+  await expect(page.getByRole('status').filter({ hasText: 'Your session ended' })).toBeVisible()
   await expect(page.getByRole('alert').filter({ hasText: 'You are not signed in' })).toHaveCount(0)
 
   await page.getByRole('textbox', { name: 'API key' }).fill(stack.apiKey)
