@@ -2,7 +2,7 @@ import { expect, signIn, test } from '../fixtures.js'
 
 test('a rep signs in with an API key and signs out', async ({ page, stack }) => {
   await signIn(page, stack.apiKey)
-  await expect(page.getByText('Journey Co')).toBeVisible()
+  await expect(page.getByRole('banner').getByText('Journey Co', { exact: true })).toBeVisible()
   await page.getByRole('button', { name: 'Sign out' }).click()
   await expect(page.getByLabel('API key')).toBeVisible()
   await page.goto('/leads')
