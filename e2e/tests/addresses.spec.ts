@@ -20,7 +20,7 @@ test('a rep adds an address to a lead, changes its city and removes it', async (
   await dialog.getByRole('button', { name: 'Save addresses' }).click()
   await expect(dialog).toHaveCount(0)
   await expect(addresses.getByText('1 Harbor Way')).toBeVisible()
-  await expect(addresses.getByText('92660 Newport Beach CA')).toBeVisible()
+  await expect(addresses.getByText('Newport Beach, CA 92660')).toBeVisible()
   await expect(addresses.getByText('mailing')).toBeVisible()
 
   await addresses.getByRole('button', { name: 'Edit addresses' }).click()
@@ -29,7 +29,7 @@ test('a rep adds an address to a lead, changes its city and removes it', async (
   await dialog.getByRole('button', { name: 'Save addresses' }).click()
   await expect(dialog).toHaveCount(0)
   await page.reload()
-  await expect(addresses.getByText('92660 Irvine CA')).toBeVisible()
+  await expect(addresses.getByText('Irvine, CA 92660')).toBeVisible()
   await expect(addresses.getByText('Newport Beach')).toHaveCount(0)
   expect((await api.request('GET', `lead/${lead.id}/`)).addresses).toMatchObject([
     { label: 'mailing', address_1: '1 Harbor Way', city: 'Irvine', state: 'CA', zipcode: '92660', country: 'US' },

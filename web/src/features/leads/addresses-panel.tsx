@@ -7,6 +7,7 @@ import { Panel } from '../../components/ui/panel'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
+import { addressLines } from './address-lines'
 import { useUpdateLead } from './lead-queries'
 
 // Not ADDRESS_LABELS from shared: importing a value from a schema module bundles TypeBox (~40 KB gzipped).
@@ -58,13 +59,6 @@ function addressOf(draft: AddressDraft): Address {
   }
 }
 
-function lines(address: Address): string[] {
-  const cityLine = [address.zipcode, address.city, address.state].filter((p) => p !== null).join(' ')
-  return [address.address_1, address.address_2, cityLine, address.country].filter(
-    (line): line is string => line !== null && line !== '',
-  )
-}
-
 export function AddressesPanel({ lead }: { lead: Lead }) {
   const [isEditing, setEditing] = useState(false)
   return (
@@ -89,7 +83,7 @@ export function AddressesPanel({ lead }: { lead: Lead }) {
             <li key={i}>
               <p className="text-xs font-medium text-slate-500 capitalize">{address.label}</p>
               <address className="not-italic text-slate-800">
-                {lines(address).map((line) => (
+                {addressLines(address).map((line) => (
                   <span key={line} className="block">
                     {line}
                   </span>
