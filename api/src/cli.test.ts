@@ -92,7 +92,7 @@ afterAll(async () => {
 
 describe('leadline migrate', () => {
   it('changes nothing the second time', async () => {
-    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [] })
+    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [], reindexed_leads: 0 })
     const human = await leadline(['migrate', ...db])
     expect(human).toEqual({ code: 0, stdout: 'The database is up to date.\n', stderr: '' })
   })
@@ -280,7 +280,16 @@ describe('leadline --help', () => {
   it('lists the commands', async () => {
     const result = await leadline(['--help'])
     expect(result.code).toBe(0)
-    for (const command of ['serve', 'migrate', 'init', 'user add', 'key create', 'key revoke', 'seed demo']) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'init',
+      'user add',
+      'key create',
+      'key revoke',
+      'seed demo',
+      'reindex',
+    ]) {
       expect(result.stdout).toContain(`  ${command} `)
     }
   })
@@ -368,6 +377,100 @@ describe('leadline seed demo --leads', () => {
       headers: { authorization: basicAuth(key) },
     })
     expect(activities.json().data.at(-1)._type).toBe('Created')
+  })
+})
+
+describe('leadline reindex and the rebuild in leadline migrate', () => {
+  const versionKey = 'lead_search_document_version'
+  let key: string
+  let leadId: string
+
+  async function search(query: string): Promise<string[]> {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/lead/?query=${encodeURIComponent(query)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().data.map((l: { id: string }) => l.id)
+  }
+
+  /** Puts the lead's document back in the first format (no national phone forms) and records that format. */
+  async function makeStale(): Promise<void> {
+    await database.db
+      .updateTable('lead_search')
+      .set({ body: 'reindex me ltd\n+442079460958\n+44 20 7946 0958' })
+      .where('lead_id', '=', leadId)
+      .execute()
+    await database.db.updateTable('app_state').set({ value: '1' }).where('key', '=', versionKey).execute()
+  }
+
+  async function leadCount(): Promise<number> {
+    const row = await database.db
+      .selectFrom('lead')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  beforeAll(async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Reindex Me', '--email', 'ops@reindex.test'])
+    key = String(org.api_key)
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/lead/',
+      headers: { authorization: basicAuth(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'Reindex Me Ltd', contacts: [{ phones: [{ phone: '+44 20 7946 0958' }] }] }),
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    leadId = String(res.json().id)
+  })
+
+  it('migrate rebuilds documents in an older format, with progress on stderr', async () => {
+    await makeStale()
+    expect(await search('020 7946 0958')).toEqual([])
+    const total = await leadCount()
+    const result = await leadline(['migrate', ...db])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      `The database is up to date.\nRebuilt the search documents of ${total} leads (format 2).\n`,
+    )
+    expect(result.stderr).toContain(`reindexed ${total}/${total} leads\n`)
+    expect(await search('020 7946 0958')).toEqual([leadId])
+    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [], reindexed_leads: 0 })
+  })
+
+  it('reindex rebuilds every document even when the format is current', async () => {
+    await database.db.updateTable('lead_search').set({ body: 'stale' }).where('lead_id', '=', leadId).execute()
+    expect(await search('020 7946 0958')).toEqual([])
+    expect(await leadlineJson(['reindex', ...db])).toEqual({
+      reindexed_leads: await leadCount(),
+      search_document_version: 2,
+    })
+    expect(await search('020 7946 0958')).toEqual([leadId])
+    const human = await leadline(['reindex', ...db])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/^Rebuilt the search documents of \d+ leads \(format 2\)\.\n$/)
+  })
+
+  it('seed demo on a new database records the current format, so the next start rebuilds nothing', async () => {
+    const fresh = await createTestDatabase()
+    try {
+      await leadlineJson(['seed', 'demo', '--db', fresh.url, '--leads', '3'])
+      const handle = openDatabase(fresh.url)
+      try {
+        const row = await handle.db
+          .selectFrom('app_state')
+          .select('value')
+          .where('key', '=', versionKey)
+          .executeTakeFirst()
+        expect(row?.value).toBe('2')
+      } finally {
+        await handle.close()
+      }
+    } finally {
+      await fresh.drop()
+    }
   })
 })
 

@@ -6,6 +6,7 @@ import { DEFAULT_DATABASE_URL, openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { seedDemoLeads } from './demo/demo-leads.js'
 import { seedDemoOrganization } from './demo/demo-seed.js'
+import { ensureLeadSearchCurrent, rebuildLeadSearch, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { closeOnSignals, serve } from './main.js'
 import { findOrganization } from './organizations/organization-repo.js'
 import { provisionMember, provisionOrganization } from './organizations/provision.js'
@@ -120,6 +121,29 @@ async function withDatabase<T>(url: string, body: (db: Db, applied: string[]) =>
   }
 }
 
+/**
+ * Reports a long job's progress on stderr, so `--json` output on stdout stays clean: a live line on a terminal,
+ * every tenth elsewhere (nothing with --json).
+ */
+function progress(json: boolean, doing: string, did: string): (done: number, total: number) => void {
+  let shownTenth = -1
+  return (done, total) => {
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\r${doing} leads: ${done}/${total}${done === total ? '\n' : ''}`)
+      return
+    }
+    const tenth = Math.floor((done * 10) / total)
+    if (!json && tenth !== shownTenth) {
+      shownTenth = tenth
+      process.stderr.write(`${did} ${done}/${total} leads\n`)
+    }
+  }
+}
+
+function rebuiltText(leads: number): string {
+  return `Rebuilt the search documents of ${leads} ${leads === 1 ? 'lead' : 'leads'} (format ${SEARCH_DOCUMENT_VERSION}).`
+}
+
 async function requireOrganization(db: Db, id: string): Promise<void> {
   if ((await findOrganization(db, id)) === undefined) throw new UsageError(`unknown organization "${id}"`)
 }
@@ -163,15 +187,20 @@ stdout gets {"url"}. SIGTERM or SIGINT finishes in-flight requests and exits 0; 
 const migrateCommand: Command = {
   usage: 'leadline migrate',
   summary: 'bring the database schema up to date',
-  details: 'Applies the migrations the database does not have yet; running it again changes nothing.',
+  details: `Applies the migrations the database does not have yet, then rebuilds the leads' search documents if they
+are in an older format than this version writes; running it again changes nothing.
+Prints {"applied":[names],"reindexed_leads":N}.`,
   async run(args, env) {
     const { values, positionals } = parse({ args, options: common, allowPositionals: true })
     noPositionals(positionals)
-    const applied = await withDatabase(databaseUrl(values.db, env), async (_db, names) => names)
-    return {
-      json: { applied },
-      text: applied.length === 0 ? 'The database is up to date.' : `Applied migrations: ${applied.join(', ')}`,
-    }
+    const onProgress = progress(values.json === true, 'reindexing', 'reindexed')
+    const { applied, reindexed } = await withDatabase(databaseUrl(values.db, env), async (db, names) => ({
+      applied: names,
+      reindexed: (await ensureLeadSearchCurrent(db, { onProgress })) ?? 0,
+    }))
+    const lines = [applied.length === 0 ? 'The database is up to date.' : `Applied migrations: ${applied.join(', ')}`]
+    if (reindexed > 0) lines.push(rebuiltText(reindexed))
+    return { json: { applied, reindexed_leads: reindexed }, text: lines.join('\n') }
   },
 }
 
@@ -340,20 +369,16 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
     const leads = nonNegativeInt(values.leads, '--leads', 0, 1_000_000)
     const json = values.json === true
     const { demo, leadsCreated } = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      // The seeded leads get current documents: older ones are rebuilt first, so the version recorded holds for all.
+      await ensureLeadSearchCurrent(db, { onProgress: progress(json, 'reindexing', 'reindexed') })
       const organization = await seedDemoOrganization(db, systemClock)
-      let shownTenth = -1
-      // Progress goes to stderr, so `--json` output on stdout stays clean: a live line on a terminal, tenths elsewhere.
-      const created = await seedDemoLeads(db, systemClock, organization.organization_id, leads, (done, total) => {
-        if (process.stderr.isTTY) {
-          process.stderr.write(`\rseeding leads: ${done}/${total}${done === total ? '\n' : ''}`)
-          return
-        }
-        const tenth = Math.floor((done * 10) / total)
-        if (!json && tenth !== shownTenth) {
-          shownTenth = tenth
-          process.stderr.write(`seeded ${done}/${total} leads\n`)
-        }
-      })
+      const created = await seedDemoLeads(
+        db,
+        systemClock,
+        organization.organization_id,
+        leads,
+        progress(json, 'seeding', 'seeded'),
+      )
       return { demo: organization, leadsCreated: created }
     })
     const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))
@@ -366,6 +391,24 @@ Keep the keys secret; they are not shown again.`,
   },
 }
 
+const reindexCommand: Command = {
+  usage: 'leadline reindex',
+  summary: "rebuild every lead's free-text search document",
+  details: `Rebuilds the documents free-text search looks in, for every lead of every organization, a batch at a time
+(the api can keep serving). Start-up and "leadline migrate" do this by themselves when the documents are in an older
+format; run it by hand only if they are suspected wrong. Prints {"reindexed_leads":N,"search_document_version":V}.`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    noPositionals(positionals)
+    const onProgress = progress(values.json === true, 'reindexing', 'reindexed')
+    const leads = await withDatabase(databaseUrl(values.db, env), (db) => rebuildLeadSearch(db, { onProgress }))
+    return {
+      json: { reindexed_leads: leads, search_document_version: SEARCH_DOCUMENT_VERSION },
+      text: rebuiltText(leads),
+    }
+  },
+}
+
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
@@ -374,6 +417,7 @@ const COMMANDS: Record<string, Command> = {
   'key create': keyCreateCommand,
   'key revoke': keyRevokeCommand,
   'seed demo': seedDemoCommand,
+  reindex: reindexCommand,
 }
 
 function generalHelp(): string {

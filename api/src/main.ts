@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildApp, REDACTED_PATHS } from './app.js'
 import { loadConfig, type Config } from './config.js'
-import { openDatabase } from './db/database.js'
+import { openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 
 export interface ServeOptions {
   config: Config
@@ -27,7 +28,10 @@ export interface Server {
   close(): Promise<void>
 }
 
-/** Opens and migrates the database, builds the app and listens. Logs `listening on <url>` once bound. */
+/**
+ * Opens and migrates the database, rebuilds search documents in an older format, builds the app and listens.
+ * Logs `listening on <url>` once bound.
+ */
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
   const database = openDatabase(config.databaseUrl)
@@ -48,6 +52,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         : {}),
     })
     try {
+      await rebuildStaleSearch(app, database.db)
       url = await app.listen({
         port: options.port ?? config.port,
         host: options.host ?? config.host,
@@ -87,6 +92,23 @@ export async function serve(options: ServeOptions): Promise<Server> {
     return closing
   }
   return { app, url, close }
+}
+
+/** Search documents in an older format miss what the current search looks for: rebuild them before serving. */
+async function rebuildStaleSearch(app: FastifyInstance, db: Db): Promise<void> {
+  let shownTenth = -1
+  const rebuilt = await ensureLeadSearchCurrent(db, {
+    onProgress: (done, total) => {
+      const tenth = Math.floor((done * 10) / total)
+      if (tenth === shownTenth) return
+      if (shownTenth === -1) app.log.info(`lead search documents are in an older format; rebuilding ${total}`)
+      shownTenth = tenth
+      app.log.info(`rebuilt the search documents of ${done}/${total} leads`)
+    },
+  })
+  if (rebuilt !== undefined && rebuilt > 0) {
+    app.log.info(`lead search documents rebuilt (format ${SEARCH_DOCUMENT_VERSION})`)
+  }
 }
 
 /**

@@ -195,6 +195,12 @@ export interface LeadSearchTable {
   body: string
 }
 
+/** Facts about the database as a whole, by key (app-state.ts). */
+export interface AppStateTable {
+  key: string
+  value: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -215,6 +221,7 @@ export interface Tables {
   custom_value: CustomValueTable
   activity: ActivityTable
   lead_search: LeadSearchTable
+  app_state: AppStateTable
 }
 
 export type Db = Kysely<Tables>

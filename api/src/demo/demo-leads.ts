@@ -10,7 +10,7 @@ import type {
 } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { searchDocument } from '../leads/lead-search-index.js'
+import { refreshLeadSearchOf } from '../leads/lead-search-index.js'
 
 // Realistic-looking demo data, generated in bulk: rows are built in memory and inserted a few hundred at a time,
 // so 100 000 leads take minutes, not hours. A seeded generator makes every run produce the same kind of data.
@@ -194,7 +194,6 @@ interface Batch {
   }[]
   values: CustomValueTable[]
   activities: ActivityTable[]
-  search: { lead_id: string; organization_id: string; body: string }[]
 }
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string) {
@@ -283,7 +282,6 @@ export async function seedDemoLeads(
       phones: [],
       values: [],
       activities: [],
-      search: [],
     }
     for (let n = 0; n < size; n++) addLead(batch, rand, { organizationId, nowMs, userIds, statuses, fields })
     await db.transaction().execute(async (tx) => {
@@ -294,7 +292,8 @@ export async function seedDemoLeads(
       await inChunks(batch.phones, (part) => tx.insertInto('contact_phone').values(part).execute())
       await inChunks(batch.values, (part) => tx.insertInto('custom_value').values(part).execute())
       await inChunks(batch.activities, (part) => tx.insertInto('activity').values(part).execute())
-      await inChunks(batch.search, (part) => tx.insertInto('lead_search').values(part).execute())
+      // The documents are read back from the rows just written, as for any other write.
+      await refreshLeadSearchOf(tx, organizationId, batch.leads)
     })
     created += size
     onProgress(created, count)
@@ -370,9 +369,6 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
     )
   }
 
-  const contacts: { name: string; title: string }[] = []
-  const emails: string[] = []
-  const phones: string[] = []
   let firstContactId: string | undefined
   for (let c = 1 + rand.int(3); c > 0; c--) {
     const first = rand.pick(FIRST_NAMES)
@@ -381,7 +377,6 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
     firstContactId ??= contactId
     const at = formatTimestamp(new Date(createdMs))
     const contact = { name: `${first} ${last}`, title: rand.pick(TITLES) }
-    contacts.push(contact)
     batch.contacts.push({
       id: contactId,
       organization_id: organizationId,
@@ -393,7 +388,6 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
       date_updated: at,
     })
     const email = `${first}.${last}@${domain}`.toLowerCase()
-    emails.push(email)
     batch.emails.push({
       contact_id: contactId,
       position: 0,
@@ -404,7 +398,6 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
       value_lower: email,
     })
     const phone = `+1${area}555${String(100 + rand.int(100)).padStart(4, '0')}`
-    phones.push(phone)
     batch.phones.push({
       contact_id: contactId,
       position: 0,
@@ -461,10 +454,5 @@ function addLead(batch: Batch, rand: ReturnType<typeof generator>, setting: Lead
     updated_by: creator,
     date_created: formatTimestamp(new Date(createdMs)),
     date_updated: formatTimestamp(new Date(updatedMs)),
-  })
-  batch.search.push({
-    lead_id: leadId,
-    organization_id: organizationId,
-    body: searchDocument({ name, description, url, contacts, emails, phones, urls: [], addresses: [address] }),
   })
 }
