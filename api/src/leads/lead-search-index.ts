@@ -1,4 +1,4 @@
-import { PostgresAdapter } from 'kysely'
+import { PostgresAdapter, sql } from 'kysely'
 import { readAppState, writeAppState } from '../db/app-state.js'
 import type { Db, LeadSearchTable } from '../db/database.js'
 import { formatPhoneNumber, phoneSearchForms } from '../phone-numbers/phone-number-repo.js'
@@ -238,13 +238,28 @@ export async function storedSearchDocumentVersion(db: Db): Promise<number | unde
   return value === undefined ? undefined : Number(value)
 }
 
+/** The Postgres advisory lock that lets one api process rebuild while the others wait for it. */
+const REBUILD_LOCK = 7_244_105_001
+
 /**
  * Run after migrating: rebuilds every document when the stored format is older than this code's, or unknown
  * (a fresh database has no leads, so that only records the version). When it is current this is one read and no
  * write; a newer format (a newer api version wrote it) is left alone. Resolves to the leads rebuilt, or undefined.
  */
 export async function ensureLeadSearchCurrent(db: Db, options: RebuildOptions = {}): Promise<number | undefined> {
-  const stored = await storedSearchDocumentVersion(db)
-  if (stored !== undefined && stored >= SEARCH_DOCUMENT_VERSION) return undefined
-  return rebuildLeadSearch(db, options)
+  const isCurrent = async () => {
+    const stored = await storedSearchDocumentVersion(db)
+    return stored !== undefined && stored >= SEARCH_DOCUMENT_VERSION
+  }
+  if (await isCurrent()) return undefined
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return rebuildLeadSearch(db, options)
+  // Several api processes starting together on one Postgres: the first rebuilds, the others wait and find it done.
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${REBUILD_LOCK})`.execute(connection)
+    try {
+      return (await isCurrent()) ? undefined : await rebuildLeadSearch(db, options)
+    } finally {
+      await sql`select pg_advisory_unlock(${REBUILD_LOCK})`.execute(connection)
+    }
+  })
 }
