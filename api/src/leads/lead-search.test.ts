@@ -45,7 +45,13 @@ beforeAll(async () => {
     url: 'https://www.wayne-corp.example.com',
     [`custom.${employeesField}`]: 5000,
     [`custom.${renewalField}`]: '2018-01-15',
-    contacts: [{ name: 'Bruce Wayne', emails: [{ email: 'bruce@wayneenterprises.com' }] }],
+    contacts: [
+      {
+        name: 'Bruce Wayne',
+        emails: [{ email: 'bruce@wayneenterprises.com' }],
+        phones: [{ phone: '+44 20 7946 0958' }],
+      },
+    ],
   })
   ctx.clock.set(new Date('2017-09-30T12:00:00.000Z'))
   await lead('potential', { name: 'Acme Anvils', status: 'Potential', custom: { my_field: 'some value' } })
@@ -115,6 +121,13 @@ describe('free text', () => {
     },
   )
 
+  it.each(['020 7946 0958', '020-7946-0958', '(020) 7946 0958', '+44 20 7946 0958', '442079460958'])(
+    'finds a number with a trunk prefix typed as %j',
+    async (typed) => {
+      expect(await found(`"${typed}"`)).toEqual(['wayne'])
+    },
+  )
+
   it('finds custom values by field id as well as by name', async () => {
     expect(await found(`custom.${initialsField}:jw`)).toEqual(['wehr'])
   })
@@ -151,7 +164,7 @@ describe('fields, operators and logic', () => {
     ['email:wehr.example', ['wehr']],
     ['updated:2017-09-29', ['wayne']],
     ['updated<2017-09-29', ['wehr']],
-    ['has:phone', ['wehr']],
+    ['has:phone', ['wayne', 'wehr']],
     ['-has:address', ['bare', 'potential', 'wayne']],
   ])('%s', async (query, expected) => {
     expect(await found(query)).toEqual(expected)

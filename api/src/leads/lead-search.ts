@@ -72,7 +72,11 @@ function freeText(value: string, ctx: CompileContext): Condition {
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    return sql<SqlBool>`(${textMatch(term, ctx)} or ${textMatch(digits, ctx)})`
+    const forms = [textMatch(term, ctx), textMatch(digits, ctx)]
+    // A national number typed with its trunk prefix ("020-7946-0958") is stored without it ("2079460958").
+    const national = digits.replace(/^0+/, '')
+    if (national !== digits && national.length >= 6) forms.push(textMatch(national, ctx))
+    return sql<SqlBool>`(${sql.join(forms, sql` or `)})`
   }
   return textMatch(term, ctx)
 }
