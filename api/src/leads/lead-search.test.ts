@@ -200,6 +200,24 @@ describe('fields, operators and logic', () => {
     expect(res.json()).toMatchObject({ has_more: true, total_results: 4 })
     expect(res.json().data.map((l: { name: string }) => l.name)).toEqual(['Bare Lead'])
   })
+
+  it.each([
+    ['0', { has_more: true, total_results: 2 }, ['wayne']],
+    ['1', { has_more: false, total_results: 2 }, ['wehr']],
+    ['5', { has_more: false, total_results: 2 }, []],
+  ])('counts a search’s matches on every page, also past the last (skip %s)', async (skip, envelope, keys) => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/lead/', {
+      query: { query: 'has:contacts sort:-name', _limit: '1', _skip: skip },
+    })
+    expect(res.json()).toMatchObject(envelope)
+    expect(res.json().data.map((l: { id: string }) => l.id)).toEqual(keys.map((k) => ids[k]))
+    expect(Object.keys(res.json().data[0] ?? {})).not.toContain('total_results')
+  })
+
+  it('counts no matches as 0', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/lead/', { query: { query: 'zzzzqqq' } })
+    expect(res.json()).toEqual({ has_more: false, total_results: 0, data: [] })
+  })
 })
 
 describe('bad queries', () => {
@@ -283,6 +301,12 @@ describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
     ]) {
       expect(await find(query), query).toEqual([ecole.id])
     }
+    // An all-ASCII value still finds the two letters that fold into ASCII (İ → i, the Kelvin sign → k).
+    const istanbul = await post('/lead/', { name: 'İSTANBUL \u212Aİ', contacts: [{ name: 'Ayşe YILDIZ' }] })
+    for (const query of ['name:istanbul', 'name:"istanbul ki"', 'contact_name:yildiz', 'istanbul']) {
+      expect(await find(query), query).toEqual([istanbul.id])
+    }
+    expect(await find('name:PLAIN')).toHaveLength(1)
   })
 
   it('sorts by name case-insensitively, by code point, nameless leads last, the same on both databases', async () => {

@@ -38,12 +38,29 @@ function folded(column: string, ctx: CompileContext): RawBuilder<string> {
     : sql<string>`lower(${sql.ref(column)})`
 }
 
+const NON_ASCII = /[^\p{ASCII}]/u
+
+/**
+ * On SQLite, a column compared with an all-ASCII value: LIKE and NOCASE already ignore ASCII case and need no call
+ * into JavaScript per row. Only two letters outside ASCII fold into it (İ to i, the Kelvin sign to k); they are
+ * replaced first, so the result is the same as comparing `leadline_lower(column)`.
+ */
+function asciiFolded(column: string): RawBuilder<string> {
+  return sql<string>`replace(replace(${sql.ref(column)}, ${'\u0130'}, 'i'), ${'\u212A'}, 'k')`
+}
+
 function contains(column: string, value: string, ctx: CompileContext): Condition {
-  return sql<SqlBool>`${folded(column, ctx)} like ${containsPattern(value)} escape '\\'`
+  const pattern = containsPattern(value)
+  if (ctx.dialect === 'sqlite' && !NON_ASCII.test(pattern))
+    return sql<SqlBool>`${asciiFolded(column)} like ${pattern} escape '\\'`
+  return sql<SqlBool>`${folded(column, ctx)} like ${pattern} escape '\\'`
 }
 
 function equalsIgnoringCase(column: string, value: string, ctx: CompileContext): Condition {
-  return sql<SqlBool>`${folded(column, ctx)} = ${foldCase(value)}`
+  const target = foldCase(value)
+  if (ctx.dialect === 'sqlite' && !NON_ASCII.test(target))
+    return sql<SqlBool>`${asciiFolded(column)} = ${target} collate nocase`
+  return sql<SqlBool>`${folded(column, ctx)} = ${target}`
 }
 
 /** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
@@ -51,34 +68,45 @@ function leadHas(table: string, ctx: CompileContext, condition: Condition, leadC
   return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
 }
 
-function textMatch(term: string, ctx: CompileContext): Condition {
-  // FTS5's trigram index answers phrases of three characters or more; shorter terms scan the organization's documents.
+/** A condition on one `lead_search` row: its document contains `term`. */
+function documentContains(term: string, ctx: CompileContext): Condition {
+  // FTS5's trigram index answers phrases of three characters or more; shorter terms are checked on each document,
+  // which is cheap when another term of the same search has already narrowed them (see `freeTexts`).
   if (ctx.dialect === 'sqlite' && term.length >= 3) {
     const phrase = `"${term.replace(/"/g, '""')}"`
-    return leadHas(
-      'lead_search',
-      ctx,
-      sql<SqlBool>`rowid in (select rowid from lead_search_fts where lead_search_fts match ${phrase})`,
-    )
+    return sql<SqlBool>`rowid in (select rowid from lead_search_fts where lead_search_fts match ${phrase})`
   }
-  return leadHas('lead_search', ctx, sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`)
+  return sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`
 }
 
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
 const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
 
-function freeText(value: string, ctx: CompileContext): Condition {
+/** A free-text term as a condition on a document: the term itself or, for a phone number, any form it is stored in. */
+function documentMatches(value: string, ctx: CompileContext): Condition {
   const term = foldCase(value)
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    const forms = [textMatch(term, ctx), textMatch(digits, ctx)]
+    const forms = [documentContains(term, ctx), documentContains(digits, ctx)]
     // A national number typed with its trunk prefix ("020-7946-0958") is stored without it ("2079460958").
     const national = digits.replace(/^0+/, '')
-    if (national !== digits && national.length >= 6) forms.push(textMatch(national, ctx))
+    if (national !== digits && national.length >= 6) forms.push(documentContains(national, ctx))
     return sql<SqlBool>`(${sql.join(forms, sql` or `)})`
   }
-  return textMatch(term, ctx)
+  return documentContains(term, ctx)
+}
+
+/** Leads whose one document holds every term: one lookup for `main st`, not one per word. */
+function freeTexts(values: string[], ctx: CompileContext): Condition {
+  return leadHas(
+    'lead_search',
+    ctx,
+    sql<SqlBool>`${sql.join(
+      values.map((v) => documentMatches(v, ctx)),
+      sql` and `,
+    )}`,
+  )
 }
 
 function comparison(column: string, op: Comparator, value: string | number): Condition {
@@ -237,11 +265,12 @@ function hasCondition(what: string, offset: number): Condition {
 
 function compile(expr: Expr, ctx: CompileContext): Condition {
   switch (expr.kind) {
-    case 'and':
-      return sql<SqlBool>`(${sql.join(
-        expr.items.map((e) => compile(e, ctx)),
-        sql` and `,
-      )})`
+    case 'and': {
+      const texts = expr.items.flatMap((e) => (e.kind === 'text' ? [e.value] : []))
+      const others = expr.items.filter((e) => e.kind !== 'text').map((e) => compile(e, ctx))
+      const conditions = texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others
+      return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`
+    }
     case 'or':
       return sql<SqlBool>`(${sql.join(
         expr.items.map((e) => compile(e, ctx)),
@@ -250,7 +279,7 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
-      return freeText(expr.value, ctx)
+      return freeTexts([expr.value], ctx)
     case 'field':
       return fieldCondition(expr, ctx)
     case 'has':
@@ -306,13 +335,22 @@ export async function searchLeads(
       page = page.orderBy(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated', s.direction)
     }
   }
-  const [rows, count] = await Promise.all([
-    page
-      .orderBy('lead.id', 'desc')
-      .offset(search.skip)
-      .limit(search.limit + 1)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { has_more: rows.length > search.limit, total_results: Number(count.n), data: rows.slice(0, search.limit) }
+  page = page
+    .orderBy('lead.id', 'desc')
+    .offset(search.skip)
+    .limit(search.limit + 1)
+  const countAll = async () =>
+    Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
+  if (parsed.where === null) {
+    // Every lead of the organization: the page walks the sort index and the count its covering index, both cheap.
+    const [rows, total] = await Promise.all([page.execute(), countAll()])
+    return { has_more: rows.length > search.limit, total_results: total, data: rows.slice(0, search.limit) }
+  }
+  // A search counts its matches in the same pass that finds them, instead of evaluating the condition twice.
+  const counted = await page.select(sql<string | number>`count(*) over ()`.as('total_results')).execute()
+  const data = counted.slice(0, search.limit).map(({ total_results, ...lead }) => lead)
+  const first = counted[0]
+  // A page past the last match has no row to carry the count.
+  const total = first === undefined ? (search.skip === 0 ? 0 : await countAll()) : Number(first.total_results)
+  return { has_more: counted.length > search.limit, total_results: total, data }
 }
