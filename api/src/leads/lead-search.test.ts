@@ -214,6 +214,14 @@ describe('fields, operators and logic', () => {
     expect(Object.keys(res.json().data[0] ?? {})).not.toContain('total_results')
   })
 
+  it('counts a date range’s matches', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/lead/', {
+      query: { query: 'created>2000-01-01 sort:name', _limit: '1' },
+    })
+    expect(res.json()).toMatchObject({ has_more: true, total_results: 4 })
+    expect(res.json().data.map((l: { name: string }) => l.name)).toEqual(['Acme Anvils'])
+  })
+
   it('counts no matches as 0', async () => {
     const res = await call(ctx.app, ctx.org.member.key, 'GET', '/lead/', { query: { query: 'zzzzqqq' } })
     expect(res.json()).toEqual({ has_more: false, total_results: 0, data: [] })
