@@ -335,6 +335,13 @@ export async function searchLeads(
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
+  // Every lead, or a date range: the page walks a sort index and stops after one page, and a second query counts
+  // through an index range. Any other search counts its matches in the pass that finds them (`count(*) over ()`),
+  // instead of evaluating its condition twice; that pass reads every match anyway, so Postgres is kept from walking
+  // the sort index and testing each lead (`|| ''` hides the index), which its planner would otherwise pick for the
+  // LIMIT and which is ten times slower than sorting the matches.
+  const countsApart = parsed.where === null || onlyDates(parsed.where)
+  const hideIndex = !countsApart && search.dialect === 'postgres' ? sql` || ''` : sql``
   let page = base.selectAll('lead')
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
   for (const s of sorts) {
@@ -347,7 +354,8 @@ export async function searchLeads(
         .orderBy(sql`${folded('lead.name', ctx)}${code}`, s.direction)
         .orderBy(sql`lead.name${code}`, s.direction)
     } else {
-      page = page.orderBy(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated', s.direction)
+      const column = s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated'
+      page = page.orderBy(sql`${sql.ref(column)}${hideIndex}`, s.direction)
     }
   }
   page = page
@@ -356,13 +364,10 @@ export async function searchLeads(
     .limit(search.limit + 1)
   const countAll = async () =>
     Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
-  if (parsed.where === null || onlyDates(parsed.where)) {
-    // Every lead, or a date range: the page walks an index and stops after one page, and the count reads an index
-    // range. Counting in the page's pass (below) would make the page read every match instead.
+  if (countsApart) {
     const [rows, total] = await Promise.all([page.execute(), countAll()])
     return { has_more: rows.length > search.limit, total_results: total, data: rows.slice(0, search.limit) }
   }
-  // A search counts its matches in the same pass that finds them, instead of evaluating the condition twice.
   const counted = await page.select(sql<string | number>`count(*) over ()`.as('total_results')).execute()
   const data = counted.slice(0, search.limit).map(({ total_results, ...lead }) => lead)
   const first = counted[0]
