@@ -29,13 +29,11 @@ function dialCountry(country: string) {
  * The organization's own numbers (calls, SMS) stay strict: see `normalizePhoneNumber`.
  */
 export function normalizeContactPhone(raw: string, country: string): string | undefined {
-  const valid = normalizePhoneNumber(raw, country)
-  if (valid !== undefined) return valid
   const digits = raw.replace(/\D/g, '')
   if (digits === '') return undefined
+  // libphonenumber's E.164 for what it can parse, valid or not (a valid number comes out as normalizePhoneNumber's).
   const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
-  if (parsed?.ext !== undefined) return undefined
-  if (parsed !== undefined) return parsed.number
+  if (parsed !== undefined) return parsed.ext === undefined ? parsed.number : undefined
   if (raw.trim().startsWith('+')) return `+${digits}`
   return `+${getCountryCallingCode(dialCountry(country))}${digits}`
 }
