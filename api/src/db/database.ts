@@ -1,7 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type LogConfig, type Transaction } from 'kysely'
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type Generated,
+  type LogConfig,
+  type Selectable,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement,
+  type Transaction,
+} from 'kysely'
 import pg from 'pg'
 import { foldCase } from '../platform/text.js'
 
@@ -10,6 +20,8 @@ export interface OrganizationTable {
   name: string
   currency: string
   country: string
+  /** Goes up with every change to what describes the organization (migration 0005's triggers). */
+  meta_version: Generated<number>
   created_by: string | null
   updated_by: string | null
   date_created: string
@@ -103,11 +115,14 @@ export interface LeadTable {
   description: string
   url: string | null
   status_id: string
+  /** Goes up with every change to the lead or a row its view is built from (migration 0005's triggers). */
+  revision: Generated<number>
   created_by: string | null
   updated_by: string | null
   date_created: string
   date_updated: string
 }
+export type LeadRow = Selectable<LeadTable>
 
 export interface LeadAddressTable {
   lead_id: string
@@ -241,6 +256,10 @@ export interface DatabaseHandle {
   dialect: Dialect
   /** The pg pool behind a Postgres handle, shared with the rate-limit store. */
   pgPool: pg.Pool | undefined
+  /** The better-sqlite3 connection behind a SQLite handle. */
+  sqlite: KyselySqliteDatabase | undefined
+  /** Reads for the hot paths, without building a query or waiting for a transaction on the main connection. */
+  reader: HotReader
   url: string
   close(): Promise<void>
 }
@@ -271,7 +290,8 @@ export function openDatabase(url: string, options: { log?: LogConfig } = {}): Da
       process.stderr.write(`postgres: idle connection lost: ${error.message}\n`)
     })
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...log })
-    return { db, dialect: 'postgres', pgPool: pool, url, close: () => db.destroy() }
+    const reader = postgresReader(pool)
+    return { db, dialect: 'postgres', pgPool: pool, sqlite: undefined, reader, url, close: () => db.destroy() }
   }
   const file = sqlitePath(url)
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true })
@@ -286,10 +306,100 @@ export function openDatabase(url: string, options: { log?: LogConfig } = {}): Da
   sqlite.function('leadline_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? foldCase(value) : null,
   )
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), ...log })
+  const cached = withStatementCache(sqlite)
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }), ...log })
+  // An in-memory database has one connection only; its reader shares it.
+  const reader =
+    file === ':memory:' ? sqliteReader(cached, false) : sqliteReader(withStatementCache(openReadConnection(file)), true)
   const close = async () => {
+    reader.close()
     if (sqlite.open) sqlite.pragma('optimize')
     await db.destroy()
   }
-  return { db, dialect: 'sqlite', pgPool: undefined, url, close }
+  return { db, dialect: 'sqlite', pgPool: undefined, sqlite: cached, reader, url, close }
+}
+
+const STATEMENT_CACHE_SIZE = 1000
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point read. This keeps the
+ * most recently used statements by SQL text (an `in (?, ?, …)` list of another length is another text, hence the
+ * bound). A statement is never run twice at once: better-sqlite3 runs synchronously, and nothing here streams.
+ */
+export function withStatementCache(sqlite: KyselySqliteDatabase): KyselySqliteDatabase {
+  const statements = new Map<string, SqliteStatement>()
+  return {
+    close: () => {
+      statements.clear()
+      sqlite.close()
+    },
+    prepare(sqlText) {
+      const hit = statements.get(sqlText)
+      if (hit !== undefined) {
+        // Map keeps insertion order: re-inserting marks the statement as the most recently used.
+        statements.delete(sqlText)
+        statements.set(sqlText, hit)
+        return hit
+      }
+      const statement = sqlite.prepare(sqlText)
+      statements.set(sqlText, statement)
+      if (statements.size > STATEMENT_CACHE_SIZE) {
+        const oldest = statements.keys().next()
+        if (oldest.done !== true) statements.delete(oldest.value)
+      }
+      return statement
+    },
+  }
+}
+
+/**
+ * Point reads by SQL text with `?` placeholders, the same text on both databases. On SQLite they run on a second,
+ * read-only connection: in WAL mode it sees every committed write and none that is still in flight, and it never
+ * waits behind a transaction holding the main connection (Kysely serializes the one SQLite connection it has).
+ */
+export interface HotReader {
+  all<Row>(sqlText: string, parameters: readonly unknown[]): Promise<Row[]>
+  close(): void
+}
+
+function openReadConnection(file: string): SqliteDatabase.Database {
+  const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true })
+  connection.pragma('busy_timeout = 5000')
+  return connection
+}
+
+function sqliteReader(connection: KyselySqliteDatabase, owned: boolean): HotReader {
+  return {
+    all<Row>(sqlText: string, parameters: readonly unknown[]) {
+      try {
+        return Promise.resolve(connection.prepare(sqlText).all(parameters) as Row[])
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+      }
+    },
+    close: () => {
+      if (owned) connection.close()
+    },
+  }
+}
+
+function postgresReader(pool: pg.Pool): HotReader {
+  // A named query is parsed and planned once per pooled connection, then only executed.
+  const named = new Map<string, { name: string; text: string }>()
+  const statement = (sqlText: string) => {
+    let found = named.get(sqlText)
+    if (found === undefined) {
+      let n = 0
+      found = { name: `leadline_hot_${String(named.size)}`, text: sqlText.replace(/\?/g, () => `$${String(++n)}`) }
+      named.set(sqlText, found)
+    }
+    return found
+  }
+  return {
+    async all<Row>(sqlText: string, parameters: readonly unknown[]) {
+      const result = await pool.query({ ...statement(sqlText), values: [...parameters] })
+      return result.rows as Row[]
+    },
+    close: () => undefined,
+  }
 }

@@ -6,7 +6,7 @@ import type {
   CustomValueTable,
   Db,
   LeadAddressTable,
-  LeadTable,
+  LeadRow,
 } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
@@ -171,7 +171,7 @@ async function inChunks<T>(rows: T[], insert: (part: T[]) => Promise<unknown>): 
 }
 
 interface Batch {
-  leads: LeadTable[]
+  leads: Omit<LeadRow, 'revision'>[]
   addresses: LeadAddressTable[]
   contacts: ContactTable[]
   emails: {

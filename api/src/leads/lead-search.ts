@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
-import type { Db, Dialect, LeadTable } from '../db/database.js'
+import type { Db, Dialect, LeadRow } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
@@ -316,7 +316,7 @@ export interface LeadSearch {
 export async function searchLeads(
   db: Db,
   search: LeadSearch,
-): Promise<{ has_more: boolean; total_results: number; data: LeadTable[] }> {
+): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
   let parsed
   try {
     parsed = normalizeLeadQuery(parseLeadQuery(search.query))
