@@ -17,6 +17,10 @@ import { contactRoutes } from './contacts/contact-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
+import type { Deps } from './platform/deps.js'
+import { createMetaCache } from './organizations/organization-meta.js'
+import { LeadViewCache } from './leads/lead-view-cache.js'
+import { createAuthCache } from './api-keys/auth-cache.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -70,7 +74,17 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     reply.header('x-request-id', request.id)
   })
 
-  const deps = { db: database.db, dialect: database.dialect, clock, config, rateLimiter }
+  const deps: Deps = {
+    db: database.db,
+    dialect: database.dialect,
+    reader: database.reader,
+    clock,
+    config,
+    rateLimiter,
+    meta: createMetaCache(database.db, database.reader),
+    leadViewCache: new LeadViewCache(config.leadViewCacheBytes),
+    auth: createAuthCache(database.db, clock),
+  }
   installPlatform(app, deps)
 
   await app.register(swagger, {

@@ -9,7 +9,9 @@ import { formatTimestamp } from '../platform/time.js'
 import { leadBodySchema } from './lead-input.js'
 import { createLead, deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
 import { searchLeads } from './lead-search.js'
-import { leadViews } from './lead-view.js'
+import { leadViewBody, leadViewTexts } from './lead-view.js'
+import type { LeadRow } from '../db/database.js'
+import { RawJson } from '../platform/raw-json.js'
 import { loadWriteSetting, prepareLead } from './lead-write.js'
 
 const tags = ['leads']
@@ -23,13 +25,19 @@ const createQuery = Type.Object({
 })
 const mergeBody = Type.Object({ source: Type.String(), destination: Type.String() })
 
-export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, config }) => {
+// The lead and its organization's meta version in one read: all a cached view needs to be served.
+const LEAD_WITH_VERSION = `SELECT lead.*, organization.meta_version FROM lead
+  JOIN organization ON organization.id = lead.organization_id
+  WHERE lead.organization_id = ? AND lead.id = ?`
+
+export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
+  const { db, dialect, clock, config, reader, meta, leadViewCache } = deps
   const view = async (organizationId: string, id: string) => {
-    const lead = await findLead(db, organizationId, id)
+    const [lead] = await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id])
     if (lead === undefined) throw new NotFoundError('Lead')
-    const [result] = await leadViews(db, organizationId, [lead], config.appUrl)
-    if (result === undefined) throw new NotFoundError('Lead')
-    return result
+    const organization = await meta.get(organizationId, lead.meta_version)
+    if (organization === undefined) throw new NotFoundError('Lead')
+    return leadViewBody(db, leadViewCache, organization, lead, config.appUrl)
   }
 
   app.get(
@@ -46,11 +54,12 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         now: clock.now(),
         tzOffsetHours: request.tzOffsetHours,
       })
-      return {
-        has_more: page.has_more,
-        total_results: page.total_results,
-        data: await leadViews(db, me.organizationId, page.data, config.appUrl),
-      }
+      const organization = await meta.get(me.organizationId)
+      if (organization === undefined) throw new NotFoundError('Organization')
+      const texts = await leadViewTexts(db, leadViewCache, organization, page.data, config.appUrl)
+      return new RawJson(
+        `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":[${texts.join(',')}]}`,
+      )
     },
   )
 

@@ -1,27 +1,29 @@
 import { contactViews } from '../contacts/contact-repo.js'
 import { groupBy } from '../platform/collections.js'
-import type { ContactTable, Db, LeadAddressTable, LeadTable } from '../db/database.js'
-import { customFieldsView, listCustomFieldDefs, readCustomValues } from '../custom-fields/custom-values.js'
+import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../db/database.js'
+import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { RawJson } from '../platform/raw-json.js'
 import { userNames } from '../users/user-names.js'
+import type { LeadViewCache } from './lead-view-cache.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
 
 const CHUNK = 500
 
+/** Names of the users who created or last changed the leads: members from the metadata, anyone else looked up. */
+async function authorNames(db: Db, meta: OrganizationMeta, leads: LeadRow[]): Promise<Map<string, string>> {
+  const ids = leads.flatMap((l) => [l.created_by, l.updated_by])
+  const others = ids.filter((id): id is string => id !== null && !meta.memberNames.has(id))
+  if (others.length === 0) return meta.memberNames
+  return new Map([...meta.memberNames, ...(await userNames(db, others))])
+}
+
 /** Builds the wire form of leads (contacts, addresses, custom values, status labels, user names) in a few queries. */
-export async function leadViews(
-  db: Db,
-  organizationId: string,
-  leads: LeadTable[],
-  appUrl: string,
-): Promise<LeadView[]> {
+export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[], appUrl: string): Promise<LeadView[]> {
   if (leads.length === 0) return []
+  const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
-  const [leadDefs, contactDefs, statuses] = await Promise.all([
-    listCustomFieldDefs(db, organizationId, 'lead'),
-    listCustomFieldDefs(db, organizationId, 'contact'),
-    db.selectFrom('lead_status').select(['id', 'label']).where('organization_id', '=', organizationId).execute(),
-  ])
   const contactRows: ContactTable[] = []
   const addressRows: LeadAddressTable[] = []
   for (let i = 0; i < ids.length; i += CHUNK) {
@@ -47,14 +49,10 @@ export async function leadViews(
     )
   }
   const [contacts, custom, names] = await Promise.all([
-    contactViews(db, organizationId, contactRows, contactDefs),
+    contactViews(db, organizationId, contactRows, meta.customFields.contact),
     readCustomValues(db, organizationId, ids),
-    userNames(
-      db,
-      leads.flatMap((l) => [l.created_by, l.updated_by]),
-    ),
+    authorNames(db, meta, leads),
   ])
-  const statusLabels = new Map(statuses.map((s) => [s.id, s.label]))
   const contactsBy = groupBy(contacts, (c) => c.lead_id)
   const addressesBy = groupBy(addressRows, (a) => a.lead_id)
   return leads.map((lead): LeadView => {
@@ -76,7 +74,7 @@ export async function leadViews(
       description: lead.description,
       url: lead.url,
       status_id: lead.status_id,
-      status_label: statusLabels.get(lead.status_id) ?? '',
+      status_label: meta.leadStatusLabels.get(lead.status_id) ?? '',
       html_url: `${appUrl}/leads/${lead.id}`,
       contacts: leadContacts,
       addresses,
@@ -84,7 +82,7 @@ export async function leadViews(
       opportunities: [],
       tasks: [],
       integration_links: [],
-      ...customFieldsView(custom.get(lead.id), leadDefs),
+      ...customFieldsView(custom.get(lead.id), meta.customFields.lead),
       created_by: lead.created_by,
       created_by_name: lead.created_by === null ? null : (names.get(lead.created_by) ?? null),
       updated_by: lead.updated_by,
@@ -93,4 +91,40 @@ export async function leadViews(
       date_updated: lead.date_updated,
     }
   })
+}
+
+/**
+ * The JSON text of each lead's view, in order: from the cache where the lead's revision and the organization's
+ * meta version still match, built (and cached) for the rest.
+ */
+export async function leadViewTexts(
+  db: Db,
+  cache: LeadViewCache,
+  meta: OrganizationMeta,
+  leads: LeadRow[],
+  appUrl: string,
+): Promise<string[]> {
+  const texts = leads.map((lead) => cache.get(lead.id, lead.revision, meta.version))
+  const missing = leads.filter((_, i) => texts[i] === undefined)
+  if (missing.length > 0) {
+    const built = new Map((await leadViews(db, meta, missing, appUrl)).map((view) => [view.id, JSON.stringify(view)]))
+    for (const lead of missing) {
+      const text = built.get(lead.id)
+      if (text !== undefined) cache.set(lead.id, lead.revision, meta.version, text)
+    }
+    return leads.map((lead, i) => texts[i] ?? built.get(lead.id) ?? 'null')
+  }
+  return texts.map((text) => text ?? 'null')
+}
+
+/** One lead's view as a response body. */
+export async function leadViewBody(
+  db: Db,
+  cache: LeadViewCache,
+  meta: OrganizationMeta,
+  lead: LeadRow,
+  appUrl: string,
+): Promise<RawJson> {
+  const [text] = await leadViewTexts(db, cache, meta, [lead], appUrl)
+  return new RawJson(text ?? 'null')
 }

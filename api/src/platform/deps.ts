@@ -1,5 +1,8 @@
 import type { Config } from '../config.js'
-import type { Db, Dialect } from '../db/database.js'
+import type { Db, Dialect, HotReader } from '../db/database.js'
+import type { LeadViewCache } from '../leads/lead-view-cache.js'
+import type { MetaCache } from '../organizations/organization-meta.js'
+import type { AuthCache } from '../api-keys/auth-cache.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { Clock } from './time.js'
 
@@ -7,7 +10,12 @@ import type { Clock } from './time.js'
 export interface Deps {
   db: Db
   dialect: Dialect
+  /** Point reads for hot paths (database.ts). */
+  reader: HotReader
   clock: Clock
   config: Config
   rateLimiter: RateLimiter
+  meta: MetaCache
+  leadViewCache: LeadViewCache
+  auth: AuthCache
 }

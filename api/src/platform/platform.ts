@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseTzOffset } from '@leadline/shared/tz-offset'
-import { verifyApiKey } from '../api-keys/api-key-repo.js'
 import { createPresenceRecorder } from '../users/presence-repo.js'
 import type { Deps } from './deps.js'
 import { foreignKeyError } from './db-errors.js'
 import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { mergeOverrideParams } from './method-override.js'
+import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
 import { toFieldErrors } from './validation.js'
@@ -68,7 +68,9 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   })
 
   app.setValidatorCompiler(createValidatorCompiler())
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  const serialize = (data: unknown) => (data instanceof RawJson ? data.text : JSON.stringify(data))
+  app.setSerializerCompiler(() => serialize)
+  app.setReplySerializer(serialize)
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
@@ -135,7 +137,8 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.addHook('preSerialization', async (request, _reply, payload) => {
     const query = request.query as { _fields?: unknown } | undefined
     const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
-    return fields === undefined ? payload : projectFields(payload, fields)
+    if (fields === undefined) return payload
+    return projectFields(payload instanceof RawJson ? payload.parse() : payload, fields)
   })
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -184,5 +187,5 @@ async function authenticate(request: FastifyRequest, deps: Deps) {
   const colon = decoded.indexOf(':')
   const key = colon === -1 ? decoded : decoded.slice(0, colon)
   if (key === '') return undefined
-  return verifyApiKey(deps.db, key)
+  return deps.auth.verify(key)
 }

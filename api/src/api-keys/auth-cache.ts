@@ -1,0 +1,45 @@
+import type { Db } from '../db/database.js'
+import type { Clock } from '../platform/time.js'
+import { verifyApiKey, type KeyOwner } from './api-key-repo.js'
+
+/** How long a verified key is trusted without asking the database again: a revocation elsewhere takes this long. */
+export const AUTH_CACHE_SECONDS = 5
+const MAX_KEYS = 10_000
+
+export interface AuthCache {
+  /** The owner of a presented key, or undefined for an unknown, wrong or revoked key. */
+  verify(presented: string): Promise<KeyOwner | undefined>
+  /** Forgets every cached key of the given users (their memberships changed in this process). */
+  forgetUsers(userIds: readonly string[]): void
+}
+
+/**
+ * Verified keys for a few seconds: hashing and the database lookup are most of an uncached request's cost. Only
+ * keys that verified are kept, so a wrong or revoked key always reaches the database.
+ */
+export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SECONDS): AuthCache {
+  const entries = new Map<string, { owner: KeyOwner; expires: number }>()
+  return {
+    async verify(presented) {
+      const now = clock.now().getTime()
+      const hit = entries.get(presented)
+      if (hit !== undefined && hit.expires > now) return hit.owner
+      const owner = await verifyApiKey(db, presented)
+      if (owner === undefined) {
+        entries.delete(presented)
+        return undefined
+      }
+      entries.delete(presented)
+      entries.set(presented, { owner, expires: now + ttlSeconds * 1000 })
+      if (entries.size > MAX_KEYS) {
+        const oldest = entries.keys().next()
+        if (oldest.done !== true) entries.delete(oldest.value)
+      }
+      return owner
+    },
+    forgetUsers(userIds) {
+      const users = new Set(userIds)
+      for (const [key, entry] of entries) if (users.has(entry.owner.userId)) entries.delete(key)
+    },
+  }
+}
