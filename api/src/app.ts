@@ -19,7 +19,7 @@ import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
-import { LeadViewCache } from './leads/lead-view-cache.js'
+import { ViewCache } from './platform/view-cache.js'
 import { createAuthCache } from './api-keys/auth-cache.js'
 
 export interface BuildOptions {
@@ -82,7 +82,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     config,
     rateLimiter,
     meta: createMetaCache(database.db, database.reader),
-    leadViewCache: new LeadViewCache(config.leadViewCacheBytes),
+    views: new ViewCache(config.viewCacheBytes),
     auth: createAuthCache(database.db, clock),
   }
   installPlatform(app, deps)

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/database.js'
-import { basicAuth, call, createTestDatabase, type TestDatabase } from './test-support/test-app.js'
+import { AUTH_CACHE_SECONDS } from './api-keys/auth-cache.js'
+import { basicAuth, call, createTestDatabase, TestClock, type TestDatabase } from './test-support/test-app.js'
 
 const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
 
@@ -55,6 +56,8 @@ let testDb: TestDatabase
 let database: DatabaseHandle
 let app: FastifyInstance
 let db: string[]
+// The api process's clock: a key it has verified is trusted for AUTH_CACHE_SECONDS before it asks again.
+const clock = new TestClock()
 
 async function me(key: string) {
   return call(app, key, 'GET', '/me/')
@@ -81,7 +84,7 @@ beforeAll(async () => {
   const migrated = await leadlineJson(['migrate', ...db])
   expect(migrated.applied).toEqual(expect.arrayContaining(['0001-foundation']))
   database = openDatabase(testDb.url)
-  app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), logger: false })
+  app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), logger: false, clock })
 }, 60_000)
 
 afterAll(async () => {
@@ -183,7 +186,7 @@ describe('leadline init, user add, key create, key revoke', () => {
     expect(await rowCounts()).toEqual(before)
   })
 
-  it('key create issues another working key; key revoke refuses it from then on', async () => {
+  it('key create issues another working key; key revoke refuses it within the auth cache window', async () => {
     const user = await leadlineJson(['user', 'add', ...db, '--org', organizationId, '--email', 'sam@acme.test'])
     const first = String(user.api_key)
     const second = await leadlineJson(['key', 'create', ...db, '--org', organizationId, '--user', String(user.user_id)])
@@ -197,6 +200,11 @@ describe('leadline init, user add, key create, key revoke', () => {
 
     const revoked = await leadlineJson(['key', 'revoke', String(second.api_key_id), ...db])
     expect(revoked).toEqual({ api_key_id: second.api_key_id, revoked: true })
+    // The revocation happened in another process (the CLI): this one still trusts its verification for a while…
+    clock.advance((AUTH_CACHE_SECONDS - 1) * 1000)
+    expect((await me(secondKey)).statusCode).toBe(200)
+    // …and asks the database again once it is AUTH_CACHE_SECONDS old.
+    clock.advance(1000)
     const refused = await me(secondKey)
     expect(refused.statusCode).toBe(401)
     expect(refused.headers['www-authenticate']).toBe('Basic realm="api"')

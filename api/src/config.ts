@@ -10,8 +10,8 @@ export interface Config {
   bodyLimitBytes: number
   /** How long after a request through the web app a user still counts as online. */
   presenceWindowSeconds: number
-  /** Memory for built lead views kept between requests. */
-  leadViewCacheBytes: number
+  /** Memory for built views (leads, /me/) kept between requests. */
+  viewCacheBytes: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -39,6 +39,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bodyLimitBytes: 1024 * 1024,
     presenceWindowSeconds: 300,
-    leadViewCacheBytes: positiveInt(env, 'LEADLINE_LEAD_CACHE_MB', 64) * 1024 * 1024,
+    viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
   }
 }

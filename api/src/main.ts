@@ -35,6 +35,15 @@ export interface Server {
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
   const database = openDatabase(config.databaseUrl)
+  // Log lines are written in the background: a slow terminal or pipe must not hold up the requests being logged.
+  const logDestination = pino.destination({ dest: options.logTo === 'stderr' ? 2 : 1, sync: false })
+  const flushLog = () => {
+    try {
+      logDestination.flushSync()
+    } catch {
+      // Nothing written yet, or the stream is gone: nothing to flush.
+    }
+  }
   let app: FastifyInstance
   let url: string
   try {
@@ -42,14 +51,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     app = await buildApp({
       database,
       config,
-      ...(options.logTo === 'stderr'
-        ? {
-            logger: pino(
-              { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-              pino.destination(2),
-            ),
-          }
-        : {}),
+      logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
     })
     try {
       await rebuildStaleSearch(app, database.db)
@@ -64,6 +66,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
   } catch (error) {
     await database.close()
+    flushLog()
     throw error
   }
 
@@ -87,6 +90,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       closing = app.close().finally(async () => {
         clearTimeout(deadline)
         await database.close()
+        flushLog()
       })
     }
     return closing

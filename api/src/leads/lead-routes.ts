@@ -31,13 +31,13 @@ const LEAD_WITH_VERSION = `SELECT lead.*, organization.meta_version FROM lead
   WHERE lead.organization_id = ? AND lead.id = ?`
 
 export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
-  const { db, dialect, clock, config, reader, meta, leadViewCache } = deps
+  const { db, dialect, clock, config, reader, meta, views } = deps
   const view = async (organizationId: string, id: string) => {
     const [lead] = await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id])
     if (lead === undefined) throw new NotFoundError('Lead')
     const organization = await meta.get(organizationId, lead.meta_version)
     if (organization === undefined) throw new NotFoundError('Lead')
-    return leadViewBody(db, leadViewCache, organization, lead, config.appUrl)
+    return leadViewBody(db, views, organization, lead, config.appUrl)
   }
 
   app.get(
@@ -56,7 +56,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       })
       const organization = await meta.get(me.organizationId)
       if (organization === undefined) throw new NotFoundError('Organization')
-      const texts = await leadViewTexts(db, leadViewCache, organization, page.data, config.appUrl)
+      const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl)
       return new RawJson(
         `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":[${texts.join(',')}]}`,
       )

@@ -5,7 +5,7 @@ import { customFieldsView, readCustomValues } from '../custom-fields/custom-valu
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../platform/raw-json.js'
 import { userNames } from '../users/user-names.js'
-import type { LeadViewCache } from './lead-view-cache.js'
+import type { ViewCache } from '../platform/view-cache.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
 
@@ -99,7 +99,7 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
  */
 export async function leadViewTexts(
   db: Db,
-  cache: LeadViewCache,
+  cache: ViewCache,
   meta: OrganizationMeta,
   leads: LeadRow[],
   appUrl: string,
@@ -120,7 +120,7 @@ export async function leadViewTexts(
 /** One lead's view as a response body. */
 export async function leadViewBody(
   db: Db,
-  cache: LeadViewCache,
+  cache: ViewCache,
   meta: OrganizationMeta,
   lead: LeadRow,
   appUrl: string,

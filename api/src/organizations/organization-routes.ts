@@ -7,7 +7,6 @@ import { fieldsQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
-import { organizationView } from './organization-view.js'
 
 const tags = ['organizations']
 const params = Type.Object({ id: Type.String() })
@@ -27,7 +26,7 @@ const updateBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
+export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, meta }) => {
   app.get(
     '/organization/:id/',
     {
@@ -41,7 +40,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
     },
     async (request) => {
       const me = caller(request)
-      const org = request.params.id === me.organizationId ? await organizationView(db, me.organizationId) : undefined
+      const org =
+        request.params.id === me.organizationId ? (await meta.get(me.organizationId))?.organization : undefined
       if (org === undefined) throw new NotFoundError('Organization')
       return org
     },
@@ -106,7 +106,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
           .where('id', '=', me.organizationId)
           .execute()
       })
-      const org = await organizationView(db, me.organizationId)
+      const org = (await meta.get(me.organizationId))?.organization
       if (org === undefined) throw new NotFoundError('Organization')
       return org
     },

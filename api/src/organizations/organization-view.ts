@@ -3,11 +3,19 @@ import type { Membership } from '@leadline/shared/user-schema'
 import type { Db } from '../db/database.js'
 import { displayName } from '../users/user-repo.js'
 
+// Building an Intl.NumberFormat costs far more than using one: one per currency, made once.
+const symbols = new Map<string, string>()
+
 export function currencySymbol(currency: string): string {
-  const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
-    .formatToParts(0)
-    .find((p) => p.type === 'currency')
-  return part?.value ?? currency
+  let symbol = symbols.get(currency)
+  if (symbol === undefined) {
+    const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
+      .formatToParts(0)
+      .find((p) => p.type === 'currency')
+    symbol = part?.value ?? currency
+    symbols.set(currency, symbol)
+  }
+  return symbol
 }
 
 export async function membershipViews(db: Db, organizationId: string, userId?: string): Promise<Membership[]> {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
 import type { Db, Dialect, HotReader } from '../db/database.js'
-import type { LeadViewCache } from '../leads/lead-view-cache.js'
+import type { ViewCache } from './view-cache.js'
 import type { MetaCache } from '../organizations/organization-meta.js'
 import type { AuthCache } from '../api-keys/auth-cache.js'
 import type { RateLimiter } from './rate-limit.js'
@@ -16,6 +16,7 @@ export interface Deps {
   config: Config
   rateLimiter: RateLimiter
   meta: MetaCache
-  leadViewCache: LeadViewCache
+  /** Built views by object id, shared by the resources that cache theirs. */
+  views: ViewCache
   auth: AuthCache
 }

@@ -7,11 +7,11 @@ import {
   type AVAILABILITY_TYPES,
   type Availability,
 } from '@leadline/shared/user-schema'
-import { membershipViews, organizationView } from '../organizations/organization-view.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
+import { RawJson } from '../platform/raw-json.js'
 import { formatTimestamp } from '../platform/time.js'
 import { listPresence } from './presence-repo.js'
 import { userView } from './user-view.js'
@@ -19,7 +19,7 @@ import { userView } from './user-view.js'
 const tags = ['users']
 const idParams = Type.Object({ id: Type.String() })
 
-export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
+export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, meta, views }) => {
   app.get(
     '/me/',
     {
@@ -31,26 +31,30 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
     },
     async (request) => {
       const me = caller(request)
+      // Everything /me/ shows (the user, the organization, memberships, phone numbers) moves the meta version.
+      const organization = await meta.get(me.organizationId)
+      if (organization === undefined) throw new NotFoundError('Organization')
+      const key = `me:${me.organizationId}:${me.userId}`
+      const cached = views.get(key, 0, organization.version)
+      if (cached !== undefined) return new RawJson(cached)
       const user = await db.selectFrom('user').selectAll().where('id', '=', me.userId).executeTakeFirstOrThrow()
-      const [organization, memberships, phoneNumbers] = await Promise.all([
-        organizationView(db, me.organizationId),
-        membershipViews(db, me.organizationId, me.userId),
-        db
-          .selectFrom('phone_number')
-          .selectAll()
-          .where('organization_id', '=', me.organizationId)
-          .where('user_id', '=', me.userId)
-          .execute(),
-      ])
-      return {
+      const phoneNumbers = await db
+        .selectFrom('phone_number')
+        .selectAll()
+        .where('organization_id', '=', me.organizationId)
+        .where('user_id', '=', me.userId)
+        .execute()
+      const text = JSON.stringify({
         ...userView(user, me.organizationId),
-        organizations: organization === undefined ? [] : [organization],
-        memberships,
+        organizations: [organization.organization],
+        memberships: organization.organization.memberships.filter((m) => m.user_id === me.userId),
         email_accounts: [],
         phone_numbers: phoneNumbers.map((p) => ({ id: p.id, number: p.number, label: p.label, type: p.type })),
         // The SIP credentials are the user's own: shown here and nowhere else.
         sip_user: { username: user.sip_username, password: user.sip_password },
-      }
+      })
+      views.set(key, 0, organization.version, text)
+      return new RawJson(text)
     },
   )
 
