@@ -1,3 +1,4 @@
+import type { Locator } from '@playwright/test'
 import { expect, signIn, test } from '../fixtures.js'
 
 test('an activity type this build does not know shows as a plain entry, and the page still works', async ({
@@ -96,4 +97,44 @@ test('a lead URL links over https when typed as a bare domain, and a URL of anot
   const contacts = page.getByRole('region', { name: 'Contacts' })
   await expect(contacts.getByText('javascript:alert(document.domain)')).toBeVisible()
   await expect(contacts.getByRole('link', { name: /javascript/ })).toHaveCount(0)
+})
+
+/** A computed colour as sRGB channels: Chromium reports Tailwind's oklch() colours as written, so a canvas converts. */
+function rgb(target: Locator, property: 'color' | 'background-color'): Promise<[number, number, number]> {
+  return target.evaluate((element, name) => {
+    const context = document.createElement('canvas').getContext('2d', { willReadFrequently: true })
+    if (context === null) throw new Error('no 2d canvas')
+    context.fillStyle = getComputedStyle(element).getPropertyValue(name)
+    context.fillRect(0, 0, 1, 1)
+    const [r = 0, g = 0, b = 0] = context.getImageData(0, 0, 1, 1).data
+    return [r, g, b]
+  }, property)
+}
+
+function isRed([r, g, b]: [number, number, number]): boolean {
+  return r > 120 && r > 2 * g && r > 2 * b
+}
+
+test('destructive buttons are red: the caller’s colour beats the variant’s', async ({ page, stack, api }) => {
+  const lead = await api.createLead({
+    name: 'Red Button Co',
+    contacts: [{ name: 'Rhoda Red' }],
+    addresses: [{ label: 'business', address_1: '1 Crimson Way', city: 'Redding', country: 'US' }],
+  })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+
+  const deleteLead = page.getByRole('button', { name: 'Delete lead' })
+  expect(isRed(await rgb(deleteLead, 'color')), 'Delete lead text').toBe(true)
+  expect(isRed(await rgb(page.getByRole('button', { name: 'Delete contact Rhoda Red' }), 'color'))).toBe(true)
+
+  await page.getByRole('button', { name: 'Edit addresses' }).click()
+  const remove = page.getByRole('dialog', { name: 'Edit addresses' }).getByRole('button', { name: 'Remove address 1' })
+  expect(isRed(await rgb(remove, 'color')), 'Remove address text').toBe(true)
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+
+  await deleteLead.click()
+  const confirm = page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true })
+  expect(isRed(await rgb(confirm, 'background-color')), 'Delete background').toBe(true)
+  expect(await rgb(confirm, 'color')).toEqual([255, 255, 255])
 })
