@@ -39,30 +39,32 @@ test('an activity type this build does not know shows as a plain entry, and the 
 
 test('a status the API refuses goes back to the old one, says so, and logs no change', async ({ page, stack, api }) => {
   const lead = await api.createLead({ name: 'Refused Status Co' })
-  await page.route(
-    (url) => url.pathname === `/api/v1/lead/${lead.id}/`,
-    async (route) => {
-      if (route.request().method() !== 'PUT') return route.fallback()
-      // What the API answers for a status it does not accept, in Close's shape.
-      return route.fulfill({
-        status: 400,
-        json: { errors: [], 'field-errors': { status_id: 'Unknown lead status.' } },
-      })
-    },
-  )
+  const doomed = await api.request('POST', 'status/lead/', { label: 'Short-lived' })
   await signIn(page, stack.apiKey)
   await page.goto(`/leads/${lead.id}`)
   const picker = page.getByRole('combobox', { name: 'Status' })
   await expect(picker.locator('option:checked')).toHaveText('Potential')
+  await expect(picker.getByRole('option', { name: 'Short-lived' })).toHaveCount(1)
   await expect(page.getByRole('article', { name: /^Created by/ })).toBeVisible()
 
-  await picker.selectOption('Qualified')
-  const toast = page.getByRole('alert').filter({ hasText: 'The status was not changed to Qualified' })
+  // An admin deletes the status while the page still offers it: the API refuses it for real.
+  await api.request('DELETE', `status/lead/${String(doomed.id)}/`)
+  const refusal = page.waitForResponse(
+    (response) => response.url().endsWith(`/api/v1/lead/${lead.id}/`) && response.request().method() === 'PUT',
+  )
+  await picker.selectOption('Short-lived')
+  const message = `Not a valid choice. Add "${String(doomed.id)}" to the organization's lead statuses first.`
+  const response = await refusal
+  expect(response.status()).toBe(400)
+  expect(await response.json()).toEqual({ errors: [], 'field-errors': { status: message } })
+
+  const toast = page.getByRole('alert').filter({ hasText: 'The status was not changed to Short-lived' })
   await expect(toast).toBeVisible()
-  await expect(toast).toContainText('Unknown lead status. It is back to Potential.')
+  await expect(toast).toContainText(`${message} It is back to Potential.`)
   await expect(picker.locator('option:checked')).toHaveText('Potential')
   await expect(page.getByRole('article', { name: /^Created by/ })).toBeVisible()
   await expect(page.locator('[data-activity-type="LeadStatusChange"]')).toHaveCount(0)
+  expect((await api.request('GET', `lead/${lead.id}/`)).status_label).toBe('Potential')
 })
 
 test('a lead URL links over https when typed as a bare domain, and a URL of another scheme is only text', async ({
