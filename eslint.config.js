@@ -1,6 +1,8 @@
 import js from '@eslint/js'
 import { importX } from 'eslint-plugin-import-x'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
+import jsxA11y from 'eslint-plugin-jsx-a11y'
+import reactHooks from 'eslint-plugin-react-hooks'
 import tseslint from 'typescript-eslint'
 
 // Package boundaries from ARCHITECTURE.md §1: shared imports nothing of ours; web and bff never import api code.
@@ -67,6 +69,20 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // Hooks live in .ts files too (lead-queries.ts); the accessibility rules only find JSX.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks, 'jsx-a11y': jsxA11y },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      'react-hooks/exhaustive-deps': 'error',
+      ...jsxA11y.flatConfigs.recommended.rules,
+      // The kit's fields and buttons take autoFocus only where the user's own action moved focus (a dialog's first
+      // field or its safe choice, an editor opened by "Edit …"), as the ARIA dialog pattern asks; an element's
+      // autoFocus stays an error.
+      'jsx-a11y/no-autofocus': ['error', { ignoreNonDOM: true }],
     },
   },
   {

@@ -162,9 +162,9 @@ export function createBffApp(options: BffAppOptions): BffApp {
   )
 
   app.use((req, res, next) => {
-    const wantsHtml =
-      (req.method === 'GET' || req.method === 'HEAD') && (req.headers.accept ?? '').includes('text/html')
-    if (!wantsHtml || req.path.startsWith('/assets/')) {
+    // Browsers name text/html; curl and uptime checkers send `*/*` or no Accept at all, and get the app too.
+    const wantsHtml = (req.method === 'GET' || req.method === 'HEAD') && req.accepts('html') !== false
+    if (!wantsHtml || /^\/(assets|api|auth)(\/|$)/.test(req.path)) {
       next()
       return
     }

@@ -49,6 +49,41 @@ describe('the SPA', () => {
     expect((await bff.call('/favicon.svg')).headers.get('cache-control')).toBe('no-cache')
   })
 
+  test('a GET or HEAD that accepts anything, or says nothing, gets the app too (curl, uptime checkers)', async () => {
+    const curl = await rawRequest(bff.url, '/', { accept: '*/*' })
+    expect(curl.status).toBe(200)
+    expect(curl.body).toBe(INDEX)
+    expect(curl.headers['content-type']).toMatch(/^text\/html/)
+    const silent = await rawRequest(bff.url, '/leads/lead_abc')
+    expect(silent.status).toBe(200)
+    expect(silent.body).toBe(INDEX)
+    const fallback = await rawRequest(bff.url, '/leads', { accept: 'application/json;q=0.9, */*;q=0.1' })
+    expect(fallback.status).toBe(200)
+    expect(fallback.body).toBe(INDEX)
+    const head = await rawRequest(bff.url, '/', {}, 'HEAD')
+    expect(head.status).toBe(200)
+    expect(head.headers['content-type']).toMatch(/^text\/html/)
+    expect(head.body).toBe('')
+    const refused = await rawRequest(bff.url, '/leads', { accept: 'text/html;q=0, application/json' })
+    expect(refused.status).toBe(404)
+    expect(JSON.parse(refused.body)).toEqual({ error: 'Not found.' })
+  })
+
+  test('/api and /auth answer JSON whatever the Accept header allows', async () => {
+    for (const accept of ['*/*', undefined]) {
+      const headers: Record<string, string> = accept === undefined ? {} : { accept }
+      const noHeader = await rawRequest(bff.url, '/api/v1/lead/', headers)
+      expect(noHeader.status).toBe(403)
+      expect(noHeader.headers['content-type']).toMatch(/^application\/json/)
+      const signedOut = await rawRequest(bff.url, '/api/v1/lead/', { ...headers, 'x-requested-with': 'leadline' })
+      expect(signedOut.status).toBe(401)
+      expect(JSON.parse(signedOut.body)).toEqual({ error: 'You are not signed in.' })
+      const auth = await rawRequest(bff.url, '/auth/nowhere', { ...headers, 'x-requested-with': 'leadline' })
+      expect(auth.status).toBe(404)
+      expect(JSON.parse(auth.body)).toEqual({ error: 'Not found.' })
+    }
+  })
+
   test('no fallback for missing assets, non-HTML requests, other methods, /api or /auth', async () => {
     expect((await bff.call('/assets/missing-123.js', { headers: html })).status).toBe(404)
     const notHtml = await bff.call('/leads', { headers: { accept: 'application/json' } })

@@ -1,3 +1,4 @@
+import type { Locator } from '@playwright/test'
 import { expect, signIn, test } from '../fixtures.js'
 
 test('an activity type this build does not know shows as a plain entry, and the page still works', async ({
@@ -38,30 +39,32 @@ test('an activity type this build does not know shows as a plain entry, and the 
 
 test('a status the API refuses goes back to the old one, says so, and logs no change', async ({ page, stack, api }) => {
   const lead = await api.createLead({ name: 'Refused Status Co' })
-  await page.route(
-    (url) => url.pathname === `/api/v1/lead/${lead.id}/`,
-    async (route) => {
-      if (route.request().method() !== 'PUT') return route.fallback()
-      // What the API answers for a status it does not accept, in Close's shape.
-      return route.fulfill({
-        status: 400,
-        json: { errors: [], 'field-errors': { status_id: 'Unknown lead status.' } },
-      })
-    },
-  )
+  const doomed = await api.request('POST', 'status/lead/', { label: 'Short-lived' })
   await signIn(page, stack.apiKey)
   await page.goto(`/leads/${lead.id}`)
   const picker = page.getByRole('combobox', { name: 'Status' })
   await expect(picker.locator('option:checked')).toHaveText('Potential')
+  await expect(picker.getByRole('option', { name: 'Short-lived' })).toHaveCount(1)
   await expect(page.getByRole('article', { name: /^Created by/ })).toBeVisible()
 
-  await picker.selectOption('Qualified')
-  const toast = page.getByRole('alert').filter({ hasText: 'The status was not changed to Qualified' })
+  // An admin deletes the status while the page still offers it: the API refuses it for real.
+  await api.request('DELETE', `status/lead/${String(doomed.id)}/`)
+  const refusal = page.waitForResponse(
+    (response) => response.url().endsWith(`/api/v1/lead/${lead.id}/`) && response.request().method() === 'PUT',
+  )
+  await picker.selectOption('Short-lived')
+  const message = `Not a valid choice. Add "${String(doomed.id)}" to the organization's lead statuses first.`
+  const response = await refusal
+  expect(response.status()).toBe(400)
+  expect(await response.json()).toEqual({ errors: [], 'field-errors': { status: message } })
+
+  const toast = page.getByRole('alert').filter({ hasText: 'The status was not changed to Short-lived' })
   await expect(toast).toBeVisible()
-  await expect(toast).toContainText('Unknown lead status. It is back to Potential.')
+  await expect(toast).toContainText(`${message} It is back to Potential.`)
   await expect(picker.locator('option:checked')).toHaveText('Potential')
   await expect(page.getByRole('article', { name: /^Created by/ })).toBeVisible()
   await expect(page.locator('[data-activity-type="LeadStatusChange"]')).toHaveCount(0)
+  expect((await api.request('GET', `lead/${lead.id}/`)).status_label).toBe('Potential')
 })
 
 test('a lead URL links over https when typed as a bare domain, and a URL of another scheme is only text', async ({
@@ -96,4 +99,44 @@ test('a lead URL links over https when typed as a bare domain, and a URL of anot
   const contacts = page.getByRole('region', { name: 'Contacts' })
   await expect(contacts.getByText('javascript:alert(document.domain)')).toBeVisible()
   await expect(contacts.getByRole('link', { name: /javascript/ })).toHaveCount(0)
+})
+
+/** A computed colour as sRGB channels: Chromium reports Tailwind's oklch() colours as written, so a canvas converts. */
+function rgb(target: Locator, property: 'color' | 'background-color'): Promise<[number, number, number]> {
+  return target.evaluate((element, name) => {
+    const context = document.createElement('canvas').getContext('2d', { willReadFrequently: true })
+    if (context === null) throw new Error('no 2d canvas')
+    context.fillStyle = getComputedStyle(element).getPropertyValue(name)
+    context.fillRect(0, 0, 1, 1)
+    const [r = 0, g = 0, b = 0] = context.getImageData(0, 0, 1, 1).data
+    return [r, g, b]
+  }, property)
+}
+
+function isRed([r, g, b]: [number, number, number]): boolean {
+  return r > 120 && r > 2 * g && r > 2 * b
+}
+
+test('destructive buttons are red: the caller’s colour beats the variant’s', async ({ page, stack, api }) => {
+  const lead = await api.createLead({
+    name: 'Red Button Co',
+    contacts: [{ name: 'Rhoda Red' }],
+    addresses: [{ label: 'business', address_1: '1 Crimson Way', city: 'Redding', country: 'US' }],
+  })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+
+  const deleteLead = page.getByRole('button', { name: 'Delete lead' })
+  expect(isRed(await rgb(deleteLead, 'color')), 'Delete lead text').toBe(true)
+  expect(isRed(await rgb(page.getByRole('button', { name: 'Delete contact Rhoda Red' }), 'color'))).toBe(true)
+
+  await page.getByRole('button', { name: 'Edit addresses' }).click()
+  const remove = page.getByRole('dialog', { name: 'Edit addresses' }).getByRole('button', { name: 'Remove address 1' })
+  expect(isRed(await rgb(remove, 'color')), 'Remove address text').toBe(true)
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+
+  await deleteLead.click()
+  const confirm = page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true })
+  expect(isRed(await rgb(confirm, 'background-color')), 'Delete background').toBe(true)
+  expect(await rgb(confirm, 'color')).toEqual([255, 255, 255])
 })

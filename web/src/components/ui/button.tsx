@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes, Ref } from 'react'
+import { twMerge } from 'tailwind-merge'
 
 const variants = {
   primary: 'bg-indigo-600 text-white hover:bg-indigo-700 active:bg-indigo-800',
@@ -7,12 +8,14 @@ const variants = {
   quiet: 'text-slate-700 hover:bg-slate-100 active:bg-slate-200',
 } as const
 
+const sizes = { sm: 'px-2.5 py-1 text-sm', md: 'px-3.5 py-2 text-sm' } as const
+
 export interface ButtonProps extends Omit<
   ButtonHTMLAttributes<HTMLButtonElement>,
   'className' | 'disabled' | 'onClick' | 'type'
 > {
   variant?: keyof typeof variants
-  size?: 'sm' | 'md'
+  size?: keyof typeof sizes
   className?: string
   type?: 'button' | 'submit'
   isDisabled?: boolean
@@ -31,7 +34,7 @@ export const focusRing = 'outline-none focus-visible:ring-2 focus-visible:ring-i
 export function Button({
   variant = 'secondary',
   size = 'md',
-  className = '',
+  className,
   type = 'button',
   isDisabled = false,
   isPending = false,
@@ -39,7 +42,6 @@ export function Button({
   children,
   ...props
 }: ButtonProps) {
-  const sizing = size === 'sm' ? 'px-2.5 py-1 text-sm' : 'px-3.5 py-2 text-sm'
   return (
     <button
       {...props}
@@ -50,7 +52,14 @@ export function Button({
         if (isPending) event.preventDefault()
         else onPress?.()
       }}
-      className={`inline-flex cursor-default items-center justify-center gap-1.5 rounded-md font-medium whitespace-nowrap transition-colors disabled:cursor-not-allowed disabled:opacity-50 aria-busy:opacity-70 ${focusRing} ${sizing} ${variants[variant]} ${className}`}
+      // A caller's class replaces the variant's where they set the same thing (text-red-700 over text-slate-700).
+      className={twMerge(
+        'inline-flex cursor-default items-center justify-center gap-1.5 rounded-md font-medium whitespace-nowrap transition-colors disabled:cursor-not-allowed disabled:opacity-50 aria-busy:opacity-70',
+        focusRing,
+        sizes[size],
+        variants[variant],
+        className,
+      )}
     >
       {children}
     </button>

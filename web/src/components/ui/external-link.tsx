@@ -1,11 +1,17 @@
 import { linkableUrl } from '../../lib/url'
+import { twMerge } from 'tailwind-merge'
 
 /** A URL as the user typed it: a link (in a new tab) when it is a web address, otherwise plain text. */
-export function ExternalLink({ url, className = '' }: { url: string; className?: string }) {
+export function ExternalLink({ url, className }: { url: string; className?: string }) {
   const href = linkableUrl(url)
   if (href === undefined) return <span className={className}>{url}</span>
   return (
-    <a href={href} target="_blank" rel="noreferrer noopener" className={`text-indigo-700 hover:underline ${className}`}>
+    <a
+      href={href}
+      target="_blank"
+      rel="noreferrer noopener"
+      className={twMerge('text-indigo-700 hover:underline', className)}
+    >
       {url}
     </a>
   )

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { twMerge } from 'tailwind-merge'
 
 /** A thin bar along the top edge while a navigation loads: it overlays, so nothing below moves. */
 export function ProgressBar({ isActive }: { isActive: boolean }) {
@@ -15,8 +16,8 @@ export function ProgressBar({ isActive }: { isActive: boolean }) {
 }
 
 /** Grey blocks the size of the content they stand for, so the page does not jump when it arrives. */
-export function Skeleton({ className = '' }: { className?: string }) {
-  return <div aria-hidden="true" className={`animate-pulse rounded bg-slate-200 ${className}`} />
+export function Skeleton({ className }: { className?: string }) {
+  return <div aria-hidden="true" className={twMerge('animate-pulse rounded bg-slate-200', className)} />
 }
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {

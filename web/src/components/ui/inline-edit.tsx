@@ -54,7 +54,7 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
     else setError(message)
   }
 
-  const onKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === 'Escape') {
       event.stopPropagation()
       cancel()
@@ -103,30 +103,32 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
       onSubmit={(event) => {
         void submit(event)
       }}
-      onKeyDown={onKeyDown}
       noValidate
-      className="flex flex-col gap-2 rounded-md bg-slate-50 p-2"
+      className="rounded-md bg-slate-50 p-2"
     >
-      {renderEditor === undefined ? (
-        <TextField
-          label={label}
-          value={draft}
-          onChange={editorProps.setDraft}
-          error={error}
-          multiline={multiline}
-          type={type}
-          autoFocus
-        />
-      ) : (
-        renderEditor(editorProps)
-      )}
-      <div className="flex justify-end gap-2">
-        <Button size="sm" variant="quiet" onPress={cancel}>
-          Cancel
-        </Button>
-        <Button size="sm" type="submit" variant="primary" isPending={isSaving} aria-label={`Save ${label}`}>
-          Save
-        </Button>
+      {/* Escape from any field of the editor bubbles here; the wrapper is not a control of its own. */}
+      <div role="presentation" onKeyDown={onKeyDown} className="flex flex-col gap-2">
+        {renderEditor === undefined ? (
+          <TextField
+            label={label}
+            value={draft}
+            onChange={editorProps.setDraft}
+            error={error}
+            multiline={multiline}
+            type={type}
+            autoFocus
+          />
+        ) : (
+          renderEditor(editorProps)
+        )}
+        <div className="flex justify-end gap-2">
+          <Button size="sm" variant="quiet" onPress={cancel}>
+            Cancel
+          </Button>
+          <Button size="sm" type="submit" variant="primary" isPending={isSaving} aria-label={`Save ${label}`}>
+            Save
+          </Button>
+        </div>
       </div>
     </form>
   )

@@ -1,5 +1,6 @@
 import { useId, type ChangeEvent } from 'react'
 import { inputStyles, labelStyles } from './text-field'
+import { twMerge } from 'tailwind-merge'
 
 export interface SelectOption {
   value: string
@@ -33,13 +34,13 @@ export function SelectField({
   emptyLabel,
   isDisabled = false,
   name,
-  className = '',
+  className,
   hideLabel = false,
 }: SelectFieldProps) {
   const id = useId()
   const errorId = `${id}-error`
   return (
-    <div className={`flex flex-col gap-1 ${className}`}>
+    <div className={twMerge('flex flex-col gap-1', className)}>
       <label htmlFor={id} className={hideLabel ? 'sr-only' : labelStyles}>
         {label}
       </label>
@@ -53,7 +54,7 @@ export function SelectField({
         onChange={(event: ChangeEvent<HTMLSelectElement>) => {
           onChange(event.target.value)
         }}
-        className={`${inputStyles} pr-8`}
+        className={twMerge(inputStyles, 'pr-8')}
       >
         {emptyLabel === undefined ? null : <option value="">{emptyLabel}</option>}
         {options.map((option) => (

@@ -1,4 +1,5 @@
 import { useId, type HTMLAttributes } from 'react'
+import { twMerge } from 'tailwind-merge'
 
 export interface TextFieldProps {
   label: string
@@ -41,8 +42,8 @@ export function TextField({
   rows = 3,
   isRequired = false,
   hideLabel = false,
-  className = '',
-  inputClassName = '',
+  className,
+  inputClassName,
   type = 'text',
   ...props
 }: TextFieldProps) {
@@ -57,10 +58,10 @@ export function TextField({
     required: isRequired,
     'aria-invalid': error === undefined ? undefined : true,
     'aria-describedby': describedBy === '' ? undefined : describedBy,
-    className: `${inputStyles} ${inputClassName}`,
+    className: twMerge(inputStyles, inputClassName),
   }
   return (
-    <div className={`flex flex-col gap-1 ${className}`}>
+    <div className={twMerge('flex flex-col gap-1', className)}>
       <label htmlFor={id} className={hideLabel ? 'sr-only' : labelStyles}>
         {label}
       </label>

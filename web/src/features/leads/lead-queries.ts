@@ -127,7 +127,7 @@ export function useChangeStatus(leadId: string) {
       if (context?.previous !== undefined) queryClient.setQueryData(detailKey, context.previous)
       showToast({
         title: `The status was not changed to ${status.label}`,
-        description: `${saveErrorMessage(error, 'status_id')} It is back to ${context?.previous?.status_label ?? 'what it was'}.`,
+        description: `${saveErrorMessage(error, 'status')} It is back to ${context?.previous?.status_label ?? 'what it was'}.`,
         tone: 'error',
       })
     },
