@@ -90,6 +90,18 @@ describe('lists', () => {
     expect(Object.keys(me.json()).sort()).toEqual(['id', 'organizations'])
   })
 
+  it('answers errors whole whatever _fields asks for', async () => {
+    const invalid = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_fields=id&_limit=5000')
+    expect(invalid.statusCode).toBe(400)
+    expect(invalid.json()).toEqual({
+      errors: [],
+      'field-errors': { _limit: 'Ensure this value is less than or equal to 1000.' },
+    })
+    const missing = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/user_nobody/?_fields=id')
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json()).toEqual({ error: 'User not found.' })
+  })
+
   it('reads filters from _params in the body of a POST with X-HTTP-Method-Override: GET', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'POST', '/user/', {
       headers: { 'x-http-method-override': 'GET' },

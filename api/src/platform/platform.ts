@@ -132,7 +132,8 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     return undefined
   })
 
-  app.addHook('preSerialization', async (request, _reply, payload) => {
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (reply.statusCode >= 300) return payload
     const query = request.query as { _fields?: unknown } | undefined
     const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
     return fields === undefined ? payload : projectFields(payload, fields)
