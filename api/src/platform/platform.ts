@@ -9,10 +9,13 @@ import { parseFields, projectFields } from './fields.js'
 import { mergeOverrideParams } from './method-override.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
+import { unstorableTextPaths } from './text.js'
 import { toFieldErrors } from './validation.js'
 import { createValidatorCompiler } from './validator.js'
 
 export const API_PREFIX = '/api/v1'
+
+const UNSTORABLE_TEXT = 'Must not contain the NUL character or an unpaired surrogate.'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -130,6 +133,19 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     }
     await mergeOverrideParams(request, deps.config.bodyLimitBytes)
     return undefined
+  })
+
+  // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
+  // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
+  app.addHook('preValidation', async (request) => {
+    const fieldErrors: Record<string, string> = {}
+    for (const part of [request.params, request.query]) {
+      for (const [name] of unstorableTextPaths(part)) fieldErrors[name ?? '__all__'] = UNSTORABLE_TEXT
+    }
+    for (const path of unstorableTextPaths(request.body)) {
+      fieldErrors[path.length === 0 ? '__all__' : path.join('.')] = UNSTORABLE_TEXT
+    }
+    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
   })
 
   app.addHook('preSerialization', async (request, reply, payload) => {
