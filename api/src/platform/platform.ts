@@ -15,6 +15,9 @@ import { createValidatorCompiler } from './validator.js'
 
 export const API_PREFIX = '/api/v1'
 
+// Decoding leniently would store invalid bytes as replacement characters, silently changing what was sent.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
 const UNSTORABLE_TEXT = 'Must not contain the NUL character or an unpaired surrogate.'
 
 declare module 'fastify' {
@@ -76,9 +79,15 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
     ['application/json', 'application/merge-patch+json'],
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (_req, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8')
+      let text: string
+      try {
+        text = typeof body === 'string' ? body : strictUtf8.decode(body)
+      } catch {
+        done(new HttpError(400, 'The request body is not valid UTF-8.'), undefined)
+        return
+      }
       if (text.trim() === '') {
         done(null, undefined)
         return

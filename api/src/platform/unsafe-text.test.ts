@@ -95,6 +95,22 @@ describe('NUL characters and unpaired surrogates', () => {
     expect((await call(ctx.app, ctx.org.admin.key, 'GET', `/lead/${leadId}/`)).json().name).toBe('Kept Co')
   })
 
+  it('refuses a body that is not valid UTF-8 (a surrogate encoded on its own, a stray byte) and stores nothing', async () => {
+    const before = await leadCount()
+    for (const bytes of [[0xed, 0xa0, 0x80], [0xff], [0xc3]]) {
+      const payload = Buffer.concat([Buffer.from('{"name": "Acme '), Buffer.from(bytes), Buffer.from(' Inc"}')])
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/lead/',
+        headers: { authorization: basicAuth(ctx.org.admin.key), 'content-type': 'application/json' },
+        payload,
+      })
+      expect(res.statusCode, String(bytes)).toBe(400)
+      expect(res.json()).toEqual({ error: 'The request body is not valid UTF-8.' })
+    }
+    expect(await leadCount()).toBe(before)
+  })
+
   it('looks through a deeply nested body without running out of stack', async () => {
     const depth = 200_000
     const nested = (inner: string) => `{"name":"Deep Co","junk":${'['.repeat(depth)}${inner}${']'.repeat(depth)}}`
