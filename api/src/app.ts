@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { docsRoutes } from './platform/docs-routes.js'
+import { serverTimeouts } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
@@ -55,6 +56,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const app = Fastify({
     ...loggerOption,
     bodyLimit: config.bodyLimitBytes,
+    ...serverTimeouts(config.timeouts),
     genReqId: () => newId('request'),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
