@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { docsRoutes } from './platform/docs-routes.js'
-import { serverTimeouts } from './platform/http-server.js'
+import { httpServer } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
@@ -53,10 +53,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         ? { logger: false }
         : { loggerInstance: options.logger }
 
+  const server = httpServer(config.timeouts)
   const app = Fastify({
     ...loggerOption,
     bodyLimit: config.bodyLimitBytes,
-    ...serverTimeouts(config.timeouts),
+    ...server.options,
     genReqId: () => newId('request'),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -65,7 +66,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       return req.url ?? '/'
     },
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onSend', async (request, reply) => {
@@ -73,6 +73,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   })
 
   const deps = { db: database.db, dialect: database.dialect, clock, config, rateLimiter }
+  server.install(app)
   installPlatform(app, deps)
 
   await app.register(swagger, {

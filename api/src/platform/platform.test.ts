@@ -198,6 +198,17 @@ describe('routing errors', () => {
     expect(res.json()).toEqual({ error: 'Method DELETE not allowed.' })
   })
 
+  it.each([
+    ['/lead/%ZZ/', 400, 'The URL is malformed: check its percent-encoding.'],
+    ['/lead/lead_%ED%A0%80/', 400, 'The URL is malformed: check its percent-encoding.'],
+    [`/lead/lead_${'a'.repeat(100)}/`, 414, 'A segment of the URL path is longer than 100 characters.'],
+  ])('answers %s with %i in the API shape', async (path, status, error) => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', path)
+    expect(res.statusCode).toBe(status)
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(res.json()).toEqual({ error })
+  })
+
   it('answers 403 when a plain user writes what only admins may', async () => {
     const res = await call(ctx.app, ctx.org.member.key, 'PUT', `/organization/${ctx.org.id}/`, {
       body: { name: 'Mine now' },

@@ -30,10 +30,14 @@ export async function listenLocally(app: FastifyInstance): Promise<number> {
 
 /**
  * Speaks HTTP by hand, for what `inject` cannot do: malformed or incomplete requests, and timeouts. Writes `parts`
- * in order (each after the previous one is flushed), then collects what comes back until the server closes the
- * connection or `waitMs` passes.
+ * in order (each once the previous one is flushed and it is ready itself), then collects what comes back until the
+ * server closes the connection or `waitMs` passes.
  */
-export function rawExchange(port: number, parts: (string | Buffer)[], waitMs: number): Promise<RawExchange> {
+export function rawExchange(
+  port: number,
+  parts: (string | Buffer | Promise<string | Buffer>)[],
+  waitMs: number,
+): Promise<RawExchange> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []
@@ -63,7 +67,8 @@ export function rawExchange(port: number, parts: (string | Buffer)[], waitMs: nu
       reject(error)
     })
     const writeAll = async () => {
-      for (const part of parts) {
+      for (const next of parts) {
+        const part = await next
         await new Promise<void>((written) => {
           socket.write(part, () => {
             written()
