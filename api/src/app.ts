@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
-import { docsRoutes } from './platform/docs-routes.js'
+import { docsRoutes, openBodySchemas } from './platform/docs-routes.js'
 import { httpServer } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
@@ -83,11 +83,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         title: 'Leadline CRM API',
         version: '1',
         description:
-          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password.',
+          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password. Fields a request body does not list are ignored, as are read-only ones such as `id` and `date_created`.',
       },
       components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
       security: [{ basicAuth: [] }],
     },
+    transformObject: openBodySchemas,
   })
 
   await app.register(

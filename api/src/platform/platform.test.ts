@@ -257,6 +257,37 @@ describe('OpenAPI', () => {
     )
   })
 
+  it('describes request bodies as the API treats them: fields it does not know are ignored, not refused', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const closed: string[] = []
+    const walk = (node: unknown, path: string) => {
+      if (typeof node !== 'object' || node === null) return
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'additionalProperties' && child === false) closed.push(path)
+        walk(child, `${path}/${key}`)
+      }
+    }
+    walk(doc, '')
+    expect(closed).toEqual([])
+    expect(doc.info.description).toContain('Fields a request body does not list are ignored')
+
+    // Routes whose body schemas list exactly the fields they take: an extra one changes nothing and is not echoed.
+    const writes = [
+      ['post', '/status/lead/', '/status/lead/', { label: 'Ignoring extras' }],
+      ['post', '/status/opportunity/', '/status/opportunity/', { label: 'Ignoring extras', type: 'active' }],
+      ['post', '/custom_field/lead/', '/custom_field/lead/', { name: 'Ignoring extras', type: 'text' }],
+      ['put', '/organization/{id}/', `/organization/${ctx.org.id}/`, { name: 'Acme Inc' }],
+    ] as const
+    for (const [method, documented, path, body] of writes) {
+      expect(doc.paths[`/api/v1${documented}`][method].requestBody, documented).toBeDefined()
+      const res = await call(ctx.app, ctx.org.admin.key, method === 'post' ? 'POST' : 'PUT', path, {
+        body: { ...body, not_a_field: 'ignored' },
+      })
+      expect({ path, status: res.statusCode }).toEqual({ path, status: 200 })
+      expect(res.json()).not.toHaveProperty('not_a_field')
+    }
+  })
+
   it('serves a readable reference page', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/docs/' })
     expect(res.statusCode).toBe(200)
