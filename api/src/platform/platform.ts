@@ -126,7 +126,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         .send({
           error: {
             message: 'API call count exceeded for this period',
-            rate_reset: Number(outcome.resetSeconds.toFixed(6)),
+            rate_reset: Math.ceil(outcome.resetSeconds),
             rate_limit: outcome.limit,
             rate_window: deps.config.rateLimit.windowSeconds,
             rate_limit_type: owner === undefined ? 'ip' : 'key',
