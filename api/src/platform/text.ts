@@ -33,16 +33,17 @@ export function foldCase(text: string): string {
 const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u
 
 /** Postgres refuses NUL in text, and UTF-8 cannot hold an unpaired surrogate: neither could be stored as sent. */
-export function isStorableText(text: string): boolean {
+function isStorableText(text: string): boolean {
   return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text)
 }
 
 /**
- * Where in a parsed JSON value (or query string) a string or object key is not storable text, each place as its
- * path of keys. Walks without recursion, keeping a parent link instead of a path per node, so a deeply nested
- * body costs neither the stack nor quadratic time.
+ * The first `limit` places, in document order, where a parsed JSON value (or query string) holds a string or an
+ * object key that is not storable text, each as its path of keys. Walks without recursion and keeps a parent link
+ * rather than a path per node, and stops at `limit`: a deeply nested body costs neither the stack nor time (or an
+ * answer) that grows with the square of its depth.
  */
-export function unstorableTextPaths(value: unknown): string[][] {
+export function unstorableTextPaths(value: unknown, limit = 10): string[][] {
   interface Node {
     value: unknown
     key: string
@@ -55,16 +56,13 @@ export function unstorableTextPaths(value: unknown): string[][] {
   }
   const found: string[][] = []
   const stack: Node[] = [{ value, key: '', parent: undefined }]
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (typeof node.value === 'string') {
-      if (!isStorableText(node.value)) found.push(pathOf(node))
-    } else if (typeof node.value === 'object' && node.value !== null) {
+  for (let node = stack.pop(); node !== undefined && found.length < limit; node = stack.pop()) {
+    if (node.parent !== undefined && !isStorableText(node.key)) found.push(pathOf(node))
+    else if (typeof node.value === 'string' && !isStorableText(node.value)) found.push(pathOf(node))
+    else if (typeof node.value === 'object' && node.value !== null) {
       const entries: [string, unknown][] = Object.entries(node.value)
-      for (const [key, child] of entries) {
-        const childNode = { value: child, key, parent: node }
-        if (!isStorableText(key)) found.push(pathOf(childNode))
-        stack.push(childNode)
-      }
+      // Pushed last to first, so the first is walked first.
+      for (const [key, child] of entries.reverse()) stack.push({ value: child, key, parent: node })
     }
   }
   return found

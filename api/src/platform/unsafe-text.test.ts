@@ -128,6 +128,22 @@ describe('NUL characters and unpaired surrogates', () => {
     expect(bad.json()['field-errors']).toEqual({ [`junk${'.0'.repeat(depth)}`]: message })
   })
 
+  it('names the first few places only, however many there are', async () => {
+    // Every level holds a bad string: naming them all would cost time and memory that grow with the square of the depth.
+    const depth = 5000
+    const payload = `{"name":"Many Co","junk":${'["bad\\u0000",'.repeat(depth)}"end"${']'.repeat(depth)}}`
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/lead/',
+      headers: { authorization: basicAuth(ctx.org.admin.key), 'content-type': 'application/json' },
+      payload,
+    })
+    expect(res.statusCode).toBe(400)
+    const fields = Object.keys(res.json()['field-errors'])
+    expect(fields).toHaveLength(10)
+    expect(fields.slice(0, 3)).toEqual(['junk.0', 'junk.1.0', 'junk.1.1.0'])
+  })
+
   it('keeps characters outside the Basic Multilingual Plane (a surrogate pair)', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'POST', '/lead/', { body: { name: 'Rocket 🚀 Labs 𝔸' } })
     expect(res.statusCode).toBe(200)
