@@ -3,7 +3,8 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
-import { docsRoutes } from './platform/docs-routes.js'
+import { docsRoutes, openBodySchemas } from './platform/docs-routes.js'
+import { httpServer } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
@@ -56,9 +57,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         ? { logger: false }
         : { loggerInstance: options.logger }
 
+  const server = httpServer(config.timeouts)
   const app = Fastify({
     ...loggerOption,
     bodyLimit: config.bodyLimitBytes,
+    ...server.options,
     genReqId: () => newId('request'),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -67,7 +70,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       return req.url ?? '/'
     },
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.addHook('onSend', async (request, reply) => {
@@ -85,6 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     views: new ViewCache(config.viewCacheBytes),
     auth: createAuthCache(database.db, clock),
   }
+  server.install(app)
   installPlatform(app, deps)
 
   await app.register(swagger, {
@@ -94,11 +97,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         title: 'Leadline CRM API',
         version: '1',
         description:
-          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password.',
+          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password. Fields a request body does not list are ignored, as are read-only ones such as `id` and `date_created`.',
       },
       components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
       security: [{ basicAuth: [] }],
     },
+    transformObject: openBodySchemas,
   })
 
   await app.register(

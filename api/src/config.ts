@@ -8,6 +8,8 @@ export interface Config {
   appUrl: string
   rateLimit: { points: number; windowSeconds: number }
   bodyLimitBytes: number
+  /** How long a client may take to send a whole request, to send its headers, and to stay idle between requests. */
+  timeouts: { requestSeconds: number; headersSeconds: number; keepAliveSeconds: number }
   /** How long after a request through the web app a user still counts as online. */
   presenceWindowSeconds: number
   /** Memory for built views (leads, /me/) kept between requests. */
@@ -27,6 +29,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new Error(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`)
   }
+  const timeouts = {
+    requestSeconds: positiveInt(env, 'LEADLINE_REQUEST_TIMEOUT', 60),
+    headersSeconds: positiveInt(env, 'LEADLINE_HEADERS_TIMEOUT', 20),
+    keepAliveSeconds: positiveInt(env, 'LEADLINE_KEEP_ALIVE_TIMEOUT', 72),
+  }
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (timeouts.headersSeconds > timeouts.requestSeconds) {
+    throw new Error(
+      `LEADLINE_HEADERS_TIMEOUT (${timeouts.headersSeconds}) must not exceed LEADLINE_REQUEST_TIMEOUT (${timeouts.requestSeconds})`,
+    )
+  }
   return {
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     host: env.HOST ?? '127.0.0.1',
@@ -38,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: positiveInt(env, 'LEADLINE_RATE_WINDOW', 30),
     },
     bodyLimitBytes: 1024 * 1024,
+    timeouts,
     presenceWindowSeconds: 300,
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
   }

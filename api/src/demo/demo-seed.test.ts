@@ -2,10 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { provisionOrganization } from '../organizations/provision.js'
-import type { Clock } from '../platform/time.js'
+import { formatTimestamp, type Clock } from '../platform/time.js'
 import { createTestDatabase, TestClock, type TestDatabase } from '../test-support/test-app.js'
 import { seedDemoLeads } from './demo-leads.js'
 import { seedDemoOrganization } from './demo-seed.js'
+
+const DAY_MS = 86_400_000
 
 /** A clock that fails at its Nth reading: a crash at a chosen point of a write. */
 class FailingClock implements Clock {
@@ -74,24 +76,51 @@ describe('seedDemoOrganization', () => {
 
 describe('seedDemoLeads', () => {
   // 1000 leads: enough that, unclamped, some would be created late enough for a change to land after now.
-  it('dates no lead or activity after now', async () => {
+  it('dates no lead or activity after now, and leads 30 days to a year back', async () => {
     const clock = new TestClock(new Date('2026-03-01T12:00:00.000Z'))
     const demo = await seedDemoOrganization(database.db, clock)
-    await seedDemoLeads(database.db, clock, demo.organization_id, 1000, () => undefined)
-    const now = clock.now().toISOString().replace('Z', '000+00:00')
-    const latest = async (table: 'lead' | 'activity', column: 'date_created' | 'date_updated') =>
-      (
-        await database.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.max(column).as('latest'))
-          .executeTakeFirstOrThrow()
-      ).latest
+    const created = await seedDemoLeads(database.db, clock, demo.organization_id, 1000, () => undefined)
+    const nowMs = clock.now().getTime()
+    const wire = (ms: number) => formatTimestamp(new Date(ms))
+    const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/
+    // An empty table's min() and max() are null, whatever their type says: checked here, not compared blindly.
+    const span = async (table: 'lead' | 'activity', column: 'date_created' | 'date_updated') => {
+      const row: { earliest: string | null; latest: string | null } = await database.db
+        .selectFrom(table)
+        .select((eb) => [eb.fn.min(column).as('earliest'), eb.fn.max(column).as('latest')])
+        .executeTakeFirstOrThrow()
+      expect(row.earliest, `${table}.${column}`).toMatch(timestamp)
+      expect(row.latest, `${table}.${column}`).toMatch(timestamp)
+      return { earliest: row.earliest ?? '', latest: row.latest ?? '' }
+    }
+
+    expect(created).toBe(1000)
+    const leads = await database.db
+      .selectFrom('lead')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', demo.organization_id)
+      .executeTakeFirstOrThrow()
+    expect(Number(leads.n)).toBe(1000)
+
     for (const table of ['lead', 'activity'] as const) {
       for (const column of ['date_created', 'date_updated'] as const) {
-        expect(await latest(table, column), `${table}.${column}`).toBeDefined()
-        expect((await latest(table, column)) <= now, `${table}.${column}`).toBe(true)
+        const { latest } = await span(table, column)
+        expect(latest <= wire(nowMs), `${table}.${column}: ${latest}`).toBe(true)
       }
     }
+    // Some changes were clamped to the seed's now: without the clamp they would lie in the future.
+    expect((await span('activity', 'date_created')).latest >= wire(nowMs - 60_000)).toBe(true)
+
+    const leadCreated = await span('lead', 'date_created')
+    expect(leadCreated.earliest >= wire(nowMs - 366 * DAY_MS)).toBe(true)
+    expect(leadCreated.latest <= wire(nowMs - 30 * DAY_MS)).toBe(true)
+    const updatedBeforeCreated = await database.db
+      .selectFrom('lead')
+      .select('id')
+      .whereRef('date_updated', '<', 'date_created')
+      .execute()
+    expect(updatedBeforeCreated).toEqual([])
+
     const changes = await database.db
       .selectFrom('activity')
       .select('id')

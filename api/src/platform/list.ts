@@ -2,10 +2,13 @@ import { Type, type Static } from '@sinclair/typebox'
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '@leadline/shared/list'
 import type { SelectQueryBuilder } from 'kysely'
 
+/** Deeper than any organization's list goes; bounded so that values like 1e309 never reach SQL. */
+export const LIST_SKIP_MAX = 1_000_000_000
+
 /** `_skip`, `_limit` (with the resource's maximum) and `_fields`: the query string every list accepts. */
 export function listQuerySchema(resource: keyof typeof LIST_LIMIT_MAX = 'default') {
   return Type.Object({
-    _skip: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    _skip: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_SKIP_MAX, default: 0 })),
     _limit: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_LIMIT_MAX[resource], default: LIST_LIMIT_DEFAULT })),
     _fields: Type.Optional(Type.String()),
   })

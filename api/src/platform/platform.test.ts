@@ -92,6 +92,18 @@ describe('lists', () => {
     expect(Object.keys(me.json()).sort()).toEqual(['id', 'organizations'])
   })
 
+  it('answers errors whole whatever _fields asks for', async () => {
+    const invalid = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/?_fields=id&_limit=5000')
+    expect(invalid.statusCode).toBe(400)
+    expect(invalid.json()).toEqual({
+      errors: [],
+      'field-errors': { _limit: 'Ensure this value is less than or equal to 1000.' },
+    })
+    const missing = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/user_nobody/?_fields=id')
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json()).toEqual({ error: 'User not found.' })
+  })
+
   it('reads filters from _params in the body of a POST with X-HTTP-Method-Override: GET', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'POST', '/user/', {
       headers: { 'x-http-method-override': 'GET' },
@@ -188,6 +200,17 @@ describe('routing errors', () => {
     expect(res.json()).toEqual({ error: 'Method DELETE not allowed.' })
   })
 
+  it.each([
+    ['/lead/%ZZ/', 400, 'The URL is malformed: check its percent-encoding.'],
+    ['/lead/lead_%ED%A0%80/', 400, 'The URL is malformed: check its percent-encoding.'],
+    [`/lead/lead_${'a'.repeat(100)}/`, 414, 'A segment of the URL path is longer than 100 characters.'],
+  ])('answers %s with %i in the API shape', async (path, status, error) => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'GET', path)
+    expect(res.statusCode).toBe(status)
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(res.json()).toEqual({ error })
+  })
+
   it('answers 403 when a plain user writes what only admins may', async () => {
     const res = await call(ctx.app, ctx.org.member.key, 'PUT', `/organization/${ctx.org.id}/`, {
       body: { name: 'Mine now' },
@@ -234,6 +257,37 @@ describe('OpenAPI', () => {
     expect(doc.paths['/api/v1/user/'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['_skip', '_limit', '_fields']),
     )
+  })
+
+  it('describes request bodies as the API treats them: fields it does not know are ignored, not refused', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const closed: string[] = []
+    const walk = (node: unknown, path: string) => {
+      if (typeof node !== 'object' || node === null) return
+      for (const [key, child] of Object.entries(node)) {
+        if (key === 'additionalProperties' && child === false) closed.push(path)
+        walk(child, `${path}/${key}`)
+      }
+    }
+    walk(doc, '')
+    expect(closed).toEqual([])
+    expect(doc.info.description).toContain('Fields a request body does not list are ignored')
+
+    // Routes whose body schemas list exactly the fields they take: an extra one changes nothing and is not echoed.
+    const writes = [
+      ['post', '/status/lead/', '/status/lead/', { label: 'Ignoring extras' }],
+      ['post', '/status/opportunity/', '/status/opportunity/', { label: 'Ignoring extras', type: 'active' }],
+      ['post', '/custom_field/lead/', '/custom_field/lead/', { name: 'Ignoring extras', type: 'text' }],
+      ['put', '/organization/{id}/', `/organization/${ctx.org.id}/`, { name: 'Acme Inc' }],
+    ] as const
+    for (const [method, documented, path, body] of writes) {
+      expect(doc.paths[`/api/v1${documented}`][method].requestBody, documented).toBeDefined()
+      const res = await call(ctx.app, ctx.org.admin.key, method === 'post' ? 'POST' : 'PUT', path, {
+        body: { ...body, not_a_field: 'ignored' },
+      })
+      expect({ path, status: res.statusCode }).toEqual({ path, status: 200 })
+      expect(res.json()).not.toHaveProperty('not_a_field')
+    }
   })
 
   it('serves a readable reference page', async () => {

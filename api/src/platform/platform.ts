@@ -9,10 +9,16 @@ import { mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
+import { unstorableTextPaths } from './text.js'
 import { toFieldErrors } from './validation.js'
 import { createValidatorCompiler } from './validator.js'
 
 export const API_PREFIX = '/api/v1'
+
+// Decoding leniently would store invalid bytes as replacement characters, silently changing what was sent.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+const UNSTORABLE_TEXT = 'Must not contain the NUL character or an unpaired surrogate.'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -75,9 +81,15 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(
     ['application/json', 'application/merge-patch+json'],
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (_req, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8')
+      let text: string
+      try {
+        text = typeof body === 'string' ? body : strictUtf8.decode(body)
+      } catch {
+        done(new HttpError(400, 'The request body is not valid UTF-8.'), undefined)
+        return
+      }
       if (text.trim() === '') {
         done(null, undefined)
         return
@@ -116,7 +128,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         .send({
           error: {
             message: 'API call count exceeded for this period',
-            rate_reset: Number(outcome.resetSeconds.toFixed(6)),
+            rate_reset: Math.ceil(outcome.resetSeconds),
             rate_limit: outcome.limit,
             rate_window: deps.config.rateLimit.windowSeconds,
             rate_limit_type: owner === undefined ? 'ip' : 'key',
@@ -134,7 +146,21 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     return undefined
   })
 
-  app.addHook('preSerialization', async (request, _reply, payload) => {
+  // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
+  // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
+  app.addHook('preValidation', async (request) => {
+    const fieldErrors: Record<string, string> = {}
+    for (const part of [request.params, request.query]) {
+      for (const [name] of unstorableTextPaths(part)) fieldErrors[name ?? '__all__'] = UNSTORABLE_TEXT
+    }
+    for (const path of unstorableTextPaths(request.body)) {
+      fieldErrors[path.length === 0 ? '__all__' : path.join('.')] = UNSTORABLE_TEXT
+    }
+    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
+  })
+
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (reply.statusCode >= 300) return payload
     const query = request.query as { _fields?: unknown } | undefined
     const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
     if (fields === undefined) return payload

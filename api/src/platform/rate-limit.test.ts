@@ -40,6 +40,9 @@ describe('rate limits', () => {
     })
     expect(body.error.rate_reset).toBeGreaterThan(0)
     expect(body.error.rate_reset).toBeLessThanOrEqual(60)
+    // Whole seconds in the body, rounded up from the header's fraction: waiting that long is always enough.
+    expect(Number.isInteger(body.error.rate_reset)).toBe(true)
+    expect(body.error.rate_reset).toBe(Math.ceil(Number(limited.headers['x-rate-limit-reset'])))
   })
 
   it('counts each endpoint group and method separately', async () => {

@@ -28,3 +28,42 @@ export function foldCase(text: string): string {
   }
   return out
 }
+
+// With the u flag a surrogate pair is one code point, so only an unpaired surrogate falls in this range.
+const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u
+
+/** Postgres refuses NUL in text, and UTF-8 cannot hold an unpaired surrogate: neither could be stored as sent. */
+function isStorableText(text: string): boolean {
+  return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text)
+}
+
+/**
+ * The first `limit` places, in document order, where a parsed JSON value (or query string) holds a string or an
+ * object key that is not storable text, each as its path of keys. Walks without recursion and keeps a parent link
+ * rather than a path per node, and stops at `limit`: a deeply nested body costs neither the stack nor time (or an
+ * answer) that grows with the square of its depth.
+ */
+export function unstorableTextPaths(value: unknown, limit = 10): string[][] {
+  interface Node {
+    value: unknown
+    key: string
+    parent: Node | undefined
+  }
+  const pathOf = (node: Node | undefined): string[] => {
+    const path: string[] = []
+    for (let n = node; n?.parent !== undefined; n = n.parent) path.push(n.key)
+    return path.reverse()
+  }
+  const found: string[][] = []
+  const stack: Node[] = [{ value, key: '', parent: undefined }]
+  for (let node = stack.pop(); node !== undefined && found.length < limit; node = stack.pop()) {
+    if (node.parent !== undefined && !isStorableText(node.key)) found.push(pathOf(node))
+    else if (typeof node.value === 'string' && !isStorableText(node.value)) found.push(pathOf(node))
+    else if (typeof node.value === 'object' && node.value !== null) {
+      const entries: [string, unknown][] = Object.entries(node.value)
+      // Pushed last to first, so the first is walked first.
+      for (const [key, child] of entries.reverse()) stack.push({ value: child, key, parent: node })
+    }
+  }
+  return found
+}

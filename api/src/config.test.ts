@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from './config.js'
+
+describe('loadConfig timeouts', () => {
+  it('defaults to a minute for a request, 20 s for its headers and 72 s for an idle connection', () => {
+    expect(loadConfig({}).timeouts).toEqual({ requestSeconds: 60, headersSeconds: 20, keepAliveSeconds: 72 })
+  })
+
+  it('reads them from the environment', () => {
+    const config = loadConfig({
+      LEADLINE_REQUEST_TIMEOUT: '30',
+      LEADLINE_HEADERS_TIMEOUT: '5',
+      LEADLINE_KEEP_ALIVE_TIMEOUT: '10',
+    })
+    expect(config.timeouts).toEqual({ requestSeconds: 30, headersSeconds: 5, keepAliveSeconds: 10 })
+  })
+
+  it.each(['0', '-1', '1.5', 'soon'])('refuses %j', (value) => {
+    expect(() => loadConfig({ LEADLINE_KEEP_ALIVE_TIMEOUT: value })).toThrow(
+      `LEADLINE_KEEP_ALIVE_TIMEOUT must be a positive integer, got "${value}"`,
+    )
+  })
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ LEADLINE_REQUEST_TIMEOUT: '10', LEADLINE_HEADERS_TIMEOUT: '11' })).toThrow(
+      'LEADLINE_HEADERS_TIMEOUT (11) must not exceed LEADLINE_REQUEST_TIMEOUT (10)',
+    )
+  })
+})
