@@ -6,6 +6,7 @@ import { formatTimestamp, type Clock } from '../platform/time.js'
 // A key reads `<key id>.<secret>`: the id finds the row, the secret is compared by its SHA-256.
 // The secret has 256 bits of entropy, so a fast hash is enough; no password stretching needed.
 const SECRET_LENGTH = 43
+const KEY_FORMAT = /^[A-Za-z0-9_]{1,100}\.[A-Za-z0-9]{1,100}$/
 
 function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
@@ -62,6 +63,9 @@ export interface KeyOwner {
 
 /** Finds the live key a presented secret belongs to; undefined for unknown, wrong or revoked keys. */
 export async function verifyApiKey(db: Db, presented: string): Promise<KeyOwner | undefined> {
+  // Anything but `<id>.<secret>` in the key's alphabet is no key of ours, and never reaches the database
+  // (a NUL, for one, is an error in a Postgres query parameter).
+  if (!KEY_FORMAT.test(presented)) return undefined
   const dot = presented.indexOf('.')
   if (dot <= 0) return undefined
   const id = presented.slice(0, dot)

@@ -40,6 +40,21 @@ describe('authentication', () => {
     expect(res.statusCode).toBe(200)
   })
 
+  it.each([
+    ['a NUL', 'key_abc\u0000.secret'],
+    ['an unpaired surrogate', 'key_abc.\ud800secret'],
+    ['no secret', 'key_abc'],
+    ['spaces', 'key abc.secret'],
+  ])('answers 401, not 500, to a key with %s in it', async (_name, key) => {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/api/v1/me/',
+      headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+    })
+    expect(res.statusCode, res.body).toBe(401)
+    expect(res.json()).toEqual({ error: expect.any(String) })
+  })
+
   it('refuses a key revoked elsewhere once its verification is AUTH_CACHE_SECONDS old', async () => {
     const extra = await ctx.createOrg('Revoked Co')
     expect((await call(ctx.app, extra.member.key, 'GET', '/me/')).statusCode).toBe(200)
