@@ -333,6 +333,23 @@ describe('lead merge through another app', () => {
   })
 })
 
+describe('lead deleted through another app', () => {
+  it('is a 404 by id and gone from the list and searches', async () => {
+    const org = await apps.createOrg('Deleted')
+    const kept = await createLead(org, { name: 'Initech' })
+    const deleted = await createLead(org, { name: 'Initrode', contacts: [{ name: 'Bill Lumbergh' }] })
+    await viewsThroughB(org, deleted.id)
+    await viewsThroughB(org, deleted.id)
+    await throughA(org, 'DELETE', `/lead/${deleted.id}/`)
+    const gone = await call(apps.b.app, org.member.key, 'GET', `/lead/${deleted.id}/`)
+    expect(gone.statusCode).toBe(404)
+    const list = await send(apps.b, org.member.key, 'GET', '/lead/')
+    expect(list).toMatchObject({ total_results: 1, data: [{ id: kept.id }] })
+    const search = await send(apps.b, org.member.key, 'GET', `/lead/?query=${encodeURIComponent(`id:${deleted.id}`)}`)
+    expect(search).toMatchObject({ total_results: 0, data: [] })
+  })
+})
+
 describe('_fields on a cached lead', () => {
   it('projects the cached view, before and after a change through another app', async () => {
     const org = await apps.createOrg('Fields')
