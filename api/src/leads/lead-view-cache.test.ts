@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InjectOptions } from 'fastify'
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { formatTimestamp } from '../platform/time.js'
 import { call, type TestOrg } from '../test-support/test-app.js'
 import { createTwoApps, type AppSide, type TwoApps } from '../test-support/two-apps.js'
@@ -347,6 +348,62 @@ describe('lead deleted through another app', () => {
     expect(list).toMatchObject({ total_results: 1, data: [{ id: kept.id }] })
     const search = await send(apps.b, org.member.key, 'GET', `/lead/?query=${encodeURIComponent(`id:${deleted.id}`)}`)
     expect(search).toMatchObject({ total_results: 0, data: [] })
+  })
+})
+
+describe('concurrent readers in another app', () => {
+  it('see each change once A acknowledged it, and never go back to an older one', async () => {
+    const org = await apps.createOrg('Rounds')
+    const lead = await createLead(org, { name: 'Round 0', status: 'Potential' })
+    const statuses = await throughA(org, 'GET', '/status/lead/')
+    const potential = statuses.data.find((s: { label: unknown }) => s.label === 'Potential')
+    await throughA(org, 'PUT', `/status/lead/${String(potential.id)}/`, { label: 'Stage 0' })
+    const roundOf = (text: unknown) => Number(/ (\d+)$/.exec(String(text))?.[1] ?? -1)
+    const rounds = (view: { name?: unknown; status_label?: unknown }) => [
+      roundOf(view.name),
+      roundOf(view.status_label),
+    ]
+    // The rounds of the name and of the status label that A has acknowledged.
+    const acknowledged = [0, 0]
+    let done = false
+    const problems: string[] = []
+    const reader = async (path: string, pick: (body: { data?: unknown[] }) => unknown) => {
+      let last = [0, 0]
+      let reads = 0
+      while (!done && problems.length === 0) {
+        // In-process requests on SQLite can finish without leaving the microtask queue; yield so A's writes run.
+        await yieldToEventLoop()
+        const floors = [...acknowledged]
+        const res = await call(apps.b.app, org.member.key, 'GET', path)
+        const seen = rounds(Object(pick(res.json())))
+        reads++
+        for (const [i, round] of seen.entries()) {
+          const least = Math.max(last[i] ?? 0, floors[i] ?? 0)
+          if (round < least) problems.push(`${path}: round ${String(round)} after ${String(least)}`)
+        }
+        last = seen
+      }
+      return reads
+    }
+    const byId = `/lead/${lead.id}/`
+    const search = `/lead/?query=${encodeURIComponent(`id:${lead.id}`)}`
+    const readers = [
+      reader(byId, (body) => body),
+      reader(byId, (body) => body),
+      reader(search, (body) => body.data?.[0]),
+      reader('/lead/', (body) => body.data?.[0]),
+    ]
+    for (let round = 1; round <= 15; round++) {
+      await throughA(org, 'PUT', `/status/lead/${String(potential.id)}/`, { label: `Stage ${String(round)}` })
+      acknowledged[1] = round
+      expect(rounds(await send(apps.b, org.member.key, 'GET', byId))).toEqual([round - 1, round])
+      await throughA(org, 'PUT', `/lead/${lead.id}/`, { name: `Round ${String(round)}` })
+      acknowledged[0] = round
+      expect(rounds(await send(apps.b, org.member.key, 'GET', byId))).toEqual([round, round])
+    }
+    done = true
+    for (const reads of await Promise.all(readers)) expect(reads).toBeGreaterThan(1)
+    expect(problems).toEqual([])
   })
 })
 
