@@ -51,6 +51,18 @@ describe('a revoked key', () => {
     expect(await status(org.member.key)).toBe(401)
     expect(await status(org.admin.key)).toBe(200)
   })
+
+  it('is refused once the window has passed even when the clock stepped back meanwhile', async () => {
+    const org = await ctx.createOrg('Clock stepped back')
+    const verifiedAt = ctx.clock.now()
+    expect(await status(org.member.key)).toBe(200)
+    await revokeApiKey(ctx.database.db, ctx.clock, org.member.keyId)
+    // A wall clock can step back (an NTP correction, a resumed virtual machine): the window must not stretch.
+    ctx.clock.set(new Date(verifiedAt.getTime() - 3_600_000))
+    ctx.clock.advance(WINDOW_MS)
+    expect(await status(org.member.key)).toBe(401)
+    ctx.clock.set(new Date(verifiedAt.getTime() + WINDOW_MS))
+  })
 })
 
 describe('a wrong secret for a key id this process has verified', () => {
