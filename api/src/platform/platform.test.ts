@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeApiKey } from '../api-keys/api-key-repo.js'
+import { AUTH_CACHE_SECONDS } from '../api-keys/auth-cache.js'
 import { basicAuth, call, createTestContext, type TestContext } from '../test-support/test-app.js'
 
 let ctx: TestContext
@@ -39,10 +40,11 @@ describe('authentication', () => {
     expect(res.statusCode).toBe(200)
   })
 
-  it('refuses a revoked key', async () => {
+  it('refuses a revoked key once the auth cache window has passed', async () => {
     const extra = await ctx.createOrg('Revoked Co')
     expect((await call(ctx.app, extra.member.key, 'GET', '/me/')).statusCode).toBe(200)
     await revokeApiKey(ctx.database.db, ctx.clock, extra.member.keyId)
+    ctx.clock.advance(AUTH_CACHE_SECONDS * 1000)
     const res = await call(ctx.app, extra.member.key, 'GET', '/me/')
     expect(res.statusCode).toBe(401)
   })
