@@ -87,6 +87,19 @@ describe('the organization changed through another app', () => {
     for (const o of deleted.after.organizations) expect(labels(o.lead_statuses)).toEqual(defaults)
   })
 
+  it('the lead statuses reordered', async () => {
+    const org = await apps.createOrg('Reordered')
+    const statuses = await throughA(org, 'GET', '/status/lead/')
+    const ids = statuses.data.map((s: { id: unknown }) => s.id)
+    const { before, after } = await changeThroughA(org, () =>
+      throughA(org, 'PUT', `/organization/${org.id}/`, { lead_statuses: [...ids].reverse() }),
+    )
+    for (const o of before.organizations)
+      expect(labels(o.lead_statuses)).toEqual(['Potential', 'Bad Fit', 'Qualified', 'Customer'])
+    for (const o of after.organizations)
+      expect(labels(o.lead_statuses)).toEqual(['Customer', 'Qualified', 'Bad Fit', 'Potential'])
+  })
+
   it('an opportunity status added', async () => {
     const org = await apps.createOrg('Opportunity statuses')
     const { before, after } = await changeThroughA(org, () =>
