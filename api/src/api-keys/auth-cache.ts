@@ -18,19 +18,21 @@ export interface AuthCache {
  * keys that verified are kept, so a wrong or revoked key always reaches the database.
  */
 export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SECONDS): AuthCache {
-  const entries = new Map<string, { owner: KeyOwner; expires: number }>()
+  const ttl = ttlSeconds * 1000
+  const entries = new Map<string, { owner: KeyOwner; verified: number }>()
   return {
     async verify(presented) {
       const now = clock.now().getTime()
       const hit = entries.get(presented)
-      if (hit !== undefined && hit.expires > now) return hit.owner
+      // A verification "in the future" means the clock stepped back: trusting it would stretch the window.
+      if (hit !== undefined && hit.verified <= now && now < hit.verified + ttl) return hit.owner
       const owner = await verifyApiKey(db, presented)
       if (owner === undefined) {
         entries.delete(presented)
         return undefined
       }
       entries.delete(presented)
-      entries.set(presented, { owner, expires: now + ttlSeconds * 1000 })
+      entries.set(presented, { owner, verified: now })
       if (entries.size > MAX_KEYS) {
         const oldest = entries.keys().next()
         if (oldest.done !== true) entries.delete(oldest.value)
