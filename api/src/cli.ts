@@ -336,7 +336,7 @@ Keep the key secret; it is not shown again.`,
 
 const keyRevokeCommand: Command = {
   usage: 'leadline key revoke ID',
-  summary: 'revoke an API key; requests with it are refused from then on',
+  summary: 'revoke an API key; every api process refuses it within 5 seconds',
   details: `  ID   the key's id (key_…, the part of the key before the dot)
 
 Prints {"api_key_id","revoked":true}. Revoking a revoked key again is harmless.`,

@@ -9,8 +9,6 @@ const MAX_KEYS = 10_000
 export interface AuthCache {
   /** The owner of a presented key, or undefined for an unknown, wrong or revoked key. */
   verify(presented: string): Promise<KeyOwner | undefined>
-  /** Forgets every cached key of the given users (their memberships changed in this process). */
-  forgetUsers(userIds: readonly string[]): void
 }
 
 /**
@@ -38,10 +36,6 @@ export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SE
         if (oldest.done !== true) entries.delete(oldest.value)
       }
       return owner
-    },
-    forgetUsers(userIds) {
-      const users = new Set(userIds)
-      for (const [key, entry] of entries) if (users.has(entry.owner.userId)) entries.delete(key)
     },
   }
 }
