@@ -1,5 +1,7 @@
 import fc from 'fast-check'
+import peggy from 'peggy'
 import { describe, expect, it } from 'vitest'
+import { leadSearchGrammar } from './lead-search-grammar.js'
 import {
   LeadQueryError,
   normalizeLeadQuery,
@@ -126,6 +128,27 @@ describe('parseLeadQuery: syntax', () => {
     }
   })
 
+  it('reads comparators with spaces around them', () => {
+    expect(where('created > "last week"')).toEqual(field('created', '>', 'last week', 0))
+    expect(where('custom.Employees >= 100')).toEqual(field('custom.Employees', '>=', '100', 0))
+    expect(where('contacts >= 2')).toEqual(field('contacts', '>=', '2', 0))
+    expect(where('created< 2026-01-01')).toEqual(field('created', '<', '2026-01-01', 0))
+    expect(where('"custom.Lead initials"\t:\tJW')).toEqual(field('custom.Lead initials', ':', 'JW', 0))
+    expect(where('a name : "b c" d')).toEqual(and(text('a'), field('name', ':', 'b c', 2), text('d')))
+    expect(parseLeadQuery('sort : -name')).toEqual({
+      where: null,
+      sort: [{ field: 'name', direction: 'desc', offset: 8 }],
+    })
+  })
+
+  it('still reads a word followed by a quoted phrase as two terms', () => {
+    expect(where('acme "main st"')).toEqual(and(text('acme'), text('main st')))
+    expect(where('"main st" acme')).toEqual(and(text('main st'), text('acme')))
+    expect(where('a OR "b c"')).toEqual(or(text('a'), text('b c')))
+    expect(where('name:x "y z"')).toEqual(and(field('name', ':', 'x', 0), text('y z')))
+    expect(where('contacts>2 "x" -y')).toEqual(and(field('contacts', '>', '2', 0), text('x'), not(text('y'))))
+  })
+
   it('lower-cases field names except after custom.', () => {
     expect(where('Status:Lost')).toEqual(field('status', ':', 'Lost', 0))
     expect(where('CUSTOM.MyField:X')).toEqual(field('custom.MyField', ':', 'X', 0))
@@ -168,18 +191,16 @@ describe('parseLeadQuery: syntax', () => {
 describe('parseLeadQuery: errors say where and why', () => {
   it.each([
     ['name:', 5, 'Unexpected end of query at column 6: expected a value'],
-    ['name: John', 5, 'Unexpected " " at column 6: expected a value'],
+    ['name: ', 6, 'Unexpected end of query at column 7: expected a value'],
+    ['name : )', 7, 'Unexpected ")" at column 8: expected a value'],
     ['name:)', 5, 'Unexpected ")" at column 6: expected a value'],
     ['(a', 2, 'Unexpected end of query at column 3: expected ")"'],
     ['((a) b', 6, 'Unexpected end of query at column 7: expected ")"'],
     ['a)', 1, 'Unexpected ")" at column 2: there is no "(" for it to close'],
     ['()', 1, 'Unexpected ")" at column 2: expected a search term'],
     ['a OR (', 6, 'Unexpected end of query at column 7: expected a search term'],
-    [
-      'name :John',
-      5,
-      'Unexpected ":" at column 6: write comparisons as field:value, with no spaces around the comparator',
-    ],
+    [':John', 0, 'Unexpected ":" at column 1: a comparison needs a field name before it, like created>2017-09-29'],
+    ['a (>= 2)', 3, 'Unexpected ">" at column 4: a comparison needs a field name before it, like created>2017-09-29'],
     ['name:"John', 5, 'Unterminated quoted string at column 6: it needs a closing "'],
     [String.raw`a "b\"`, 2, 'Unterminated quoted string at column 3: it needs a closing "'],
     ['(sort:name)', 1, 'Misplaced sort at column 2: sort:field cannot be inside parentheses or negated'],
@@ -348,5 +369,78 @@ describe('properties', () => {
       { numRuns: 2000 },
     )
     expect(parsed).toBeGreaterThan(500)
+  })
+
+  it('reads every query that parsed with comparators written tight as it did before spaces were allowed', () => {
+    const tight = 'name:FieldName op:Comparator value:Value'
+    const spaced = 'name:FieldName _ op:Comparator _ value:Value'
+    expect(leadSearchGrammar).toContain(spaced)
+    const before = peggy.generate(leadSearchGrammar.replace(spaced, tight), { cache: true })
+    const now = peggy.generate(leadSearchGrammar, { cache: true })
+    let compared = 0
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), queryish), (input) => {
+        let old: unknown
+        try {
+          old = before.parse(input)
+        } catch (error) {
+          if (error instanceof before.SyntaxError) return
+          throw error
+        }
+        compared++
+        expect(now.parse(input)).toEqual(old)
+      }),
+      { numRuns: 3000 },
+    )
+    expect(compared).toBeGreaterThan(500)
+  })
+
+  it('round-trips generated queries through print and parse', () => {
+    const anyText = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('or', 'AND', 'Not', '-x', 'a:b', '"', '\\', '', ' ', 'sort:name', '(x)'),
+    )
+    const plainName = fc
+      .oneof(fc.constantFrom('name', 'status', 'date_created', 'contacts', 'or', 'not'), fc.string())
+      .filter((name) => name === name.toLowerCase() && !/^custom\./.test(name) && name !== 'has' && name !== 'sort')
+    const fieldName = fc.oneof(
+      plainName,
+      anyText.map((name) => `custom.${name}`),
+    )
+    const comparator = fc.constantFrom<Comparator>(':', '>', '>=', '<', '<=')
+    const leaf = fc.oneof(
+      anyText.map(text),
+      fc.tuple(fieldName, comparator, anyText).map(([name, op, value]) => field(name, op, value, 0)),
+      anyText.map((what): Expr => ({ kind: 'has', what, offset: 0 })),
+    )
+    const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
+      expr: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        leaf,
+        tie('expr').map(not),
+        fc
+          .array(tie('expr'), { minLength: 2, maxLength: 4 })
+          .map((items) => and(...items.flatMap((item) => (item.kind === 'and' ? item.items : [item])))),
+        fc
+          .array(tie('expr'), { minLength: 2, maxLength: 4 })
+          .map((items) => or(...items.flatMap((item) => (item.kind === 'or' ? item.items : [item])))),
+      ),
+    }))
+    const sort = fc.array(
+      fc.record({
+        field: fc.constantFrom('name', 'date_created', 'date_updated', 'custom field'),
+        direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
+        offset: fc.constant(0),
+      }),
+      { maxLength: 3 },
+    )
+    fc.assert(
+      fc.property(fc.option(expr, { nil: null }), sort, (whereExpr, sortEntries) => {
+        const query: LeadQuery = { where: whereExpr, sort: sortEntries }
+        expect(withoutOffsets(parseLeadQuery(printLeadQuery(query)))).toEqual(withoutOffsets(query))
+      }),
+      { numRuns: 1000 },
+    )
   })
 })

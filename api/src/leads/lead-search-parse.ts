@@ -98,7 +98,7 @@ function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
   } else if (found === ')' && expected.some((e) => e.type === 'end')) {
     why = 'there is no "(" for it to close'
   } else if (found === ':' || found === '<' || found === '>') {
-    why = 'write comparisons as field:value, with no spaces around the comparator'
+    why = 'a comparison needs a field name before it, like created>2017-09-29'
   } else {
     why = 'expected a search term'
   }

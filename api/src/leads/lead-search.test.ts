@@ -333,3 +333,35 @@ describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
     expect(await sorted('sort:-name')).toEqual(['Émile', 'Zed', 'beta', 'alpha', 'Alpha', null])
   })
 })
+
+describe('spaces around comparators', () => {
+  it.each([
+    ['created > "2017-09-28"', 'created>"2017-09-28"'],
+    ['custom.Employees >= 100', 'custom.Employees>=100'],
+    ['contacts >= 1', 'contacts>=1'],
+    ['created< 2017-09-29', 'created<2017-09-29'],
+    ['created <=2017-09-29', 'created<=2017-09-29'],
+    ['status : customer', 'status:customer'],
+    ['"custom.Lead initials" : JW', '"custom.Lead initials":JW'],
+    ['name: "John Wehr"', 'name:"John Wehr"'],
+    ['contacts >= 1 sort : -created', 'contacts>=1 sort:-created'],
+  ])('%s finds what %s finds', async (spaced, tight) => {
+    const expected = await inOrder(tight)
+    expect(expected.length).toBeGreaterThan(0)
+    expect(await inOrder(spaced)).toEqual(expected)
+  })
+
+  it('reads created > "last week" as a comparison', async () => {
+    ctx.clock.set(new Date('2017-10-04T12:00:00.000Z'))
+    expect(await found('created > "last week"')).toEqual([])
+    expect(await found('created >= "last week"')).toEqual(['bare', 'potential', 'wayne', 'wehr'])
+    ctx.clock.set(new Date('2017-09-28T12:00:00.000Z'))
+    expect(await found('created > "last week"')).toEqual(['bare', 'potential', 'wayne', 'wehr'])
+  })
+
+  it('keeps a word followed by a quoted phrase two free-text terms', async () => {
+    expect(await found('gotham "based conglomerate"')).toEqual(['wayne'])
+    expect(await found('"bruce wayne" gotham')).toEqual(['wayne'])
+    expect(await found('portland "based conglomerate"')).toEqual([])
+  })
+})
