@@ -334,6 +334,60 @@ describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
   })
 })
 
+/** A fresh organization with its own leads, for searches whose fixtures would disturb the shared ones. */
+async function separateOrg(name: string) {
+  const org = await ctx.createOrg(name)
+  const keys = new Map<string, string>()
+  return {
+    org,
+    async post(path: string, body: Record<string, unknown>) {
+      const res = await call(ctx.app, org.admin.key, 'POST', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    },
+    async lead(key: string, body: Record<string, unknown>) {
+      const res = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
+      expect(res.statusCode, res.body).toBe(200)
+      keys.set(res.json().id, key)
+    },
+    async found(query: string, headers: Record<string, string> = {}): Promise<string[]> {
+      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query }, headers })
+      expect(res.statusCode, `${query}: ${res.body}`).toBe(200)
+      return res
+        .json()
+        .data.map((l: { id: string }) => keys.get(l.id) ?? l.id)
+        .sort()
+    },
+  }
+}
+
+describe('email searches', () => {
+  it('find a domain or a partial address, ignoring case; a complete address matches exactly', async () => {
+    const acme = await separateOrg('Email Domains Ltd')
+    const contact = (email: string) => ({ contacts: [{ name: 'Someone', emails: [{ email }] }] })
+    await acme.lead('bruce', { name: 'Bruce', ...contact('bruce@acme.com') })
+    await acme.lead('alice', { name: 'Alice', ...contact('Alice@ACME.com') })
+    await acme.lead('australia', { name: 'Carol', ...contact('carol@acme.com.au') })
+    await acme.lead('elsewhere', { name: 'Dan', ...contact('dan@notacme.com') })
+    await acme.lead('bruce2', { name: 'Other Bruce', ...contact('bruce@initech.com') })
+    for (const [query, expected] of [
+      ['email:@acme.com', ['alice', 'australia', 'bruce']],
+      ['email:@ACME.COM', ['alice', 'australia', 'bruce']],
+      ['email:acme.com', ['alice', 'australia', 'bruce', 'elsewhere']],
+      ['email_address:@acme.com.au', ['australia']],
+      ['email:bruce@', ['bruce', 'bruce2']],
+      ['email:Bruce@Acme', ['bruce']],
+      ['email:"alice@"', ['alice']],
+      ['email:BRUCE@ACME.COM', ['bruce']],
+      ['email:alice@acme.com', ['alice']],
+      ['email:ruce@acme.com', []],
+      ['email:@', ['alice', 'australia', 'bruce', 'bruce2', 'elsewhere']],
+    ] as const) {
+      expect(await acme.found(query), query).toEqual(expected)
+    }
+  })
+})
+
 describe('spaces around comparators', () => {
   it.each([
     ['created > "2017-09-28"', 'created>"2017-09-28"'],

@@ -180,6 +180,12 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
   return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and object_id = lead_id and ${valueCondition}`)
 }
 
+/**
+ * A whole address (`bruce@acme.com`) is looked up exactly, through the (organization_id, value_lower) index; anything
+ * less (`@acme.com`, `acme.com`, `bruce@`, `bruce@acme`) is found inside the addresses.
+ */
+const WHOLE_EMAIL = /^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/
+
 function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileContext): Condition {
   const { field, op, value, offset } = expr
   if (field.startsWith('custom.')) return customCondition(field, op, value, ctx, offset)
@@ -202,7 +208,9 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
       return leadHas(
         'contact_email',
         ctx,
-        value.includes('@') ? sql<SqlBool>`value_lower = ${value.toLowerCase()}` : contains('value_lower', value, ctx),
+        WHOLE_EMAIL.test(value)
+          ? sql<SqlBool>`value_lower = ${value.toLowerCase()}`
+          : contains('value_lower', value, ctx),
       )
     case 'phone': {
       const digits = value.replace(/[^\d]/g, '')
