@@ -419,3 +419,73 @@ describe('spaces around comparators', () => {
     expect(await found('portland "based conglomerate"')).toEqual([])
   })
 })
+
+describe('date and datetime custom fields', () => {
+  it('compare calendar dates as dates', async () => {
+    const dates = await separateOrg('Renewals Ltd')
+    await dates.post('/custom_field/lead/', { name: 'Renewal', type: 'date' })
+    await dates.lead('14th', { name: 'A', 'custom.Renewal': '2018-01-14' })
+    await dates.lead('15th', { name: 'B', 'custom.Renewal': '2018-01-15' })
+    await dates.lead('16th', { name: 'C', 'custom.Renewal': '2018-01-16' })
+    await dates.lead('none', { name: 'D' })
+    for (const [query, expected] of [
+      ['custom.Renewal:2018-01-15', ['15th']],
+      ['custom.Renewal>2018-01-15', ['16th']],
+      ['custom.Renewal>=2018-01-15', ['15th', '16th']],
+      ['custom.Renewal<2018-01-15', ['14th']],
+      ['custom.Renewal<=2018-01-15', ['14th', '15th']],
+      ['custom.Renewal>2018-01-16', []],
+      ['-custom.Renewal:2018-01-15', ['14th', '16th', 'none']],
+    ] as const) {
+      expect(await dates.found(query), query).toEqual(expected)
+    }
+    ctx.clock.set(new Date('2018-01-16T02:00:00.000Z'))
+    for (const [query, offset, expected] of [
+      ['custom.Renewal:today', '0', ['16th']],
+      // 02:00 UTC on the 16th is still the 15th at -4.
+      ['custom.Renewal:today', '-4', ['15th']],
+      ['custom.Renewal:yesterday', '0', ['15th']],
+      ['custom.Renewal:"2 days ago"', '0', ['14th']],
+      ['custom.Renewal>"2 days ago"', '0', ['15th', '16th']],
+      ['custom.Renewal<"1 day ago"', '0', ['14th']],
+      ['custom.Renewal<"1 day ago"', '-4', []],
+      ['custom.Renewal:"this month"', '0', ['14th', '15th', '16th']],
+      ['custom.Renewal:"last month"', '0', []],
+      ['custom.Renewal:"this week"', '0', ['15th', '16th']],
+    ] as const) {
+      expect(await dates.found(query, { 'x-tz-offset': offset }), `${query} at ${offset}`).toEqual(expected)
+    }
+  })
+
+  it('refuses a time of day for a date field', async () => {
+    const dates = await separateOrg('Renewal Times Ltd')
+    await dates.post('/custom_field/lead/', { name: 'Renewal', type: 'date' })
+    const res = await call(ctx.app, dates.org.member.key, 'GET', '/lead/', {
+      query: { query: 'custom.Renewal>2018-01-15T10:00' },
+    })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()['field-errors'].query).toMatch(
+      /^Unexpected time of day .*: a date field holds whole days.*column 1/,
+    )
+  })
+
+  it('compare datetimes as instants, days in the caller’s zone', async () => {
+    const times = await separateOrg('Kickoffs Ltd')
+    await times.post('/custom_field/lead/', { name: 'Kickoff', type: 'datetime' })
+    await times.lead('late', { name: 'A', 'custom.Kickoff': '2018-01-15T23:30:00Z' })
+    await times.lead('next', { name: 'B', 'custom.Kickoff': '2018-01-16T01:00:00+00:00' })
+    for (const [query, offset, expected] of [
+      ['custom.Kickoff:2018-01-15', '0', ['late']],
+      ['custom.Kickoff:2018-01-15', '-4', ['late', 'next']],
+      ['custom.Kickoff>2018-01-15', '0', ['next']],
+      ['custom.Kickoff>=2018-01-16', '0', ['next']],
+      ['custom.Kickoff<2018-01-16', '0', ['late']],
+      ['custom.Kickoff<=2018-01-15', '-4', ['late', 'next']],
+      ['custom.Kickoff:"2018-01-15T23:30"', '0', ['late']],
+      ['custom.Kickoff>"2018-01-15T23:30"', '0', ['next']],
+      ['custom.Kickoff>="2018-01-15T19:30"', '-4', ['late', 'next']],
+    ] as const) {
+      expect(await times.found(query, { 'x-tz-offset': offset }), `${query} at ${offset}`).toEqual(expected)
+    }
+  })
+})

@@ -3,7 +3,7 @@ import type { Db, Dialect, LeadTable } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
-import { DateValueError, resolveDateValue } from './lead-search-dates.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
 import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -114,11 +114,24 @@ function comparison(column: string, op: Comparator, value: string | number): Con
   return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`
 }
 
-/** Date values are day (or instant) ranges in the caller's zone: `:` inside, `>` after, `<` before. */
-function dateCondition(column: string, op: Comparator, value: string, ctx: CompileContext, offset: number): Condition {
-  let range: { start: string; end: string }
+type DateResolver = (text: string, now: Date, tzOffsetHours: number) => DateRange
+
+/**
+ * Date values are ranges in the caller's zone: `:` inside, `>` after, `<` before. Timestamps compare with the
+ * instants a value covers (`resolveDateValue`), calendar dates with the days it covers (`resolveDateDays`); both are
+ * fixed-width text that sorts as it compares.
+ */
+function dateCondition(
+  column: string,
+  op: Comparator,
+  value: string,
+  ctx: CompileContext,
+  offset: number,
+  resolve: DateResolver = resolveDateValue,
+): Condition {
+  let range: DateRange
   try {
-    range = resolveDateValue(value, ctx.now, ctx.tzOffsetHours)
+    range = resolve(value, ctx.now, ctx.tzOffsetHours)
   } catch (error) {
     if (error instanceof DateValueError) throw queryError(offset, error.message)
     throw error
@@ -167,7 +180,9 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
     const number = Number(value)
     if (value.trim() === '' || !Number.isFinite(number)) throw queryError(offset, `"${def.name}" is a number field`)
     valueCondition = comparison('value_number', op, number)
-  } else if (def.type === 'date' || def.type === 'datetime') {
+  } else if (def.type === 'date') {
+    valueCondition = dateCondition('value_text', op, value, ctx, offset, resolveDateDays)
+  } else if (def.type === 'datetime') {
     valueCondition = dateCondition('value_text', op, value, ctx, offset)
   } else if (op === ':') {
     valueCondition =
