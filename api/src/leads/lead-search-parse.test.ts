@@ -201,6 +201,8 @@ describe('parseLeadQuery: errors say where and why', () => {
     ['a OR (', 6, 'Unexpected end of query at column 7: expected a search term'],
     [':John', 0, 'Unexpected ":" at column 1: a comparison needs a field name before it, like created>2017-09-29'],
     ['a (>= 2)', 3, 'Unexpected ">" at column 4: a comparison needs a field name before it, like created>2017-09-29'],
+    ['ab\u0000c', 2, 'Unexpected NUL character at column 3: remove it'],
+    ['name:"\u0000"', 6, 'Unexpected NUL character at column 7: remove it'],
     ['name:"John', 5, 'Unterminated quoted string at column 6: it needs a closing "'],
     [String.raw`a "b\"`, 2, 'Unterminated quoted string at column 3: it needs a closing "'],
     ['(sort:name)', 1, 'Misplaced sort at column 2: sort:field cannot be inside parentheses or negated'],
@@ -219,6 +221,16 @@ describe('parseLeadQuery: errors say where and why', () => {
     })()
     expect(error).toBeInstanceOf(LeadQueryError)
     expect(error).toMatchObject({ message, offset })
+  })
+
+  it('refuses more than 200 terms, pointing at the first one too many', () => {
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${String(i % 10)}`).join(' ')
+    expect(parseLeadQuery(`${words(200)} sort:name`).where).toMatchObject({ kind: 'and' })
+    expect(() => parseLeadQuery(words(201))).toThrow(
+      new LeadQueryError('Too many search terms at column 601: use at most 200', 600),
+    )
+    const fields = Array.from({ length: 201 }, (_, i) => `(name:x${String(i)} OR -has:email)`).join(' ')
+    expect(() => parseLeadQuery(fields)).toThrow('Too many search terms at column 2492: use at most 200')
   })
 
   it('refuses nesting past 32 levels, and stack-deep nesting, as a query error', () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 
@@ -487,5 +488,93 @@ describe('date and datetime custom fields', () => {
     ] as const) {
       expect(await times.found(query, { 'x-tz-offset': offset }), `${query} at ${offset}`).toEqual(expected)
     }
+  })
+})
+
+describe('large and deep searches', () => {
+  const twoLetterWords = (count: number) =>
+    Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (Math.floor(i / 26) % 26), 97 + (i % 26)))
+
+  async function refusedFor(query: string) {
+    const res = await search(query)
+    expect(res.statusCode, res.body).toBe(400)
+    return String(res.json()['field-errors'].query)
+  }
+
+  it('refuses more than 200 terms with a field error that states the limit', async () => {
+    const words = twoLetterWords(1200).join(' ')
+    expect(words).toHaveLength(3599)
+    expect(await refusedFor(words)).toBe('Too many search terms at column 601: use at most 200')
+    expect(await refusedFor(twoLetterWords(201).join(' '))).toMatch(/use at most 200/)
+    const fields = Array.from({ length: 201 }, (_, i) => `name:x${String(i)}`).join(' OR ')
+    expect(await refusedFor(fields)).toMatch(/use at most 200/)
+  })
+
+  it("answers 200 terms, free text or OR'ed fields", async () => {
+    const words = Array.from({ length: 200 }, (_, i) => ['wayne', 'gotham', 'bruce', 'wa', 'go'][i % 5]).join(' ')
+    expect(await found(words)).toEqual(['wayne'])
+    const names = Array.from({ length: 199 }, (_, i) => `name:nobody${String(i)}`)
+    expect(await found([...names, 'name:wehr'].join(' OR '))).toEqual(['wehr'])
+    const cities = Array.from({ length: 199 }, (_, i) => `city:nowhere${String(i)}`)
+    expect(await found([...cities, 'city:portland'].join(' or '))).toEqual(['wehr'])
+    const mixed = Array.from({ length: 100 }, (_, i) => `(name:nobody${String(i)} OR -has:contacts)`).join(' ')
+    expect(await found(mixed)).toEqual(['bare', 'potential'])
+  })
+
+  it('answers parentheses and negations 32 deep and refuses deeper ones', async () => {
+    expect(await found(`${'('.repeat(32)}gotham${')'.repeat(32)}`)).toEqual(['wayne'])
+    expect(await found(`${'-'.repeat(32)}gotham`)).toEqual(['wayne'])
+    const alternation = `${'(nobody OR '.repeat(32)}portland${')'.repeat(32)}`
+    expect(await found(alternation)).toEqual(['wehr'])
+    expect(await refusedFor(`${'('.repeat(33)}a${')'.repeat(33)}`)).toMatch(/nested too deeply/)
+    expect(await refusedFor(`${'('.repeat(1999)}a${')'.repeat(1999)}`)).toMatch(/nested too deeply/)
+    expect(await refusedFor(`${'-'.repeat(3999)}a`)).toMatch(/nested too deeply/)
+  })
+
+  it('never answers a search with a 500', async () => {
+    const piece = fc.oneof(
+      fc.constantFrom(' ', '(', ')', '"', '-', ':', '>', '<', '>=', '<=', ' OR ', ' and ', 'NOT ', '\\', '@', '%', '_'),
+      fc.constantFrom('name', 'email', 'phone', 'created', 'updated', 'contacts', 'custom.Employees', 'custom.Renewal'),
+      fc.constantFrom(
+        'has',
+        'sort',
+        'status',
+        'city',
+        'address',
+        'country',
+        'tasks',
+        'url',
+        'id',
+        '"custom.Lead initials"',
+      ),
+      fc.constantFrom('today', '"3 days ago"', '2017-09-29', '2017-09-29T10:40', '9999-12-31', '0001-01-01', '-name'),
+      fc.constantFrom('99999999999999999999', '1e400', '-0', '0x10', 'NaN', '+44 20', '\u0000', '\u200b', 'İ', '😀'),
+      fc.string({ maxLength: 6 }),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 16 }), async (pieces) => {
+        const query = pieces.join('')
+        const res = await search(query)
+        expect([200, 400], `${JSON.stringify(query)}: ${res.body}`).toContain(res.statusCode)
+        if (res.statusCode === 400) expect(typeof res.json()['field-errors'].query).toBe('string')
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it.each([
+    'contacts>99999999999999999999',
+    'contacts:1e400',
+    'custom.Employees>99999999999999999999999',
+    'custom.Employees<1e300',
+    'name:\u0000',
+    '\u0000',
+    'ab\u0000c',
+    'created:"999999999 days ago"',
+    'sort:name '.repeat(399),
+  ])('answers %j without an error', async (query) => {
+    const res = await search(query)
+    expect([200, 400], res.body).toContain(res.statusCode)
   })
 })

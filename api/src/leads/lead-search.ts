@@ -22,6 +22,18 @@ interface CompileContext {
 const TRUE: Condition = sql<SqlBool>`1 = 1`
 const FALSE: Condition = sql<SqlBool>`1 = 0`
 
+/**
+ * Joins conditions with `and` or `or` as a balanced tree. SQLite refuses expressions nested more than 1000 deep,
+ * and `a and b and c …` nests one level per term; balanced, 200 terms are 8 levels.
+ */
+function joinAll(conditions: Condition[], op: 'and' | 'or'): Condition {
+  const [first, ...rest] = conditions
+  if (first === undefined) return op === 'and' ? TRUE : FALSE
+  if (rest.length === 0) return first
+  const half = Math.ceil(conditions.length / 2)
+  return sql<SqlBool>`(${joinAll(conditions.slice(0, half), op)} ${sql.raw(op)} ${joinAll(conditions.slice(half), op)})`
+}
+
 function queryError(offset: number, message: string): ValidationError {
   return ValidationError.field('query', `${message} (at column ${String(offset + 1)})`)
 }
@@ -92,7 +104,7 @@ function documentMatches(value: string, ctx: CompileContext): Condition {
     // A national number typed with its trunk prefix ("020-7946-0958") is stored without it ("2079460958").
     const national = digits.replace(/^0+/, '')
     if (national !== digits && national.length >= 6) forms.push(documentContains(national, ctx))
-    return sql<SqlBool>`(${sql.join(forms, sql` or `)})`
+    return joinAll(forms, 'or')
   }
   return documentContains(term, ctx)
 }
@@ -102,10 +114,10 @@ function freeTexts(values: string[], ctx: CompileContext): Condition {
   return leadHas(
     'lead_search',
     ctx,
-    sql<SqlBool>`${sql.join(
+    joinAll(
       values.map((v) => documentMatches(v, ctx)),
-      sql` and `,
-    )}`,
+      'and',
+    ),
   )
 }
 
@@ -153,7 +165,9 @@ function dateCondition(
 
 function countCondition(table: string, op: Comparator, value: string): Condition {
   const operator = op === ':' ? '=' : op
-  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${Number(value)}`
+  // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
+  const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${count}`
 }
 
 /** Opportunities and tasks arrive with later issues; until then every lead has none of them. */
@@ -242,10 +256,10 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
       return leadHas(
         'lead_address',
         ctx,
-        sql<SqlBool>`(${sql.join(
+        joinAll(
           ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value, ctx)),
-          sql` or `,
-        )})`,
+          'or',
+        ),
       )
     case 'date_created':
     case 'date_updated':
@@ -291,14 +305,13 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'and': {
       const texts = expr.items.flatMap((e) => (e.kind === 'text' ? [e.value] : []))
       const others = expr.items.filter((e) => e.kind !== 'text').map((e) => compile(e, ctx))
-      const conditions = texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others
-      return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`
+      return joinAll(texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others, 'and')
     }
     case 'or':
-      return sql<SqlBool>`(${sql.join(
+      return joinAll(
         expr.items.map((e) => compile(e, ctx)),
-        sql` or `,
-      )})`
+        'or',
+      )
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
