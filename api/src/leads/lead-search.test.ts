@@ -491,6 +491,37 @@ describe('date and datetime custom fields', () => {
   })
 })
 
+describe('phone field searches', () => {
+  it.each([
+    ['phone:"020 7946 0958"', ['wayne']],
+    ['phone:020-7946-0958', ['wayne']],
+    ['phone:"(020) 7946 0958"', ['wayne']],
+    ['phone:"+44 20 7946 0958"', ['wayne']],
+    ['phone:"7946 0958"', ['wayne']],
+    ['phone:"(415) 555-0101"', ['wehr']],
+    ['phone:"+1 415-555-0101"', ['wehr']],
+    ['phone:"555 0101"', ['wehr']],
+  ])('%s', async (query, expected) => {
+    expect(await found(query)).toEqual(expected)
+  })
+
+  it('finds a number typed as it is dialled in the organization’s country', async () => {
+    const london = await separateOrg('London Ltd')
+    const put = await call(ctx.app, london.org.admin.key, 'PUT', `/organization/${london.org.id}/`, {
+      body: { country: 'GB' },
+    })
+    expect(put.statusCode, put.body).toBe(200)
+    await london.lead('office', {
+      name: 'Office',
+      contacts: [{ name: 'Reception', phones: [{ phone: '020 7946 0958' }] }],
+    })
+    const stored = await call(ctx.app, london.org.member.key, 'GET', '/lead/', { query: { query: 'office' } })
+    expect(stored.json().data[0].contacts[0].phones[0].phone).toBe('+442079460958')
+    expect(await london.found('phone:"020 7946 0958"')).toEqual(['office'])
+    expect(await london.found('"020 7946 0958"')).toEqual(['office'])
+  })
+})
+
 describe('large and deep searches', () => {
   const twoLetterWords = (count: number) =>
     Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (Math.floor(i / 26) % 26), 97 + (i % 26)))

@@ -94,16 +94,23 @@ function documentContains(term: string, ctx: CompileContext): Condition {
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
 const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
 
+/**
+ * The digits a phone number typed as `typed` is stored with: its own digits and, typed with a trunk prefix
+ * (`020 7946 0958`), the national digits without it (`2079460958`, inside `+442079460958`).
+ */
+function typedPhoneDigits(typed: string): string[] {
+  const digits = typed.replace(/\D/g, '')
+  const national = digits.replace(/^0+/, '')
+  return national !== digits && national.length >= 6 ? [digits, national] : [digits]
+}
+
 /** A free-text term as a condition on a document: the term itself or, for a phone number, any form it is stored in. */
 function documentMatches(value: string, ctx: CompileContext): Condition {
   const term = foldCase(value)
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    const forms = [documentContains(term, ctx), documentContains(digits, ctx)]
-    // A national number typed with its trunk prefix ("020-7946-0958") is stored without it ("2079460958").
-    const national = digits.replace(/^0+/, '')
-    if (national !== digits && national.length >= 6) forms.push(documentContains(national, ctx))
+    const forms = [term, ...typedPhoneDigits(term)].map((form) => documentContains(form, ctx))
     return joinAll(forms, 'or')
   }
   return documentContains(term, ctx)
@@ -242,9 +249,9 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
           : contains('value_lower', value, ctx),
       )
     case 'phone': {
-      const digits = value.replace(/[^\d]/g, '')
-      if (digits === '') throw queryError(offset, 'A phone search needs digits')
-      return leadHas('contact_phone', ctx, sql<SqlBool>`phone like ${`%${digits}%`}`)
+      if (!/\d/.test(value)) throw queryError(offset, 'A phone search needs digits')
+      const forms = typedPhoneDigits(value).map((digits) => sql<SqlBool>`phone like ${`%${digits}%`}`)
+      return leadHas('contact_phone', ctx, joinAll(forms, 'or'))
     }
     case 'city':
     case 'state':
