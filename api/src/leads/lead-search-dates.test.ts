@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { describe, expect, it } from 'vitest'
-import { DateValueError, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
 
 // A Friday, 02:30 UTC: Thursday 29 February (a leap day) at -4, Friday 1 March at 0 and at +5.5.
 const now = new Date('2024-03-01T02:30:00Z')
@@ -174,5 +174,29 @@ describe('resolveDateValue: refusals', () => {
   it('refuses a range that starts before year 1 in the caller’s calendar', () => {
     expect(resolveDateValue('0001-01-01', now, 0).start).toBe('0001-01-01T00:00:00.000000+00:00')
     expect(() => resolveDateValue('0001-01-01', now, 5.5)).toThrow('Date out of range "0001-01-01"')
+  })
+})
+
+describe('resolveDateDays: calendar days, for date fields', () => {
+  it.each([
+    ['2018-01-15', 0, '2018-01-15', '2018-01-16'],
+    ['2018-01-15', -4, '2018-01-15', '2018-01-16'],
+    ['today', 0, '2024-03-01', '2024-03-02'],
+    ['today', -4, '2024-02-29', '2024-03-01'],
+    ['30 days ago', 0, '2024-01-31', '2024-02-01'],
+    ['1 month ago', 5.5, '2024-02-01', '2024-02-02'],
+    ['this week', -4, '2024-02-26', '2024-03-04'],
+    ['this month', -4, '2024-02-01', '2024-03-01'],
+    ['last year', 0, '2023-01-01', '2024-01-01'],
+  ])('%s at offset %d is [%s, %s)', (value, offset, start, end) => {
+    expect(resolveDateDays(value, now, offset)).toEqual({ start, end })
+  })
+
+  it('refuses a time of day and days out of range', () => {
+    expect(() => resolveDateDays('2018-01-15T10:00', now, 0)).toThrow(
+      'Unexpected time of day "2018-01-15T10:00": a date field holds whole days',
+    )
+    expect(() => resolveDateDays('9999-12-31', now, 0)).toThrow('Date out of range "9999-12-31"')
+    expect(() => resolveDateDays('soon', now, 0)).toThrow(DateValueError)
   })
 })

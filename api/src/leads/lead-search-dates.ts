@@ -136,21 +136,54 @@ function formatInstant(at: Instant, text: string): string {
   return `${new Date(at.ms).toISOString().slice(0, 23)}${String(at.us).padStart(3, '0')}+00:00`
 }
 
+function formatDay(ms: number, text: string): string {
+  if (!(ms >= earliestMs && ms < latestMs)) {
+    throw new DateValueError(`Date out of range "${text}"`, 'use a date between the years 1 and 9999')
+  }
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** What a date value covers: whole local calendar days (as UTC midnights of those days), or a span of instants. */
+type Span =
+  | { kind: 'days'; startMs: number; endMs: number; offsetMs: number }
+  | { kind: 'instants'; start: Instant; end: Instant }
+
 /**
  * The half-open UTC range [start, end) that a date value covers for a caller at `tzOffsetHours` (e.g. -4, 5.5),
  * as wire timestamps. Throws DateValueError.
  */
 export function resolveDateValue(text: string, now: Date, tzOffsetHours: number): DateRange {
+  const span = resolveSpan(text, now, tzOffsetHours)
+  if (span.kind === 'instants') return { start: formatInstant(span.start, text), end: formatInstant(span.end, text) }
+  // Local midnight is UTC midnight minus the offset.
+  return {
+    start: formatInstant({ ms: span.startMs - span.offsetMs, us: 0 }, text),
+    end: formatInstant({ ms: span.endMs - span.offsetMs, us: 0 }, text),
+  }
+}
+
+/**
+ * The calendar days [start, end) that a date value covers for a caller at `tzOffsetHours`, as `YYYY-MM-DD`: for
+ * values that are days, not instants (date custom fields). Throws DateValueError, also for a time of day.
+ */
+export function resolveDateDays(text: string, now: Date, tzOffsetHours: number): DateRange {
+  const span = resolveSpan(text, now, tzOffsetHours)
+  if (span.kind === 'instants') {
+    throw new DateValueError(
+      `Unexpected time of day "${text}"`,
+      'a date field holds whole days: use YYYY-MM-DD or a relative date like "30 days ago"',
+    )
+  }
+  return { start: formatDay(span.startMs, text), end: formatDay(span.endMs, text) }
+}
+
+function resolveSpan(text: string, now: Date, tzOffsetHours: number): Span {
   const value = parseDateValue(text)
   const offsetMs = Math.round(tzOffsetHours * 60) * 60_000
   const local = new Date(now.getTime() + offsetMs)
   const [year, month, day] = [local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()]
-  // Local calendar days, months and years as UTC ranges: local midnight is UTC midnight minus the offset.
   const days = (from: number, to: number) => range(utcMs(year, month, from), utcMs(year, month, to))
-  const range = (startMs: number, endMs: number) => ({
-    start: formatInstant({ ms: startMs - offsetMs, us: 0 }, text),
-    end: formatInstant({ ms: endMs - offsetMs, us: 0 }, text),
-  })
+  const range = (startMs: number, endMs: number): Span => ({ kind: 'days', startMs, endMs, offsetMs })
 
   switch (value.kind) {
     case 'date':
@@ -160,7 +193,7 @@ export function resolveDateValue(text: string, now: Date, tzOffsetHours: number)
       const start = { ms: value.ms - zoneMs, us: value.us }
       const endUs = value.us + value.precisionUs
       const end = { ms: start.ms + Math.floor(endUs / 1000), us: endUs % 1000 }
-      return { start: formatInstant(start, text), end: formatInstant(end, text) }
+      return { kind: 'instants', start, end }
     }
     case 'days-ago':
       return days(day - value.days, day - value.days + 1)

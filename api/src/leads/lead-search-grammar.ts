@@ -32,8 +32,10 @@ Primary
   / value:QuotedString { return { kind: 'text', value, offset: offset() } }
   / value:$NameChar+ { return { kind: 'text', value, offset: offset() } }
 
+// Spaces may surround the comparator (created > "last week"): a field name is a word or a quoted string, and
+// neither can be followed by a comparator except as a field, so this reads nothing that parsed before differently.
 Field
-  = name:FieldName op:Comparator value:Value
+  = name:FieldName _ op:Comparator _ value:Value
     { return { kind: 'field', name, op, value: value.text, valueOffset: value.offset, offset: offset() } }
 
 FieldName

@@ -1,5 +1,7 @@
 import fc from 'fast-check'
+import peggy from 'peggy'
 import { describe, expect, it } from 'vitest'
+import { leadSearchGrammar } from './lead-search-grammar.js'
 import {
   LeadQueryError,
   normalizeLeadQuery,
@@ -126,6 +128,27 @@ describe('parseLeadQuery: syntax', () => {
     }
   })
 
+  it('reads comparators with spaces around them', () => {
+    expect(where('created > "last week"')).toEqual(field('created', '>', 'last week', 0))
+    expect(where('custom.Employees >= 100')).toEqual(field('custom.Employees', '>=', '100', 0))
+    expect(where('contacts >= 2')).toEqual(field('contacts', '>=', '2', 0))
+    expect(where('created< 2026-01-01')).toEqual(field('created', '<', '2026-01-01', 0))
+    expect(where('"custom.Lead initials"\t:\tJW')).toEqual(field('custom.Lead initials', ':', 'JW', 0))
+    expect(where('a name : "b c" d')).toEqual(and(text('a'), field('name', ':', 'b c', 2), text('d')))
+    expect(parseLeadQuery('sort : -name')).toEqual({
+      where: null,
+      sort: [{ field: 'name', direction: 'desc', offset: 8 }],
+    })
+  })
+
+  it('still reads a word followed by a quoted phrase as two terms', () => {
+    expect(where('acme "main st"')).toEqual(and(text('acme'), text('main st')))
+    expect(where('"main st" acme')).toEqual(and(text('main st'), text('acme')))
+    expect(where('a OR "b c"')).toEqual(or(text('a'), text('b c')))
+    expect(where('name:x "y z"')).toEqual(and(field('name', ':', 'x', 0), text('y z')))
+    expect(where('contacts>2 "x" -y')).toEqual(and(field('contacts', '>', '2', 0), text('x'), not(text('y'))))
+  })
+
   it('lower-cases field names except after custom.', () => {
     expect(where('Status:Lost')).toEqual(field('status', ':', 'Lost', 0))
     expect(where('CUSTOM.MyField:X')).toEqual(field('custom.MyField', ':', 'X', 0))
@@ -168,18 +191,18 @@ describe('parseLeadQuery: syntax', () => {
 describe('parseLeadQuery: errors say where and why', () => {
   it.each([
     ['name:', 5, 'Unexpected end of query at column 6: expected a value'],
-    ['name: John', 5, 'Unexpected " " at column 6: expected a value'],
+    ['name: ', 6, 'Unexpected end of query at column 7: expected a value'],
+    ['name : )', 7, 'Unexpected ")" at column 8: expected a value'],
     ['name:)', 5, 'Unexpected ")" at column 6: expected a value'],
     ['(a', 2, 'Unexpected end of query at column 3: expected ")"'],
     ['((a) b', 6, 'Unexpected end of query at column 7: expected ")"'],
     ['a)', 1, 'Unexpected ")" at column 2: there is no "(" for it to close'],
     ['()', 1, 'Unexpected ")" at column 2: expected a search term'],
     ['a OR (', 6, 'Unexpected end of query at column 7: expected a search term'],
-    [
-      'name :John',
-      5,
-      'Unexpected ":" at column 6: write comparisons as field:value, with no spaces around the comparator',
-    ],
+    [':John', 0, 'Unexpected ":" at column 1: a comparison needs a field name before it, like created>2017-09-29'],
+    ['a (>= 2)', 3, 'Unexpected ">" at column 4: a comparison needs a field name before it, like created>2017-09-29'],
+    ['ab\u0000c', 2, 'Unexpected NUL character at column 3: remove it'],
+    ['name:"\u0000"', 6, 'Unexpected NUL character at column 7: remove it'],
     ['name:"John', 5, 'Unterminated quoted string at column 6: it needs a closing "'],
     [String.raw`a "b\"`, 2, 'Unterminated quoted string at column 3: it needs a closing "'],
     ['(sort:name)', 1, 'Misplaced sort at column 2: sort:field cannot be inside parentheses or negated'],
@@ -198,6 +221,16 @@ describe('parseLeadQuery: errors say where and why', () => {
     })()
     expect(error).toBeInstanceOf(LeadQueryError)
     expect(error).toMatchObject({ message, offset })
+  })
+
+  it('refuses more than 200 terms, pointing at the first one too many', () => {
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${String(i % 10)}`).join(' ')
+    expect(parseLeadQuery(`${words(200)} sort:name`).where).toMatchObject({ kind: 'and' })
+    expect(() => parseLeadQuery(words(201))).toThrow(
+      new LeadQueryError('Too many search terms at column 601: use at most 200', 600),
+    )
+    const fields = Array.from({ length: 201 }, (_, i) => `(name:x${String(i)} OR -has:email)`).join(' ')
+    expect(() => parseLeadQuery(fields)).toThrow('Too many search terms at column 2492: use at most 200')
   })
 
   it('refuses nesting past 32 levels, and stack-deep nesting, as a query error', () => {
@@ -303,35 +336,75 @@ describe('properties', () => {
   const keyword = fc.constantFrom('OR', 'and', 'Not', 'sort', 'has', 'custom.', 'created', 'contacts')
   const queryish = fc.array(fc.oneof(token, keyword), { maxLength: 24 }).map((parts) => parts.join(''))
 
-  it('refuses any string only with LeadQueryError', () => {
+  /** Parses, or returns the LeadQueryError the input is refused with; any other error fails the test. */
+  function parseOrRefusal(input: string): LeadQuery | LeadQueryError {
+    try {
+      return parseLeadQuery(input)
+    } catch (error) {
+      if (error instanceof LeadQueryError) return error
+      throw error
+    }
+  }
+
+  it('parses or refuses any string, refusing only with LeadQueryError at a column inside the query', () => {
+    const outcomes = { parsed: 0, refused: 0 }
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), queryish), (input) => {
-        try {
-          parseLeadQuery(input)
-        } catch (error) {
-          if (!(error instanceof LeadQueryError)) throw error
-          expect(error.offset).toBeGreaterThanOrEqual(0)
-          expect(error.offset).toBeLessThanOrEqual(input.length)
-          expect(error.message).toContain(`column ${error.offset + 1}`)
+        const result = parseOrRefusal(input)
+        if (result instanceof LeadQueryError) {
+          outcomes.refused++
+          expect(result.offset).toBeGreaterThanOrEqual(0)
+          expect(result.offset).toBeLessThanOrEqual(input.length)
+          expect(result.message).toContain(`column ${result.offset + 1}`)
+        } else {
+          outcomes.parsed++
+          expect(Object.keys(result).sort()).toEqual(['sort', 'where'])
+          if (input.trim() === '') expect(result).toEqual({ where: null, sort: [] })
         }
       }),
       { numRuns: 2000 },
     )
+    // Both branches must have run often, or the property says little.
+    expect(outcomes.parsed).toBeGreaterThan(200)
+    expect(outcomes.refused).toBeGreaterThan(200)
   })
 
   it('prints what it parsed so that it parses the same', () => {
+    let parsed = 0
     fc.assert(
       fc.property(fc.oneof(fc.string(), queryish), (input) => {
-        let query: LeadQuery
-        try {
-          query = parseLeadQuery(input)
-        } catch {
-          return
-        }
+        const query = parseOrRefusal(input)
+        if (query instanceof LeadQueryError) return
+        parsed++
         expect(withoutOffsets(parseLeadQuery(printLeadQuery(query)))).toEqual(withoutOffsets(query))
       }),
       { numRuns: 2000 },
     )
+    expect(parsed).toBeGreaterThan(500)
+  })
+
+  it('reads every query that parsed with comparators written tight as it did before spaces were allowed', () => {
+    const tight = 'name:FieldName op:Comparator value:Value'
+    const spaced = 'name:FieldName _ op:Comparator _ value:Value'
+    expect(leadSearchGrammar).toContain(spaced)
+    const before = peggy.generate(leadSearchGrammar.replace(spaced, tight), { cache: true })
+    const now = peggy.generate(leadSearchGrammar, { cache: true })
+    let compared = 0
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), queryish), (input) => {
+        let old: unknown
+        try {
+          old = before.parse(input)
+        } catch (error) {
+          if (error instanceof before.SyntaxError) return
+          throw error
+        }
+        compared++
+        expect(now.parse(input)).toEqual(old)
+      }),
+      { numRuns: 3000 },
+    )
+    expect(compared).toBeGreaterThan(500)
   })
 
   it('round-trips generated queries through print and parse', () => {

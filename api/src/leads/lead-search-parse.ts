@@ -59,12 +59,17 @@ const parser: LeadSearchParser = peggy.generate(leadSearchGrammar, { cache: true
 
 /** Parentheses and negations nested deeper than this are refused (the SQL built from them recurses as deeply). */
 const maxNesting = 32
+/** Terms (words, phrases, field terms) past this many are refused: each one is a condition tested on every lead. */
+export const maxTerms = 200
 
 function column(offset: number): string {
   return `column ${offset + 1}`
 }
 
 export function parseLeadQuery(text: string): LeadQuery {
+  // Neither database takes NUL in a text value (nor FTS5 in a query), and no stored text can hold one.
+  const nul = text.indexOf('\u0000')
+  if (nul !== -1) throw new LeadQueryError(`Unexpected NUL character at ${column(nul)}: remove it`, nul)
   let raw: RawExpr | null
   try {
     raw = parser.parse(text)
@@ -78,7 +83,7 @@ export function parseLeadQuery(text: string): LeadQuery {
   }
   const sort: SortEntry[] = []
   const rest = raw === null ? null : takeSorts(raw, sort)
-  return { where: rest === null ? null : toExpr(rest, 0), sort }
+  return { where: rest === null ? null : toExpr(rest, 0, { terms: 0 }), sort }
 }
 
 function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
@@ -98,7 +103,7 @@ function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
   } else if (found === ')' && expected.some((e) => e.type === 'end')) {
     why = 'there is no "(" for it to close'
   } else if (found === ':' || found === '<' || found === '>') {
-    why = 'write comparisons as field:value, with no spaces around the comparator'
+    why = 'a comparison needs a field name before it, like created>2017-09-29'
   } else {
     why = 'expected a search term'
   }
@@ -139,12 +144,18 @@ function sortEntry(node: RawField): SortEntry {
   return { field, direction: desc ? 'desc' : 'asc', offset }
 }
 
-function toExpr(node: RawExpr, depth: number): Expr {
+function toExpr(node: RawExpr, depth: number, seen: { terms: number }): Expr {
+  if (node.kind === 'text' || node.kind === 'field') {
+    seen.terms += 1
+    if (seen.terms > maxTerms) {
+      throw new LeadQueryError(`Too many search terms at ${column(node.offset)}: use at most ${maxTerms}`, node.offset)
+    }
+  }
   switch (node.kind) {
     case 'and':
     case 'or': {
       const items = node.items.flatMap((item) => {
-        const expr = toExpr(item, depth)
+        const expr = toExpr(item, depth, seen)
         return expr.kind === node.kind ? expr.items : [expr]
       })
       return { kind: node.kind, items }
@@ -157,7 +168,7 @@ function toExpr(node: RawExpr, depth: number): Expr {
           node.offset,
         )
       }
-      const expr = toExpr(node.expr, depth + 1)
+      const expr = toExpr(node.expr, depth + 1, seen)
       return node.kind === 'group' ? expr : { kind: 'not', expr }
     }
     case 'text':

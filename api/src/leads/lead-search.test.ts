@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 
@@ -331,5 +332,280 @@ describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
         .data.map((l: { name: string | null }) => l.name)
     expect(await sorted('sort:name')).toEqual(['Alpha', 'alpha', 'beta', 'Zed', 'Émile', null])
     expect(await sorted('sort:-name')).toEqual(['Émile', 'Zed', 'beta', 'alpha', 'Alpha', null])
+  })
+})
+
+/** A fresh organization with its own leads, for searches whose fixtures would disturb the shared ones. */
+async function separateOrg(name: string) {
+  const org = await ctx.createOrg(name)
+  const keys = new Map<string, string>()
+  return {
+    org,
+    async post(path: string, body: Record<string, unknown>) {
+      const res = await call(ctx.app, org.admin.key, 'POST', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    },
+    async lead(key: string, body: Record<string, unknown>) {
+      const res = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
+      expect(res.statusCode, res.body).toBe(200)
+      keys.set(res.json().id, key)
+    },
+    async found(query: string, headers: Record<string, string> = {}): Promise<string[]> {
+      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query }, headers })
+      expect(res.statusCode, `${query}: ${res.body}`).toBe(200)
+      return res
+        .json()
+        .data.map((l: { id: string }) => keys.get(l.id) ?? l.id)
+        .sort()
+    },
+  }
+}
+
+describe('email searches', () => {
+  it('find a domain or a partial address, ignoring case; a complete address matches exactly', async () => {
+    const acme = await separateOrg('Email Domains Ltd')
+    const contact = (email: string) => ({ contacts: [{ name: 'Someone', emails: [{ email }] }] })
+    await acme.lead('bruce', { name: 'Bruce', ...contact('bruce@acme.com') })
+    await acme.lead('alice', { name: 'Alice', ...contact('Alice@ACME.com') })
+    await acme.lead('australia', { name: 'Carol', ...contact('carol@acme.com.au') })
+    await acme.lead('elsewhere', { name: 'Dan', ...contact('dan@notacme.com') })
+    await acme.lead('bruce2', { name: 'Other Bruce', ...contact('bruce@initech.com') })
+    for (const [query, expected] of [
+      ['email:@acme.com', ['alice', 'australia', 'bruce']],
+      ['email:@ACME.COM', ['alice', 'australia', 'bruce']],
+      ['email:acme.com', ['alice', 'australia', 'bruce', 'elsewhere']],
+      ['email_address:@acme.com.au', ['australia']],
+      ['email:bruce@', ['bruce', 'bruce2']],
+      ['email:Bruce@Acme', ['bruce']],
+      ['email:"alice@"', ['alice']],
+      ['email:BRUCE@ACME.COM', ['bruce']],
+      ['email:alice@acme.com', ['alice']],
+      ['email:ruce@acme.com', []],
+      ['email:@', ['alice', 'australia', 'bruce', 'bruce2', 'elsewhere']],
+    ] as const) {
+      expect(await acme.found(query), query).toEqual(expected)
+    }
+  })
+})
+
+describe('spaces around comparators', () => {
+  it.each([
+    ['created > "2017-09-28"', 'created>"2017-09-28"'],
+    ['custom.Employees >= 100', 'custom.Employees>=100'],
+    ['contacts >= 1', 'contacts>=1'],
+    ['created< 2017-09-29', 'created<2017-09-29'],
+    ['created <=2017-09-29', 'created<=2017-09-29'],
+    ['status : customer', 'status:customer'],
+    ['"custom.Lead initials" : JW', '"custom.Lead initials":JW'],
+    ['name: "John Wehr"', 'name:"John Wehr"'],
+    ['contacts >= 1 sort : -created', 'contacts>=1 sort:-created'],
+  ])('%s finds what %s finds', async (spaced, tight) => {
+    const expected = await inOrder(tight)
+    expect(expected.length).toBeGreaterThan(0)
+    expect(await inOrder(spaced)).toEqual(expected)
+  })
+
+  it('reads created > "last week" as a comparison', async () => {
+    ctx.clock.set(new Date('2017-10-04T12:00:00.000Z'))
+    expect(await found('created > "last week"')).toEqual([])
+    expect(await found('created >= "last week"')).toEqual(['bare', 'potential', 'wayne', 'wehr'])
+    ctx.clock.set(new Date('2017-09-28T12:00:00.000Z'))
+    expect(await found('created > "last week"')).toEqual(['bare', 'potential', 'wayne', 'wehr'])
+  })
+
+  it('keeps a word followed by a quoted phrase two free-text terms', async () => {
+    expect(await found('gotham "based conglomerate"')).toEqual(['wayne'])
+    expect(await found('"bruce wayne" gotham')).toEqual(['wayne'])
+    expect(await found('portland "based conglomerate"')).toEqual([])
+  })
+})
+
+describe('date and datetime custom fields', () => {
+  it('compare calendar dates as dates', async () => {
+    const dates = await separateOrg('Renewals Ltd')
+    await dates.post('/custom_field/lead/', { name: 'Renewal', type: 'date' })
+    await dates.lead('14th', { name: 'A', 'custom.Renewal': '2018-01-14' })
+    await dates.lead('15th', { name: 'B', 'custom.Renewal': '2018-01-15' })
+    await dates.lead('16th', { name: 'C', 'custom.Renewal': '2018-01-16' })
+    await dates.lead('none', { name: 'D' })
+    for (const [query, expected] of [
+      ['custom.Renewal:2018-01-15', ['15th']],
+      ['custom.Renewal>2018-01-15', ['16th']],
+      ['custom.Renewal>=2018-01-15', ['15th', '16th']],
+      ['custom.Renewal<2018-01-15', ['14th']],
+      ['custom.Renewal<=2018-01-15', ['14th', '15th']],
+      ['custom.Renewal>2018-01-16', []],
+      ['-custom.Renewal:2018-01-15', ['14th', '16th', 'none']],
+    ] as const) {
+      expect(await dates.found(query), query).toEqual(expected)
+    }
+    ctx.clock.set(new Date('2018-01-16T02:00:00.000Z'))
+    for (const [query, offset, expected] of [
+      ['custom.Renewal:today', '0', ['16th']],
+      // 02:00 UTC on the 16th is still the 15th at -4.
+      ['custom.Renewal:today', '-4', ['15th']],
+      ['custom.Renewal:yesterday', '0', ['15th']],
+      ['custom.Renewal:"2 days ago"', '0', ['14th']],
+      ['custom.Renewal>"2 days ago"', '0', ['15th', '16th']],
+      ['custom.Renewal<"1 day ago"', '0', ['14th']],
+      ['custom.Renewal<"1 day ago"', '-4', []],
+      ['custom.Renewal:"this month"', '0', ['14th', '15th', '16th']],
+      ['custom.Renewal:"last month"', '0', []],
+      ['custom.Renewal:"this week"', '0', ['15th', '16th']],
+    ] as const) {
+      expect(await dates.found(query, { 'x-tz-offset': offset }), `${query} at ${offset}`).toEqual(expected)
+    }
+  })
+
+  it('refuses a time of day for a date field', async () => {
+    const dates = await separateOrg('Renewal Times Ltd')
+    await dates.post('/custom_field/lead/', { name: 'Renewal', type: 'date' })
+    const res = await call(ctx.app, dates.org.member.key, 'GET', '/lead/', {
+      query: { query: 'custom.Renewal>2018-01-15T10:00' },
+    })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()['field-errors'].query).toMatch(
+      /^Unexpected time of day .*: a date field holds whole days.*column 1/,
+    )
+  })
+
+  it('compare datetimes as instants, days in the caller’s zone', async () => {
+    const times = await separateOrg('Kickoffs Ltd')
+    await times.post('/custom_field/lead/', { name: 'Kickoff', type: 'datetime' })
+    await times.lead('late', { name: 'A', 'custom.Kickoff': '2018-01-15T23:30:00Z' })
+    await times.lead('next', { name: 'B', 'custom.Kickoff': '2018-01-16T01:00:00+00:00' })
+    for (const [query, offset, expected] of [
+      ['custom.Kickoff:2018-01-15', '0', ['late']],
+      ['custom.Kickoff:2018-01-15', '-4', ['late', 'next']],
+      ['custom.Kickoff>2018-01-15', '0', ['next']],
+      ['custom.Kickoff>=2018-01-16', '0', ['next']],
+      ['custom.Kickoff<2018-01-16', '0', ['late']],
+      ['custom.Kickoff<=2018-01-15', '-4', ['late', 'next']],
+      ['custom.Kickoff:"2018-01-15T23:30"', '0', ['late']],
+      ['custom.Kickoff>"2018-01-15T23:30"', '0', ['next']],
+      ['custom.Kickoff>="2018-01-15T19:30"', '-4', ['late', 'next']],
+    ] as const) {
+      expect(await times.found(query, { 'x-tz-offset': offset }), `${query} at ${offset}`).toEqual(expected)
+    }
+  })
+})
+
+describe('phone field searches', () => {
+  it.each([
+    ['phone:"020 7946 0958"', ['wayne']],
+    ['phone:020-7946-0958', ['wayne']],
+    ['phone:"(020) 7946 0958"', ['wayne']],
+    ['phone:"+44 20 7946 0958"', ['wayne']],
+    ['phone:"7946 0958"', ['wayne']],
+    ['phone:"(415) 555-0101"', ['wehr']],
+    ['phone:"+1 415-555-0101"', ['wehr']],
+    ['phone:"555 0101"', ['wehr']],
+  ])('%s', async (query, expected) => {
+    expect(await found(query)).toEqual(expected)
+  })
+
+  it('finds a number typed as it is dialled in the organization’s country', async () => {
+    const london = await separateOrg('London Ltd')
+    const put = await call(ctx.app, london.org.admin.key, 'PUT', `/organization/${london.org.id}/`, {
+      body: { country: 'GB' },
+    })
+    expect(put.statusCode, put.body).toBe(200)
+    await london.lead('office', {
+      name: 'Office',
+      contacts: [{ name: 'Reception', phones: [{ phone: '020 7946 0958' }] }],
+    })
+    const stored = await call(ctx.app, london.org.member.key, 'GET', '/lead/', { query: { query: 'office' } })
+    expect(stored.json().data[0].contacts[0].phones[0].phone).toBe('+442079460958')
+    expect(await london.found('phone:"020 7946 0958"')).toEqual(['office'])
+    expect(await london.found('"020 7946 0958"')).toEqual(['office'])
+  })
+})
+
+describe('large and deep searches', () => {
+  const twoLetterWords = (count: number) =>
+    Array.from({ length: count }, (_, i) => String.fromCharCode(97 + (Math.floor(i / 26) % 26), 97 + (i % 26)))
+
+  async function refusedFor(query: string) {
+    const res = await search(query)
+    expect(res.statusCode, res.body).toBe(400)
+    return String(res.json()['field-errors'].query)
+  }
+
+  it('refuses more than 200 terms with a field error that states the limit', async () => {
+    const words = twoLetterWords(1200).join(' ')
+    expect(words).toHaveLength(3599)
+    expect(await refusedFor(words)).toBe('Too many search terms at column 601: use at most 200')
+    expect(await refusedFor(twoLetterWords(201).join(' '))).toMatch(/use at most 200/)
+    const fields = Array.from({ length: 201 }, (_, i) => `name:x${String(i)}`).join(' OR ')
+    expect(await refusedFor(fields)).toMatch(/use at most 200/)
+  })
+
+  it("answers 200 terms, free text or OR'ed fields", async () => {
+    const words = Array.from({ length: 200 }, (_, i) => ['wayne', 'gotham', 'bruce', 'wa', 'go'][i % 5]).join(' ')
+    expect(await found(words)).toEqual(['wayne'])
+    const names = Array.from({ length: 199 }, (_, i) => `name:nobody${String(i)}`)
+    expect(await found([...names, 'name:wehr'].join(' OR '))).toEqual(['wehr'])
+    const cities = Array.from({ length: 199 }, (_, i) => `city:nowhere${String(i)}`)
+    expect(await found([...cities, 'city:portland'].join(' or '))).toEqual(['wehr'])
+    const mixed = Array.from({ length: 100 }, (_, i) => `(name:nobody${String(i)} OR -has:contacts)`).join(' ')
+    expect(await found(mixed)).toEqual(['bare', 'potential'])
+  })
+
+  it('answers parentheses and negations 32 deep and refuses deeper ones', async () => {
+    expect(await found(`${'('.repeat(32)}gotham${')'.repeat(32)}`)).toEqual(['wayne'])
+    expect(await found(`${'-'.repeat(32)}gotham`)).toEqual(['wayne'])
+    const alternation = `${'(nobody OR '.repeat(32)}portland${')'.repeat(32)}`
+    expect(await found(alternation)).toEqual(['wehr'])
+    expect(await refusedFor(`${'('.repeat(33)}a${')'.repeat(33)}`)).toMatch(/nested too deeply/)
+    expect(await refusedFor(`${'('.repeat(1999)}a${')'.repeat(1999)}`)).toMatch(/nested too deeply/)
+    expect(await refusedFor(`${'-'.repeat(3999)}a`)).toMatch(/nested too deeply/)
+  })
+
+  it('never answers a search with a 500', async () => {
+    const piece = fc.oneof(
+      fc.constantFrom(' ', '(', ')', '"', '-', ':', '>', '<', '>=', '<=', ' OR ', ' and ', 'NOT ', '\\', '@', '%', '_'),
+      fc.constantFrom('name', 'email', 'phone', 'created', 'updated', 'contacts', 'custom.Employees', 'custom.Renewal'),
+      fc.constantFrom(
+        'has',
+        'sort',
+        'status',
+        'city',
+        'address',
+        'country',
+        'tasks',
+        'url',
+        'id',
+        '"custom.Lead initials"',
+      ),
+      fc.constantFrom('today', '"3 days ago"', '2017-09-29', '2017-09-29T10:40', '9999-12-31', '0001-01-01', '-name'),
+      fc.constantFrom('99999999999999999999', '1e400', '-0', '0x10', 'NaN', '+44 20', '\u0000', '\u200b', 'İ', '😀'),
+      fc.string({ maxLength: 6 }),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 16 }), async (pieces) => {
+        const query = pieces.join('')
+        const res = await search(query)
+        expect([200, 400], `${JSON.stringify(query)}: ${res.body}`).toContain(res.statusCode)
+        if (res.statusCode === 400) expect(typeof res.json()['field-errors'].query).toBe('string')
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it.each([
+    'contacts>99999999999999999999',
+    'contacts:1e400',
+    'custom.Employees>99999999999999999999999',
+    'custom.Employees<1e300',
+    'name:\u0000',
+    '\u0000',
+    'ab\u0000c',
+    'created:"999999999 days ago"',
+    'sort:name '.repeat(399),
+  ])('answers %j without an error', async (query) => {
+    const res = await search(query)
+    expect([200, 400], res.body).toContain(res.statusCode)
   })
 })

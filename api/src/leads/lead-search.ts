@@ -3,7 +3,7 @@ import type { Db, Dialect, LeadRow } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
-import { DateValueError, resolveDateValue } from './lead-search-dates.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
 import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -21,6 +21,18 @@ interface CompileContext {
 
 const TRUE: Condition = sql<SqlBool>`1 = 1`
 const FALSE: Condition = sql<SqlBool>`1 = 0`
+
+/**
+ * Joins conditions with `and` or `or` as a balanced tree. SQLite refuses expressions nested more than 1000 deep,
+ * and `a and b and c …` nests one level per term; balanced, 200 terms are 8 levels.
+ */
+function joinAll(conditions: Condition[], op: 'and' | 'or'): Condition {
+  const [first, ...rest] = conditions
+  if (first === undefined) return op === 'and' ? TRUE : FALSE
+  if (rest.length === 0) return first
+  const half = Math.ceil(conditions.length / 2)
+  return sql<SqlBool>`(${joinAll(conditions.slice(0, half), op)} ${sql.raw(op)} ${joinAll(conditions.slice(half), op)})`
+}
 
 function queryError(offset: number, message: string): ValidationError {
   return ValidationError.field('query', `${message} (at column ${String(offset + 1)})`)
@@ -82,17 +94,24 @@ function documentContains(term: string, ctx: CompileContext): Condition {
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
 const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
 
+/**
+ * The digits a phone number typed as `typed` is stored with: its own digits and, typed with a trunk prefix
+ * (`020 7946 0958`), the national digits without it (`2079460958`, inside `+442079460958`).
+ */
+function typedPhoneDigits(typed: string): string[] {
+  const digits = typed.replace(/\D/g, '')
+  const national = digits.replace(/^0+/, '')
+  return national !== digits && national.length >= 6 ? [digits, national] : [digits]
+}
+
 /** A free-text term as a condition on a document: the term itself or, for a phone number, any form it is stored in. */
 function documentMatches(value: string, ctx: CompileContext): Condition {
   const term = foldCase(value)
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    const forms = [documentContains(term, ctx), documentContains(digits, ctx)]
-    // A national number typed with its trunk prefix ("020-7946-0958") is stored without it ("2079460958").
-    const national = digits.replace(/^0+/, '')
-    if (national !== digits && national.length >= 6) forms.push(documentContains(national, ctx))
-    return sql<SqlBool>`(${sql.join(forms, sql` or `)})`
+    const forms = [term, ...typedPhoneDigits(term)].map((form) => documentContains(form, ctx))
+    return joinAll(forms, 'or')
   }
   return documentContains(term, ctx)
 }
@@ -102,10 +121,10 @@ function freeTexts(values: string[], ctx: CompileContext): Condition {
   return leadHas(
     'lead_search',
     ctx,
-    sql<SqlBool>`${sql.join(
+    joinAll(
       values.map((v) => documentMatches(v, ctx)),
-      sql` and `,
-    )}`,
+      'and',
+    ),
   )
 }
 
@@ -114,11 +133,24 @@ function comparison(column: string, op: Comparator, value: string | number): Con
   return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`
 }
 
-/** Date values are day (or instant) ranges in the caller's zone: `:` inside, `>` after, `<` before. */
-function dateCondition(column: string, op: Comparator, value: string, ctx: CompileContext, offset: number): Condition {
-  let range: { start: string; end: string }
+type DateResolver = (text: string, now: Date, tzOffsetHours: number) => DateRange
+
+/**
+ * Date values are ranges in the caller's zone: `:` inside, `>` after, `<` before. Timestamps compare with the
+ * instants a value covers (`resolveDateValue`), calendar dates with the days it covers (`resolveDateDays`); both are
+ * fixed-width text that sorts as it compares.
+ */
+function dateCondition(
+  column: string,
+  op: Comparator,
+  value: string,
+  ctx: CompileContext,
+  offset: number,
+  resolve: DateResolver = resolveDateValue,
+): Condition {
+  let range: DateRange
   try {
-    range = resolveDateValue(value, ctx.now, ctx.tzOffsetHours)
+    range = resolve(value, ctx.now, ctx.tzOffsetHours)
   } catch (error) {
     if (error instanceof DateValueError) throw queryError(offset, error.message)
     throw error
@@ -140,7 +172,9 @@ function dateCondition(column: string, op: Comparator, value: string, ctx: Compi
 
 function countCondition(table: string, op: Comparator, value: string): Condition {
   const operator = op === ':' ? '=' : op
-  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${Number(value)}`
+  // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
+  const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${count}`
 }
 
 /** Opportunities and tasks arrive with later issues; until then every lead has none of them. */
@@ -167,7 +201,9 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
     const number = Number(value)
     if (value.trim() === '' || !Number.isFinite(number)) throw queryError(offset, `"${def.name}" is a number field`)
     valueCondition = comparison('value_number', op, number)
-  } else if (def.type === 'date' || def.type === 'datetime') {
+  } else if (def.type === 'date') {
+    valueCondition = dateCondition('value_text', op, value, ctx, offset, resolveDateDays)
+  } else if (def.type === 'datetime') {
     valueCondition = dateCondition('value_text', op, value, ctx, offset)
   } else if (op === ':') {
     valueCondition =
@@ -179,6 +215,12 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
   }
   return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and object_id = lead_id and ${valueCondition}`)
 }
+
+/**
+ * A whole address (`bruce@acme.com`) is looked up exactly, through the (organization_id, value_lower) index; anything
+ * less (`@acme.com`, `acme.com`, `bruce@`, `bruce@acme`) is found inside the addresses.
+ */
+const WHOLE_EMAIL = /^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/
 
 function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileContext): Condition {
   const { field, op, value, offset } = expr
@@ -202,12 +244,14 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
       return leadHas(
         'contact_email',
         ctx,
-        value.includes('@') ? sql<SqlBool>`value_lower = ${value.toLowerCase()}` : contains('value_lower', value, ctx),
+        WHOLE_EMAIL.test(value)
+          ? sql<SqlBool>`value_lower = ${value.toLowerCase()}`
+          : contains('value_lower', value, ctx),
       )
     case 'phone': {
-      const digits = value.replace(/[^\d]/g, '')
-      if (digits === '') throw queryError(offset, 'A phone search needs digits')
-      return leadHas('contact_phone', ctx, sql<SqlBool>`phone like ${`%${digits}%`}`)
+      if (!/\d/.test(value)) throw queryError(offset, 'A phone search needs digits')
+      const forms = typedPhoneDigits(value).map((digits) => sql<SqlBool>`phone like ${`%${digits}%`}`)
+      return leadHas('contact_phone', ctx, joinAll(forms, 'or'))
     }
     case 'city':
     case 'state':
@@ -219,10 +263,10 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
       return leadHas(
         'lead_address',
         ctx,
-        sql<SqlBool>`(${sql.join(
+        joinAll(
           ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value, ctx)),
-          sql` or `,
-        )})`,
+          'or',
+        ),
       )
     case 'date_created':
     case 'date_updated':
@@ -268,14 +312,13 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'and': {
       const texts = expr.items.flatMap((e) => (e.kind === 'text' ? [e.value] : []))
       const others = expr.items.filter((e) => e.kind !== 'text').map((e) => compile(e, ctx))
-      const conditions = texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others
-      return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`
+      return joinAll(texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others, 'and')
     }
     case 'or':
-      return sql<SqlBool>`(${sql.join(
+      return joinAll(
         expr.items.map((e) => compile(e, ctx)),
-        sql` or `,
-      )})`
+        'or',
+      )
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
