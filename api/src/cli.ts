@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createApiKey, revokeApiKey } from './api-keys/api-key-repo.js'
 import { loadConfig, type Config } from './config.js'
-import { DEFAULT_DATABASE_URL, openDatabase, type Db } from './db/database.js'
+import { DEFAULT_DATABASE_URL, inTransaction, openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { seedDemoLeads } from './demo/demo-leads.js'
 import { seedDemoOrganization } from './demo/demo-seed.js'
@@ -355,7 +355,8 @@ Prints {"api_key_id","revoked":true}. Revoking a revoked key again is harmless.`
 const seedDemoCommand: Command = {
   usage: 'leadline seed demo [--leads N]',
   summary: 'create the demo organization with an admin, a manager and two reps',
-  details: `  --leads N   how many demo leads to create (default 0)
+  details: `  --leads N   how many demo leads to create (default 0), with contacts, addresses, custom values, notes and
+              status changes, in one transaction
 
 Prints {"organization_id","organization_name","users":[{"user_id","membership_id","email","first_name",
 "last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
@@ -371,15 +372,14 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
     const { demo, leadsCreated } = await withDatabase(databaseUrl(values.db, env), async (db) => {
       // The seeded leads get current documents: older ones are rebuilt first, so the version recorded holds for all.
       await ensureLeadSearchCurrent(db, { onProgress: progress(json, 'reindexing', 'reindexed') })
-      const organization = await seedDemoOrganization(db, systemClock)
-      const created = await seedDemoLeads(
-        db,
-        systemClock,
-        organization.organization_id,
-        leads,
-        progress(json, 'seeding', 'seeded'),
-      )
-      return { demo: organization, leadsCreated: created }
+      // One transaction: an interrupted seed leaves no demo organization without its leads.
+      return inTransaction(db, async (tx) => {
+        const organization = await seedDemoOrganization(tx, systemClock)
+        const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
+          onProgress: progress(json, 'seeding', 'seeded'),
+        })
+        return { demo: organization, leadsCreated: created }
+      })
     })
     const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))
     return {

@@ -88,8 +88,10 @@ async function main() {
   await migrateToLatest(database.db)
   const seedStarted = performance.now()
   const demo = await seedDemoOrganization(database.db, systemClock)
-  await seedDemoLeads(database.db, systemClock, demo.organization_id, leadCount, (done, total) => {
-    if (done % 10_000 === 0 || done === total) process.stderr.write(`seeded ${String(done)}/${String(total)}\n`)
+  await seedDemoLeads(database.db, systemClock, demo.organization_id, leadCount, {
+    onProgress: (done, total) => {
+      if (done % 10_000 === 0 || done === total) process.stderr.write(`seeded ${String(done)}/${String(total)}\n`)
+    },
   })
   const seedSeconds = (performance.now() - seedStarted) / 1000
   const ids = (

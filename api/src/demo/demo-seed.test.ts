@@ -79,7 +79,7 @@ describe('seedDemoLeads', () => {
   it('dates no lead or activity after now, and leads 30 days to a year back', async () => {
     const clock = new TestClock(new Date('2026-03-01T12:00:00.000Z'))
     const demo = await seedDemoOrganization(database.db, clock)
-    const created = await seedDemoLeads(database.db, clock, demo.organization_id, 1000, () => undefined)
+    const created = await seedDemoLeads(database.db, clock, demo.organization_id, 1000)
     const nowMs = clock.now().getTime()
     const wire = (ms: number) => formatTimestamp(new Date(ms))
     const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/

@@ -1,0 +1,168 @@
+import { availableParallelism } from 'node:os'
+import { CompiledQuery, SqliteAdapter, sql, type Insertable } from 'kysely'
+import type { Db, Tables } from '../db/database.js'
+
+// Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a bigger SQLite page cache
+// while the load runs, and the tables' secondary indexes built once at the end instead of row by row.
+
+/** SQLite's compile-time cap on bound parameters (SQLITE_MAX_VARIABLE_NUMBER, bundled by better-sqlite3). */
+const SQLITE_PARAMETERS = 32_766
+/** The page cache a bulk load asks SQLite for, in KiB (a negative cache_size is KiB, a positive one pages). */
+const BULK_CACHE_KIB = 262_144
+/** Memory Postgres may use to sort the entries of one index it builds. */
+const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
+
+export function isSqlite(db: Db): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter
+}
+
+/**
+ * Inserts rows of one table in as few statements as the database allows. The statements are written here rather
+ * than by Kysely's builder, which for a bulk load spends more time building them than the database spends running
+ * them; every value is still a bound parameter. The first row's keys name the columns.
+ * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows. Postgres gets one array per column,
+ * unnested: a VALUES list there is bound by its 65 535 parameters and costs twice as much to parse and plan.
+ */
+export async function insertAll<K extends keyof Tables>(
+  db: Db,
+  table: K,
+  rows: readonly Insertable<Tables[K]>[],
+): Promise<void> {
+  const first = rows[0]
+  if (first === undefined) return
+  const columns = Object.keys(first)
+  const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) `
+  if (!isSqlite(db)) {
+    const types = await columnTypes(db, table)
+    const arrays = columns.map((column) => rows.map((row): unknown => Reflect.get(row, column)))
+    const unnest = columns.map((column, i) => `$${String(i + 1)}::${types.get(column) ?? 'text'}[]`)
+    await db.executeQuery(CompiledQuery.raw(`${head}select * from unnest(${unnest.join(', ')})`, arrays))
+    return
+  }
+  const size = Math.max(1, Math.floor(SQLITE_PARAMETERS / columns.length))
+  const tuple = `(${columns.map(() => '?').join(', ')})`
+  for (let start = 0; start < rows.length; start += size) {
+    const part = rows.slice(start, start + size)
+    const parameters: unknown[] = []
+    for (const row of part) for (const column of columns) parameters.push(Reflect.get(row, column))
+    await db.executeQuery(CompiledQuery.raw(`${head}values ${part.map(() => tuple).join(', ')}`, parameters))
+  }
+}
+
+/** A Postgres table's column types, as a cast names them (`character varying(64)`, `integer`). */
+async function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
+  const result = await sql<{ name: string; type: string }>`select a.attname as name,
+      format_type(a.atttypid, a.atttypmod) as type
+    from pg_attribute a
+    where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`.execute(db)
+  return new Map(result.rows.map((column) => [column.name, column.type]))
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`
+}
+
+/**
+ * Runs a bulk load with a large SQLite page cache and helper threads for the sorts that build indexes, and puts the
+ * connection's settings back after. Postgres needs nothing here: its buffer cache is the server's.
+ */
+export async function withBulkLoadSettings<T>(db: Db, load: () => Promise<T>): Promise<T> {
+  if (!isSqlite(db)) return load()
+  const cacheSize = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size
+  const threads = (await sql<{ threads: number }>`pragma threads`.execute(db)).rows[0]?.threads
+  await sql.raw(`pragma cache_size = -${String(BULK_CACHE_KIB)}`).execute(db)
+  await sql.raw(`pragma threads = ${String(Math.min(4, availableParallelism()))}`).execute(db)
+  try {
+    return await load()
+  } finally {
+    if (cacheSize !== undefined) await sql.raw(`pragma cache_size = ${String(Math.trunc(cacheSize))}`).execute(db)
+    if (threads !== undefined) await sql.raw(`pragma threads = ${String(Math.trunc(threads))}`).execute(db)
+  }
+}
+
+/** An index or trigger, and the statement that creates it again. */
+interface SchemaObject {
+  name: string
+  table: string
+  definition: string
+}
+
+/**
+ * The indexes of `tables` that nothing but speed depends on: not primary keys, not unique constraints (they check
+ * the rows as they arrive).
+ */
+async function secondaryIndexes(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) {
+    // Indexes SQLite makes for a constraint have no creating statement (`sql` is null).
+    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+      where type = 'index' and sql is not null and tbl_name in (${sql.join(tables)})
+        and sql not like 'create unique %'
+      order by name`.execute(db)
+    return rows.rows
+  }
+  const rows = await sql<SchemaObject>`select c.relname as name, t.relname as "table",
+      pg_get_indexdef(c.oid) as definition
+    from pg_index x
+    join pg_class c on c.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not x.indisunique
+    order by c.relname`.execute(db)
+  return rows.rows
+}
+
+const ESCAPE = '\\'
+const REVISION_TRIGGER = `%${ESCAPE}_revision${ESCAPE}_%`
+
+/**
+ * The triggers of `tables` that count a lead's revisions for the caches (migration 0005, `<table>_revision_…`).
+ * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0.
+ */
+async function revisionTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) {
+    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+      where type = 'trigger' and tbl_name in (${sql.join(tables)}) and name like ${REVISION_TRIGGER} escape ${ESCAPE}
+      order by name`.execute(db)
+    return rows.rows
+  }
+  const rows = await sql<SchemaObject>`select g.tgname as name, t.relname as "table",
+      pg_get_triggerdef(g.oid) as definition
+    from pg_trigger g
+    join pg_class t on t.oid = g.tgrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
+      and g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE}
+    order by g.tgname`.execute(db)
+  return rows.rows
+}
+
+/**
+ * Runs `load`, a load of new leads into `tables`, without their secondary indexes and their revision triggers, and
+ * then creates those again: an index built by one sort is several times cheaper than one updated row by row in
+ * random id order, and the triggers would rewrite each new lead once per row under it. Inside the caller's
+ * transaction, so a failed load leaves all of them in place. Postgres locks the tables until the transaction ends:
+ * this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is done and the builds begin.
+ */
+export async function withBulkLoadSchema<T>(
+  tx: Db,
+  tables: readonly string[],
+  load: () => Promise<T>,
+  onRebuild?: () => void,
+): Promise<T> {
+  const sqlite = isSqlite(tx)
+  const indexes = await secondaryIndexes(tx, tables)
+  const triggers = await revisionTriggers(tx, tables)
+  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(tx)
+  for (const trigger of triggers) {
+    await (
+      sqlite
+        ? sql`drop trigger ${sql.id(trigger.name)}`
+        : sql`drop trigger ${sql.id(trigger.name)} on ${sql.id(trigger.table)}`
+    ).execute(tx)
+  }
+  const result = await load()
+  onRebuild?.()
+  if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
+  for (const { definition } of [...indexes, ...triggers]) await sql.raw(definition).execute(tx)
+  return result
+}

@@ -1,0 +1,377 @@
+import type { Insertable } from 'kysely'
+import type {
+  ActivityTable,
+  ContactEmailTable,
+  ContactPhoneTable,
+  ContactTable,
+  CustomValueTable,
+  LeadAddressTable,
+  LeadSearchTable,
+  LeadTable,
+} from '../db/database.js'
+import { searchDocument, type SearchableLead } from '../leads/lead-search-index.js'
+import { newId } from '../platform/ids.js'
+import { formatTimestamp } from '../platform/time.js'
+
+// Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search documents
+// included, ready to be written as they are. A seeded generator gives every run the same kind of data.
+
+const ADJECTIVES = [
+  'Blue',
+  'Bright',
+  'Golden',
+  'Summit',
+  'Pioneer',
+  'Evergreen',
+  'Silver',
+  'Northern',
+  'Rapid',
+  'Urban',
+  'Coastal',
+  'Prime',
+  'Atlas',
+  'Vertex',
+  'Harbor',
+  'Granite',
+  'Maple',
+  'Crescent',
+  'Redwood',
+  'Beacon',
+]
+const NOUNS = [
+  'Logistics',
+  'Analytics',
+  'Dental',
+  'Robotics',
+  'Foods',
+  'Energy',
+  'Media',
+  'Health',
+  'Software',
+  'Construction',
+  'Capital',
+  'Labs',
+  'Farms',
+  'Apparel',
+  'Motors',
+  'Biotech',
+  'Studios',
+  'Systems',
+  'Partners',
+  'Networks',
+]
+const SUFFIXES = ['Inc', 'LLC', 'Group', 'Co', 'Corp', 'Ltd']
+const FIRST_NAMES = [
+  'Olivia',
+  'Liam',
+  'Emma',
+  'Noah',
+  'Ava',
+  'Elijah',
+  'Sophia',
+  'James',
+  'Isabella',
+  'Lucas',
+  'Mia',
+  'Mateo',
+  'Amelia',
+  'Benjamin',
+  'Harper',
+  'Ethan',
+  'Aisha',
+  'Wei',
+  'Priya',
+  'Diego',
+  'Fatima',
+  'Kenji',
+  'Zoe',
+  'Omar',
+]
+const LAST_NAMES = [
+  'Smith',
+  'Johnson',
+  'Garcia',
+  'Nguyen',
+  'Patel',
+  'Kim',
+  'Brown',
+  'Martinez',
+  'Davis',
+  'Lopez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Moore',
+  'Chen',
+  'Okafor',
+  'Schmidt',
+  'Rossi',
+  'Haddad',
+  'Ivanova',
+]
+const TITLES = [
+  'CEO',
+  'CTO',
+  'VP Sales',
+  'Head of Operations',
+  'Procurement Manager',
+  'Office Manager',
+  'Founder',
+  'Director of Marketing',
+  'CFO',
+  'IT Manager',
+]
+const PLACES = [
+  ['New York', 'NY', '10001', '212'],
+  ['San Francisco', 'CA', '94105', '415'],
+  ['Chicago', 'IL', '60601', '312'],
+  ['Boston', 'MA', '02110', '617'],
+  ['Seattle', 'WA', '98101', '206'],
+  ['Austin', 'TX', '78701', '512'],
+  ['Denver', 'CO', '80202', '303'],
+  ['Atlanta', 'GA', '30303', '404'],
+] as const
+const STREETS = ['Main St', 'Oak Ave', 'Market St', 'Pine St', 'Elm St', 'Broadway', 'Cedar Rd', 'Lake Shore Dr']
+const NOTES = [
+  'Intro call went well; they want a proposal by Friday.',
+  'Left a voicemail, will try again next week.',
+  'Asked about volume pricing for 50+ seats.',
+  'Decision maker is on vacation until the 15th.',
+  'Sent the case study they asked for.',
+  'They are evaluating two other vendors.',
+  'Follow up after their budget meeting.',
+]
+export const INDUSTRIES = ['Software', 'Healthcare', 'Manufacturing', 'Retail', 'Finance', 'Education']
+export const DECISION_ROLES = ['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']
+const DAY_MS = 86_400_000
+const MINUTE_MS = 60_000
+
+/** A small deterministic generator (mulberry32), so demo data is the same shape on every run. */
+function generator(seed: number) {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (max: number) => Math.floor(next() * max)
+  const pick = <T>(items: readonly T[]): T => {
+    const item = items[int(items.length)]
+    if (item === undefined) throw new Error('pick from an empty list')
+    return item
+  }
+  return { next, int, pick }
+}
+
+type Generator = ReturnType<typeof generator>
+
+/** What every demo lead is made with: plain data, so a worker thread can be given it. */
+export interface DemoLeadSetting {
+  organizationId: string
+  nowMs: number
+  userIds: string[]
+  statuses: { id: string; label: string }[]
+  fields: { industry: string; employees: string; renewal: string; owner: string; decisionRole: string }
+  /** Seeds the generator: the same seed gives the same kind of leads, in the same order. */
+  seed: number
+}
+
+/** Every row of some demo leads, as written: the leads, everything under them and their search documents. */
+export interface DemoLeadRows {
+  leads: Insertable<LeadTable>[]
+  addresses: LeadAddressTable[]
+  contacts: ContactTable[]
+  emails: ContactEmailTable[]
+  phones: ContactPhoneTable[]
+  values: CustomValueTable[]
+  activities: ActivityTable[]
+  searches: LeadSearchTable[]
+}
+
+/** A source of demo leads: each call makes the next `size` leads. */
+export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => DemoLeadRows {
+  const rand = generator(setting.seed)
+  return (size) => {
+    const rows: DemoLeadRows = {
+      leads: [],
+      addresses: [],
+      contacts: [],
+      emails: [],
+      phones: [],
+      values: [],
+      activities: [],
+      searches: [],
+    }
+    for (let n = 0; n < size; n++) addLead(rows, rand, setting)
+    return rows
+  }
+}
+
+function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting): void {
+  const { organizationId, nowMs } = setting
+  const leadId = newId('lead')
+  const name = `${rand.pick(ADJECTIVES)} ${rand.pick(NOUNS)} ${rand.pick(SUFFIXES)}`
+  const domain = `${name.split(' ').slice(0, 2).join('').toLowerCase()}${String(rand.int(1000))}.example.com`
+  const createdMs = nowMs - (30 + rand.int(335)) * DAY_MS - rand.int(DAY_MS)
+  const createdAt = formatTimestamp(new Date(createdMs))
+  const creator = rand.pick(setting.userIds)
+  const [city, state, zipcode, area] = rand.pick(PLACES)
+  const searchable: SearchableLead = {
+    name,
+    description: '',
+    url: null,
+    contacts: [],
+    emails: [],
+    phones: [],
+    urls: [],
+    addresses: [],
+  }
+  const timestamps: number[] = [createdMs]
+  // Nothing the demo generates may lie in the future, however late in its year a lead was created.
+  const activity = (type: string, data: unknown, wantedMs: number, userId: string) => {
+    const atMs = Math.min(wantedMs, nowMs)
+    timestamps.push(atMs)
+    const at = formatTimestamp(new Date(atMs))
+    rows.activities.push({
+      id: newId('activity'),
+      organization_id: organizationId,
+      lead_id: leadId,
+      contact_id: null,
+      user_id: userId,
+      type,
+      data: JSON.stringify(data),
+      created_by: userId,
+      updated_by: userId,
+      date_created: at,
+      date_updated: at,
+    })
+  }
+  activity('Created', { source: 'import', import_id: null }, createdMs, creator)
+
+  let status = setting.statuses[0] ?? { id: '', label: '' }
+  const changes = rand.int(3)
+  let changedMs = createdMs
+  for (let i = 1; i <= changes; i++) {
+    const next = rand.pick(setting.statuses)
+    // Each change comes days after the one before, so the last one made is the latest, and the lead's status.
+    changedMs += (1 + rand.int(20)) * DAY_MS
+    if (next.id === status.id) continue
+    activity(
+      'LeadStatusChange',
+      {
+        old_status_id: status.id,
+        old_status_label: status.label,
+        new_status_id: next.id,
+        new_status_label: next.label,
+      },
+      // A minute apart at least, so clamped changes still read in the order they were made.
+      Math.min(changedMs, nowMs - (changes - i) * MINUTE_MS),
+      rand.pick(setting.userIds),
+    )
+    status = next
+  }
+  for (let i = rand.int(4); i > 0; i--) {
+    activity(
+      'Note',
+      { note: rand.pick(NOTES) },
+      createdMs + rand.int(30) * DAY_MS + rand.int(DAY_MS),
+      rand.pick(setting.userIds),
+    )
+  }
+
+  // A lead's contacts share their creation time, so they list in id order: made in that order here, the first
+  // contact is the one shown first, and the search document lists them as a rebuild would.
+  const contactIds = Array.from({ length: 1 + rand.int(3) }, () => newId('contact')).sort()
+  for (const contactId of contactIds) {
+    const first = rand.pick(FIRST_NAMES)
+    const last = rand.pick(LAST_NAMES)
+    const contact = { name: `${first} ${last}`, title: rand.pick(TITLES) }
+    rows.contacts.push({
+      id: contactId,
+      organization_id: organizationId,
+      lead_id: leadId,
+      ...contact,
+      created_by: creator,
+      updated_by: creator,
+      date_created: createdAt,
+      date_updated: createdAt,
+    })
+    searchable.contacts.push(contact)
+    const email = `${first}.${last}@${domain}`.toLowerCase()
+    rows.emails.push({
+      contact_id: contactId,
+      position: 0,
+      organization_id: organizationId,
+      lead_id: leadId,
+      type: 'office',
+      email,
+      value_lower: email,
+    })
+    searchable.emails.push(email)
+    const phone = `+1${area}555${String(100 + rand.int(100)).padStart(4, '0')}`
+    rows.phones.push({
+      contact_id: contactId,
+      position: 0,
+      organization_id: organizationId,
+      lead_id: leadId,
+      type: rand.pick(['office', 'mobile', 'direct']),
+      phone,
+      value_lower: phone,
+    })
+    searchable.phones.push(phone)
+  }
+
+  const address = {
+    address_1: `${String(1 + rand.int(9000))} ${rand.pick(STREETS)}`,
+    address_2: null,
+    city,
+    state,
+    zipcode,
+    country: 'US',
+  }
+  rows.addresses.push({ lead_id: leadId, position: 0, organization_id: organizationId, label: 'business', ...address })
+  searchable.addresses.push(address)
+
+  const value = (fieldId: string, text: string, number: number | null, objectId = leadId) => {
+    rows.values.push({
+      object_id: objectId,
+      field_id: fieldId,
+      position: 0,
+      organization_id: organizationId,
+      lead_id: leadId,
+      value_text: text,
+      value_number: number,
+    })
+  }
+  value(setting.fields.industry, rand.pick(INDUSTRIES), null)
+  value(setting.fields.owner, creator, null)
+  // The first contact is usually the one the deal depends on.
+  const firstContactId = contactIds[0]
+  if (firstContactId !== undefined && rand.next() < 0.7)
+    value(setting.fields.decisionRole, rand.pick(DECISION_ROLES), null, firstContactId)
+  const employees = 5 + rand.int(5000)
+  value(setting.fields.employees, String(employees), employees)
+  if (rand.next() < 0.5)
+    value(setting.fields.renewal, formatTimestamp(new Date(nowMs + rand.int(365) * DAY_MS)).slice(0, 10), null)
+
+  const updatedMs = Math.min(nowMs, Math.max(...timestamps))
+  const url = `https://${domain}`
+  const description = `${rand.pick(INDUSTRIES)} company in ${city}.`
+  rows.leads.push({
+    id: leadId,
+    organization_id: organizationId,
+    name,
+    description,
+    url,
+    status_id: status.id,
+    created_by: creator,
+    updated_by: creator,
+    date_created: createdAt,
+    date_updated: formatTimestamp(new Date(updatedMs)),
+  })
+  searchable.description = description
+  searchable.url = url
+  rows.searches.push({ lead_id: leadId, organization_id: organizationId, body: searchDocument(searchable) })
+}
