@@ -6,6 +6,7 @@ import { DEFAULT_DATABASE_URL, inTransaction, openDatabase, type Db } from './db
 import { migrateToLatest } from './db/migrate.js'
 import { seedDemoLeads } from './demo/demo-leads.js'
 import { seedDemoOrganization } from './demo/demo-seed.js'
+import { seedProgress } from './demo/seed-progress.js'
 import { ensureLeadSearchCurrent, rebuildLeadSearch, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { closeOnSignals, serve } from './main.js'
 import { findOrganization } from './organizations/organization-repo.js'
@@ -356,7 +357,7 @@ const seedDemoCommand: Command = {
   usage: 'leadline seed demo [--leads N]',
   summary: 'create the demo organization with an admin, a manager and two reps',
   details: `  --leads N   how many demo leads to create (default 0), with contacts, addresses, custom values, notes and
-              status changes, in one transaction
+              status changes. Progress goes to stderr: a bar on a terminal, a line every tenth of the way elsewhere.
 
 Prints {"organization_id","organization_name","users":[{"user_id","membership_id","email","first_name",
 "last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
@@ -372,14 +373,20 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
     const { demo, leadsCreated } = await withDatabase(databaseUrl(values.db, env), async (db) => {
       // The seeded leads get current documents: older ones are rebuilt first, so the version recorded holds for all.
       await ensureLeadSearchCurrent(db, { onProgress: progress(json, 'reindexing', 'reindexed') })
-      // One transaction: an interrupted seed leaves no demo organization without its leads.
-      return inTransaction(db, async (tx) => {
-        const organization = await seedDemoOrganization(tx, systemClock)
-        const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
-          onProgress: progress(json, 'seeding', 'seeded'),
+      const report = seedProgress(process.stderr)
+      try {
+        // One transaction: an interrupted seed leaves no demo organization without its leads.
+        return await inTransaction(db, async (tx) => {
+          const organization = await seedDemoOrganization(tx, systemClock)
+          const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
+            onProgress: report.onProgress,
+            onFinishing: report.onFinishing,
+          })
+          return { demo: organization, leadsCreated: created }
         })
-        return { demo: organization, leadsCreated: created }
-      })
+      } finally {
+        report.end()
+      }
     })
     const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))
     return {

@@ -218,7 +218,7 @@ describe('seedDemoLeads', () => {
 describe('leadline seed demo, generating on a worker thread', () => {
   const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
 
-  it('writes the same kind of leads, with current search documents', async () => {
+  it('writes the same kind of leads, with current search documents, and progress only on stderr', async () => {
     if (!existsSync(cliPath)) throw new Error(`${cliPath} does not exist: build the api first`)
     const target = await createTestDatabase()
     try {
@@ -234,6 +234,7 @@ describe('leadline seed demo, generating on a worker thread', () => {
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
       expect(code, stderr).toBe(0)
       const seeded = JSON.parse(stdout)
+      expect(stderr).toContain('seeded 300/300 leads')
       const handle = openDatabase(target.url)
       try {
         expect(await countOf(handle.db, 'lead', seeded.organization_id)).toBe(300)
