@@ -1,0 +1,198 @@
+// The benchmark's figures, checked against their targets, as one table for people and one object for machines.
+
+export type ScenarioKey = 'raw' | 'lead' | 'me' | 'page' | 'search-text' | 'search-fields' | 'search-dates'
+
+export interface ScenarioResult {
+  key: ScenarioKey
+  name: string
+  /** Requests per second at 32 connections. */
+  requestsPerSecond: number
+  /** Latency in ms, one request at a time. */
+  p50: number
+  p99: number
+  /** Answers other than 2xx, and connection errors or timeouts, over both runs. */
+  non2xx: number
+  errors: number
+}
+
+export interface BenchFigures {
+  cores: number
+  database: 'sqlite' | 'postgres'
+  /** The SQLite file, or the Postgres database without its password. */
+  location: string
+  leads: number
+  secondsPerRun: number
+  /** How long seeding took, in seconds; undefined when an earlier seed was reused. */
+  seedSeconds: number | undefined
+  /** The API process's peak resident memory in MB; undefined where /proc cannot tell. */
+  apiPeakRssMb: number | undefined
+  scenarios: ScenarioResult[]
+}
+
+export interface Check {
+  /** What is checked: a scenario's key, or `rss` or `seed`. */
+  subject: ScenarioKey | 'rss' | 'seed'
+  target: string
+  pass: boolean
+}
+
+const RAW_RATIO = 0.5
+const PAGE_P99_MS = 20
+const SEARCH_P99_MS = 30
+const RSS_MB = 250
+const SEED_SECONDS = 30
+
+/** The raw limit's requests per second, for the ratios. */
+function rawRate(figures: BenchFigures): number | undefined {
+  return figures.scenarios.find((s) => s.key === 'raw')?.requestsPerSecond
+}
+
+/** A scenario's rate as a multiple of the raw limit's, for the point reads compared with it. */
+export function ratioToRaw(figures: BenchFigures, scenario: ScenarioResult): number | undefined {
+  if (scenario.key !== 'lead' && scenario.key !== 'me') return undefined
+  const raw = rawRate(figures)
+  return raw === undefined || raw === 0 ? undefined : scenario.requestsPerSecond / raw
+}
+
+function scenarioCheck(figures: BenchFigures, scenario: ScenarioResult): Check | undefined {
+  const failed = scenario.non2xx + scenario.errors
+  const clean = failed === 0
+  switch (scenario.key) {
+    case 'raw':
+      return clean ? undefined : { subject: 'raw', target: 'no failed requests', pass: false }
+    case 'lead':
+    case 'me': {
+      const ratio = ratioToRaw(figures, scenario)
+      return {
+        subject: scenario.key,
+        target: `≥ ${String(RAW_RATIO)}× raw`,
+        pass: clean && ratio !== undefined && ratio >= RAW_RATIO,
+      }
+    }
+    case 'page':
+      return { subject: 'page', target: `p99 < ${String(PAGE_P99_MS)} ms`, pass: clean && scenario.p99 < PAGE_P99_MS }
+    default:
+      return {
+        subject: scenario.key,
+        target: `p99 < ${String(SEARCH_P99_MS)} ms`,
+        pass: clean && scenario.p99 < SEARCH_P99_MS,
+      }
+  }
+}
+
+/** Every target, met or not. A scenario with a failed request fails its check whatever its figures. */
+export function checks(figures: BenchFigures): Check[] {
+  const found: Check[] = []
+  for (const scenario of figures.scenarios) {
+    const check = scenarioCheck(figures, scenario)
+    if (check !== undefined) found.push(check)
+  }
+  found.push({
+    subject: 'rss',
+    target: `< ${String(RSS_MB)} MB`,
+    pass: figures.apiPeakRssMb !== undefined && figures.apiPeakRssMb < RSS_MB,
+  })
+  if (figures.seedSeconds !== undefined) {
+    found.push({ subject: 'seed', target: `< ${String(SEED_SECONDS)} s`, pass: figures.seedSeconds < SEED_SECONDS })
+  }
+  return found
+}
+
+function mark(check: Check | undefined): string {
+  if (check === undefined) return ''
+  return check.pass ? '✓' : '✗'
+}
+
+function fixed(value: number | undefined, digits: number): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits)
+}
+
+function ms(value: number): string {
+  return fixed(value, value < 10 ? 2 : 1)
+}
+
+function rate(value: number): string {
+  return Math.round(value).toLocaleString('en-US')
+}
+
+/** Left-aligned text, right-aligned figures, two spaces apart (every character here is one UTF-16 unit wide). */
+export function formatColumns(rows: readonly string[][], rightAligned: readonly number[]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? []
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => {
+          const pad = ' '.repeat(Math.max(0, (widths[column] ?? 0) - cell.length))
+          return rightAligned.includes(column) ? pad + cell : cell + pad
+        })
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+}
+
+/** The report people read. */
+export function formatReport(figures: BenchFigures): string {
+  const all = checks(figures)
+  const header = ['scenario', 'req/s c=32', 'p50 ms c=1', 'p99 ms c=1', '× raw', 'failed', 'target', 'result']
+  const rows = figures.scenarios.map((scenario) => {
+    const check = all.find((c) => c.subject === scenario.key)
+    const failed = scenario.non2xx + scenario.errors
+    return [
+      scenario.name,
+      rate(scenario.requestsPerSecond),
+      ms(scenario.p50),
+      ms(scenario.p99),
+      fixed(ratioToRaw(figures, scenario), 2),
+      String(failed),
+      check?.target ?? '',
+      mark(check),
+    ]
+  })
+  const rss = all.find((c) => c.subject === 'rss')
+  const seed = all.find((c) => c.subject === 'seed')
+  const lines = [
+    `${String(figures.cores)} cores, ${figures.database} (${figures.location}), ${figures.leads.toLocaleString('en-US')} leads, ${String(figures.secondsPerRun)} s per run`,
+    '',
+    formatColumns([header, ...rows], [1, 2, 3, 4, 5]),
+    '',
+    `API peak RSS: ${fixed(figures.apiPeakRssMb, 0)} MB (target ${rss?.target ?? ''}) ${mark(rss)}`,
+    figures.seedSeconds === undefined
+      ? 'Seeding: reused an earlier seed'
+      : `Seeding: ${fixed(figures.seedSeconds, 1)} s (target ${seed?.target ?? ''}) ${mark(seed)}`,
+  ]
+  const missed = all.filter((c) => !c.pass).length
+  lines.push(missed === 0 ? 'Every target met.' : `${String(missed)} of ${String(all.length)} targets missed.`)
+  return lines.join('\n')
+}
+
+/** The same figures for machines (`--json`). */
+export function reportJson(figures: BenchFigures) {
+  const all = checks(figures)
+  return {
+    cores: figures.cores,
+    database: figures.database,
+    location: figures.location,
+    leads: figures.leads,
+    seconds_per_run: figures.secondsPerRun,
+    seed_seconds: figures.seedSeconds ?? null,
+    api_peak_rss_mb: figures.apiPeakRssMb ?? null,
+    scenarios: figures.scenarios.map((scenario) => {
+      const check = all.find((c) => c.subject === scenario.key)
+      return {
+        key: scenario.key,
+        name: scenario.name,
+        requests_per_second: scenario.requestsPerSecond,
+        p50_ms: scenario.p50,
+        p99_ms: scenario.p99,
+        ratio_to_raw: ratioToRaw(figures, scenario) ?? null,
+        non_2xx: scenario.non2xx,
+        errors: scenario.errors,
+        target: check?.target ?? null,
+        pass: check?.pass ?? null,
+      }
+    }),
+    checks: all,
+    all_targets_met: all.every((c) => c.pass),
+  }
+}

@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { redactedUrl } from './bench-database.js'
+import { percentile } from './bench-load.js'
+import { checks, formatReport, reportJson, type BenchFigures, type ScenarioResult } from './bench-report.js'
+import { createRawServer, storeLeadBodies } from './raw-server.js'
+
+// The benchmark's pieces that do not depend on speed: what the raw limit server answers, and how figures are
+// checked against their targets and printed. No test here looks at how fast anything is.
+
+describe('the raw limit server', () => {
+  const authorization = `Basic ${Buffer.from('key_abc.secret:').toString('base64')}`
+  const body = '{"id":"lead_one","name":"Bluth Company","contacts":[{"name":"Gób"}]}'
+  let dir: string
+  let server: Server
+  let url: string
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leadline-raw-'))
+    const file = join(dir, 'raw.db')
+    storeLeadBodies(
+      file,
+      new Map([
+        ['lead_one', body],
+        ['lead_two', '{"id":"lead_two"}'],
+      ]),
+    )
+    server = createRawServer(file, authorization)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const address = server.address()
+    url = `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`
+  })
+
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve))
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('answers the stored JSON of a lead, byte for byte, to the right key', async () => {
+    for (const path of ['/api/v1/lead/lead_one/', '/api/v1/lead/lead_one']) {
+      const res = await fetch(url + path, { headers: { authorization } })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+      expect(await res.text()).toBe(body)
+    }
+    const other = await fetch(`${url}/api/v1/lead/lead_two/`, { headers: { authorization } })
+    expect(await other.text()).toBe('{"id":"lead_two"}')
+  })
+
+  it('answers 401 without the key, with another key, and before looking the lead up', async () => {
+    const wrong = `Basic ${Buffer.from('key_abc.other:').toString('base64')}`
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: wrong },
+      { authorization: authorization.toLowerCase() },
+    ]
+    for (const headers of attempts) {
+      const res = await fetch(`${url}/api/v1/lead/lead_one/`, { headers })
+      expect(res.status).toBe(401)
+      expect(res.headers.get('www-authenticate')).toBe('Basic realm="api"')
+      expect(await res.json()).toEqual({ error: 'Unauthorized' })
+    }
+  })
+
+  it('answers 404 for a lead it does not hold and for any other path', async () => {
+    for (const path of ['/api/v1/lead/lead_three/', '/api/v1/me/', '/api/v1/lead/lead_one/extra']) {
+      const res = await fetch(url + path, { headers: { authorization } })
+      expect(res.status, path).toBe(404)
+    }
+  })
+})
+
+function scenario(key: ScenarioResult['key'], name: string, rate: number, p99: number): ScenarioResult {
+  return { key, name, requestsPerSecond: rate, p50: p99 / 4, p99, non2xx: 0, errors: 0 }
+}
+
+function figures(overrides: Partial<BenchFigures> = {}): BenchFigures {
+  return {
+    cores: 2,
+    database: 'sqlite',
+    location: 'data/bench/leads-100000.db',
+    leads: 100_000,
+    secondsPerRun: 10,
+    seedSeconds: 24.5,
+    apiPeakRssMb: 180.4,
+    scenarios: [
+      scenario('raw', 'raw limit (lead by id)', 20_000, 0.5),
+      scenario('lead', 'lead read GET /lead/{id}/', 12_000, 1.2),
+      scenario('me', 'GET /me/', 8_000, 0.8),
+      scenario('page', '100-lead page', 300, 19.9),
+      scenario('search-text', 'search: free text', 150, 31),
+    ],
+    ...overrides,
+  }
+}
+
+describe('the benchmark report', () => {
+  it('checks each figure against its target', () => {
+    expect(checks(figures())).toEqual([
+      { subject: 'lead', target: '≥ 0.5× raw', pass: true },
+      { subject: 'me', target: '≥ 0.5× raw', pass: false },
+      { subject: 'page', target: 'p99 < 20 ms', pass: true },
+      { subject: 'search-text', target: 'p99 < 30 ms', pass: false },
+      { subject: 'rss', target: '< 250 MB', pass: true },
+      { subject: 'seed', target: '< 30 s', pass: true },
+    ])
+  })
+
+  it('fails a scenario with failed requests whatever its figures, and leaves out the seed when it was reused', () => {
+    const broken = figures({
+      seedSeconds: undefined,
+      apiPeakRssMb: undefined,
+      scenarios: [
+        { ...scenario('raw', 'raw limit', 20_000, 0.5), errors: 2 },
+        { ...scenario('page', '100-lead page', 300, 5), non2xx: 7 },
+      ],
+    })
+    expect(checks(broken)).toEqual([
+      { subject: 'raw', target: 'no failed requests', pass: false },
+      { subject: 'page', target: 'p99 < 20 ms', pass: false },
+      { subject: 'rss', target: '< 250 MB', pass: false },
+    ])
+  })
+
+  it('prints one table with the ratio to the raw limit and a mark next to each target', () => {
+    expect(formatReport(figures())).toBe(
+      [
+        '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run',
+        '',
+        'scenario                   req/s c=32  p50 ms c=1  p99 ms c=1  × raw  failed  target       result',
+        'raw limit (lead by id)         20,000        0.13        0.50      –       0',
+        'lead read GET /lead/{id}/      12,000        0.30        1.20   0.60       0  ≥ 0.5× raw   ✓',
+        'GET /me/                        8,000        0.20        0.80   0.40       0  ≥ 0.5× raw   ✗',
+        '100-lead page                     300        4.97        19.9      –       0  p99 < 20 ms  ✓',
+        'search: free text                 150        7.75        31.0      –       0  p99 < 30 ms  ✗',
+        '',
+        'API peak RSS: 180 MB (target < 250 MB) ✓',
+        'Seeding: 24.5 s (target < 30 s) ✓',
+        '2 of 6 targets missed.',
+      ].join('\n'),
+    )
+  })
+
+  it('gives machines the same figures', () => {
+    const json = reportJson(figures())
+    expect(json.all_targets_met).toBe(false)
+    expect(json.seed_seconds).toBe(24.5)
+    expect(json.scenarios[1]).toEqual({
+      key: 'lead',
+      name: 'lead read GET /lead/{id}/',
+      requests_per_second: 12_000,
+      p50_ms: 0.3,
+      p99_ms: 1.2,
+      ratio_to_raw: 0.6,
+      non_2xx: 0,
+      errors: 0,
+      target: '≥ 0.5× raw',
+      pass: true,
+    })
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json)
+  })
+})
+
+describe('bench helpers', () => {
+  it('takes percentiles by nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1)
+    expect(percentile(values, 50)).toBe(50)
+    expect(percentile(values, 99)).toBe(99)
+    expect(percentile([7], 99)).toBe(7)
+    expect(percentile([], 50)).toBeNaN()
+  })
+
+  it('never prints a Postgres password', () => {
+    expect(redactedUrl('postgres://bench:s3cret@db.internal:5432/leadline')).toBe(
+      'postgres://bench:***@db.internal:5432/leadline',
+    )
+    expect(redactedUrl('postgres://postgres@127.0.0.1:5432/postgres')).toBe(
+      'postgres://postgres@127.0.0.1:5432/postgres',
+    )
+    expect(redactedUrl('sqlite:data/bench/leads-10.db')).toBe('data/bench/leads-10.db')
+  })
+})
