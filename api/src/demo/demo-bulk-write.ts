@@ -1,14 +1,16 @@
-import { availableParallelism } from 'node:os'
-import { CompiledQuery, SqliteAdapter, sql, type Insertable } from 'kysely'
+import { totalmem } from 'node:os'
+import { CompiledQuery, SqliteAdapter, sql } from 'kysely'
 import type { Db, Tables } from '../db/database.js'
 
-// Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a bigger SQLite page cache
-// while the load runs, and the tables' secondary indexes built once at the end instead of row by row.
+// Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a SQLite page cache sized
+// to the load, and the tables' secondary indexes built once at the end instead of row by row.
 
 /** SQLite's compile-time cap on bound parameters (SQLITE_MAX_VARIABLE_NUMBER, bundled by better-sqlite3). */
 const SQLITE_PARAMETERS = 32_766
 /** The page cache a bulk load asks SQLite for, in KiB (a negative cache_size is KiB, a positive one pages). */
-const BULK_CACHE_KIB = 262_144
+const MIN_CACHE_KIB = 65_536
+/** About what a demo lead takes in the database, with its rows, index entries and search index. */
+const CACHE_KIB_PER_LEAD = 12
 /** Memory Postgres may use to sort the entries of one index it builds. */
 const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
 
@@ -16,36 +18,48 @@ export function isSqlite(db: Db): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter
 }
 
+/** Rows of one table, flat: `values` holds one value per column, row after row. */
+export interface FlatRows {
+  columns: string[]
+  values: unknown[]
+}
+
+/** Rows as `insertRows` takes them; the first row's keys name the columns. */
+export function flattenRows(rows: readonly object[]): FlatRows {
+  const first = rows[0]
+  if (first === undefined) return { columns: [], values: [] }
+  const columns = Object.keys(first)
+  const values: unknown[] = []
+  for (const row of rows) for (const column of columns) values.push(Reflect.get(row, column))
+  return { columns, values }
+}
+
 /**
  * Inserts rows of one table in as few statements as the database allows. The statements are written here rather
  * than by Kysely's builder, which for a bulk load spends more time building them than the database spends running
- * them; every value is still a bound parameter. The first row's keys name the columns.
- * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows. Postgres gets one array per column,
- * unnested: a VALUES list there is bound by its 65 535 parameters and costs twice as much to parse and plan.
+ * them; every value is still a bound parameter.
+ * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows (a full list has the same text every
+ * time, so its prepared statement is reused). Postgres gets one array per column, unnested: a VALUES list there is
+ * bound by its 65 535 parameters and costs twice as much to parse and plan.
  */
-export async function insertAll<K extends keyof Tables>(
-  db: Db,
-  table: K,
-  rows: readonly Insertable<Tables[K]>[],
-): Promise<void> {
-  const first = rows[0]
-  if (first === undefined) return
-  const columns = Object.keys(first)
+export async function insertRows(db: Db, table: keyof Tables, { columns, values }: FlatRows): Promise<void> {
+  const width = columns.length
+  if (width === 0 || values.length === 0) return
   const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) `
   if (!isSqlite(db)) {
     const types = await columnTypes(db, table)
-    const arrays = columns.map((column) => rows.map((row): unknown => Reflect.get(row, column)))
+    const arrays = columns.map((): unknown[] => [])
+    values.forEach((value, at) => arrays[at % width]?.push(value))
     const unnest = columns.map((column, i) => `$${String(i + 1)}::${types.get(column) ?? 'text'}[]`)
     await db.executeQuery(CompiledQuery.raw(`${head}select * from unnest(${unnest.join(', ')})`, arrays))
     return
   }
-  const size = Math.max(1, Math.floor(SQLITE_PARAMETERS / columns.length))
+  const perStatement = Math.max(1, Math.floor(SQLITE_PARAMETERS / width)) * width
   const tuple = `(${columns.map(() => '?').join(', ')})`
-  for (let start = 0; start < rows.length; start += size) {
-    const part = rows.slice(start, start + size)
-    const parameters: unknown[] = []
-    for (const row of part) for (const column of columns) parameters.push(Reflect.get(row, column))
-    await db.executeQuery(CompiledQuery.raw(`${head}values ${part.map(() => tuple).join(', ')}`, parameters))
+  for (let start = 0; start < values.length; start += perStatement) {
+    const parameters = values.slice(start, start + perStatement)
+    const tuples = Array.from({ length: parameters.length / width }, () => tuple).join(', ')
+    await db.executeQuery(CompiledQuery.raw(`${head}values ${tuples}`, parameters))
   }
 }
 
@@ -63,20 +77,19 @@ function quote(identifier: string): string {
 }
 
 /**
- * Runs a bulk load with a large SQLite page cache and helper threads for the sorts that build indexes, and puts the
- * connection's settings back after. Postgres needs nothing here: its buffer cache is the server's.
+ * Runs a bulk load of `leads` leads with a SQLite page cache large enough for what it writes (within an eighth of
+ * the machine's memory), and puts the connection's setting back after. Postgres needs nothing here: its buffer
+ * cache is the server's.
  */
-export async function withBulkLoadSettings<T>(db: Db, load: () => Promise<T>): Promise<T> {
+export async function withBulkLoadSettings<T>(db: Db, leads: number, load: () => Promise<T>): Promise<T> {
   if (!isSqlite(db)) return load()
   const cacheSize = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size
-  const threads = (await sql<{ threads: number }>`pragma threads`.execute(db)).rows[0]?.threads
-  await sql.raw(`pragma cache_size = -${String(BULK_CACHE_KIB)}`).execute(db)
-  await sql.raw(`pragma threads = ${String(Math.min(4, availableParallelism()))}`).execute(db)
+  const wanted = Math.min(Math.max(MIN_CACHE_KIB, leads * CACHE_KIB_PER_LEAD), totalmem() / 8 / 1024)
+  await sql.raw(`pragma cache_size = -${String(Math.round(wanted))}`).execute(db)
   try {
     return await load()
   } finally {
     if (cacheSize !== undefined) await sql.raw(`pragma cache_size = ${String(Math.trunc(cacheSize))}`).execute(db)
-    if (threads !== undefined) await sql.raw(`pragma threads = ${String(Math.trunc(threads))}`).execute(db)
   }
 }
 

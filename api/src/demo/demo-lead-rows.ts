@@ -12,6 +12,7 @@ import type {
 import { searchDocument, type SearchableLead } from '../leads/lead-search-index.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
+import { flattenRows, type FlatRows } from './demo-bulk-write.js'
 
 // Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search documents
 // included, ready to be written as they are. A seeded generator gives every run the same kind of data.
@@ -178,8 +179,8 @@ export interface DemoLeadSetting {
   seed: number
 }
 
-/** Every row of some demo leads, as written: the leads, everything under them and their search documents. */
-export interface DemoLeadRows {
+/** Every row of some demo leads, as generated: the leads, everything under them and their search documents. */
+interface DemoLeadRows {
   leads: Insertable<LeadTable>[]
   addresses: LeadAddressTable[]
   contacts: ContactTable[]
@@ -190,8 +191,26 @@ export interface DemoLeadRows {
   searches: LeadSearchTable[]
 }
 
+/** The tables a seed writes to, parents before children. */
+export const SEEDED_TABLES = [
+  'lead',
+  'lead_address',
+  'contact',
+  'contact_email',
+  'contact_phone',
+  'custom_value',
+  'activity',
+  'lead_search',
+] as const
+
+/** Some demo leads, ready to write: each table's rows, flat (a worker hands these over cheaper than objects). */
+export interface DemoLeadBatch {
+  leads: number
+  tables: { table: (typeof SEEDED_TABLES)[number]; rows: FlatRows }[]
+}
+
 /** A source of demo leads: each call makes the next `size` leads. */
-export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => DemoLeadRows {
+export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => DemoLeadBatch {
   const rand = generator(setting.seed)
   return (size) => {
     const rows: DemoLeadRows = {
@@ -205,7 +224,20 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       searches: [],
     }
     for (let n = 0; n < size; n++) addLead(rows, rand, setting)
-    return rows
+    const byTable = {
+      lead: rows.leads,
+      lead_address: rows.addresses,
+      contact: rows.contacts,
+      contact_email: rows.emails,
+      contact_phone: rows.phones,
+      custom_value: rows.values,
+      activity: rows.activities,
+      lead_search: rows.searches,
+    } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
+    return {
+      leads: rows.leads.length,
+      tables: SEEDED_TABLES.map((table) => ({ table, rows: flattenRows(byTable[table]) })),
+    }
   }
 }
 

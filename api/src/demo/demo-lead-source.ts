@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { demoLeadGenerator, type DemoLeadRows, type DemoLeadSetting } from './demo-lead-rows.js'
+import { demoLeadGenerator, type DemoLeadBatch, type DemoLeadSetting } from './demo-lead-rows.js'
 
 // Generating a lead's rows and search document (formatting its phone numbers in every searchable form above all)
 // costs about as much as writing them. On a worker thread it overlaps with the writes.
@@ -14,7 +14,7 @@ export interface DemoLeadRequest {
 
 /** The demo leads of one seed, a batch at a time, in order. */
 export interface DemoLeadSource {
-  next(size: number): Promise<DemoLeadRows>
+  next(size: number): Promise<DemoLeadBatch>
   close(): Promise<void>
 }
 
@@ -40,13 +40,13 @@ export function inThreadSource(setting: DemoLeadSetting): DemoLeadSource {
 function workerSource(setting: DemoLeadSetting): DemoLeadSource {
   const worker = new Worker(workerFile)
   // Replies come in the order of the requests.
-  const waiting: { resolve: (rows: DemoLeadRows) => void; reject: (error: Error) => void }[] = []
+  const waiting: { resolve: (batch: DemoLeadBatch) => void; reject: (error: Error) => void }[] = []
   let failure: Error | undefined
   const fail = (error: Error) => {
     failure ??= error
     for (const request of waiting.splice(0)) request.reject(error)
   }
-  worker.on('message', (rows: DemoLeadRows) => waiting.shift()?.resolve(rows))
+  worker.on('message', (batch: DemoLeadBatch) => waiting.shift()?.resolve(batch))
   worker.on('error', fail)
   worker.on('exit', (code) => {
     fail(new Error(`the demo lead worker stopped (exit code ${String(code)})`))

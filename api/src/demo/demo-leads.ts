@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import { inTransaction, type CustomObjectType, type Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { insertAll, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
-import { DECISION_ROLES, INDUSTRIES, type DemoLeadRows, type DemoLeadSetting } from './demo-lead-rows.js'
+import { insertRows, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
+import { DECISION_ROLES, INDUSTRIES, SEEDED_TABLES, type DemoLeadSetting } from './demo-lead-rows.js'
 import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
 
 // Seeds demo leads in bulk: batches of leads generated in memory (on a worker thread when it can run) and written
@@ -14,18 +14,6 @@ import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
  * its pending index data at every statement's end), few enough for steady progress.
  */
 const LEADS_PER_BATCH = 4000
-
-/** The tables a seed writes to. */
-const SEEDED_TABLES = [
-  'lead',
-  'lead_address',
-  'contact',
-  'contact_email',
-  'contact_phone',
-  'custom_value',
-  'activity',
-  'lead_search',
-] as const
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string): Promise<DemoLeadSetting['fields']> {
   const wanted: { objectType: CustomObjectType; name: string; type: string; choices: string | null }[] = [
@@ -76,18 +64,6 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string): Pr
   }
 }
 
-/** Writes generated rows, parents before children; the caller holds the transaction. */
-async function writeDemoLeadRows(db: Db, rows: DemoLeadRows): Promise<void> {
-  await insertAll(db, 'lead', rows.leads)
-  await insertAll(db, 'lead_address', rows.addresses)
-  await insertAll(db, 'contact', rows.contacts)
-  await insertAll(db, 'contact_email', rows.emails)
-  await insertAll(db, 'contact_phone', rows.phones)
-  await insertAll(db, 'custom_value', rows.values)
-  await insertAll(db, 'activity', rows.activities)
-  await insertAll(db, 'lead_search', rows.searches)
-}
-
 /** A bulk load pays off when the seed adds at least as many leads as the database already holds. */
 async function isBulkLoad(db: Db, count: number): Promise<boolean> {
   const beyond = await db.selectFrom('lead').select('id').orderBy('id').limit(1).offset(count).executeTakeFirst()
@@ -118,7 +94,7 @@ export async function seedDemoLeads(
 ): Promise<number> {
   if (count === 0) return 0
   await inTransaction(db, (tx) =>
-    withBulkLoadSettings(tx, async () => {
+    withBulkLoadSettings(tx, count, async () => {
       const setting = await demoLeadSetting(tx, clock, organizationId, count)
       const source = (options.source ?? demoLeadSource)(setting)
       try {
@@ -174,11 +150,11 @@ async function loadDemoLeads(
   let created = 0
   let pending = request(0)
   while (created < count) {
-    const rows = await pending
-    if (rows.leads.length === 0) throw new Error('the demo lead source ran dry')
-    const written = created + rows.leads.length
+    const batch = await pending
+    if (batch.leads === 0) throw new Error('the demo lead source ran dry')
+    const written = created + batch.leads
     if (written < count) pending = request(written)
-    await writeDemoLeadRows(db, rows)
+    for (const { table, rows } of batch.tables) await insertRows(db, table, rows)
     created = written
     onProgress?.(created, count)
   }
