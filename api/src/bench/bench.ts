@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openDatabase } from '../db/database.js'
@@ -32,6 +33,7 @@ const rawServerPath = join(here, 'raw-server-main.js')
 const dataDir = resolve(here, '..', '..', '..', 'data', 'bench')
 const MEASURED_CONNECTIONS = 32
 const WARM_UP_SECONDS = 1
+const SETTLE_MS = 300_000
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback
@@ -98,12 +100,43 @@ interface Scenario {
   key: ScenarioKey
   name: string
   target: LoadTarget
+  /** The server's process, to wait for it to go idle between runs. */
+  pid: number | undefined
+}
+
+/** CPU time a process has used, in clock ticks; undefined where /proc cannot tell. */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ')
+    return Number(fields?.[11]) + Number(fields?.[12])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits until a server is idle: a run stops sending, but the server still works through what it had accepted
+ * (with slow answers, requests of connections that timed out too). Idle is under 10 ms of CPU in 250 ms.
+ */
+async function settle(pid: number | undefined): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS
+  let before = pid === undefined ? undefined : cpuTicks(pid)
+  while (Date.now() < deadline) {
+    await sleep(250)
+    const now = pid === undefined ? undefined : cpuTicks(pid)
+    if (now === undefined || before === undefined || now - before <= 1) return
+    before = now
+  }
 }
 
 async function measure(scenario: Scenario, seconds: number): Promise<ScenarioResult> {
   process.stderr.write(`measuring ${scenario.name}…\n`)
   await measureThroughput(scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
+  await settle(scenario.pid)
   const throughput = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
+  await settle(scenario.pid)
   const latency = await measureLatency(scenario.target, seconds)
   return {
     key: scenario.key,
@@ -186,7 +219,7 @@ async function main(): Promise<number> {
     raw = rawStarted.child
     const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
-    const scenarios: Scenario[] = [
+    const specs: Omit<Scenario, 'pid'>[] = [
       { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted.url, rotate(leadPaths)) },
       { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
       { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
@@ -228,6 +261,9 @@ async function main(): Promise<number> {
         ),
       },
     ]
+    const apiPid = api.pid
+    const rawPid = raw.pid
+    const scenarios = specs.map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
     const results: ScenarioResult[] = []
     for (const scenario of scenarios) results.push(await measure(scenario, seconds))
     const last = peakRssMb(api.pid)
