@@ -25,7 +25,7 @@ async function main() {
     }
   }
   if (!postgres) return run(process.execPath, [benchPath, ...passed])
-  const cluster = await startCluster()
+  const cluster = await startCluster({ installIfMissing: true })
   console.error(`started a throwaway PostgreSQL cluster at ${cluster.url}`)
   try {
     return await run(process.execPath, [benchPath, ...passed, '--db', cluster.url])
