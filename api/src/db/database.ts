@@ -210,6 +210,12 @@ export interface LeadSearchTable {
   body: string
 }
 
+/** Leads per organization, kept by migration 0007's triggers. */
+export interface OrganizationLeadCountTable {
+  organization_id: string
+  leads: number
+}
+
 /** Facts about the database as a whole, by key (app-state.ts). */
 export interface AppStateTable {
   key: string
@@ -237,6 +243,7 @@ export interface Tables {
   activity: ActivityTable
   lead_search: LeadSearchTable
   app_state: AppStateTable
+  organization_lead_count: OrganizationLeadCountTable
 }
 
 export type Db = Kysely<Tables>

@@ -330,6 +330,16 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
   }
 }
 
+/** Every lead of the organization, from the count its triggers keep (migration 0007). */
+async function countOrganizationLeads(db: Db, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('organization_lead_count')
+    .select('leads')
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst()
+  return Number(row?.leads ?? 0)
+}
+
 /** Only the lead's own dates: an index range answers them, so counting them again is cheap. */
 function onlyDates(expr: Expr): boolean {
   switch (expr.kind) {
@@ -406,7 +416,9 @@ export async function searchLeads(
     .offset(search.skip)
     .limit(search.limit + 1)
   const countAll = async () =>
-    Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
+    parsed.where === null
+      ? countOrganizationLeads(db, search.organizationId)
+      : Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
   if (countsApart) {
     const [rows, total] = await Promise.all([page.execute(), countAll()])
     return { has_more: rows.length > search.limit, total_results: total, data: rows.slice(0, search.limit) }
