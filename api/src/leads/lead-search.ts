@@ -337,7 +337,7 @@ async function countOrganizationLeads(db: Db, organizationId: string): Promise<n
     .select('leads')
     .where('organization_id', '=', organizationId)
     .executeTakeFirst()
-  return Number(row?.leads ?? 0)
+  return row?.leads ?? 0
 }
 
 /** Only the lead's own dates: an index range answers them, so counting them again is cheap. */
