@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type LogConfig, type Transaction } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type Generated, type LogConfig, type Transaction } from 'kysely'
 import pg from 'pg'
 import { foldCase } from '../platform/text.js'
 
@@ -189,10 +189,31 @@ export interface ActivityTable {
   date_updated: string
 }
 
-export interface LeadSearchTable {
+/** Each text a lead search looks in, folded, one value per line (lead-search-index.ts). */
+export interface LeadSearchColumns {
+  body: string
+  name: string
+  description: string
+  url: string
+  contact_name: string
+  city: string
+  state: string
+  zipcode: string
+  address: string
+  custom: string
+}
+
+export interface LeadSearchTable extends LeadSearchColumns {
+  /** SQLite only: the row's place in its organization's range of the trigram index (migration 0006). */
+  rowid: Generated<number>
   lead_id: string
   organization_id: string
-  body: string
+}
+
+/** SQLite only: where each organization's range of `lead_search` rowids starts (`search_key` × 2^32). */
+export interface LeadSearchOrgTable {
+  organization_id: string
+  search_key: number
 }
 
 /** Facts about the database as a whole, by key (app-state.ts). */
@@ -221,6 +242,7 @@ export interface Tables {
   custom_value: CustomValueTable
   activity: ActivityTable
   lead_search: LeadSearchTable
+  lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable
 }
 

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001-foundation.js'
 import * as m0002 from './migrations/0002-leads.js'
 import * as m0003 from './migrations/0003-org-scoped-indexes.js'
 import * as m0004 from './migrations/0004-app-state.js'
+import * as m0006 from './migrations/0006-lead-search-fields.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002-leads': m0002,
   '0003-org-scoped-indexes': m0003,
   '0004-app-state': m0004,
+  '0006-lead-search-fields': m0006,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -609,3 +609,103 @@ describe('large and deep searches', () => {
     expect([200, 400], res.body).toContain(res.statusCode)
   })
 })
+
+describe('text field searches through the trigram index', () => {
+  it('match within one value: across contacts or addresses they do not join, and a line break compares values', async () => {
+    const fields = await separateOrg('Exact Fields Ltd')
+    await fields.post('/custom_field/lead/', { name: 'Notes', type: 'text' })
+    await fields.post('/custom_field/lead/', { name: 'Other', type: 'textarea' })
+    await fields.lead('two', {
+      name: 'Two Contacts Co',
+      description: 'Line one\nline two',
+      'custom.Notes': 'alpha beta',
+      'custom.Other': 'gamma',
+      contacts: [{ name: 'Ann Lee' }, { name: 'Bob Ray' }],
+      addresses: [
+        { label: 'business', city: 'Springfield', state: 'IL' },
+        { label: 'mailing', city: 'Shelbyville', state: 'KY' },
+      ],
+    })
+    await fields.lead('none', { name: 'Nothing Inc' })
+    for (const [query, expected] of [
+      ['contact_name:"ann lee"', ['two']],
+      ['contact_name:"BOB RAY"', ['two']],
+      ['contact_name:"lee bob"', []],
+      ['contact_name:"lee\nbob"', []],
+      ['city:shelby', ['two']],
+      ['city:"springfield shelbyville"', []],
+      ['address:"il springfield"', []],
+      ['address:kentucky', []],
+      ['address:shelbyville', ['two']],
+      ['description:"one\nline"', ['two']],
+      ['description:"line two"', ['two']],
+      ['custom.Notes:"alpha be"', ['two']],
+      ['custom.Notes:gamma', []],
+      ['custom.Other:gamma', ['two']],
+      ['-contact_name:ann', ['none']],
+      ['name:"two contacts" OR contact_name:nothing', ['two']],
+      ['name:co', ['two']],
+    ] as const) {
+      expect(await fields.found(query), query).toEqual(expected)
+    }
+  })
+
+  it('follow every write: lead edits, contacts added, renamed and removed, custom values, merges', async () => {
+    const writes = await separateOrg('Writes Ltd')
+    await writes.post('/custom_field/lead/', { name: 'Notes', type: 'text' })
+    const lead = await writes.post('/lead/', {
+      name: 'Before Name',
+      addresses: [{ label: 'business', city: 'Oldtown' }],
+      'custom.Notes': 'first note',
+    })
+    const key = writes.org.admin.key
+    const put = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(ctx.app, key, 'PUT', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    const ids = async (query: string) => {
+      const res = await call(ctx.app, writes.org.member.key, 'GET', '/lead/', { query: { query } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json().data.map((l: { id: string }) => l.id)
+    }
+    expect(await ids('city:oldtown name:before custom.Notes:first')).toEqual([lead.id])
+    await put(`/lead/${lead.id}/`, {
+      name: 'After Name',
+      addresses: [{ label: 'business', city: 'Newtown' }],
+      'custom.Notes': 'second note',
+    })
+    expect(await ids('name:before')).toEqual([])
+    expect(await ids('city:oldtown')).toEqual([])
+    expect(await ids('custom.Notes:first')).toEqual([])
+    expect(await ids('name:after city:newtown custom.Notes:second')).toEqual([lead.id])
+
+    const contact = await writes.post('/contact/', { lead_id: lead.id, name: 'Carla Contact' })
+    expect(await ids('contact_name:carla')).toEqual([lead.id])
+    await put(`/contact/${contact.id}/`, { name: 'Dora Contact' })
+    expect(await ids('contact_name:carla')).toEqual([])
+    expect(await ids('contact_name:dora')).toEqual([lead.id])
+    const removed = await call(ctx.app, key, 'DELETE', `/contact/${contact.id}/`)
+    expect(removed.statusCode, removed.body).toBe(200)
+    expect(await ids('contact_name:dora')).toEqual([])
+
+    const source = await writes.post('/lead/', { name: 'Merged Away', contacts: [{ name: 'Emil Moved' }] })
+    const merged = await call(ctx.app, key, 'POST', '/lead/merge/', {
+      body: { source: source.id, destination: lead.id },
+    })
+    expect(merged.statusCode, merged.body).toBe(200)
+    expect(await ids('contact_name:emil')).toEqual([lead.id])
+    expect(await ids('name:"merged away"')).toEqual([])
+  })
+
+  it('never find another organization’s leads', async () => {
+    const mine = await separateOrg('Mine Ltd')
+    const theirs = await separateOrg('Theirs Ltd')
+    await theirs.lead('theirs', { name: 'Shared Name', addresses: [{ label: 'business', city: 'Sharedville' }] })
+    await mine.lead('mine', { name: 'Other Name' })
+    expect(await mine.found('name:shared')).toEqual([])
+    expect(await mine.found('city:sharedville')).toEqual([])
+    expect(await mine.found('sharedville')).toEqual([])
+    expect(await theirs.found('city:sharedville')).toEqual(['theirs'])
+  })
+})

@@ -4,10 +4,12 @@ import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custo
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
 import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { leadSearchRowids, type SearchColumn, type SearchRowids } from './lead-search-index.js'
 import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
-// Postgres. Free text goes through `lead_search`, whose trigram index (FTS5 / pg_trgm) serves `LIKE '%term%'`.
+// Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
+// that hold a term (see docs/decisions/0007-lead-search-index.md).
 
 type Condition = RawBuilder<SqlBool>
 
@@ -17,6 +19,8 @@ interface CompileContext {
   now: Date
   tzOffsetHours: number
   defs: CustomFieldDef[]
+  /** SQLite: the organization's range of search rowids; undefined when it has no search rows. */
+  rowids: SearchRowids | undefined
 }
 
 const TRUE: Condition = sql<SqlBool>`1 = 1`
@@ -80,17 +84,6 @@ function leadHas(table: string, ctx: CompileContext, condition: Condition, leadC
   return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
 }
 
-/** A condition on one `lead_search` row: its document contains `term`. */
-function documentContains(term: string, ctx: CompileContext): Condition {
-  // FTS5's trigram index answers phrases of three characters or more; shorter terms are checked on each document,
-  // which is cheap when another term of the same search has already narrowed them (see `freeTexts`).
-  if (ctx.dialect === 'sqlite' && term.length >= 3) {
-    const phrase = `"${term.replace(/"/g, '""')}"`
-    return sql<SqlBool>`rowid in (select rowid from lead_search_fts where lead_search_fts match ${phrase})`
-  }
-  return sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`
-}
-
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
 const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
 
@@ -104,28 +97,113 @@ function typedPhoneDigits(typed: string): string[] {
   return national !== digits && national.length >= 6 ? [digits, national] : [digits]
 }
 
-/** A free-text term as a condition on a document: the term itself or, for a phone number, any form it is stored in. */
-function documentMatches(value: string, ctx: CompileContext): Condition {
+/** A term a lead's search row answers: one of `forms` (folded) is in `column`. */
+interface DocTerm {
+  column: SearchColumn
+  forms: string[]
+}
+
+/** The trigram index finds exactly the rows that hold a folded phrase of three characters (code points) or more. */
+function indexable(term: string): boolean {
+  return (term.match(/./gsu)?.length ?? 0) >= 3
+}
+
+/** A free-text term: the term itself or, for a phone number, any form it is stored in. */
+function freeTextTerm(value: string): DocTerm {
   const term = foldCase(value)
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    const forms = [term, ...typedPhoneDigits(term)].map((form) => documentContains(form, ctx))
-    return joinAll(forms, 'or')
+    return { column: 'body', forms: [term, ...typedPhoneDigits(term)] }
   }
-  return documentContains(term, ctx)
+  return { column: 'body', forms: [term] }
 }
 
-/** Leads whose one document holds every term: one lookup for `main st`, not one per word. */
-function freeTexts(values: string[], ctx: CompileContext): Condition {
-  return leadHas(
-    'lead_search',
-    ctx,
+const TEXT_FIELDS = ['name', 'description', 'url', 'contact_name', 'city', 'state', 'zipcode', 'address'] as const
+type TextField = (typeof TEXT_FIELDS)[number]
+
+function isTextField(field: string): field is TextField {
+  return TEXT_FIELDS.some((f) => f === field)
+}
+
+/**
+ * A text field's column holds its values one per line, so a term of three characters or more without a line break
+ * is in the column exactly when it is in one of the values. Other terms compare with the values themselves.
+ */
+function fieldTerm(column: SearchColumn, value: string): DocTerm | undefined {
+  const term = foldCase(value)
+  return indexable(term) && !term.includes('\n') ? { column, forms: [term] } : undefined
+}
+
+/** The search-row term an expression is, if it is one. */
+function docTerm(expr: Expr): DocTerm | undefined {
+  if (expr.kind === 'text') return freeTextTerm(expr.value)
+  if (expr.kind === 'field' && expr.op === ':' && isTextField(expr.field)) return fieldTerm(expr.field, expr.value)
+  return undefined
+}
+
+function ftsPhrase(column: SearchColumn, form: string): string {
+  return `{${column}} : "${form.replace(/"/g, '""')}"`
+}
+
+/**
+ * The leads whose search rows hold every term (`and`) or any of them (`or`), as a subquery of search rowids on
+ * SQLite (which `lead.search_rowid` refers to) and of lead ids on Postgres. On SQLite the trigram index answers
+ * terms of three characters or more in one lookup limited to the organization's rowids; shorter free-text terms are
+ * checked on the rows it found (or, alone, on each of the organization's rows).
+ */
+function documentSet(terms: DocTerm[], op: 'and' | 'or', ctx: CompileContext): RawBuilder<unknown> {
+  if (ctx.dialect === 'postgres') {
+    const holds = terms.map((t) =>
+      joinAll(
+        t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+        'or',
+      ),
+    )
+    return sql`select lead_id from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(holds, op)}`
+  }
+  const range = ctx.rowids
+  if (range === undefined) return sql`select rowid from lead_search where 1 = 0`
+  const indexed = terms.filter((t) => t.forms.every(indexable))
+  const checked = terms.filter((t) => !t.forms.every(indexable))
+  const likes = checked.map((t) =>
     joinAll(
-      values.map((v) => documentMatches(v, ctx)),
-      'and',
+      t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+      'or',
     ),
   )
+  if (op === 'or' && checked.length > 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(
+      [...indexed.map((t) => ftsCondition([t], 'and', range)), ...likes],
+      'or',
+    )}`
+  }
+  if (indexed.length === 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(likes, 'and')}`
+  }
+  const found = ftsSet(indexed, op, range)
+  if (likes.length === 0) return found
+  return sql`select rowid from lead_search where rowid in (${found}) and ${joinAll(likes, 'and')}`
+}
+
+function ftsMatch(terms: DocTerm[], op: 'and' | 'or'): string {
+  return terms
+    .map((t) => `(${t.forms.map((form) => ftsPhrase(t.column, form)).join(' OR ')})`)
+    .join(op === 'and' ? ' AND ' : ' OR ')
+}
+
+function ftsSet(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): RawBuilder<unknown> {
+  return sql`select rowid from lead_search_fts where lead_search_fts match ${ftsMatch(terms, op)} and rowid between ${range.first} and ${range.last}`
+}
+
+function ftsCondition(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): Condition {
+  return sql<SqlBool>`rowid in (${ftsSet(terms, op, range)})`
+}
+
+/** Leads whose search rows hold the terms: one lookup for `main st city:denver`, not one per term. */
+function documentCondition(terms: DocTerm[], op: 'and' | 'or', ctx: CompileContext): Condition {
+  const set = documentSet(terms, op, ctx)
+  return ctx.dialect === 'postgres' ? sql<SqlBool>`lead.id in (${set})` : sql<SqlBool>`lead.search_rowid in (${set})`
 }
 
 function comparison(column: string, op: Comparator, value: string | number): Condition {
@@ -205,11 +283,15 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
     valueCondition = dateCondition('value_text', op, value, ctx, offset, resolveDateDays)
   } else if (def.type === 'datetime') {
     valueCondition = dateCondition('value_text', op, value, ctx, offset)
+  } else if (op === ':' && (def.type === 'choices' || def.type === 'user' || def.type === 'contact')) {
+    valueCondition = equalsIgnoringCase('value_text', value, ctx)
   } else if (op === ':') {
-    valueCondition =
-      def.type === 'choices' || def.type === 'user' || def.type === 'contact'
-        ? equalsIgnoringCase('value_text', value, ctx)
-        : contains('value_text', value, ctx)
+    const term = fieldTerm('custom', value)
+    const exact = sql<SqlBool>`exists (select 1 from custom_value where object_id = lead.id and field_id = ${def.id} and lead_id = lead.id and organization_id = ${ctx.organizationId} and ${contains('value_text', value, ctx)})`
+    if (term === undefined) return exact
+    // The search row holds every custom value of the lead, of any field: it finds the candidates, each then checked
+    // on its own values of this field.
+    return joinAll([documentCondition([term], 'and', ctx), exact], 'and')
   } else {
     valueCondition = comparison('value_text', op, value)
   }
@@ -307,12 +389,28 @@ function hasCondition(what: string, offset: number): Condition {
   }
 }
 
+/**
+ * The search-row terms an expression is made of, when it is nothing else: a term, the terms of an AND, or those of
+ * an OR that the trigram index answers whole.
+ */
+function documentGroup(expr: Expr): { terms: DocTerm[]; op: 'and' | 'or' } | undefined {
+  const single = docTerm(expr)
+  if (single !== undefined) return { terms: [single], op: 'and' }
+  if (expr.kind !== 'and' && expr.kind !== 'or') return undefined
+  const terms = expr.items.map(docTerm)
+  if (!terms.every((t) => t !== undefined)) return undefined
+  if (expr.kind === 'or' && !terms.every((t) => t.forms.every(indexable))) return undefined
+  return { terms, op: expr.kind }
+}
+
 function compile(expr: Expr, ctx: CompileContext): Condition {
+  const group = documentGroup(expr)
+  if (group !== undefined) return documentCondition(group.terms, group.op, ctx)
   switch (expr.kind) {
     case 'and': {
-      const texts = expr.items.flatMap((e) => (e.kind === 'text' ? [e.value] : []))
-      const others = expr.items.filter((e) => e.kind !== 'text').map((e) => compile(e, ctx))
-      return joinAll(texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others, 'and')
+      const terms = expr.items.flatMap((e) => docTerm(e) ?? [])
+      const others = expr.items.filter((e) => docTerm(e) === undefined).map((e) => compile(e, ctx))
+      return joinAll(terms.length > 0 ? [documentCondition(terms, 'and', ctx), ...others] : others, 'and')
     }
     case 'or':
       return joinAll(
@@ -322,7 +420,7 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
-      return freeTexts([expr.value], ctx)
+      return documentCondition([freeTextTerm(expr.value)], 'and', ctx)
     case 'field':
       return fieldCondition(expr, ctx)
     case 'has':
@@ -330,19 +428,29 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
   }
 }
 
-/** Only the lead's own dates: an index range answers them, so counting them again is cheap. */
-function onlyDates(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'and':
-    case 'or':
-      return expr.items.every(onlyDates)
-    case 'not':
-      return onlyDates(expr.expr)
-    case 'field':
-      return expr.field === 'date_created' || expr.field === 'date_updated'
-    default:
-      return false
+/** How much cheaper a step of an index walk is than reading and sorting one match. */
+const WALK_ADVANTAGE = 3
+
+/**
+ * About how many leads the organization has, to weigh a walk against a sort: on SQLite its last search rowid tells
+ * (deleted leads still count); Postgres's statistics know the table's size.
+ */
+async function organizationSize(db: Db, ctx: CompileContext): Promise<number> {
+  if (ctx.dialect === 'postgres') {
+    const { rows } = await sql<{
+      n: number
+    }>`select reltuples::float8 as n from pg_class where oid = 'lead'::regclass`.execute(db)
+    return Math.max(rows[0]?.n ?? 0, 0)
   }
+  const range = ctx.rowids
+  if (range === undefined) return 0
+  const top = await db
+    .selectFrom('lead_search')
+    .select((eb) => eb.fn.max('rowid').as('rowid'))
+    .where('rowid', '>=', range.first)
+    .where('rowid', '<=', range.last)
+    .executeTakeFirst()
+  return (top?.rowid ?? range.first) - range.first
 }
 
 export interface LeadSearch {
@@ -367,54 +475,69 @@ export async function searchLeads(
     if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
     throw error
   }
-  const defs = parsed.where === null ? [] : await listCustomFieldDefs(db, search.organizationId, 'lead')
+  const [defs, rowids] =
+    parsed.where === null
+      ? [[], undefined]
+      : await Promise.all([
+          listCustomFieldDefs(db, search.organizationId, 'lead'),
+          search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
+        ])
   const ctx: CompileContext = {
     dialect: search.dialect,
     organizationId: search.organizationId,
     now: search.now,
     tzOffsetHours: search.tzOffsetHours,
     defs,
+    rowids,
   }
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
-  // Every lead, or a date range: the page walks a sort index and stops after one page, and a second query counts
-  // through an index range. Any other search counts its matches in the pass that finds them (`count(*) over ()`),
-  // instead of evaluating its condition twice; that pass reads every match anyway, so Postgres is kept from walking
-  // the sort index and testing each lead (`|| ''` hides the index), which its planner would otherwise pick for the
-  // LIMIT and which is ten times slower than sorting the matches.
-  const countsApart = parsed.where === null || onlyDates(parsed.where)
-  const hideIndex = !countsApart && search.dialect === 'postgres' ? sql` || ''` : sql``
-  let page = base.selectAll('lead')
+  // The count comes first: a search of the search rows alone counts them without reading a lead, and a search
+  // nothing matches (or a page past the last match) needs no second query.
+  const group = parsed.where === null ? undefined : documentGroup(parsed.where)
+  const counted =
+    group === undefined
+      ? base.select((eb) => eb.fn.countAll<string | number>().as('n'))
+      : db
+          .selectFrom(sql`(${documentSet(group.terms, group.op, ctx)})`.as('matches'))
+          .select((eb) => eb.fn.countAll<string | number>().as('n'))
+  const total = Number((await counted.executeTakeFirstOrThrow()).n)
+  if (total <= search.skip) return { has_more: false, total_results: total, data: [] }
+
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
-  for (const s of sorts) {
+  const first = sorts[0]
+  // A page in date order walks that date's index and tests each lead until the page is full, when the matches are
+  // many enough for that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches
+  // and sorts them. Each database is told which, since neither planner knows how many leads a search matches.
+  const walk =
+    first !== undefined &&
+    first.field !== 'name' &&
+    (parsed.where === null ||
+      (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE)
+  const order = sorts.map((s) => {
+    const dir = sql.raw(s.direction)
     if (s.field === 'name') {
       // Nameless leads last in both directions; then case-insensitively by code point, the same on both dialects
       // (Postgres would otherwise use its locale's collation), ties by exact name.
       const code = search.dialect === 'postgres' ? sql` collate "C"` : sql``
-      page = page
-        .orderBy(sql`case when lead.name is null then 1 else 0 end`)
-        .orderBy(sql`${folded('lead.name', ctx)}${code}`, s.direction)
-        .orderBy(sql`lead.name${code}`, s.direction)
-    } else {
-      const column = s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated'
-      page = page.orderBy(sql`${sql.ref(column)}${hideIndex}`, s.direction)
+      return sql`case when lead.name is null then 1 else 0 end, ${folded('lead.name', ctx)}${code} ${dir}, lead.name${code} ${dir}`
     }
-  }
-  page = page
-    .orderBy('lead.id', 'desc')
-    .offset(search.skip)
-    .limit(search.limit + 1)
-  const countAll = async () =>
-    Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
-  if (countsApart) {
-    const [rows, total] = await Promise.all([page.execute(), countAll()])
-    return { has_more: rows.length > search.limit, total_results: total, data: rows.slice(0, search.limit) }
-  }
-  const counted = await page.select(sql<string | number>`count(*) over ()`.as('total_results')).execute()
-  const data = counted.slice(0, search.limit).map(({ total_results, ...lead }) => lead)
-  const first = counted[0]
-  // A page past the last match has no row to carry the count.
-  const total = first === undefined ? (search.skip === 0 ? 0 : await countAll()) : Number(first.total_results)
-  return { has_more: counted.length > search.limit, total_results: total, data }
+    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+    if (walk) return sql`${column} ${dir}`
+    // Hides the index from the planner, so that it reads the matches rather than walking the index.
+    return search.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
+  })
+  const hint =
+    walk && search.dialect === 'sqlite'
+      ? sql.raw(
+          first.field === 'date_created'
+            ? ' indexed by lead_org_created_search_idx'
+            : ' indexed by lead_org_updated_search_idx',
+        )
+      : sql``
+  const { rows: data } = await sql<LeadTable>`select lead.* from lead${hint}
+    where lead.organization_id = ${search.organizationId} and ${condition}
+    order by ${sql.join(order)}, lead.id desc limit ${search.limit} offset ${search.skip}`.execute(db)
+  return { has_more: search.skip + data.length < total, total_results: total, data }
 }
