@@ -709,3 +709,39 @@ describe('text field searches through the trigram index', () => {
     expect(await theirs.found('city:sharedville')).toEqual(['theirs'])
   })
 })
+
+describe('pages walked in index order and pages sorted', () => {
+  // A small page of many matches walks the sort index; a large page of few matches reads and sorts them. Both must
+  // give the same order, nameless leads last and all.
+  it.each([
+    'sort:name',
+    'sort:-name',
+    'sort:created',
+    'sort:-updated',
+    'sort:name sort:-created',
+    'has:contacts sort:-name',
+    'sort:updated',
+  ])('%s pages one lead at a time in the order of the whole list', async (sort) => {
+    const paged = await separateOrg(`Paged ${sort}`)
+    for (const name of ['beta', 'alpha', 'Émile', null, 'Alpha', 'Zed', null, 'beta']) {
+      const body = name === null ? { contacts: [{ name: 'Nameless' }] } : { name, contacts: [{ name: 'Someone' }] }
+      await paged.lead(String(name), body)
+      ctx.clock.advance(1000)
+    }
+    const list = async (params: Record<string, string>) => {
+      const res = await call(ctx.app, paged.org.member.key, 'GET', '/lead/', { query: { query: sort, ...params } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    const whole = (await list({})).data.map((l: { id: string }) => l.id)
+    expect(whole).toHaveLength(8)
+    const oneByOne: string[] = []
+    for (let skip = 0; skip < 9; skip++) {
+      const page = await list({ _limit: '1', _skip: String(skip) })
+      expect(page.total_results).toBe(8)
+      expect(page.has_more).toBe(skip < 7)
+      oneByOne.push(...page.data.map((l: { id: string }) => l.id))
+    }
+    expect(oneByOne).toEqual(whole)
+  })
+})

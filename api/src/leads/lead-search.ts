@@ -5,7 +5,14 @@ import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
 import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
 import { leadSearchRowids, type SearchColumn, type SearchRowids } from './lead-search-index.js'
-import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
+import {
+  LeadQueryError,
+  normalizeLeadQuery,
+  parseLeadQuery,
+  type Comparator,
+  type Expr,
+  type SortEntry,
+} from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
 // Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
@@ -428,6 +435,88 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
   }
 }
 
+type Sort = Pick<SortEntry, 'field' | 'direction'>
+
+interface Page {
+  condition: Condition
+  sorts: Sort[]
+  skip: number
+  limit: number
+}
+
+/** `order by` terms for sorts by date; `walk`: the first one's index is walked, else hidden from the planner. */
+function dateOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
+  return sorts.map((s, i) => {
+    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+    const dir = sql.raw(s.direction)
+    if (walk || i > 0) return sql`${column} ${dir}`
+    return ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
+  })
+}
+
+/** The C collation compares by code point, as SQLite does. */
+function codePoints(ctx: CompileContext): RawBuilder<unknown> {
+  return ctx.dialect === 'postgres' ? sql` collate "C"` : sql``
+}
+
+/** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
+async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean): Promise<LeadTable[]> {
+  const [first, ...rest] = page.sorts
+  const order =
+    first?.field === 'name'
+      ? [
+          // Nameless leads last in both directions; then case-insensitively by code point, the same on both
+          // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
+          sql`case when lead.name is null then 1 else 0 end`,
+          sql`${folded('lead.name', ctx)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          sql`lead.name${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          ...dateOrder(rest, ctx, true),
+        ]
+      : dateOrder(page.sorts, ctx, walk)
+  const hint =
+    walk && ctx.dialect === 'sqlite' && first !== undefined && first.field !== 'name'
+      ? sql.raw(
+          first.field === 'date_created'
+            ? ' indexed by lead_org_created_search_idx'
+            : ' indexed by lead_org_updated_search_idx',
+        )
+      : sql``
+  const { rows } = await sql<LeadTable>`select lead.* from lead${hint}
+    where lead.organization_id = ${ctx.organizationId} and ${page.condition}
+    order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
+  return rows
+}
+
+/**
+ * A page by name, walking the search rows' index of folded names (the same folding and order as `readPage`'s),
+ * then, past the named leads, the nameless ones. An empty name sorts with the nameless (the API never stores one).
+ */
+async function walkByName(db: Db, ctx: CompileContext, page: Page): Promise<LeadTable[]> {
+  const [first, ...rest] = page.sorts
+  const dir = sql.raw(first?.direction ?? 'asc')
+  const hint = ctx.dialect === 'sqlite' ? sql` indexed by lead_search_org_name_idx cross` : sql``
+  const { rows: named } = await sql<LeadTable>`select lead.* from lead_search s${hint} join lead on lead.id = s.lead_id
+    where s.organization_id = ${ctx.organizationId} and s.name <> '' and lead.organization_id = ${ctx.organizationId}
+      and ${page.condition}
+    order by s.name${codePoints(ctx)} ${dir}, lead.name${codePoints(ctx)} ${dir}, ${sql.join([
+      ...dateOrder(rest, ctx, true),
+      sql`lead.id desc`,
+    ])} limit ${page.limit} offset ${page.skip}`.execute(db)
+  if (named.length === page.limit) return named
+  const nameless = sql<SqlBool>`(lead.name is null or lead.name = '')`
+  let namedCount = page.skip + named.length
+  if (named.length === 0) {
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from lead
+      where lead.organization_id = ${ctx.organizationId} and not ${nameless} and ${page.condition}`.execute(db)
+    namedCount = Number(rows[0]?.n ?? 0)
+  }
+  const { rows: unnamed } = await sql<LeadTable>`select lead.* from lead
+    where lead.organization_id = ${ctx.organizationId} and ${nameless} and ${page.condition}
+    order by ${sql.join([...dateOrder(rest, ctx, true), sql`lead.id desc`])}
+    limit ${page.limit - named.length} offset ${Math.max(0, page.skip - namedCount)}`.execute(db)
+  return [...named, ...unnamed]
+}
+
 /** How much cheaper a step of an index walk is than reading and sorting one match. */
 const WALK_ADVANTAGE = 3
 
@@ -506,38 +595,14 @@ export async function searchLeads(
   if (total <= search.skip) return { has_more: false, total_results: total, data: [] }
 
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
-  const first = sorts[0]
-  // A page in date order walks that date's index and tests each lead until the page is full, when the matches are
-  // many enough for that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches
-  // and sorts them. Each database is told which, since neither planner knows how many leads a search matches.
+  // A page walks its sort index and tests each lead until the page is full, when the matches are many enough for
+  // that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches and sorts them.
+  // Each database is told which, since neither planner knows how many leads a search matches.
   const walk =
-    first !== undefined &&
-    first.field !== 'name' &&
-    (parsed.where === null ||
-      (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE)
-  const order = sorts.map((s) => {
-    const dir = sql.raw(s.direction)
-    if (s.field === 'name') {
-      // Nameless leads last in both directions; then case-insensitively by code point, the same on both dialects
-      // (Postgres would otherwise use its locale's collation), ties by exact name.
-      const code = search.dialect === 'postgres' ? sql` collate "C"` : sql``
-      return sql`case when lead.name is null then 1 else 0 end, ${folded('lead.name', ctx)}${code} ${dir}, lead.name${code} ${dir}`
-    }
-    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
-    if (walk) return sql`${column} ${dir}`
-    // Hides the index from the planner, so that it reads the matches rather than walking the index.
-    return search.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
-  })
-  const hint =
-    walk && search.dialect === 'sqlite'
-      ? sql.raw(
-          first.field === 'date_created'
-            ? ' indexed by lead_org_created_search_idx'
-            : ' indexed by lead_org_updated_search_idx',
-        )
-      : sql``
-  const { rows: data } = await sql<LeadTable>`select lead.* from lead${hint}
-    where lead.organization_id = ${search.organizationId} and ${condition}
-    order by ${sql.join(order)}, lead.id desc limit ${search.limit} offset ${search.skip}`.execute(db)
+    parsed.where === null ||
+    (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE
+  const page = { condition, sorts, skip: search.skip, limit: search.limit }
+  const data =
+    walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
   return { has_more: search.skip + data.length < total, total_results: total, data }
 }

@@ -115,6 +115,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .addColumn('search_key', 'integer', (c) => c.notNull().unique())
       .execute()
     await createSqliteSearch(db, FIELDS)
+    // sort:name walks the organization's folded names.
+    await db.schema
+      .createIndex('lead_search_org_name_idx')
+      .on('lead_search')
+      .columns(['organization_id', 'name'])
+      .execute()
     await db.schema.alterTable('lead').addColumn('search_rowid', 'integer').execute()
     // A page walks its sort index and tests each lead's search rowid and status there, without reading the lead.
     for (const column of ['date_updated', 'date_created']) {
@@ -147,6 +153,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         .raw(`CREATE INDEX lead_search_${field}_trgm ON lead_search USING gin (${field} gin_trgm_ops)`)
         .execute(db)
     }
+    // sort:name walks the organization's folded names, by code point.
+    await sql`CREATE INDEX lead_search_org_name_idx ON lead_search (organization_id, name COLLATE "C")`.execute(db)
   }
 }
 
@@ -170,6 +178,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await createSqliteSearch(db, [])
     await db.schema.createIndex('lead_search_org_idx').on('lead_search').columns(['organization_id']).execute()
   } else {
+    await sql`DROP INDEX lead_search_org_name_idx`.execute(db)
     for (const field of FIELDS) {
       await sql.raw(`DROP INDEX lead_search_${field}_trgm`).execute(db)
       await db.schema.alterTable('lead_search').dropColumn(field).execute()
