@@ -208,6 +208,8 @@ export interface LeadSearchTable extends LeadSearchColumns {
   rowid: Generated<number>
   lead_id: string
   organization_id: string
+  /** The lead's status, kept in step with `lead` by a trigger, so a search can combine it with text. */
+  status_id: string
 }
 
 /** SQLite only: where each organization's range of `lead_search` rowids starts (`search_key` × 2^32). */

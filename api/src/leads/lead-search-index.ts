@@ -91,9 +91,10 @@ export interface LeadTexts {
   name: string | null
   description: string
   url: string | null
+  status_id: string
 }
 
-type SearchRow = LeadSearchColumns & { lead_id: string }
+type SearchRow = LeadSearchColumns & { lead_id: string; status_id: string }
 
 /** The search rows of some of an organization's leads, read in seven queries however many leads there are. */
 async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTexts[]): Promise<SearchRow[]> {
@@ -172,7 +173,12 @@ async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTe
   for (const u of urls) byLead.get(u.lead_id)?.urls.push(u.url)
   for (const { lead_id, ...address } of addresses) byLead.get(lead_id)?.addresses.push(address)
   for (const v of custom) byLead.get(v.lead_id)?.custom.push(v.value_text)
-  return [...byLead].map(([leadId, lead]) => ({ lead_id: leadId, ...searchColumns(lead) }))
+  const statuses = new Map(leads.map((l) => [l.id, l.status_id]))
+  return [...byLead].map(([leadId, lead]) => ({
+    lead_id: leadId,
+    status_id: statuses.get(leadId) ?? '',
+    ...searchColumns(lead),
+  }))
 }
 
 /** SQLite: each organization's search rows take rowids `search_key` × 2^32 onwards (migration 0006). */
@@ -247,7 +253,7 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
     buildLeadSearchRows(db, organizationId, leads),
     db
       .selectFrom('lead_search')
-      .select(['lead_id', ...SEARCH_COLUMNS])
+      .select(['lead_id', 'status_id', ...SEARCH_COLUMNS])
       .where('organization_id', '=', organizationId)
       .where(
         'lead_id',
@@ -259,7 +265,7 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
   const current = new Map(stored.map((s) => [s.lead_id, s]))
   const changed = rows.filter((row) => {
     const old = current.get(row.lead_id)
-    return old === undefined || SEARCH_COLUMNS.some((c) => old[c] !== row[c])
+    return old === undefined || old.status_id !== row.status_id || SEARCH_COLUMNS.some((c) => old[c] !== row[c])
   })
   const added = isPostgres(db) ? [] : changed.filter((row) => !current.has(row.lead_id))
   if (added.length > 0) await insertSqliteRows(db, organizationId, added)
@@ -273,7 +279,9 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
       .onConflict((oc) =>
         oc
           .column('lead_id')
-          .doUpdateSet((eb) => Object.fromEntries(SEARCH_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))),
+          .doUpdateSet((eb) =>
+            Object.fromEntries(([...SEARCH_COLUMNS, 'status_id'] as const).map((c) => [c, eb.ref(`excluded.${c}`)])),
+          ),
       )
       .execute()
   }
@@ -287,7 +295,7 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
 export async function refreshLeadSearch(db: Db, organizationId: string, leadId: string): Promise<void> {
   const lead = await db
     .selectFrom('lead')
-    .select(['id', 'name', 'description', 'url'])
+    .select(['id', 'name', 'description', 'url', 'status_id'])
     .where('organization_id', '=', organizationId)
     .where('id', '=', leadId)
     .executeTakeFirst()
@@ -326,7 +334,7 @@ export async function rebuildLeadSearch(db: Db, options: RebuildOptions = {}): P
       const count = await db.transaction().execute(async (tx) => {
         const leads = await tx
           .selectFrom('lead')
-          .select(['id', 'name', 'description', 'url'])
+          .select(['id', 'name', 'description', 'url', 'status_id'])
           .where('organization_id', '=', organizationId)
           .where('id', '>', after)
           .orderBy('id')

@@ -698,6 +698,37 @@ describe('text field searches through the trigram index', () => {
     expect(await ids('name:"merged away"')).toEqual([])
   })
 
+  it('combine with a status that the search rows keep in step with the lead, however it changes', async () => {
+    const statuses = await separateOrg('Statuses Ltd')
+    await statuses.lead('boston', {
+      name: 'Boston Co',
+      status: 'Potential',
+      addresses: [{ label: 'business', city: 'Boston' }],
+    })
+    await statuses.lead('denver', {
+      name: 'Denver Co',
+      status: 'Potential',
+      addresses: [{ label: 'business', city: 'Denver' }],
+    })
+    expect(await statuses.found('city:boston status:potential')).toEqual(['boston'])
+    expect(await statuses.found('city:boston status:qualified')).toEqual([])
+    // A write that changes only the lead's status, as any future code might.
+    const qualified = (await call(ctx.app, statuses.org.member.key, 'GET', '/status/lead/'))
+      .json()
+      .data.find((st: { label: string }) => st.label === 'Qualified')
+    await ctx.database.db
+      .updateTable('lead')
+      .set({ status_id: qualified.id })
+      .where('organization_id', '=', statuses.org.id)
+      .where('name', '=', 'Boston Co')
+      .execute()
+    expect(await statuses.found('city:boston status:potential')).toEqual([])
+    expect(await statuses.found('city:boston status:qualified')).toEqual(['boston'])
+    expect(await statuses.found(`boston status_id:${String(qualified.id)}`)).toEqual(['boston'])
+    expect(await statuses.found('co status:potential')).toEqual(['denver'])
+    expect(await statuses.found('co -status:potential')).toEqual(['boston'])
+  })
+
   it('never find another organization’s leads', async () => {
     const mine = await separateOrg('Mine Ltd')
     const theirs = await separateOrg('Theirs Ltd')

@@ -149,8 +149,41 @@ function docTerm(expr: Expr): DocTerm | undefined {
   return undefined
 }
 
+/** A status term, which the search row answers too (it keeps its lead's status): `status:won`, `status_id:stat_…`. */
+interface StatusTerm {
+  field: string
+  value: string
+}
+
+function statusTerm(expr: Expr): StatusTerm | undefined {
+  if (expr.kind !== 'field' || expr.op !== ':') return undefined
+  return ['status', 'status_label', 'status_id'].includes(expr.field)
+    ? { field: expr.field, value: expr.value }
+    : undefined
+}
+
+/** Terms one search row answers together: text terms, and in an AND also statuses. */
+interface DocumentGroup {
+  terms: DocTerm[]
+  op: 'and' | 'or'
+  statuses: StatusTerm[]
+}
+
+function statusCondition(term: StatusTerm, column: string, ctx: CompileContext): Condition {
+  if (term.field === 'status_id') return sql<SqlBool>`${sql.ref(column)} = ${term.value}`
+  return sql<SqlBool>`${sql.ref(column)} in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', term.value, ctx)})`
+}
+
 function ftsPhrase(column: SearchColumn, form: string): string {
   return `{${column}} : "${form.replace(/"/g, '""')}"`
+}
+
+/** A search row holds a term: its column contains one of the term's forms. */
+function termLike(t: DocTerm): Condition {
+  return joinAll(
+    t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+    'or',
+  )
 }
 
 /**
@@ -159,30 +192,32 @@ function ftsPhrase(column: SearchColumn, form: string): string {
  * terms of three characters or more in one lookup limited to the organization's rowids; shorter free-text terms are
  * checked on the rows it found (or, alone, on each of the organization's rows).
  */
-function documentSet(terms: DocTerm[], op: 'and' | 'or', ctx: CompileContext): RawBuilder<unknown> {
+function documentSet({ terms, op, statuses }: DocumentGroup, ctx: CompileContext): RawBuilder<unknown> {
+  const statusHeld = statuses.map((t) => statusCondition(t, 'status_id', ctx))
   if (ctx.dialect === 'postgres') {
-    const holds = terms.map((t) =>
-      joinAll(
-        t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
-        'or',
-      ),
-    )
-    return sql`select lead_id from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(holds, op)}`
+    const holds = terms.map(termLike)
+    return sql`select lead_id from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [joinAll(holds, op), ...statusHeld],
+      'and',
+    )}`
   }
   const range = ctx.rowids
   if (range === undefined) return sql`select rowid from lead_search where 1 = 0`
   const indexed = terms.filter((t) => t.forms.every(indexable))
   const checked = terms.filter((t) => !t.forms.every(indexable))
-  const likes = checked.map((t) =>
-    joinAll(
-      t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
-      'or',
-    ),
-  )
+  const likes = checked.map(termLike)
   if (op === 'or' && checked.length > 0) {
     return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(
       [...indexed.map((t) => ftsCondition([t], 'and', range)), ...likes],
       'or',
+    )}`
+  }
+  if (statusHeld.length > 0) {
+    // The status's rows, read from its index, each tested against the trigram index's matches (read once).
+    const found = indexed.length === 0 ? [] : [sql<SqlBool>`+rowid in (${ftsSet(indexed, op, range)})`]
+    return sql`select rowid from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [...statusHeld, ...found, ...likes],
+      'and',
     )}`
   }
   if (indexed.length === 0) {
@@ -208,8 +243,21 @@ function ftsCondition(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): 
 }
 
 /** Leads whose search rows hold the terms: one lookup for `main st city:denver`, not one per term. */
-function documentCondition(terms: DocTerm[], op: 'and' | 'or', ctx: CompileContext): Condition {
-  const set = documentSet(terms, op, ctx)
+function documentCondition(group: DocumentGroup, ctx: CompileContext): Condition {
+  const range = ctx.rowids
+  if (ctx.dialect === 'sqlite' && range !== undefined && group.op === 'and' && group.statuses.length === 0) {
+    const indexed = group.terms.filter((t) => t.forms.every(indexable))
+    const checked = group.terms.filter((t) => !t.forms.every(indexable))
+    if (indexed.length > 0 && checked.length > 0) {
+      // Short terms are checked on the search rows of the leads the trigram index found, one by one: a page that
+      // walks its index then reads only the rows of the leads it passes, not those of every match.
+      return sql<SqlBool>`(lead.search_rowid in (${ftsSet(indexed, 'and', range)}) and exists (select 1 from lead_search where rowid = lead.search_rowid and ${joinAll(
+        checked.map((t) => termLike(t)),
+        'and',
+      )}))`
+    }
+  }
+  const set = documentSet(group, ctx)
   return ctx.dialect === 'postgres' ? sql<SqlBool>`lead.id in (${set})` : sql<SqlBool>`lead.search_rowid in (${set})`
 }
 
@@ -298,7 +346,7 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
     if (term === undefined) return exact
     // The search row holds every custom value of the lead, of any field: it finds the candidates, each then checked
     // on its own values of this field.
-    return joinAll([documentCondition([term], 'and', ctx), exact], 'and')
+    return joinAll([documentCondition({ terms: [term], op: 'and', statuses: [] }, ctx), exact], 'and')
   } else {
     valueCondition = comparison('value_text', op, value)
   }
@@ -323,10 +371,9 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'lead_id':
       return sql<SqlBool>`lead.id = ${value}`
     case 'status_id':
-      return sql<SqlBool>`lead.status_id = ${value}`
     case 'status':
     case 'status_label':
-      return sql<SqlBool>`lead.status_id in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', value, ctx)})`
+      return statusCondition({ field, value }, 'lead.status_id', ctx)
     case 'contact_name':
       return leadHas('contact', ctx, contains('name', value, ctx))
     case 'email_address':
@@ -400,24 +447,51 @@ function hasCondition(what: string, offset: number): Condition {
  * The search-row terms an expression is made of, when it is nothing else: a term, the terms of an AND, or those of
  * an OR that the trigram index answers whole.
  */
-function documentGroup(expr: Expr): { terms: DocTerm[]; op: 'and' | 'or' } | undefined {
+function documentGroup(expr: Expr): DocumentGroup | undefined {
   const single = docTerm(expr)
-  if (single !== undefined) return { terms: [single], op: 'and' }
-  if (expr.kind !== 'and' && expr.kind !== 'or') return undefined
+  if (single !== undefined) return { terms: [single], op: 'and', statuses: [] }
+  if (expr.kind === 'and') {
+    const { terms, statuses, others } = partition(expr.items)
+    return terms.length > 0 && others.length === 0 ? { terms, op: 'and', statuses } : undefined
+  }
+  if (expr.kind !== 'or') return undefined
   const terms = expr.items.map(docTerm)
   if (!terms.every((t) => t !== undefined)) return undefined
-  if (expr.kind === 'or' && !terms.every((t) => t.forms.every(indexable))) return undefined
-  return { terms, op: expr.kind }
+  if (!terms.every((t) => t.forms.every(indexable))) return undefined
+  return { terms, op: 'or', statuses: [] }
+}
+
+/** An AND's items: the search-row terms, statuses (which join them only if there is one), and the rest. */
+function partition(items: Expr[]): { terms: DocTerm[]; statuses: StatusTerm[]; others: Expr[] } {
+  const terms: DocTerm[] = []
+  const statuses: StatusTerm[] = []
+  const others: Expr[] = []
+  for (const item of items) {
+    const term = docTerm(item)
+    const status = statusTerm(item)
+    if (term !== undefined) terms.push(term)
+    else if (status !== undefined) statuses.push(status)
+    else others.push(item)
+  }
+  return { terms, statuses, others }
 }
 
 function compile(expr: Expr, ctx: CompileContext): Condition {
   const group = documentGroup(expr)
-  if (group !== undefined) return documentCondition(group.terms, group.op, ctx)
+  if (group !== undefined) return documentCondition(group, ctx)
   switch (expr.kind) {
     case 'and': {
-      const terms = expr.items.flatMap((e) => docTerm(e) ?? [])
-      const others = expr.items.filter((e) => docTerm(e) === undefined).map((e) => compile(e, ctx))
-      return joinAll(terms.length > 0 ? [documentCondition(terms, 'and', ctx), ...others] : others, 'and')
+      const { terms, statuses, others } = partition(expr.items)
+      if (terms.length === 0) {
+        return joinAll(
+          expr.items.map((e) => compile(e, ctx)),
+          'and',
+        )
+      }
+      return joinAll(
+        [documentCondition({ terms, op: 'and', statuses }, ctx), ...others.map((e) => compile(e, ctx))],
+        'and',
+      )
     }
     case 'or':
       return joinAll(
@@ -427,7 +501,7 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
-      return documentCondition([freeTextTerm(expr.value)], 'and', ctx)
+      return documentCondition({ terms: [freeTextTerm(expr.value)], op: 'and', statuses: [] }, ctx)
     case 'field':
       return fieldCondition(expr, ctx)
     case 'has':
@@ -589,7 +663,7 @@ export async function searchLeads(
     group === undefined
       ? base.select((eb) => eb.fn.countAll<string | number>().as('n'))
       : db
-          .selectFrom(sql`(${documentSet(group.terms, group.op, ctx)})`.as('matches'))
+          .selectFrom(sql`(${documentSet(group, ctx)})`.as('matches'))
           .select((eb) => eb.fn.countAll<string | number>().as('n'))
   const total = Number((await counted.executeTakeFirstOrThrow()).n)
   if (total <= search.skip) return { has_more: false, total_results: total, data: [] }

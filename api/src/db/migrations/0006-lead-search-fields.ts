@@ -11,6 +11,8 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely'
 // against the index's matches without reading the search row. One FTS5 table indexes the document and the fields,
 // folded by the app and compared as they are (`case_sensitive 1`), so a match is exactly a substring of the folded
 // text. Postgres: a pg_trgm index on each new column.
+// Both: the search row also keeps its lead's status, so that a search combining a status with text reads search
+// rows alone (on Postgres, both indexes at once).
 
 const FIELDS = ['name', 'description', 'url', 'contact_name', 'city', 'state', 'zipcode', 'address', 'custom']
 
@@ -20,7 +22,11 @@ function isSqlite(db: Kysely<unknown>): boolean {
 
 async function createSqliteSearch(db: Kysely<unknown>, fields: string[]): Promise<void> {
   const columns = ['body', ...fields]
-  const textColumns = sql.raw(fields.map((f) => `, ${f} text NOT NULL DEFAULT ''`).join(''))
+  const textColumns = sql.raw(
+    fields.length === 0
+      ? ''
+      : `${fields.map((f) => `, ${f} text NOT NULL DEFAULT ''`).join('')}, status_id varchar(64) NOT NULL DEFAULT ''`,
+  )
   await sql`CREATE TABLE lead_search (
     rowid INTEGER PRIMARY KEY,
     lead_id varchar(64) NOT NULL UNIQUE REFERENCES lead(id) ON DELETE CASCADE,
@@ -48,7 +54,7 @@ async function createSqliteSearch(db: Kysely<unknown>, fields: string[]): Promis
     .execute(db)
   await sql
     .raw(
-      `CREATE TRIGGER lead_search_au AFTER UPDATE ON lead_search BEGIN
+      `CREATE TRIGGER lead_search_au AFTER UPDATE OF ${list} ON lead_search BEGIN
       INSERT INTO lead_search_fts(lead_search_fts, rowid, ${list}) VALUES ('delete', old.rowid, ${values('old')});
       INSERT INTO lead_search_fts(rowid, ${list}) VALUES (new.rowid, ${values('new')}); END`,
     )
@@ -121,6 +127,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .on('lead_search')
       .columns(['organization_id', 'name'])
       .execute()
+    await sql`CREATE TRIGGER lead_search_status AFTER UPDATE OF status_id ON lead BEGIN
+      UPDATE lead_search SET status_id = new.status_id WHERE lead_id = new.id; END`.execute(db)
     await db.schema.alterTable('lead').addColumn('search_rowid', 'integer').execute()
     // A page walks its sort index and tests each lead's search rowid and status there, without reading the lead.
     for (const column of ['date_updated', 'date_created']) {
@@ -155,11 +163,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     }
     // sort:name walks the organization's folded names, by code point.
     await sql`CREATE INDEX lead_search_org_name_idx ON lead_search (organization_id, name COLLATE "C")`.execute(db)
+    await db.schema
+      .alterTable('lead_search')
+      .addColumn('status_id', 'varchar(64)', (c) => c.notNull().defaultTo(''))
+      .execute()
+    await sql`UPDATE lead_search SET status_id = lead.status_id FROM lead WHERE lead.id = lead_search.lead_id`.execute(
+      db,
+    )
+    await sql`CREATE FUNCTION lead_search_status() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN UPDATE lead_search SET status_id = NEW.status_id WHERE lead_id = NEW.id; RETURN NULL; END $$`.execute(db)
+    await sql`CREATE TRIGGER lead_search_status AFTER UPDATE OF status_id ON lead FOR EACH ROW
+      WHEN (OLD.status_id IS DISTINCT FROM NEW.status_id) EXECUTE FUNCTION lead_search_status()`.execute(db)
   }
+  // The search row keeps its lead's status (a trigger follows every change), so that a search combining a status
+  // with text reads the status's search rows alone.
+  await db.schema
+    .createIndex('lead_search_org_status_idx')
+    .on('lead_search')
+    .columns(['organization_id', 'status_id'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await coveringIndexes(db, 'down')
+  await db.schema.dropIndex('lead_search_org_status_idx').execute()
+  await sql`DROP TRIGGER lead_search_status${sql.raw(isSqlite(db) ? '' : ' ON lead')}`.execute(db)
   if (isSqlite(db)) {
     await db.schema.dropIndex('lead_org_status_search_idx').execute()
     await db.schema.dropIndex('lead_org_search_idx').execute()
@@ -178,6 +206,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await createSqliteSearch(db, [])
     await db.schema.createIndex('lead_search_org_idx').on('lead_search').columns(['organization_id']).execute()
   } else {
+    await sql`DROP FUNCTION lead_search_status`.execute(db)
+    await db.schema.alterTable('lead_search').dropColumn('status_id').execute()
     await sql`DROP INDEX lead_search_org_name_idx`.execute(db)
     for (const field of FIELDS) {
       await sql.raw(`DROP INDEX lead_search_${field}_trgm`).execute(db)
