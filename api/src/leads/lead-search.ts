@@ -350,7 +350,8 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
   } else {
     valueCondition = comparison('value_text', op, value)
   }
-  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and object_id = lead_id and ${valueCondition}`)
+  // A lead field's values are the lead's own (object_id = lead_id); saying so would only mislead Postgres's estimates.
+  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and ${valueCondition}`)
 }
 
 /**

@@ -70,8 +70,8 @@ async function dropSqliteSearch(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
- * Searches test has:email, has:phone and has:contacts per lead, and read a number field's range for its leads: indexes
- * that answer those from the index alone.
+ * Searches test has:email, has:phone and has:contacts per lead, and read a custom field's range of values for their
+ * leads: indexes that answer those from the index alone.
  */
 async function coveringIndexes(db: Kysely<unknown>, direction: 'up' | 'down'): Promise<void> {
   const indexes = [
@@ -88,10 +88,16 @@ async function coveringIndexes(db: Kysely<unknown>, direction: 'up' | 'down'): P
       after: ['lead_id', 'organization_id'],
     },
     {
+      name: 'custom_value_field_idx',
+      table: 'custom_value',
+      before: ['field_id', 'value_text'],
+      after: ['field_id', 'value_text', 'lead_id', 'organization_id'],
+    },
+    {
       name: 'custom_value_number_idx',
       table: 'custom_value',
       before: ['field_id', 'value_number'],
-      after: ['field_id', 'value_number', 'object_id', 'lead_id', 'organization_id'],
+      after: ['field_id', 'value_number', 'lead_id', 'organization_id'],
     },
   ]
   for (const index of indexes) {
