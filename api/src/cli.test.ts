@@ -10,6 +10,7 @@ import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { openDatabase, type DatabaseHandle } from './db/database.js'
 import { AUTH_CACHE_SECONDS } from './api-keys/auth-cache.js'
+import { SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { basicAuth, call, createTestDatabase, TestClock, type TestDatabase } from './test-support/test-app.js'
 
 const cliPath = fileURLToPath(new URL('../dist/cli.js', import.meta.url))
@@ -441,7 +442,7 @@ describe('leadline reindex and the rebuild in leadline migrate', () => {
     const result = await leadline(['migrate', ...db])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toBe(
-      `The database is up to date.\nRebuilt the search documents of ${total} leads (format 2).\n`,
+      `The database is up to date.\nRebuilt the search documents of ${total} leads (format ${SEARCH_DOCUMENT_VERSION}).\n`,
     )
     expect(result.stderr).toContain(`reindexed ${total}/${total} leads\n`)
     expect(await search('020 7946 0958')).toEqual([leadId])
@@ -453,12 +454,14 @@ describe('leadline reindex and the rebuild in leadline migrate', () => {
     expect(await search('020 7946 0958')).toEqual([])
     expect(await leadlineJson(['reindex', ...db])).toEqual({
       reindexed_leads: await leadCount(),
-      search_document_version: 2,
+      search_document_version: SEARCH_DOCUMENT_VERSION,
     })
     expect(await search('020 7946 0958')).toEqual([leadId])
     const human = await leadline(['reindex', ...db])
     expect(human.code, human.stderr).toBe(0)
-    expect(human.stdout).toMatch(/^Rebuilt the search documents of \d+ leads \(format 2\)\.\n$/)
+    expect(human.stdout).toMatch(
+      new RegExp(`^Rebuilt the search documents of \\d+ leads \\(format ${SEARCH_DOCUMENT_VERSION}\\)\\.\\n$`),
+    )
   })
 
   it('seed demo on a new database records the current format, so the next start rebuilds nothing', async () => {
@@ -472,7 +475,7 @@ describe('leadline reindex and the rebuild in leadline migrate', () => {
           .select('value')
           .where('key', '=', versionKey)
           .executeTakeFirst()
-        expect(row?.value).toBe('2')
+        expect(row?.value).toBe(String(SEARCH_DOCUMENT_VERSION))
       } finally {
         await handle.close()
       }

@@ -204,10 +204,33 @@ export interface ActivityTable {
   date_updated: string
 }
 
-export interface LeadSearchTable {
+/** Each text a lead search looks in, folded, one value per line (lead-search-index.ts). */
+export interface LeadSearchColumns {
+  body: string
+  name: string
+  description: string
+  url: string
+  contact_name: string
+  city: string
+  state: string
+  zipcode: string
+  address: string
+  custom: string
+}
+
+export interface LeadSearchTable extends LeadSearchColumns {
+  /** SQLite only: the row's place in its organization's range of the trigram index (migration 0006). */
+  rowid: Generated<number>
   lead_id: string
   organization_id: string
-  body: string
+  /** The lead's status, kept in step with `lead` by a trigger, so a search can combine it with text. */
+  status_id: string
+}
+
+/** SQLite only: where each organization's range of `lead_search` rowids starts (`search_key` × 2^32). */
+export interface LeadSearchOrgTable {
+  organization_id: string
+  search_key: number
 }
 
 /** Leads per organization, kept by migration 0007's triggers. */
@@ -242,6 +265,7 @@ export interface Tables {
   custom_value: CustomValueTable
   activity: ActivityTable
   lead_search: LeadSearchTable
+  lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable
   organization_lead_count: OrganizationLeadCountTable
 }

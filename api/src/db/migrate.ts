@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002-leads.js'
 import * as m0003 from './migrations/0003-org-scoped-indexes.js'
 import * as m0004 from './migrations/0004-app-state.js'
 import * as m0005 from './migrations/0005-cache-versions.js'
+import * as m0006 from './migrations/0006-lead-search-fields.js'
 import * as m0007 from './migrations/0007-lead-counts.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0003-org-scoped-indexes': m0003,
   '0004-app-state': m0004,
   '0005-cache-versions': m0005,
+  '0006-lead-search-fields': m0006,
   '0007-lead-counts': m0007,
 }
 

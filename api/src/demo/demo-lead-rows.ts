@@ -6,10 +6,8 @@ import type {
   ContactTable,
   CustomValueTable,
   LeadAddressTable,
-  LeadSearchTable,
   LeadTable,
 } from '../db/database.js'
-import { searchDocument, type SearchableLead } from '../leads/lead-search-index.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
@@ -188,7 +186,6 @@ interface DemoLeadRows {
   phones: ContactPhoneTable[]
   values: CustomValueTable[]
   activities: ActivityTable[]
-  searches: LeadSearchTable[]
 }
 
 /** The tables a seed writes to, parents before children. */
@@ -200,7 +197,6 @@ export const SEEDED_TABLES = [
   'contact_phone',
   'custom_value',
   'activity',
-  'lead_search',
 ] as const
 
 /** Some demo leads, ready to write: each table's rows, flat (a worker hands these over cheaper than objects). */
@@ -221,7 +217,6 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       phones: [],
       values: [],
       activities: [],
-      searches: [],
     }
     for (let n = 0; n < size; n++) addLead(rows, rand, setting)
     const byTable = {
@@ -232,7 +227,6 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       contact_phone: rows.phones,
       custom_value: rows.values,
       activity: rows.activities,
-      lead_search: rows.searches,
     } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
     return {
       leads: rows.leads.length,
@@ -250,16 +244,6 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
   const createdAt = formatTimestamp(new Date(createdMs))
   const creator = rand.pick(setting.userIds)
   const [city, state, zipcode, area] = rand.pick(PLACES)
-  const searchable: SearchableLead = {
-    name,
-    description: '',
-    url: null,
-    contacts: [],
-    emails: [],
-    phones: [],
-    urls: [],
-    addresses: [],
-  }
   const timestamps: number[] = [createdMs]
   // Nothing the demo generates may lie in the future, however late in its year a lead was created.
   const activity = (type: string, data: unknown, wantedMs: number, userId: string) => {
@@ -330,7 +314,6 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
       date_created: createdAt,
       date_updated: createdAt,
     })
-    searchable.contacts.push(contact)
     const email = `${first}.${last}@${domain}`.toLowerCase()
     rows.emails.push({
       contact_id: contactId,
@@ -341,7 +324,6 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
       email,
       value_lower: email,
     })
-    searchable.emails.push(email)
     const phone = `+1${area}555${String(100 + rand.int(100)).padStart(4, '0')}`
     rows.phones.push({
       contact_id: contactId,
@@ -352,7 +334,6 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
       phone,
       value_lower: phone,
     })
-    searchable.phones.push(phone)
   }
 
   const address = {
@@ -364,7 +345,6 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
     country: 'US',
   }
   rows.addresses.push({ lead_id: leadId, position: 0, organization_id: organizationId, label: 'business', ...address })
-  searchable.addresses.push(address)
 
   const value = (fieldId: string, text: string, number: number | null, objectId = leadId) => {
     rows.values.push({
@@ -403,7 +383,4 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
     date_created: createdAt,
     date_updated: formatTimestamp(new Date(updatedMs)),
   })
-  searchable.description = description
-  searchable.url = url
-  rows.searches.push({ lead_id: leadId, organization_id: organizationId, body: searchDocument(searchable) })
 }

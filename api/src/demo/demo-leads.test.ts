@@ -50,7 +50,7 @@ async function schemaObjects(db: Db): Promise<string[]> {
 async function staleDocuments(db: Db, organizationId: string): Promise<number> {
   const leads = await db
     .selectFrom('lead')
-    .select(['id', 'name', 'description', 'url'])
+    .select(['id', 'name', 'description', 'url', 'status_id'])
     .where('organization_id', '=', organizationId)
     .execute()
   return db.transaction().execute((tx) => refreshLeadSearchOf(tx, organizationId, leads))

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { inTransaction, type CustomObjectType, type Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
+import { refreshLeadSearchOf } from '../leads/lead-search-index.js'
 import { insertRows, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
 import { DECISION_ROLES, INDUSTRIES, SEEDED_TABLES, type DemoLeadSetting } from './demo-lead-rows.js'
 import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
@@ -14,6 +15,8 @@ import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
  * its pending index data at every statement's end), few enough for steady progress.
  */
 const LEADS_PER_BATCH = 4000
+/** Leads whose search rows are written together (refreshLeadSearchOf reads their parts in a few queries). */
+const SEARCH_BATCH = 1000
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string): Promise<DemoLeadSetting['fields']> {
   const wanted: { objectType: CustomObjectType; name: string; type: string; choices: string | null }[] = [
@@ -108,11 +111,34 @@ export async function seedDemoLeads(
       } finally {
         await source.close()
       }
+      await indexDemoLeads(tx, organizationId)
       // A bulk load changes the tables' shape: give the query planner fresh statistics.
       await sql`analyze`.execute(tx)
     }),
   )
   return count
+}
+
+/**
+ * The seeded leads' search rows, written by the one path every lead write takes (refreshLeadSearchOf), once the
+ * load is in and indexed: a batch of leads by id at a time.
+ */
+async function indexDemoLeads(db: Db, organizationId: string): Promise<void> {
+  let after = ''
+  for (;;) {
+    const leads = await db
+      .selectFrom('lead')
+      .select(['id', 'name', 'description', 'url', 'status_id'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(SEARCH_BATCH)
+      .execute()
+    const last = leads.at(-1)
+    if (last === undefined) return
+    await refreshLeadSearchOf(db, organizationId, leads)
+    after = last.id
+  }
 }
 
 async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, count: number): Promise<DemoLeadSetting> {

@@ -609,3 +609,170 @@ describe('large and deep searches', () => {
     expect([200, 400], res.body).toContain(res.statusCode)
   })
 })
+
+describe('text field searches through the trigram index', () => {
+  it('match within one value: across contacts or addresses they do not join, and a line break compares values', async () => {
+    const fields = await separateOrg('Exact Fields Ltd')
+    await fields.post('/custom_field/lead/', { name: 'Notes', type: 'text' })
+    await fields.post('/custom_field/lead/', { name: 'Other', type: 'textarea' })
+    await fields.lead('two', {
+      name: 'Two Contacts Co',
+      description: 'Line one\nline two',
+      'custom.Notes': 'alpha beta',
+      'custom.Other': 'gamma',
+      contacts: [{ name: 'Ann Lee' }, { name: 'Bob Ray' }],
+      addresses: [
+        { label: 'business', city: 'Springfield', state: 'IL' },
+        { label: 'mailing', city: 'Shelbyville', state: 'KY' },
+      ],
+    })
+    await fields.lead('none', { name: 'Nothing Inc' })
+    for (const [query, expected] of [
+      ['contact_name:"ann lee"', ['two']],
+      ['contact_name:"BOB RAY"', ['two']],
+      ['contact_name:"lee bob"', []],
+      ['contact_name:"lee\nbob"', []],
+      ['city:shelby', ['two']],
+      ['city:"springfield shelbyville"', []],
+      ['address:"il springfield"', []],
+      ['address:kentucky', []],
+      ['address:shelbyville', ['two']],
+      ['description:"one\nline"', ['two']],
+      ['description:"line two"', ['two']],
+      ['custom.Notes:"alpha be"', ['two']],
+      ['custom.Notes:gamma', []],
+      ['custom.Other:gamma', ['two']],
+      ['-contact_name:ann', ['none']],
+      ['name:"two contacts" OR contact_name:nothing', ['two']],
+      ['name:co', ['two']],
+    ] as const) {
+      expect(await fields.found(query), query).toEqual(expected)
+    }
+  })
+
+  it('follow every write: lead edits, contacts added, renamed and removed, custom values, merges', async () => {
+    const writes = await separateOrg('Writes Ltd')
+    await writes.post('/custom_field/lead/', { name: 'Notes', type: 'text' })
+    const lead = await writes.post('/lead/', {
+      name: 'Before Name',
+      addresses: [{ label: 'business', city: 'Oldtown' }],
+      'custom.Notes': 'first note',
+    })
+    const key = writes.org.admin.key
+    const put = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(ctx.app, key, 'PUT', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    const ids = async (query: string) => {
+      const res = await call(ctx.app, writes.org.member.key, 'GET', '/lead/', { query: { query } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json().data.map((l: { id: string }) => l.id)
+    }
+    expect(await ids('city:oldtown name:before custom.Notes:first')).toEqual([lead.id])
+    await put(`/lead/${lead.id}/`, {
+      name: 'After Name',
+      addresses: [{ label: 'business', city: 'Newtown' }],
+      'custom.Notes': 'second note',
+    })
+    expect(await ids('name:before')).toEqual([])
+    expect(await ids('city:oldtown')).toEqual([])
+    expect(await ids('custom.Notes:first')).toEqual([])
+    expect(await ids('name:after city:newtown custom.Notes:second')).toEqual([lead.id])
+
+    const contact = await writes.post('/contact/', { lead_id: lead.id, name: 'Carla Contact' })
+    expect(await ids('contact_name:carla')).toEqual([lead.id])
+    await put(`/contact/${contact.id}/`, { name: 'Dora Contact' })
+    expect(await ids('contact_name:carla')).toEqual([])
+    expect(await ids('contact_name:dora')).toEqual([lead.id])
+    const removed = await call(ctx.app, key, 'DELETE', `/contact/${contact.id}/`)
+    expect(removed.statusCode, removed.body).toBe(200)
+    expect(await ids('contact_name:dora')).toEqual([])
+
+    const source = await writes.post('/lead/', { name: 'Merged Away', contacts: [{ name: 'Emil Moved' }] })
+    const merged = await call(ctx.app, key, 'POST', '/lead/merge/', {
+      body: { source: source.id, destination: lead.id },
+    })
+    expect(merged.statusCode, merged.body).toBe(200)
+    expect(await ids('contact_name:emil')).toEqual([lead.id])
+    expect(await ids('name:"merged away"')).toEqual([])
+  })
+
+  it('combine with a status that the search rows keep in step with the lead, however it changes', async () => {
+    const statuses = await separateOrg('Statuses Ltd')
+    await statuses.lead('boston', {
+      name: 'Boston Co',
+      status: 'Potential',
+      addresses: [{ label: 'business', city: 'Boston' }],
+    })
+    await statuses.lead('denver', {
+      name: 'Denver Co',
+      status: 'Potential',
+      addresses: [{ label: 'business', city: 'Denver' }],
+    })
+    expect(await statuses.found('city:boston status:potential')).toEqual(['boston'])
+    expect(await statuses.found('city:boston status:qualified')).toEqual([])
+    // A write that changes only the lead's status, as any future code might.
+    const qualified = (await call(ctx.app, statuses.org.member.key, 'GET', '/status/lead/'))
+      .json()
+      .data.find((st: { label: string }) => st.label === 'Qualified')
+    await ctx.database.db
+      .updateTable('lead')
+      .set({ status_id: qualified.id })
+      .where('organization_id', '=', statuses.org.id)
+      .where('name', '=', 'Boston Co')
+      .execute()
+    expect(await statuses.found('city:boston status:potential')).toEqual([])
+    expect(await statuses.found('city:boston status:qualified')).toEqual(['boston'])
+    expect(await statuses.found(`boston status_id:${String(qualified.id)}`)).toEqual(['boston'])
+    expect(await statuses.found('co status:potential')).toEqual(['denver'])
+    expect(await statuses.found('co -status:potential')).toEqual(['boston'])
+  })
+
+  it('never find another organization’s leads', async () => {
+    const mine = await separateOrg('Mine Ltd')
+    const theirs = await separateOrg('Theirs Ltd')
+    await theirs.lead('theirs', { name: 'Shared Name', addresses: [{ label: 'business', city: 'Sharedville' }] })
+    await mine.lead('mine', { name: 'Other Name' })
+    expect(await mine.found('name:shared')).toEqual([])
+    expect(await mine.found('city:sharedville')).toEqual([])
+    expect(await mine.found('sharedville')).toEqual([])
+    expect(await theirs.found('city:sharedville')).toEqual(['theirs'])
+  })
+})
+
+describe('pages walked in index order and pages sorted', () => {
+  // A small page of many matches walks the sort index; a large page of few matches reads and sorts them. Both must
+  // give the same order, nameless leads last and all.
+  it.each([
+    'sort:name',
+    'sort:-name',
+    'sort:created',
+    'sort:-updated',
+    'sort:name sort:-created',
+    'has:contacts sort:-name',
+    'sort:updated',
+  ])('%s pages one lead at a time in the order of the whole list', async (sort) => {
+    const paged = await separateOrg(`Paged ${sort}`)
+    for (const name of ['beta', 'alpha', 'Émile', null, 'Alpha', 'Zed', null, 'beta']) {
+      const body = name === null ? { contacts: [{ name: 'Nameless' }] } : { name, contacts: [{ name: 'Someone' }] }
+      await paged.lead(String(name), body)
+      ctx.clock.advance(1000)
+    }
+    const list = async (params: Record<string, string>) => {
+      const res = await call(ctx.app, paged.org.member.key, 'GET', '/lead/', { query: { query: sort, ...params } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    const whole = (await list({})).data.map((l: { id: string }) => l.id)
+    expect(whole).toHaveLength(8)
+    const oneByOne: string[] = []
+    for (let skip = 0; skip < 9; skip++) {
+      const page = await list({ _limit: '1', _skip: String(skip) })
+      expect(page.total_results).toBe(8)
+      expect(page.has_more).toBe(skip < 7)
+      oneByOne.push(...page.data.map((l: { id: string }) => l.id))
+    }
+    expect(oneByOne).toEqual(whole)
+  })
+})

@@ -1,13 +1,22 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
-import type { Db, Dialect, LeadRow } from '../db/database.js'
+import { inTransaction, type Db, type Dialect, type LeadRow } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
 import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
-import { LeadQueryError, normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr } from './lead-search-parse.js'
+import { leadSearchRowids, type SearchColumn, type SearchRowids } from './lead-search-index.js'
+import {
+  LeadQueryError,
+  normalizeLeadQuery,
+  parseLeadQuery,
+  type Comparator,
+  type Expr,
+  type SortEntry,
+} from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
-// Postgres. Free text goes through `lead_search`, whose trigram index (FTS5 / pg_trgm) serves `LIKE '%term%'`.
+// Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
+// that hold a term (see docs/decisions/0007-lead-search-index.md).
 
 type Condition = RawBuilder<SqlBool>
 
@@ -17,6 +26,8 @@ interface CompileContext {
   now: Date
   tzOffsetHours: number
   defs: CustomFieldDef[]
+  /** SQLite: the organization's range of search rowids; undefined when it has no search rows. */
+  rowids: SearchRowids | undefined
 }
 
 const TRUE: Condition = sql<SqlBool>`1 = 1`
@@ -80,17 +91,6 @@ function leadHas(table: string, ctx: CompileContext, condition: Condition, leadC
   return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
 }
 
-/** A condition on one `lead_search` row: its document contains `term`. */
-function documentContains(term: string, ctx: CompileContext): Condition {
-  // FTS5's trigram index answers phrases of three characters or more; shorter terms are checked on each document,
-  // which is cheap when another term of the same search has already narrowed them (see `freeTexts`).
-  if (ctx.dialect === 'sqlite' && term.length >= 3) {
-    const phrase = `"${term.replace(/"/g, '""')}"`
-    return sql<SqlBool>`rowid in (select rowid from lead_search_fts where lead_search_fts match ${phrase})`
-  }
-  return sql<SqlBool>`body like ${containsPattern(term)} escape '\\'`
-}
-
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
 const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
 
@@ -104,28 +104,161 @@ function typedPhoneDigits(typed: string): string[] {
   return national !== digits && national.length >= 6 ? [digits, national] : [digits]
 }
 
-/** A free-text term as a condition on a document: the term itself or, for a phone number, any form it is stored in. */
-function documentMatches(value: string, ctx: CompileContext): Condition {
+/** A term a lead's search row answers: one of `forms` (folded) is in `column`. */
+interface DocTerm {
+  column: SearchColumn
+  forms: string[]
+}
+
+/** The trigram index finds exactly the rows that hold a folded phrase of three characters (code points) or more. */
+function indexable(term: string): boolean {
+  return (term.match(/./gsu)?.length ?? 0) >= 3
+}
+
+/** A free-text term: the term itself or, for a phone number, any form it is stored in. */
+function freeTextTerm(value: string): DocTerm {
   const term = foldCase(value)
   const digits = term.replace(/\D/g, '')
   // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
   if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
-    const forms = [term, ...typedPhoneDigits(term)].map((form) => documentContains(form, ctx))
-    return joinAll(forms, 'or')
+    return { column: 'body', forms: [term, ...typedPhoneDigits(term)] }
   }
-  return documentContains(term, ctx)
+  return { column: 'body', forms: [term] }
 }
 
-/** Leads whose one document holds every term: one lookup for `main st`, not one per word. */
-function freeTexts(values: string[], ctx: CompileContext): Condition {
-  return leadHas(
-    'lead_search',
-    ctx,
-    joinAll(
-      values.map((v) => documentMatches(v, ctx)),
-      'and',
-    ),
+const TEXT_FIELDS = ['name', 'description', 'url', 'contact_name', 'city', 'state', 'zipcode', 'address'] as const
+type TextField = (typeof TEXT_FIELDS)[number]
+
+function isTextField(field: string): field is TextField {
+  return TEXT_FIELDS.some((f) => f === field)
+}
+
+/**
+ * A text field's column holds its values one per line, so a term of three characters or more without a line break
+ * is in the column exactly when it is in one of the values. Other terms compare with the values themselves.
+ */
+function fieldTerm(column: SearchColumn, value: string): DocTerm | undefined {
+  const term = foldCase(value)
+  return indexable(term) && !term.includes('\n') ? { column, forms: [term] } : undefined
+}
+
+/** The search-row term an expression is, if it is one. */
+function docTerm(expr: Expr): DocTerm | undefined {
+  if (expr.kind === 'text') return freeTextTerm(expr.value)
+  if (expr.kind === 'field' && expr.op === ':' && isTextField(expr.field)) return fieldTerm(expr.field, expr.value)
+  return undefined
+}
+
+/** A status term, which the search row answers too (it keeps its lead's status): `status:won`, `status_id:stat_…`. */
+interface StatusTerm {
+  field: string
+  value: string
+}
+
+function statusTerm(expr: Expr): StatusTerm | undefined {
+  if (expr.kind !== 'field' || expr.op !== ':') return undefined
+  return ['status', 'status_label', 'status_id'].includes(expr.field)
+    ? { field: expr.field, value: expr.value }
+    : undefined
+}
+
+/** Terms one search row answers together: text terms, and in an AND also statuses. */
+interface DocumentGroup {
+  terms: DocTerm[]
+  op: 'and' | 'or'
+  statuses: StatusTerm[]
+}
+
+function statusCondition(term: StatusTerm, column: string, ctx: CompileContext): Condition {
+  if (term.field === 'status_id') return sql<SqlBool>`${sql.ref(column)} = ${term.value}`
+  return sql<SqlBool>`${sql.ref(column)} in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', term.value, ctx)})`
+}
+
+function ftsPhrase(column: SearchColumn, form: string): string {
+  return `{${column}} : "${form.replace(/"/g, '""')}"`
+}
+
+/** A search row holds a term: its column contains one of the term's forms. */
+function termLike(t: DocTerm): Condition {
+  return joinAll(
+    t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+    'or',
   )
+}
+
+/**
+ * The leads whose search rows hold every term (`and`) or any of them (`or`), as a subquery of search rowids on
+ * SQLite (which `lead.search_rowid` refers to) and of lead ids on Postgres. On SQLite the trigram index answers
+ * terms of three characters or more in one lookup limited to the organization's rowids; shorter free-text terms are
+ * checked on the rows it found (or, alone, on each of the organization's rows).
+ */
+function documentSet({ terms, op, statuses }: DocumentGroup, ctx: CompileContext): RawBuilder<unknown> {
+  const statusHeld = statuses.map((t) => statusCondition(t, 'status_id', ctx))
+  if (ctx.dialect === 'postgres') {
+    const holds = terms.map(termLike)
+    return sql`select lead_id from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [joinAll(holds, op), ...statusHeld],
+      'and',
+    )}`
+  }
+  const range = ctx.rowids
+  if (range === undefined) return sql`select rowid from lead_search where 1 = 0`
+  const indexed = terms.filter((t) => t.forms.every(indexable))
+  const checked = terms.filter((t) => !t.forms.every(indexable))
+  const likes = checked.map(termLike)
+  if (op === 'or' && checked.length > 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(
+      [...indexed.map((t) => ftsCondition([t], 'and', range)), ...likes],
+      'or',
+    )}`
+  }
+  if (statusHeld.length > 0) {
+    // The status's rows, read from its index, each tested against the trigram index's matches (read once).
+    const found = indexed.length === 0 ? [] : [sql<SqlBool>`+rowid in (${ftsSet(indexed, op, range)})`]
+    return sql`select rowid from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [...statusHeld, ...found, ...likes],
+      'and',
+    )}`
+  }
+  if (indexed.length === 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(likes, 'and')}`
+  }
+  const found = ftsSet(indexed, op, range)
+  if (likes.length === 0) return found
+  return sql`select rowid from lead_search where rowid in (${found}) and ${joinAll(likes, 'and')}`
+}
+
+function ftsMatch(terms: DocTerm[], op: 'and' | 'or'): string {
+  return terms
+    .map((t) => `(${t.forms.map((form) => ftsPhrase(t.column, form)).join(' OR ')})`)
+    .join(op === 'and' ? ' AND ' : ' OR ')
+}
+
+function ftsSet(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): RawBuilder<unknown> {
+  return sql`select rowid from lead_search_fts where lead_search_fts match ${ftsMatch(terms, op)} and rowid between ${range.first} and ${range.last}`
+}
+
+function ftsCondition(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): Condition {
+  return sql<SqlBool>`rowid in (${ftsSet(terms, op, range)})`
+}
+
+/** Leads whose search rows hold the terms: one lookup for `main st city:denver`, not one per term. */
+function documentCondition(group: DocumentGroup, ctx: CompileContext): Condition {
+  const range = ctx.rowids
+  if (ctx.dialect === 'sqlite' && range !== undefined && group.op === 'and' && group.statuses.length === 0) {
+    const indexed = group.terms.filter((t) => t.forms.every(indexable))
+    const checked = group.terms.filter((t) => !t.forms.every(indexable))
+    if (indexed.length > 0 && checked.length > 0) {
+      // Short terms are checked on the search rows of the leads the trigram index found, one by one: a page that
+      // walks its index then reads only the rows of the leads it passes, not those of every match.
+      return sql<SqlBool>`(lead.search_rowid in (${ftsSet(indexed, 'and', range)}) and exists (select 1 from lead_search where rowid = lead.search_rowid and ${joinAll(
+        checked.map((t) => termLike(t)),
+        'and',
+      )}))`
+    }
+  }
+  const set = documentSet(group, ctx)
+  return ctx.dialect === 'postgres' ? sql<SqlBool>`lead.id in (${set})` : sql<SqlBool>`lead.search_rowid in (${set})`
 }
 
 function comparison(column: string, op: Comparator, value: string | number): Condition {
@@ -205,15 +338,20 @@ function customCondition(field: string, op: Comparator, value: string, ctx: Comp
     valueCondition = dateCondition('value_text', op, value, ctx, offset, resolveDateDays)
   } else if (def.type === 'datetime') {
     valueCondition = dateCondition('value_text', op, value, ctx, offset)
+  } else if (op === ':' && (def.type === 'choices' || def.type === 'user' || def.type === 'contact')) {
+    valueCondition = equalsIgnoringCase('value_text', value, ctx)
   } else if (op === ':') {
-    valueCondition =
-      def.type === 'choices' || def.type === 'user' || def.type === 'contact'
-        ? equalsIgnoringCase('value_text', value, ctx)
-        : contains('value_text', value, ctx)
+    const term = fieldTerm('custom', value)
+    const exact = sql<SqlBool>`exists (select 1 from custom_value where object_id = lead.id and field_id = ${def.id} and lead_id = lead.id and organization_id = ${ctx.organizationId} and ${contains('value_text', value, ctx)})`
+    if (term === undefined) return exact
+    // The search row holds every custom value of the lead, of any field: it finds the candidates, each then checked
+    // on its own values of this field.
+    return joinAll([documentCondition({ terms: [term], op: 'and', statuses: [] }, ctx), exact], 'and')
   } else {
     valueCondition = comparison('value_text', op, value)
   }
-  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and object_id = lead_id and ${valueCondition}`)
+  // A lead field's values are the lead's own (object_id = lead_id); saying so would only mislead Postgres's estimates.
+  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and ${valueCondition}`)
 }
 
 /**
@@ -234,10 +372,9 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'lead_id':
       return sql<SqlBool>`lead.id = ${value}`
     case 'status_id':
-      return sql<SqlBool>`lead.status_id = ${value}`
     case 'status':
     case 'status_label':
-      return sql<SqlBool>`lead.status_id in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', value, ctx)})`
+      return statusCondition({ field, value }, 'lead.status_id', ctx)
     case 'contact_name':
       return leadHas('contact', ctx, contains('name', value, ctx))
     case 'email_address':
@@ -307,12 +444,55 @@ function hasCondition(what: string, offset: number): Condition {
   }
 }
 
+/**
+ * The search-row terms an expression is made of, when it is nothing else: a term, the terms of an AND, or those of
+ * an OR that the trigram index answers whole.
+ */
+function documentGroup(expr: Expr): DocumentGroup | undefined {
+  const single = docTerm(expr)
+  if (single !== undefined) return { terms: [single], op: 'and', statuses: [] }
+  if (expr.kind === 'and') {
+    const { terms, statuses, others } = partition(expr.items)
+    return terms.length > 0 && others.length === 0 ? { terms, op: 'and', statuses } : undefined
+  }
+  if (expr.kind !== 'or') return undefined
+  const terms = expr.items.map(docTerm)
+  if (!terms.every((t) => t !== undefined)) return undefined
+  if (!terms.every((t) => t.forms.every(indexable))) return undefined
+  return { terms, op: 'or', statuses: [] }
+}
+
+/** An AND's items: the search-row terms, statuses (which join them only if there is one), and the rest. */
+function partition(items: Expr[]): { terms: DocTerm[]; statuses: StatusTerm[]; others: Expr[] } {
+  const terms: DocTerm[] = []
+  const statuses: StatusTerm[] = []
+  const others: Expr[] = []
+  for (const item of items) {
+    const term = docTerm(item)
+    const status = statusTerm(item)
+    if (term !== undefined) terms.push(term)
+    else if (status !== undefined) statuses.push(status)
+    else others.push(item)
+  }
+  return { terms, statuses, others }
+}
+
 function compile(expr: Expr, ctx: CompileContext): Condition {
+  const group = documentGroup(expr)
+  if (group !== undefined) return documentCondition(group, ctx)
   switch (expr.kind) {
     case 'and': {
-      const texts = expr.items.flatMap((e) => (e.kind === 'text' ? [e.value] : []))
-      const others = expr.items.filter((e) => e.kind !== 'text').map((e) => compile(e, ctx))
-      return joinAll(texts.length > 0 ? [freeTexts(texts, ctx), ...others] : others, 'and')
+      const { terms, statuses, others } = partition(expr.items)
+      if (terms.length === 0) {
+        return joinAll(
+          expr.items.map((e) => compile(e, ctx)),
+          'and',
+        )
+      }
+      return joinAll(
+        [documentCondition({ terms, op: 'and', statuses }, ctx), ...others.map((e) => compile(e, ctx))],
+        'and',
+      )
     }
     case 'or':
       return joinAll(
@@ -322,7 +502,7 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
     case 'not':
       return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
     case 'text':
-      return freeTexts([expr.value], ctx)
+      return documentCondition({ terms: [freeTextTerm(expr.value)], op: 'and', statuses: [] }, ctx)
     case 'field':
       return fieldCondition(expr, ctx)
     case 'has':
@@ -330,6 +510,106 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
   }
 }
 
+type Sort = Pick<SortEntry, 'field' | 'direction'>
+
+interface Page {
+  condition: Condition
+  sorts: Sort[]
+  skip: number
+  limit: number
+}
+
+/** `order by` terms for sorts by date; `walk`: the first one's index is walked, else hidden from the planner. */
+function dateOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
+  return sorts.map((s, i) => {
+    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+    const dir = sql.raw(s.direction)
+    if (walk || i > 0) return sql`${column} ${dir}`
+    return ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
+  })
+}
+
+/** The C collation compares by code point, as SQLite does. */
+function codePoints(ctx: CompileContext): RawBuilder<unknown> {
+  return ctx.dialect === 'postgres' ? sql` collate "C"` : sql``
+}
+
+/** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
+async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean): Promise<LeadRow[]> {
+  const [first, ...rest] = page.sorts
+  const order =
+    first?.field === 'name'
+      ? [
+          // Nameless leads last in both directions; then case-insensitively by code point, the same on both
+          // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
+          sql`case when lead.name is null then 1 else 0 end`,
+          sql`${folded('lead.name', ctx)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          sql`lead.name${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          ...dateOrder(rest, ctx, true),
+        ]
+      : dateOrder(page.sorts, ctx, walk)
+  const hint =
+    walk && ctx.dialect === 'sqlite' && first !== undefined && first.field !== 'name'
+      ? sql.raw(
+          first.field === 'date_created'
+            ? ' indexed by lead_org_created_search_idx'
+            : ' indexed by lead_org_updated_search_idx',
+        )
+      : sql``
+  const { rows } = await sql<LeadRow>`select lead.* from lead${hint}
+    where lead.organization_id = ${ctx.organizationId} and ${page.condition}
+    order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
+  return rows
+}
+
+/**
+ * A page by name, walking the search rows' index of folded names (the same folding and order as `readPage`'s),
+ * then, past the named leads, the nameless ones. An empty name sorts with the nameless (the API never stores one).
+ */
+async function walkByName(db: Db, ctx: CompileContext, page: Page): Promise<LeadRow[]> {
+  const [first, ...rest] = page.sorts
+  const dir = sql.raw(first?.direction ?? 'asc')
+  const hint = ctx.dialect === 'sqlite' ? sql` indexed by lead_search_org_name_idx cross` : sql``
+  const { rows: named } = await sql<LeadRow>`select lead.* from lead_search s${hint} join lead on lead.id = s.lead_id
+    where s.organization_id = ${ctx.organizationId} and s.name <> '' and lead.organization_id = ${ctx.organizationId}
+      and ${page.condition}
+    order by s.name${codePoints(ctx)} ${dir}, lead.name${codePoints(ctx)} ${dir}, ${sql.join([
+      ...dateOrder(rest, ctx, true),
+      sql`lead.id desc`,
+    ])} limit ${page.limit} offset ${page.skip}`.execute(db)
+  if (named.length === page.limit) return named
+  const nameless = sql<SqlBool>`(lead.name is null or lead.name = '')`
+  let namedCount = page.skip + named.length
+  if (named.length === 0) {
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from lead
+      where lead.organization_id = ${ctx.organizationId} and not ${nameless} and ${page.condition}`.execute(db)
+    namedCount = Number(rows[0]?.n ?? 0)
+  }
+  const { rows: unnamed } = await sql<LeadRow>`select lead.* from lead
+    where lead.organization_id = ${ctx.organizationId} and ${nameless} and ${page.condition}
+    order by ${sql.join([...dateOrder(rest, ctx, true), sql`lead.id desc`])}
+    limit ${page.limit - named.length} offset ${Math.max(0, page.skip - namedCount)}`.execute(db)
+  return [...named, ...unnamed]
+}
+
+/**
+ * Postgres: a common word's matches are a fifth of the rows by its estimate, and it would rather read the whole
+ * table (every document) than visit them through the trigram index; told not to, it takes the index.
+ */
+async function countWithoutSeqScan<T>(db: Db, count: RawBuilder<T>) {
+  return inTransaction(db, async (tx) => {
+    await sql`set local enable_seqscan = off`.execute(tx)
+    return count.execute(tx)
+  })
+}
+
+/** How much cheaper a step of an index walk is than reading and sorting one match. */
+const WALK_ADVANTAGE = 3
+
+/**
+ * About how many leads the organization has, to weigh a walk against a sort: on SQLite its last search rowid tells
+ * (deleted leads still count); Postgres's statistics know the table's size.
+ */
 /** Every lead of the organization, from the count its triggers keep (migration 0007). */
 async function countOrganizationLeads(db: Db, organizationId: string): Promise<number> {
   const row = await db
@@ -340,19 +620,22 @@ async function countOrganizationLeads(db: Db, organizationId: string): Promise<n
   return row?.leads ?? 0
 }
 
-/** Only the lead's own dates: an index range answers them, so counting them again is cheap. */
-function onlyDates(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'and':
-    case 'or':
-      return expr.items.every(onlyDates)
-    case 'not':
-      return onlyDates(expr.expr)
-    case 'field':
-      return expr.field === 'date_created' || expr.field === 'date_updated'
-    default:
-      return false
+async function organizationSize(db: Db, ctx: CompileContext): Promise<number> {
+  if (ctx.dialect === 'postgres') {
+    const { rows } = await sql<{
+      n: number
+    }>`select reltuples::float8 as n from pg_class where oid = 'lead'::regclass`.execute(db)
+    return Math.max(rows[0]?.n ?? 0, 0)
   }
+  const range = ctx.rowids
+  if (range === undefined) return 0
+  const top = await db
+    .selectFrom('lead_search')
+    .select((eb) => eb.fn.max('rowid').as('rowid'))
+    .where('rowid', '>=', range.first)
+    .where('rowid', '<=', range.last)
+    .executeTakeFirst()
+  return (top?.rowid ?? range.first) - range.first
 }
 
 export interface LeadSearch {
@@ -377,56 +660,49 @@ export async function searchLeads(
     if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
     throw error
   }
-  const defs = parsed.where === null ? [] : await listCustomFieldDefs(db, search.organizationId, 'lead')
+  const [defs, rowids] =
+    parsed.where === null
+      ? [[], undefined]
+      : await Promise.all([
+          listCustomFieldDefs(db, search.organizationId, 'lead'),
+          search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
+        ])
   const ctx: CompileContext = {
     dialect: search.dialect,
     organizationId: search.organizationId,
     now: search.now,
     tzOffsetHours: search.tzOffsetHours,
     defs,
+    rowids,
   }
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
-  // Every lead, or a date range: the page walks a sort index and stops after one page, and a second query counts
-  // through an index range. Any other search counts its matches in the pass that finds them (`count(*) over ()`),
-  // instead of evaluating its condition twice; that pass reads every match anyway, so Postgres is kept from walking
-  // the sort index and testing each lead (`|| ''` hides the index), which its planner would otherwise pick for the
-  // LIMIT and which is ten times slower than sorting the matches.
-  const countsApart = parsed.where === null || onlyDates(parsed.where)
-  const hideIndex = !countsApart && search.dialect === 'postgres' ? sql` || ''` : sql``
-  let page = base.selectAll('lead')
+  // The count comes first: a search of the search rows alone counts them without reading a lead, and a search
+  // nothing matches (or a page past the last match) needs no second query.
+  const group = parsed.where === null ? undefined : documentGroup(parsed.where)
+  let total: number
+  if (parsed.where === null) {
+    total = await countOrganizationLeads(db, search.organizationId)
+  } else if (group === undefined) {
+    total = Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
+  } else {
+    const count = sql<{ n: string | number }>`select count(*) as n from (${documentSet(group, ctx)}) as matches`
+    total = Number(
+      (ctx.dialect === 'sqlite' ? await count.execute(db) : await countWithoutSeqScan(db, count)).rows[0]?.n ?? 0,
+    )
+  }
+  if (total <= search.skip) return { has_more: false, total_results: total, data: [] }
+
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
-  for (const s of sorts) {
-    if (s.field === 'name') {
-      // Nameless leads last in both directions; then case-insensitively by code point, the same on both dialects
-      // (Postgres would otherwise use its locale's collation), ties by exact name.
-      const code = search.dialect === 'postgres' ? sql` collate "C"` : sql``
-      page = page
-        .orderBy(sql`case when lead.name is null then 1 else 0 end`)
-        .orderBy(sql`${folded('lead.name', ctx)}${code}`, s.direction)
-        .orderBy(sql`lead.name${code}`, s.direction)
-    } else {
-      const column = s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated'
-      page = page.orderBy(sql`${sql.ref(column)}${hideIndex}`, s.direction)
-    }
-  }
-  page = page
-    .orderBy('lead.id', 'desc')
-    .offset(search.skip)
-    .limit(search.limit + 1)
-  const countAll = async () =>
-    parsed.where === null
-      ? countOrganizationLeads(db, search.organizationId)
-      : Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
-  if (countsApart) {
-    const [rows, total] = await Promise.all([page.execute(), countAll()])
-    return { has_more: rows.length > search.limit, total_results: total, data: rows.slice(0, search.limit) }
-  }
-  const counted = await page.select(sql<string | number>`count(*) over ()`.as('total_results')).execute()
-  const data = counted.slice(0, search.limit).map(({ total_results, ...lead }) => lead)
-  const first = counted[0]
-  // A page past the last match has no row to carry the count.
-  const total = first === undefined ? (search.skip === 0 ? 0 : await countAll()) : Number(first.total_results)
-  return { has_more: counted.length > search.limit, total_results: total, data }
+  // A page walks its sort index and tests each lead until the page is full, when the matches are many enough for
+  // that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches and sorts them.
+  // Each database is told which, since neither planner knows how many leads a search matches.
+  const walk =
+    parsed.where === null ||
+    (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE
+  const page = { condition, sorts, skip: search.skip, limit: search.limit }
+  const data =
+    walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
+  return { has_more: search.skip + data.length < total, total_results: total, data }
 }
