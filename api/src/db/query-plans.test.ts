@@ -121,7 +121,8 @@ describe('query plans', () => {
     ['/lead/?query=zipcode:75 state:x', 'lead_address'],
     ['/lead/?query=country:fr', 'lead_address'],
     ['/lead/?query=zz', 'lead_search'],
-    ['/lead/?query=contact_name:pat', 'contact'],
+    // A two-letter term is too short for the trigram index: the search compares contact names itself.
+    ['/lead/?query=contact_name:pa', 'contact'],
     ['/lead/?query=status:potential', 'lead_status'],
     ['/lead/', 'lead'],
     ['/contact/', 'contact'],
