@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { inTransaction, type CustomObjectType, type Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { refreshLeadSearchOf } from '../leads/lead-search-index.js'
+import { leadTextsAfter, refreshLeadSearchOf } from '../leads/lead-search-index.js'
 import { insertRows, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
 import { DECISION_ROLES, INDUSTRIES, SEEDED_TABLES, type DemoLeadSetting } from './demo-lead-rows.js'
 import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
@@ -126,14 +126,7 @@ export async function seedDemoLeads(
 async function indexDemoLeads(db: Db, organizationId: string): Promise<void> {
   let after = ''
   for (;;) {
-    const leads = await db
-      .selectFrom('lead')
-      .select(['id', 'name', 'description', 'url', 'status_id'])
-      .where('organization_id', '=', organizationId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(SEARCH_BATCH)
-      .execute()
+    const leads = await leadTextsAfter(db, organizationId, after, SEARCH_BATCH)
     const last = leads.at(-1)
     if (last === undefined) return
     await refreshLeadSearchOf(db, organizationId, leads)

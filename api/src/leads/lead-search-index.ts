@@ -308,6 +308,25 @@ export interface RebuildOptions {
   batchSize?: number
 }
 
+/** The next `limit` leads of an organization after the id `after`, in id order (a keyset walk over its leads). */
+export async function leadTextsAfter(
+  db: Db,
+  organizationId: string,
+  after: string,
+  limit: number,
+  lock = false,
+): Promise<LeadTexts[]> {
+  return db
+    .selectFrom('lead')
+    .select(['id', 'name', 'description', 'url', 'status_id'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .$if(lock, (q) => q.forUpdate())
+    .execute()
+}
+
 /**
  * Rebuilds every lead's search document, organization by organization, a batch of leads per transaction, then
  * records SEARCH_DOCUMENT_VERSION. Resolves to the number of leads it went through. Safe while the api serves:
@@ -332,15 +351,7 @@ export async function rebuildLeadSearch(db: Db, options: RebuildOptions = {}): P
     let after = ''
     for (;;) {
       const count = await db.transaction().execute(async (tx) => {
-        const leads = await tx
-          .selectFrom('lead')
-          .select(['id', 'name', 'description', 'url', 'status_id'])
-          .where('organization_id', '=', organizationId)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(batchSize)
-          .$if(lockRows, (q) => q.forUpdate())
-          .execute()
+        const leads = await leadTextsAfter(tx, organizationId, after, batchSize, lockRows)
         const last = leads.at(-1)
         if (last === undefined) return 0
         after = last.id
