@@ -217,17 +217,22 @@ export async function leadSearchRowids(
   return { first: row.search_key * ORGANIZATION_ROWIDS, last: (row.search_key + 1) * ORGANIZATION_ROWIDS - 1 }
 }
 
-/** SQLite: new search rows take the next rowids of their organization's range, and their leads record them. */
-async function insertSqliteRows(db: Db, organizationId: string, rows: SearchRow[]): Promise<void> {
-  const range = await leadSearchRowids(db, organizationId, true)
-  if (range === undefined) throw new Error('The organization has no lead search rowids')
+/** SQLite: the highest rowid the organization's search rows use (the range's first when it has none). */
+export async function topSearchRowid(db: Db, range: SearchRowids): Promise<number> {
   const top = await db
     .selectFrom('lead_search')
     .select((eb) => eb.fn.max('rowid').as('rowid'))
     .where('rowid', '>=', range.first)
     .where('rowid', '<=', range.last)
     .executeTakeFirst()
-  const next = (top?.rowid ?? range.first) + 1
+  return top?.rowid ?? range.first
+}
+
+/** SQLite: new search rows take the next rowids of their organization's range, and their leads record them. */
+async function insertSqliteRows(db: Db, organizationId: string, rows: SearchRow[]): Promise<void> {
+  const range = await leadSearchRowids(db, organizationId, true)
+  if (range === undefined) throw new Error('The organization has no lead search rowids')
+  const next = (await topSearchRowid(db, range)) + 1
   if (next + rows.length > range.last) throw new Error('The organization has no lead search rowids left')
   const numbered = rows.map((row, i) => ({ ...row, rowid: next + i, organization_id: organizationId }))
   for (let i = 0; i < numbered.length; i += WRITE_ROWS) {

@@ -4,7 +4,7 @@ import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custo
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
 import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
-import { leadSearchRowids, type SearchColumn, type SearchRowids } from './lead-search-index.js'
+import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
 import {
   LeadQueryError,
   normalizeLeadQuery,
@@ -629,13 +629,7 @@ async function organizationSize(db: Db, ctx: CompileContext): Promise<number> {
   }
   const range = ctx.rowids
   if (range === undefined) return 0
-  const top = await db
-    .selectFrom('lead_search')
-    .select((eb) => eb.fn.max('rowid').as('rowid'))
-    .where('rowid', '>=', range.first)
-    .where('rowid', '<=', range.last)
-    .executeTakeFirst()
-  return (top?.rowid ?? range.first) - range.first
+  return (await topSearchRowid(db, range)) - range.first
 }
 
 export interface LeadSearch {
