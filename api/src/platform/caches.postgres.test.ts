@@ -1,9 +1,8 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { execFile } from 'node:child_process'
 import { setTimeout as delay } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliPath, startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { provisionMember } from '../organizations/provision.js'
@@ -20,53 +19,23 @@ import {
 // changes, the other serves at once (metadata, lead views), and a key revoked anywhere is refused by both within
 // the auth cache window.
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
 const run = promisify(execFile)
-
-interface Server {
-  child: ChildProcess
-  url: string
-}
-
-function startServer(databaseUrl: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--db', databaseUrl, '--json'], {
-      env: { ...process.env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(stdout)
-      if (match?.[1] !== undefined) resolve({ child, url: match[1].replace(/\/$/, '') })
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on('exit', (code) => {
-      reject(new Error(`api process exited with ${String(code)} before listening:\n${stdout}${stderr}`))
-    })
-  })
-}
 
 let testDb: TestDatabase
 let database: DatabaseHandle
-let servers: Server[] = []
+let servers: ApiProcess[] = []
 let org: TestOrg
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the api package first (pnpm -r build)`)
   testDb = await createTestDatabase()
   database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
   org = await createOrg(database, new TestClock(), 'Two Processes Co')
-  servers = await Promise.all([startServer(testDb.url), startServer(testDb.url)])
+  servers = await Promise.all([startApiProcess(testDb.url), startApiProcess(testDb.url)])
 })
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGTERM')
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.child.once('exit', resolve))))
+  await stopApiProcesses(servers)
   await database.close()
   await testDb.drop()
 })
@@ -153,7 +122,7 @@ describe('two leadline serve processes on one Postgres database', () => {
     })
     const keyId = rep.api_key.split('.')[0] ?? ''
     for (const n of [1, 2] as const) expect((await request(n, rep.api_key, 'GET', '/me/')).status).toBe(200)
-    await run(process.execPath, [cli, 'key', 'revoke', keyId, '--db', testDb.url, '--json'])
+    await run(process.execPath, [cliPath, 'key', 'revoke', keyId, '--db', testDb.url, '--json'])
 
     // Bounded: the window is 5 s; 8 s leaves room for a busy machine.
     const deadline = Date.now() + 8000

@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import {
@@ -13,50 +11,24 @@ import {
   type TestOrg,
 } from '../test-support/test-app.js'
 
-const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
-
-interface Server {
-  child: ChildProcess
-  url: string
-}
-
-function startServer(databaseUrl: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--db', databaseUrl], {
-      env: { ...process.env, LEADLINE_RATE_LIMIT: '6', LEADLINE_RATE_WINDOW: '120', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
-      if (match?.[1] !== undefined) resolve({ child, url: match[1].replace(/\/$/, '') })
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.on('exit', (code) => {
-      reject(new Error(`api process exited with ${String(code)} before listening:\n${output}`))
-    })
-  })
-}
-
 let testDb: TestDatabase
 let database: DatabaseHandle
-let servers: Server[] = []
+let servers: ApiProcess[] = []
 let org: TestOrg
 
 beforeAll(async () => {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the api package first (pnpm -r build)`)
   testDb = await createTestDatabase()
   database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
   org = await createOrg(database, new TestClock(), 'Shared Limits Co')
-  servers = await Promise.all([startServer(testDb.url), startServer(testDb.url)])
+  servers = await Promise.all([
+    startApiProcess(testDb.url, { LEADLINE_RATE_LIMIT: '6', LEADLINE_RATE_WINDOW: '120' }),
+    startApiProcess(testDb.url, { LEADLINE_RATE_LIMIT: '6', LEADLINE_RATE_WINDOW: '120' }),
+  ])
 })
 
 afterAll(async () => {
-  for (const server of servers) server.child.kill('SIGTERM')
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.child.once('exit', resolve))))
+  await stopApiProcesses(servers)
   await database.close()
   await testDb.drop()
 })
