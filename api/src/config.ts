@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL } from './db/database.js'
+import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 
 export interface Config {
   databaseUrl: string
@@ -14,6 +14,8 @@ export interface Config {
   presenceWindowSeconds: number
   /** Memory for built views (leads, /me/) kept between requests. */
   viewCacheBytes: number
+  /** Each SQLite connection's page cache in MB. */
+  sqliteCacheMb: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -54,5 +56,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts,
     presenceWindowSeconds: 300,
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
+    sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
   }
 }

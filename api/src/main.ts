@@ -34,7 +34,7 @@ export interface Server {
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
-  const database = openDatabase(config.databaseUrl)
+  const database = openDatabase(config.databaseUrl, { sqliteCacheMb: config.sqliteCacheMb })
   // Log lines are written in the background: a slow terminal or pipe must not hold up the requests being logged.
   const logDestination = pino.destination({ dest: options.logTo === 'stderr' ? 2 : 1, sync: false })
   const flushLog = () => {

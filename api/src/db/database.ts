@@ -311,7 +311,10 @@ function sqlitePath(url: string): string {
  * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
  * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
  */
-export function openDatabase(url: string, options: { log?: LogConfig } = {}): DatabaseHandle {
+export function openDatabase(
+  url: string,
+  options: { log?: LogConfig; sqliteCacheMb?: number } = {},
+): DatabaseHandle {
   const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: 10 })
@@ -331,6 +334,10 @@ export function openDatabase(url: string, options: { log?: LogConfig } = {}): Da
   sqlite.pragma('synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
+  // SQLite's default page cache is 2 MB per connection: a search that visits thousands of rows would read most of
+  // its pages from the operating system again on every run. The pages are allocated as they are used.
+  const cacheKib = Math.round((options.sqliteCacheMb ?? DEFAULT_SQLITE_CACHE_MB) * 1024)
+  sqlite.pragma(`cache_size = -${String(cacheKib)}`)
   // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot).
   sqlite.pragma('optimize = 0x10002')
   // SQLite's lower() folds only ASCII; searches use this one so `name:école` finds "ÉCOLE" as on Postgres.
@@ -341,7 +348,7 @@ export function openDatabase(url: string, options: { log?: LogConfig } = {}): Da
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }), ...log })
   // An in-memory database has one connection only; its reader shares it.
   const reader =
-    file === ':memory:' ? sqliteReader(cached, false) : sqliteReader(withStatementCache(openReadConnection(file)), true)
+    file === ':memory:' ? sqliteReader(cached, false) : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
   const close = async () => {
     reader.close()
     if (sqlite.open) sqlite.pragma('optimize')
@@ -351,6 +358,8 @@ export function openDatabase(url: string, options: { log?: LogConfig } = {}): Da
 }
 
 const STATEMENT_CACHE_SIZE = 1000
+/** Each SQLite connection's page cache, unless the caller sizes it (`LEADLINE_SQLITE_CACHE_MB`). */
+export const DEFAULT_SQLITE_CACHE_MB = 32
 
 /**
  * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point read. This keeps the
@@ -393,9 +402,11 @@ export interface HotReader {
   close(): void
 }
 
-function openReadConnection(file: string): SqliteDatabase.Database {
+/** The read-only connection serves point reads (a lead, a key, an organization): a quarter of the main cache. */
+function openReadConnection(file: string, mainCacheKib: number): SqliteDatabase.Database {
   const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true })
   connection.pragma('busy_timeout = 5000')
+  connection.pragma(`cache_size = -${String(Math.max(2048, Math.round(mainCacheKib / 4)))}`)
   return connection
 }
 
