@@ -776,3 +776,46 @@ describe('pages walked in index order and pages sorted', () => {
     expect(oneByOne).toEqual(whole)
   })
 })
+
+describe('conditions on other rows, walked lead by lead and gathered whole', () => {
+  // A page of one lead walks the sort index and tests each lead's own rows (a correlated lookup); the whole list
+  // gathers the matching rows first. Both must find the same leads in the same order.
+  it.each(['custom.Size>2 sort:-created', 'email:@ex.example sort:name', 'phone:555 custom.Size<9', 'country:FR'])(
+    '%s',
+    async (query) => {
+      const org = await separateOrg(`Walked ${query}`)
+      const size = (await org.post('/custom_field/lead/', { name: 'Size', type: 'number' })).id as string
+      for (let i = 0; i < 12; i++) {
+        await org.lead(`lead ${String(i)}`, {
+          name: `Lead ${String((i * 7) % 12)}`,
+          [`custom.${size}`]: i,
+          addresses: [{ city: 'Paris', country: i % 4 === 0 ? 'DE' : 'FR' }],
+          contacts: [
+            {
+              name: 'Someone',
+              emails: [{ email: i % 3 === 0 ? `a${String(i)}@other.example` : `a${String(i)}@ex.example` }],
+              phones: i % 5 === 0 ? [] : [{ phone: `+1 415 555 01${String(10 + i)}` }],
+            },
+          ],
+        })
+        ctx.clock.advance(1000)
+      }
+      const list = async (params: Record<string, string>) => {
+        const res = await call(ctx.app, org.org.member.key, 'GET', '/lead/', { query: { query, ...params } })
+        expect(res.statusCode, res.body).toBe(200)
+        return res.json()
+      }
+      const whole = await list({})
+      const ids = whole.data.map((l: { id: string }) => l.id)
+      expect(ids.length).toBeGreaterThan(5)
+      expect(ids.length).toBeLessThan(12)
+      const oneByOne: string[] = []
+      for (let skip = 0; skip < ids.length; skip++) {
+        const page = await list({ _limit: '1', _skip: String(skip) })
+        expect(page.total_results).toBe(ids.length)
+        oneByOne.push(...page.data.map((l: { id: string }) => l.id))
+      }
+      expect(oneByOne).toEqual(ids)
+    },
+  )
+})
