@@ -311,10 +311,7 @@ function sqlitePath(url: string): string {
  * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
  * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
  */
-export function openDatabase(
-  url: string,
-  options: { log?: LogConfig; sqliteCacheMb?: number } = {},
-): DatabaseHandle {
+export function openDatabase(url: string, options: { log?: LogConfig; sqliteCacheMb?: number } = {}): DatabaseHandle {
   const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: 10 })
@@ -348,7 +345,9 @@ export function openDatabase(
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }), ...log })
   // An in-memory database has one connection only; its reader shares it.
   const reader =
-    file === ':memory:' ? sqliteReader(cached, false) : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
+    file === ':memory:'
+      ? sqliteReader(cached, false)
+      : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
   const close = async () => {
     reader.close()
     if (sqlite.open) sqlite.pragma('optimize')
