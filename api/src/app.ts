@@ -47,7 +47,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const rateLimiter =
     options.rateLimiter ??
     (database.pgPool !== undefined
-      ? await postgresRateLimiter(database.pgPool, config.rateLimit)
+      ? postgresRateLimiter(database.pgPool, config.rateLimit, clock)
       : memoryRateLimiter(config.rateLimit))
 
   const loggerOption =

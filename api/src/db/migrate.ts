@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004-app-state.js'
 import * as m0005 from './migrations/0005-cache-versions.js'
 import * as m0006 from './migrations/0006-lead-search-fields.js'
 import * as m0007 from './migrations/0007-lead-counts.js'
+import * as m0008 from './migrations/0008-rate-limit-leases.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005-cache-versions': m0005,
   '0006-lead-search-fields': m0006,
   '0007-lead-counts': m0007,
+  '0008-rate-limit-leases': m0008,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

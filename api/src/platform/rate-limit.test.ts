@@ -57,6 +57,17 @@ describe('rate limits', () => {
     expect(res.headers['x-rate-limit-remaining']).toBe('2')
   })
 
+  it('lets exactly the limit of a burst of concurrent requests through and refuses the rest', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => call(ctx.app, ctx.org.member.key, 'GET', '/lead/')),
+    )
+    const statuses = burst.map((r) => r.statusCode)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7)
+    const remaining = burst.filter((r) => r.statusCode === 200).map((r) => r.headers['x-rate-limit-remaining'])
+    expect(remaining.sort()).toEqual(['0', '1', '2'])
+  })
+
   it('limits unauthenticated callers by address', async () => {
     const statuses = []
     for (let i = 0; i < 4; i++) statuses.push((await call(ctx.app, undefined, 'GET', '/lead/')).statusCode)
