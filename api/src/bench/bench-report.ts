@@ -1,6 +1,25 @@
 // The benchmark's figures, checked against their targets, as one table for people and one object for machines.
 
-export type ScenarioKey = 'raw' | 'lead' | 'me' | 'page' | 'search-text' | 'search-fields' | 'search-dates'
+export const SCENARIO_KEYS = ['raw', 'lead', 'me', 'page', 'search-text', 'search-fields', 'search-dates'] as const
+export type ScenarioKey = (typeof SCENARIO_KEYS)[number]
+
+function isScenarioKey(value: string): value is ScenarioKey {
+  return (SCENARIO_KEYS as readonly string[]).includes(value)
+}
+
+/** `--only raw,lead,me`: the scenarios to measure, every one when absent. */
+export function parseOnly(value: string | undefined): ReadonlySet<ScenarioKey> {
+  if (value === undefined) return new Set(SCENARIO_KEYS)
+  const keys = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+  const unknown = keys.filter((k) => !isScenarioKey(k))
+  if (keys.length === 0 || unknown.length > 0) {
+    throw new Error(`--only takes scenarios out of ${SCENARIO_KEYS.join(', ')}; got "${value}"`)
+  }
+  return new Set(keys.filter(isScenarioKey))
+}
 
 export interface ScenarioResult {
   key: ScenarioKey

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redactedUrl } from './bench-database.js'
 import { percentile } from './bench-load.js'
-import { checks, formatReport, reportJson, type BenchFigures, type ScenarioResult } from './bench-report.js'
+import { checks, formatReport, parseOnly, reportJson, type BenchFigures, type ScenarioResult } from './bench-report.js'
 import { createRawServer, storeLeadBodies } from './raw-server.js'
 
 // The benchmark's pieces that do not depend on speed: what the raw limit server answers, and how figures are
@@ -171,6 +171,21 @@ describe('bench helpers', () => {
     expect(percentile(values, 99)).toBe(99)
     expect(percentile([7], 99)).toBe(7)
     expect(percentile([], 50)).toBeNaN()
+  })
+
+  it('measures every scenario unless --only names some, and refuses a name it does not know', () => {
+    expect([...parseOnly(undefined)]).toEqual([
+      'raw',
+      'lead',
+      'me',
+      'page',
+      'search-text',
+      'search-fields',
+      'search-dates',
+    ])
+    expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
+    expect(() => parseOnly('raw,leads')).toThrow('--only takes scenarios out of raw, lead, me, page')
+    expect(() => parseOnly(',')).toThrow('--only')
   })
 
   it('never prints a Postgres password', () => {

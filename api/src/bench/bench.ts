@@ -10,13 +10,21 @@ import { sql } from 'kysely'
 import { openDatabase } from '../db/database.js'
 import { prepareBenchDatabase } from './bench-database.js'
 import { measureLatency, measureThroughput, type LoadTarget } from './bench-load.js'
-import { formatReport, reportJson, type BenchFigures, type ScenarioKey, type ScenarioResult } from './bench-report.js'
+import {
+  formatReport,
+  parseOnly,
+  reportJson,
+  SCENARIO_KEYS,
+  type BenchFigures,
+  type ScenarioKey,
+  type ScenarioResult,
+} from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
 
-const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--json]
+const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS] [--json]
 
   --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
   --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
@@ -24,6 +32,8 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --postgres    a throwaway PostgreSQL cluster, started and removed by the command
   --seconds S   seconds per measurement (default 10); each scenario is measured twice
   --sample K    lead ids the point reads rotate through (default 300)
+  --only KEYS   measure only these scenarios, comma-separated, out of
+                ${SCENARIO_KEYS.join(', ')} (the ratios need raw)
   --json        print the figures as one JSON object on stdout (the table goes to stderr)
 `
 
@@ -184,6 +194,7 @@ async function main(): Promise<number> {
       db: { type: 'string' },
       seconds: { type: 'string' },
       sample: { type: 'string' },
+      only: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -195,6 +206,7 @@ async function main(): Promise<number> {
   const leads = positiveInt(values.leads, '--leads', 100_000)
   const seconds = positiveInt(values.seconds, '--seconds', 10)
   const sample = positiveInt(values.sample, '--sample', 300)
+  const only = parseOnly(values.only)
   const database = await prepareBenchDatabase({ url: values.db, leads, dataDir, cliPath })
   const authorization = `Basic ${Buffer.from(`${database.apiKey}:`).toString('base64')}`
   const ids = await sampleIds(database.url, database.organizationId, sample)
@@ -213,14 +225,15 @@ async function main(): Promise<number> {
     api = started.child
     const apiUrl = started.url
     const rawFile = join(scratch, 'raw.db')
+    // Also when raw is left out: the bodies are read once here, so every lead read measured is of a cached view.
     storeLeadBodies(rawFile, await leadBodies(apiUrl, authorization, ids))
     const rawEnv = { ...process.env, LEADLINE_BENCH_RAW_DB: rawFile, LEADLINE_BENCH_AUTHORIZATION: authorization }
-    const rawStarted = await startServer([rawServerPath], rawEnv)
-    raw = rawStarted.child
+    const rawStarted = only.has('raw') ? await startServer([rawServerPath], rawEnv) : undefined
+    raw = rawStarted?.child
     const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
     const specs: Omit<Scenario, 'pid'>[] = [
-      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted.url, rotate(leadPaths)) },
+      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', rotate(leadPaths)) },
       { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
       { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
       {
@@ -262,8 +275,10 @@ async function main(): Promise<number> {
       },
     ]
     const apiPid = api.pid
-    const rawPid = raw.pid
-    const scenarios = specs.map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
+    const rawPid = raw?.pid
+    const scenarios = specs
+      .filter((spec) => only.has(spec.key))
+      .map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
     const results: ScenarioResult[] = []
     for (const scenario of scenarios) results.push(await measure(scenario, seconds))
     const last = peakRssMb(api.pid)
