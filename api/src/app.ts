@@ -6,6 +6,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { docsRoutes, openBodySchemas } from './platform/docs-routes.js'
 import { httpServer } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
+import { requestLoggerFactory } from './platform/request-logger.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
 import { systemClock, type Clock } from './platform/time.js'
@@ -63,6 +64,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     ...server.options,
     genReqId: () => newId('request'),
+    childLoggerFactory: requestLoggerFactory,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => {
