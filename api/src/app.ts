@@ -74,10 +74,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-  })
-
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,

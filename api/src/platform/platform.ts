@@ -9,7 +9,7 @@ import { mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
-import { unstorableTextPaths } from './text.js'
+import { isStorableFlatText, unstorableTextPaths } from './text.js'
 import { toFieldErrors } from './validation.js'
 import { createValidatorCompiler } from './validator.js'
 
@@ -148,7 +148,13 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
 
   // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
   // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
-  app.addHook('preValidation', async (request) => {
+  // (Synchronous hooks, like every hook on the way of a request that can be: see http-server.ts.)
+  app.addHook('preValidation', (request, _reply, done) => {
+    // Most requests: no body, and nothing but plain text in the path and query string.
+    if (request.body === undefined && isStorableFlatText(request.params) && isStorableFlatText(request.query)) {
+      done()
+      return
+    }
     const fieldErrors: Record<string, string> = {}
     for (const part of [request.params, request.query]) {
       for (const [name] of unstorableTextPaths(part)) fieldErrors[name ?? '__all__'] = UNSTORABLE_TEXT
@@ -156,15 +162,16 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     for (const path of unstorableTextPaths(request.body)) {
       fieldErrors[path.length === 0 ? '__all__' : path.join('.')] = UNSTORABLE_TEXT
     }
-    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
+    done(Object.keys(fieldErrors).length > 0 ? new ValidationError(fieldErrors) : undefined)
   })
 
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    if (reply.statusCode >= 300) return payload
+  app.addHook('preSerialization', (request, reply, payload: unknown, done) => {
     const query = request.query as { _fields?: unknown } | undefined
-    const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
-    if (fields === undefined) return payload
-    return projectFields(payload instanceof RawJson ? payload.parse() : payload, fields)
+    const fields = reply.statusCode < 300 && typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
+    done(
+      null,
+      fields === undefined ? payload : projectFields(payload instanceof RawJson ? payload.parse() : payload, fields),
+    )
   })
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {

@@ -24,6 +24,7 @@ describe('rate limits', () => {
     const retryAfter = Number(limited.headers['retry-after'])
     expect(retryAfter).toBeGreaterThanOrEqual(1)
     expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(limited.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/)
     expect(limited.headers['x-rate-limit-limit']).toBe('3')
     expect(limited.headers['x-rate-limit-remaining']).toBe('0')
     expect(limited.headers.ratelimit).toMatch(/^limit=3, remaining=0, reset=\d+$/)
