@@ -5,7 +5,7 @@ import type { Deps } from './deps.js'
 import { foreignKeyError } from './db-errors.js'
 import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
-import { mergeOverrideParams } from './method-override.js'
+import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
@@ -28,14 +28,27 @@ declare module 'fastify' {
 }
 
 /** `/api/v1/status/lead/:id/` → `status`: the endpoint group rate limits are counted by. */
-function endpointGroup(request: FastifyRequest): string {
-  const path = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
+function groupOf(path: string): string {
   return (
     path
       .slice(API_PREFIX.length)
       .split('/')
       .find((s) => s !== '') ?? 'root'
   )
+}
+
+// By route pattern: there are as many as there are routes. A request no route matched is grouped by its own path.
+const routeGroups = new Map<string, string>()
+
+function endpointGroup(request: FastifyRequest): string {
+  const route = request.routeOptions.url
+  if (route === undefined) return groupOf(request.url.split('?')[0] ?? '')
+  let group = routeGroups.get(route)
+  if (group === undefined) {
+    group = groupOf(route)
+    routeGroups.set(route, group)
+  }
+  return group
 }
 
 function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
@@ -115,7 +128,9 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     }
     if (request.routeOptions.config.public === true) return
 
-    const owner = await authenticate(request, deps)
+    const key = presentedKey(request)
+    // A key verified a moment ago is known without a promise; any other goes to the database.
+    const owner = key === undefined ? undefined : (deps.auth.cached(key) ?? (await deps.auth.verify(key)))
     const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
     const group = endpointGroup(request)
     const outcome = await deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`)
@@ -142,7 +157,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     if (client === 'web' || client === 'mobile' || client === 'native') {
       await recordPresence(owner, client)
     }
-    await mergeOverrideParams(request, deps.config.bodyLimitBytes)
+    if (isOverriddenGet(request)) await mergeOverrideParams(request, deps.config.bodyLimitBytes)
     return undefined
   })
 
@@ -211,14 +226,27 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   })
 }
 
-async function authenticate(request: FastifyRequest, deps: Deps) {
+// The key in each Authorization header seen lately: the same few headers come with almost every request, and
+// reading the key out of one is a regular expression and a base64 decode. Bounded: emptied when full.
+const KEYS_BY_HEADER_MAX = 1000
+const keysByHeader = new Map<string, string | undefined>()
+
+/** The API key of a `Basic` Authorization header (the user name; the password is ignored). */
+function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header === undefined) return undefined
+  if (keysByHeader.has(header)) return keysByHeader.get(header)
+  const key = keyOfHeader(header)
+  if (keysByHeader.size >= KEYS_BY_HEADER_MAX) keysByHeader.clear()
+  keysByHeader.set(header, key)
+  return key
+}
+
+function keyOfHeader(header: string): string | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
   if (match?.[1] === undefined) return undefined
   const decoded = Buffer.from(match[1], 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   const key = colon === -1 ? decoded : decoded.slice(0, colon)
-  if (key === '') return undefined
-  return deps.auth.verify(key)
+  return key === '' ? undefined : key
 }
