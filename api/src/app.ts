@@ -49,7 +49,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     options.rateLimiter ??
     (database.pgPool !== undefined
       ? await postgresRateLimiter(database.pgPool, config.rateLimit)
-      : memoryRateLimiter(config.rateLimit))
+      : memoryRateLimiter(config.rateLimit, clock))
 
   const loggerOption =
     options.logger === undefined

@@ -3,7 +3,7 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import { createPresenceRecorder } from '../users/presence-repo.js'
 import type { Deps } from './deps.js'
 import { foreignKeyError } from './db-errors.js'
-import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
+import { HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
@@ -118,7 +118,8 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('auth', null)
   app.decorateRequest('tzOffsetHours', 0)
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** Lets a request through, or throws why not; a promise only where something must be waited for. */
+  const admit = (request: FastifyRequest, reply: FastifyReply): undefined | Promise<undefined> => {
     const tz = request.headers['x-tz-offset']
     if (tz !== undefined) {
       const hours = typeof tz === 'string' ? parseTzOffset(tz) : undefined
@@ -126,39 +127,62 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
       request.tzOffsetHours = hours
     }
-    if (request.routeOptions.config.public === true) return
+    if (request.routeOptions.config.public === true) return undefined
 
     const key = presentedKey(request)
-    // A key verified a moment ago is known without a promise; any other goes to the database.
-    const owner = key === undefined ? undefined : (deps.auth.cached(key) ?? (await deps.auth.verify(key)))
-    const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
-    const group = endpointGroup(request)
-    const outcome = await deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`)
-    rateLimitHeaders(reply, outcome)
-    if (!outcome.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(outcome.resetSeconds))
-      return reply
-        .code(429)
-        .header('retry-after', String(retryAfter))
-        .send({
-          error: {
-            message: 'API call count exceeded for this period',
-            rate_reset: Math.ceil(outcome.resetSeconds),
-            rate_limit: outcome.limit,
-            rate_window: deps.config.rateLimit.windowSeconds,
-            rate_limit_type: owner === undefined ? 'ip' : 'key',
-            rate_endpoint_group: group,
-          },
-        })
+    // A key verified a moment ago is known at once; any other goes to the database.
+    const known = key === undefined ? undefined : deps.auth.cached(key)
+    return andThen(key === undefined || known !== undefined ? known : deps.auth.verify(key), (owner) => {
+      const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
+      const group = endpointGroup(request)
+      return andThen(deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`), (outcome) => {
+        rateLimitHeaders(reply, outcome)
+        if (!outcome.allowed) {
+          throw new RateLimitedError(
+            {
+              message: 'API call count exceeded for this period',
+              rate_reset: Math.ceil(outcome.resetSeconds),
+              rate_limit: outcome.limit,
+              rate_window: deps.config.rateLimit.windowSeconds,
+              rate_limit_type: owner === undefined ? 'ip' : 'key',
+              rate_endpoint_group: group,
+            },
+            Math.max(1, Math.ceil(outcome.resetSeconds)),
+          )
+        }
+        if (owner === undefined) throw new UnauthorizedError()
+        request.auth = owner
+        const client = request.headers['x-leadline-client']
+        const present = client === 'web' || client === 'mobile' || client === 'native'
+        if (!present && !isOverriddenGet(request)) return undefined
+        return (async () => {
+          if (present) await recordPresence(owner, client)
+          await mergeOverrideParams(request, deps.config.bodyLimitBytes)
+          return undefined
+        })()
+      })
+    })
+  }
+
+  // Synchronous where it can be (a key verified a moment ago, counters in memory): see http-server.ts.
+  app.addHook('onRequest', (request, reply, done) => {
+    let admitted: undefined | Promise<undefined>
+    try {
+      admitted = admit(request, reply)
+    } catch (error) {
+      done(asError(error))
+      return
     }
-    if (owner === undefined) throw new UnauthorizedError()
-    request.auth = owner
-    const client = request.headers['x-leadline-client']
-    if (client === 'web' || client === 'mobile' || client === 'native') {
-      await recordPresence(owner, client)
-    }
-    if (isOverriddenGet(request)) await mergeOverrideParams(request, deps.config.bodyLimitBytes)
-    return undefined
+    if (admitted === undefined) done()
+    else
+      admitted.then(
+        () => {
+          done()
+        },
+        (error: unknown) => {
+          done(asError(error))
+        },
+      )
   })
 
   // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
@@ -190,6 +214,9 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   })
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof RateLimitedError) {
+      return reply.code(429).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.body })
+    }
     if (error instanceof ValidationError) {
       return reply.code(400).send({ errors: error.errors, 'field-errors': error.fieldErrors })
     }
@@ -230,6 +257,15 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
 // reading the key out of one is a regular expression and a base64 decode. Bounded: emptied when full.
 const KEYS_BY_HEADER_MAX = 1000
 const keysByHeader = new Map<string, string | undefined>()
+
+/** `next` of a value now, or of a promise's value once it settles: the hot path takes no promise it need not. */
+function andThen<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value)
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}
 
 /** The API key of a `Basic` Authorization header (the user name; the password is ignored). */
 function presentedKey(request: FastifyRequest): string | undefined {
