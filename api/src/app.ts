@@ -6,6 +6,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { docsRoutes, openBodySchemas } from './platform/docs-routes.js'
 import { httpServer } from './platform/http-server.js'
 import { newId } from './platform/ids.js'
+import { requestLoggerFactory } from './platform/request-logger.js'
 import { API_PREFIX, installPlatform } from './platform/platform.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from './platform/rate-limit.js'
 import { systemClock, type Clock } from './platform/time.js'
@@ -48,7 +49,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     options.rateLimiter ??
     (database.pgPool !== undefined
       ? postgresRateLimiter(database.pgPool, config.rateLimit, clock)
-      : memoryRateLimiter(config.rateLimit))
+      : memoryRateLimiter(config.rateLimit, clock))
 
   const loggerOption =
     options.logger === undefined
@@ -63,6 +64,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     ...server.options,
     genReqId: () => newId('request'),
+    childLoggerFactory: requestLoggerFactory,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => {
@@ -71,10 +73,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     },
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>()
-
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-  })
 
   const deps: Deps = {
     db: database.db,

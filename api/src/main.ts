@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs'
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
@@ -70,17 +71,19 @@ export async function serve(options: ServeOptions): Promise<Server> {
     throw error
   }
 
-  const inFlight = new Set<ServerResponse>()
-  app.server.on('request', (_request, response) => {
-    inFlight.add(response)
-    response.once('close', () => inFlight.delete(response))
+  // The latest response on each open connection (kept per connection: a listener per request costs every request).
+  const latest = new Map<Socket, ServerResponse>()
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request
+    if (!latest.has(socket)) socket.once('close', () => latest.delete(socket))
+    latest.set(socket, response)
   })
 
   let closing: Promise<void> | undefined
   const close = () => {
     // A keep-alive connection whose request is still running would otherwise stay open, and keep close() waiting,
     // until the client or the keep-alive timeout ends it.
-    for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close')
+    for (const response of latest.values()) if (!response.headersSent) response.setHeader('connection', 'close')
     if (closing === undefined) {
       // Graceful has a limit: a client that never reads its response must not hold the process forever.
       const deadline = setTimeout(() => {

@@ -1,6 +1,25 @@
 // The benchmark's figures, checked against their targets, as one table for people and one object for machines.
 
-export type ScenarioKey = 'raw' | 'lead' | 'me' | 'page' | 'search-text' | 'search-fields' | 'search-dates'
+export const SCENARIO_KEYS = ['raw', 'lead', 'me', 'page', 'search-text', 'search-fields', 'search-dates'] as const
+export type ScenarioKey = (typeof SCENARIO_KEYS)[number]
+
+function isScenarioKey(value: string): value is ScenarioKey {
+  return (SCENARIO_KEYS as readonly string[]).includes(value)
+}
+
+/** `--only raw,lead,me`: the scenarios to measure, every one when absent. */
+export function parseOnly(value: string | undefined): ReadonlySet<ScenarioKey> {
+  if (value === undefined) return new Set(SCENARIO_KEYS)
+  const keys = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+  const unknown = keys.filter((k) => !isScenarioKey(k))
+  if (keys.length === 0 || unknown.length > 0) {
+    throw new Error(`--only takes scenarios out of ${SCENARIO_KEYS.join(', ')}; got "${value}"`)
+  }
+  return new Set(keys.filter(isScenarioKey))
+}
 
 export interface ScenarioResult {
   key: ScenarioKey
@@ -22,6 +41,8 @@ export interface BenchFigures {
   location: string
   leads: number
   secondsPerRun: number
+  /** Throughput runs per scenario, taken in turn with the other scenarios; the median is reported. */
+  rounds: number
   /** How long seeding took, in seconds; undefined when an earlier seed was reused. */
   seedSeconds: number | undefined
   /** The API process's peak resident memory in MB; undefined where /proc cannot tell. */
@@ -41,6 +62,16 @@ const PAGE_P99_MS = 20
 const SEARCH_P99_MS = 30
 const RSS_MB = 250
 const SEED_SECONDS = 30
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  if (sorted.length === 0) return Number.NaN
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
 
 /** The raw limit's requests per second, for the ratios. */
 function rawRate(figures: BenchFigures): number | undefined {
@@ -152,7 +183,7 @@ export function formatReport(figures: BenchFigures): string {
   const rss = all.find((c) => c.subject === 'rss')
   const seed = all.find((c) => c.subject === 'seed')
   const lines = [
-    `${String(figures.cores)} cores, ${figures.database} (${figures.location}), ${figures.leads.toLocaleString('en-US')} leads, ${String(figures.secondsPerRun)} s per run`,
+    `${String(figures.cores)} cores, ${figures.database} (${figures.location}), ${figures.leads.toLocaleString('en-US')} leads, ${String(figures.secondsPerRun)} s per run${figures.rounds > 1 ? `, req/s the median of ${String(figures.rounds)} rounds` : ''}`,
     '',
     formatColumns([header, ...rows], [1, 2, 3, 4, 5]),
     '',
@@ -175,6 +206,7 @@ export function reportJson(figures: BenchFigures) {
     location: figures.location,
     leads: figures.leads,
     seconds_per_run: figures.secondsPerRun,
+    rounds: figures.rounds,
     seed_seconds: figures.seedSeconds ?? null,
     api_peak_rss_mb: figures.apiPeakRssMb ?? null,
     scenarios: figures.scenarios.map((scenario) => {

@@ -5,7 +5,15 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { redactedUrl } from './bench-database.js'
 import { percentile } from './bench-load.js'
-import { checks, formatReport, reportJson, type BenchFigures, type ScenarioResult } from './bench-report.js'
+import {
+  checks,
+  formatReport,
+  median,
+  parseOnly,
+  reportJson,
+  type BenchFigures,
+  type ScenarioResult,
+} from './bench-report.js'
 import { createRawServer, storeLeadBodies } from './raw-server.js'
 
 // The benchmark's pieces that do not depend on speed: what the raw limit server answers, and how figures are
@@ -84,6 +92,7 @@ function figures(overrides: Partial<BenchFigures> = {}): BenchFigures {
     location: 'data/bench/leads-100000.db',
     leads: 100_000,
     secondsPerRun: 10,
+    rounds: 1,
     seedSeconds: 24.5,
     apiPeakRssMb: 180.4,
     scenarios: [
@@ -144,6 +153,14 @@ describe('the benchmark report', () => {
     )
   })
 
+  it('says when its rates are the median of several rounds', () => {
+    const [first] = formatReport(figures({ rounds: 3 })).split('\n')
+    expect(first).toBe(
+      '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run, req/s the median of 3 rounds',
+    )
+    expect(reportJson(figures({ rounds: 3 })).rounds).toBe(3)
+  })
+
   it('gives machines the same figures', () => {
     const json = reportJson(figures())
     expect(json.all_targets_met).toBe(false)
@@ -165,12 +182,34 @@ describe('the benchmark report', () => {
 })
 
 describe('bench helpers', () => {
+  it('takes the median of the rounds', () => {
+    expect(median([3, 1, 2])).toBe(2)
+    expect(median([4, 1, 3, 2])).toBe(2.5)
+    expect(median([7])).toBe(7)
+    expect(median([])).toBeNaN()
+  })
+
   it('takes percentiles by nearest rank', () => {
     const values = Array.from({ length: 100 }, (_, i) => i + 1)
     expect(percentile(values, 50)).toBe(50)
     expect(percentile(values, 99)).toBe(99)
     expect(percentile([7], 99)).toBe(7)
     expect(percentile([], 50)).toBeNaN()
+  })
+
+  it('measures every scenario unless --only names some, and refuses a name it does not know', () => {
+    expect([...parseOnly(undefined)]).toEqual([
+      'raw',
+      'lead',
+      'me',
+      'page',
+      'search-text',
+      'search-fields',
+      'search-dates',
+    ])
+    expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
+    expect(() => parseOnly('raw,leads')).toThrow('--only takes scenarios out of raw, lead, me, page')
+    expect(() => parseOnly(',')).toThrow('--only')
   })
 
   it('never prints a Postgres password', () => {

@@ -9,14 +9,30 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openDatabase } from '../db/database.js'
 import { prepareBenchDatabase } from './bench-database.js'
-import { measureLatency, measureThroughput, type LoadTarget } from './bench-load.js'
-import { formatReport, reportJson, type BenchFigures, type ScenarioKey, type ScenarioResult } from './bench-report.js'
+import {
+  measureLatency,
+  measureThroughput,
+  type LatencyRun,
+  type LoadTarget,
+  type ThroughputRun,
+} from './bench-load.js'
+import {
+  formatReport,
+  median,
+  parseOnly,
+  reportJson,
+  SCENARIO_KEYS,
+  type BenchFigures,
+  type ScenarioKey,
+  type ScenarioResult,
+} from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
 
-const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--json]
+const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS]
+                     [--rounds R] [--json]
 
   --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
   --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
@@ -24,6 +40,10 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --postgres    a throwaway PostgreSQL cluster, started and removed by the command
   --seconds S   seconds per measurement (default 10); each scenario is measured twice
   --sample K    lead ids the point reads rotate through (default 300)
+  --rounds R    measure each scenario's throughput R times, the scenarios taking turns, and report the median
+                (default 1): on a machine busy with other work, ratios to raw then compare like with like
+  --only KEYS   measure only these scenarios, comma-separated, out of
+                ${SCENARIO_KEYS.join(', ')} (the ratios need raw)
   --json        print the figures as one JSON object on stdout (the table goes to stderr)
 `
 
@@ -131,22 +151,41 @@ async function settle(pid: number | undefined): Promise<void> {
   }
 }
 
-async function measure(scenario: Scenario, seconds: number): Promise<ScenarioResult> {
-  process.stderr.write(`measuring ${scenario.name}…\n`)
-  await measureThroughput(scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
-  await settle(scenario.pid)
-  const throughput = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
-  await settle(scenario.pid)
-  const latency = await measureLatency(scenario.target, seconds)
-  return {
-    key: scenario.key,
-    name: scenario.name,
-    requestsPerSecond: throughput.requestsPerSecond,
-    p50: latency.p50,
-    p99: latency.p99,
-    non2xx: throughput.non2xx + latency.non2xx,
-    errors: throughput.errors + latency.errors,
+/**
+ * Each scenario's throughput `rounds` times, the scenarios taking turns, so that a machine busy with other work for a
+ * while slows every scenario alike; its median is reported. A scenario warms up before its first run, and its latency
+ * is measured after its last.
+ */
+async function measureAll(scenarios: readonly Scenario[], seconds: number, rounds: number): Promise<ScenarioResult[]> {
+  const throughputs = new Map<ScenarioKey, ThroughputRun[]>()
+  const latencies = new Map<ScenarioKey, LatencyRun>()
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      const which = rounds > 1 ? ` (round ${String(round)} of ${String(rounds)})` : ''
+      process.stderr.write(`measuring ${scenario.name}${which}…\n`)
+      if (round === 1) {
+        await measureThroughput(scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
+        await settle(scenario.pid)
+      }
+      const run = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
+      throughputs.set(scenario.key, [...(throughputs.get(scenario.key) ?? []), run])
+      await settle(scenario.pid)
+      if (round === rounds) latencies.set(scenario.key, await measureLatency(scenario.target, seconds))
+    }
   }
+  return scenarios.map((scenario): ScenarioResult => {
+    const runs = throughputs.get(scenario.key) ?? []
+    const latency = latencies.get(scenario.key)
+    return {
+      key: scenario.key,
+      name: scenario.name,
+      requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+      p50: latency?.p50 ?? Number.NaN,
+      p99: latency?.p99 ?? Number.NaN,
+      non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0) + (latency?.non2xx ?? 0),
+      errors: runs.reduce((sum, r) => sum + r.errors, 0) + (latency?.errors ?? 0),
+    }
+  })
 }
 
 /** The API's answers for the sampled leads, as the raw server will serve them. */
@@ -184,6 +223,8 @@ async function main(): Promise<number> {
       db: { type: 'string' },
       seconds: { type: 'string' },
       sample: { type: 'string' },
+      only: { type: 'string' },
+      rounds: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -195,6 +236,8 @@ async function main(): Promise<number> {
   const leads = positiveInt(values.leads, '--leads', 100_000)
   const seconds = positiveInt(values.seconds, '--seconds', 10)
   const sample = positiveInt(values.sample, '--sample', 300)
+  const only = parseOnly(values.only)
+  const rounds = positiveInt(values.rounds, '--rounds', 1)
   const database = await prepareBenchDatabase({ url: values.db, leads, dataDir, cliPath })
   const authorization = `Basic ${Buffer.from(`${database.apiKey}:`).toString('base64')}`
   const ids = await sampleIds(database.url, database.organizationId, sample)
@@ -213,14 +256,15 @@ async function main(): Promise<number> {
     api = started.child
     const apiUrl = started.url
     const rawFile = join(scratch, 'raw.db')
+    // Also when raw is left out: the bodies are read once here, so every lead read measured is of a cached view.
     storeLeadBodies(rawFile, await leadBodies(apiUrl, authorization, ids))
     const rawEnv = { ...process.env, LEADLINE_BENCH_RAW_DB: rawFile, LEADLINE_BENCH_AUTHORIZATION: authorization }
-    const rawStarted = await startServer([rawServerPath], rawEnv)
-    raw = rawStarted.child
+    const rawStarted = only.has('raw') ? await startServer([rawServerPath], rawEnv) : undefined
+    raw = rawStarted?.child
     const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
     const specs: Omit<Scenario, 'pid'>[] = [
-      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted.url, rotate(leadPaths)) },
+      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', rotate(leadPaths)) },
       { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
       { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
       {
@@ -262,10 +306,11 @@ async function main(): Promise<number> {
       },
     ]
     const apiPid = api.pid
-    const rawPid = raw.pid
-    const scenarios = specs.map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
-    const results: ScenarioResult[] = []
-    for (const scenario of scenarios) results.push(await measure(scenario, seconds))
+    const rawPid = raw?.pid
+    const scenarios = specs
+      .filter((spec) => only.has(spec.key))
+      .map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
+    const results = await measureAll(scenarios, seconds, rounds)
     const last = peakRssMb(api.pid)
     if (last !== undefined) peak = Math.max(peak ?? 0, last)
     const figures: BenchFigures = {
@@ -274,6 +319,7 @@ async function main(): Promise<number> {
       location: database.location,
       leads,
       secondsPerRun: seconds,
+      rounds,
       seedSeconds: database.seedSeconds,
       apiPeakRssMb: peak,
       scenarios: results,

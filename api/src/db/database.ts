@@ -363,10 +363,12 @@ export const DEFAULT_SQLITE_CACHE_MB = 32
 /**
  * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point read. This keeps the
  * most recently used statements by SQL text (an `in (?, ?, …)` list of another length is another text, hence the
- * bound). A statement is never run twice at once: better-sqlite3 runs synchronously, and nothing here streams.
+ * bound), approximately: a hit only marks its statement, and eviction gives a marked one a second chance (as the view
+ * cache does, and for the same reason: reordering the map on every hit cost more than the lookup).
+ * A statement is never run twice at once: better-sqlite3 runs synchronously, and nothing here streams.
  */
 export function withStatementCache(sqlite: KyselySqliteDatabase): KyselySqliteDatabase {
-  const statements = new Map<string, SqliteStatement>()
+  const statements = new Map<string, { statement: SqliteStatement; used: boolean }>()
   return {
     close: () => {
       statements.clear()
@@ -375,16 +377,19 @@ export function withStatementCache(sqlite: KyselySqliteDatabase): KyselySqliteDa
     prepare(sqlText) {
       const hit = statements.get(sqlText)
       if (hit !== undefined) {
-        // Map keeps insertion order: re-inserting marks the statement as the most recently used.
-        statements.delete(sqlText)
-        statements.set(sqlText, hit)
-        return hit
+        hit.used = true
+        return hit.statement
       }
       const statement = sqlite.prepare(sqlText)
-      statements.set(sqlText, statement)
-      if (statements.size > STATEMENT_CACHE_SIZE) {
-        const oldest = statements.keys().next()
-        if (oldest.done !== true) statements.delete(oldest.value)
+      statements.set(sqlText, { statement, used: false })
+      for (const [oldest, entry] of statements) {
+        if (statements.size <= STATEMENT_CACHE_SIZE) break
+        if (oldest === sqlText) continue
+        statements.delete(oldest)
+        if (entry.used) {
+          entry.used = false
+          statements.set(oldest, entry)
+        }
       }
       return statement
     },

@@ -31,6 +31,11 @@ const LEAD_WITH_VERSION = `SELECT lead.*,
   (SELECT meta_version FROM organization WHERE organization.id = lead.organization_id) AS meta_version
   FROM lead WHERE organization_id = ? AND id = ?`
 
+// What says whether a cached view is current, and nothing more: most reads end here.
+const LEAD_VERSIONS = `SELECT revision,
+  (SELECT meta_version FROM organization WHERE organization.id = lead.organization_id) AS meta_version
+  FROM lead WHERE organization_id = ? AND id = ?`
+
 export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   const { db, dialect, clock, config, reader, meta, views } = deps
   const view = async (organizationId: string, id: string) => {
@@ -68,7 +73,15 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     '/lead/:id/',
     { schema: { tags, summary: 'One lead', params, querystring: fieldsQuerySchema } },
     async (request) => {
-      return view(caller(request).organizationId, request.params.id)
+      const { organizationId } = caller(request)
+      const { id } = request.params
+      const [versions] = await reader.all<{ revision: number; meta_version: number }>(LEAD_VERSIONS, [
+        organizationId,
+        id,
+      ])
+      if (versions === undefined) throw new NotFoundError('Lead')
+      const cached = views.get(id, versions.revision, versions.meta_version)
+      return cached === undefined ? view(organizationId, id) : new RawJson(cached)
     },
   )
 

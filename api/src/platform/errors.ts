@@ -30,6 +30,17 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
+/** Too many requests in a rate-limit window: 429 with Close's body (`error` is an object) and `Retry-After`. */
+export class RateLimitedError extends Error {
+  constructor(
+    readonly body: { message: string } & Record<string, string | number>,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(body.message)
+    this.name = 'RateLimitedError'
+  }
+}
+
 /** A validation failure answered as `{"errors": [...], "field-errors": {...}}` with status 400. */
 export class ValidationError extends Error {
   constructor(

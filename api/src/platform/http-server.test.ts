@@ -194,6 +194,7 @@ describe('shutting down', () => {
       expect(first?.status).toBe(200)
       expect(second?.status).toBe(503)
       expect(second?.headers.connection).toBe('close')
+      expect(second?.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/)
       expect(JSON.parse(second?.body ?? '')).toEqual({ error: expect.any(String) })
     } finally {
       await closingCtx.close()

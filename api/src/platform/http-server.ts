@@ -67,6 +67,8 @@ export function httpServer(timeouts: Config['timeouts']) {
     },
     // Requests the router refuses before any route (or the error handler) sees them.
     frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+      // These requests never reach the onRequest hook below.
+      void reply.header('x-request-id', request.id)
       if (error.code === 'FST_ERR_BAD_URL') {
         void reply.code(400).send({ error: 'The URL is malformed: check its percent-encoding.' })
       } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -100,12 +102,17 @@ export function httpServer(timeouts: Config['timeouts']) {
       closing = true
       done()
     })
-    app.addHook('onRequest', async (request) => {
+    // Synchronous, as every hook on the way of each request should be where it can: an async hook costs a promise
+    // and a turn of the microtask queue per request.
+    app.addHook('onRequest', (request, reply, done) => {
+      // Every answer carries its request id, errors included (they keep the headers set before them).
+      void reply.header('x-request-id', request.id)
       if (closing) {
-        throw new HttpError(503, 'The server is shutting down: send the request again.', { connection: 'close' })
-      }
-      if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-        throw new HttpError(400, 'An HTTP/1.1 request needs a Host header.')
+        done(new HttpError(503, 'The server is shutting down: send the request again.', { connection: 'close' }))
+      } else if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+        done(new HttpError(400, 'An HTTP/1.1 request needs a Host header.'))
+      } else {
+        done()
       }
     })
   }

@@ -30,9 +30,14 @@ async function readBody(req: IncomingMessage, limitBytes: number): Promise<strin
   return Buffer.concat(chunks).toString('utf8')
 }
 
+/** Whether the request is a POST overridden to a GET, whose body may carry `_params`. */
+export function isOverriddenGet(request: FastifyRequest): boolean {
+  return overriddenToGet.has(request.raw)
+}
+
 /** Moves `_params` of an overridden GET's body into the query string, where the route's schema validates it. */
 export async function mergeOverrideParams(request: FastifyRequest, limitBytes: number): Promise<void> {
-  if (!overriddenToGet.has(request.raw)) return
+  if (!isOverriddenGet(request)) return
   const text = await readBody(request.raw, limitBytes)
   if (text.trim() === '') return
   let body: unknown

@@ -248,6 +248,46 @@ describe('responses', () => {
   })
 })
 
+describe('request ids', () => {
+  const requests: [label: string, key: string | undefined, method: 'GET' | 'PUT' | 'DELETE', path: string][] = [
+    ['a read', 'member', 'GET', '/me/'],
+    ['no key', undefined, 'GET', '/me/'],
+    ['an unknown path', 'member', 'GET', '/no_such_thing/'],
+    ['a wrong method', 'member', 'DELETE', '/me/'],
+    ['a malformed URL', 'member', 'GET', '/lead/%ZZ/'],
+    ['a path segment too long', 'member', 'GET', `/lead/lead_${'a'.repeat(100)}/`],
+    ['a refused query string', 'member', 'GET', '/lead/?_limit=-1'],
+    ['text no database could store', 'member', 'GET', '/lead/?query=%00'],
+    ['a missing lead', 'member', 'GET', '/lead/lead_missing/'],
+  ]
+
+  it.each(requests)('are on every answer, errors included: %s', async (_label, who, method, path) => {
+    const res = await call(ctx.app, who === undefined ? undefined : ctx.org.member.key, method, path)
+    expect(res.headers['x-request-id'], `${String(res.statusCode)} ${res.body}`).toMatch(/^req_[0-9A-Za-z]{22}$/)
+  })
+
+  it('are on answers refused before the route: a bad X-TZ-Offset, a body that is not JSON', async () => {
+    const tz = await call(ctx.app, ctx.org.member.key, 'GET', '/me/', { headers: { 'x-tz-offset': 'abc' } })
+    expect(tz.statusCode).toBe(400)
+    expect(tz.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/)
+    const notJson = await ctx.app.inject({
+      method: 'PUT',
+      url: `/api/v1/organization/${ctx.org.id}/`,
+      headers: { authorization: basicAuth(ctx.org.admin.key), 'content-type': 'text/plain' },
+      payload: 'name=Nope',
+    })
+    expect(notJson.statusCode).toBe(415)
+    expect(notJson.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/)
+  })
+
+  it('differ from one request to the next', async () => {
+    const ids = new Set<unknown>()
+    for (let i = 0; i < 5; i++)
+      ids.add((await call(ctx.app, ctx.org.member.key, 'GET', '/me/')).headers['x-request-id'])
+    expect(ids.size).toBe(5)
+  })
+})
+
 describe('internal errors', () => {
   it('hides the cause behind a 500 with a request id', async () => {
     const broken = await createTestContext()

@@ -3,13 +3,13 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import { createPresenceRecorder } from '../users/presence-repo.js'
 import type { Deps } from './deps.js'
 import { foreignKeyError } from './db-errors.js'
-import { HttpError, UnauthorizedError, ValidationError } from './errors.js'
+import { HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
-import { mergeOverrideParams } from './method-override.js'
+import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
-import { unstorableTextPaths } from './text.js'
+import { isStorableFlatText, unstorableTextPaths } from './text.js'
 import { toFieldErrors } from './validation.js'
 import { createValidatorCompiler } from './validator.js'
 
@@ -28,14 +28,27 @@ declare module 'fastify' {
 }
 
 /** `/api/v1/status/lead/:id/` → `status`: the endpoint group rate limits are counted by. */
-function endpointGroup(request: FastifyRequest): string {
-  const path = request.routeOptions.url ?? request.url.split('?')[0] ?? ''
+function groupOf(path: string): string {
   return (
     path
       .slice(API_PREFIX.length)
       .split('/')
       .find((s) => s !== '') ?? 'root'
   )
+}
+
+// By route pattern: there are as many as there are routes. A request no route matched is grouped by its own path.
+const routeGroups = new Map<string, string>()
+
+function endpointGroup(request: FastifyRequest): string {
+  const route = request.routeOptions.url
+  if (route === undefined) return groupOf(request.url.split('?')[0] ?? '')
+  let group = routeGroups.get(route)
+  if (group === undefined) {
+    group = groupOf(route)
+    routeGroups.set(route, group)
+  }
+  return group
 }
 
 function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
@@ -105,7 +118,8 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('auth', null)
   app.decorateRequest('tzOffsetHours', 0)
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** Lets a request through, or throws why not; a promise only where something must be waited for. */
+  const admit = (request: FastifyRequest, reply: FastifyReply): undefined | Promise<undefined> => {
     const tz = request.headers['x-tz-offset']
     if (tz !== undefined) {
       const hours = typeof tz === 'string' ? parseTzOffset(tz) : undefined
@@ -113,42 +127,73 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
       request.tzOffsetHours = hours
     }
-    if (request.routeOptions.config.public === true) return
+    if (request.routeOptions.config.public === true) return undefined
 
-    const owner = await authenticate(request, deps)
-    const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
-    const group = endpointGroup(request)
-    const outcome = await deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`)
-    rateLimitHeaders(reply, outcome)
-    if (!outcome.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(outcome.resetSeconds))
-      return reply
-        .code(429)
-        .header('retry-after', String(retryAfter))
-        .send({
-          error: {
-            message: 'API call count exceeded for this period',
-            rate_reset: Math.ceil(outcome.resetSeconds),
-            rate_limit: outcome.limit,
-            rate_window: deps.config.rateLimit.windowSeconds,
-            rate_limit_type: owner === undefined ? 'ip' : 'key',
-            rate_endpoint_group: group,
-          },
-        })
+    const key = presentedKey(request)
+    // A key verified a moment ago is known at once; any other goes to the database.
+    const known = key === undefined ? undefined : deps.auth.cached(key)
+    return andThen(key === undefined || known !== undefined ? known : deps.auth.verify(key), (owner) => {
+      const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
+      const group = endpointGroup(request)
+      return andThen(deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`), (outcome) => {
+        rateLimitHeaders(reply, outcome)
+        if (!outcome.allowed) {
+          throw new RateLimitedError(
+            {
+              message: 'API call count exceeded for this period',
+              rate_reset: Math.ceil(outcome.resetSeconds),
+              rate_limit: outcome.limit,
+              rate_window: deps.config.rateLimit.windowSeconds,
+              rate_limit_type: owner === undefined ? 'ip' : 'key',
+              rate_endpoint_group: group,
+            },
+            Math.max(1, Math.ceil(outcome.resetSeconds)),
+          )
+        }
+        if (owner === undefined) throw new UnauthorizedError()
+        request.auth = owner
+        const client = request.headers['x-leadline-client']
+        const present = client === 'web' || client === 'mobile' || client === 'native'
+        if (!present && !isOverriddenGet(request)) return undefined
+        return (async () => {
+          if (present) await recordPresence(owner, client)
+          await mergeOverrideParams(request, deps.config.bodyLimitBytes)
+          return undefined
+        })()
+      })
+    })
+  }
+
+  // Synchronous where it can be (a key verified a moment ago, counters in memory): see http-server.ts.
+  app.addHook('onRequest', (request, reply, done) => {
+    let admitted: undefined | Promise<undefined>
+    try {
+      admitted = admit(request, reply)
+    } catch (error) {
+      done(asError(error))
+      return
     }
-    if (owner === undefined) throw new UnauthorizedError()
-    request.auth = owner
-    const client = request.headers['x-leadline-client']
-    if (client === 'web' || client === 'mobile' || client === 'native') {
-      await recordPresence(owner, client)
-    }
-    await mergeOverrideParams(request, deps.config.bodyLimitBytes)
-    return undefined
+    if (admitted === undefined) done()
+    else
+      admitted.then(
+        () => {
+          done()
+        },
+        (error: unknown) => {
+          done(asError(error))
+        },
+      )
   })
 
   // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
   // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
-  app.addHook('preValidation', async (request) => {
+  // (Synchronous hooks, like every hook on the way of a request that can be: see http-server.ts.)
+  app.addHook('preValidation', (request, _reply, done) => {
+    // Most requests: no body, and nothing but plain text in the path and query string.
+    if (request.body === undefined && isStorableFlatText(request.params) && isStorableFlatText(request.query)) {
+      done()
+      return
+    }
     const fieldErrors: Record<string, string> = {}
     for (const part of [request.params, request.query]) {
       for (const [name] of unstorableTextPaths(part)) fieldErrors[name ?? '__all__'] = UNSTORABLE_TEXT
@@ -156,18 +201,22 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     for (const path of unstorableTextPaths(request.body)) {
       fieldErrors[path.length === 0 ? '__all__' : path.join('.')] = UNSTORABLE_TEXT
     }
-    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(fieldErrors)
+    done(Object.keys(fieldErrors).length > 0 ? new ValidationError(fieldErrors) : undefined)
   })
 
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    if (reply.statusCode >= 300) return payload
+  app.addHook('preSerialization', (request, reply, payload: unknown, done) => {
     const query = request.query as { _fields?: unknown } | undefined
-    const fields = typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
-    if (fields === undefined) return payload
-    return projectFields(payload instanceof RawJson ? payload.parse() : payload, fields)
+    const fields = reply.statusCode < 300 && typeof query?._fields === 'string' ? parseFields(query._fields) : undefined
+    done(
+      null,
+      fields === undefined ? payload : projectFields(payload instanceof RawJson ? payload.parse() : payload, fields),
+    )
   })
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof RateLimitedError) {
+      return reply.code(429).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.body })
+    }
     if (error instanceof ValidationError) {
       return reply.code(400).send({ errors: error.errors, 'field-errors': error.fieldErrors })
     }
@@ -204,14 +253,36 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
   })
 }
 
-async function authenticate(request: FastifyRequest, deps: Deps) {
+// The key in each Authorization header seen lately: the same few headers come with almost every request, and
+// reading the key out of one is a regular expression and a base64 decode. Bounded: emptied when full.
+const KEYS_BY_HEADER_MAX = 1000
+const keysByHeader = new Map<string, string | undefined>()
+
+/** `next` of a value now, or of a promise's value once it settles: the hot path takes no promise it need not. */
+function andThen<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value)
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}
+
+/** The API key of a `Basic` Authorization header (the user name; the password is ignored). */
+function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header === undefined) return undefined
+  if (keysByHeader.has(header)) return keysByHeader.get(header)
+  const key = keyOfHeader(header)
+  if (keysByHeader.size >= KEYS_BY_HEADER_MAX) keysByHeader.clear()
+  keysByHeader.set(header, key)
+  return key
+}
+
+function keyOfHeader(header: string): string | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
   if (match?.[1] === undefined) return undefined
   const decoded = Buffer.from(match[1], 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   const key = colon === -1 ? decoded : decoded.slice(0, colon)
-  if (key === '') return undefined
-  return deps.auth.verify(key)
+  return key === '' ? undefined : key
 }

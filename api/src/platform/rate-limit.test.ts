@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+import { call, createTestContext, TestClock, type TestContext } from '../test-support/test-app.js'
+import { memoryRateLimiter } from './rate-limit.js'
 
 let ctx: TestContext
 beforeAll(async () => {
@@ -24,6 +25,7 @@ describe('rate limits', () => {
     const retryAfter = Number(limited.headers['retry-after'])
     expect(retryAfter).toBeGreaterThanOrEqual(1)
     expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(limited.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/)
     expect(limited.headers['x-rate-limit-limit']).toBe('3')
     expect(limited.headers['x-rate-limit-remaining']).toBe('0')
     expect(limited.headers.ratelimit).toMatch(/^limit=3, remaining=0, reset=\d+$/)
@@ -43,6 +45,29 @@ describe('rate limits', () => {
     // Whole seconds in the body, rounded up from the header's fraction: waiting that long is always enough.
     expect(Number.isInteger(body.error.rate_reset)).toBe(true)
     expect(body.error.rate_reset).toBe(Math.ceil(Number(limited.headers['x-rate-limit-reset'])))
+  })
+
+  it('in one process, starts a new window once the last one has ended, on the clock it is given', async () => {
+    // The one-process limiter, on either database (on Postgres the app shares its counters through the database).
+    const clock = new TestClock()
+    const own = await createTestContext({ rateLimiter: memoryRateLimiter({ points: 3, windowSeconds: 60 }, clock) })
+    try {
+      const key = own.org.member.key
+      for (let i = 0; i < 3; i++) expect((await call(own.app, key, 'GET', '/user/')).statusCode).toBe(200)
+      clock.advance(30_000)
+      const limited = await call(own.app, key, 'GET', '/user/')
+      expect(limited.statusCode).toBe(429)
+      const reset = Number(limited.headers['x-rate-limit-reset'])
+      expect(reset).toBeGreaterThan(29)
+      expect(reset).toBeLessThanOrEqual(30)
+      clock.advance(30_000)
+      const next = await call(own.app, key, 'GET', '/user/')
+      expect(next.statusCode).toBe(200)
+      expect(next.headers['x-rate-limit-remaining']).toBe('2')
+      expect(next.headers['x-rate-limit-reset']).toBe('60.000000')
+    } finally {
+      await own.close()
+    }
   })
 
   it('counts each endpoint group and method separately', async () => {

@@ -37,6 +37,17 @@ function isStorableText(text: string): boolean {
   return !text.includes('\u0000') && !UNPAIRED_SURROGATE.test(text)
 }
 
+/** Whether every key and value of an object of strings (a route's parameters, most query strings) is storable. */
+export function isStorableFlatText(value: unknown): boolean {
+  if (value === undefined || value === null) return true
+  if (typeof value !== 'object') return false
+  for (const key of Object.keys(value)) {
+    const child: unknown = Reflect.get(value, key)
+    if (typeof child !== 'string' || !isStorableText(key) || !isStorableText(child)) return false
+  }
+  return true
+}
+
 /**
  * The first `limit` places, in document order, where a parsed JSON value (or query string) holds a string or an
  * object key that is not storable text, each as its path of keys. Walks without recursion and keeps a parent link

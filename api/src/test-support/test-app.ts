@@ -1,7 +1,7 @@
 import { rmSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../app.js'
 import { loadConfig, type Config } from '../config.js'
@@ -111,7 +111,7 @@ export async function createOrg(database: DatabaseHandle, clock: Clock, name: st
 }
 
 export async function createTestContext(
-  options: { env?: NodeJS.ProcessEnv; rateLimiter?: RateLimiter } = {},
+  options: { env?: NodeJS.ProcessEnv; rateLimiter?: RateLimiter; logger?: FastifyBaseLogger } = {},
 ): Promise<TestContext> {
   const testDb = await createTestDatabase()
   const database = openDatabase(testDb.url)
@@ -122,7 +122,7 @@ export async function createTestContext(
     database,
     config,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
   })
   const org = await createOrg(database, clock, 'Acme Inc')

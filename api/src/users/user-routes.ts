@@ -31,12 +31,15 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
     },
     async (request) => {
       const me = caller(request)
-      // Everything /me/ shows (the user, the organization, memberships, phone numbers) moves the meta version.
-      const organization = await meta.get(me.organizationId)
-      if (organization === undefined) throw new NotFoundError('Organization')
+      // Everything /me/ shows (the user, the organization, memberships, phone numbers) moves the meta version: that
+      // one number says whether the cached answer is current, and the metadata is needed only to build a new one.
+      const version = await meta.version(me.organizationId)
+      if (version === undefined) throw new NotFoundError('Organization')
       const key = `me:${me.organizationId}:${me.userId}`
-      const cached = views.get(key, 0, organization.version)
+      const cached = views.get(key, 0, version)
       if (cached !== undefined) return new RawJson(cached)
+      const organization = await meta.get(me.organizationId, version)
+      if (organization === undefined) throw new NotFoundError('Organization')
       const user = await db.selectFrom('user').selectAll().where('id', '=', me.userId).executeTakeFirstOrThrow()
       const phoneNumbers = await db
         .selectFrom('phone_number')
