@@ -298,7 +298,7 @@ export async function topSearchRowid(db: Db, range: SearchRowids): Promise<numbe
  * SQLite: the first of `count` rowids for new search rows of the organization, after those it has (allotting it a
  * range when it has none).
  */
-async function nextSearchRowid(db: Db, organizationId: string, count: number): Promise<number> {
+export async function nextSearchRowid(db: Db, organizationId: string, count: number): Promise<number> {
   const range = await leadSearchRowids(db, organizationId, true)
   if (range === undefined) throw new Error('The organization has no lead search rowids')
   const next = (await topSearchRowid(db, range)) + 1
@@ -318,6 +318,43 @@ async function insertSqliteRows(db: Db, organizationId: string, rows: LeadSearch
   }
 }
 
+/** The trigger that adds each new search row to the trigram index (migration 0006). */
+const FTS_INSERT_TRIGGER = 'lead_search_ai'
+/** FTS5's own limit on the index entries it holds in memory before it writes them out (FTS5_DEFAULT_HASHSIZE). */
+const FTS_DEFAULT_HASHSIZE = 1024 * 1024
+/** The most index entries a bulk load holds in memory, in bytes, and about what a search row adds to them. */
+const FTS_BULK_HASHSIZE = 256 * 1024 * 1024
+const FTS_BYTES_PER_ROW = 4096
+
+/**
+ * SQLite: runs `write`, which adds new search rows with the rowids `rowids`, with the trigram index's insert trigger
+ * set aside, and then indexes those rows in one statement. Row by row, FTS5 writes the entries it holds as a new
+ * segment at every statement's end and at every MiB (its `hashsize`), and merges those segments again and again;
+ * here it holds up to FTS_BULK_HASHSIZE, so the rows of a large seed make one or a few segments, for half the work.
+ * The index then holds exactly what the trigger would have put in it. Inside the caller's transaction: a failure
+ * leaves the trigger and the setting as they were.
+ */
+export async function addSearchRowsInBulk<T>(db: Db, rowids: SearchRowids, write: () => Promise<T>): Promise<T> {
+  const trigger = await sql<{ definition: string }>`select sql as definition from sqlite_master
+    where type = 'trigger' and name = ${FTS_INSERT_TRIGGER}`.execute(db)
+  const definition = trigger.rows[0]?.definition
+  if (definition === undefined) throw new Error(`The trigram index has no ${FTS_INSERT_TRIGGER} trigger`)
+  const setting = await sql<{ v: number }>`select v from lead_search_fts_config where k = 'hashsize'`.execute(db)
+  const hashsize = (bytes: number) =>
+    sql`insert into lead_search_fts (lead_search_fts, rank) values ('hashsize', ${sql.lit(Math.trunc(bytes))})`
+  await sql`drop trigger ${sql.id(FTS_INSERT_TRIGGER)}`.execute(db)
+  const result = await write()
+  await sql.raw(definition).execute(db)
+  const rows = rowids.last - rowids.first + 1
+  await hashsize(Math.min(FTS_BULK_HASHSIZE, Math.max(FTS_DEFAULT_HASHSIZE, rows * FTS_BYTES_PER_ROW))).execute(db)
+  const columns = sql.join(SEARCH_COLUMNS.map((column) => sql.id(column)))
+  await sql`insert into lead_search_fts (rowid, ${columns}) select rowid, ${columns} from lead_search
+    where rowid between ${rowids.first} and ${rowids.last}`.execute(db)
+  // FTS5 keeps its settings in the index: put its own back (the default, unless the index had another).
+  await hashsize(setting.rows[0]?.v ?? FTS_DEFAULT_HASHSIZE).execute(db)
+  return result
+}
+
 function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
 }
@@ -325,7 +362,8 @@ function isPostgres(db: Db): boolean {
 /**
  * Brings the documents of some of an organization's leads up to date in a handful of queries however many leads
  * there are, writing only those that changed (each write is a delete and an insert in the trigram index).
- * The one path for a lead's writes, the demo seeder and rebuilds. Resolves to the number of documents written.
+ * The one path for a lead's writes and rebuilds (the demo seed builds the same rows with `leadSearchRow` from the
+ * rows it generated). Resolves to the number of documents written.
  */
 export async function refreshLeadSearchOf(db: Db, organizationId: string, leads: LeadTexts[]): Promise<number> {
   if (leads.length === 0) return 0
@@ -389,7 +427,7 @@ export interface RebuildOptions {
 }
 
 /** The next `limit` leads of an organization after the id `after`, in id order (a keyset walk over its leads). */
-export async function leadTextsAfter(
+async function leadTextsAfter(
   db: Db,
   organizationId: string,
   after: string,
