@@ -243,6 +243,28 @@ describe('seedDemoLeads', () => {
     expect(await staleDocuments(db, ctx.other.id)).toBe(0)
   })
 
+  it('fails, and leaves nothing behind, when a row it writes breaks a foreign key', async () => {
+    const db = ctx.database.db
+    const before = await schemaObjects(db)
+    const orphaning: typeof inThreadSource = (setting) => {
+      const real = inThreadSource(setting)
+      return {
+        next: async (size) => {
+          const batch = await real.next(size)
+          const contacts = batch.tables.find((t) => t.table === 'contact')?.rows
+          const at = contacts?.columns.indexOf('lead_id') ?? -1
+          if (contacts !== undefined && at >= 0) contacts.values[at] = 'lead_nowhere'
+          return batch
+        },
+        close: () => real.close(),
+      }
+    }
+    await expect(seedDemoLeads(db, ctx.clock, ctx.org.id, 30, { source: orphaning })).rejects.toThrow(/FOREIGN KEY/i)
+    expect(await countOf(db, 'lead', ctx.org.id)).toBe(0)
+    expect(await countOf(db, 'lead_search', ctx.org.id)).toBe(0)
+    expect(await schemaObjects(db)).toEqual(before)
+  })
+
   it('leaves nothing behind, and every index and trigger in place, when it fails half-way', async () => {
     const db = ctx.database.db
     const before = await schemaObjects(db)

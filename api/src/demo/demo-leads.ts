@@ -10,8 +10,11 @@ import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
 // Seeds demo leads in bulk: batches of leads generated in memory (on a worker thread when it can run) and written
 // in one transaction of multi-row inserts, with nothing read back.
 
-/** Leads generated and written per batch: few enough for steady progress and a worker that keeps ahead. */
-const LEADS_PER_BATCH = 4000
+/**
+ * Leads generated and written per batch: a batch's values live until they are written, and garbage collection
+ * copies what is alive in young memory, so fewer leads a batch cost the worker and the writer less.
+ */
+const LEADS_PER_BATCH = 1000
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string): Promise<DemoLeadSetting['fields']> {
   const wanted: { objectType: CustomObjectType; name: string; type: string; choices: string | null }[] = [
