@@ -9,8 +9,8 @@ import type { Db, Tables } from '../db/database.js'
 const SQLITE_PARAMETERS = 32_766
 /** The page cache a bulk load asks SQLite for, in KiB (a negative cache_size is KiB, a positive one pages). */
 const MIN_CACHE_KIB = 65_536
-/** About what a demo lead takes in the database, with its rows, index entries and search index. */
-const CACHE_KIB_PER_LEAD = 12
+/** What a demo lead takes in the database (15 KiB with its rows, index entries and search row), with room to spare. */
+const CACHE_KIB_PER_LEAD = 20
 /** Memory Postgres may use to sort the entries of one index it builds. */
 const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
 
@@ -38,28 +38,35 @@ export function flattenRows(rows: readonly object[]): FlatRows {
  * Inserts rows of one table in as few statements as the database allows. The statements are written here rather
  * than by Kysely's builder, which for a bulk load spends more time building them than the database spends running
  * them; every value is still a bound parameter.
- * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows (a full list has the same text every
- * time, so its prepared statement is reused). Postgres gets one array per column, unnested: a VALUES list there is
- * bound by its 65 535 parameters and costs twice as much to parse and plan.
+ * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows, and the rows left over in lists of
+ * a power of two rows: a handful of statement texts in all, each prepared once (preparing a list of thousands of
+ * rows costs milliseconds). `or fail` stops at a row that breaks a constraint without undoing the statement's
+ * earlier rows: the error fails the seed, whose transaction undoes them all, and SQLite need not keep a copy of
+ * every page the statement changes in case it has to undo it alone. Postgres gets one array per column, unnested:
+ * a VALUES list there is bound by its 65 535 parameters and costs twice as much to parse and plan.
  */
 export async function insertRows(db: Db, table: keyof Tables, { columns, values }: FlatRows): Promise<void> {
   const width = columns.length
   if (width === 0 || values.length === 0) return
-  const head = `insert into ${quote(table)} (${columns.map(quote).join(', ')}) `
+  const into = `into ${quote(table)} (${columns.map(quote).join(', ')}) `
   if (!isSqlite(db)) {
     const types = await columnTypes(db, table)
     const arrays = columns.map((): unknown[] => [])
     values.forEach((value, at) => arrays[at % width]?.push(value))
     const unnest = columns.map((column, i) => `$${String(i + 1)}::${types.get(column) ?? 'text'}[]`)
-    await db.executeQuery(CompiledQuery.raw(`${head}select * from unnest(${unnest.join(', ')})`, arrays))
+    await db.executeQuery(CompiledQuery.raw(`insert ${into}select * from unnest(${unnest.join(', ')})`, arrays))
     return
   }
-  const perStatement = Math.max(1, Math.floor(SQLITE_PARAMETERS / width)) * width
+  const fullList = Math.max(1, Math.floor(SQLITE_PARAMETERS / width))
   const tuple = `(${columns.map(() => '?').join(', ')})`
-  for (let start = 0; start < values.length; start += perStatement) {
-    const parameters = values.slice(start, start + perStatement)
-    const tuples = Array.from({ length: parameters.length / width }, () => tuple).join(', ')
-    await db.executeQuery(CompiledQuery.raw(`${head}values ${tuples}`, parameters))
+  const rows = values.length / width
+  for (let start = 0; start < rows;) {
+    const left = rows - start
+    const count = left >= fullList ? fullList : 2 ** Math.floor(Math.log2(left))
+    const tuples = Array.from({ length: count }, () => tuple).join(', ')
+    const parameters = values.slice(start * width, (start + count) * width)
+    await db.executeQuery(CompiledQuery.raw(`insert or fail ${into}values ${tuples}`, parameters))
+    start += count
   }
 }
 
@@ -77,15 +84,19 @@ function quote(identifier: string): string {
 }
 
 /**
- * Runs a bulk load of `leads` leads with a SQLite page cache large enough for what it writes (within an eighth of
- * the machine's memory), and puts the connection's setting back after. Postgres needs nothing here: its buffer
- * cache is the server's.
+ * Runs a bulk load of `leads` leads, in the caller's transaction, with a SQLite page cache large enough for what it
+ * writes (within an eighth of the machine's memory), put back after, and foreign keys checked when the transaction
+ * commits rather than at every statement: a statement that might have to undo itself alone costs SQLite a copy of
+ * every page it changes. A violation still fails the commit. That setting lasts until the transaction ends (SQLite
+ * ends it there): turning it off sooner would forget the violations counted so far. Postgres needs nothing here:
+ * its buffer cache is the server's.
  */
 export async function withBulkLoadSettings<T>(db: Db, leads: number, load: () => Promise<T>): Promise<T> {
   if (!isSqlite(db)) return load()
   const cacheSize = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size
   const wanted = Math.min(Math.max(MIN_CACHE_KIB, leads * CACHE_KIB_PER_LEAD), totalmem() / 8 / 1024)
   await sql.raw(`pragma cache_size = -${String(Math.round(wanted))}`).execute(db)
+  await sql`pragma defer_foreign_keys = on`.execute(db)
   try {
     return await load()
   } finally {

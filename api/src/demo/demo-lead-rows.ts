@@ -8,12 +8,13 @@ import type {
   LeadAddressTable,
   LeadTable,
 } from '../db/database.js'
+import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-search-index.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
 
-// Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search documents
-// included, ready to be written as they are. A seeded generator gives every run the same kind of data.
+// Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search rows included,
+// ready to be written as they are. A seeded generator gives every run the same kind of data.
 
 const ADJECTIVES = [
   'Blue',
@@ -175,17 +176,27 @@ export interface DemoLeadSetting {
   fields: { industry: string; employees: string; renewal: string; owner: string; decisionRole: string }
   /** Seeds the generator: the same seed gives the same kind of leads, in the same order. */
   seed: number
+  /**
+   * SQLite: the rowid of the first lead's search row, which the next leads' follow (lead-search-index.ts,
+   * `nextSearchRowid`); undefined on Postgres, where search rows have none.
+   */
+  firstSearchRowid: number | undefined
 }
 
-/** Every row of some demo leads, as generated: the leads, everything under them and their search documents. */
+/** SQLite's leads also record their search row's rowid (migration 0006). */
+type DemoLead = Insertable<LeadTable> & { search_rowid?: number }
+type DemoSearchRow = { rowid?: number } & LeadSearchRow & { organization_id: string }
+
+/** Every row of some demo leads, as generated: the leads, everything under them and their search rows. */
 interface DemoLeadRows {
-  leads: Insertable<LeadTable>[]
+  leads: DemoLead[]
   addresses: LeadAddressTable[]
   contacts: ContactTable[]
   emails: ContactEmailTable[]
   phones: ContactPhoneTable[]
   values: CustomValueTable[]
   activities: ActivityTable[]
+  searches: DemoSearchRow[]
 }
 
 /** The tables a seed writes to, parents before children. */
@@ -197,6 +208,7 @@ export const SEEDED_TABLES = [
   'contact_phone',
   'custom_value',
   'activity',
+  'lead_search',
 ] as const
 
 /** Some demo leads, ready to write: each table's rows, flat (a worker hands these over cheaper than objects). */
@@ -205,9 +217,24 @@ export interface DemoLeadBatch {
   tables: { table: (typeof SEEDED_TABLES)[number]; rows: FlatRows }[]
 }
 
+/** The search texts of the few phone numbers demo leads have, each worked out once. */
+function cachedPhoneTexts(): (e164: string) => string[] {
+  const known = new Map<string, string[]>()
+  return (e164) => {
+    let texts = known.get(e164)
+    if (texts === undefined) {
+      texts = phoneTexts(e164)
+      known.set(e164, texts)
+    }
+    return texts
+  }
+}
+
 /** A source of demo leads: each call makes the next `size` leads. */
 export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => DemoLeadBatch {
   const rand = generator(setting.seed)
+  const textsOfPhone = cachedPhoneTexts()
+  let made = 0
   return (size) => {
     const rows: DemoLeadRows = {
       leads: [],
@@ -217,8 +244,13 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       phones: [],
       values: [],
       activities: [],
+      searches: [],
     }
-    for (let n = 0; n < size; n++) addLead(rows, rand, setting)
+    for (let n = 0; n < size; n++) {
+      const searchRowid = setting.firstSearchRowid === undefined ? undefined : setting.firstSearchRowid + made
+      addLead(rows, rand, setting, searchRowid, textsOfPhone)
+      made++
+    }
     const byTable = {
       lead: rows.leads,
       lead_address: rows.addresses,
@@ -227,6 +259,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       contact_phone: rows.phones,
       custom_value: rows.values,
       activity: rows.activities,
+      lead_search: rows.searches,
     } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
     return {
       leads: rows.leads.length,
@@ -235,8 +268,22 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
   }
 }
 
-function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting): void {
+function addLead(
+  rows: DemoLeadRows,
+  rand: Generator,
+  setting: DemoLeadSetting,
+  searchRowid: number | undefined,
+  textsOfPhone: (e164: string) => string[],
+): void {
   const { organizationId, nowMs } = setting
+  // Where this lead's rows start in each list of the batch.
+  const first = {
+    addresses: rows.addresses.length,
+    contacts: rows.contacts.length,
+    emails: rows.emails.length,
+    phones: rows.phones.length,
+    values: rows.values.length,
+  }
   const leadId = newId('lead')
   const name = `${rand.pick(ADJECTIVES)} ${rand.pick(NOUNS)} ${rand.pick(SUFFIXES)}`
   const domain = `${name.split(' ').slice(0, 2).join('').toLowerCase()}${String(rand.int(1000))}.example.com`
@@ -298,7 +345,7 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
   }
 
   // A lead's contacts share their creation time, so they list in id order: made in that order here, the first
-  // contact is the one shown first, and the search document lists them as a rebuild would.
+  // contact is the one shown first.
   const contactIds = Array.from({ length: 1 + rand.int(3) }, () => newId('contact')).sort()
   for (const contactId of contactIds) {
     const first = rand.pick(FIRST_NAMES)
@@ -369,18 +416,37 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting):
     value(setting.fields.renewal, formatTimestamp(new Date(nowMs + rand.int(365) * DAY_MS)).slice(0, 10), null)
 
   const updatedMs = Math.min(nowMs, Math.max(...timestamps))
-  const url = `https://${domain}`
-  const description = `${rand.pick(INDUSTRIES)} company in ${city}.`
-  rows.leads.push({
+  const lead = {
     id: leadId,
-    organization_id: organizationId,
     name,
-    description,
-    url,
+    description: `${rand.pick(INDUSTRIES)} company in ${city}.`,
+    url: `https://${domain}`,
     status_id: status.id,
+  }
+  rows.leads.push({
+    ...lead,
+    organization_id: organizationId,
     created_by: creator,
     updated_by: creator,
     date_created: createdAt,
     date_updated: formatTimestamp(new Date(updatedMs)),
+    ...(searchRowid === undefined ? {} : { search_rowid: searchRowid }),
+  })
+  // The search row the write path would build from these rows (lead-search-index.ts), with the next rowid.
+  rows.searches.push({
+    ...(searchRowid === undefined ? {} : { rowid: searchRowid }),
+    organization_id: organizationId,
+    ...leadSearchRow(
+      {
+        lead,
+        contacts: rows.contacts.slice(first.contacts),
+        emails: rows.emails.slice(first.emails),
+        phones: rows.phones.slice(first.phones),
+        urls: [],
+        addresses: rows.addresses.slice(first.addresses),
+        custom: rows.values.slice(first.values),
+      },
+      textsOfPhone,
+    ),
   })
 }

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { demoLeadGenerator, type DemoLeadBatch, type DemoLeadSetting } from './demo-lead-rows.js'
 
-// Generating a lead's rows and search document (formatting its phone numbers in every searchable form above all)
-// costs about as much as writing them. On a worker thread it overlaps with the writes.
+// Generating a lead's rows and its search row costs about half as much as writing them. On a worker thread it
+// overlaps with the writes.
 
 /** Asks the worker for the next `size` leads; every request carries the setting, the first one uses it. */
 export interface DemoLeadRequest {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Db } from '../db/database.js'
-import { refreshLeadSearchOf } from '../leads/lead-search-index.js'
+import { leadSearchRowids, refreshLeadSearchOf, SEARCH_COLUMNS } from '../leads/lead-search-index.js'
 import { call, createTestContext, createTestDatabase, type TestContext } from '../test-support/test-app.js'
 import { openDatabase } from '../db/database.js'
 import { inThreadSource } from './demo-lead-source.js'
@@ -56,7 +56,57 @@ async function staleDocuments(db: Db, organizationId: string): Promise<number> {
   return db.transaction().execute((tx) => refreshLeadSearchOf(tx, organizationId, leads))
 }
 
+/** An organization's search rows, but their SQLite rowids, by lead id. */
+async function searchRows(db: Db, organizationId: string) {
+  return db
+    .selectFrom('lead_search')
+    .select(['lead_id', 'organization_id', 'status_id', ...SEARCH_COLUMNS])
+    .where('organization_id', '=', organizationId)
+    .orderBy('lead_id')
+    .execute()
+}
+
+/** SQLite: FTS5 compares its index with the search rows it indexes, and fails on any difference. */
+async function checkTrigramIndex(db: Db): Promise<void> {
+  if (ctx.database.dialect === 'sqlite')
+    await sql`insert into lead_search_fts (lead_search_fts, rank) values ('integrity-check', 1)`.execute(db)
+}
+
 describe('seedDemoLeads', () => {
+  it('writes the search rows the write path builds from its rows, indexed, with the rowids its leads record', async () => {
+    const db = ctx.database.db
+    await seedDemoLeads(db, ctx.clock, ctx.org.id, 60, { batchSize: 25, source: inThreadSource })
+    const seeded = await searchRows(db, ctx.org.id)
+    expect(seeded).toHaveLength(60)
+    await checkTrigramIndex(db)
+    if (ctx.database.dialect === 'sqlite') {
+      const range = await leadSearchRowids(db, ctx.org.id)
+      const rowids = await sql<{ rowid: number; search_rowid: number | null }>`select s.rowid, l.search_rowid
+        from lead_search s join lead l on l.id = s.lead_id where s.organization_id = ${ctx.org.id}`.execute(db)
+      for (const row of rowids.rows) {
+        expect(row.search_rowid).toBe(row.rowid)
+        expect(row.rowid).toBeGreaterThan(range?.first ?? Number.POSITIVE_INFINITY)
+        expect(row.rowid).toBeLessThanOrEqual(range?.last ?? 0)
+      }
+      // The trigram index is left with its own setting for what it holds in memory (FTS5's default, 1 MiB).
+      const hashsize = await sql<{ v: number }>`select v from lead_search_fts_config where k = 'hashsize'`.execute(db)
+      expect(hashsize.rows.map((r) => r.v)).toEqual([1024 * 1024])
+    }
+
+    // The same leads' rows, as every lead write builds them from what is stored.
+    const leads = await db
+      .selectFrom('lead')
+      .select(['id', 'name', 'description', 'url', 'status_id'])
+      .where('organization_id', '=', ctx.org.id)
+      .execute()
+    await db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('lead_search').where('organization_id', '=', ctx.org.id).execute()
+      expect(await refreshLeadSearchOf(tx, ctx.org.id, leads)).toBe(60)
+    })
+    expect(await searchRows(db, ctx.org.id)).toEqual(seeded)
+    await checkTrigramIndex(db)
+  })
+
   it('writes every lead with its contacts, values, activities and a current search document, a batch at a time', async () => {
     const db = ctx.database.db
     const reports: number[] = []
@@ -191,6 +241,28 @@ describe('seedDemoLeads', () => {
     expect(await countOf(db, 'lead', ctx.org.id)).toBe(40)
     expect(await countOf(db, 'lead', ctx.other.id)).toBe(10)
     expect(await staleDocuments(db, ctx.other.id)).toBe(0)
+  })
+
+  it('fails, and leaves nothing behind, when a row it writes breaks a foreign key', async () => {
+    const db = ctx.database.db
+    const before = await schemaObjects(db)
+    const orphaning: typeof inThreadSource = (setting) => {
+      const real = inThreadSource(setting)
+      return {
+        next: async (size) => {
+          const batch = await real.next(size)
+          const contacts = batch.tables.find((t) => t.table === 'contact')?.rows
+          const at = contacts?.columns.indexOf('lead_id') ?? -1
+          if (contacts !== undefined && at >= 0) contacts.values[at] = 'lead_nowhere'
+          return batch
+        },
+        close: () => real.close(),
+      }
+    }
+    await expect(seedDemoLeads(db, ctx.clock, ctx.org.id, 30, { source: orphaning })).rejects.toThrow(/FOREIGN KEY/i)
+    expect(await countOf(db, 'lead', ctx.org.id)).toBe(0)
+    expect(await countOf(db, 'lead_search', ctx.org.id)).toBe(0)
+    expect(await schemaObjects(db)).toEqual(before)
   })
 
   it('leaves nothing behind, and every index and trigger in place, when it fails half-way', async () => {

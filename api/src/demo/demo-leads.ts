@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import { inTransaction, type CustomObjectType, type Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { leadTextsAfter, refreshLeadSearchOf } from '../leads/lead-search-index.js'
-import { insertRows, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
+import { addSearchRowsInBulk, nextSearchRowid } from '../leads/lead-search-index.js'
+import { insertRows, isSqlite, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
 import { DECISION_ROLES, INDUSTRIES, SEEDED_TABLES, type DemoLeadSetting } from './demo-lead-rows.js'
 import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
 
@@ -11,12 +11,10 @@ import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
 // in one transaction of multi-row inserts, with nothing read back.
 
 /**
- * Leads generated and written per batch: enough that a batch's search documents go in one statement (FTS5 writes
- * its pending index data at every statement's end), few enough for steady progress.
+ * Leads generated and written per batch: a batch's values live until they are written, and garbage collection
+ * copies what is alive in young memory, so fewer leads a batch cost the worker and the writer less.
  */
-const LEADS_PER_BATCH = 4000
-/** Leads whose search rows are written together (refreshLeadSearchOf reads their parts in a few queries). */
-const SEARCH_BATCH = 1000
+const LEADS_PER_BATCH = 1000
 
 async function ensureDemoFields(db: Db, organizationId: string, now: string): Promise<DemoLeadSetting['fields']> {
   const wanted: { objectType: CustomObjectType; name: string; type: string; choices: string | null }[] = [
@@ -86,7 +84,7 @@ export interface SeedDemoLeadsOptions {
 
 /**
  * Creates `count` realistic leads with contacts, addresses, custom values, notes and status changes, and their
- * search documents, in one transaction (the caller's, when `db` is one): an interrupted seed leaves nothing behind.
+ * search rows, in one transaction (the caller's, when `db` is one): an interrupted seed leaves nothing behind.
  */
 export async function seedDemoLeads(
   db: Db,
@@ -102,36 +100,25 @@ export async function seedDemoLeads(
       const source = (options.source ?? demoLeadSource)(setting)
       try {
         const batchSize = options.batchSize ?? LEADS_PER_BATCH
-        const load = () => loadDemoLeads(tx, source, count, batchSize, options.onProgress)
-        if (await isBulkLoad(tx, count)) await withBulkLoadSchema(tx, SEEDED_TABLES, load, options.onFinishing)
-        else {
-          await load()
-          options.onFinishing?.()
+        const write = () => loadDemoLeads(tx, source, count, batchSize, options.onProgress)
+        const load = async () => {
+          if (await isBulkLoad(tx, count)) await withBulkLoadSchema(tx, SEEDED_TABLES, write, options.onFinishing)
+          else {
+            await write()
+            options.onFinishing?.()
+          }
         }
+        const first = setting.firstSearchRowid
+        // SQLite: the trigram index takes the search rows together, once they are all in.
+        await (first === undefined ? load() : addSearchRowsInBulk(tx, { first, last: first + count - 1 }, load))
       } finally {
         await source.close()
       }
-      await indexDemoLeads(tx, organizationId)
       // A bulk load changes the tables' shape: give the query planner fresh statistics.
       await sql`analyze`.execute(tx)
     }),
   )
   return count
-}
-
-/**
- * The seeded leads' search rows, written by the one path every lead write takes (refreshLeadSearchOf), once the
- * load is in and indexed: a batch of leads by id at a time.
- */
-async function indexDemoLeads(db: Db, organizationId: string): Promise<void> {
-  let after = ''
-  for (;;) {
-    const leads = await leadTextsAfter(db, organizationId, after, SEARCH_BATCH)
-    const last = leads.at(-1)
-    if (last === undefined) return
-    await refreshLeadSearchOf(db, organizationId, leads)
-    after = last.id
-  }
 }
 
 async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, count: number): Promise<DemoLeadSetting> {
@@ -149,7 +136,8 @@ async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, cou
   if (userIds.length === 0 || statuses.length === 0)
     throw new Error('The organization needs users and lead statuses first.')
   const fields = await ensureDemoFields(db, organizationId, formatTimestamp(new Date(nowMs)))
-  return { organizationId, nowMs, userIds, statuses, fields, seed: count * 7919 + 17 }
+  const firstSearchRowid = isSqlite(db) ? await nextSearchRowid(db, organizationId, count) : undefined
+  return { organizationId, nowMs, userIds, statuses, fields, seed: count * 7919 + 17, firstSearchRowid }
 }
 
 /** Writes the leads a batch at a time; the next batch is generated while one is written. */

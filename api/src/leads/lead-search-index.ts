@@ -1,11 +1,20 @@
 import { PostgresAdapter, sql } from 'kysely'
 import { readAppState, writeAppState } from '../db/app-state.js'
-import type { Db, LeadSearchColumns } from '../db/database.js'
+import type {
+  ContactEmailTable,
+  ContactPhoneTable,
+  ContactTable,
+  ContactUrlTable,
+  CustomValueTable,
+  Db,
+  LeadAddressTable,
+  LeadSearchColumns,
+} from '../db/database.js'
 import { formatPhoneNumber, phoneSearchForms } from '../phone-numbers/phone-number-repo.js'
 import { foldCase } from '../platform/text.js'
 
 /**
- * The format of the rows `searchColumns` builds. Bump it whenever its output changes (another field, another
+ * The format of the rows `leadSearchRow` builds. Bump it whenever its output changes (another field, another
  * form of a value, other folding): a database whose documents are older is rebuilt at the next start-up or
  * `leadline migrate` (`ensureLeadSearchCurrent`), since a migration cannot build documents.
  * 1: the first format (no stored version). 2: phones also as digits, national digits and national format; foldCase.
@@ -21,7 +30,8 @@ const WRITE_ROWS = 150
 
 type Text = string | null
 
-export interface SearchableLead {
+/** A lead's own texts, the way searchColumns reads them: its contacts', addresses' and values in search order. */
+interface SearchableLead {
   name: Text
   description: Text
   url: Text
@@ -55,24 +65,29 @@ function lines(values: Text[]): string {
   return foldCase(values.filter((v): v is string => v !== null && v !== '').join('\n'))
 }
 
+/** The texts a stored phone number is found by: itself, formatted, and the other forms people type it in. */
+export function phoneTexts(e164: string): string[] {
+  return [e164, formatPhoneNumber(e164), ...phoneSearchForms(e164)]
+}
+
 /** The free-text search document of a lead: every searchable text, lower-cased, one per line. */
-export function searchDocument(lead: SearchableLead): string {
+function searchDocument(lead: SearchableLead, textsOfPhone: (e164: string) => string[]): string {
   return lines([
     lead.name,
     lead.description,
     lead.url,
     ...lead.contacts.flatMap((c) => [c.name, c.title]),
     ...lead.emails,
-    ...lead.phones.flatMap((p) => [p, formatPhoneNumber(p), ...phoneSearchForms(p)]),
+    ...lead.phones.flatMap(textsOfPhone),
     ...lead.urls,
     ...lead.addresses.flatMap((a) => [a.address_1, a.address_2, a.city, a.state, a.zipcode, a.country]),
   ])
 }
 
 /** A lead's search row: the free-text document, and each field that `field:` searches look in. */
-export function searchColumns(lead: SearchableLead): LeadSearchColumns {
+function searchColumns(lead: SearchableLead, textsOfPhone: (e164: string) => string[]): LeadSearchColumns {
   return {
-    body: searchDocument(lead),
+    body: searchDocument(lead, textsOfPhone),
     name: lines([lead.name]),
     description: lines([lead.description]),
     url: lines([lead.url]),
@@ -94,91 +109,142 @@ export interface LeadTexts {
   status_id: string
 }
 
-type SearchRow = LeadSearchColumns & { lead_id: string; status_id: string }
+type ContactValue = Pick<ContactEmailTable, 'contact_id' | 'position'>
 
-/** The search rows of some of an organization's leads, read in seven queries however many leads there are. */
-async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTexts[]): Promise<SearchRow[]> {
+/** What a lead's search row is made of: the lead and the rows under it, as stored, in any order. */
+export interface LeadSearchSource {
+  lead: LeadTexts
+  contacts: readonly Pick<ContactTable, 'id' | 'date_created' | 'name' | 'title'>[]
+  emails: readonly (ContactValue & Pick<ContactEmailTable, 'email'>)[]
+  phones: readonly (ContactValue & Pick<ContactPhoneTable, 'phone'>)[]
+  urls: readonly (ContactValue & Pick<ContactUrlTable, 'url'>)[]
+  addresses: readonly Omit<LeadAddressTable, 'lead_id' | 'organization_id' | 'label'>[]
+  /** Every custom value under the lead, its contacts' too: only the lead's own are searched. */
+  custom: readonly Pick<CustomValueTable, 'object_id' | 'field_id' | 'position' | 'value_text'>[]
+}
+
+/** A lead's row in `lead_search` (but its SQLite rowid). */
+export type LeadSearchRow = LeadSearchColumns & { lead_id: string; status_id: string }
+
+/** Code-unit order, which is SQLite's BINARY order for the ASCII ids and timestamps these sort on. */
+function compare(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+function byContactValue(a: ContactValue, b: ContactValue): number {
+  return compare(a.contact_id, b.contact_id) || a.position - b.position
+}
+
+/**
+ * A lead's search row, from the lead and its rows alone: the one definition of a row, for every write of a lead
+ * (refreshLeadSearchOf, which reads the rows) and the demo seed (which generated them). Contacts are taken in the
+ * order a lead shows them (created, then id), their values by contact id and position, addresses by position,
+ * custom values by field id and position. `textsOfPhone` may be a cache of `phoneTexts`.
+ */
+export function leadSearchRow(
+  source: LeadSearchSource,
+  textsOfPhone: (e164: string) => string[] = phoneTexts,
+): LeadSearchRow {
+  const { lead } = source
+  const searchable: SearchableLead = {
+    name: lead.name,
+    description: lead.description,
+    url: lead.url,
+    contacts: source.contacts
+      .toSorted((a, b) => compare(a.date_created, b.date_created) || compare(a.id, b.id))
+      .map((c) => ({ name: c.name, title: c.title })),
+    emails: source.emails.toSorted(byContactValue).map((e) => e.email),
+    phones: source.phones.toSorted(byContactValue).map((p) => p.phone),
+    urls: source.urls.toSorted(byContactValue).map((u) => u.url),
+    addresses: source.addresses
+      .toSorted((a, b) => a.position - b.position)
+      .map((a) => ({
+        address_1: a.address_1,
+        address_2: a.address_2,
+        city: a.city,
+        state: a.state,
+        zipcode: a.zipcode,
+        country: a.country,
+      })),
+    custom: source.custom
+      .filter((v) => v.object_id === lead.id)
+      .toSorted((a, b) => compare(a.field_id, b.field_id) || a.position - b.position)
+      .map((v) => v.value_text),
+  }
+  return { lead_id: lead.id, status_id: lead.status_id, ...searchColumns(searchable, textsOfPhone) }
+}
+
+/** The search rows of some of an organization's leads, read in six queries however many leads there are. */
+async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTexts[]): Promise<LeadSearchRow[]> {
   if (leads.length === 0) return []
   const ids = leads.map((l) => l.id)
   const [contacts, emails, phones, urls, addresses, custom] = await Promise.all([
     db
       .selectFrom('contact')
-      .select(['lead_id', 'name', 'title'])
+      .select(['lead_id', 'id', 'date_created', 'name', 'title'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .orderBy('date_created')
-      .orderBy('id')
       .execute(),
     db
       .selectFrom('contact_email')
-      .select(['lead_id', 'email'])
+      .select(['lead_id', 'contact_id', 'position', 'email'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .orderBy('contact_id')
-      .orderBy('position')
       .execute(),
     db
       .selectFrom('contact_phone')
-      .select(['lead_id', 'phone'])
+      .select(['lead_id', 'contact_id', 'position', 'phone'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .orderBy('contact_id')
-      .orderBy('position')
       .execute(),
     db
       .selectFrom('contact_url')
-      .select(['lead_id', 'url'])
+      .select(['lead_id', 'contact_id', 'position', 'url'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .orderBy('contact_id')
-      .orderBy('position')
       .execute(),
     db
       .selectFrom('lead_address')
-      .select(['lead_id', 'address_1', 'address_2', 'city', 'state', 'zipcode', 'country'])
+      .select(['lead_id', 'position', 'address_1', 'address_2', 'city', 'state', 'zipcode', 'country'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .orderBy('lead_id')
-      .orderBy('position')
       .execute(),
     db
       .selectFrom('custom_value')
-      .select(['lead_id', 'value_text'])
+      .select(['lead_id', 'object_id', 'field_id', 'position', 'value_text'])
       .where('organization_id', '=', organizationId)
       .where('lead_id', 'in', ids)
-      .whereRef('object_id', '=', 'lead_id')
-      .orderBy('field_id')
-      .orderBy('position')
       .execute(),
   ])
-  const byLead = new Map<string, SearchableLead>(
-    leads.map((l) => [
-      l.id,
-      {
-        name: l.name,
-        description: l.description,
-        url: l.url,
-        contacts: [],
-        emails: [],
-        phones: [],
-        urls: [],
-        addresses: [],
-        custom: [],
-      },
-    ]),
+  const byLead = <Row extends { lead_id: string }>(rows: Row[]) => {
+    const grouped = new Map<string, Row[]>()
+    for (const row of rows) {
+      const group = grouped.get(row.lead_id)
+      if (group === undefined) grouped.set(row.lead_id, [row])
+      else group.push(row)
+    }
+    return (leadId: string) => grouped.get(leadId) ?? []
+  }
+  const parts = {
+    contacts: byLead(contacts),
+    emails: byLead(emails),
+    phones: byLead(phones),
+    urls: byLead(urls),
+    addresses: byLead(addresses),
+    custom: byLead(custom),
+  }
+  // One row per lead, however often the caller named it.
+  return [...new Map(leads.map((lead) => [lead.id, lead])).values()].map((lead) =>
+    leadSearchRow({
+      lead,
+      contacts: parts.contacts(lead.id),
+      emails: parts.emails(lead.id),
+      phones: parts.phones(lead.id),
+      urls: parts.urls(lead.id),
+      addresses: parts.addresses(lead.id),
+      custom: parts.custom(lead.id),
+    }),
   )
-  for (const { lead_id, ...contact } of contacts) byLead.get(lead_id)?.contacts.push(contact)
-  for (const e of emails) byLead.get(e.lead_id)?.emails.push(e.email)
-  for (const p of phones) byLead.get(p.lead_id)?.phones.push(p.phone)
-  for (const u of urls) byLead.get(u.lead_id)?.urls.push(u.url)
-  for (const { lead_id, ...address } of addresses) byLead.get(lead_id)?.addresses.push(address)
-  for (const v of custom) byLead.get(v.lead_id)?.custom.push(v.value_text)
-  const statuses = new Map(leads.map((l) => [l.id, l.status_id]))
-  return [...byLead].map(([leadId, lead]) => ({
-    lead_id: leadId,
-    status_id: statuses.get(leadId) ?? '',
-    ...searchColumns(lead),
-  }))
 }
 
 /** SQLite: each organization's search rows take rowids `search_key` × 2^32 onwards (migration 0006). */
@@ -228,12 +294,21 @@ export async function topSearchRowid(db: Db, range: SearchRowids): Promise<numbe
   return top?.rowid ?? range.first
 }
 
-/** SQLite: new search rows take the next rowids of their organization's range, and their leads record them. */
-async function insertSqliteRows(db: Db, organizationId: string, rows: SearchRow[]): Promise<void> {
+/**
+ * SQLite: the first of `count` rowids for new search rows of the organization, after those it has (allotting it a
+ * range when it has none).
+ */
+export async function nextSearchRowid(db: Db, organizationId: string, count: number): Promise<number> {
   const range = await leadSearchRowids(db, organizationId, true)
   if (range === undefined) throw new Error('The organization has no lead search rowids')
   const next = (await topSearchRowid(db, range)) + 1
-  if (next + rows.length > range.last) throw new Error('The organization has no lead search rowids left')
+  if (next + count > range.last) throw new Error('The organization has no lead search rowids left')
+  return next
+}
+
+/** SQLite: new search rows take the next rowids of their organization's range, and their leads record them. */
+async function insertSqliteRows(db: Db, organizationId: string, rows: LeadSearchRow[]): Promise<void> {
+  const next = await nextSearchRowid(db, organizationId, rows.length)
   const numbered = rows.map((row, i) => ({ ...row, rowid: next + i, organization_id: organizationId }))
   for (let i = 0; i < numbered.length; i += WRITE_ROWS) {
     const part = numbered.slice(i, i + WRITE_ROWS)
@@ -243,6 +318,43 @@ async function insertSqliteRows(db: Db, organizationId: string, rows: SearchRow[
   }
 }
 
+/** The trigger that adds each new search row to the trigram index (migration 0006). */
+const FTS_INSERT_TRIGGER = 'lead_search_ai'
+/** FTS5's own limit on the index entries it holds in memory before it writes them out (FTS5_DEFAULT_HASHSIZE). */
+const FTS_DEFAULT_HASHSIZE = 1024 * 1024
+/** The most index entries a bulk load holds in memory, in bytes, and about what a search row adds to them. */
+const FTS_BULK_HASHSIZE = 256 * 1024 * 1024
+const FTS_BYTES_PER_ROW = 4096
+
+/**
+ * SQLite: runs `write`, which adds new search rows with the rowids `rowids`, with the trigram index's insert trigger
+ * set aside, and then indexes those rows in one statement. Row by row, FTS5 writes the entries it holds as a new
+ * segment at every statement's end and at every MiB (its `hashsize`), and merges those segments again and again;
+ * here it holds up to FTS_BULK_HASHSIZE, so the rows of a large seed make one or a few segments, for half the work.
+ * The index then holds exactly what the trigger would have put in it. Inside the caller's transaction: a failure
+ * leaves the trigger and the setting as they were.
+ */
+export async function addSearchRowsInBulk<T>(db: Db, rowids: SearchRowids, write: () => Promise<T>): Promise<T> {
+  const trigger = await sql<{ definition: string }>`select sql as definition from sqlite_master
+    where type = 'trigger' and name = ${FTS_INSERT_TRIGGER}`.execute(db)
+  const definition = trigger.rows[0]?.definition
+  if (definition === undefined) throw new Error(`The trigram index has no ${FTS_INSERT_TRIGGER} trigger`)
+  const setting = await sql<{ v: number }>`select v from lead_search_fts_config where k = 'hashsize'`.execute(db)
+  const hashsize = (bytes: number) =>
+    sql`insert into lead_search_fts (lead_search_fts, rank) values ('hashsize', ${sql.lit(Math.trunc(bytes))})`
+  await sql`drop trigger ${sql.id(FTS_INSERT_TRIGGER)}`.execute(db)
+  const result = await write()
+  await sql.raw(definition).execute(db)
+  const rows = rowids.last - rowids.first + 1
+  await hashsize(Math.min(FTS_BULK_HASHSIZE, Math.max(FTS_DEFAULT_HASHSIZE, rows * FTS_BYTES_PER_ROW))).execute(db)
+  const columns = sql.join(SEARCH_COLUMNS.map((column) => sql.id(column)))
+  await sql`insert into lead_search_fts (rowid, ${columns}) select rowid, ${columns} from lead_search
+    where rowid between ${rowids.first} and ${rowids.last}`.execute(db)
+  // FTS5 keeps its settings in the index: put its own back (the default, unless the index had another).
+  await hashsize(setting.rows[0]?.v ?? FTS_DEFAULT_HASHSIZE).execute(db)
+  return result
+}
+
 function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
 }
@@ -250,7 +362,8 @@ function isPostgres(db: Db): boolean {
 /**
  * Brings the documents of some of an organization's leads up to date in a handful of queries however many leads
  * there are, writing only those that changed (each write is a delete and an insert in the trigram index).
- * The one path for a lead's writes, the demo seeder and rebuilds. Resolves to the number of documents written.
+ * The one path for a lead's writes and rebuilds (the demo seed builds the same rows with `leadSearchRow` from the
+ * rows it generated). Resolves to the number of documents written.
  */
 export async function refreshLeadSearchOf(db: Db, organizationId: string, leads: LeadTexts[]): Promise<number> {
   if (leads.length === 0) return 0
@@ -314,7 +427,7 @@ export interface RebuildOptions {
 }
 
 /** The next `limit` leads of an organization after the id `after`, in id order (a keyset walk over its leads). */
-export async function leadTextsAfter(
+async function leadTextsAfter(
   db: Db,
   organizationId: string,
   after: string,
