@@ -101,6 +101,8 @@ interface Bucket {
 }
 
 export interface LeasingRateLimiter extends RateLimiter {
+  /** Always through a promise: a lease may have to be taken from the shared store first. */
+  consume(key: string): Promise<RateLimitOutcome>
   /** Forgets this process's ended windows and deletes rows whose window ended more than a window ago. */
   sweep(): Promise<void>
 }
