@@ -137,15 +137,22 @@ async function secondaryIndexes(db: Db, tables: readonly string[]): Promise<Sche
 
 const ESCAPE = '\\'
 const REVISION_TRIGGER = `%${ESCAPE}_revision${ESCAPE}_%`
+const LEAD_COUNT = 'lead_count_'
+const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
 
 /**
- * The triggers of `tables` that count a lead's revisions for the caches (migration 0005, `<table>_revision_…`).
- * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0.
+ * The triggers of `tables` a bulk load sets aside: those that count a lead's revisions for the caches (migration
+ * 0005, `<table>_revision_…`) and those that count an organization's leads (migration 0007, `lead_count_…`).
+ * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0; the
+ * leads are counted again after the load. Row by row, each of these rewrites one row once per row loaded: on
+ * Postgres, every rewrite of the organization's count adds a version of that row its transaction cannot prune, and
+ * the next one walks past all of them, which made a 100 000-lead seed quadratic.
  */
-async function revisionTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
   if (isSqlite(db)) {
     const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
-      where type = 'trigger' and tbl_name in (${sql.join(tables)}) and name like ${REVISION_TRIGGER} escape ${ESCAPE}
+      where type = 'trigger' and tbl_name in (${sql.join(tables)})
+        and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
       order by name`.execute(db)
     return rows.rows
   }
@@ -155,17 +162,25 @@ async function revisionTriggers(db: Db, tables: readonly string[]): Promise<Sche
     join pg_class t on t.oid = g.tgrelid
     join pg_namespace n on n.oid = t.relnamespace
     where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
-      and g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE}
+      and (g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE} or g.tgname like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
     order by g.tgname`.execute(db)
   return rows.rows
 }
 
+/** Each organization's leads counted again, as migration 0007 first counted them. */
+async function countLeads(db: Db): Promise<void> {
+  await sql`insert into organization_lead_count (organization_id, leads)
+    select organization_id, count(*) from lead group by organization_id
+    on conflict (organization_id) do update set leads = excluded.leads`.execute(db)
+}
+
 /**
- * Runs `load`, a load of new leads into `tables`, without their secondary indexes and their revision triggers, and
- * then creates those again: an index built by one sort is several times cheaper than one updated row by row in
- * random id order, and the triggers would rewrite each new lead once per row under it. Inside the caller's
- * transaction, so a failed load leaves all of them in place. Postgres locks the tables until the transaction ends:
- * this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is done and the builds begin.
+ * Runs `load`, a load of new leads into `tables`, without their secondary indexes and the triggers that count
+ * revisions and leads, and then creates those again (and counts the leads): an index built by one sort is several
+ * times cheaper than one updated row by row in random id order, and the triggers would rewrite a row once per row
+ * loaded. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres locks the tables
+ * until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load
+ * is done and the builds begin.
  */
 export async function withBulkLoadSchema<T>(
   tx: Db,
@@ -175,7 +190,7 @@ export async function withBulkLoadSchema<T>(
 ): Promise<T> {
   const sqlite = isSqlite(tx)
   const indexes = await secondaryIndexes(tx, tables)
-  const triggers = await revisionTriggers(tx, tables)
+  const triggers = await setAsideTriggers(tx, tables)
   for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(tx)
   for (const trigger of triggers) {
     await (
@@ -188,5 +203,6 @@ export async function withBulkLoadSchema<T>(
   onRebuild?.()
   if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
   for (const { definition } of [...indexes, ...triggers]) await sql.raw(definition).execute(tx)
+  if (triggers.some((trigger) => trigger.name.startsWith(LEAD_COUNT))) await countLeads(tx)
   return result
 }

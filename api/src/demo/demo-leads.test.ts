@@ -225,6 +225,21 @@ describe('seedDemoLeads', () => {
     expect(await revision()).toBe(seeded + 1)
   })
 
+  it("counts every organization's leads again after a load that set the counting triggers aside", async () => {
+    const db = ctx.database.db
+    await seedDemoLeads(db, ctx.clock, ctx.other.id, 10, { source: inThreadSource })
+    await seedDemoLeads(db, ctx.clock, ctx.org.id, 40, { source: inThreadSource })
+    const counts = await db
+      .selectFrom('organization_lead_count')
+      .select(['organization_id', 'leads'])
+      .where('organization_id', 'in', [ctx.org.id, ctx.other.id])
+      .execute()
+    expect(Object.fromEntries(counts.map((c) => [c.organization_id, Number(c.leads)]))).toEqual({
+      [ctx.org.id]: 40,
+      [ctx.other.id]: 10,
+    })
+  })
+
   it('keeps the indexes in place when the database holds more leads than it adds', async () => {
     const db = ctx.database.db
     await seedDemoLeads(db, ctx.clock, ctx.org.id, 40, { source: inThreadSource })
