@@ -70,13 +70,24 @@ export async function insertRows(db: Db, table: keyof Tables, { columns, values 
   }
 }
 
+/** The column types already read, by transaction (or database) and table: a seed reads each table's once. */
+const knownTypes = new WeakMap<Db, Map<string, Promise<Map<string, string>>>>()
+
 /** A Postgres table's column types, as a cast names them (`character varying(64)`, `integer`). */
-async function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
-  const result = await sql<{ name: string; type: string }>`select a.attname as name,
-      format_type(a.atttypid, a.atttypmod) as type
-    from pg_attribute a
-    where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`.execute(db)
-  return new Map(result.rows.map((column) => [column.name, column.type]))
+function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
+  const known = knownTypes.get(db) ?? new Map<string, Promise<Map<string, string>>>()
+  knownTypes.set(db, known)
+  let types = known.get(table)
+  if (types === undefined) {
+    types = sql<{ name: string; type: string }>`select a.attname as name,
+        format_type(a.atttypid, a.atttypmod) as type
+      from pg_attribute a
+      where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`
+      .execute(db)
+      .then((result) => new Map(result.rows.map((column) => [column.name, column.type])))
+    known.set(table, types)
+  }
+  return types
 }
 
 function quote(identifier: string): string {
@@ -167,6 +178,26 @@ async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<Sche
   return rows.rows
 }
 
+/**
+ * Postgres: the foreign keys of `tables`. Row by row, each is a query that locks the row it refers to; added again
+ * after a load, each is one join over the whole table (SQLite checks its keys at commit: withBulkLoadSettings).
+ */
+async function foreignKeys(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) return []
+  const rows = await sql<{ name: string; table: string; constraint: string }>`select c.conname as name,
+      t.relname as "table", pg_get_constraintdef(c.oid) as "constraint"
+    from pg_constraint c
+    join pg_class t on t.oid = c.conrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and c.contype = 'f'
+    order by t.relname, c.conname`.execute(db)
+  return rows.rows.map(({ name, table, constraint }) => ({
+    name,
+    table,
+    definition: `alter table ${quote(table)} add constraint ${quote(name)} ${constraint}`,
+  }))
+}
+
 /** Each organization's leads counted again, as migration 0007 first counted them. */
 async function countLeads(db: Db): Promise<void> {
   await sql`insert into organization_lead_count (organization_id, leads)
@@ -175,12 +206,14 @@ async function countLeads(db: Db): Promise<void> {
 }
 
 /**
- * Runs `load`, a load of new leads into `tables`, without their secondary indexes and the triggers that count
- * revisions and leads, and then creates those again (and counts the leads): an index built by one sort is several
- * times cheaper than one updated row by row in random id order, and the triggers would rewrite a row once per row
- * loaded. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres locks the tables
- * until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load
- * is done and the builds begin.
+ * Runs `load`, a load of new leads into `tables`, without their secondary indexes, the triggers that count
+ * revisions and leads and (Postgres) their foreign keys, and then creates those again (and counts the leads, and
+ * checks every key): an index built by one sort is several times cheaper than one updated row by row in random id
+ * order, the triggers would rewrite a row once per row loaded, and a key checked row by row is a query that locks
+ * the row it refers to. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres
+ * locks the tables, and against writes the tables their keys refer to (organization, lead_status, custom_field),
+ * until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is
+ * done and the builds begin.
  */
 export async function withBulkLoadSchema<T>(
   tx: Db,
@@ -191,6 +224,8 @@ export async function withBulkLoadSchema<T>(
   const sqlite = isSqlite(tx)
   const indexes = await secondaryIndexes(tx, tables)
   const triggers = await setAsideTriggers(tx, tables)
+  const keys = await foreignKeys(tx, tables)
+  for (const key of keys) await sql`alter table ${sql.id(key.table)} drop constraint ${sql.id(key.name)}`.execute(tx)
   for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(tx)
   for (const trigger of triggers) {
     await (
@@ -202,7 +237,7 @@ export async function withBulkLoadSchema<T>(
   const result = await load()
   onRebuild?.()
   if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
-  for (const { definition } of [...indexes, ...triggers]) await sql.raw(definition).execute(tx)
+  for (const { definition } of [...indexes, ...triggers, ...keys]) await sql.raw(definition).execute(tx)
   if (triggers.some((trigger) => trigger.name.startsWith(LEAD_COUNT))) await countLeads(tx)
   return result
 }

@@ -31,7 +31,7 @@ async function countOf(db: Db, table: 'lead' | 'lead_search' | 'activity', organ
   return Number(row.n)
 }
 
-/** The names of the indexes and triggers of the tables a seed writes to. */
+/** The names of the indexes, triggers and (Postgres) foreign keys of the tables a seed writes to. */
 async function schemaObjects(db: Db): Promise<string[]> {
   const tables = ['lead', 'lead_address', 'contact', 'contact_email', 'contact_phone', 'custom_value', 'activity']
   const query =
@@ -42,7 +42,10 @@ async function schemaObjects(db: Db): Promise<string[]> {
           where schemaname = current_schema() and tablename in (${sql.join([...tables, 'lead_search'])})
           union all
           select 'trigger ' || g.tgname from pg_trigger g join pg_class c on c.oid = g.tgrelid
-          where c.relname in (${sql.join([...tables, 'lead_search'])}) and not g.tgisinternal`
+          where c.relname in (${sql.join([...tables, 'lead_search'])}) and not g.tgisinternal
+          union all
+          select 'constraint ' || k.conname || ' ' || pg_get_constraintdef(k.oid) from pg_constraint k
+          join pg_class c on c.oid = k.conrelid where c.relname in (${sql.join([...tables, 'lead_search'])})`
   return (await query.execute(db)).rows.map((r) => r.name).sort()
 }
 
