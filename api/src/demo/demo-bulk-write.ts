@@ -70,13 +70,24 @@ export async function insertRows(db: Db, table: keyof Tables, { columns, values 
   }
 }
 
+/** The column types already read, by transaction (or database) and table: a seed reads each table's once. */
+const knownTypes = new WeakMap<Db, Map<string, Promise<Map<string, string>>>>()
+
 /** A Postgres table's column types, as a cast names them (`character varying(64)`, `integer`). */
-async function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
-  const result = await sql<{ name: string; type: string }>`select a.attname as name,
-      format_type(a.atttypid, a.atttypmod) as type
-    from pg_attribute a
-    where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`.execute(db)
-  return new Map(result.rows.map((column) => [column.name, column.type]))
+function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
+  const known = knownTypes.get(db) ?? new Map<string, Promise<Map<string, string>>>()
+  knownTypes.set(db, known)
+  let types = known.get(table)
+  if (types === undefined) {
+    types = sql<{ name: string; type: string }>`select a.attname as name,
+        format_type(a.atttypid, a.atttypmod) as type
+      from pg_attribute a
+      where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`
+      .execute(db)
+      .then((result) => new Map(result.rows.map((column) => [column.name, column.type])))
+    known.set(table, types)
+  }
+  return types
 }
 
 function quote(identifier: string): string {
@@ -137,15 +148,22 @@ async function secondaryIndexes(db: Db, tables: readonly string[]): Promise<Sche
 
 const ESCAPE = '\\'
 const REVISION_TRIGGER = `%${ESCAPE}_revision${ESCAPE}_%`
+const LEAD_COUNT = 'lead_count_'
+const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
 
 /**
- * The triggers of `tables` that count a lead's revisions for the caches (migration 0005, `<table>_revision_…`).
- * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0.
+ * The triggers of `tables` a bulk load sets aside: those that count a lead's revisions for the caches (migration
+ * 0005, `<table>_revision_…`) and those that count an organization's leads (migration 0007, `lead_count_…`).
+ * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0; the
+ * leads are counted again after the load. Row by row, each of these rewrites one row once per row loaded: on
+ * Postgres, every rewrite of the organization's count adds a version of that row its transaction cannot prune, and
+ * the next one walks past all of them, which made a 100 000-lead seed quadratic.
  */
-async function revisionTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
   if (isSqlite(db)) {
     const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
-      where type = 'trigger' and tbl_name in (${sql.join(tables)}) and name like ${REVISION_TRIGGER} escape ${ESCAPE}
+      where type = 'trigger' and tbl_name in (${sql.join(tables)})
+        and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
       order by name`.execute(db)
     return rows.rows
   }
@@ -155,17 +173,47 @@ async function revisionTriggers(db: Db, tables: readonly string[]): Promise<Sche
     join pg_class t on t.oid = g.tgrelid
     join pg_namespace n on n.oid = t.relnamespace
     where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
-      and g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE}
+      and (g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE} or g.tgname like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
     order by g.tgname`.execute(db)
   return rows.rows
 }
 
 /**
- * Runs `load`, a load of new leads into `tables`, without their secondary indexes and their revision triggers, and
- * then creates those again: an index built by one sort is several times cheaper than one updated row by row in
- * random id order, and the triggers would rewrite each new lead once per row under it. Inside the caller's
- * transaction, so a failed load leaves all of them in place. Postgres locks the tables until the transaction ends:
- * this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is done and the builds begin.
+ * Postgres: the foreign keys of `tables`. Row by row, each is a query that locks the row it refers to; added again
+ * after a load, each is one join over the whole table (SQLite checks its keys at commit: withBulkLoadSettings).
+ */
+async function foreignKeys(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) return []
+  const rows = await sql<{ name: string; table: string; constraint: string }>`select c.conname as name,
+      t.relname as "table", pg_get_constraintdef(c.oid) as "constraint"
+    from pg_constraint c
+    join pg_class t on t.oid = c.conrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and c.contype = 'f'
+    order by t.relname, c.conname`.execute(db)
+  return rows.rows.map(({ name, table, constraint }) => ({
+    name,
+    table,
+    definition: `alter table ${quote(table)} add constraint ${quote(name)} ${constraint}`,
+  }))
+}
+
+/** Each organization's leads counted again, as migration 0007 first counted them. */
+async function countLeads(db: Db): Promise<void> {
+  await sql`insert into organization_lead_count (organization_id, leads)
+    select organization_id, count(*) from lead group by organization_id
+    on conflict (organization_id) do update set leads = excluded.leads`.execute(db)
+}
+
+/**
+ * Runs `load`, a load of new leads into `tables`, without their secondary indexes, the triggers that count
+ * revisions and leads and (Postgres) their foreign keys, and then creates those again (and counts the leads, and
+ * checks every key): an index built by one sort is several times cheaper than one updated row by row in random id
+ * order, the triggers would rewrite a row once per row loaded, and a key checked row by row is a query that locks
+ * the row it refers to. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres
+ * locks the tables, and against writes the tables their keys refer to (organization, lead_status, custom_field),
+ * until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is
+ * done and the builds begin.
  */
 export async function withBulkLoadSchema<T>(
   tx: Db,
@@ -175,7 +223,9 @@ export async function withBulkLoadSchema<T>(
 ): Promise<T> {
   const sqlite = isSqlite(tx)
   const indexes = await secondaryIndexes(tx, tables)
-  const triggers = await revisionTriggers(tx, tables)
+  const triggers = await setAsideTriggers(tx, tables)
+  const keys = await foreignKeys(tx, tables)
+  for (const key of keys) await sql`alter table ${sql.id(key.table)} drop constraint ${sql.id(key.name)}`.execute(tx)
   for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(tx)
   for (const trigger of triggers) {
     await (
@@ -187,6 +237,7 @@ export async function withBulkLoadSchema<T>(
   const result = await load()
   onRebuild?.()
   if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
-  for (const { definition } of [...indexes, ...triggers]) await sql.raw(definition).execute(tx)
+  for (const { definition } of [...indexes, ...triggers, ...keys]) await sql.raw(definition).execute(tx)
+  if (triggers.some((trigger) => trigger.name.startsWith(LEAD_COUNT))) await countLeads(tx)
   return result
 }

@@ -31,7 +31,7 @@ async function countOf(db: Db, table: 'lead' | 'lead_search' | 'activity', organ
   return Number(row.n)
 }
 
-/** The names of the indexes and triggers of the tables a seed writes to. */
+/** The names of the indexes, triggers and (Postgres) foreign keys of the tables a seed writes to. */
 async function schemaObjects(db: Db): Promise<string[]> {
   const tables = ['lead', 'lead_address', 'contact', 'contact_email', 'contact_phone', 'custom_value', 'activity']
   const query =
@@ -42,7 +42,10 @@ async function schemaObjects(db: Db): Promise<string[]> {
           where schemaname = current_schema() and tablename in (${sql.join([...tables, 'lead_search'])})
           union all
           select 'trigger ' || g.tgname from pg_trigger g join pg_class c on c.oid = g.tgrelid
-          where c.relname in (${sql.join([...tables, 'lead_search'])}) and not g.tgisinternal`
+          where c.relname in (${sql.join([...tables, 'lead_search'])}) and not g.tgisinternal
+          union all
+          select 'constraint ' || k.conname || ' ' || pg_get_constraintdef(k.oid) from pg_constraint k
+          join pg_class c on c.oid = k.conrelid where c.relname in (${sql.join([...tables, 'lead_search'])})`
   return (await query.execute(db)).rows.map((r) => r.name).sort()
 }
 
@@ -223,6 +226,21 @@ describe('seedDemoLeads', () => {
     const seeded = await revision()
     await db.updateTable('contact').set({ title: 'Chief Tester' }).where('id', '=', contact.id).execute()
     expect(await revision()).toBe(seeded + 1)
+  })
+
+  it("counts every organization's leads again after a load that set the counting triggers aside", async () => {
+    const db = ctx.database.db
+    await seedDemoLeads(db, ctx.clock, ctx.other.id, 10, { source: inThreadSource })
+    await seedDemoLeads(db, ctx.clock, ctx.org.id, 40, { source: inThreadSource })
+    const counts = await db
+      .selectFrom('organization_lead_count')
+      .select(['organization_id', 'leads'])
+      .where('organization_id', 'in', [ctx.org.id, ctx.other.id])
+      .execute()
+    expect(Object.fromEntries(counts.map((c) => [c.organization_id, Number(c.leads)]))).toEqual({
+      [ctx.org.id]: 40,
+      [ctx.other.id]: 10,
+    })
   })
 
   it('keeps the indexes in place when the database holds more leads than it adds', async () => {

@@ -15,12 +15,16 @@ export function isWebAddress(value: string): boolean {
   }
 }
 
+const ASCII = /^\p{ASCII}*$/u
+
 /**
  * Lower-cases one code point at a time, keeping the first code point of a multi-character result (`İ` → `i`), the
  * way Postgres's `lower()` folds in a UTF-8 database. SQLite's own `lower()` folds only ASCII, so the SQLite
  * connection registers this as `leadline_lower` (db/database.ts) and field searches compare with it there.
  */
 export function foldCase(text: string): string {
+  // ASCII has no multi-character or context-dependent lower case: lower-casing it whole is the same, and cheaper.
+  if (ASCII.test(text)) return text.toLowerCase()
   let out = ''
   for (const ch of text) {
     const first = ch.toLowerCase().codePointAt(0)
