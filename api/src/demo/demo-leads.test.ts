@@ -237,7 +237,7 @@ describe('seedDemoLeads', () => {
       .select(['organization_id', 'leads'])
       .where('organization_id', 'in', [ctx.org.id, ctx.other.id])
       .execute()
-    expect(Object.fromEntries(counts.map((c) => [c.organization_id, Number(c.leads)]))).toEqual({
+    expect(Object.fromEntries(counts.map((c) => [c.organization_id, c.leads]))).toEqual({
       [ctx.org.id]: 40,
       [ctx.other.id]: 10,
     })
