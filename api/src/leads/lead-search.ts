@@ -92,13 +92,13 @@ function equalsIgnoringCase(column: string, value: string, ctx: CompileContext):
 }
 
 /** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
-function leadHas(table: string, ctx: CompileContext, condition: Condition, leadColumn = 'lead_id'): Condition {
+function leadHas(table: string, ctx: CompileContext, condition: Condition): Condition {
   // SQLite gathers an `in (select …)` whole before the walk's first step (20,000 custom values for
   // `custom.Employees>4000`), where the walk tests a few hundred leads. Postgres plans either form itself.
   if (ctx.perLead && ctx.dialect === 'sqlite') {
-    return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where ${sql.ref(leadColumn)} = lead.id and organization_id = ${ctx.organizationId} and ${condition})`
+    return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = ${ctx.organizationId} and ${condition})`
   }
-  return sql<SqlBool>`lead.id in (select ${sql.ref(leadColumn)} from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
+  return sql<SqlBool>`lead.id in (select lead_id from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
 }
 
 /** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
@@ -706,7 +706,11 @@ export async function searchLeads(
   const walk =
     parsed.where === null ||
     (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE
-  const pageCondition = walk && parsed.where !== null ? compile(parsed.where, { ...ctx, perLead: true }) : condition
+  // Only SQLite compiles a condition differently for a walk (leadHas); Postgres keeps the one it counted with.
+  const pageCondition =
+    walk && ctx.dialect === 'sqlite' && parsed.where !== null
+      ? compile(parsed.where, { ...ctx, perLead: true })
+      : condition
   const page = { condition: pageCondition, sorts, skip: search.skip, limit: search.limit }
   const data =
     walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
