@@ -82,7 +82,7 @@ function stopClusterNow(cluster) {
   rmSync(cluster.dir, { recursive: true, force: true })
 }
 
-async function initAndStart(cluster) {
+async function initAndStart(cluster, settings) {
   const init = await ownerRun(cluster, join(cluster.binDir, 'initdb'), [
     '-A',
     'trust',
@@ -94,7 +94,10 @@ async function initAndStart(cluster) {
   ])
   if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}):\n${init.stdout}`)
   const port = await freePort()
-  const serverOptions = `-p ${port} -k ${cluster.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
+  const serverOptions = [
+    `-p ${port} -k ${cluster.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ')
   const start = await ownerRun(cluster, join(cluster.binDir, 'pg_ctl'), [
     '-D',
     cluster.dataDir,
@@ -112,10 +115,11 @@ async function initAndStart(cluster) {
 }
 
 /**
- * Starts a fresh cluster on a free port. Resolves `{ url, port, dir, stop() }`; the cluster is also stopped and
- * removed when the process exits or gets SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start.
+ * Starts a fresh cluster on a free port, with server `settings` (name to value) over the defaults. Resolves
+ * `{ url, port, dir, stop() }`; the cluster is also stopped and removed when the process exits or gets
+ * SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start.
  */
-export async function startCluster({ installIfMissing = false } = {}) {
+export async function startCluster({ installIfMissing = false, settings = {} } = {}) {
   const binDir = await locateBinDir(installIfMissing)
   if (!binDir) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found; install the postgresql package')
   const owner = clusterOwner()
@@ -124,7 +128,7 @@ export async function startCluster({ installIfMissing = false } = {}) {
   const cluster = { binDir, owner, dir, dataDir: join(dir, 'data'), logFile: join(dir, 'postgres.log') }
   const stop = addCleanup(() => stopClusterNow(cluster))
   try {
-    const port = await initAndStart(cluster)
+    const port = await initAndStart(cluster, settings)
     return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop: () => Promise.resolve(stop()) }
   } catch (error) {
     stop()

@@ -308,13 +308,24 @@ function sqlitePath(url: string): string {
 }
 
 /**
+ * Planner settings for each Postgres session, before the caller's `PGOPTIONS` (which win): Postgres's default
+ * `random_page_cost` of 4 prices an index probe as a disk seek, and a search of a few thousand leads then reads the
+ * whole `lead` table into a hash join rather than probe its primary key once per match (60 to 90 ms against 20 to
+ * 30 ms at 100,000 leads, docs/decisions/0013-postgres-planner-and-buffers.md). 1.1 is the usual figure for data on
+ * SSDs or in memory, which is where a CRM's working set lives.
+ */
+export function postgresSessionOptions(env: NodeJS.ProcessEnv = process.env): string {
+  return ['-c random_page_cost=1.1', env.PGOPTIONS].filter((o) => o !== undefined && o !== '').join(' ')
+}
+
+/**
  * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
  * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
  */
 export function openDatabase(url: string, options: { log?: LogConfig; sqliteCacheMb?: number } = {}): DatabaseHandle {
   const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 })
+    const pool = new pg.Pool({ connectionString: url, max: 10, options: postgresSessionOptions() })
     // An idle client can lose its connection (server restart, admin termination). pg drops it from the pool;
     // without a listener the 'error' event would crash the process.
     pool.on('error', (error) => {
