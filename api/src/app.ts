@@ -16,6 +16,7 @@ import { statusRoutes } from './statuses/status-routes.js'
 import { userRoutes } from './users/user-routes.js'
 import { leadRoutes } from './leads/lead-routes.js'
 import { contactRoutes } from './contacts/contact-routes.js'
+import { opportunityRoutes } from './opportunities/opportunity-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
@@ -112,6 +113,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(phoneNumberRoutes, deps)
       await api.register(leadRoutes, deps)
       await api.register(contactRoutes, deps)
+      await api.register(opportunityRoutes, deps)
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
     },

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { timestampSchema } from './list.js'
+import { opportunityStatusTypeSchema } from './status-schema.js'
 
 const nullableString = () => Type.Union([Type.String(), Type.Null()])
 
@@ -42,6 +43,29 @@ export const leadStatusChangeActivitySchema = Type.Object({
   new_status_label: Type.String(),
 })
 
-export const activitySchema = Type.Union([createdActivitySchema, noteActivitySchema, leadStatusChangeActivitySchema])
+export const opportunityStatusChangeActivitySchema = Type.Object({
+  ...activityBase,
+  _type: Type.Literal('OpportunityStatusChange'),
+  opportunity_id: Type.String(),
+  old_status_id: nullableString(),
+  old_status_label: nullableString(),
+  old_status_type: Type.Union([opportunityStatusTypeSchema, Type.Null()]),
+  new_status_id: Type.String(),
+  new_status_label: Type.String(),
+  new_status_type: opportunityStatusTypeSchema,
+  opportunity_value: Type.Union([Type.Integer(), Type.Null()]),
+  opportunity_value_period: Type.String(),
+  opportunity_value_currency: Type.String(),
+  opportunity_value_formatted: nullableString(),
+  opportunity_confidence: Type.Integer(),
+  opportunity_date_won: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
+})
+
+export const activitySchema = Type.Union([
+  createdActivitySchema,
+  noteActivitySchema,
+  leadStatusChangeActivitySchema,
+  opportunityStatusChangeActivitySchema,
+])
 export type Activity = Static<typeof activitySchema>
 export type ActivityType = Activity['_type']

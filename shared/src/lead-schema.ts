@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { contactSchema, type Contact } from './contact-schema.js'
 import { customValueSchema } from './custom-field-schema.js'
 import { timestampSchema } from './list.js'
+import { opportunitySchema } from './opportunity-schema.js'
 
 export const ADDRESS_LABELS = ['business', 'mailing', 'other'] as const
 export const addressLabelSchema = Type.Union(ADDRESS_LABELS.map((l) => Type.Literal(l)))
@@ -32,7 +33,7 @@ export const leadSchema = Type.Object(
     html_url: Type.String(),
     contacts: Type.Array(contactSchema),
     addresses: Type.Array(addressSchema),
-    opportunities: Type.Array(Type.Unknown(), { description: 'Filled once opportunities land.' }),
+    opportunities: Type.Array(opportunitySchema, { description: 'The lead’s opportunities, oldest first.' }),
     tasks: Type.Array(Type.Unknown(), { description: 'Filled once tasks land.' }),
     integration_links: Type.Array(Type.Unknown()),
     custom: Type.Record(Type.String(), Type.Union([customValueSchema, Type.Array(customValueSchema)]), {

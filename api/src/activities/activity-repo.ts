@@ -1,7 +1,7 @@
 import type { ActivityTable, Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 
-export const ACTIVITY_TYPES = ['Created', 'Note', 'LeadStatusChange'] as const
+export const ACTIVITY_TYPES = ['Created', 'Note', 'LeadStatusChange', 'OpportunityStatusChange'] as const
 export type ActivityType = (typeof ACTIVITY_TYPES)[number]
 
 /** The fields particular to each activity type, stored as JSON in `activity.data`. */
@@ -13,6 +13,21 @@ export interface ActivityData {
     old_status_label: string | null
     new_status_id: string
     new_status_label: string
+  }
+  /** The opportunity as it was after the change (its id is also the activity's `opportunity_id` column). */
+  OpportunityStatusChange: {
+    old_status_id: string | null
+    old_status_label: string | null
+    old_status_type: string | null
+    new_status_id: string
+    new_status_label: string
+    new_status_type: string
+    opportunity_value: number | null
+    opportunity_value_period: string
+    opportunity_value_currency: string
+    opportunity_value_formatted: string | null
+    opportunity_confidence: number
+    opportunity_date_won: string | null
   }
 }
 
@@ -26,6 +41,7 @@ export async function recordActivity<T extends ActivityType>(
     type: T
     data: ActivityData[T]
     now: string
+    opportunityId?: string
   },
 ): Promise<string> {
   const id = newId('activity')
@@ -39,6 +55,7 @@ export async function recordActivity<T extends ActivityType>(
       user_id: input.userId,
       type: input.type,
       data: JSON.stringify(input.data),
+      opportunity_id: input.opportunityId ?? null,
       created_by: input.userId,
       updated_by: input.userId,
       date_created: input.now,
@@ -81,6 +98,7 @@ export function activityView(row: ActivityTable, names: Map<string, string>): Re
     users: [],
     ...data,
   }
+  if (row.opportunity_id !== null) view.opportunity_id = row.opportunity_id
   if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')
   return view
 }

@@ -17,6 +17,7 @@ const filters = Type.Object({
   lead_id: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.String()),
   contact_id: Type.Optional(Type.String()),
+  opportunity_id: Type.Optional(Type.String({ description: 'Status changes of this opportunity.' })),
   date_created__gt: Type.Optional(Type.String()),
   date_created__gte: Type.Optional(Type.String()),
   date_created__lt: Type.Optional(Type.String()),
@@ -27,6 +28,7 @@ type Filters = ListQuery & {
   lead_id?: string
   user_id?: string
   contact_id?: string
+  opportunity_id?: string
   date_created__gt?: string
   date_created__gte?: string
   date_created__lt?: string
@@ -64,6 +66,7 @@ async function listActivities(
   if (query.lead_id !== undefined) q = q.where('lead_id', '=', query.lead_id)
   if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id)
   if (query.contact_id !== undefined) q = q.where('contact_id', '=', query.contact_id)
+  if (query.opportunity_id !== undefined) q = q.where('opportunity_id', '=', query.opportunity_id)
   if (query.date_created__gt !== undefined)
     q = q.where('date_created', '>', timestampFilter(query.date_created__gt, 'date_created__gt'))
   if (query.date_created__gte !== undefined)
@@ -114,6 +117,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
 
   typedRoutes(app, db, '/activity/created/', 'Created')
   typedRoutes(app, db, '/activity/status_change/lead/', 'LeadStatusChange')
+  typedRoutes(app, db, '/activity/status_change/opportunity/', 'OpportunityStatusChange')
   typedRoutes(app, db, '/activity/note/', 'Note')
 
   app.post(

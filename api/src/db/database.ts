@@ -5,6 +5,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type ColumnType,
   type Generated,
   type LogConfig,
   type Selectable,
@@ -86,6 +87,29 @@ export interface OpportunityStatusTable {
   label: string
   type: 'active' | 'won' | 'lost'
   position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface OpportunityTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  contact_id: string | null
+  status_id: string
+  /** The owner. */
+  user_id: string | null
+  /** In the currency's smallest unit (cents); Postgres reads its bigint back as text. */
+  value: ColumnType<number | string | null, number | null, number | null>
+  value_period: 'one_time' | 'monthly' | 'annual'
+  value_currency: string
+  confidence: number
+  /** `YYYY-MM-DD`. */
+  date_won: string | null
+  date_lost: string | null
+  note: string
+  created_by: string | null
+  updated_by: string | null
   date_created: string
   date_updated: string
 }
@@ -198,6 +222,8 @@ export interface ActivityTable {
   type: string
   /** JSON object with the fields particular to the activity's type. */
   data: string
+  /** The opportunity an OpportunityStatusChange is about. */
+  opportunity_id: string | null
   created_by: string | null
   updated_by: string | null
   date_created: string
@@ -253,6 +279,7 @@ export interface Tables {
   lead_status: LeadStatusTable
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable
+  opportunity: OpportunityTable
   phone_number: PhoneNumberTable
   user_presence: UserPresenceTable
   lead: LeadTable

@@ -305,6 +305,7 @@ function addLead(
       user_id: userId,
       type,
       data: JSON.stringify(data),
+      opportunity_id: null,
       created_by: userId,
       updated_by: userId,
       date_created: at,

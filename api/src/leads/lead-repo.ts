@@ -167,7 +167,7 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
   const move = { lead_id: destinationId }
   const org = ctx.organizationId
   await db.updateTable('contact').set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
-  for (const table of ['contact_email', 'contact_phone', 'contact_url'] as const) {
+  for (const table of ['contact_email', 'contact_phone', 'contact_url', 'opportunity'] as const) {
     await db.updateTable(table).set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   }
   await db
@@ -176,7 +176,7 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
     .where('organization_id', '=', org)
     .where('lead_id', '=', sourceId)
     .execute()
-  // Contacts' own custom values follow their contact; only the lead's values are merged.
+  // Contacts' and opportunities' own custom values follow them; only the lead's values are merged.
   await db
     .updateTable('custom_value')
     .set(move)

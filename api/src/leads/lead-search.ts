@@ -320,7 +320,7 @@ function countCondition(table: string, op: Comparator, value: string): Condition
   return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${count}`
 }
 
-/** Opportunities and tasks arrive with later issues; until then every lead has none of them. */
+/** Tasks arrive with a later issue; until then every lead has none. */
 function noRowsCondition(op: Comparator, value: number): Condition {
   const holds =
     op === ':' ? value === 0 : op === '>' ? 0 > value : op === '>=' ? 0 >= value : op === '<' ? 0 < value : 0 <= value
@@ -421,6 +421,7 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'contacts':
       return countCondition('contact', op, value)
     case 'opportunities':
+      return countCondition('opportunity', op, value)
     case 'tasks':
       return noRowsCondition(op, Number(value))
     default:
@@ -445,8 +446,9 @@ function hasCondition(what: string, offset: number): Condition {
       return leadHasAny('lead_address')
     case 'url':
       return sql<SqlBool>`(lead.url is not null and lead.url <> '')`
-    // Stub: the opportunity and task tables do not exist yet, so no lead has any.
     case 'opportunities':
+      return leadHasAny('opportunity')
+    // Stub: the task table does not exist yet, so no lead has any.
     case 'tasks':
       return FALSE
     default:

@@ -1,4 +1,5 @@
 import { contactViews } from '../contacts/contact-repo.js'
+import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportunity-repo.js'
 import { groupBy } from '../platform/collections.js'
 import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../db/database.js'
 import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
@@ -48,12 +49,15 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
         .execute()),
     )
   }
-  const [contacts, custom, names] = await Promise.all([
+  const leadNames = new Map(leads.map((l) => [l.id, l.name]))
+  const [contacts, custom, names, opportunities] = await Promise.all([
     contactViews(db, organizationId, contactRows, meta.customFields.contact),
     readCustomValues(db, organizationId, ids),
     authorNames(db, meta, leads),
+    opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
   ])
   const contactsBy = groupBy(contacts, (c) => c.lead_id)
+  const opportunitiesBy = groupBy(opportunities, (o) => o.lead_id)
   const addressesBy = groupBy(addressRows, (a) => a.lead_id)
   return leads.map((lead): LeadView => {
     const leadContacts = contactsBy.get(lead.id) ?? []
@@ -78,8 +82,8 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
       html_url: `${appUrl}/leads/${lead.id}`,
       contacts: leadContacts,
       addresses,
-      // Stub: the opportunity and task tables do not exist yet.
-      opportunities: [],
+      opportunities: opportunitiesBy.get(lead.id) ?? [],
+      // Stub: the task table does not exist yet.
       tasks: [],
       integration_links: [],
       ...customFieldsView(custom.get(lead.id), meta.customFields.lead),

@@ -1,4 +1,5 @@
 import type { Organization } from '@leadline/shared/organization-schema'
+import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { CustomObjectType, Db, HotReader } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { organizationView } from './organization-view.js'
@@ -11,6 +12,16 @@ export interface OrganizationMeta {
   customFields: Record<CustomObjectType, CustomFieldDef[]>
   /** Display names of the organization's members by user id. */
   memberNames: Map<string, string>
+  /** The organization's opportunity statuses by id. */
+  opportunityStatuses: Map<string, OpportunityStatusMeta>
+  /** Pipeline names by id. */
+  pipelineNames: Map<string, string>
+}
+
+export interface OpportunityStatusMeta {
+  label: string
+  type: OpportunityStatusType
+  pipeline_id: string
 }
 
 export interface MetaCache {
@@ -27,11 +38,12 @@ const MAX_ORGANIZATIONS = 1000
 const VERSION_SQL = 'SELECT meta_version FROM organization WHERE id = ?'
 
 async function load(db: Db, organizationId: string, version: number): Promise<OrganizationMeta | undefined> {
-  const [organization, lead, contact, opportunity] = await Promise.all([
+  const [organization, lead, contact, opportunity, pipelines] = await Promise.all([
     organizationView(db, organizationId),
     listCustomFieldDefs(db, organizationId, 'lead'),
     listCustomFieldDefs(db, organizationId, 'contact'),
     listCustomFieldDefs(db, organizationId, 'opportunity'),
+    db.selectFrom('pipeline').select(['id', 'name']).where('organization_id', '=', organizationId).execute(),
   ])
   if (organization === undefined) return undefined
   return {
@@ -40,6 +52,13 @@ async function load(db: Db, organizationId: string, version: number): Promise<Or
     leadStatusLabels: new Map(organization.lead_statuses.map((s) => [s.id, s.label])),
     customFields: { lead, contact, opportunity },
     memberNames: new Map(organization.memberships.map((m) => [m.user_id, m.user_full_name])),
+    opportunityStatuses: new Map(
+      organization.opportunity_statuses.map((s) => [
+        s.id,
+        { label: s.label, type: s.type, pipeline_id: s.pipeline_id },
+      ]),
+    ),
+    pipelineNames: new Map(pipelines.map((p) => [p.id, p.name])),
   }
 }
 

@@ -29,10 +29,15 @@ export async function lockOrganizationStatuses(tx: Tx, dialect: Dialect, organiz
   await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
 }
 
-/** How many leads (and, once they exist, opportunities) use a status: deleting it is refused while any does. */
-export async function statusUsage(db: Queryable, organizationId: string, statusId: string): Promise<number> {
+/** How many leads (or opportunities) are in a status: deleting it is refused while any is. */
+export async function statusUsage(
+  db: Queryable,
+  organizationId: string,
+  statusId: string,
+  holders: 'lead' | 'opportunity' = 'lead',
+): Promise<number> {
   const row = await db
-    .selectFrom('lead')
+    .selectFrom(holders)
     .select((eb) => eb.fn.countAll<string | number>().as('n'))
     .where('organization_id', '=', organizationId)
     .where('status_id', '=', statusId)

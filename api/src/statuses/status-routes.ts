@@ -334,7 +334,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
         if (status === undefined) throw new NotFoundError('Opportunity status')
         requireAdmin(request)
-        refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'opportunities')
+        refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id, 'opportunity'), 'opportunities')
         if ((await countPipelineStatuses(tx, status.pipeline_id)) <= 1) {
           throw new HttpError(400, 'The last status of a pipeline cannot be deleted: every opportunity needs a status.')
         }

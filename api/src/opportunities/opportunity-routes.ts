@@ -1,0 +1,305 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { formatOpportunityValue } from '@leadline/shared/money'
+import { opportunitySchema } from '@leadline/shared/opportunity-schema'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
+import { recordActivity } from '../activities/activity-repo.js'
+import type { Db } from '../db/database.js'
+import { writeCustomValues } from '../custom-fields/custom-values.js'
+import { findLead } from '../leads/lead-repo.js'
+import type { Deps } from '../platform/deps.js'
+import { NotFoundError, ValidationError } from '../platform/errors.js'
+import { newId } from '../platform/ids.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
+import { caller, callerToday } from '../platform/request-context.js'
+import { formatTimestamp } from '../platform/time.js'
+import {
+  loadOpportunitySetting,
+  opportunityBodySchema,
+  prepareOpportunity,
+  type PreparedOpportunity,
+  type StatusChoice,
+} from './opportunity-input.js'
+import { findOpportunity, money, opportunityViews, type OpportunityRow } from './opportunity-repo.js'
+
+const tags = ['opportunities']
+const params = Type.Object({ id: Type.String() })
+const listQuery = Type.Composite([
+  listQuerySchema('opportunity'),
+  Type.Object({
+    lead_id: Type.Optional(Type.String()),
+    user_id: Type.Optional(Type.String()),
+    contact_id: Type.Optional(Type.String()),
+    status_id: Type.Optional(Type.String()),
+    pipeline_id: Type.Optional(Type.String()),
+    status_type: Type.Optional(Type.Union(OPPORTUNITY_STATUS_TYPES.map((t) => Type.Literal(t)))),
+  }),
+])
+const listResponse = Type.Composite([
+  listEnvelopeSchema(opportunitySchema),
+  Type.Object({ total_results: Type.Integer() }),
+])
+
+interface WriteContext {
+  organizationId: string
+  userId: string
+  now: string
+  today: string
+}
+
+/**
+ * Status rules: moving into a won status without a `date_won` (in the body or already stored) dates it the
+ * caller's today; moving into a lost status stamps `date_lost`, and leaving one clears it.
+ */
+function applyStatusRules(
+  prepared: PreparedOpportunity,
+  current: OpportunityRow | undefined,
+  ctx: WriteContext,
+): PreparedOpportunity['values'] {
+  const values = { ...prepared.values }
+  const status = prepared.status
+  if (status === undefined || status.id === current?.status_id) return values
+  const dateWon = values.date_won === undefined ? (current?.date_won ?? null) : values.date_won
+  if (status.type === 'won' && dateWon === null) values.date_won = ctx.today
+  return { ...values, date_lost: status.type === 'lost' ? ctx.now : null }
+}
+
+/** Records the status change an opportunity just went through, with the opportunity as it now is. */
+async function recordStatusChange(
+  db: Db,
+  ctx: WriteContext,
+  row: OpportunityRow,
+  from: StatusChoice | undefined,
+  to: StatusChoice,
+) {
+  const value = money(row.value)
+  await recordActivity(db, {
+    organizationId: ctx.organizationId,
+    leadId: row.lead_id,
+    contactId: row.contact_id,
+    userId: ctx.userId,
+    type: 'OpportunityStatusChange',
+    opportunityId: row.id,
+    now: ctx.now,
+    data: {
+      old_status_id: from?.id ?? null,
+      old_status_label: from?.label ?? null,
+      old_status_type: from?.type ?? null,
+      new_status_id: to.id,
+      new_status_label: to.label,
+      new_status_type: to.type,
+      opportunity_value: value,
+      opportunity_value_period: row.value_period,
+      opportunity_value_currency: row.value_currency,
+      opportunity_value_formatted: formatOpportunityValue(value, row.value_currency, row.value_period),
+      opportunity_confidence: row.confidence,
+      opportunity_date_won: row.date_won,
+    },
+  })
+}
+
+export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
+  async function views(organizationId: string, rows: OpportunityRow[]) {
+    const organization = await meta.get(organizationId)
+    if (organization === undefined) throw new NotFoundError('Organization')
+    return opportunityViews(db, organization, rows)
+  }
+
+  async function oneView(organizationId: string, id: string) {
+    const row = await findOpportunity(db, organizationId, id)
+    if (row === undefined) throw new NotFoundError('Opportunity')
+    const [view] = await views(organizationId, [row])
+    if (view === undefined) throw new NotFoundError('Opportunity')
+    return view
+  }
+
+  app.get(
+    '/opportunity/',
+    {
+      schema: {
+        tags,
+        summary: 'List opportunities, newest first',
+        querystring: listQuery,
+        response: { 200: listResponse },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const q = request.query
+      let query = db.selectFrom('opportunity').where('opportunity.organization_id', '=', me.organizationId)
+      if (q.lead_id !== undefined) query = query.where('opportunity.lead_id', '=', q.lead_id)
+      if (q.user_id !== undefined) query = query.where('opportunity.user_id', '=', q.user_id)
+      if (q.contact_id !== undefined) query = query.where('opportunity.contact_id', '=', q.contact_id)
+      if (q.status_id !== undefined) query = query.where('opportunity.status_id', '=', q.status_id)
+      if (q.pipeline_id !== undefined || q.status_type !== undefined) {
+        let statuses = db.selectFrom('opportunity_status').select('id').where('organization_id', '=', me.organizationId)
+        if (q.pipeline_id !== undefined) statuses = statuses.where('pipeline_id', '=', q.pipeline_id)
+        if (q.status_type !== undefined) statuses = statuses.where('type', '=', q.status_type)
+        query = query.where('opportunity.status_id', 'in', statuses)
+      }
+      const [page, total] = await Promise.all([
+        fetchPage(
+          query.selectAll('opportunity').orderBy('opportunity.date_created', 'desc').orderBy('opportunity.id', 'desc'),
+          q,
+        ),
+        query.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+      ])
+      return {
+        has_more: page.has_more,
+        total_results: Number(total.n),
+        data: await views(me.organizationId, page.data),
+      }
+    },
+  )
+
+  app.get(
+    '/opportunity/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One opportunity',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: opportunitySchema },
+      },
+    },
+    async (request) => oneView(caller(request).organizationId, request.params.id),
+  )
+
+  app.post(
+    '/opportunity/',
+    {
+      schema: {
+        tags,
+        summary: 'Create an opportunity on a lead (answers 200)',
+        body: opportunityBodySchema,
+        response: { 200: opportunitySchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const now = clock.now()
+      const ctx = {
+        organizationId: me.organizationId,
+        userId: me.userId,
+        now: formatTimestamp(now),
+        today: callerToday(request, now),
+      }
+      const body = request.body
+      const id = await db.transaction().execute(async (tx) => {
+        const errors: Record<string, string> = {}
+        // Close's own keys: `lead` for the lead a body names (or fails to).
+        const lead = body.lead_id === undefined ? undefined : await findLead(tx, me.organizationId, body.lead_id)
+        if (body.lead_id === undefined) errors.lead = 'This field is required.'
+        else if (lead === undefined) errors.lead = 'Object does not exist.'
+        const setting = await loadOpportunitySetting(tx, me.organizationId)
+        const prepared = await prepareOpportunity(tx, setting, body, lead?.id, undefined, errors)
+        const status = prepared.status
+        if (lead === undefined || status === undefined || Object.keys(errors).length > 0) {
+          throw new ValidationError(errors)
+        }
+        const values = applyStatusRules(prepared, undefined, ctx)
+        const row: OpportunityRow & { value: number | null } = {
+          id: newId('opportunity'),
+          organization_id: me.organizationId,
+          lead_id: lead.id,
+          contact_id: values.contact_id ?? null,
+          status_id: status.id,
+          user_id: values.user_id ?? me.userId,
+          value: values.value ?? null,
+          value_period: values.value_period ?? 'one_time',
+          value_currency: values.value_currency ?? setting.currency,
+          confidence: values.confidence ?? 0,
+          date_won: values.date_won ?? null,
+          date_lost: values.date_lost ?? null,
+          note: values.note ?? '',
+          created_by: me.userId,
+          updated_by: me.userId,
+          date_created: ctx.now,
+          date_updated: ctx.now,
+        }
+        await tx.insertInto('opportunity').values(row).execute()
+        await writeCustomValues(
+          tx,
+          { organizationId: me.organizationId, leadId: lead.id, objectId: row.id },
+          prepared.custom,
+        )
+        await recordStatusChange(tx, ctx, row, undefined, status)
+        return row.id
+      })
+      return oneView(me.organizationId, id)
+    },
+  )
+
+  app.put(
+    '/opportunity/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Update an opportunity (only the fields sent change)',
+        params,
+        body: opportunityBodySchema,
+        response: { 200: opportunitySchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const now = clock.now()
+      const ctx = {
+        organizationId: me.organizationId,
+        userId: me.userId,
+        now: formatTimestamp(now),
+        today: callerToday(request, now),
+      }
+      await db.transaction().execute(async (tx) => {
+        // Locked on Postgres: concurrent status changes each record the status the other left.
+        const current = await findOpportunity(tx, me.organizationId, request.params.id, {
+          lock: dialect === 'postgres',
+        })
+        if (current === undefined) throw new NotFoundError('Opportunity')
+        const errors: Record<string, string> = {}
+        const setting = await loadOpportunitySetting(tx, me.organizationId)
+        const prepared = await prepareOpportunity(tx, setting, request.body, current.lead_id, current, errors)
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        const values = applyStatusRules(prepared, current, ctx)
+        const updated: OpportunityRow = { ...current, ...values, updated_by: me.userId, date_updated: ctx.now }
+        await tx
+          .updateTable('opportunity')
+          .set({ ...values, updated_by: me.userId, date_updated: ctx.now })
+          .where('organization_id', '=', me.organizationId)
+          .where('id', '=', current.id)
+          .execute()
+        await writeCustomValues(
+          tx,
+          { organizationId: me.organizationId, leadId: current.lead_id, objectId: current.id },
+          prepared.custom,
+        )
+        const from = setting.statuses.find((s) => s.id === current.status_id)
+        if (prepared.status !== undefined && prepared.status.id !== current.status_id) {
+          await recordStatusChange(tx, ctx, updated, from, prepared.status)
+        }
+      })
+      return oneView(me.organizationId, request.params.id)
+    },
+  )
+
+  app.delete('/opportunity/:id/', { schema: { tags, summary: 'Delete an opportunity', params } }, async (request) => {
+    const me = caller(request)
+    await db.transaction().execute(async (tx) => {
+      const current = await findOpportunity(tx, me.organizationId, request.params.id)
+      if (current === undefined) throw new NotFoundError('Opportunity')
+      await tx
+        .deleteFrom('custom_value')
+        .where('organization_id', '=', me.organizationId)
+        .where('object_id', '=', current.id)
+        .execute()
+      await tx
+        .deleteFrom('opportunity')
+        .where('organization_id', '=', me.organizationId)
+        .where('id', '=', current.id)
+        .execute()
+    })
+    return {}
+  })
+}
