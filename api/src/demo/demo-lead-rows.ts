@@ -1,3 +1,4 @@
+import type { IdKind } from '@leadline/shared/ids'
 import type { Insertable } from 'kysely'
 import type {
   ActivityTable,
@@ -176,6 +177,8 @@ export interface DemoLeadSetting {
   fields: { industry: string; employees: string; renewal: string; owner: string; decisionRole: string }
   /** Seeds the generator: the same seed gives the same kind of leads, in the same order. */
   seed: number
+  /** How many leads the seed makes in all: their ids, and their rows', are drawn before the first batch. */
+  leads: number
   /**
    * SQLite: the rowid of the first lead's search row, which the next leads' follow (lead-search-index.ts,
    * `nextSearchRowid`); undefined on Postgres, where search rows have none.
@@ -230,10 +233,51 @@ function cachedPhoneTexts(): (e164: string) => string[] {
   }
 }
 
-/** A source of demo leads: each call makes the next `size` leads. */
+/** The most contacts, status changes and notes a demo lead gets. */
+const MAX_CONTACTS = 3
+const MAX_CHANGES = 2
+const MAX_NOTES = 3
+
+/**
+ * `count` new random ids, handed out in ascending order, `slots` at a time. They are as random as the ids the app
+ * makes one at a time; taken in order, each table's rows arrive in primary-key order, and SQLite appends them to
+ * its key's index (and finds their parent rows next to the last one) instead of inserting each at a random place,
+ * which cost about a third of the load's time. A lead takes as many ids as it could need and uses some of them:
+ * which ones it leaves unused does not depend on their values, so those it uses are still uniformly random.
+ */
+function ascendingIds(kind: IdKind, count: number, slots: number): () => string[] {
+  const ids = Array.from({ length: count * slots }, () => newId(kind)).sort()
+  let next = 0
+  return () => {
+    if (next + slots > ids.length) throw new Error(`no ${kind} ids left`)
+    const taken = ids.slice(next, next + slots)
+    ids.fill('', next, next + slots)
+    next += slots
+    return taken
+  }
+}
+
+/** The ids of one seed's leads, contacts and activities, each kind ascending: a lead's worth at a time. */
+interface DemoIds {
+  lead: () => string[]
+  contacts: () => string[]
+  activities: () => string[]
+}
+
+function demoIds(leads: number): DemoIds {
+  return {
+    lead: ascendingIds('lead', leads, 1),
+    contacts: ascendingIds('contact', leads, MAX_CONTACTS),
+    // Created, then the status changes, then the notes.
+    activities: ascendingIds('activity', leads, 1 + MAX_CHANGES + MAX_NOTES),
+  }
+}
+
+/** A source of demo leads: each call makes the next `size` leads, up to `setting.leads`. */
 export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => DemoLeadBatch {
   const rand = generator(setting.seed)
   const textsOfPhone = cachedPhoneTexts()
+  const ids = demoIds(setting.leads)
   let made = 0
   return (size) => {
     const rows: DemoLeadRows = {
@@ -248,7 +292,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
     }
     for (let n = 0; n < size; n++) {
       const searchRowid = setting.firstSearchRowid === undefined ? undefined : setting.firstSearchRowid + made
-      addLead(rows, rand, setting, searchRowid, textsOfPhone)
+      addLead(rows, rand, setting, { ids, searchRowid, textsOfPhone })
       made++
     }
     const byTable = {
@@ -268,13 +312,14 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
   }
 }
 
-function addLead(
-  rows: DemoLeadRows,
-  rand: Generator,
-  setting: DemoLeadSetting,
-  searchRowid: number | undefined,
-  textsOfPhone: (e164: string) => string[],
-): void {
+interface LeadPlan {
+  ids: DemoIds
+  searchRowid: number | undefined
+  textsOfPhone: (e164: string) => string[]
+}
+
+function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, plan: LeadPlan): void {
+  const { ids, searchRowid, textsOfPhone } = plan
   const { organizationId, nowMs } = setting
   // Where this lead's rows start in each list of the batch.
   const first = {
@@ -284,7 +329,10 @@ function addLead(
     phones: rows.phones.length,
     values: rows.values.length,
   }
-  const leadId = newId('lead')
+  const [leadId = ''] = ids.lead()
+  const [createdId = '', ...activityIds] = ids.activities()
+  const changeIds = activityIds.slice(0, MAX_CHANGES)
+  const noteIds = activityIds.slice(MAX_CHANGES)
   const name = `${rand.pick(ADJECTIVES)} ${rand.pick(NOUNS)} ${rand.pick(SUFFIXES)}`
   const domain = `${name.split(' ').slice(0, 2).join('').toLowerCase()}${String(rand.int(1000))}.example.com`
   const createdMs = nowMs - (30 + rand.int(335)) * DAY_MS - rand.int(DAY_MS)
@@ -293,12 +341,12 @@ function addLead(
   const [city, state, zipcode, area] = rand.pick(PLACES)
   const timestamps: number[] = [createdMs]
   // Nothing the demo generates may lie in the future, however late in its year a lead was created.
-  const activity = (type: string, data: unknown, wantedMs: number, userId: string) => {
+  const activity = (id: string, type: string, data: unknown, wantedMs: number, userId: string) => {
     const atMs = Math.min(wantedMs, nowMs)
     timestamps.push(atMs)
     const at = formatTimestamp(new Date(atMs))
     rows.activities.push({
-      id: newId('activity'),
+      id,
       organization_id: organizationId,
       lead_id: leadId,
       contact_id: null,
@@ -312,17 +360,19 @@ function addLead(
       date_updated: at,
     })
   }
-  activity('Created', { source: 'import', import_id: null }, createdMs, creator)
+  activity(createdId, 'Created', { source: 'import', import_id: null }, createdMs, creator)
 
   let status = setting.statuses[0] ?? { id: '', label: '' }
-  const changes = rand.int(3)
+  const changes = rand.int(MAX_CHANGES + 1)
   let changedMs = createdMs
   for (let i = 1; i <= changes; i++) {
     const next = rand.pick(setting.statuses)
     // Each change comes days after the one before, so the last one made is the latest, and the lead's status.
     changedMs += (1 + rand.int(20)) * DAY_MS
+    const id = changeIds[i - 1] ?? ''
     if (next.id === status.id) continue
     activity(
+      id,
       'LeadStatusChange',
       {
         old_status_id: status.id,
@@ -336,8 +386,10 @@ function addLead(
     )
     status = next
   }
-  for (let i = rand.int(4); i > 0; i--) {
+  const notes = rand.int(MAX_NOTES + 1)
+  for (let i = 0; i < notes; i++) {
     activity(
+      noteIds[i] ?? '',
       'Note',
       { note: rand.pick(NOTES) },
       createdMs + rand.int(30) * DAY_MS + rand.int(DAY_MS),
@@ -345,9 +397,9 @@ function addLead(
     )
   }
 
-  // A lead's contacts share their creation time, so they list in id order: made in that order here, the first
-  // contact is the one shown first.
-  const contactIds = Array.from({ length: 1 + rand.int(3) }, () => newId('contact')).sort()
+  // A lead's contacts share their creation time, so they list in id order: made in that order here (the ids come
+  // ascending), the first contact is the one shown first.
+  const contactIds = ids.contacts().slice(0, 1 + rand.int(MAX_CONTACTS))
   for (const contactId of contactIds) {
     const first = rand.pick(FIRST_NAMES)
     const last = rand.pick(LAST_NAMES)

@@ -137,7 +137,7 @@ async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, cou
     throw new Error('The organization needs users and lead statuses first.')
   const fields = await ensureDemoFields(db, organizationId, formatTimestamp(new Date(nowMs)))
   const firstSearchRowid = isSqlite(db) ? await nextSearchRowid(db, organizationId, count) : undefined
-  return { organizationId, nowMs, userIds, statuses, fields, seed: count * 7919 + 17, firstSearchRowid }
+  return { organizationId, nowMs, userIds, statuses, fields, seed: count * 7919 + 17, leads: count, firstSearchRowid }
 }
 
 /** Writes the leads a batch at a time; the next batch is generated while one is written. */

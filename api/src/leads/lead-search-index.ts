@@ -11,6 +11,7 @@ import type {
   LeadSearchColumns,
 } from '../db/database.js'
 import { formatPhoneNumber, phoneSearchForms } from '../phone-numbers/phone-number-repo.js'
+import { groupBy } from '../platform/collections.js'
 import { foldCase } from '../platform/text.js'
 
 /**
@@ -127,7 +128,7 @@ export interface LeadSearchSource {
 export type LeadSearchRow = LeadSearchColumns & { lead_id: string; status_id: string }
 
 /** Code-unit order, which is SQLite's BINARY order for the ASCII ids and timestamps these sort on. */
-function compare(a: string | number, b: string | number): number {
+function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
@@ -150,22 +151,11 @@ export function leadSearchRow(
     name: lead.name,
     description: lead.description,
     url: lead.url,
-    contacts: source.contacts
-      .toSorted((a, b) => compare(a.date_created, b.date_created) || compare(a.id, b.id))
-      .map((c) => ({ name: c.name, title: c.title })),
+    contacts: source.contacts.toSorted((a, b) => compare(a.date_created, b.date_created) || compare(a.id, b.id)),
     emails: source.emails.toSorted(byContactValue).map((e) => e.email),
     phones: source.phones.toSorted(byContactValue).map((p) => p.phone),
     urls: source.urls.toSorted(byContactValue).map((u) => u.url),
-    addresses: source.addresses
-      .toSorted((a, b) => a.position - b.position)
-      .map((a) => ({
-        address_1: a.address_1,
-        address_2: a.address_2,
-        city: a.city,
-        state: a.state,
-        zipcode: a.zipcode,
-        country: a.country,
-      })),
+    addresses: source.addresses.toSorted((a, b) => a.position - b.position),
     custom: source.custom
       .filter((v) => v.object_id === lead.id)
       .toSorted((a, b) => compare(a.field_id, b.field_id) || a.position - b.position)
@@ -216,15 +206,7 @@ async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTe
       .where('lead_id', 'in', ids)
       .execute(),
   ])
-  const byLead = <Row extends { lead_id: string }>(rows: Row[]) => {
-    const grouped = new Map<string, Row[]>()
-    for (const row of rows) {
-      const group = grouped.get(row.lead_id)
-      if (group === undefined) grouped.set(row.lead_id, [row])
-      else group.push(row)
-    }
-    return (leadId: string) => grouped.get(leadId) ?? []
-  }
+  const byLead = <Row extends { lead_id: string }>(rows: Row[]) => groupBy(rows, (row) => row.lead_id)
   const parts = {
     contacts: byLead(contacts),
     emails: byLead(emails),
@@ -237,12 +219,12 @@ async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTe
   return [...new Map(leads.map((lead) => [lead.id, lead])).values()].map((lead) =>
     leadSearchRow({
       lead,
-      contacts: parts.contacts(lead.id),
-      emails: parts.emails(lead.id),
-      phones: parts.phones(lead.id),
-      urls: parts.urls(lead.id),
-      addresses: parts.addresses(lead.id),
-      custom: parts.custom(lead.id),
+      contacts: parts.contacts.get(lead.id) ?? [],
+      emails: parts.emails.get(lead.id) ?? [],
+      phones: parts.phones.get(lead.id) ?? [],
+      urls: parts.urls.get(lead.id) ?? [],
+      addresses: parts.addresses.get(lead.id) ?? [],
+      custom: parts.custom.get(lead.id) ?? [],
     }),
   )
 }
