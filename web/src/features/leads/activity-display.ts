@@ -14,6 +14,11 @@ const knownStyles: Record<Activity['_type'], ActivityStyle> = {
   Created: { badge: 'bg-emerald-100 text-emerald-800', label: 'Created', border: 'border-l-emerald-400' },
   Note: { badge: 'bg-amber-100 text-amber-800', label: 'Note', border: 'border-l-amber-400' },
   LeadStatusChange: { badge: 'bg-sky-100 text-sky-800', label: 'Status', border: 'border-l-sky-400' },
+  OpportunityStatusChange: {
+    badge: 'bg-violet-100 text-violet-800',
+    label: 'Opportunity',
+    border: 'border-l-violet-400',
+  },
 }
 
 // A Map, so a type named like an Object.prototype key ("constructor") is unknown too.

@@ -133,6 +133,19 @@ function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
           to <strong>{activity.new_status_label}</strong>.
         </p>
       )
+    case 'OpportunityStatusChange':
+      return (
+        <p>
+          {activity.old_status_label === null ? 'Opportunity created in ' : 'Opportunity moved '}
+          {activity.old_status_label === null ? null : (
+            <>
+              from <strong>{activity.old_status_label}</strong> to{' '}
+            </>
+          )}
+          <strong>{activity.new_status_label}</strong>
+          {activity.opportunity_value_formatted === null ? '' : ` (${activity.opportunity_value_formatted})`}.
+        </p>
+      )
     default:
       return (
         <p className="whitespace-pre-wrap">

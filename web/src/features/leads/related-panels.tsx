@@ -2,22 +2,27 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { Panel } from '../../components/ui/panel'
 import { isRecord, textOf } from '../../lib/record'
 
-/*
- * Opportunities and tasks get their own schemas with their issues; until then the lead carries them as unknown
- * items, so these read-only lists narrow each field before showing it.
- */
+/** The lead's opportunities: status, value and note, as the lead's API view nests them. */
 export function OpportunitiesPanel({ lead }: { lead: Lead }) {
-  const items = lead.opportunities.filter(isRecord)
+  const items = lead.opportunities
   return (
     <Panel title="Opportunities">
       {items.length === 0 ? (
         <p className="text-sm text-slate-500">No opportunities.</p>
       ) : (
         <ul className="flex flex-col gap-2 text-sm">
-          {items.map((item, i) => (
-            <li key={textOf(item, 'id') ?? i} className="flex justify-between gap-2">
-              <span>{textOf(item, 'note', 'status_label') ?? 'Opportunity'}</span>
-              <span className="text-slate-500">{textOf(item, 'value_formatted', 'status_label') ?? ''}</span>
+          {items.map((item) => (
+            <li key={item.id} className="flex flex-col gap-0.5">
+              <span className="flex justify-between gap-2">
+                <span className="font-medium">{item.status_label}</span>
+                <span className="text-slate-700">{item.value_formatted ?? ''}</span>
+              </span>
+              {item.note === '' ? null : <span className="text-slate-600">{item.note}</span>}
+              <span className="text-xs text-slate-500">
+                {item.pipeline_name}
+                {item.user_name === null ? '' : ` · ${item.user_name}`}
+                {item.date_won === null ? '' : ` · ${item.status_type === 'won' ? 'won' : 'closes'} ${item.date_won}`}
+              </span>
             </li>
           ))}
         </ul>
@@ -26,6 +31,7 @@ export function OpportunitiesPanel({ lead }: { lead: Lead }) {
   )
 }
 
+/* Tasks get their own schema with their issue; until then the lead carries them as unknown items. */
 export function TasksPanel({ lead }: { lead: Lead }) {
   const items = lead.tasks.filter(isRecord)
   return (
