@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
+import { sql } from 'kysely'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { formatOpportunityValue } from '@leadline/shared/money'
 import { opportunitySchema } from '@leadline/shared/opportunity-schema'
-import { listEnvelopeSchema } from '@leadline/shared/list'
-import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import { recordActivity } from '../activities/activity-repo.js'
 import type { Db } from '../db/database.js'
 import { writeCustomValues } from '../custom-fields/custom-values.js'
@@ -11,7 +10,7 @@ import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { newId } from '../platform/ids.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
+import { fetchPage, fieldsQuerySchema } from '../platform/list.js'
 import { caller, callerToday } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import {
@@ -22,24 +21,47 @@ import {
   type StatusChoice,
 } from './opportunity-input.js'
 import { findOpportunity, money, opportunityViews, type OpportunityRow } from './opportunity-repo.js'
+import {
+  aggregate,
+  filteredOpportunities,
+  groupAggregates,
+  groupKey,
+  listOrder,
+  opportunityListQuery,
+  type Aggregates,
+} from './opportunity-list.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
-const listQuery = Type.Composite([
-  listQuerySchema('opportunity'),
-  Type.Object({
-    lead_id: Type.Optional(Type.String()),
-    user_id: Type.Optional(Type.String()),
-    contact_id: Type.Optional(Type.String()),
-    status_id: Type.Optional(Type.String()),
-    pipeline_id: Type.Optional(Type.String()),
-    status_type: Type.Optional(Type.Union(OPPORTUNITY_STATUS_TYPES.map((t) => Type.Literal(t)))),
-  }),
-])
-const listResponse = Type.Composite([
-  listEnvelopeSchema(opportunitySchema),
-  Type.Object({ total_results: Type.Integer() }),
-])
+const aggregateSchema = {
+  total_results: Type.Integer(),
+  count_by_value_period: Type.Object({ one_time: Type.Integer(), monthly: Type.Integer(), annual: Type.Integer() }),
+  total_value_one_time: Type.Integer(),
+  total_value_monthly: Type.Integer(),
+  total_value_annual: Type.Integer(),
+  total_value_annualized: Type.Integer({ description: 'One-time and annual values, and monthly ones × 12.' }),
+  expected_value_one_time: Type.Integer({ description: 'Values × confidence / 100, rounded per opportunity.' }),
+  expected_value_monthly: Type.Integer(),
+  expected_value_annual: Type.Integer(),
+  expected_value_annualized: Type.Integer(),
+}
+const groupSchema = Type.Object(
+  {
+    key: Type.Union([Type.String(), Type.Null()]),
+    objects: Type.Array(opportunitySchema),
+    ...aggregateSchema,
+  },
+  {
+    additionalProperties: true,
+    description:
+      'With `_group_by`: `year`, `quarter`, `month`, or `weekyear` and `week` (ISO), or `user_id` and `user_name`.',
+  },
+)
+const listResponse = Type.Object({
+  has_more: Type.Boolean(),
+  ...aggregateSchema,
+  data: Type.Union([Type.Array(opportunitySchema), Type.Array(groupSchema)]),
+})
 
 interface WriteContext {
   organizationId: string
@@ -99,11 +121,55 @@ async function recordStatusChange(
   })
 }
 
+/** What a group says of itself besides its key: its period's parts, or its owner. */
+function groupFields(field: string, key: string | null, names: Map<string, string>): Record<string, unknown> {
+  const number = (text: string | undefined) => (text === undefined ? null : Number(text))
+  switch (field) {
+    case 'user_id':
+      return { user_id: key, user_name: key === null ? null : (names.get(key) ?? null) }
+    case 'date_won__year':
+      return { year: number(key?.slice(0, 4)) }
+    case 'date_won__quarter':
+      return { year: number(key?.slice(0, 4)), quarter: number(key?.slice(6)) }
+    case 'date_won__month':
+      return { year: number(key?.slice(0, 4)), month: number(key?.slice(5, 7)) }
+    default:
+      return { weekyear: number(key?.slice(0, 4)), week: number(key?.slice(6)) }
+  }
+}
+
 export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
   async function views(organizationId: string, rows: OpportunityRow[]) {
     const organization = await meta.get(organizationId)
     if (organization === undefined) throw new NotFoundError('Organization')
     return opportunityViews(db, organization, rows)
+  }
+
+  /**
+   * A page's objects in groups: consecutive objects with the same key, each with its group's aggregates over every
+   * match (a group cut by the page's edge says so by its key on the next page).
+   */
+  async function groupsOf(
+    field: string,
+    keys: (string | null)[],
+    objects: Awaited<ReturnType<typeof views>>,
+    totals: Map<string | null, Aggregates>,
+    organizationId: string,
+  ) {
+    const names = (await meta.get(organizationId))?.memberNames ?? new Map<string, string>()
+    const groups: Static<typeof groupSchema>[] = []
+    objects.forEach((object, i) => {
+      const key = keys[i] ?? null
+      const last = groups.at(-1)
+      if (last !== undefined && last.key === key) {
+        last.objects.push(object)
+        return
+      }
+      const total = totals.get(key)
+      if (total === undefined) throw new Error(`opportunity groups: no totals for ${String(key)}`)
+      groups.push({ key, ...groupFields(field, key, names), ...total, objects: [object] })
+    })
+    return groups
   }
 
   async function oneView(organizationId: string, id: string) {
@@ -119,37 +185,40 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     {
       schema: {
         tags,
-        summary: 'List opportunities, newest first',
-        querystring: listQuery,
+        summary: 'List opportunities with aggregates over every match; optionally ordered and grouped',
+        querystring: opportunityListQuery,
         response: { 200: listResponse },
       },
     },
     async (request) => {
       const me = caller(request)
-      const q = request.query
-      let query = db.selectFrom('opportunity').where('opportunity.organization_id', '=', me.organizationId)
-      if (q.lead_id !== undefined) query = query.where('opportunity.lead_id', '=', q.lead_id)
-      if (q.user_id !== undefined) query = query.where('opportunity.user_id', '=', q.user_id)
-      if (q.contact_id !== undefined) query = query.where('opportunity.contact_id', '=', q.contact_id)
-      if (q.status_id !== undefined) query = query.where('opportunity.status_id', '=', q.status_id)
-      if (q.pipeline_id !== undefined || q.status_type !== undefined) {
-        let statuses = db.selectFrom('opportunity_status').select('id').where('organization_id', '=', me.organizationId)
-        if (q.pipeline_id !== undefined) statuses = statuses.where('pipeline_id', '=', q.pipeline_id)
-        if (q.status_type !== undefined) statuses = statuses.where('type', '=', q.status_type)
-        query = query.where('opportunity.status_id', 'in', statuses)
-      }
-      const [page, total] = await Promise.all([
+      const query = request.query
+      const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours)
+      const { terms, group } = listOrder(query, dialect)
+      const keyed = matches
+        .selectAll('opportunity')
+        .select(group === undefined ? sql<null>`null`.as('group_key') : groupKey(group.field, dialect).as('group_key'))
+      const [page, totals, groupTotals] = await Promise.all([
         fetchPage(
-          query.selectAll('opportunity').orderBy('opportunity.date_created', 'desc').orderBy('opportunity.id', 'desc'),
-          q,
+          terms.reduce((q, term) => q.orderBy(term), keyed),
+          query,
         ),
-        query.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+        aggregate(matches),
+        group === undefined ? undefined : groupAggregates(matches, group, dialect),
       ])
-      return {
-        has_more: page.has_more,
-        total_results: Number(total.n),
-        data: await views(me.organizationId, page.data),
-      }
+      const rows = page.data.map(({ group_key: _, ...row }) => row)
+      const objects = await views(me.organizationId, rows)
+      const data =
+        group === undefined || groupTotals === undefined
+          ? objects
+          : await groupsOf(
+              group.field,
+              page.data.map((r) => r.group_key),
+              objects,
+              groupTotals,
+              me.organizationId,
+            )
+      return { has_more: page.has_more, ...totals, data }
     },
   )
 

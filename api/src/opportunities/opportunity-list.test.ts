@@ -1,0 +1,270 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
+
+// The list's aggregates, orders and groups, checked against a plain recomputation over the opportunities the test
+// created (their views as the API returned them).
+
+interface Opp {
+  id: string
+  user_id: string
+  value: number | null
+  value_period: 'one_time' | 'monthly' | 'annual'
+  annualized_value: number | null
+  expected_value: number | null
+  annualized_expected_value: number | null
+  confidence: number
+  date_won: string | null
+  date_created: string
+  status_type: string
+  lead_name: string
+  user_name: string
+}
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+const PERIODS = ['one_time', 'monthly', 'annual'] as const
+
+function totals(opps: Opp[]) {
+  const sum = (pick: (o: Opp) => number | null, period?: string) =>
+    opps.filter((o) => period === undefined || o.value_period === period).reduce((t, o) => t + (pick(o) ?? 0), 0)
+  return {
+    total_results: opps.length,
+    count_by_value_period: Object.fromEntries(PERIODS.map((p) => [p, opps.filter((o) => o.value_period === p).length])),
+    ...Object.fromEntries(PERIODS.map((p) => [`total_value_${p}`, sum((o) => o.value, p)])),
+    total_value_annualized: sum((o) => o.annualized_value),
+    ...Object.fromEntries(PERIODS.map((p) => [`expected_value_${p}`, sum((o) => o.expected_value, p)])),
+    expected_value_annualized: sum((o) => o.annualized_expected_value),
+  }
+}
+
+function aggregatesOf(body: Record<string, unknown>) {
+  const { has_more: _, data: __, ...rest } = body
+  return rest
+}
+
+const draft = fc.record({
+  value: fc.option(fc.integer({ min: 0, max: 5_000_000 }), { nil: null }),
+  value_period: fc.constantFrom(...PERIODS),
+  confidence: fc.integer({ min: 0, max: 100 }),
+  date_won: fc.option(
+    fc.date({ min: new Date('2024-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true }),
+    { nil: null },
+  ),
+  owner: fc.constantFrom('admin', 'member'),
+})
+
+type Draft = typeof draft extends fc.Arbitrary<infer T> ? T : never
+
+async function seed(org: TestOrg, drafts: Draft[]): Promise<Opp[]> {
+  const lead = (await call(ctx.app, org.admin.key, 'POST', '/lead/', { body: { name: 'Aggregated Co' } })).json()
+  const created: Opp[] = []
+  for (const d of drafts) {
+    const res = await call(ctx.app, org.admin.key, 'POST', '/opportunity/', {
+      body: {
+        lead_id: lead.id,
+        value: d.value,
+        value_period: d.value_period,
+        confidence: d.confidence,
+        date_won: d.date_won?.toISOString().slice(0, 10) ?? null,
+        user_id: d.owner === 'admin' ? org.admin.id : org.member.id,
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    created.push(res.json())
+  }
+  return created
+}
+
+async function list(org: TestOrg, query: Record<string, string>) {
+  const res = await call(ctx.app, org.member.key, 'GET', '/opportunity/', { query })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json<Record<string, unknown> & { data: unknown[]; has_more: boolean }>()
+}
+
+/** Every page of a list, `_limit` at a time. */
+async function allPages(org: TestOrg, query: Record<string, string>, limit: number) {
+  const pages = []
+  for (let skip = 0; ; skip += limit) {
+    const page = await list(org, { ...query, _skip: String(skip), _limit: String(limit) })
+    pages.push(page)
+    if (!page.has_more) return pages
+  }
+}
+
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+describe('GET /opportunity/ aggregates, orders and groups', () => {
+  it('aggregates every match regardless of paging, filtered or not, as a recomputation does', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(draft, { minLength: 0, maxLength: 12 }), async (drafts) => {
+        const org = await ctx.createOrg('Aggregates Inc')
+        const opps = await seed(org, drafts)
+        const all = await list(org, { _limit: '2' })
+        expect(aggregatesOf(all)).toEqual(totals(opps))
+        const monthlyOrAnnual = await list(org, { value_period__in: 'monthly,annual', user_id: org.member.id })
+        expect(aggregatesOf(monthlyOrAnnual)).toEqual(
+          totals(opps.filter((o) => o.value_period !== 'one_time' && o.user_id === org.member.id)),
+        )
+      }),
+      { numRuns: 6 },
+    )
+  })
+
+  it('orders by each field, nulls last, ties by id, so that pages never repeat or skip', async () => {
+    const org = await ctx.createOrg('Orders Inc')
+    const drafts = fc.sample(draft, { numRuns: 9, seed: 7 })
+    const opps = await seed(org, [...drafts, { ...(drafts[0] as Draft), value: drafts[0]?.value ?? 5 }])
+    const fields: [string, (o: Opp) => number | string | null][] = [
+      ['value', (o) => o.value],
+      ['annualized_value', (o) => o.annualized_value],
+      ['confidence', (o) => o.confidence],
+      ['date_won', (o) => o.date_won],
+      ['user_name', (o) => o.user_name.toLowerCase()],
+    ]
+    for (const [field, pick] of fields) {
+      for (const descending of [false, true]) {
+        const expected = [...opps]
+          .sort((a, b) => {
+            const [x, y] = [pick(a), pick(b)]
+            const direction = descending ? -1 : 1
+            if (x === null || y === null) return x === y ? byId(a.id, b.id) * direction : x === null ? 1 : -1
+            const c = x < y ? -1 : x > y ? 1 : 0
+            return (c === 0 ? byId(a.id, b.id) : c) * direction
+          })
+          .map((o) => o.id)
+        const pages = await allPages(org, { _order_by: `${descending ? '-' : ''}${field}` }, 3)
+        expect(
+          pages.flatMap((p) => (p.data as { id: string }[]).map((o) => o.id)),
+          `${descending ? '-' : ''}${field}`,
+        ).toEqual(expected)
+      }
+    }
+  })
+
+  it('groups by month won: ordered, null last, each group with its own aggregates, cut across pages by key', async () => {
+    const org = await ctx.createOrg('Groups Inc')
+    const opps = await seed(org, fc.sample(draft, { numRuns: 14, seed: 11 }))
+    for (const descending of [false, true]) {
+      const pages = await allPages(org, { _group_by: `${descending ? '-' : ''}date_won__month`, _limit: '4' }, 4)
+      const groups = pages.flatMap((p) => p.data as { key: string | null; objects: Opp[]; month: number | null }[])
+      // A group cut at a page edge shows up once per page, under the same key.
+      const keys = groups.map((g) => g.key).filter((k, i, all) => i === 0 || all[i - 1] !== k)
+      const months = [...new Set(opps.map((o) => o.date_won?.slice(0, 7) ?? null))]
+      const dated = months.filter((m): m is string => m !== null).sort()
+      expect(keys).toEqual([...(descending ? dated.reverse() : dated), ...(months.includes(null) ? [null] : [])])
+      for (const group of groups) {
+        const members = opps.filter((o) => (o.date_won?.slice(0, 7) ?? null) === group.key)
+        const {
+          key: _,
+          objects,
+          month,
+          ...rest
+        } = group as Record<string, unknown> & {
+          objects: Opp[]
+          month: number | null
+        }
+        const { year: __, ...aggregates } = rest
+        expect(aggregates).toEqual(totals(members))
+        expect(month).toBe(group.key === null ? null : Number(group.key.slice(5, 7)))
+        expect(objects.every((o) => members.some((m) => m.id === o.id))).toBe(true)
+      }
+      expect(groups.flatMap((g) => g.objects.map((o) => o.id)).sort()).toEqual(opps.map((o) => o.id).sort())
+    }
+  })
+
+  it('groups by owner (by name), by ISO week, quarter and year', async () => {
+    const org = await ctx.createOrg('Owners Inc')
+    await seed(org, [
+      {
+        value: 100,
+        value_period: 'one_time',
+        confidence: 50,
+        date_won: new Date('2026-01-01T00:00:00Z'),
+        owner: 'member',
+      },
+      {
+        value: 200,
+        value_period: 'monthly',
+        confidence: 50,
+        date_won: new Date('2025-12-29T00:00:00Z'),
+        owner: 'admin',
+      },
+      {
+        value: 300,
+        value_period: 'annual',
+        confidence: 50,
+        date_won: new Date('2026-04-01T00:00:00Z'),
+        owner: 'admin',
+      },
+    ])
+    const owners = (await list(org, { _group_by: 'user_id' })).data as { user_name: string; total_results: number }[]
+    // Ada Admin before Rey Rep.
+    expect(owners.map((g) => [g.user_name, g.total_results])).toEqual([
+      ['Ada Admin', 2],
+      ['Rey Rep', 1],
+    ])
+    // 29 December 2025 and 1 January 2026 are both in ISO week 1 of 2026.
+    const weeks = (await list(org, { _group_by: 'date_won__week' })).data as Record<string, unknown>[]
+    expect(weeks.map((g) => [g.key, g.weekyear, g.week, g.total_results])).toEqual([
+      ['2026-W01', 2026, 1, 2],
+      ['2026-W14', 2026, 14, 1],
+    ])
+    const quarters = (await list(org, { _group_by: '-date_won__quarter' })).data as Record<string, unknown>[]
+    expect(quarters.map((g) => [g.key, g.year, g.quarter])).toEqual([
+      ['2026-Q2', 2026, 2],
+      ['2026-Q1', 2026, 1],
+      ['2025-Q4', 2025, 4],
+    ])
+    const years = (await list(org, { _group_by: 'date_won__year' })).data as Record<string, unknown>[]
+    expect(years.map((g) => [g.key, g.year, g.total_value_annualized])).toEqual([
+      ['2025', 2025, 2_400],
+      ['2026', 2026, 400],
+    ])
+  })
+
+  it.each([
+    [{ _order_by: 'colour' }, '_order_by'],
+    [{ _order_by: '-' }, '_order_by'],
+    [{ _group_by: 'date_won__day' }, '_group_by'],
+    [{ status_type: 'pending' }, 'status_type'],
+    [{ value_period__in: 'monthly,weekly' }, 'value_period__in'],
+    [{ date_won__gt: 'last tuesday' }, 'date_won__gt'],
+    [{ date_created__lt: '2026-13-01' }, 'date_created__lt'],
+    [{ _limit: '251' }, '_limit'],
+  ])('refuses %o with a field error naming it', async (query, field) => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/opportunity/', { query })
+    expect(res.statusCode, res.body).toBe(400)
+    expect(Object.keys(res.json()['field-errors'])).toEqual([field])
+  })
+
+  it('filters by status type, pipeline, label and dates', async () => {
+    const org = await ctx.createOrg('Filters Inc')
+    const opps = await seed(org, fc.sample(draft, { numRuns: 8, seed: 3 }))
+    const statuses = (await call(ctx.app, org.admin.key, 'GET', '/status/opportunity/')).json().data
+    const won = statuses.find((s: { type: string }) => s.type === 'won')
+    const target = opps[0]
+    if (target === undefined) throw new Error('no opportunity')
+    await call(ctx.app, org.admin.key, 'PUT', `/opportunity/${target.id}/`, { body: { status_id: won.id } })
+    const ids = async (query: Record<string, string>) =>
+      ((await list(org, query)).data as { id: string }[]).map((o) => o.id).sort()
+    expect(await ids({ status_type: 'won' })).toEqual([target.id])
+    expect(await ids({ status_label__in: `${String(won.label).toUpperCase()},Nope` })).toEqual([target.id])
+    expect(await ids({ status_type__in: 'active,lost' })).toEqual(
+      opps
+        .slice(1)
+        .map((o) => o.id)
+        .sort(),
+    )
+    expect(await ids({ pipeline_id: won.pipeline_id })).toEqual(opps.map((o) => o.id).sort())
+    const dated = opps.filter((o) => o.date_won !== null && o.date_won >= '2025-06-01').map((o) => o.id)
+    expect(await ids({ date_won__gte: '2025-06-01' })).toEqual(dated.sort())
+    expect(await ids({ date_created__gt: '2099-01-01' })).toEqual([])
+  })
+})

@@ -1,0 +1,334 @@
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
+import { localDateAt } from '@leadline/shared/tz-offset'
+import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
+import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
+import type { Db, Dialect, Tables } from '../db/database.js'
+import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
+import { ValidationError } from '../platform/errors.js'
+import { listQuerySchema } from '../platform/list.js'
+
+// The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
+// won. Everything is computed by the database over the organization's matches, never from a page.
+
+const IN_FIELDS = [
+  'lead_id',
+  'user_id',
+  'contact_id',
+  'pipeline_id',
+  'status_id',
+  'status_label',
+  'status_type',
+  'value_period',
+] as const
+type InField = (typeof IN_FIELDS)[number]
+const DATE_FIELDS = ['date_created', 'date_updated', 'date_won'] as const
+const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
+type Comparator = keyof typeof COMPARATORS
+
+export const ORDER_FIELDS = [
+  'date_won',
+  'date_updated',
+  'date_created',
+  'value',
+  'annualized_value',
+  'expected_value',
+  'confidence',
+  'user_name',
+  'lead_name',
+] as const
+type OrderField = (typeof ORDER_FIELDS)[number]
+export const GROUP_FIELDS = [
+  'user_id',
+  'date_won__week',
+  'date_won__month',
+  'date_won__quarter',
+  'date_won__year',
+] as const
+type GroupField = (typeof GROUP_FIELDS)[number]
+
+const filterEntries: [string, TOptional<TString>][] = [
+  ...IN_FIELDS.flatMap((field): [string, TOptional<TString>][] => [
+    [field, Type.Optional(Type.String())],
+    [`${field}__in`, Type.Optional(Type.String({ description: 'Comma-separated values.' }))],
+  ]),
+  ...DATE_FIELDS.flatMap((field) =>
+    Object.keys(COMPARATORS).map((c): [string, TOptional<TString>] => [
+      `${field}__${c}`,
+      Type.Optional(Type.String({ description: 'A date (YYYY-MM-DD) or an ISO 8601 timestamp.' })),
+    ]),
+  ),
+]
+const filterProperties = Object.fromEntries(filterEntries)
+
+export const opportunityListQuery = Type.Composite([
+  listQuerySchema('opportunity'),
+  Type.Object({
+    ...filterProperties,
+    _order_by: Type.Optional(
+      Type.String({ description: `One of ${ORDER_FIELDS.join(', ')}; a leading "-" sorts descending.` }),
+    ),
+    _group_by: Type.Optional(
+      Type.String({ description: `One of ${GROUP_FIELDS.join(', ')}; a leading "-" reverses the groups.` }),
+    ),
+  }),
+])
+export type OpportunityListQuery = Static<typeof opportunityListQuery>
+
+type OppQuery = SelectQueryBuilder<Tables, 'opportunity' | 'opportunity_status', object>
+
+function values(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+}
+
+function checkEnum(field: string, wanted: string[], allowed: readonly string[]): void {
+  const wrong = wanted.find((v) => !allowed.includes(v))
+  if (wrong !== undefined) {
+    throw ValidationError.field(field, `${JSON.stringify(wrong)} is not one of ${allowed.join(', ')}.`)
+  }
+}
+
+const COLUMN: Record<InField, RawBuilder<string>> = {
+  lead_id: sql`opportunity.lead_id`,
+  user_id: sql`opportunity.user_id`,
+  contact_id: sql`opportunity.contact_id`,
+  pipeline_id: sql`opportunity_status.pipeline_id`,
+  status_id: sql`opportunity.status_id`,
+  status_label: sql`lower(opportunity_status.label)`,
+  status_type: sql`opportunity_status.type`,
+  value_period: sql`opportunity.value_period`,
+}
+
+/** A date filter's bound in the column's own form: a day for `date_won`, a stored timestamp for the others. */
+function dateBound(field: (typeof DATE_FIELDS)[number], param: string, raw: string, tzOffsetHours: number): string {
+  const day = parseCalendarDate(raw)
+  const instant = day === undefined ? normalizeDatetime(raw) : undefined
+  if (day === undefined && instant === undefined) {
+    throw ValidationError.field(param, 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.')
+  }
+  if (field === 'date_won') return day ?? localDateAt(new Date(instant ?? ''), tzOffsetHours)
+  return instant ?? `${day ?? ''}T00:00:00.000000+00:00`
+}
+
+/** The organization's opportunities that match the filters, joined to their status. */
+export function filteredOpportunities(
+  db: Db,
+  organizationId: string,
+  query: OpportunityListQuery,
+  tzOffsetHours: number,
+): OppQuery {
+  let q: OppQuery = db
+    .selectFrom('opportunity')
+    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity.status_id')
+    .where('opportunity.organization_id', '=', organizationId)
+  const raw = query as Record<string, string | undefined>
+  for (const field of IN_FIELDS) {
+    for (const param of [field, `${field}__in`]) {
+      const given = raw[param]
+      if (given === undefined) continue
+      const wanted = param === field ? [given] : values(given)
+      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
+      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
+      const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
+      q = q.where(COLUMN[field], 'in', compared.length === 0 ? [''] : compared)
+    }
+  }
+  for (const field of DATE_FIELDS) {
+    for (const [name, operator] of Object.entries(COMPARATORS)) {
+      const param = `${field}__${name as Comparator}`
+      const given = raw[param]
+      if (given === undefined) continue
+      q = q.where(`opportunity.${field}`, operator, dateBound(field, param, given, tzOffsetHours))
+    }
+  }
+  return q
+}
+
+/** `value`, or 0 without one. */
+const value = sql<number>`coalesce(opportunity.value, 0)`
+const annualized = sql<number>`(case when opportunity.value_period = 'monthly' then ${value} * 12 else ${value} end)`
+/** What a value is worth at its confidence, rounded per opportunity as each opportunity shows it. */
+const expected = (of: RawBuilder<number>) => sql<number>`round(${of} * opportunity.confidence / 100.0)`
+
+function sumWhere(period: ValuePeriod, of: RawBuilder<number>): RawBuilder<number> {
+  return sql<number>`coalesce(sum(case when opportunity.value_period = ${period} then ${of} else 0 end), 0)`
+}
+
+/** The aggregate columns, named as the response names them. */
+function aggregateSelections() {
+  return [
+    sql<number>`count(*)`.as('total_results'),
+    ...VALUE_PERIODS.map((p) =>
+      sql<number>`coalesce(sum(case when opportunity.value_period = ${p} then 1 else 0 end), 0)`.as(`count_${p}`),
+    ),
+    ...VALUE_PERIODS.map((p) => sumWhere(p, value).as(`total_value_${p}`)),
+    sql<number>`coalesce(sum(${annualized}), 0)`.as('total_value_annualized'),
+    ...VALUE_PERIODS.map((p) => sumWhere(p, expected(value)).as(`expected_value_${p}`)),
+    sql<number>`coalesce(sum(${expected(annualized)}), 0)`.as('expected_value_annualized'),
+  ]
+}
+
+export interface Aggregates {
+  total_results: number
+  count_by_value_period: Record<ValuePeriod, number>
+  total_value_one_time: number
+  total_value_monthly: number
+  total_value_annual: number
+  total_value_annualized: number
+  expected_value_one_time: number
+  expected_value_monthly: number
+  expected_value_annual: number
+  expected_value_annualized: number
+}
+
+/** Postgres sends sums of bigints as text. */
+function aggregatesOf(row: Record<string, unknown>): Aggregates {
+  const n = (key: string) => Number(row[key] ?? 0)
+  return {
+    total_results: n('total_results'),
+    count_by_value_period: { one_time: n('count_one_time'), monthly: n('count_monthly'), annual: n('count_annual') },
+    total_value_one_time: n('total_value_one_time'),
+    total_value_monthly: n('total_value_monthly'),
+    total_value_annual: n('total_value_annual'),
+    total_value_annualized: n('total_value_annualized'),
+    expected_value_one_time: n('expected_value_one_time'),
+    expected_value_monthly: n('expected_value_monthly'),
+    expected_value_annual: n('expected_value_annual'),
+    expected_value_annualized: n('expected_value_annualized'),
+  }
+}
+
+export async function aggregate(q: OppQuery): Promise<Aggregates> {
+  const row = await q.select(aggregateSelections()).executeTakeFirstOrThrow()
+  return aggregatesOf(row)
+}
+
+/** The display name the API shows for a user, in SQL (users-repo.ts displayName). */
+const userName = sql<string>`(select coalesce(nullif(trim(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')), ''), u.email) from "user" u where u.id = opportunity.user_id)`
+const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
+
+/** Parses `_order_by` (`-value`), 400 on anything else. */
+export function parseOrder(raw: string | undefined): { field: OrderField; descending: boolean } | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const descending = raw.startsWith('-')
+  const field = descending ? raw.slice(1) : raw
+  if (!ORDER_FIELDS.some((f) => f === field)) {
+    throw ValidationError.field(
+      '_order_by',
+      `Cannot order by ${JSON.stringify(field)}: use one of ${ORDER_FIELDS.join(', ')}.`,
+    )
+  }
+  return { field: field as OrderField, descending }
+}
+
+export function parseGroup(raw: string | undefined): { field: GroupField; descending: boolean } | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const descending = raw.startsWith('-')
+  const field = descending ? raw.slice(1) : raw
+  if (!GROUP_FIELDS.some((f) => f === field)) {
+    throw ValidationError.field(
+      '_group_by',
+      `Cannot group by ${JSON.stringify(field)}: use one of ${GROUP_FIELDS.join(', ')}.`,
+    )
+  }
+  return { field: field as GroupField, descending }
+}
+
+function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> }): RawBuilder<unknown> {
+  switch (field) {
+    case 'value':
+      return sql`opportunity.value`
+    case 'annualized_value':
+      return sql`(case when opportunity.value_period = 'monthly' then opportunity.value * 12 else opportunity.value end)`
+    case 'expected_value':
+      return sql`(opportunity.value * opportunity.confidence)`
+    case 'confidence':
+      return sql`opportunity.confidence`
+    case 'user_name':
+      return sql`lower(${userName})${ctx.collate}`
+    case 'lead_name':
+      return sql`lower(${leadName})${ctx.collate}`
+    default:
+      return sql.ref(`opportunity.${field}`)
+  }
+}
+
+/** The key an opportunity's group is known by: `2026-03`, `2026-Q1`, `2026-W09`, `2026`, or the owner's id. */
+export function groupKey(field: GroupField, dialect: Dialect): RawBuilder<string | null> {
+  const won = sql`opportunity.date_won`
+  switch (field) {
+    case 'user_id':
+      return sql`opportunity.user_id`
+    case 'date_won__year':
+      return sql`substr(${won}, 1, 4)`
+    case 'date_won__month':
+      return sql`substr(${won}, 1, 7)`
+    case 'date_won__quarter':
+      return sql`(substr(${won}, 1, 4) || '-Q' || cast((cast(substr(${won}, 6, 2) as integer) + 2) / 3 as text))`
+    case 'date_won__week':
+      return dialect === 'sqlite' ? sql`strftime('%G-W%V', ${won})` : sql`to_char(cast(${won} as date), 'IYYY"-W"IW')`
+  }
+}
+
+/** Orders a list: nulls last either way, then by `id` so that pages never repeat or skip a row. */
+function orderTerms(
+  order: { field: OrderField; descending: boolean } | undefined,
+  dialect: Dialect,
+): RawBuilder<unknown>[] {
+  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
+  if (order === undefined) return [sql`opportunity.date_created desc`, sql`opportunity.id${collate} desc`]
+  const expression = orderExpression(order.field, { collate })
+  const direction = sql.raw(order.descending ? 'desc' : 'asc')
+  return [
+    sql`case when ${expression} is null then 1 else 0 end`,
+    sql`${expression} ${direction}`,
+    sql`opportunity.id${collate} ${direction}`,
+  ]
+}
+
+/** Group order: by owner name or chronologically (reversed with "-"), the group without a key last. */
+export function groupOrderTerms(
+  group: { field: GroupField; descending: boolean },
+  dialect: Dialect,
+): RawBuilder<unknown>[] {
+  const key = groupKey(group.field, dialect)
+  const direction = sql.raw(group.descending ? 'desc' : 'asc')
+  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
+  const terms = [sql`case when ${key} is null then 1 else 0 end`]
+  if (group.field === 'user_id') terms.push(sql`lower(${userName})${collate} ${direction}`)
+  terms.push(sql`${key} ${direction}`)
+  return terms
+}
+
+export function listOrder(
+  query: OpportunityListQuery,
+  dialect: Dialect,
+): { terms: RawBuilder<unknown>[]; group: ReturnType<typeof parseGroup> } {
+  const order = parseOrder(query._order_by)
+  const group = parseGroup(query._group_by)
+  const terms = orderTerms(order, dialect)
+  return { terms: group === undefined ? terms : [...groupOrderTerms(group, dialect), ...terms], group }
+}
+
+/** Each group's aggregates over every match, by key (`null` for opportunities without one). */
+export async function groupAggregates(
+  q: OppQuery,
+  group: { field: GroupField },
+  dialect: Dialect,
+): Promise<Map<string | null, Aggregates>> {
+  const key = groupKey(group.field, dialect)
+  const rows = await q
+    .select([key.as('group_key'), ...aggregateSelections()])
+    .groupBy(key)
+    .execute()
+  return new Map(
+    rows.map((row) => {
+      const record = row as Record<string, unknown>
+      const k = record.group_key
+      return [typeof k === 'string' ? k : null, aggregatesOf(record)]
+    }),
+  )
+}
