@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './platform/time.js'
 import { organizationRoutes } from './organizations/organization-routes.js'
 import { phoneNumberRoutes } from './phone-numbers/phone-number-routes.js'
 import { statusRoutes } from './statuses/status-routes.js'
+import { pipelineRoutes } from './pipelines/pipeline-routes.js'
 import { userRoutes } from './users/user-routes.js'
 import { leadRoutes } from './leads/lead-routes.js'
 import { contactRoutes } from './contacts/contact-routes.js'
@@ -110,6 +111,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(userRoutes, deps)
       await api.register(organizationRoutes, deps)
       await api.register(statusRoutes, deps)
+      await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)
       await api.register(leadRoutes, deps)
       await api.register(contactRoutes, deps)

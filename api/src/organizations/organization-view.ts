@@ -74,6 +74,7 @@ export async function organizationView(db: Db, organizationId: string): Promise<
       ])
       .where('opportunity_status.organization_id', '=', organizationId)
       .orderBy('pipeline.position')
+      .orderBy('pipeline.id')
       .orderBy('opportunity_status.position')
       .orderBy('opportunity_status.id')
       .execute(),

@@ -1,6 +1,7 @@
 import type { LeadStatus, OpportunityStatus, OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { Db, Dialect, LeadStatusTable, OpportunityStatusTable, Tx } from '../db/database.js'
 import { newId } from '../platform/ids.js'
+import { sameLabel } from './status-input.js'
 
 type Queryable = Db | Tx
 
@@ -43,10 +44,6 @@ export async function statusUsage(
     .where('status_id', '=', statusId)
     .executeTakeFirstOrThrow()
   return Number(row.n)
-}
-
-function sameLabel(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase()
 }
 
 // --- lead statuses ---
@@ -166,26 +163,6 @@ export async function findOpportunityStatus(db: Queryable, organizationId: strin
     .executeTakeFirst()
 }
 
-export async function findPipeline(db: Queryable, organizationId: string, id: string) {
-  return db
-    .selectFrom('pipeline')
-    .select(['id'])
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-}
-
-/** The organization's first pipeline (lowest position), where statuses created without `pipeline_id` go. */
-export async function findFirstPipeline(db: Queryable, organizationId: string) {
-  return db
-    .selectFrom('pipeline')
-    .select(['id'])
-    .where('organization_id', '=', organizationId)
-    .orderBy('position')
-    .orderBy('id')
-    .executeTakeFirst()
-}
-
 /** Whether another status of the pipeline already has this label, ignoring case. */
 export async function opportunityStatusLabelTaken(
   db: Queryable,
@@ -210,16 +187,21 @@ export async function countPipelineStatuses(db: Queryable, pipelineId: string): 
   return Number(row.count)
 }
 
+/** The position after the last status of a pipeline. */
+export async function nextStatusPosition(db: Queryable, pipelineId: string): Promise<number> {
+  const last = await db
+    .selectFrom('opportunity_status')
+    .select((eb) => eb.fn.max<number | null>('position').as('position'))
+    .where('pipeline_id', '=', pipelineId)
+    .executeTakeFirstOrThrow()
+  return last.position === null ? 0 : last.position + 1
+}
+
 /** Adds an opportunity status after the last one of its pipeline. */
 export async function insertOpportunityStatus(
   db: Queryable,
   input: { organizationId: string; pipelineId: string; label: string; type: OpportunityStatusType; now: string },
 ): Promise<string> {
-  const last = await db
-    .selectFrom('opportunity_status')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('pipeline_id', '=', input.pipelineId)
-    .executeTakeFirstOrThrow()
   const id = newId('status')
   await db
     .insertInto('opportunity_status')
@@ -229,7 +211,7 @@ export async function insertOpportunityStatus(
       pipeline_id: input.pipelineId,
       label: input.label,
       type: input.type,
-      position: last.position === null ? 0 : last.position + 1,
+      position: await nextStatusPosition(db, input.pipelineId),
       date_created: input.now,
       date_updated: input.now,
     })
@@ -237,19 +219,37 @@ export async function insertOpportunityStatus(
   return id
 }
 
+/** Changes a status; `pipelineId` and `position` together move it (within its pipeline or to another). */
 export async function updateOpportunityStatus(
   db: Queryable,
   organizationId: string,
   id: string,
-  input: { label?: string; type?: OpportunityStatusType; now: string },
+  input: { label?: string; type?: OpportunityStatusType; pipelineId?: string; position?: number; now: string },
 ): Promise<void> {
   await db
     .updateTable('opportunity_status')
     .set({
       ...(input.label === undefined ? {} : { label: input.label }),
       ...(input.type === undefined ? {} : { type: input.type }),
+      ...(input.pipelineId === undefined ? {} : { pipeline_id: input.pipelineId }),
+      ...(input.position === undefined ? {} : { position: input.position }),
       date_updated: input.now,
     })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute()
+}
+
+/** Reorders a status within its pipeline; like a lead status reorder, its `date_updated` stays. */
+export async function setOpportunityStatusPosition(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  position: number,
+): Promise<void> {
+  await db
+    .updateTable('opportunity_status')
+    .set({ position })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .execute()

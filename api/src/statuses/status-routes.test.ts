@@ -40,7 +40,7 @@ async function defaultPipelineId(org: TestOrg): Promise<string> {
   return first.pipeline_id
 }
 
-/** No pipeline API exists yet, so extra pipelines are seeded in the database. */
+/** Seeded in the database rather than through `/pipeline/`, to choose its position. */
 async function seedPipeline(org: TestOrg, name: string, position: number): Promise<string> {
   const id = newId('pipeline')
   const now = formatTimestamp(ctx.clock.now())
@@ -367,9 +367,8 @@ describe('opportunity statuses', () => {
     },
   )
 
-  it('changes label and type with PUT; pipeline_id and other read-only fields are ignored', async () => {
+  it('changes label, type and pipeline with PUT; read-only fields are ignored', async () => {
     const org = await ctx.createOrg('Update deals')
-    const sales = await defaultPipelineId(org)
     const renewals = await seedPipeline(org, 'Renewals', 1)
     const created = (
       await call(ctx.app, org.admin.key, 'POST', '/status/opportunity/', { body: { label: 'Proposal' } })
@@ -378,7 +377,13 @@ describe('opportunity statuses', () => {
       body: { label: 'Closed lost', type: 'lost', pipeline_id: renewals, organization_id: ctx.other.id, id: 'x' },
     })
     expect(res.statusCode).toBe(200)
-    const expected = { id: created.id, label: 'Closed lost', type: 'lost', pipeline_id: sales, organization_id: org.id }
+    const expected = {
+      id: created.id,
+      label: 'Closed lost',
+      type: 'lost',
+      pipeline_id: renewals,
+      organization_id: org.id,
+    }
     expect(res.json()).toEqual(expected)
     expect((await call(ctx.app, org.admin.key, 'GET', `/status/opportunity/${created.id}/`)).json()).toEqual(expected)
   })

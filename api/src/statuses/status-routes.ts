@@ -8,21 +8,22 @@ import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.
 import { caller } from '../platform/request-context.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
+import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
+import { cleanLabel, labelSchema } from './status-input.js'
 import {
   countLeadStatuses,
   countPipelineStatuses,
   deleteLeadStatus,
   deleteOpportunityStatus,
-  findFirstPipeline,
   findLeadStatus,
   findOpportunityStatus,
-  findPipeline,
   insertLeadStatus,
   insertOpportunityStatus,
   leadStatusesQuery,
   leadStatusLabelTaken,
   leadStatusView,
   lockOrganizationStatuses,
+  nextStatusPosition,
   opportunityStatusesQuery,
   opportunityStatusLabelTaken,
   opportunityStatusView,
@@ -35,11 +36,6 @@ const leadTags = ['lead statuses']
 const opportunityTags = ['opportunity statuses']
 const params = Type.Object({ id: Type.String() })
 const deletedSchema = Type.Object({})
-
-const LABEL_MAX = 200
-const labelSchema = Type.String({
-  description: `Trimmed; 1 to ${LABEL_MAX} characters; unique ignoring case (per organization for lead statuses, per pipeline for opportunity statuses).`,
-})
 
 const leadStatusBody = Type.Object({ label: labelSchema }, { additionalProperties: false })
 const leadStatusUpdateBody = Type.Object({ label: Type.Optional(labelSchema) }, { additionalProperties: false })
@@ -57,18 +53,17 @@ const opportunityStatusBody = Type.Object(
   { additionalProperties: false },
 )
 const opportunityStatusUpdateBody = Type.Object(
-  { label: Type.Optional(labelSchema), type: Type.Optional(opportunityStatusTypeSchema) },
-  { additionalProperties: false, description: '`pipeline_id` cannot change: it is ignored.' },
+  {
+    label: Type.Optional(labelSchema),
+    type: Type.Optional(opportunityStatusTypeSchema),
+    pipeline_id: Type.Optional(
+      Type.String({
+        description: 'Another pipeline of your organization moves the status there, placed after its statuses.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
 )
-
-function cleanLabel(raw: string): string {
-  const label = raw.trim()
-  if (label === '') throw ValidationError.field('label', 'This field may not be blank.')
-  if (label.length > LABEL_MAX) {
-    throw ValidationError.field('label', `Ensure this field has no more than ${LABEL_MAX} characters.`)
-  }
-  return label
-}
 
 function refuseWhileUsed(usage: number, holders: 'leads' | 'opportunities'): void {
   if (usage > 0) {
@@ -287,7 +282,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
     {
       schema: {
         tags: opportunityTags,
-        summary: 'Rename an opportunity status or change its type (admin)',
+        summary: 'Rename an opportunity status, change its type or move it to another pipeline (admin)',
         params,
         querystring: fieldsQuerySchema,
         body: opportunityStatusUpdateBody,
@@ -303,16 +298,33 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         requireAdmin(request)
         const label = request.body.label === undefined ? undefined : cleanLabel(request.body.label)
         const type = request.body.type
-        if (label === undefined && type === undefined) return opportunityStatusView(status)
-        if (label !== undefined && (await opportunityStatusLabelTaken(tx, status.pipeline_id, label, status.id))) {
-          throw ValidationError.field('label', 'An opportunity status with this label already exists in the pipeline.')
+        const pipelineId = request.body.pipeline_id
+        const moves = pipelineId !== undefined && pipelineId !== status.pipeline_id
+        if (label === undefined && type === undefined && !moves) return opportunityStatusView(status)
+        if (moves && (await findPipeline(tx, me.organizationId, pipelineId)) === undefined) {
+          throw ValidationError.field('pipeline_id', 'Not a pipeline of your organization.')
         }
+        const target = moves ? pipelineId : status.pipeline_id
+        if (await opportunityStatusLabelTaken(tx, target, label ?? status.label, status.id)) {
+          throw ValidationError.field(
+            label === undefined ? 'pipeline_id' : 'label',
+            'An opportunity status with this label already exists in the pipeline.',
+          )
+        }
+        const now = formatTimestamp(clock.now())
         await updateOpportunityStatus(tx, me.organizationId, status.id, {
           ...(label === undefined ? {} : { label }),
           ...(type === undefined ? {} : { type }),
-          now: formatTimestamp(clock.now()),
+          ...(moves ? { pipelineId: target, position: await nextStatusPosition(tx, target) } : {}),
+          now,
         })
-        return opportunityStatusView({ ...status, label: label ?? status.label, type: type ?? status.type })
+        if (moves) await touchPipelines(tx, me.organizationId, [status.pipeline_id, target], now)
+        return opportunityStatusView({
+          ...status,
+          label: label ?? status.label,
+          type: type ?? status.type,
+          pipeline_id: target,
+        })
       })
     },
   )

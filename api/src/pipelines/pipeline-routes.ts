@@ -1,0 +1,318 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { pipelineSchema, type Pipeline } from '@leadline/shared/pipeline-schema'
+import { opportunityStatusTypeSchema, type OpportunityStatus } from '@leadline/shared/status-schema'
+import type { Db, Tx } from '../db/database.js'
+import type { Deps } from '../platform/deps.js'
+import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
+import { caller } from '../platform/request-context.js'
+import { requireAdmin } from '../platform/roles.js'
+import { formatTimestamp } from '../platform/time.js'
+import { LABEL_MAX, labelProblem, labelSchema, sameLabel } from '../statuses/status-input.js'
+import {
+  insertOpportunityStatus,
+  lockOrganizationStatuses,
+  opportunityStatusesQuery,
+  setOpportunityStatusPosition,
+  updateOpportunityStatus,
+} from '../statuses/status-repo.js'
+import {
+  countPipelines,
+  deletePipeline,
+  findPipeline,
+  findPipelineView,
+  insertPipeline,
+  pipelineNameTaken,
+  pipelinesQuery,
+  pipelineViews,
+  touchPipelines,
+  updatePipeline,
+} from './pipeline-repo.js'
+
+const tags = ['pipelines']
+const params = Type.Object({ id: Type.String() })
+
+const nameSchema = Type.String({
+  description: `Trimmed; 1 to ${LABEL_MAX} characters; unique in the organization ignoring case.`,
+})
+
+const createBody = Type.Object(
+  {
+    name: nameSchema,
+    statuses: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            label: labelSchema,
+            type: Type.Optional({ ...opportunityStatusTypeSchema, description: 'Defaults to `active`.' }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Opportunity statuses to create in the new pipeline, in this order.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const statusPlacement = Type.Object(
+  {
+    id: Type.String({
+      description: 'A status of this pipeline, or of another pipeline of your organization to move it here.',
+    }),
+    label: Type.Optional(labelSchema),
+    type: Type.Optional(opportunityStatusTypeSchema),
+  },
+  { additionalProperties: false },
+)
+type StatusPlacement = Static<typeof statusPlacement>
+
+const updateBody = Type.Object(
+  {
+    name: Type.Optional(nameSchema),
+    statuses: Type.Optional(
+      Type.Array(statusPlacement, {
+        description:
+          'The statuses of the pipeline in their new order. Every status of the pipeline must be listed; listing a status of another pipeline moves it here, at that place (the statuses left in its old pipeline keep their order). `label` and `type`, when sent, change the status too.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
+)
+
+/** Trims a name or label into `errors[field]` when it cannot be stored. */
+function cleanInto(raw: string, field: string, errors: Record<string, string>): string {
+  const text = raw.trim()
+  const problem = labelProblem(text)
+  if (problem !== undefined) errors[field] ??= problem
+  return text
+}
+
+const LABEL_TAKEN = 'An opportunity status with this label already exists in the pipeline.'
+const NAME_TAKEN = 'A pipeline with this name already exists.'
+
+/** Flags, at `statuses.N.label`, every label that repeats an earlier one of the list (ignoring case). */
+function flagRepeatedLabels(labels: string[], errors: Record<string, string>): void {
+  labels.forEach((label, index) => {
+    if (labels.slice(0, index).some((earlier) => sameLabel(earlier, label))) {
+      errors[`statuses.${index}.label`] ??= LABEL_TAKEN
+    }
+  })
+}
+
+interface Placement {
+  status: OpportunityStatus
+  label: string
+  type: OpportunityStatus['type']
+}
+
+/**
+ * Checks a new order of a pipeline's statuses against the organization's statuses: every status of the pipeline
+ * listed, each once, nothing unknown, labels still unique in the pipeline. Field errors go into `errors`.
+ */
+function arrangeStatuses(
+  pipelineId: string,
+  sent: StatusPlacement[],
+  current: OpportunityStatus[],
+  errors: Record<string, string>,
+): Placement[] {
+  const byId = new Map(current.map((status) => [status.id, status]))
+  const seen = new Set<string>()
+  const placements: Placement[] = []
+  sent.forEach((item, index) => {
+    const status = byId.get(item.id)
+    const label = item.label === undefined ? status?.label : cleanInto(item.label, `statuses.${index}.label`, errors)
+    if (status === undefined) errors[`statuses.${index}.id`] = 'Not an opportunity status of your organization.'
+    else if (seen.has(status.id)) errors[`statuses.${index}.id`] = 'This status is listed more than once.'
+    else if (label !== undefined) placements.push({ status, label, type: item.type ?? status.type })
+    seen.add(item.id)
+  })
+  const missing = current.filter((status) => status.pipeline_id === pipelineId && !seen.has(status.id))
+  if (missing.length > 0) {
+    errors.statuses = `Every status of the pipeline must be listed; missing: ${missing.map((s) => s.id).join(', ')}.`
+  }
+  if (Object.keys(errors).length === 0) {
+    flagRepeatedLabels(
+      placements.map((p) => p.label),
+      errors,
+    )
+  }
+  return placements
+}
+
+async function viewOf(db: Db | Tx, organizationId: string, id: string): Promise<Pipeline> {
+  const view = await findPipelineView(db, organizationId, id)
+  if (view === undefined) throw new NotFoundError('Pipeline')
+  return view
+}
+
+export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  app.get(
+    '/pipeline/',
+    {
+      schema: {
+        tags,
+        summary: 'The pipelines of your organization, in order, each with its opportunity statuses',
+        querystring: listQuerySchema(),
+        response: { 200: listEnvelopeSchema(pipelineSchema) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const page = await fetchPage(pipelinesQuery(db, me.organizationId), request.query)
+      return { has_more: page.has_more, data: await pipelineViews(db, page.data) }
+    },
+  )
+
+  app.get(
+    '/pipeline/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One pipeline with its opportunity statuses',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: pipelineSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      return viewOf(db, me.organizationId, request.params.id)
+    },
+  )
+
+  app.post(
+    '/pipeline/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a pipeline, placed after the others, with its statuses (admin)',
+        querystring: fieldsQuerySchema,
+        body: createBody,
+        response: { 201: pipelineSchema },
+      },
+    },
+    async (request, reply) => {
+      const me = requireAdmin(request)
+      const errors: Record<string, string> = {}
+      const name = cleanInto(request.body.name, 'name', errors)
+      const statuses = (request.body.statuses ?? []).map((status, index) => ({
+        label: cleanInto(status.label, `statuses.${index}.label`, errors),
+        type: status.type ?? 'active',
+      }))
+      flagRepeatedLabels(
+        statuses.map((s) => s.label),
+        errors,
+      )
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+      const view = await db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        if (await pipelineNameTaken(tx, me.organizationId, name)) throw ValidationError.field('name', NAME_TAKEN)
+        const now = formatTimestamp(clock.now())
+        const id = await insertPipeline(tx, { organizationId: me.organizationId, name, now })
+        for (const status of statuses) {
+          await insertOpportunityStatus(tx, { organizationId: me.organizationId, pipelineId: id, ...status, now })
+        }
+        return viewOf(tx, me.organizationId, id)
+      })
+      return reply.code(201).send(view)
+    },
+  )
+
+  app.put(
+    '/pipeline/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Rename a pipeline, reorder its statuses, or move statuses of other pipelines into it (admin)',
+        params,
+        querystring: fieldsQuerySchema,
+        body: updateBody,
+        response: { 200: pipelineSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const body = request.body
+      return db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const pipeline = await findPipeline(tx, me.organizationId, request.params.id)
+        if (pipeline === undefined) throw new NotFoundError('Pipeline')
+        requireAdmin(request)
+        if (body.name === undefined && body.statuses === undefined) return viewOf(tx, me.organizationId, pipeline.id)
+
+        const errors: Record<string, string> = {}
+        const name = body.name === undefined ? undefined : cleanInto(body.name, 'name', errors)
+        if (name !== undefined && errors.name === undefined) {
+          if (await pipelineNameTaken(tx, me.organizationId, name, pipeline.id)) errors.name = NAME_TAKEN
+        }
+        const placements =
+          body.statuses === undefined
+            ? undefined
+            : arrangeStatuses(
+                pipeline.id,
+                body.statuses,
+                await opportunityStatusesQuery(tx, me.organizationId).execute(),
+                errors,
+              )
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+
+        const now = formatTimestamp(clock.now())
+        const leftBehind = new Set<string>()
+        for (const [position, { status, label, type }] of (placements ?? []).entries()) {
+          const moves = status.pipeline_id !== pipeline.id
+          if (moves) leftBehind.add(status.pipeline_id)
+          if (moves || label !== status.label || type !== status.type) {
+            await updateOpportunityStatus(tx, me.organizationId, status.id, {
+              label,
+              type,
+              pipelineId: pipeline.id,
+              position,
+              now,
+            })
+          } else {
+            await setOpportunityStatusPosition(tx, me.organizationId, status.id, position)
+          }
+        }
+        await touchPipelines(tx, me.organizationId, [...leftBehind], now)
+        await updatePipeline(tx, me.organizationId, pipeline.id, { ...(name === undefined ? {} : { name }), now })
+        return viewOf(tx, me.organizationId, pipeline.id)
+      })
+    },
+  )
+
+  app.delete(
+    '/pipeline/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a pipeline that holds no statuses; the last one stays (admin)',
+        description: 'Move its statuses to another pipeline, or delete them, first.',
+        params,
+        response: { 204: Type.Null({ description: 'No content.' }) },
+      },
+    },
+    async (request, reply) => {
+      const me = caller(request)
+      await db.transaction().execute(async (tx) => {
+        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        const pipeline = await viewOf(tx, me.organizationId, request.params.id)
+        requireAdmin(request)
+        if ((await countPipelines(tx, me.organizationId)) <= 1) {
+          throw new HttpError(400, 'The last pipeline of an organization cannot be deleted.')
+        }
+        const held = pipeline.statuses.length
+        if (held > 0) {
+          throw new HttpError(
+            400,
+            `This pipeline still holds ${held} opportunity ${held === 1 ? 'status' : 'statuses'}: move them to another pipeline or delete them first.`,
+          )
+        }
+        await deletePipeline(tx, me.organizationId, pipeline.id)
+      })
+      return reply.code(204).send(null)
+    },
+  )
+}
