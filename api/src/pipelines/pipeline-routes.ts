@@ -32,6 +32,8 @@ import {
 } from './pipeline-repo.js'
 
 const tags = ['pipelines']
+/** More statuses than anyone would drag across a board; a body is refused past it. */
+const STATUSES_MAX = 100
 const params = Type.Object({ id: Type.String() })
 
 const nameSchema = Type.String({
@@ -50,7 +52,7 @@ const createBody = Type.Object(
           },
           { additionalProperties: false },
         ),
-        { description: 'Opportunity statuses to create in the new pipeline, in this order.' },
+        { maxItems: STATUSES_MAX, description: 'Opportunity statuses to create in the new pipeline, in this order.' },
       ),
     ),
   },
@@ -74,6 +76,7 @@ const updateBody = Type.Object(
     name: Type.Optional(nameSchema),
     statuses: Type.Optional(
       Type.Array(statusPlacement, {
+        maxItems: STATUSES_MAX,
         description:
           'The statuses of the pipeline in their new order. Every status of the pipeline must be listed; listing a status of another pipeline moves it here, at that place (the statuses left in its old pipeline keep their order). `label` and `type`, when sent, change the status too.',
       }),
