@@ -153,6 +153,7 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
     const opps = await seed(org, fc.sample(draft, { numRuns: 14, seed: 11 }))
     for (const descending of [false, true]) {
       const pages = await allPages(org, { _group_by: `${descending ? '-' : ''}date_won__month`, _limit: '4' }, 4)
+      for (const page of pages) expect(aggregatesOf(page)).toEqual(totals(opps))
       const groups = pages.flatMap((p) => p.data as { key: string | null; objects: Opp[]; month: number | null }[])
       // A group cut at a page edge shows up once per page, under the same key.
       const keys = groups.map((g) => g.key).filter((k, i, all) => i === 0 || all[i - 1] !== k)

@@ -201,6 +201,27 @@ function aggregatesOf(row: Record<string, unknown>): Aggregates {
   }
 }
 
+/** Aggregates of disjoint sets of matches, added up. */
+export function sumAggregates(parts: Aggregates[]): Aggregates {
+  const sum = (pick: (a: Aggregates) => number) => parts.reduce((total, part) => total + pick(part), 0)
+  return {
+    total_results: sum((a) => a.total_results),
+    count_by_value_period: {
+      one_time: sum((a) => a.count_by_value_period.one_time),
+      monthly: sum((a) => a.count_by_value_period.monthly),
+      annual: sum((a) => a.count_by_value_period.annual),
+    },
+    total_value_one_time: sum((a) => a.total_value_one_time),
+    total_value_monthly: sum((a) => a.total_value_monthly),
+    total_value_annual: sum((a) => a.total_value_annual),
+    total_value_annualized: sum((a) => a.total_value_annualized),
+    expected_value_one_time: sum((a) => a.expected_value_one_time),
+    expected_value_monthly: sum((a) => a.expected_value_monthly),
+    expected_value_annual: sum((a) => a.expected_value_annual),
+    expected_value_annualized: sum((a) => a.expected_value_annualized),
+  }
+}
+
 export async function aggregate(q: OppQuery): Promise<Aggregates> {
   const row = await q.select(aggregateSelections()).executeTakeFirstOrThrow()
   return aggregatesOf(row)
