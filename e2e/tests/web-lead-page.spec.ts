@@ -140,3 +140,32 @@ test('destructive buttons are red: the caller’s colour beats the variant’s',
   expect(isRed(await rgb(confirm, 'background-color')), 'Delete background').toBe(true)
   expect(await rgb(confirm, 'color')).toEqual([255, 255, 255])
 })
+
+test('a lead’s opportunities show on its page with their value, and their status changes on its timeline', async ({
+  page,
+  stack,
+  api,
+}) => {
+  const lead = await api.createLead({ name: 'Deal Flow Co' })
+  const opportunity = await api.request('POST', 'opportunity/', {
+    lead_id: lead.id,
+    value: 150_000,
+    note: 'Annual licence',
+    confidence: 60,
+  })
+  const statuses = await api.request('GET', 'status/opportunity/')
+  const won = (statuses.data as { id: string; type: string; label: string }[]).find((s) => s.type === 'won')
+  if (won === undefined || typeof opportunity.id !== 'string') throw new Error('no won status or opportunity')
+  await api.request('PUT', `opportunity/${opportunity.id}/`, { status_id: won.id })
+
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+  await expect(page.getByRole('heading', { name: 'Deal Flow Co' })).toBeVisible()
+  const panel = page.getByRole('region', { name: 'Opportunities' })
+  await expect(panel).toContainText(won.label)
+  await expect(panel).toContainText('$1,500')
+  await expect(panel).toContainText('Annual licence')
+  const changes = page.locator('article[data-activity-type="OpportunityStatusChange"]')
+  await expect(changes).toHaveCount(2)
+  await expect(changes.first()).toContainText(`to ${won.label} ($1,500)`)
+})
