@@ -30,6 +30,7 @@ import {
   opportunityListQuery,
   type Aggregates,
 } from './opportunity-list.js'
+import { opportunitySearchConditions } from './opportunity-query.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
@@ -193,7 +194,12 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     async (request) => {
       const me = caller(request)
       const query = request.query
-      const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours)
+      const searches = await opportunitySearchConditions(
+        db,
+        { dialect, organizationId: me.organizationId, now: clock.now(), tzOffsetHours: request.tzOffsetHours },
+        query,
+      )
+      const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours, searches)
       const { terms, group } = listOrder(query, dialect)
       const keyed = matches
         .selectAll('opportunity')
