@@ -86,7 +86,8 @@ export function parseLeadQuery(text: string): LeadQuery {
   return { where: rest === null ? null : toExpr(rest, 0, { terms: 0 }), sort }
 }
 
-function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
+/** A peggy syntax error as the message a caller can act on; shared with the opportunity search. */
+export function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
   const offset = error.location.start.offset
   // Only the grammar's own `error()` leaves `expected` null.
   if (error.expected === null) {

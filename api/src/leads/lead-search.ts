@@ -717,3 +717,40 @@ export async function searchLeads(
     walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
   return { has_more: search.skip + data.length < total, total_results: total, data }
 }
+
+/**
+ * The ids of the organization's leads a search matches, as a subquery, for lists of a lead's objects filtered by their
+ * lead (`lead_query` of GET /opportunity/); undefined when the search has no terms. Errors are ValidationErrors on
+ * `query`, as in searchLeads, for the caller to name its own parameter.
+ */
+export async function leadSearchIds(
+  db: Db,
+  search: Omit<LeadSearch, 'skip' | 'limit'>,
+): Promise<RawBuilder<unknown> | undefined> {
+  let parsed
+  try {
+    parsed = normalizeLeadQuery(parseLeadQuery(search.query))
+  } catch (error) {
+    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
+    throw error
+  }
+  const [sort] = parsed.sort
+  if (sort !== undefined) {
+    throw queryError(sort.offset, 'Unexpected sort: this search only chooses leads, it does not order anything')
+  }
+  if (parsed.where === null) return undefined
+  const [defs, rowids] = await Promise.all([
+    listCustomFieldDefs(db, search.organizationId, 'lead'),
+    search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
+  ])
+  const ctx: CompileContext = {
+    dialect: search.dialect,
+    organizationId: search.organizationId,
+    now: search.now,
+    tzOffsetHours: search.tzOffsetHours,
+    defs,
+    rowids,
+    perLead: false,
+  }
+  return sql`select lead.id from lead where lead.organization_id = ${search.organizationId} and ${compile(parsed.where, ctx)}`
+}

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely'
+import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
@@ -65,6 +65,23 @@ export const opportunityListQuery = Type.Composite([
   listQuerySchema('opportunity'),
   Type.Object({
     ...filterProperties,
+    query: Type.Optional(
+      Type.String({
+        description:
+          'An opportunity search: words find notes; `note:`, `value` and `confidence` (with `:`, `>`, `>=`, `<`, ' +
+          '`<=`; `value` in the smallest currency unit, cents, as stored), `value_period:`, `status:` (label or id), ' +
+          '`status_id:`, `status_type:`, `pipeline:` (name or id), `pipeline_id:`, `user:` (display name or id), ' +
+          '`user_id:`, `date_won`, `created` and `updated` (dates, times or relative dates like "30 days ago", in ' +
+          'X-TZ-Offset), `id:`, `lead_id:`, `contact_id:`, and `status_change(old_status:Demo new_status:Won ' +
+          'date>"30 days ago")` (also `old_status_type:`, `new_status_type:`, `user:`); AND, OR, NOT, `-` and ' +
+          'parentheses as in the lead search. Text matches ignore case.',
+      }),
+    ),
+    lead_query: Type.Optional(
+      Type.String({
+        description: 'A lead search (as `query` of GET /lead/): only opportunities of the leads it finds.',
+      }),
+    ),
     _order_by: Type.Optional(
       Type.String({ description: `One of ${ORDER_FIELDS.join(', ')}; a leading "-" sorts descending.` }),
     ),
@@ -119,6 +136,7 @@ export function filteredOpportunities(
   organizationId: string,
   query: OpportunityListQuery,
   tzOffsetHours: number,
+  searches: RawBuilder<SqlBool>[] = [],
 ): OppQuery {
   let q: OppQuery = db
     .selectFrom('opportunity')
@@ -144,6 +162,8 @@ export function filteredOpportunities(
       q = q.where(`opportunity.${field}`, operator, dateBound(field, param, given, tzOffsetHours))
     }
   }
+  // `query` and `lead_query`, compiled by opportunity-query.ts.
+  for (const condition of searches) q = q.where(condition)
   return q
 }
 

@@ -31,6 +31,7 @@ import {
   sumAggregates,
   type Aggregates,
 } from './opportunity-list.js'
+import { opportunitySearchConditions } from './opportunity-query.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
@@ -194,7 +195,12 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     async (request) => {
       const me = caller(request)
       const query = request.query
-      const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours)
+      const searches = await opportunitySearchConditions(
+        db,
+        { dialect, organizationId: me.organizationId, now: clock.now(), tzOffsetHours: request.tzOffsetHours },
+        query,
+      )
+      const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours, searches)
       const { terms, group } = listOrder(query, dialect)
       const keyed = matches
         .selectAll('opportunity')
