@@ -3,6 +3,17 @@ import { inTransaction, type Db, type Dialect, type LeadRow } from '../db/databa
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { foldCase } from '../platform/text.js'
+import {
+  containsIgnoringCase,
+  containsPattern,
+  equalsIgnoringCase as sameTextIgnoringCase,
+  FALSE,
+  folded,
+  joinAll,
+  rangeCondition,
+  TRUE,
+  type Condition,
+} from '../platform/sql-conditions.js'
 import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
 import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
 import {
@@ -17,8 +28,6 @@ import {
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
 // Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
 // that hold a term (see docs/decisions/0007-lead-search-index.md).
-
-type Condition = RawBuilder<SqlBool>
 
 interface CompileContext {
   dialect: Dialect
@@ -35,60 +44,17 @@ interface CompileContext {
   perLead: boolean
 }
 
-const TRUE: Condition = sql<SqlBool>`1 = 1`
-const FALSE: Condition = sql<SqlBool>`1 = 0`
-
-/**
- * Joins conditions with `and` or `or` as a balanced tree. SQLite refuses expressions nested more than 1000 deep,
- * and `a and b and c …` nests one level per term; balanced, 200 terms are 8 levels.
- */
-function joinAll(conditions: Condition[], op: 'and' | 'or'): Condition {
-  const [first, ...rest] = conditions
-  if (first === undefined) return op === 'and' ? TRUE : FALSE
-  if (rest.length === 0) return first
-  const half = Math.ceil(conditions.length / 2)
-  return sql<SqlBool>`(${joinAll(conditions.slice(0, half), op)} ${sql.raw(op)} ${joinAll(conditions.slice(half), op)})`
-}
-
 function queryError(offset: number, message: string): ValidationError {
   return ValidationError.field('query', `${message} (at column ${String(offset + 1)})`)
 }
 
-/** `%`, `_` and `\` are literal in a search term. */
-function containsPattern(value: string): string {
-  return `%${foldCase(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
-/** A column lower-cased the same way on both dialects: Postgres's lower() in a UTF-8 database, `foldCase` on SQLite. */
-function folded(column: string, ctx: CompileContext): RawBuilder<string> {
-  return ctx.dialect === 'sqlite'
-    ? sql<string>`leadline_lower(${sql.ref(column)})`
-    : sql<string>`lower(${sql.ref(column)})`
-}
-
-const NON_ASCII = /[^\p{ASCII}]/u
-
-/**
- * On SQLite, a column compared with an all-ASCII value: LIKE and NOCASE already ignore ASCII case and need no call
- * into JavaScript per row. Only two letters outside ASCII fold into it (İ to i, the Kelvin sign to k); they are
- * replaced first, so the result is the same as comparing `leadline_lower(column)`.
- */
-function asciiFolded(column: string): RawBuilder<string> {
-  return sql<string>`replace(replace(${sql.ref(column)}, ${'\u0130'}, 'i'), ${'\u212A'}, 'k')`
-}
-
+/** A column compared ignoring case, through the shared helpers (platform/sql-conditions.ts). */
 function contains(column: string, value: string, ctx: CompileContext): Condition {
-  const pattern = containsPattern(value)
-  if (ctx.dialect === 'sqlite' && !NON_ASCII.test(pattern))
-    return sql<SqlBool>`${asciiFolded(column)} like ${pattern} escape '\\'`
-  return sql<SqlBool>`${folded(column, ctx)} like ${pattern} escape '\\'`
+  return containsIgnoringCase(sql.ref(column), value, ctx.dialect)
 }
 
 function equalsIgnoringCase(column: string, value: string, ctx: CompileContext): Condition {
-  const target = foldCase(value)
-  if (ctx.dialect === 'sqlite' && !NON_ASCII.test(target))
-    return sql<SqlBool>`${asciiFolded(column)} = ${target} collate nocase`
-  return sql<SqlBool>`${folded(column, ctx)} = ${target}`
+  return sameTextIgnoringCase(sql.ref(column), value, ctx.dialect)
 }
 
 /** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
@@ -298,19 +264,7 @@ function dateCondition(
     if (error instanceof DateValueError) throw queryError(offset, error.message)
     throw error
   }
-  const col = sql.ref(column)
-  switch (op) {
-    case ':':
-      return sql<SqlBool>`(${col} >= ${range.start} and ${col} < ${range.end})`
-    case '>':
-      return sql<SqlBool>`${col} >= ${range.end}`
-    case '>=':
-      return sql<SqlBool>`${col} >= ${range.start}`
-    case '<':
-      return sql<SqlBool>`${col} < ${range.start}`
-    case '<=':
-      return sql<SqlBool>`${col} < ${range.end}`
-  }
+  return rangeCondition(sql.ref(column), op, range)
 }
 
 function countCondition(table: string, op: Comparator, value: string): Condition {
@@ -555,7 +509,7 @@ async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean):
           // Nameless leads last in both directions; then case-insensitively by code point, the same on both
           // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
           sql`case when lead.name is null then 1 else 0 end`,
-          sql`${folded('lead.name', ctx)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
           sql`lead.name${codePoints(ctx)} ${sql.raw(first.direction)}`,
           ...dateOrder(rest, ctx, true),
         ]

@@ -7,6 +7,7 @@ import type { Db, Dialect, Tables } from '../db/database.js'
 import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { listQuerySchema } from '../platform/list.js'
+import { displayNameSql } from '../users/user-names.js'
 
 // The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
 // won. Everything is computed by the database over the organization's matches, never from a page.
@@ -247,8 +248,8 @@ export async function aggregate(q: OppQuery): Promise<Aggregates> {
   return aggregatesOf(row)
 }
 
-/** The display name the API shows for a user, in SQL (users-repo.ts displayName). */
-const userName = sql<string>`(select coalesce(nullif(trim(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')), ''), u.email) from "user" u where u.id = opportunity.user_id)`
+/** The owner's display name. */
+const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
 const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
 
 /** Parses `_order_by` (`-value`), 400 on anything else. */

@@ -4,13 +4,19 @@ import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } fro
 import { LeadQueryError, type Comparator } from '../leads/lead-search-parse.js'
 import { leadSearchIds } from '../leads/lead-search.js'
 import { ValidationError } from '../platform/errors.js'
-import { foldCase } from '../platform/text.js'
+import { displayNameSql } from '../users/user-names.js'
+import {
+  containsIgnoringCase,
+  equalsIgnoringCase as sameTextIgnoringCase,
+  joinAll,
+  rangeCondition,
+  TRUE,
+  type Condition,
+} from '../platform/sql-conditions.js'
 import { parseOpportunityQuery, type OpportunityExpr } from './opportunity-query-parse.js'
 
 // Compiles `query` (the opportunity search) and `lead_query` (the lead search, choosing opportunities by their lead)
 // to conditions on `opportunity` joined to `opportunity_status`, the same on SQLite and Postgres.
-
-type Condition = RawBuilder<SqlBool>
 
 export interface OpportunitySearchContext {
   dialect: Dialect
@@ -19,31 +25,12 @@ export interface OpportunitySearchContext {
   tzOffsetHours: number
 }
 
-const TRUE: Condition = sql<SqlBool>`1 = 1`
-const FALSE: Condition = sql<SqlBool>`1 = 0`
-
-/** Joins conditions as a balanced tree, so that 200 terms nest 8 levels deep, not 200 (SQLite allows 1000). */
-function joinAll(conditions: Condition[], op: 'and' | 'or'): Condition {
-  const [first, ...rest] = conditions
-  if (first === undefined) return op === 'and' ? TRUE : FALSE
-  if (rest.length === 0) return first
-  const half = Math.ceil(conditions.length / 2)
-  return sql<SqlBool>`(${joinAll(conditions.slice(0, half), op)} ${sql.raw(op)} ${joinAll(conditions.slice(half), op)})`
-}
-
-/** Text lower-cased the same way on both dialects: Postgres's lower() in a UTF-8 database, `foldCase` on SQLite. */
-function folded(text: RawBuilder<unknown>, ctx: OpportunitySearchContext): RawBuilder<string> {
-  return ctx.dialect === 'sqlite' ? sql<string>`leadline_lower(${text})` : sql<string>`lower(${text})`
-}
-
 function contains(text: RawBuilder<unknown>, value: string, ctx: OpportunitySearchContext): Condition {
-  // `%`, `_` and `\` are literal in a search term.
-  const pattern = `%${foldCase(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-  return sql<SqlBool>`${folded(text, ctx)} like ${pattern} escape '\\'`
+  return containsIgnoringCase(text, value, ctx.dialect)
 }
 
 function equalsIgnoringCase(text: RawBuilder<unknown>, value: string, ctx: OpportunitySearchContext): Condition {
-  return sql<SqlBool>`${folded(text, ctx)} = ${foldCase(value)}`
+  return sameTextIgnoringCase(text, value, ctx.dialect)
 }
 
 function compare(column: RawBuilder<unknown>, op: Comparator, value: number): Condition {
@@ -58,12 +45,7 @@ function bounded(text: string, limit: number): number {
   return Math.max(-limit, Math.min(limit, Number(text)))
 }
 
-/** The API's display name of a user (users/user-repo.ts displayName): first and last name, else the email. */
-const displayName = sql`(case
-  when coalesce(u.first_name, '') = '' and coalesce(u.last_name, '') = '' then u.email
-  when coalesce(u.last_name, '') = '' then u.first_name
-  when coalesce(u.first_name, '') = '' then u.last_name
-  else u.first_name || ' ' || u.last_name end)`
+const displayName = displayNameSql('u')
 
 /** The organization's members whose display name is `value`, ignoring case. */
 function membersNamed(value: string, ctx: OpportunitySearchContext): RawBuilder<unknown> {
@@ -94,18 +76,7 @@ function dateCondition(
     }
     throw error
   }
-  switch (expr.op) {
-    case ':':
-      return sql<SqlBool>`(${column} >= ${range.start} and ${column} < ${range.end})`
-    case '>':
-      return sql<SqlBool>`${column} >= ${range.end}`
-    case '>=':
-      return sql<SqlBool>`${column} >= ${range.start}`
-    case '<':
-      return sql<SqlBool>`${column} < ${range.start}`
-    case '<=':
-      return sql<SqlBool>`${column} < ${range.end}`
-  }
+  return rangeCondition(column, expr.op, range)
 }
 
 type FieldExpr = Extract<OpportunityExpr, { kind: 'field' }>

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../db/database.js'
 import { displayName } from './user-repo.js'
 
@@ -11,4 +12,17 @@ export async function userNames(db: Db, ids: Iterable<string | null>): Promise<M
     .where('id', 'in', unique)
     .execute()
   return new Map(rows.map((u) => [u.id, displayName(u)]))
+}
+
+/**
+ * `displayName` (user-repo.ts) in SQL, of the `user` row known as `alias`: first and last name where given, else the
+ * email. The same on both dialects.
+ */
+export function displayNameSql(alias: string): RawBuilder<string> {
+  const [first, last, email] = ['first_name', 'last_name', 'email'].map((c) => sql.ref(`${alias}.${c}`))
+  return sql<string>`(case
+    when coalesce(${first}, '') = '' and coalesce(${last}, '') = '' then ${email}
+    when coalesce(${last}, '') = '' then ${first}
+    when coalesce(${first}, '') = '' then ${last}
+    else ${first} || ' ' || ${last} end)`
 }
