@@ -13,6 +13,7 @@ import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-sea
 import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
+import { generator, type Generator } from './demo-random.js'
 
 // Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search rows included,
 // ready to be written as they are. A seeded generator gives every run the same kind of data.
@@ -146,27 +147,6 @@ export const INDUSTRIES = ['Software', 'Healthcare', 'Manufacturing', 'Retail', 
 export const DECISION_ROLES = ['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000
-
-/** A small deterministic generator (mulberry32), so demo data is the same shape on every run. */
-function generator(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (max: number) => Math.floor(next() * max)
-  const pick = <T>(items: readonly T[]): T => {
-    const item = items[int(items.length)]
-    if (item === undefined) throw new Error('pick from an empty list')
-    return item
-  }
-  return { next, int, pick }
-}
-
-type Generator = ReturnType<typeof generator>
 
 /** What every demo lead is made with: plain data, so a worker thread can be given it. */
 export interface DemoLeadSetting {
