@@ -10,9 +10,9 @@ import type {
   LeadTable,
 } from '../db/database.js'
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-search-index.js'
-import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
+import { drawIds } from './demo-ids.js'
 import { generator, type Generator } from './demo-random.js'
 
 // Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search rows included,
@@ -226,7 +226,7 @@ const MAX_NOTES = 3
  * which ones it leaves unused does not depend on their values, so those it uses are still uniformly random.
  */
 function ascendingIds(kind: IdKind, count: number, slots: number): () => string[] {
-  const ids = Array.from({ length: count * slots }, () => newId(kind)).sort()
+  const ids = drawIds(kind, count * slots).sort()
   let next = 0
   return () => {
     if (next + slots > ids.length) throw new Error(`no ${kind} ids left`)
