@@ -8,11 +8,18 @@ import type {
   CustomValueTable,
   LeadAddressTable,
   LeadTable,
+  OpportunityTable,
 } from '../db/database.js'
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-search-index.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
 import { drawIds } from './demo-ids.js'
+import {
+  CHANGES_PER_OPPORTUNITY,
+  demoOpportunityMaker,
+  MAX_OPPORTUNITIES,
+  type DemoOpportunityStatus,
+} from './demo-opportunity-rows.js'
 import { generator, type Generator } from './demo-random.js'
 
 // Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search rows included,
@@ -154,6 +161,10 @@ export interface DemoLeadSetting {
   nowMs: number
   userIds: string[]
   statuses: { id: string; label: string }[]
+  /** The organization's currency, its opportunities' too. */
+  currency: string
+  /** Pipeline by pipeline in their order, each pipeline's statuses in theirs. */
+  opportunityStatuses: DemoOpportunityStatus[]
   fields: { industry: string; employees: string; renewal: string; owner: string; decisionRole: string }
   /** Seeds the generator: the same seed gives the same kind of leads, in the same order. */
   seed: number
@@ -178,6 +189,7 @@ interface DemoLeadRows {
   emails: ContactEmailTable[]
   phones: ContactPhoneTable[]
   values: CustomValueTable[]
+  opportunities: Insertable<OpportunityTable>[]
   activities: ActivityTable[]
   searches: DemoSearchRow[]
 }
@@ -190,6 +202,7 @@ export const SEEDED_TABLES = [
   'contact_email',
   'contact_phone',
   'custom_value',
+  'opportunity',
   'activity',
   'lead_search',
 ] as const
@@ -217,6 +230,7 @@ function cachedPhoneTexts(): (e164: string) => string[] {
 const MAX_CONTACTS = 3
 const MAX_CHANGES = 2
 const MAX_NOTES = 3
+const ACTIVITIES_PER_LEAD = 1 + MAX_CHANGES + MAX_NOTES + MAX_OPPORTUNITIES * CHANGES_PER_OPPORTUNITY
 
 /**
  * `count` new random ids, handed out in ascending order, `slots` at a time. They are as random as the ids the app
@@ -237,10 +251,11 @@ function ascendingIds(kind: IdKind, count: number, slots: number): () => string[
   }
 }
 
-/** The ids of one seed's leads, contacts and activities, each kind ascending: a lead's worth at a time. */
+/** The ids of one seed's leads, contacts, opportunities and activities, each kind ascending: a lead's worth at a time. */
 interface DemoIds {
   lead: () => string[]
   contacts: () => string[]
+  opportunities: () => string[]
   activities: () => string[]
 }
 
@@ -248,8 +263,9 @@ function demoIds(leads: number): DemoIds {
   return {
     lead: ascendingIds('lead', leads, 1),
     contacts: ascendingIds('contact', leads, MAX_CONTACTS),
-    // Created, then the status changes, then the notes.
-    activities: ascendingIds('activity', leads, 1 + MAX_CHANGES + MAX_NOTES),
+    opportunities: ascendingIds('opportunity', leads, MAX_OPPORTUNITIES),
+    // Created, then the status changes, then the notes, then the opportunities' status changes.
+    activities: ascendingIds('activity', leads, ACTIVITIES_PER_LEAD),
   }
 }
 
@@ -258,6 +274,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
   const rand = generator(setting.seed)
   const textsOfPhone = cachedPhoneTexts()
   const ids = demoIds(setting.leads)
+  const addOpportunities = demoOpportunityMaker(setting)
   let made = 0
   return (size) => {
     const rows: DemoLeadRows = {
@@ -267,12 +284,13 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       emails: [],
       phones: [],
       values: [],
+      opportunities: [],
       activities: [],
       searches: [],
     }
     for (let n = 0; n < size; n++) {
       const searchRowid = setting.firstSearchRowid === undefined ? undefined : setting.firstSearchRowid + made
-      addLead(rows, rand, setting, { ids, searchRowid, textsOfPhone })
+      addLead(rows, rand, setting, { ids, searchRowid, textsOfPhone, addOpportunities })
       made++
     }
     const byTable = {
@@ -282,6 +300,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       contact_email: rows.emails,
       contact_phone: rows.phones,
       custom_value: rows.values,
+      opportunity: rows.opportunities,
       activity: rows.activities,
       lead_search: rows.searches,
     } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
@@ -296,10 +315,11 @@ interface LeadPlan {
   ids: DemoIds
   searchRowid: number | undefined
   textsOfPhone: (e164: string) => string[]
+  addOpportunities: ReturnType<typeof demoOpportunityMaker>
 }
 
 function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, plan: LeadPlan): void {
-  const { ids, searchRowid, textsOfPhone } = plan
+  const { ids, searchRowid, textsOfPhone, addOpportunities } = plan
   const { organizationId, nowMs } = setting
   // Where this lead's rows start in each list of the batch.
   const first = {
@@ -312,7 +332,8 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
   const [leadId = ''] = ids.lead()
   const [createdId = '', ...activityIds] = ids.activities()
   const changeIds = activityIds.slice(0, MAX_CHANGES)
-  const noteIds = activityIds.slice(MAX_CHANGES)
+  const noteIds = activityIds.slice(MAX_CHANGES, MAX_CHANGES + MAX_NOTES)
+  const opportunityActivityIds = activityIds.slice(MAX_CHANGES + MAX_NOTES)
   const name = `${rand.pick(ADJECTIVES)} ${rand.pick(NOUNS)} ${rand.pick(SUFFIXES)}`
   const domain = `${name.split(' ').slice(0, 2).join('').toLowerCase()}${String(rand.int(1000))}.example.com`
   const createdMs = nowMs - (30 + rand.int(335)) * DAY_MS - rand.int(DAY_MS)
@@ -415,6 +436,16 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
       value_lower: phone,
     })
   }
+
+  // Their status changes are the lead's activities, but the app does not date a lead's update by its
+  // opportunities' changes: the lead's own timestamps leave them out.
+  addOpportunities(rows, {
+    id: leadId,
+    createdMs,
+    contactIds,
+    opportunityIds: ids.opportunities(),
+    activityIds: opportunityActivityIds,
+  })
 
   const address = {
     address_1: `${String(1 + rand.int(9000))} ${rand.pick(STREETS)}`,
