@@ -153,7 +153,8 @@ const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
 
 /**
  * The triggers of `tables` a bulk load sets aside: those that count a lead's revisions for the caches (migration
- * 0005, `<table>_revision_…`) and those that count an organization's leads (migration 0007, `lead_count_…`).
+ * 0005, `<table>_revision_…`, and migration 0009's for opportunities, named alike) and those that count an
+ * organization's leads (migration 0007, `lead_count_…`).
  * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0; the
  * leads are counted again after the load. Row by row, each of these rewrites one row once per row loaded: on
  * Postgres, every rewrite of the organization's count adds a version of that row its transaction cannot prune, and
@@ -211,8 +212,8 @@ async function countLeads(db: Db): Promise<void> {
  * checks every key): an index built by one sort is several times cheaper than one updated row by row in random id
  * order, the triggers would rewrite a row once per row loaded, and a key checked row by row is a query that locks
  * the row it refers to. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres
- * locks the tables, and against writes the tables their keys refer to (organization, lead_status, custom_field),
- * until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is
+ * locks the tables, and against writes the tables their keys refer to (organization, lead_status, custom_field,
+ * opportunity_status, user), until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is
  * done and the builds begin.
  */
 export async function withBulkLoadSchema<T>(

@@ -8,11 +8,19 @@ import type {
   CustomValueTable,
   LeadAddressTable,
   LeadTable,
+  OpportunityTable,
 } from '../db/database.js'
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-search-index.js'
-import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
 import { flattenRows, type FlatRows } from './demo-bulk-write.js'
+import { drawIds } from './demo-ids.js'
+import {
+  CHANGES_PER_OPPORTUNITY,
+  demoOpportunityMaker,
+  MAX_OPPORTUNITIES,
+  type DemoOpportunityStatus,
+} from './demo-opportunity-rows.js'
+import { generator, type Generator } from './demo-random.js'
 
 // Realistic-looking demo leads, generated in memory: every row of a batch of leads, their search rows included,
 // ready to be written as they are. A seeded generator gives every run the same kind of data.
@@ -147,33 +155,16 @@ export const DECISION_ROLES = ['Champion', 'Economic buyer', 'Technical buyer', 
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000
 
-/** A small deterministic generator (mulberry32), so demo data is the same shape on every run. */
-function generator(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (max: number) => Math.floor(next() * max)
-  const pick = <T>(items: readonly T[]): T => {
-    const item = items[int(items.length)]
-    if (item === undefined) throw new Error('pick from an empty list')
-    return item
-  }
-  return { next, int, pick }
-}
-
-type Generator = ReturnType<typeof generator>
-
 /** What every demo lead is made with: plain data, so a worker thread can be given it. */
 export interface DemoLeadSetting {
   organizationId: string
   nowMs: number
   userIds: string[]
   statuses: { id: string; label: string }[]
+  /** The organization's currency, its opportunities' too. */
+  currency: string
+  /** Pipeline by pipeline in their order, each pipeline's statuses in theirs. */
+  opportunityStatuses: DemoOpportunityStatus[]
   fields: { industry: string; employees: string; renewal: string; owner: string; decisionRole: string }
   /** Seeds the generator: the same seed gives the same kind of leads, in the same order. */
   seed: number
@@ -198,6 +189,7 @@ interface DemoLeadRows {
   emails: ContactEmailTable[]
   phones: ContactPhoneTable[]
   values: CustomValueTable[]
+  opportunities: Insertable<OpportunityTable>[]
   activities: ActivityTable[]
   searches: DemoSearchRow[]
 }
@@ -210,6 +202,7 @@ export const SEEDED_TABLES = [
   'contact_email',
   'contact_phone',
   'custom_value',
+  'opportunity',
   'activity',
   'lead_search',
 ] as const
@@ -237,6 +230,7 @@ function cachedPhoneTexts(): (e164: string) => string[] {
 const MAX_CONTACTS = 3
 const MAX_CHANGES = 2
 const MAX_NOTES = 3
+const ACTIVITIES_PER_LEAD = 1 + MAX_CHANGES + MAX_NOTES + MAX_OPPORTUNITIES * CHANGES_PER_OPPORTUNITY
 
 /**
  * `count` new random ids, handed out in ascending order, `slots` at a time. They are as random as the ids the app
@@ -246,7 +240,7 @@ const MAX_NOTES = 3
  * which ones it leaves unused does not depend on their values, so those it uses are still uniformly random.
  */
 function ascendingIds(kind: IdKind, count: number, slots: number): () => string[] {
-  const ids = Array.from({ length: count * slots }, () => newId(kind)).sort()
+  const ids = drawIds(kind, count * slots).sort()
   let next = 0
   return () => {
     if (next + slots > ids.length) throw new Error(`no ${kind} ids left`)
@@ -257,10 +251,11 @@ function ascendingIds(kind: IdKind, count: number, slots: number): () => string[
   }
 }
 
-/** The ids of one seed's leads, contacts and activities, each kind ascending: a lead's worth at a time. */
+/** The ids of one seed's leads, contacts, opportunities and activities, each kind ascending: a lead's worth at a time. */
 interface DemoIds {
   lead: () => string[]
   contacts: () => string[]
+  opportunities: () => string[]
   activities: () => string[]
 }
 
@@ -268,8 +263,9 @@ function demoIds(leads: number): DemoIds {
   return {
     lead: ascendingIds('lead', leads, 1),
     contacts: ascendingIds('contact', leads, MAX_CONTACTS),
-    // Created, then the status changes, then the notes.
-    activities: ascendingIds('activity', leads, 1 + MAX_CHANGES + MAX_NOTES),
+    opportunities: ascendingIds('opportunity', leads, MAX_OPPORTUNITIES),
+    // Created, then the status changes, then the notes, then the opportunities' status changes.
+    activities: ascendingIds('activity', leads, ACTIVITIES_PER_LEAD),
   }
 }
 
@@ -278,6 +274,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
   const rand = generator(setting.seed)
   const textsOfPhone = cachedPhoneTexts()
   const ids = demoIds(setting.leads)
+  const addOpportunities = demoOpportunityMaker(setting)
   let made = 0
   return (size) => {
     const rows: DemoLeadRows = {
@@ -287,12 +284,13 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       emails: [],
       phones: [],
       values: [],
+      opportunities: [],
       activities: [],
       searches: [],
     }
     for (let n = 0; n < size; n++) {
       const searchRowid = setting.firstSearchRowid === undefined ? undefined : setting.firstSearchRowid + made
-      addLead(rows, rand, setting, { ids, searchRowid, textsOfPhone })
+      addLead(rows, rand, setting, { ids, searchRowid, textsOfPhone, addOpportunities })
       made++
     }
     const byTable = {
@@ -302,6 +300,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       contact_email: rows.emails,
       contact_phone: rows.phones,
       custom_value: rows.values,
+      opportunity: rows.opportunities,
       activity: rows.activities,
       lead_search: rows.searches,
     } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
@@ -316,10 +315,11 @@ interface LeadPlan {
   ids: DemoIds
   searchRowid: number | undefined
   textsOfPhone: (e164: string) => string[]
+  addOpportunities: ReturnType<typeof demoOpportunityMaker>
 }
 
 function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, plan: LeadPlan): void {
-  const { ids, searchRowid, textsOfPhone } = plan
+  const { ids, searchRowid, textsOfPhone, addOpportunities } = plan
   const { organizationId, nowMs } = setting
   // Where this lead's rows start in each list of the batch.
   const first = {
@@ -332,7 +332,8 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
   const [leadId = ''] = ids.lead()
   const [createdId = '', ...activityIds] = ids.activities()
   const changeIds = activityIds.slice(0, MAX_CHANGES)
-  const noteIds = activityIds.slice(MAX_CHANGES)
+  const noteIds = activityIds.slice(MAX_CHANGES, MAX_CHANGES + MAX_NOTES)
+  const opportunityActivityIds = activityIds.slice(MAX_CHANGES + MAX_NOTES)
   const name = `${rand.pick(ADJECTIVES)} ${rand.pick(NOUNS)} ${rand.pick(SUFFIXES)}`
   const domain = `${name.split(' ').slice(0, 2).join('').toLowerCase()}${String(rand.int(1000))}.example.com`
   const createdMs = nowMs - (30 + rand.int(335)) * DAY_MS - rand.int(DAY_MS)
@@ -435,6 +436,16 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
       value_lower: phone,
     })
   }
+
+  // Their status changes are the lead's activities, but the app does not date a lead's update by its
+  // opportunities' changes: the lead's own timestamps leave them out.
+  addOpportunities(rows, {
+    id: leadId,
+    createdMs,
+    contactIds,
+    opportunityIds: ids.opportunities(),
+    activityIds: opportunityActivityIds,
+  })
 
   const address = {
     address_1: `${String(1 + rand.int(9000))} ${rand.pick(STREETS)}`,

@@ -31,17 +31,27 @@ async function countOf(db: Db, table: 'lead' | 'lead_search' | 'activity', organ
   return Number(row.n)
 }
 
-/** The names of the indexes, triggers and (Postgres) foreign keys of the tables a seed writes to. */
+/** The indexes, triggers and (Postgres) foreign keys of the tables a seed writes to, as created. */
 async function schemaObjects(db: Db): Promise<string[]> {
-  const tables = ['lead', 'lead_address', 'contact', 'contact_email', 'contact_phone', 'custom_value', 'activity']
+  const tables = [
+    'lead',
+    'lead_address',
+    'contact',
+    'contact_email',
+    'contact_phone',
+    'custom_value',
+    'opportunity',
+    'activity',
+  ]
   const query =
     ctx.database.dialect === 'sqlite'
-      ? sql<{ name: string }>`select type || ' ' || name as name from sqlite_master
+      ? sql<{ name: string }>`select type || ' ' || name || ' ' || coalesce(sql, '') as name from sqlite_master
           where type in ('index', 'trigger') and tbl_name in (${sql.join([...tables, 'lead_search'])})`
-      : sql<{ name: string }>`select 'index ' || indexname as name from pg_indexes
+      : sql<{ name: string }>`select 'index ' || indexname || ' ' || indexdef as name from pg_indexes
           where schemaname = current_schema() and tablename in (${sql.join([...tables, 'lead_search'])})
           union all
-          select 'trigger ' || g.tgname from pg_trigger g join pg_class c on c.oid = g.tgrelid
+          select 'trigger ' || g.tgname || ' ' || pg_get_triggerdef(g.oid) from pg_trigger g
+          join pg_class c on c.oid = g.tgrelid
           where c.relname in (${sql.join([...tables, 'lead_search'])}) and not g.tgisinternal
           union all
           select 'constraint ' || k.conname || ' ' || pg_get_constraintdef(k.oid) from pg_constraint k
@@ -146,7 +156,8 @@ describe('seedDemoLeads', () => {
         (select count(*) from contact_phone p where p.lead_id = l.id) as phones,
         (select count(*) from activity v where v.lead_id = l.id and v.type = 'Created') as created,
         (select min(v.date_created) from activity v where v.lead_id = l.id and v.type = 'Created') as created_at,
-        (select max(v.date_created) from activity v where v.lead_id = l.id) as last_activity
+        (select max(v.date_created) from activity v
+          where v.lead_id = l.id and v.type <> 'OpportunityStatusChange') as last_activity
       from lead l where l.organization_id = ${ctx.org.id}`.execute(db)
     for (const lead of perLead.rows) {
       expect(Number(lead.addresses), lead.id).toBe(1)
@@ -156,7 +167,7 @@ describe('seedDemoLeads', () => {
       expect(Number(lead.phones), lead.id).toBe(Number(lead.contacts))
       expect(Number(lead.created), lead.id).toBe(1)
       expect(lead.created_at, lead.id).toBe(lead.date_created)
-      // A lead was last updated by its latest activity.
+      // A lead was last updated by its latest activity but its opportunities' (the app does not date those).
       expect(lead.date_updated, lead.id).toBe(lead.last_activity)
     }
 
@@ -213,8 +224,20 @@ describe('seedDemoLeads', () => {
     const db = ctx.database.db
     const before = await schemaObjects(db)
     expect(before.some((name) => name.includes('_revision_'))).toBe(true)
+    // Migration 0009's, for opportunities, among them.
+    expect(before.filter((name) => name.startsWith('trigger opportunity_revision_')).length).toBeGreaterThan(0)
     await seedDemoLeads(db, ctx.clock, ctx.org.id, 30, { source: inThreadSource })
     expect(await schemaObjects(db)).toEqual(before)
+    const opportunity = await db
+      .selectFrom('opportunity')
+      .select(['id', 'lead_id'])
+      .where('organization_id', '=', ctx.org.id)
+      .executeTakeFirstOrThrow()
+    const revisionOf = async (leadId: string) =>
+      (await db.selectFrom('lead').select('revision').where('id', '=', leadId).executeTakeFirstOrThrow()).revision
+    const seededWithOpportunity = await revisionOf(opportunity.lead_id)
+    await db.updateTable('opportunity').set({ note: 'Signed today' }).where('id', '=', opportunity.id).execute()
+    expect(await revisionOf(opportunity.lead_id)).toBe(seededWithOpportunity + 1)
     const contact = await db
       .selectFrom('contact')
       .select(['id', 'lead_id'])
@@ -308,7 +331,7 @@ describe('seedDemoLeads', () => {
 describe('leadline seed demo, generating on a worker thread', () => {
   const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
 
-  it('writes the same kind of leads, with current search documents, and progress only on stderr', async () => {
+  it('writes the same kind of leads and opportunities, with current search documents, and progress only on stderr', async () => {
     if (!existsSync(cliPath)) throw new Error(`${cliPath} does not exist: build the api first`)
     const target = await createTestDatabase()
     try {
@@ -330,6 +353,13 @@ describe('leadline seed demo, generating on a worker thread', () => {
         expect(await countOf(handle.db, 'lead', seeded.organization_id)).toBe(300)
         expect(await countOf(handle.db, 'lead_search', seeded.organization_id)).toBe(300)
         expect(await staleDocuments(handle.db, seeded.organization_id)).toBe(0)
+        const withOpportunities = await handle.db
+          .selectFrom('opportunity')
+          .select((eb) => eb.fn.count('lead_id').distinct().as('n'))
+          .where('organization_id', '=', seeded.organization_id)
+          .executeTakeFirstOrThrow()
+        expect(Number(withOpportunities.n)).toBeGreaterThan(150)
+        expect(Number(withOpportunities.n)).toBeLessThan(210)
       } finally {
         await handle.close()
       }

@@ -3,6 +3,7 @@ import { inTransaction, type CustomObjectType, type Db } from '../db/database.js
 import { newId } from '../platform/ids.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
 import { addSearchRowsInBulk, nextSearchRowid } from '../leads/lead-search-index.js'
+import { loadOpportunitySetting } from '../opportunities/opportunity-input.js'
 import { insertRows, isSqlite, withBulkLoadSchema, withBulkLoadSettings } from './demo-bulk-write.js'
 import { DECISION_ROLES, INDUSTRIES, SEEDED_TABLES, type DemoLeadSetting } from './demo-lead-rows.js'
 import { demoLeadSource, type DemoLeadSource } from './demo-lead-source.js'
@@ -83,8 +84,9 @@ export interface SeedDemoLeadsOptions {
 }
 
 /**
- * Creates `count` realistic leads with contacts, addresses, custom values, notes and status changes, and their
- * search rows, in one transaction (the caller's, when `db` is one): an interrupted seed leaves nothing behind.
+ * Creates `count` realistic leads with contacts, addresses, custom values, notes, status changes and opportunities
+ * (over the organization's pipelines, with their status changes), and their search rows, in one transaction (the
+ * caller's, when `db` is one): an interrupted seed leaves nothing behind.
  */
 export async function seedDemoLeads(
   db: Db,
@@ -123,7 +125,7 @@ export async function seedDemoLeads(
 
 async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, count: number): Promise<DemoLeadSetting> {
   const nowMs = clock.now().getTime()
-  const [members, statuses] = await Promise.all([
+  const [members, statuses, opportunities] = await Promise.all([
     db.selectFrom('membership').select('user_id').where('organization_id', '=', organizationId).execute(),
     db
       .selectFrom('lead_status')
@@ -131,13 +133,26 @@ async function demoLeadSetting(db: Db, clock: Clock, organizationId: string, cou
       .where('organization_id', '=', organizationId)
       .orderBy('position')
       .execute(),
+    // Its currency, and its pipelines' statuses in order, as an opportunity write reads them.
+    loadOpportunitySetting(db, organizationId),
   ])
   const userIds = members.map((m) => m.user_id)
   if (userIds.length === 0 || statuses.length === 0)
     throw new Error('The organization needs users and lead statuses first.')
   const fields = await ensureDemoFields(db, organizationId, formatTimestamp(new Date(nowMs)))
   const firstSearchRowid = isSqlite(db) ? await nextSearchRowid(db, organizationId, count) : undefined
-  return { organizationId, nowMs, userIds, statuses, fields, seed: count * 7919 + 17, leads: count, firstSearchRowid }
+  return {
+    organizationId,
+    nowMs,
+    userIds,
+    statuses,
+    currency: opportunities.currency,
+    opportunityStatuses: opportunities.statuses,
+    fields,
+    seed: count * 7919 + 17,
+    leads: count,
+    firstSearchRowid,
+  }
 }
 
 /** Writes the leads a batch at a time; the next batch is generated while one is written. */

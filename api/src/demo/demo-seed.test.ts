@@ -76,7 +76,7 @@ describe('seedDemoOrganization', () => {
 
 describe('seedDemoLeads', () => {
   // 1000 leads: enough that, unclamped, some would be created late enough for a change to land after now.
-  it('dates no lead or activity after now, and leads 30 days to a year back', async () => {
+  it('dates no lead, opportunity or activity after now, and leads 30 days to a year back', async () => {
     const clock = new TestClock(new Date('2026-03-01T12:00:00.000Z'))
     const demo = await seedDemoOrganization(database.db, clock)
     const created = await seedDemoLeads(database.db, clock, demo.organization_id, 1000)
@@ -84,7 +84,7 @@ describe('seedDemoLeads', () => {
     const wire = (ms: number) => formatTimestamp(new Date(ms))
     const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/
     // An empty table's min() and max() are null, whatever their type says: checked here, not compared blindly.
-    const span = async (table: 'lead' | 'activity', column: 'date_created' | 'date_updated') => {
+    const span = async (table: 'lead' | 'activity' | 'opportunity', column: 'date_created' | 'date_updated') => {
       const row: { earliest: string | null; latest: string | null } = await database.db
         .selectFrom(table)
         .select((eb) => [eb.fn.min(column).as('earliest'), eb.fn.max(column).as('latest')])
@@ -102,7 +102,7 @@ describe('seedDemoLeads', () => {
       .executeTakeFirstOrThrow()
     expect(Number(leads.n)).toBe(1000)
 
-    for (const table of ['lead', 'activity'] as const) {
+    for (const table of ['lead', 'activity', 'opportunity'] as const) {
       for (const column of ['date_created', 'date_updated'] as const) {
         const { latest } = await span(table, column)
         expect(latest <= wire(nowMs), `${table}.${column}: ${latest}`).toBe(true)

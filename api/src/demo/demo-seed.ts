@@ -1,6 +1,7 @@
 import { inTransaction, type Db } from '../db/database.js'
 import { provisionMember, provisionOrganization } from '../organizations/provision.js'
-import type { Clock } from '../platform/time.js'
+import { formatTimestamp, type Clock } from '../platform/time.js'
+import { setUpDemoPipelines } from './demo-pipelines.js'
 
 export const DEMO_ORGANIZATION_NAME = 'Demo Company'
 
@@ -46,7 +47,10 @@ const MEMBERS: DemoPerson[] = [
   { email: 'sam@demo.leadline.test', first_name: 'Sam', last_name: 'Seller', role: 'user', title: 'rep' },
 ]
 
-/** The demo organization with an admin, a manager and two reps, each with an API key; all of it or nothing. */
+/**
+ * The demo organization with its pipelines (demo-pipelines.ts) and an admin, a manager and two reps, each with an
+ * API key; all of it or nothing.
+ */
 export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
   return inTransaction(db, async (tx) => {
     const admin = await provisionOrganization(tx, clock, {
@@ -55,6 +59,7 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
       firstName: ADMIN.first_name,
       lastName: ADMIN.last_name,
     })
+    await setUpDemoPipelines(tx, admin.organization_id, formatTimestamp(clock.now()))
     const users: DemoUser[] = [
       { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
     ]
