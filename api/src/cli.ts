@@ -356,8 +356,9 @@ Prints {"api_key_id","revoked":true}. Revoking a revoked key again is harmless.`
 const seedDemoCommand: Command = {
   usage: 'leadline seed demo [--leads N]',
   summary: 'create the demo organization with an admin, a manager and two reps',
-  details: `  --leads N   how many demo leads to create (default 0), with contacts, addresses, custom values, notes and
-              status changes, and opportunities on about 60 % of the leads. Progress goes to stderr: a bar on a terminal, a line every tenth of the way elsewhere.
+  details: `  --leads N   how many demo leads to create (default 0), with contacts, addresses, custom values, notes,
+              status changes and, on about 60 % of them, opportunities. Progress goes to stderr: a bar on a
+              terminal, a line every tenth of the way elsewhere.
 
 Prints {"organization_id","organization_name","users":[{"user_id","membership_id","email","first_name",
 "last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
