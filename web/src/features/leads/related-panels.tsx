@@ -1,5 +1,6 @@
 import type { Lead } from '@leadline/shared/lead-schema'
 import { Panel } from '../../components/ui/panel'
+import { formatCalendarDate } from '../../lib/format'
 import { isRecord, textOf } from '../../lib/record'
 
 /** The lead's opportunities: status, value and note, as the lead's API view nests them. */
@@ -21,7 +22,9 @@ export function OpportunitiesPanel({ lead }: { lead: Lead }) {
               <span className="text-xs text-slate-500">
                 {item.pipeline_name}
                 {item.user_name === null ? '' : ` · ${item.user_name}`}
-                {item.date_won === null ? '' : ` · ${item.status_type === 'won' ? 'won' : 'closes'} ${item.date_won}`}
+                {item.date_won === null
+                  ? ''
+                  : ` · ${item.status_type === 'won' ? 'won' : 'closes'} ${formatCalendarDate(item.date_won)}`}
               </span>
             </li>
           ))}
