@@ -133,6 +133,11 @@ function patched(current: CustomFieldTable, body: UpdateBody): CustomFieldValues
 
 const label: Record<CustomObjectType, string> = { lead: 'Lead', contact: 'Contact', opportunity: 'Opportunity' }
 
+/** `a lead`, `a contact`, `an opportunity`. */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
+}
+
 export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   // `custom_fields/` is the path older Close clients use (see the recordings); it stays out of the documentation.
   for (const base of ['custom_field', 'custom_fields']) {
@@ -188,7 +193,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           schema: {
             hide,
             tags,
-            summary: `Create a ${objectType} custom field (admin; answers 200)`,
+            summary: `Create ${withArticle(objectType)} custom field (admin; answers 200)`,
             querystring: fieldsQuerySchema,
             body: createBody,
             response: { 200: customFieldSchema },
@@ -227,7 +232,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           schema: {
             hide,
             tags,
-            summary: `Change a ${objectType} custom field (admin)`,
+            summary: `Change ${withArticle(objectType)} custom field (admin)`,
             params,
             querystring: fieldsQuerySchema,
             body: updateBody,
@@ -281,7 +286,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           schema: {
             hide,
             tags,
-            summary: `Delete a ${objectType} custom field and all its values (admin)`,
+            summary: `Delete ${withArticle(objectType)} custom field and all its values (admin)`,
             params,
             response: { 200: deletedSchema },
           },
