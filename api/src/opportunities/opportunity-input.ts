@@ -12,8 +12,11 @@ import {
   type CustomValue,
 } from '../custom-fields/custom-values.js'
 
-/** The largest value accepted: a safe integer with room to sum a million of them in a report. */
-export const VALUE_MAX = 1_000_000_000_000
+/**
+ * The largest value accepted, a billion in the currency's unit: a report sums values annualized (monthly ones × 12)
+ * in 64-bit integers, and 70 million opportunities of this value a month still fit.
+ */
+export const VALUE_MAX = 100_000_000_000
 export const NOTE_MAX = 100_000
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
 

@@ -150,6 +150,7 @@ describe('POST /opportunity/', () => {
     ['an owner who is not a member', { user_id: 'USER_OF_OTHER' }, 'user_id'],
     ['a fractional value', { value: 12.5 }, 'value'],
     ['a negative value', { value: -1 }, 'value'],
+    ['a value over a billion', { value: 100_000_000_001 }, 'value'],
     ['a value given as text', { value: '100' }, 'value'],
     ['confidence over 100', { confidence: 101 }, 'confidence'],
     ['confidence under 0', { confidence: -5 }, 'confidence'],
