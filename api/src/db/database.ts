@@ -114,6 +114,22 @@ export interface OpportunityTable {
   date_updated: string
 }
 
+/** Opportunity sums by organization, status, owner, period and day won, kept by triggers (migration 0010). */
+export interface OpportunityRollupTable {
+  organization_id: string
+  status_id: string
+  /** '' when the opportunity has no owner. */
+  user_id: string
+  value_period: string
+  /** '' when it has no `date_won`. */
+  date_won: string
+  opportunities: number | string
+  value: number | string
+  annualized: number | string
+  expected: number | string
+  annualized_expected: number | string
+}
+
 export interface PhoneNumberTable {
   id: string
   organization_id: string
@@ -280,6 +296,7 @@ export interface Tables {
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable
   opportunity: OpportunityTable
+  opportunity_rollup: OpportunityRollupTable
   phone_number: PhoneNumberTable
   user_presence: UserPresenceTable
   lead: LeadTable

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006-lead-search-fields.js'
 import * as m0007 from './migrations/0007-lead-counts.js'
 import * as m0008 from './migrations/0008-rate-limit-leases.js'
 import * as m0009 from './migrations/0009-opportunities.js'
+import * as m0010 from './migrations/0010-opportunity-rollup.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007-lead-counts': m0007,
   '0008-rate-limit-leases': m0008,
   '0009-opportunities': m0009,
+  '0010-opportunity-rollup': m0010,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

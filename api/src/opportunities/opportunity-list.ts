@@ -299,11 +299,18 @@ function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> 
 }
 
 /** The key an opportunity's group is known by: `2026-03`, `2026-Q1`, `2026-W09`, `2026`, or the owner's id. */
-export function groupKey(field: GroupField, dialect: Dialect): RawBuilder<string | null> {
-  const won = sql`opportunity.date_won`
+export function groupKey(
+  field: GroupField,
+  dialect: Dialect,
+  columns: { dateWon: RawBuilder<unknown>; userId: RawBuilder<unknown> } = {
+    dateWon: sql`opportunity.date_won`,
+    userId: sql`opportunity.user_id`,
+  },
+): RawBuilder<string | null> {
+  const won = columns.dateWon
   switch (field) {
     case 'user_id':
-      return sql`opportunity.user_id`
+      return sql`${columns.userId}`
     case 'date_won__year':
       return sql`substr(${won}, 1, 4)`
     case 'date_won__month':
@@ -373,4 +380,112 @@ export async function groupAggregates(
       return [typeof k === 'string' ? k : null, aggregatesOf(record)]
     }),
   )
+}
+
+// --- sums from the rollup (migration 0010) ---
+
+/** The filters the rollup can answer: anything else (a lead, a contact, a search, other dates) reads the rows. */
+const ROLLUP_FIELDS = new Set<string>([
+  'user_id',
+  'pipeline_id',
+  'status_id',
+  'status_label',
+  'status_type',
+  'value_period',
+])
+
+const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
+  user_id: sql`opportunity_rollup.user_id`,
+  pipeline_id: sql`opportunity_status.pipeline_id`,
+  status_id: sql`opportunity_rollup.status_id`,
+  status_label: sql`lower(opportunity_status.label)`,
+  status_type: sql`opportunity_status.type`,
+  value_period: sql`opportunity_rollup.value_period`,
+}
+
+function rollupSelections() {
+  return [
+    sql<number>`coalesce(sum(opportunity_rollup.opportunities), 0)`.as('total_results'),
+    ...VALUE_PERIODS.map((p) =>
+      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.opportunities else 0 end), 0)`.as(
+        `count_${p}`,
+      ),
+    ),
+    ...VALUE_PERIODS.map((p) =>
+      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.value else 0 end), 0)`.as(
+        `total_value_${p}`,
+      ),
+    ),
+    sql<number>`coalesce(sum(opportunity_rollup.annualized), 0)`.as('total_value_annualized'),
+    ...VALUE_PERIODS.map((p) =>
+      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.expected else 0 end), 0)`.as(
+        `expected_value_${p}`,
+      ),
+    ),
+    sql<number>`coalesce(sum(opportunity_rollup.annualized_expected), 0)`.as('expected_value_annualized'),
+  ]
+}
+
+/**
+ * The list's sums (and its groups' sums, when grouped) from the rollup, when every filter is one it can answer;
+ * undefined otherwise. The same figures as adding up the rows (the list's tests compare both with a recomputation).
+ */
+export async function rollupAggregates(
+  db: Db,
+  organizationId: string,
+  query: OpportunityListQuery,
+  group: { field: GroupField } | undefined,
+  dialect: Dialect,
+  tzOffsetHours: number,
+): Promise<{ totals: Aggregates; groups: Map<string | null, Aggregates> | undefined } | undefined> {
+  const raw = query as Record<string, string | undefined>
+  const filtered = Object.keys(raw).filter((k) => !k.startsWith('_') && raw[k] !== undefined)
+  const answerable = filtered.every((k) => {
+    const field = k.endsWith('__in') ? k.slice(0, -'__in'.length) : k
+    return ROLLUP_FIELDS.has(field) || k.startsWith('date_won__')
+  })
+  // A filter on an empty value would meet the rollup's '' (no owner, no day) where the rows hold null.
+  if (!answerable || filtered.some((k) => values(raw[k] ?? '').length === 0)) return undefined
+  let q = db
+    .selectFrom('opportunity_rollup')
+    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')
+    .where('opportunity_rollup.organization_id', '=', organizationId)
+  for (const field of IN_FIELDS) {
+    const column = ROLLUP_COLUMN[field]
+    if (column === undefined) continue
+    for (const param of [field, `${field}__in`]) {
+      const given = raw[param]
+      if (given === undefined) continue
+      const wanted = param === field ? [given] : values(given)
+      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
+      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
+      q = q.where(column, 'in', field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted)
+    }
+  }
+  for (const [name, operator] of Object.entries(COMPARATORS)) {
+    const param = `date_won__${name}`
+    const given = raw[param]
+    if (given === undefined) continue
+    const bound = dateBound('date_won', param, given, tzOffsetHours)
+    q = q.where('opportunity_rollup.date_won', '<>', '').where('opportunity_rollup.date_won', operator, bound)
+  }
+  if (group === undefined) {
+    return { totals: aggregatesOf(await q.select(rollupSelections()).executeTakeFirstOrThrow()), groups: undefined }
+  }
+  const key = groupKey(group.field, dialect, {
+    dateWon: sql`nullif(opportunity_rollup.date_won, '')`,
+    userId: sql`nullif(opportunity_rollup.user_id, '')`,
+  })
+  const rows = await q
+    .select([key.as('group_key'), ...rollupSelections()])
+    .groupBy(key)
+    .execute()
+  const groups = new Map(
+    rows.map((row) => {
+      const record = row as Record<string, unknown>
+      const k = record.group_key
+      return [typeof k === 'string' ? k : null, aggregatesOf(record)] as const
+    }),
+  )
+  return { totals: sumAggregates([...groups.values()]), groups }
 }

@@ -28,6 +28,7 @@ import {
   groupKey,
   listOrder,
   opportunityListQuery,
+  rollupAggregates,
   sumAggregates,
   type Aggregates,
 } from './opportunity-list.js'
@@ -205,15 +206,19 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       const keyed = matches
         .selectAll('opportunity')
         .select(group === undefined ? sql<null>`null`.as('group_key') : groupKey(group.field, dialect).as('group_key'))
-      // Grouped, the totals are the groups' totals added up: one pass over the matches instead of two.
+      // The sums come from the rollup when it can answer the filters (migration 0010), else from the rows; grouped,
+      // the totals are the groups' totals added up: one pass over the matches instead of two.
+      const rollup = await rollupAggregates(db, me.organizationId, query, group, dialect, request.tzOffsetHours)
       const [page, groupTotals] = await Promise.all([
         fetchPage(
           terms.reduce((q, term) => q.orderBy(term), keyed),
           query,
         ),
-        group === undefined ? undefined : groupAggregates(matches, group, dialect),
+        rollup !== undefined || group === undefined ? rollup?.groups : groupAggregates(matches, group, dialect),
       ])
-      const totals = groupTotals === undefined ? await aggregate(matches) : sumAggregates([...groupTotals.values()])
+      const totals =
+        rollup?.totals ??
+        (groupTotals === undefined ? await aggregate(matches) : sumAggregates([...groupTotals.values()]))
       const rows = page.data.map(({ group_key: _, ...row }) => row)
       const objects = await views(me.organizationId, rows)
       const data =
