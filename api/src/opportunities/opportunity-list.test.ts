@@ -180,7 +180,7 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
     }
   })
 
-  it('groups by month won: ordered, null last, each group with its own aggregates, cut across pages by key', async () => {
+  it('groups by month won: ordered, null last, each group with its own aggregates and order, cut across pages by key', async () => {
     const org = await ctx.createOrg('Groups Inc')
     const opps = await seed(org, fc.sample(draft, { numRuns: 14, seed: 11 }))
     for (const descending of [false, true]) {
@@ -209,6 +209,21 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
         expect(objects.every((o) => members.some((m) => m.id === o.id))).toBe(true)
       }
       expect(groups.flatMap((g) => g.objects.map((o) => o.id)).sort()).toEqual(opps.map((o) => o.id).sort())
+      // Inside a group, the list's own order: newest first, ties by id.
+      for (const group of groups) {
+        const inOrder = [...group.objects].sort((a, b) =>
+          a.date_created === b.date_created ? byId(b.id, a.id) : a.date_created < b.date_created ? 1 : -1,
+        )
+        expect(group.objects.map((o) => o.id)).toEqual(inOrder.map((o) => o.id))
+      }
+    }
+    // Every grouping by date reads the same objects in the same order whatever the page size.
+    for (const field of ['date_won__week', 'date_won__quarter', 'date_won__year', '-date_won__month']) {
+      const ids = (pages: { data: unknown[] }[]) =>
+        pages.flatMap((p) => (p.data as { objects: { id: string }[] }[]).flatMap((g) => g.objects.map((o) => o.id)))
+      const whole = ids(await allPages(org, { _group_by: field }, 250))
+      expect(whole).toHaveLength(opps.length)
+      expect(ids(await allPages(org, { _group_by: field }, 3)), field).toEqual(whole)
     }
   })
 

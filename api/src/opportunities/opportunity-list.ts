@@ -355,11 +355,88 @@ export function groupOrderTerms(
 export function listOrder(
   query: OpportunityListQuery,
   dialect: Dialect,
-): { terms: RawBuilder<unknown>[]; group: ReturnType<typeof parseGroup> } {
+): { terms: RawBuilder<unknown>[]; inGroup: RawBuilder<unknown>[]; group: ReturnType<typeof parseGroup> } {
   const order = parseOrder(query._order_by)
   const group = parseGroup(query._group_by)
   const terms = orderTerms(order, dialect)
-  return { terms: group === undefined ? terms : [...groupOrderTerms(group, dialect), ...terms], group }
+  return {
+    terms: group === undefined ? terms : [...groupOrderTerms(group, dialect), ...terms],
+    inGroup: terms,
+    group,
+  }
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0')
+}
+
+function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10)
+}
+
+/** The Monday of ISO week `week` of ISO year `year`: the week holding 4 January is week 1. */
+function isoWeekMonday(year: number, week: number): Date {
+  const january4 = new Date(Date.UTC(year, 0, 4))
+  const monday = new Date(january4.getTime() - ((january4.getUTCDay() + 6) % 7) * 86_400_000)
+  return new Date(monday.getTime() + (week - 1) * 7 * 86_400_000)
+}
+
+/**
+ * The days `[from, to)` a date group's key covers (`2026`, `2026-Q1`, `2026-03`, `2026-W09`), so that a page reads
+ * a group's opportunities through the `date_won` index; undefined for an owner's group.
+ */
+export function groupDays(field: GroupField, key: string): { from: string; to: string } | undefined {
+  const year = Number(key.slice(0, 4))
+  const month = (first: number, months: number) => ({
+    from: `${pad(year, 4)}-${pad(first, 2)}-01`,
+    to: isoDay(new Date(Date.UTC(year, first - 1 + months, 1))),
+  })
+  switch (field) {
+    case 'date_won__year':
+      return month(1, 12)
+    case 'date_won__quarter':
+      return month((Number(key.slice(6)) - 1) * 3 + 1, 3)
+    case 'date_won__month':
+      return month(Number(key.slice(5, 7)), 1)
+    case 'date_won__week': {
+      const monday = isoWeekMonday(year, Number(key.slice(6)))
+      return { from: isoDay(monday), to: isoDay(new Date(monday.getTime() + 7 * 86_400_000)) }
+    }
+    case 'user_id':
+      return undefined
+  }
+}
+
+/**
+ * The groups a page of a date-grouped list runs over, in the list's order, with how many of each group's objects
+ * to skip and take: a page then reads the few groups it touches through the `date_won` index instead of ordering
+ * every match. `counts` are the groups' sizes; `limit` asks for one object past the page (to learn `has_more`).
+ */
+export function pageGroups(
+  counts: Map<string | null, number>,
+  descending: boolean,
+  skip: number,
+  limit: number,
+): { key: string | null; skip: number; take: number }[] {
+  const dated = [...counts.keys()].filter((k): k is string => k !== null).sort()
+  if (descending) dated.reverse()
+  const keys: (string | null)[] = counts.has(null) ? [...dated, null] : dated
+  const parts: { key: string | null; skip: number; take: number }[] = []
+  let start = 0
+  let wanted = limit
+  for (const key of keys) {
+    const size = counts.get(key) ?? 0
+    const end = start + size
+    if (wanted > 0 && end > skip) {
+      const from = Math.max(0, skip - start)
+      const take = Math.min(size - from, wanted)
+      if (take > 0) parts.push({ key, skip: from, take })
+      wanted -= Math.max(take, 0)
+    }
+    start = end
+    if (wanted <= 0) break
+  }
+  return parts
 }
 
 /** Each group's aggregates over every match, by key (`null` for opportunities without one). */
