@@ -217,8 +217,15 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
         expect(group.objects.map((o) => o.id)).toEqual(inOrder.map((o) => o.id))
       }
     }
-    // Every grouping by date reads the same objects in the same order whatever the page size.
-    for (const field of ['date_won__week', 'date_won__quarter', 'date_won__year', '-date_won__month']) {
+    // Every grouping reads the same objects in the same order whatever the page size.
+    for (const field of [
+      'date_won__week',
+      'date_won__quarter',
+      'date_won__year',
+      '-date_won__month',
+      'user_id',
+      '-user_id',
+    ]) {
       const ids = (pages: { data: unknown[] }[]) =>
         pages.flatMap((p) => (p.data as { objects: { id: string }[] }[]).flatMap((g) => g.objects.map((o) => o.id)))
       const whole = ids(await allPages(org, { _group_by: field }, 250))

@@ -408,19 +408,25 @@ export function groupDays(field: GroupField, key: string): { from: string; to: s
 }
 
 /**
- * The groups a page of a date-grouped list runs over, in the list's order, with how many of each group's objects
+ * The groups a page of a grouped list runs over, in the list's order, with how many of each group's objects
  * to skip and take: a page then reads the few groups it touches through the `date_won` index instead of ordering
  * every match. `counts` are the groups' sizes; `limit` asks for one object past the page (to learn `has_more`).
+ * Owners' groups sort by `sortKey` (their lower-cased name), then by id; a reversed list reverses both.
  */
 export function pageGroups(
   counts: Map<string | null, number>,
   descending: boolean,
   skip: number,
   limit: number,
+  /** How keys sort (owners by name); by the key itself when absent. */
+  sortKey: (key: string) => string = (key) => key,
 ): { key: string | null; skip: number; take: number }[] {
-  const dated = [...counts.keys()].filter((k): k is string => k !== null).sort()
-  if (descending) dated.reverse()
-  const keys: (string | null)[] = counts.has(null) ? [...dated, null] : dated
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const keyed = [...counts.keys()]
+    .filter((k): k is string => k !== null)
+    .sort((a, b) => compare(sortKey(a), sortKey(b)) || compare(a, b))
+  if (descending) keyed.reverse()
+  const keys: (string | null)[] = counts.has(null) ? [...keyed, null] : keyed
   const parts: { key: string | null; skip: number; take: number }[] = []
   let start = 0
   let wanted = limit

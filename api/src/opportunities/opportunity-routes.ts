@@ -7,6 +7,7 @@ import { recordActivity } from '../activities/activity-repo.js'
 import type { Db } from '../db/database.js'
 import { writeCustomValues } from '../custom-fields/custom-values.js'
 import { findLead } from '../leads/lead-repo.js'
+import { userNames } from '../users/user-names.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { newId } from '../platform/ids.js'
@@ -214,16 +215,19 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       const groupTotals =
         rollup !== undefined || group === undefined ? rollup?.groups : await groupAggregates(matches, group, dialect)
       let page: { has_more: boolean; data: (OpportunityRow & { group_key: string | null })[] }
-      if (group !== undefined && group.field !== 'user_id' && groupTotals !== undefined) {
-        // Grouped by when they were won: the groups' sizes tell which groups the page runs over; each is read
-        // through the date_won index, in its own order, instead of ordering every match.
+      if (group !== undefined && groupTotals !== undefined) {
+        // Grouped: the groups' sizes tell which groups the page runs over; each is read through its index (date_won
+        // or the owner), in its own order, instead of ordering every match.
         const skip = query._skip ?? 0
         const limit = query._limit ?? LIST_LIMIT_DEFAULT
         const counts = new Map([...groupTotals].map(([k, a]) => [k, a.total_results]))
+        const names = group.field === 'user_id' ? await userNames(db, [...counts.keys()]) : new Map<string, string>()
+        const byName = (id: string) => (names.get(id) ?? '').toLowerCase()
         const rows: (OpportunityRow & { group_key: string | null })[] = []
-        for (const part of pageGroups(counts, group.descending, skip, limit + 1)) {
+        for (const part of pageGroups(counts, group.descending, skip, limit + 1, byName)) {
           const days = part.key === null ? undefined : groupDays(group.field, part.key)
-          let q = part.key === null ? keyed.where('opportunity.date_won', 'is', null) : keyed.where(key, '=', part.key)
+          const column = group.field === 'user_id' ? 'opportunity.user_id' : 'opportunity.date_won'
+          let q = part.key === null ? keyed.where(column, 'is', null) : keyed.where(key, '=', part.key)
           if (days !== undefined) {
             q = q.where('opportunity.date_won', '>=', days.from).where('opportunity.date_won', '<', days.to)
           }
