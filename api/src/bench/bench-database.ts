@@ -136,3 +136,70 @@ export async function prepareBenchDatabase(options: {
     seedSeconds: seeded.seconds,
   }
 }
+
+/** Leads of the report database's demo, whose opportunities are multiplied up to the count asked for. */
+const REPORT_LEADS = 2_000
+
+/** The demo organization's opportunities in a database, or undefined when it holds no finished demo seed. */
+async function reportReady(url: string, opportunities: number) {
+  const found = await reusable(url, REPORT_LEADS)
+  if (found === undefined) return undefined
+  const database = openDatabase(url)
+  try {
+    const row = await database.db
+      .selectFrom('opportunity')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('organization_id', '=', found.organizationId)
+      .executeTakeFirstOrThrow()
+    return Number(row.n) === opportunities ? found : undefined
+  } finally {
+    await database.close()
+  }
+}
+
+/**
+ * The report scenario's SQLite database (`data/bench/opportunities-N.db`): a demo of 2,000 leads whose
+ * opportunities are copied, each copy with a new id and its `date_won` moved back a few days at a time over two
+ * years, until the organization holds `opportunities`. The copies go in through the app's triggers, so the
+ * rollup (migration 0010) is what the app would have kept. Reused while it holds that many.
+ */
+export async function prepareReportDatabase(options: {
+  opportunities: number
+  dataDir: string
+  cliPath: string
+}): Promise<{ url: string; organizationId: string; apiKey: string }> {
+  const file = `${options.dataDir}/opportunities-${String(options.opportunities)}.db`
+  const url = `sqlite:${file}`
+  if (existsSync(file)) {
+    const found = await reportReady(url, options.opportunities)
+    if (found !== undefined) return { url, ...found }
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+  process.stderr.write(`preparing ${options.opportunities.toLocaleString('en-US')} opportunities for the report\n`)
+  const seeded = await seed(options.cliPath, url, REPORT_LEADS)
+  const database = openDatabase(url)
+  try {
+    const org = seeded.organizationId
+    const base = await database.db
+      .selectFrom('opportunity')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('organization_id', '=', org)
+      .executeTakeFirstOrThrow()
+    const missing = options.opportunities - Number(base.n)
+    if (Number(base.n) === 0 || missing < 0) throw new Error('the report demo has no opportunities to copy')
+    const copies = Math.ceil(missing / Number(base.n))
+    // A new id is `oppo_` and 43 hexadecimal digits, which are base62 digits too.
+    await sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies})
+      insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value, value_period,
+        value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created, date_updated)
+      select 'oppo_' || substr(lower(hex(randomblob(22))), 1, 43), o.organization_id, o.lead_id, o.contact_id,
+        o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
+        case when o.date_won is null then null else date(o.date_won, '-' || (copy.i % 700) || ' days') end,
+        o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
+      from opportunity o, copy where o.organization_id = ${org}
+      limit ${missing}`.execute(database.db)
+  } finally {
+    await database.close()
+  }
+  return { url, organizationId: seeded.organizationId, apiKey: seeded.apiKey }
+}

@@ -197,6 +197,19 @@ describe('bench helpers', () => {
     expect(percentile([], 50)).toBeNaN()
   })
 
+  it('checks the report on its median, and says what it grouped', () => {
+    const report = (p50: number) => ({ ...scenario('report', 'report: won by month', 4, p50 * 4), p50 })
+    const quick = figures({ scenarios: [report(299)], reportOpportunities: 1_000_000 })
+    expect(checks(quick).find((c) => c.subject === 'report')).toEqual({
+      subject: 'report',
+      target: 'p50 < 300 ms',
+      pass: true,
+    })
+    expect(checks(figures({ scenarios: [report(301)] })).find((c) => c.subject === 'report')?.pass).toBe(false)
+    expect(formatReport(quick)).toContain('over 1,000,000 opportunities')
+    expect(reportJson(quick).report_opportunities).toBe(1_000_000)
+  })
+
   it('measures every scenario unless --only names some, and refuses a name it does not know', () => {
     expect([...parseOnly(undefined)]).toEqual([
       'raw',
@@ -206,6 +219,7 @@ describe('bench helpers', () => {
       'search-text',
       'search-fields',
       'search-dates',
+      'report',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
     expect(() => parseOnly('raw,leads')).toThrow('--only takes scenarios out of raw, lead, me, page')

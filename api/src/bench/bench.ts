@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { openDatabase } from '../db/database.js'
-import { prepareBenchDatabase } from './bench-database.js'
+import { prepareBenchDatabase, prepareReportDatabase } from './bench-database.js'
 import {
   measureLatency,
   measureThroughput,
@@ -32,7 +32,7 @@ import { storeLeadBodies } from './raw-server.js'
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
 
 const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS]
-                     [--rounds R] [--json]
+                     [--rounds R] [--opportunities N] [--json]
 
   --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
   --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
@@ -44,6 +44,9 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
                 (default 1): on a machine busy with other work, ratios to raw then compare like with like
   --only KEYS   measure only these scenarios, comma-separated, out of
                 ${SCENARIO_KEYS.join(', ')} (the ratios need raw)
+  --opportunities N
+                opportunities the report scenario groups by month (default 1000000), in a SQLite file of its own
+                under data/bench/, kept and reused; the report runs on SQLite only
   --json        print the figures as one JSON object on stdout (the table goes to stderr)
 `
 
@@ -225,6 +228,7 @@ async function main(): Promise<number> {
       sample: { type: 'string' },
       only: { type: 'string' },
       rounds: { type: 'string' },
+      opportunities: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -238,6 +242,7 @@ async function main(): Promise<number> {
   const sample = positiveInt(values.sample, '--sample', 300)
   const only = parseOnly(values.only)
   const rounds = positiveInt(values.rounds, '--rounds', 1)
+  const opportunities = positiveInt(values.opportunities, '--opportunities', 1_000_000)
   const database = await prepareBenchDatabase({ url: values.db, leads, dataDir, cliPath })
   const authorization = `Basic ${Buffer.from(`${database.apiKey}:`).toString('base64')}`
   const ids = await sampleIds(database.url, database.organizationId, sample)
@@ -245,6 +250,7 @@ async function main(): Promise<number> {
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-'))
   let api: Server | undefined
   let raw: Server | undefined
+  let reportApi: Server | undefined
   let peak: number | undefined
   const sampler = setInterval(() => {
     const now = peakRssMb(api?.pid)
@@ -305,11 +311,32 @@ async function main(): Promise<number> {
         ),
       },
     ]
+    // The report (issue: a million opportunities grouped by month) has a database of its own, on SQLite.
+    const report =
+      only.has('report') && database.kind === 'sqlite'
+        ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
+        : undefined
+    if (report !== undefined) {
+      const reportStarted = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', report.url], apiEnv)
+      reportApi = reportStarted.child
+      specs.push({
+        key: 'report',
+        name: 'report: won by month',
+        target: {
+          url: reportStarted.url,
+          authorization: `Basic ${Buffer.from(`${report.apiKey}:`).toString('base64')}`,
+          nextPath: () => '/api/v1/opportunity/?_group_by=date_won__month',
+        },
+      })
+    }
     const apiPid = api.pid
     const rawPid = raw?.pid
     const scenarios = specs
       .filter((spec) => only.has(spec.key))
-      .map((spec): Scenario => ({ ...spec, pid: spec.key === 'raw' ? rawPid : apiPid }))
+      .map((spec): Scenario => ({
+        ...spec,
+        pid: spec.key === 'raw' ? rawPid : spec.key === 'report' ? reportApi?.pid : apiPid,
+      }))
     const results = await measureAll(scenarios, seconds, rounds)
     const last = peakRssMb(api.pid)
     if (last !== undefined) peak = Math.max(peak ?? 0, last)
@@ -322,6 +349,7 @@ async function main(): Promise<number> {
       rounds,
       seedSeconds: database.seedSeconds,
       apiPeakRssMb: peak,
+      ...(report === undefined ? {} : { reportOpportunities: opportunities }),
       scenarios: results,
     }
     if (values.json === true) {
@@ -334,6 +362,7 @@ async function main(): Promise<number> {
   } finally {
     clearInterval(sampler)
     await stop(raw)
+    await stop(reportApi)
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }

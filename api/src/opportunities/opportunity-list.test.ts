@@ -159,6 +159,11 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
       ['confidence', (o) => o.confidence],
       ['date_won', (o) => o.date_won],
       ['user_name', (o) => o.user_name.toLowerCase()],
+      // Ordered by value × confidence, which ranks as the rounded expected value does, ties apart.
+      ['expected_value', (o) => (o.value === null ? null : o.value * o.confidence)],
+      ['lead_name', (o) => o.lead_name.toLowerCase()],
+      ['date_created', (o) => o.date_created],
+      ['date_updated', (o) => o.date_updated],
     ]
     for (const [field, pick] of fields) {
       for (const descending of [false, true]) {
@@ -216,6 +221,17 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
         )
         expect(group.objects.map((o) => o.id)).toEqual(inOrder.map((o) => o.id))
       }
+    }
+    // `_order_by` orders inside each group: by value, highest first, nulls last, ties by id.
+    const byValue = await allPages(org, { _group_by: 'date_won__month', _order_by: '-value' }, 4)
+    const valueGroups = byValue.flatMap((p) => p.data as { key: string | null; objects: Opp[] }[])
+    for (const group of valueGroups) {
+      const inOrder = [...group.objects].sort((a, b) => {
+        if (a.value === null || b.value === null)
+          return a.value === b.value ? byId(b.id, a.id) : a.value === null ? 1 : -1
+        return a.value === b.value ? byId(b.id, a.id) : b.value - a.value
+      })
+      expect(group.objects.map((o) => o.id)).toEqual(inOrder.map((o) => o.id))
     }
     // Every grouping reads the same objects in the same order whatever the page size.
     for (const field of [
