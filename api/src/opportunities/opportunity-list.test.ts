@@ -16,6 +16,7 @@ interface Opp {
   confidence: number
   date_won: string | null
   date_created: string
+  date_updated: string
   status_type: string
   lead_name: string
   user_name: string
