@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { timestampSchema } from './list.js'
+import { commonFieldsSchema, timestampSchema } from './list.js'
 import { opportunityStatusTypeSchema } from './status-schema.js'
 
 const nullableString = () => Type.Union([Type.String(), Type.Null()])
@@ -11,12 +11,7 @@ const activityBase = {
   contact_id: nullableString(),
   user_id: nullableString(),
   user_name: nullableString(),
-  created_by: nullableString(),
-  created_by_name: nullableString(),
-  updated_by: nullableString(),
-  updated_by_name: nullableString(),
-  date_created: timestampSchema,
-  date_updated: timestampSchema,
+  ...commonFieldsSchema,
   /** When the activity happened: its date_created unless the activity says otherwise. */
   activity_at: timestampSchema,
   users: Type.Array(Type.String(), { description: 'Other users who took part; none for these types.' }),

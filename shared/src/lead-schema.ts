@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { contactSchema, type Contact } from './contact-schema.js'
 import { customValueSchema } from './custom-field-schema.js'
-import { timestampSchema } from './list.js'
+import { commonFieldsSchema } from './list.js'
 import { opportunitySchema } from './opportunity-schema.js'
 
 export const ADDRESS_LABELS = ['business', 'mailing', 'other'] as const
@@ -39,12 +39,7 @@ export const leadSchema = Type.Object(
     custom: Type.Record(Type.String(), Type.Union([customValueSchema, Type.Array(customValueSchema)]), {
       description: 'Deprecated: the values keyed by field name.',
     }),
-    created_by: nullableString(),
-    created_by_name: nullableString(),
-    updated_by: nullableString(),
-    updated_by_name: nullableString(),
-    date_created: timestampSchema,
-    date_updated: timestampSchema,
+    ...commonFieldsSchema,
   },
   {
     additionalProperties: true,

@@ -26,6 +26,16 @@ export const timestampSchema = Type.String({
   description: 'UTC timestamp with six fractional digits, e.g. 2017-09-29T10:40:23.140000+00:00',
 })
 
+/** Who created and last changed an object, with their names, and when: the common fields of Close's objects. */
+export const commonFieldsSchema = {
+  created_by: Type.Union([Type.String(), Type.Null()]),
+  created_by_name: Type.Union([Type.String(), Type.Null()]),
+  updated_by: Type.Union([Type.String(), Type.Null()]),
+  updated_by_name: Type.Union([Type.String(), Type.Null()]),
+  date_created: timestampSchema,
+  date_updated: timestampSchema,
+}
+
 export const validationErrorSchema = Type.Object({
   errors: Type.Array(Type.String()),
   'field-errors': Type.Record(Type.String(), Type.String()),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { timestampSchema } from './list.js'
+import { customValueSchema } from './custom-field-schema.js'
+import { commonFieldsSchema, timestampSchema } from './list.js'
 import { VALUE_PERIODS } from './money.js'
 import { opportunityStatusTypeSchema } from './status-schema.js'
 
@@ -38,15 +39,10 @@ export const opportunitySchema = Type.Object(
     note: Type.String(),
     user_id: nullableString(),
     user_name: nullableString(),
-    created_by: nullableString(),
-    created_by_name: nullableString(),
-    updated_by: nullableString(),
-    updated_by_name: nullableString(),
-    date_created: timestampSchema,
-    date_updated: timestampSchema,
+    ...commonFieldsSchema,
     integration_links: Type.Array(Type.Unknown()),
-    custom: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Deprecated: custom values keyed by field name.',
+    custom: Type.Record(Type.String(), Type.Union([customValueSchema, Type.Array(customValueSchema)]), {
+      description: 'Deprecated: the values keyed by field name.',
     }),
   },
   { additionalProperties: true, description: 'Custom field values appear as `custom.<field id>` keys.' },

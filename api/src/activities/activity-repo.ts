@@ -1,3 +1,4 @@
+import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
 import type { ActivityTable, Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 
@@ -28,6 +29,45 @@ export interface ActivityData {
     opportunity_value_formatted: string | null
     opportunity_confidence: number
     opportunity_date_won: string | null
+  }
+}
+
+/** A status, as an OpportunityStatusChange names the two it moved between. */
+interface StatusNamed {
+  id: string
+  label: string
+  type: string
+}
+
+/** An OpportunityStatusChange's own fields: the two statuses, and the opportunity as it is after the change. */
+export function opportunityStatusChangeData(
+  from: StatusNamed | undefined,
+  to: StatusNamed,
+  opportunity: {
+    value: number | null
+    value_period: ValuePeriod
+    value_currency: string
+    confidence: number
+    date_won: string | null
+  },
+): ActivityData['OpportunityStatusChange'] {
+  return {
+    old_status_id: from?.id ?? null,
+    old_status_label: from?.label ?? null,
+    old_status_type: from?.type ?? null,
+    new_status_id: to.id,
+    new_status_label: to.label,
+    new_status_type: to.type,
+    opportunity_value: opportunity.value,
+    opportunity_value_period: opportunity.value_period,
+    opportunity_value_currency: opportunity.value_currency,
+    opportunity_value_formatted: formatOpportunityValue(
+      opportunity.value,
+      opportunity.value_currency,
+      opportunity.value_period,
+    ),
+    opportunity_confidence: opportunity.confidence,
+    opportunity_date_won: opportunity.date_won,
   }
 }
 

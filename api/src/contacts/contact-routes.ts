@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import { contactSchema } from '@leadline/shared/contact-schema'
 import type { Db } from '../db/database.js'
-import { listCustomFieldDefs } from '../custom-fields/custom-values.js'
+import { deleteWithCustomValues, listCustomFieldDefs } from '../custom-fields/custom-values.js'
 import { findLead } from '../leads/lead-repo.js'
 import { refreshLeadSearch } from '../leads/lead-search-index.js'
 import { loadWriteSetting, prepareContact } from '../leads/lead-write.js'
@@ -129,16 +129,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     if (current === undefined) throw new NotFoundError('Contact')
     const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
     await db.transaction().execute(async (tx) => {
-      await tx
-        .deleteFrom('custom_value')
-        .where('organization_id', '=', me.organizationId)
-        .where('object_id', '=', current.id)
-        .execute()
-      await tx
-        .deleteFrom('contact')
-        .where('organization_id', '=', me.organizationId)
-        .where('id', '=', current.id)
-        .execute()
+      await deleteWithCustomValues(tx, 'contact', me.organizationId, current.id)
       await touchLead(tx, ctx, current.lead_id)
     })
     return {}

@@ -341,6 +341,21 @@ export async function writeCustomValues(
   if (rows.length > 0) await tx.insertInto('custom_value').values(rows).execute()
 }
 
+/** Deletes a contact or an opportunity with its custom values, which have no foreign key to it. */
+export async function deleteWithCustomValues(
+  tx: Queryable,
+  table: 'contact' | 'opportunity',
+  organizationId: string,
+  id: string,
+): Promise<void> {
+  await tx
+    .deleteFrom('custom_value')
+    .where('organization_id', '=', organizationId)
+    .where('object_id', '=', id)
+    .execute()
+  await tx.deleteFrom(table).where('organization_id', '=', organizationId).where('id', '=', id).execute()
+}
+
 /** The stored values of the given objects (leads, contacts, opportunities), by object id, then field id, in order. */
 export async function readCustomValues(
   db: Queryable,

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely'
-import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
-import type { ActivityData } from '../activities/activity-repo.js'
+import type { ValuePeriod } from '@leadline/shared/money'
+import { opportunityStatusChangeData } from '../activities/activity-repo.js'
 import type { ActivityTable, OpportunityTable } from '../db/database.js'
 import type { StatusChoice } from '../opportunities/opportunity-input.js'
 import { formatTimestamp } from '../platform/time.js'
@@ -187,20 +187,12 @@ export function demoOpportunityMaker(
         atMs: number,
         state: { confidence: number; date_won: string | null },
       ) => {
-        const data: ActivityData['OpportunityStatusChange'] = {
-          old_status_id: from?.id ?? null,
-          old_status_label: from?.label ?? null,
-          old_status_type: from?.type ?? null,
-          new_status_id: to.id,
-          new_status_label: to.label,
-          new_status_type: to.type,
-          opportunity_value: amount,
-          opportunity_value_period: period,
-          opportunity_value_currency: currency,
-          opportunity_value_formatted: formatOpportunityValue(amount, currency, period),
-          opportunity_confidence: state.confidence,
-          opportunity_date_won: state.date_won,
-        }
+        const data = opportunityStatusChangeData(from, to, {
+          value: amount,
+          value_period: period,
+          value_currency: currency,
+          ...state,
+        })
         const at = formatTimestamp(new Date(atMs))
         rows.activities.push({
           id: activityId,

@@ -1,10 +1,13 @@
+import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { Db } from '../db/database.js'
-import { newId } from '../platform/ids.js'
-
-type StatusType = 'active' | 'won' | 'lost'
+import { insertPipeline, updatePipeline } from '../pipelines/pipeline-repo.js'
+import { insertOpportunityStatus, updateOpportunityStatus } from '../statuses/status-repo.js'
 
 /** The demo's pipelines, in order, each with its statuses in order. */
-export const DEMO_PIPELINES: readonly { name: string; statuses: readonly { label: string; type: StatusType }[] }[] = [
+export const DEMO_PIPELINES: readonly {
+  name: string
+  statuses: readonly { label: string; type: OpportunityStatusType }[]
+}[] = [
   {
     name: 'Sales',
     statuses: [
@@ -50,62 +53,26 @@ export async function setUpDemoPipelines(db: Db, organizationId: string, now: st
       .execute(),
   ])
   for (const [position, wanted] of DEMO_PIPELINES.entries()) {
-    const pipelineId = pipelines[position]?.id ?? newId('pipeline')
-    if (pipelines[position] === undefined) {
-      await db
-        .insertInto('pipeline')
-        .values({
-          id: pipelineId,
-          organization_id: organizationId,
-          name: wanted.name,
-          position,
-          date_created: now,
-          date_updated: now,
-        })
-        .execute()
-    } else {
-      await db
-        .updateTable('pipeline')
-        .set({ name: wanted.name, position, date_updated: now })
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', pipelineId)
-        .execute()
-    }
+    const existingPipeline = pipelines[position]?.id
+    // A pipeline the organization lacks goes after the others, at this position.
+    const pipelineId = existingPipeline ?? (await insertPipeline(db, { organizationId, name: wanted.name, now }))
+    if (existingPipeline !== undefined) await updatePipeline(db, organizationId, pipelineId, { name: wanted.name, now })
     const unused = statuses.filter((s) => s.pipeline_id === pipelineId)
     for (const [statusPosition, status] of wanted.statuses.entries()) {
       const reused = unused.findIndex((s) => s.type === status.type)
       const [existing] = reused < 0 ? [] : unused.splice(reused, 1)
-      if (existing === undefined) {
-        await db
-          .insertInto('opportunity_status')
-          .values({
-            id: newId('status'),
-            organization_id: organizationId,
-            pipeline_id: pipelineId,
-            label: status.label,
-            type: status.type,
-            position: statusPosition,
-            date_created: now,
-            date_updated: now,
-          })
-          .execute()
-      } else {
-        await db
-          .updateTable('opportunity_status')
-          .set({ label: status.label, position: statusPosition, date_updated: now })
-          .where('organization_id', '=', organizationId)
-          .where('id', '=', existing.id)
-          .execute()
-      }
+      const statusId =
+        existing?.id ??
+        (await insertOpportunityStatus(db, { organizationId, pipelineId, label: status.label, type: status.type, now }))
+      await updateOpportunityStatus(db, organizationId, statusId, {
+        label: status.label,
+        position: statusPosition,
+        now,
+      })
     }
     // Statuses of no use to the demo keep their order, after its own.
     for (const [n, status] of unused.entries()) {
-      await db
-        .updateTable('opportunity_status')
-        .set({ position: wanted.statuses.length + n, date_updated: now })
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', status.id)
-        .execute()
+      await updateOpportunityStatus(db, organizationId, status.id, { position: wanted.statuses.length + n, now })
     }
   }
 }

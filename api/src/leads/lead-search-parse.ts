@@ -58,36 +58,46 @@ interface LeadSearchParser {
 const parser: LeadSearchParser = peggy.generate(leadSearchGrammar, { cache: true })
 
 /** Parentheses and negations nested deeper than this are refused (the SQL built from them recurses as deeply). */
-const maxNesting = 32
+export const maxNesting = 32
 /** Terms (words, phrases, field terms) past this many are refused: each one is a condition tested on every lead. */
 export const maxTerms = 200
 
-function column(offset: number): string {
+export function column(offset: number): string {
   return `column ${offset + 1}`
 }
 
-export function parseLeadQuery(text: string): LeadQuery {
+/**
+ * Runs a search grammar's parser (the lead search's, or the opportunity search's built on it) over `text`, with
+ * the errors both searches give: a NUL, a syntax error, nesting too deep for the stack.
+ */
+export function parseSearchTree<T>(
+  searchParser: { parse(text: string): T | null; SyntaxError: typeof peggy.parser.SyntaxError },
+  text: string,
+): T | null {
   // Neither database takes NUL in a text value (nor FTS5 in a query), and no stored text can hold one.
   const nul = text.indexOf('\u0000')
   if (nul !== -1) throw new LeadQueryError(`Unexpected NUL character at ${column(nul)}: remove it`, nul)
-  let raw: RawExpr | null
   try {
-    raw = parser.parse(text)
+    return searchParser.parse(text)
   } catch (error) {
-    if (error instanceof parser.SyntaxError) throw fromSyntaxError(error)
+    if (error instanceof searchParser.SyntaxError) throw fromSyntaxError(error)
     // Thousands of nested parentheses exhaust the stack before any depth check can run.
     if (error instanceof RangeError) {
       throw new LeadQueryError(`Query nested too deeply at ${column(0)}: use at most ${maxNesting} levels`, 0)
     }
     throw error
   }
+}
+
+export function parseLeadQuery(text: string): LeadQuery {
+  const raw = parseSearchTree(parser, text)
   const sort: SortEntry[] = []
   const rest = raw === null ? null : takeSorts(raw, sort)
   return { where: rest === null ? null : toExpr(rest, 0, { terms: 0 }), sort }
 }
 
-/** A peggy syntax error as the message a caller can act on; shared with the opportunity search. */
-export function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
+/** A peggy syntax error as the message a caller can act on. */
+function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
   const offset = error.location.start.offset
   // Only the grammar's own `error()` leaves `expected` null.
   if (error.expected === null) {

@@ -607,25 +607,24 @@ export interface LeadSearch {
   tzOffsetHours: number
 }
 
-/** Runs a search: the page of leads, whether there are more, and how many match in all. */
-export async function searchLeads(
-  db: Db,
-  search: LeadSearch,
-): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
-  let parsed
+/** The query parsed and normalized; a syntax error is a ValidationError on `query`. */
+function parseSearch(text: string) {
   try {
-    parsed = normalizeLeadQuery(parseLeadQuery(search.query))
+    return normalizeLeadQuery(parseLeadQuery(text))
   } catch (error) {
     if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
     throw error
   }
-  const [defs, rowids] =
-    parsed.where === null
-      ? [[], undefined]
-      : await Promise.all([
-          listCustomFieldDefs(db, search.organizationId, 'lead'),
-          search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
-        ])
+}
+
+/** What compiling a search's condition needs of the organization: its lead fields, and on SQLite its rowids. */
+async function compileContext(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>, empty: boolean) {
+  const [defs, rowids] = empty
+    ? [[], undefined]
+    : await Promise.all([
+        listCustomFieldDefs(db, search.organizationId, 'lead'),
+        search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
+      ])
   const ctx: CompileContext = {
     dialect: search.dialect,
     organizationId: search.organizationId,
@@ -635,6 +634,16 @@ export async function searchLeads(
     rowids,
     perLead: false,
   }
+  return ctx
+}
+
+/** Runs a search: the page of leads, whether there are more, and how many match in all. */
+export async function searchLeads(
+  db: Db,
+  search: LeadSearch,
+): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
+  const parsed = parseSearch(search.query)
+  const ctx = await compileContext(db, search, parsed.where === null)
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
@@ -681,30 +690,12 @@ export async function leadSearchIds(
   db: Db,
   search: Omit<LeadSearch, 'skip' | 'limit'>,
 ): Promise<RawBuilder<unknown> | undefined> {
-  let parsed
-  try {
-    parsed = normalizeLeadQuery(parseLeadQuery(search.query))
-  } catch (error) {
-    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
-    throw error
-  }
+  const parsed = parseSearch(search.query)
   const [sort] = parsed.sort
   if (sort !== undefined) {
     throw queryError(sort.offset, 'Unexpected sort: this search only chooses leads, it does not order anything')
   }
   if (parsed.where === null) return undefined
-  const [defs, rowids] = await Promise.all([
-    listCustomFieldDefs(db, search.organizationId, 'lead'),
-    search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
-  ])
-  const ctx: CompileContext = {
-    dialect: search.dialect,
-    organizationId: search.organizationId,
-    now: search.now,
-    tzOffsetHours: search.tzOffsetHours,
-    defs,
-    rowids,
-    perLead: false,
-  }
+  const ctx = await compileContext(db, search, false)
   return sql`select lead.id from lead where lead.organization_id = ${search.organizationId} and ${compile(parsed.where, ctx)}`
 }

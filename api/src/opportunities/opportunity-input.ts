@@ -3,6 +3,7 @@ import { valuePeriodSchema } from '@leadline/shared/opportunity-schema'
 import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { ValuePeriod } from '@leadline/shared/money'
 import type { Db } from '../db/database.js'
+import { opportunityStatusesQuery } from '../statuses/status-repo.js'
 import type { OpportunityRow } from './opportunity-repo.js'
 import {
   listCustomFieldDefs,
@@ -72,21 +73,7 @@ export async function loadOpportunitySetting(db: Db, organizationId: string): Pr
   const [org, members, statuses, pipelines] = await Promise.all([
     db.selectFrom('organization').select('currency').where('id', '=', organizationId).executeTakeFirstOrThrow(),
     db.selectFrom('membership').select('user_id').where('organization_id', '=', organizationId).execute(),
-    db
-      .selectFrom('opportunity_status')
-      .innerJoin('pipeline', 'pipeline.id', 'opportunity_status.pipeline_id')
-      .select([
-        'opportunity_status.id',
-        'opportunity_status.label',
-        'opportunity_status.type',
-        'opportunity_status.pipeline_id',
-      ])
-      .where('opportunity_status.organization_id', '=', organizationId)
-      .orderBy('pipeline.position')
-      .orderBy('pipeline.id')
-      .orderBy('opportunity_status.position')
-      .orderBy('opportunity_status.id')
-      .execute(),
+    opportunityStatusesQuery(db, organizationId).execute(),
     db.selectFrom('pipeline').select('id').where('organization_id', '=', organizationId).execute(),
   ])
   return {

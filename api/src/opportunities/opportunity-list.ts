@@ -174,21 +174,37 @@ const annualized = sql<number>`(case when opportunity.value_period = 'monthly' t
 /** What a value is worth at its confidence, rounded per opportunity as each opportunity shows it. */
 const expected = (of: RawBuilder<number>) => sql<number>`round(${of} * opportunity.confidence / 100.0)`
 
-function sumWhere(period: ValuePeriod, of: RawBuilder<number>): RawBuilder<number> {
-  return sql<number>`coalesce(sum(case when opportunity.value_period = ${period} then ${of} else 0 end), 0)`
+/** What each opportunity (or rollup row) adds to the sums: its count, value, and the figures made from them. */
+interface Contribution {
+  period: RawBuilder<unknown>
+  count: RawBuilder<number>
+  value: RawBuilder<number>
+  annualized: RawBuilder<number>
+  expected: RawBuilder<number>
+  annualizedExpected: RawBuilder<number>
+}
+
+const ROW_CONTRIBUTION: Contribution = {
+  period: sql`opportunity.value_period`,
+  count: sql<number>`1`,
+  value,
+  annualized,
+  expected: expected(value),
+  annualizedExpected: expected(annualized),
 }
 
 /** The aggregate columns, named as the response names them. */
-function aggregateSelections() {
+function aggregateSelections(from: Contribution = ROW_CONTRIBUTION) {
+  const total = (of: RawBuilder<number>) => sql<number>`coalesce(sum(${of}), 0)`
+  const inPeriod = (p: ValuePeriod, of: RawBuilder<number>) =>
+    total(sql<number>`case when ${from.period} = ${p} then ${of} else 0 end`)
   return [
-    sql<number>`count(*)`.as('total_results'),
-    ...VALUE_PERIODS.map((p) =>
-      sql<number>`coalesce(sum(case when opportunity.value_period = ${p} then 1 else 0 end), 0)`.as(`count_${p}`),
-    ),
-    ...VALUE_PERIODS.map((p) => sumWhere(p, value).as(`total_value_${p}`)),
-    sql<number>`coalesce(sum(${annualized}), 0)`.as('total_value_annualized'),
-    ...VALUE_PERIODS.map((p) => sumWhere(p, expected(value)).as(`expected_value_${p}`)),
-    sql<number>`coalesce(sum(${expected(annualized)}), 0)`.as('expected_value_annualized'),
+    total(from.count).as('total_results'),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.count).as(`count_${p}`)),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.value).as(`total_value_${p}`)),
+    total(from.annualized).as('total_value_annualized'),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.expected).as(`expected_value_${p}`)),
+    total(from.annualizedExpected).as('expected_value_annualized'),
   ]
 }
 
@@ -252,31 +268,21 @@ export async function aggregate(q: OppQuery): Promise<Aggregates> {
 const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
 const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
 
-/** Parses `_order_by` (`-value`), 400 on anything else. */
-export function parseOrder(raw: string | undefined): { field: OrderField; descending: boolean } | undefined {
+/** `_order_by` or `_group_by`: one of `fields`, a leading "-" reversing it; 400 on anything else. */
+function parseDirected<F extends string>(
+  raw: string | undefined,
+  param: '_order_by' | '_group_by',
+  fields: readonly F[],
+): { field: F; descending: boolean } | undefined {
   if (raw === undefined || raw === '') return undefined
   const descending = raw.startsWith('-')
-  const field = descending ? raw.slice(1) : raw
-  if (!ORDER_FIELDS.some((f) => f === field)) {
-    throw ValidationError.field(
-      '_order_by',
-      `Cannot order by ${JSON.stringify(field)}: use one of ${ORDER_FIELDS.join(', ')}.`,
-    )
+  const name = descending ? raw.slice(1) : raw
+  const field = fields.find((f) => f === name)
+  if (field === undefined) {
+    const verb = param === '_order_by' ? 'order' : 'group'
+    throw ValidationError.field(param, `Cannot ${verb} by ${JSON.stringify(name)}: use one of ${fields.join(', ')}.`)
   }
-  return { field: field as OrderField, descending }
-}
-
-export function parseGroup(raw: string | undefined): { field: GroupField; descending: boolean } | undefined {
-  if (raw === undefined || raw === '') return undefined
-  const descending = raw.startsWith('-')
-  const field = descending ? raw.slice(1) : raw
-  if (!GROUP_FIELDS.some((f) => f === field)) {
-    throw ValidationError.field(
-      '_group_by',
-      `Cannot group by ${JSON.stringify(field)}: use one of ${GROUP_FIELDS.join(', ')}.`,
-    )
-  }
-  return { field: field as GroupField, descending }
+  return { field, descending }
 }
 
 function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> }): RawBuilder<unknown> {
@@ -338,31 +344,17 @@ function orderTerms(
   ]
 }
 
-/** Group order: by owner name or chronologically (reversed with "-"), the group without a key last. */
-export function groupOrderTerms(
-  group: { field: GroupField; descending: boolean },
-  dialect: Dialect,
-): RawBuilder<unknown>[] {
-  const key = groupKey(group.field, dialect)
-  const direction = sql.raw(group.descending ? 'desc' : 'asc')
-  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
-  const terms = [sql`case when ${key} is null then 1 else 0 end`]
-  if (group.field === 'user_id') terms.push(sql`lower(${userName})${collate} ${direction}`)
-  terms.push(sql`${key} ${direction}`)
-  return terms
-}
-
+/**
+ * The list's order, and its groups when grouped. A grouped list orders inside each group only: which groups a page
+ * runs over, and in what order, comes from the groups' sizes (`pageGroups`).
+ */
 export function listOrder(
   query: OpportunityListQuery,
   dialect: Dialect,
-): { terms: RawBuilder<unknown>[]; inGroup: RawBuilder<unknown>[]; group: ReturnType<typeof parseGroup> } {
-  const order = parseOrder(query._order_by)
-  const group = parseGroup(query._group_by)
-  const terms = orderTerms(order, dialect)
+): { terms: RawBuilder<unknown>[]; group: { field: GroupField; descending: boolean } | undefined } {
   return {
-    terms: group === undefined ? terms : [...groupOrderTerms(group, dialect), ...terms],
-    inGroup: terms,
-    group,
+    terms: orderTerms(parseDirected(query._order_by, '_order_by', ORDER_FIELDS), dialect),
+    group: parseDirected(query._group_by, '_group_by', GROUP_FIELDS),
   }
 }
 
@@ -486,27 +478,13 @@ const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
   value_period: sql`opportunity_rollup.value_period`,
 }
 
-function rollupSelections() {
-  return [
-    sql<number>`coalesce(sum(opportunity_rollup.opportunities), 0)`.as('total_results'),
-    ...VALUE_PERIODS.map((p) =>
-      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.opportunities else 0 end), 0)`.as(
-        `count_${p}`,
-      ),
-    ),
-    ...VALUE_PERIODS.map((p) =>
-      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.value else 0 end), 0)`.as(
-        `total_value_${p}`,
-      ),
-    ),
-    sql<number>`coalesce(sum(opportunity_rollup.annualized), 0)`.as('total_value_annualized'),
-    ...VALUE_PERIODS.map((p) =>
-      sql<number>`coalesce(sum(case when opportunity_rollup.value_period = ${p} then opportunity_rollup.expected else 0 end), 0)`.as(
-        `expected_value_${p}`,
-      ),
-    ),
-    sql<number>`coalesce(sum(opportunity_rollup.annualized_expected), 0)`.as('expected_value_annualized'),
-  ]
+const ROLLUP_CONTRIBUTION: Contribution = {
+  period: sql`opportunity_rollup.value_period`,
+  count: sql<number>`opportunity_rollup.opportunities`,
+  value: sql<number>`opportunity_rollup.value`,
+  annualized: sql<number>`opportunity_rollup.annualized`,
+  expected: sql<number>`opportunity_rollup.expected`,
+  annualizedExpected: sql<number>`opportunity_rollup.annualized_expected`,
 }
 
 /**
@@ -553,14 +531,17 @@ export async function rollupAggregates(
     q = q.where('opportunity_rollup.date_won', '<>', '').where('opportunity_rollup.date_won', operator, bound)
   }
   if (group === undefined) {
-    return { totals: aggregatesOf(await q.select(rollupSelections()).executeTakeFirstOrThrow()), groups: undefined }
+    return {
+      totals: aggregatesOf(await q.select(aggregateSelections(ROLLUP_CONTRIBUTION)).executeTakeFirstOrThrow()),
+      groups: undefined,
+    }
   }
   const key = groupKey(group.field, dialect, {
     dateWon: sql`nullif(opportunity_rollup.date_won, '')`,
     userId: sql`nullif(opportunity_rollup.user_id, '')`,
   })
   const rows = await q
-    .select([key.as('group_key'), ...rollupSelections()])
+    .select([key.as('group_key'), ...aggregateSelections(ROLLUP_CONTRIBUTION)])
     .groupBy(key)
     .execute()
   const groups = new Map(

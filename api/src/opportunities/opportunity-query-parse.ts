@@ -2,7 +2,14 @@ import peggy from 'peggy'
 import { VALUE_PERIODS } from '@leadline/shared/money'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import { DateValueError, parseDateValue } from '../leads/lead-search-dates.js'
-import { fromSyntaxError, LeadQueryError, maxTerms, type Comparator } from '../leads/lead-search-parse.js'
+import {
+  column,
+  LeadQueryError,
+  maxNesting,
+  maxTerms,
+  parseSearchTree,
+  type Comparator,
+} from '../leads/lead-search-parse.js'
 import { opportunitySearchGrammar } from './opportunity-query-grammar.js'
 
 // Parses and checks an opportunity search (`query` of GET /opportunity/). The terms, errors and limits are the lead
@@ -91,31 +98,13 @@ interface OpportunitySearchParser {
 
 const parser: OpportunitySearchParser = peggy.generate(opportunitySearchGrammar, { cache: true })
 
-/** Parentheses, negations and calls nested deeper than this are refused, as in the lead search. */
-const maxNesting = 32
-
-function column(offset: number): string {
-  return `column ${offset + 1}`
-}
-
 function orList(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`
 }
 
 /** Parses and checks a query; null when it has no terms. Throws LeadQueryError naming the column at fault. */
 export function parseOpportunityQuery(text: string): OpportunityExpr | null {
-  const nul = text.indexOf('\u0000')
-  if (nul !== -1) throw new LeadQueryError(`Unexpected NUL character at ${column(nul)}: remove it`, nul)
-  let raw: RawExpr | null
-  try {
-    raw = parser.parse(text)
-  } catch (error) {
-    if (error instanceof parser.SyntaxError) throw fromSyntaxError(error)
-    if (error instanceof RangeError) {
-      throw new LeadQueryError(`Query nested too deeply at ${column(0)}: use at most ${maxNesting} levels`, 0)
-    }
-    throw error
-  }
+  const raw = parseSearchTree(parser, text)
   return raw === null ? null : toExpr(raw, topScope, 0, { terms: 0 })
 }
 

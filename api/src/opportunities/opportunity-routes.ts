@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { sql } from 'kysely'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { formatOpportunityValue } from '@leadline/shared/money'
+import type { FastifyRequest } from 'fastify'
 import { opportunitySchema } from '@leadline/shared/opportunity-schema'
-import { recordActivity } from '../activities/activity-repo.js'
+import { opportunityStatusChangeData, recordActivity } from '../activities/activity-repo.js'
 import type { Db } from '../db/database.js'
-import { writeCustomValues } from '../custom-fields/custom-values.js'
+import { deleteWithCustomValues, writeCustomValues } from '../custom-fields/custom-values.js'
 import { findLead } from '../leads/lead-repo.js'
 import { userNames } from '../users/user-names.js'
 import type { Deps } from '../platform/deps.js'
@@ -102,7 +102,6 @@ async function recordStatusChange(
   from: StatusChoice | undefined,
   to: StatusChoice,
 ) {
-  const value = money(row.value)
   await recordActivity(db, {
     organizationId: ctx.organizationId,
     leadId: row.lead_id,
@@ -111,20 +110,7 @@ async function recordStatusChange(
     type: 'OpportunityStatusChange',
     opportunityId: row.id,
     now: ctx.now,
-    data: {
-      old_status_id: from?.id ?? null,
-      old_status_label: from?.label ?? null,
-      old_status_type: from?.type ?? null,
-      new_status_id: to.id,
-      new_status_label: to.label,
-      new_status_type: to.type,
-      opportunity_value: value,
-      opportunity_value_period: row.value_period,
-      opportunity_value_currency: row.value_currency,
-      opportunity_value_formatted: formatOpportunityValue(value, row.value_currency, row.value_period),
-      opportunity_confidence: row.confidence,
-      opportunity_date_won: row.date_won,
-    },
+    data: opportunityStatusChangeData(from, to, { ...row, value: money(row.value) }),
   })
 }
 
@@ -156,14 +142,13 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
    * A page's objects in groups: consecutive objects with the same key, each with its group's aggregates over every
    * match (a group cut by the page's edge says so by its key on the next page).
    */
-  async function groupsOf(
+  function groupsOf(
     field: string,
     keys: (string | null)[],
     objects: Awaited<ReturnType<typeof views>>,
     totals: Map<string | null, Aggregates>,
-    organizationId: string,
+    names: Map<string, string>,
   ) {
-    const names = (await meta.get(organizationId))?.memberNames ?? new Map<string, string>()
     const groups: Static<typeof groupSchema>[] = []
     objects.forEach((object, i) => {
       const key = keys[i] ?? null
@@ -177,6 +162,18 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       groups.push({ key, ...groupFields(field, key, names), ...total, objects: [object] })
     })
     return groups
+  }
+
+  /** The caller, now, and the caller's today (`X-TZ-Offset`), which a won status dates itself by. */
+  function writeContext(request: FastifyRequest): WriteContext {
+    const me = caller(request)
+    const now = clock.now()
+    return {
+      organizationId: me.organizationId,
+      userId: me.userId,
+      now: formatTimestamp(now),
+      today: callerToday(request, now),
+    }
   }
 
   async function oneView(organizationId: string, id: string) {
@@ -206,18 +203,26 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         query,
       )
       const matches = filteredOpportunities(db, me.organizationId, query, request.tzOffsetHours, searches)
-      const { terms, inGroup, group } = listOrder(query, dialect)
+      const { terms, group } = listOrder(query, dialect)
       const key = group === undefined ? sql<null>`null` : groupKey(group.field, dialect)
       const keyed = matches.selectAll('opportunity').select(key.as('group_key'))
-      // The sums come from the rollup when it can answer the filters (migration 0010), else from the rows; grouped,
-      // the totals are the groups' totals added up: one pass over the matches instead of two.
+      // The sums come from the rollup when it can answer the filters (migration 0010), else from the rows.
       const rollup = await rollupAggregates(db, me.organizationId, query, group, dialect, request.tzOffsetHours)
-      const groupTotals =
-        rollup !== undefined || group === undefined ? rollup?.groups : await groupAggregates(matches, group, dialect)
       let page: { has_more: boolean; data: (OpportunityRow & { group_key: string | null })[] }
-      if (group !== undefined && groupTotals !== undefined) {
+      let data: Static<typeof listResponse>['data']
+      let totals: Aggregates
+      if (group === undefined) {
+        page = await fetchPage(
+          terms.reduce((q, term) => q.orderBy(term), keyed),
+          query,
+        )
+        totals = rollup?.totals ?? (await aggregate(matches))
+        data = await views(me.organizationId, page.data)
+      } else {
         // Grouped: the groups' sizes tell which groups the page runs over; each is read through its index (date_won
-        // or the owner), in its own order, instead of ordering every match.
+        // or the owner), in the list's order, instead of ordering every match. The totals are the groups' added up.
+        const groupTotals = rollup?.groups ?? (await groupAggregates(matches, group, dialect))
+        totals = rollup?.totals ?? sumAggregates([...groupTotals.values()])
         const skip = query._skip ?? 0
         const limit = query._limit ?? LIST_LIMIT_DEFAULT
         const counts = new Map([...groupTotals].map(([k, a]) => [k, a.total_results]))
@@ -231,31 +236,19 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           if (days !== undefined) {
             q = q.where('opportunity.date_won', '>=', days.from).where('opportunity.date_won', '<', days.to)
           }
-          const ordered = inGroup.reduce((o, term) => o.orderBy(term), q)
+          const ordered = terms.reduce((o, term) => o.orderBy(term), q)
           rows.push(...(await ordered.offset(part.skip).limit(part.take).execute()))
         }
         page = { has_more: rows.length > limit, data: rows.slice(0, limit) }
-      } else {
-        page = await fetchPage(
-          terms.reduce((q, term) => q.orderBy(term), keyed),
-          query,
+        const objects = await views(me.organizationId, page.data)
+        data = groupsOf(
+          group.field,
+          page.data.map((r) => r.group_key),
+          objects,
+          groupTotals,
+          names,
         )
       }
-      const totals =
-        rollup?.totals ??
-        (groupTotals === undefined ? await aggregate(matches) : sumAggregates([...groupTotals.values()]))
-      const rows = page.data.map(({ group_key: _, ...row }) => row)
-      const objects = await views(me.organizationId, rows)
-      const data =
-        group === undefined || groupTotals === undefined
-          ? objects
-          : await groupsOf(
-              group.field,
-              page.data.map((r) => r.group_key),
-              objects,
-              groupTotals,
-              me.organizationId,
-            )
       return { has_more: page.has_more, ...totals, data }
     },
   )
@@ -286,13 +279,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
-      const now = clock.now()
-      const ctx = {
-        organizationId: me.organizationId,
-        userId: me.userId,
-        now: formatTimestamp(now),
-        today: callerToday(request, now),
-      }
+      const ctx = writeContext(request)
       const body = request.body
       const id = await db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
@@ -352,13 +339,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
-      const now = clock.now()
-      const ctx = {
-        organizationId: me.organizationId,
-        userId: me.userId,
-        now: formatTimestamp(now),
-        today: callerToday(request, now),
-      }
+      const ctx = writeContext(request)
       await db.transaction().execute(async (tx) => {
         // Locked on Postgres: concurrent status changes each record the status the other left.
         const current = await findOpportunity(tx, me.organizationId, request.params.id, {
@@ -396,16 +377,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     await db.transaction().execute(async (tx) => {
       const current = await findOpportunity(tx, me.organizationId, request.params.id)
       if (current === undefined) throw new NotFoundError('Opportunity')
-      await tx
-        .deleteFrom('custom_value')
-        .where('organization_id', '=', me.organizationId)
-        .where('object_id', '=', current.id)
-        .execute()
-      await tx
-        .deleteFrom('opportunity')
-        .where('organization_id', '=', me.organizationId)
-        .where('id', '=', current.id)
-        .execute()
+      await deleteWithCustomValues(tx, 'opportunity', me.organizationId, current.id)
     })
     return {}
   })

@@ -1,6 +1,7 @@
 import type { Organization } from '@leadline/shared/organization-schema'
 import type { Membership } from '@leadline/shared/user-schema'
 import type { Db } from '../db/database.js'
+import { opportunityStatusesQuery } from '../statuses/status-repo.js'
 import { displayName } from '../users/user-repo.js'
 
 // Building an Intl.NumberFormat costs far more than using one: one per currency, made once.
@@ -63,21 +64,7 @@ export async function organizationView(db: Db, organizationId: string): Promise<
       .orderBy('position')
       .orderBy('id')
       .execute(),
-    db
-      .selectFrom('opportunity_status')
-      .innerJoin('pipeline', 'pipeline.id', 'opportunity_status.pipeline_id')
-      .select([
-        'opportunity_status.id',
-        'opportunity_status.label',
-        'opportunity_status.type',
-        'opportunity_status.pipeline_id',
-      ])
-      .where('opportunity_status.organization_id', '=', organizationId)
-      .orderBy('pipeline.position')
-      .orderBy('pipeline.id')
-      .orderBy('opportunity_status.position')
-      .orderBy('opportunity_status.id')
-      .execute(),
+    opportunityStatusesQuery(db, organizationId).execute(),
     membershipViews(db, organizationId),
   ])
   return {
@@ -87,7 +74,12 @@ export async function organizationView(db: Db, organizationId: string): Promise<
     currency_symbol: currencySymbol(org.currency),
     country: org.country,
     lead_statuses: leadStatuses,
-    opportunity_statuses: opportunityStatuses,
+    opportunity_statuses: opportunityStatuses.map(({ id, label, type, pipeline_id }) => ({
+      id,
+      label,
+      type,
+      pipeline_id,
+    })),
     memberships,
     inactive_memberships: [],
     user_count: memberships.length,
