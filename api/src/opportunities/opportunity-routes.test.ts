@@ -330,6 +330,24 @@ describe('opportunities on their lead', () => {
     expect((await call(ctx.app, rep(), 'GET', `/opportunity/${String(gone.id)}/`)).statusCode).toBe(404)
   })
 
+  it('follows its status into another pipeline when the status moves there', async () => {
+    const renewals = await call(ctx.app, admin(), 'POST', '/pipeline/', { body: { name: 'Renewals' } })
+    expect(renewals.statusCode, renewals.body).toBe(201)
+    const movable = await call(ctx.app, admin(), 'POST', '/status/opportunity/', { body: { label: 'Contract sent' } })
+    const opp = (await create({ status_id: movable.json().id })).json()
+    expect(opp.pipeline_id).not.toBe(renewals.json().id)
+    const moved = await call(ctx.app, admin(), 'PUT', `/pipeline/${String(renewals.json().id)}/`, {
+      body: { statuses: [{ id: movable.json().id }] },
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    const after = (await call(ctx.app, rep(), 'GET', `/opportunity/${String(opp.id)}/`)).json()
+    expect(after).toMatchObject({
+      status_id: movable.json().id,
+      pipeline_id: renewals.json().id,
+      pipeline_name: 'Renewals',
+    })
+  })
+
   it('refuses to delete an opportunity status in use, saying how many use it', async () => {
     const created = await call(ctx.app, admin(), 'POST', '/status/opportunity/', { body: { label: 'Demo booked' } })
     expect(created.statusCode, created.body).toBe(200)
