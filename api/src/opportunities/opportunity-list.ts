@@ -120,6 +120,31 @@ const COLUMN: Record<InField, RawBuilder<string>> = {
   value_period: sql`opportunity.value_period`,
 }
 
+/**
+ * The `field` and `field__in` filters sent, each with the column it compares in `columns` (fields without one are
+ * left out) and the values wanted, checked: status types and periods must be known ones; labels compare lower-cased.
+ */
+function inFilters(
+  raw: Record<string, string | undefined>,
+  columns: Partial<Record<InField, RawBuilder<string>>>,
+): { column: RawBuilder<string>; wanted: string[] }[] {
+  const found: { column: RawBuilder<string>; wanted: string[] }[] = []
+  for (const field of IN_FIELDS) {
+    const column = columns[field]
+    if (column === undefined) continue
+    for (const param of [field, `${field}__in`]) {
+      const given = raw[param]
+      if (given === undefined) continue
+      const wanted = param === field ? [given] : values(given)
+      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
+      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
+      const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
+      found.push({ column, wanted: compared.length === 0 ? [''] : compared })
+    }
+  }
+  return found
+}
+
 /** A date filter's bound in the column's own form: a day for `date_won`, a stored timestamp for the others. */
 function dateBound(field: (typeof DATE_FIELDS)[number], param: string, raw: string, tzOffsetHours: number): string {
   const day = parseCalendarDate(raw)
@@ -144,17 +169,7 @@ export function filteredOpportunities(
     .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity.status_id')
     .where('opportunity.organization_id', '=', organizationId)
   const raw = query as Record<string, string | undefined>
-  for (const field of IN_FIELDS) {
-    for (const param of [field, `${field}__in`]) {
-      const given = raw[param]
-      if (given === undefined) continue
-      const wanted = param === field ? [given] : values(given)
-      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
-      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
-      const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
-      q = q.where(COLUMN[field], 'in', compared.length === 0 ? [''] : compared)
-    }
-  }
+  for (const { column, wanted } of inFilters(raw, COLUMN)) q = q.where(column, 'in', wanted)
   for (const field of DATE_FIELDS) {
     for (const [name, operator] of Object.entries(COMPARATORS)) {
       const param = `${field}__${name as Comparator}`
@@ -460,15 +475,6 @@ export async function groupAggregates(
 // --- sums from the rollup (migration 0010) ---
 
 /** The filters the rollup can answer: anything else (a lead, a contact, a search, other dates) reads the rows. */
-const ROLLUP_FIELDS = new Set<string>([
-  'user_id',
-  'pipeline_id',
-  'status_id',
-  'status_label',
-  'status_type',
-  'value_period',
-])
-
 const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
   user_id: sql`opportunity_rollup.user_id`,
   pipeline_id: sql`opportunity_status.pipeline_id`,
@@ -477,6 +483,8 @@ const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
   status_type: sql`opportunity_status.type`,
   value_period: sql`opportunity_rollup.value_period`,
 }
+
+const ROLLUP_FIELDS = new Set<string>(Object.keys(ROLLUP_COLUMN))
 
 const ROLLUP_CONTRIBUTION: Contribution = {
   period: sql`opportunity_rollup.value_period`,
@@ -511,18 +519,7 @@ export async function rollupAggregates(
     .selectFrom('opportunity_rollup')
     .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')
     .where('opportunity_rollup.organization_id', '=', organizationId)
-  for (const field of IN_FIELDS) {
-    const column = ROLLUP_COLUMN[field]
-    if (column === undefined) continue
-    for (const param of [field, `${field}__in`]) {
-      const given = raw[param]
-      if (given === undefined) continue
-      const wanted = param === field ? [given] : values(given)
-      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
-      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
-      q = q.where(column, 'in', field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted)
-    }
-  }
+  for (const { column, wanted } of inFilters(raw, ROLLUP_COLUMN)) q = q.where(column, 'in', wanted)
   for (const [name, operator] of Object.entries(COMPARATORS)) {
     const param = `date_won__${name}`
     const given = raw[param]
