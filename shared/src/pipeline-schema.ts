@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { timestampSchema } from './list.js'
+import { commonFieldsSchema } from './list.js'
 import { opportunityStatusSchema } from './status-schema.js'
 
 export const pipelineSchema = Type.Object({
@@ -7,7 +7,6 @@ export const pipelineSchema = Type.Object({
   name: Type.String(),
   organization_id: Type.String(),
   statuses: Type.Array(opportunityStatusSchema, { description: 'The opportunity statuses of the pipeline, in order.' }),
-  date_created: timestampSchema,
-  date_updated: timestampSchema,
+  ...commonFieldsSchema,
 })
 export type Pipeline = Static<typeof pipelineSchema>

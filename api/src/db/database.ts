@@ -76,6 +76,8 @@ export interface PipelineTable {
   organization_id: string
   name: string
   position: number
+  created_by: string | null
+  updated_by: string | null
   date_created: string
   date_updated: string
 }

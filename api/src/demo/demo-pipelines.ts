@@ -35,7 +35,12 @@ export const DEMO_PIPELINES: readonly {
  * the default one) and renamed, and their statuses relabelled and reordered, each reused for a demo status of its
  * type; the rest are added. Nothing is left empty or deleted.
  */
-export async function setUpDemoPipelines(db: Db, organizationId: string, now: string): Promise<void> {
+export async function setUpDemoPipelines(
+  db: Db,
+  organizationId: string,
+  change: { userId: string; now: string },
+): Promise<void> {
+  const { userId, now } = change
   const [pipelines, statuses] = await Promise.all([
     db
       .selectFrom('pipeline')
@@ -55,8 +60,10 @@ export async function setUpDemoPipelines(db: Db, organizationId: string, now: st
   for (const [position, wanted] of DEMO_PIPELINES.entries()) {
     const existingPipeline = pipelines[position]?.id
     // A pipeline the organization lacks goes after the others, at this position.
-    const pipelineId = existingPipeline ?? (await insertPipeline(db, { organizationId, name: wanted.name, now }))
-    if (existingPipeline !== undefined) await updatePipeline(db, organizationId, pipelineId, { name: wanted.name, now })
+    const pipelineId =
+      existingPipeline ?? (await insertPipeline(db, { organizationId, name: wanted.name, userId, now }))
+    if (existingPipeline !== undefined)
+      await updatePipeline(db, organizationId, pipelineId, { name: wanted.name, userId, now })
     const unused = statuses.filter((s) => s.pipeline_id === pipelineId)
     for (const [statusPosition, status] of wanted.statuses.entries()) {
       const reused = unused.findIndex((s) => s.type === status.type)

@@ -59,7 +59,7 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
       firstName: ADMIN.first_name,
       lastName: ADMIN.last_name,
     })
-    await setUpDemoPipelines(tx, admin.organization_id, formatTimestamp(clock.now()))
+    await setUpDemoPipelines(tx, admin.organization_id, { userId: admin.user_id, now: formatTimestamp(clock.now()) })
     const users: DemoUser[] = [
       { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
     ]

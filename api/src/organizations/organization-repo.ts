@@ -55,6 +55,8 @@ export async function createOrganization(tx: Db | Tx, clock: Clock, input: NewOr
       organization_id: id,
       name: DEFAULT_PIPELINE_NAME,
       position: 0,
+      created_by: input.createdBy ?? null,
+      updated_by: input.createdBy ?? null,
       date_created: now,
       date_updated: now,
     })

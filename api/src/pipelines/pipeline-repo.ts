@@ -5,11 +5,23 @@ import { groupBy } from '../platform/collections.js'
 import { newId } from '../platform/ids.js'
 import { sameLabel } from '../statuses/status-input.js'
 import { opportunityStatusView } from '../statuses/status-repo.js'
+import { userNames } from '../users/user-names.js'
 
 type Queryable = Db | Tx
-type PipelineRow = Pick<PipelineTable, 'id' | 'name' | 'organization_id' | 'date_created' | 'date_updated'>
+type PipelineRow = Pick<
+  PipelineTable,
+  'id' | 'name' | 'organization_id' | 'created_by' | 'updated_by' | 'date_created' | 'date_updated'
+>
 
-const pipelineColumns = ['id', 'name', 'organization_id', 'date_created', 'date_updated'] as const
+const pipelineColumns = [
+  'id',
+  'name',
+  'organization_id',
+  'created_by',
+  'updated_by',
+  'date_created',
+  'date_updated',
+] as const
 
 /** The organization's pipelines, in order. */
 export function pipelinesQuery(db: Queryable, organizationId: string) {
@@ -43,6 +55,10 @@ export async function findFirstPipeline(db: Queryable, organizationId: string): 
 export async function pipelineViews(db: Queryable, rows: PipelineRow[]): Promise<Pipeline[]> {
   const [first] = rows
   if (first === undefined) return []
+  const names = userNames(
+    db,
+    rows.flatMap((row) => [row.created_by, row.updated_by]),
+  )
   const statuses = await db
     .selectFrom('opportunity_status')
     .select(['id', 'label', 'type', 'pipeline_id', 'organization_id'])
@@ -56,7 +72,8 @@ export async function pipelineViews(db: Queryable, rows: PipelineRow[]): Promise
     .orderBy('id')
     .execute()
   const byPipeline = groupBy(statuses.map(opportunityStatusView), (status) => status.pipeline_id)
-  return rows.map((row) => pipelineView(row, byPipeline.get(row.id) ?? []))
+  const nameOf = await names
+  return rows.map((row) => pipelineView(row, byPipeline.get(row.id) ?? [], nameOf))
 }
 
 /** One pipeline as the API shows it, or undefined when the organization has no such pipeline. */
@@ -71,12 +88,17 @@ export async function findPipelineView(
   return view
 }
 
-function pipelineView(row: PipelineRow, statuses: OpportunityStatus[]): Pipeline {
+function pipelineView(row: PipelineRow, statuses: OpportunityStatus[], names: Map<string, string>): Pipeline {
+  const nameOf = (id: string | null) => (id === null ? null : (names.get(id) ?? null))
   return {
     id: row.id,
     name: row.name,
     organization_id: row.organization_id,
     statuses,
+    created_by: row.created_by,
+    created_by_name: nameOf(row.created_by),
+    updated_by: row.updated_by,
+    updated_by_name: nameOf(row.updated_by),
     date_created: row.date_created,
     date_updated: row.date_updated,
   }
@@ -109,7 +131,7 @@ export async function countPipelines(db: Queryable, organizationId: string): Pro
 /** Adds a pipeline after the organization's others. */
 export async function insertPipeline(
   db: Queryable,
-  input: { organizationId: string; name: string; now: string },
+  input: { organizationId: string; name: string; userId: string | null; now: string },
 ): Promise<string> {
   const last = await db
     .selectFrom('pipeline')
@@ -124,6 +146,8 @@ export async function insertPipeline(
       organization_id: input.organizationId,
       name: input.name,
       position: last.position === null ? 0 : last.position + 1,
+      created_by: input.userId,
+      updated_by: input.userId,
       date_created: input.now,
       date_updated: input.now,
     })
@@ -135,22 +159,31 @@ export async function updatePipeline(
   db: Queryable,
   organizationId: string,
   id: string,
-  input: { name?: string; now: string },
+  input: { name?: string; userId: string | null; now: string },
 ): Promise<void> {
   await db
     .updateTable('pipeline')
-    .set({ ...(input.name === undefined ? {} : { name: input.name }), date_updated: input.now })
+    .set({
+      ...(input.name === undefined ? {} : { name: input.name }),
+      updated_by: input.userId,
+      date_updated: input.now,
+    })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .execute()
 }
 
-/** Marks pipelines whose statuses changed (one moved out of them) as updated. */
-export async function touchPipelines(db: Queryable, organizationId: string, ids: string[], now: string): Promise<void> {
+/** Marks pipelines whose statuses changed (one moved out of them) as updated, by this user. */
+export async function touchPipelines(
+  db: Queryable,
+  organizationId: string,
+  ids: string[],
+  change: { userId: string | null; now: string },
+): Promise<void> {
   if (ids.length === 0) return
   await db
     .updateTable('pipeline')
-    .set({ date_updated: now })
+    .set({ updated_by: change.userId, date_updated: change.now })
     .where('organization_id', '=', organizationId)
     .where('id', 'in', ids)
     .execute()

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isIdOf } from '@leadline/shared/ids'
+import { provisionMember } from '../organizations/provision.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
 
 let ctx: TestContext
@@ -22,6 +23,10 @@ interface PipelineBody {
   name: string
   organization_id: string
   statuses: StatusBody[]
+  created_by: string | null
+  created_by_name: string | null
+  updated_by: string | null
+  updated_by_name: string | null
   date_created: string
   date_updated: string
 }
@@ -75,12 +80,16 @@ describe('reading pipelines', () => {
     expect(body.data).toHaveLength(1)
     const [sales] = body.data as PipelineBody[]
     expect(Object.keys(sales ?? {}).sort()).toEqual([
+      'created_by',
+      'created_by_name',
       'date_created',
       'date_updated',
       'id',
       'name',
       'organization_id',
       'statuses',
+      'updated_by',
+      'updated_by_name',
     ])
     expect(sales).toMatchObject({ name: 'Sales', organization_id: org.id })
     expect(isIdOf('pipeline', sales?.id ?? '')).toBe(true)
@@ -499,6 +508,94 @@ describe('moving a status with /status/opportunity/', () => {
     expect(res.statusCode).toBe(400)
     expect(Object.keys(res.json()['field-errors'])).toEqual(['pipeline_id'])
     expect(await pipeline(org, sales.id)).toEqual(sales)
+  })
+})
+
+describe('who created and last changed a pipeline', () => {
+  /** A second admin of the organization, so that a change by someone else shows. */
+  async function secondAdmin(org: TestOrg): Promise<{ id: string; key: string }> {
+    const member = await provisionMember(ctx.database.db, ctx.clock, {
+      organizationId: org.id,
+      email: `second-admin-${org.id.slice(-8).toLowerCase()}@example.com`,
+      role: 'admin',
+      firstName: 'Sid',
+      lastName: 'Second',
+    })
+    return { id: member.user_id, key: member.api_key }
+  }
+
+  it('names the organization’s creator on its first pipeline, and the admin who creates one on that one', async () => {
+    const org = await ctx.createOrg('Pipeline authors')
+    const first = await salesPipeline(org)
+    expect(first).toMatchObject({
+      created_by: org.admin.id,
+      created_by_name: 'Ada Admin',
+      updated_by: org.admin.id,
+      updated_by_name: 'Ada Admin',
+    })
+    const second = await secondAdmin(org)
+    const res = await call(ctx.app, second.key, 'POST', '/pipeline/', {
+      // Read-only fields in the body are ignored.
+      body: { name: 'Partners', created_by: org.member.id, updated_by: org.member.id, date_created: 'then' },
+    })
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json()).toMatchObject({
+      created_by: second.id,
+      created_by_name: 'Sid Second',
+      updated_by: second.id,
+      updated_by_name: 'Sid Second',
+    })
+    expect(res.json().date_created).toBe(res.json().date_updated)
+    expect(await pipeline(org, res.json().id)).toEqual(res.json())
+  })
+
+  it('names the last admin to rename or reorder it, keeping who created it', async () => {
+    const org = await ctx.createOrg('Pipeline editors')
+    const sales = await salesPipeline(org)
+    const second = await secondAdmin(org)
+    ctx.clock.advance(1000)
+    const renamed = await call(ctx.app, second.key, 'PUT', `/pipeline/${sales.id}/`, {
+      body: { name: 'New business', updated_by: org.member.id },
+    })
+    expect(renamed.statusCode).toBe(200)
+    expect(renamed.json()).toEqual({
+      ...sales,
+      name: 'New business',
+      updated_by: second.id,
+      updated_by_name: 'Sid Second',
+      date_updated: expect.any(String),
+    })
+    ctx.clock.advance(1000)
+    const reordered = await call(ctx.app, org.admin.key, 'PUT', `/pipeline/${sales.id}/`, {
+      body: { statuses: ids([...sales.statuses].reverse()) },
+    })
+    expect(reordered.json()).toMatchObject({ created_by: org.admin.id, updated_by: org.admin.id })
+    expect(reordered.json().date_updated > renamed.json().date_updated).toBe(true)
+  })
+
+  it('names the admin who moves a status on both pipelines, by PUT /pipeline/ or /status/opportunity/', async () => {
+    const org = await ctx.createOrg('Pipeline movers')
+    const sales = await salesPipeline(org)
+    const renewals = await createPipeline(org, 'Renewals', [{ label: 'Due' }, { label: 'Renewed', type: 'won' }])
+    const second = await secondAdmin(org)
+    const [due] = renewals.statuses
+    ctx.clock.advance(1000)
+    const moved = await call(ctx.app, second.key, 'PUT', `/status/opportunity/${due?.id}/`, {
+      body: { pipeline_id: sales.id },
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    for (const id of [sales.id, renewals.id]) {
+      const after = await pipeline(org, id)
+      expect(after).toMatchObject({ updated_by: second.id, updated_by_name: 'Sid Second' })
+      expect(after.created_by).toBe(org.admin.id)
+    }
+    ctx.clock.advance(1000)
+    const back = await call(ctx.app, org.admin.key, 'PUT', `/pipeline/${renewals.id}/`, {
+      body: { statuses: ids([...(await pipeline(org, renewals.id)).statuses, due ?? { id: '' }]) },
+    })
+    expect(back.statusCode, back.body).toBe(200)
+    expect(back.json()).toMatchObject({ updated_by: org.admin.id, updated_by_name: 'Ada Admin' })
+    expect(await pipeline(org, sales.id)).toMatchObject({ updated_by: org.admin.id })
   })
 })
 

@@ -214,7 +214,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         if (await pipelineNameTaken(tx, me.organizationId, name)) throw ValidationError.field('name', NAME_TAKEN)
         const now = formatTimestamp(clock.now())
-        const id = await insertPipeline(tx, { organizationId: me.organizationId, name, now })
+        const id = await insertPipeline(tx, { organizationId: me.organizationId, name, userId: me.userId, now })
         for (const status of statuses) {
           await insertOpportunityStatus(tx, { organizationId: me.organizationId, pipelineId: id, ...status, now })
         }
@@ -279,8 +279,12 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
             await setOpportunityStatusPosition(tx, me.organizationId, status.id, position)
           }
         }
-        await touchPipelines(tx, me.organizationId, [...leftBehind], now)
-        await updatePipeline(tx, me.organizationId, pipeline.id, { ...(name === undefined ? {} : { name }), now })
+        await touchPipelines(tx, me.organizationId, [...leftBehind], { userId: me.userId, now })
+        await updatePipeline(tx, me.organizationId, pipeline.id, {
+          ...(name === undefined ? {} : { name }),
+          userId: me.userId,
+          now,
+        })
         return viewOf(tx, me.organizationId, pipeline.id)
       })
     },

@@ -318,7 +318,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           ...(moves ? { pipelineId: target, position: await nextStatusPosition(tx, target) } : {}),
           now,
         })
-        if (moves) await touchPipelines(tx, me.organizationId, [status.pipeline_id, target], now)
+        if (moves) await touchPipelines(tx, me.organizationId, [status.pipeline_id, target], { userId: me.userId, now })
         return opportunityStatusView({
           ...status,
           label: label ?? status.label,

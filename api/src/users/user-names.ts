@@ -1,9 +1,9 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { Db } from '../db/database.js'
+import type { Db, Tx } from '../db/database.js'
 import { displayName } from './user-repo.js'
 
 /** Display names of the given users, for `created_by_name`-style fields. */
-export async function userNames(db: Db, ids: Iterable<string | null>): Promise<Map<string, string>> {
+export async function userNames(db: Db | Tx, ids: Iterable<string | null>): Promise<Map<string, string>> {
   const unique = [...new Set([...ids].filter((id): id is string => id !== null))]
   if (unique.length === 0) return new Map()
   const rows = await db
