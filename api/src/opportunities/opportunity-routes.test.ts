@@ -139,6 +139,49 @@ describe('POST /opportunity/', () => {
     expect(timeline.map((a: { id: string }) => a.id)).toContain(change.id)
   })
 
+  it('lists status changes by lead, user and creation time, also through _params', async () => {
+    const lead = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Change Filter Co' } })).json()
+    ctx.clock.set(new Date('2026-04-01T10:00:00.000Z'))
+    const byRep = (await create({ lead_id: lead.id })).json()
+    ctx.clock.set(new Date('2026-04-02T10:00:00.000Z'))
+    const byAdmin = (
+      await call(ctx.app, admin(), 'POST', '/opportunity/', {
+        body: { lead_id: lead.id, status: status('lost').label },
+      })
+    ).json()
+    const moved = await call(ctx.app, admin(), 'PUT', `/opportunity/${String(byRep.id)}/`, {
+      body: { status_id: status('won').id },
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    const changes = async (query: string) => {
+      const res = await call(ctx.app, rep(), 'GET', `/activity/status_change/opportunity/?${query}`)
+      expect(res.statusCode, res.body).toBe(200)
+      return res
+        .json()
+        .data.map((a: { opportunity_id: string; new_status_type: string }) => [a.opportunity_id, a.new_status_type])
+    }
+    expect(await changes(`lead_id=${String(lead.id)}`)).toHaveLength(3)
+    expect(await changes(`lead_id=${String(lead.id)}&user_id=${ctx.org.member.id}`)).toEqual([[byRep.id, 'active']])
+    expect((await changes(`lead_id=${String(lead.id)}&user_id=${ctx.org.admin.id}`)).sort()).toEqual(
+      [
+        [byAdmin.id, 'lost'],
+        [byRep.id, 'won'],
+      ].sort(),
+    )
+    expect(await changes(`lead_id=${String(lead.id)}&date_created__lt=2026-04-02`)).toEqual([[byRep.id, 'active']])
+    expect(
+      (await changes(`lead_id=${String(lead.id)}&date_created__gt=2026-04-01T12:00:00Z`)).map((c: string[]) => c[0]),
+    ).toHaveLength(2)
+    const viaParams = await call(ctx.app, rep(), 'POST', '/activity/status_change/opportunity/', {
+      headers: { 'x-http-method-override': 'GET' },
+      body: { _params: { lead_id: lead.id, user_id: ctx.org.member.id } },
+    })
+    expect(viaParams.statusCode, viaParams.body).toBe(200)
+    expect(viaParams.json().data).toHaveLength(1)
+    const bad = await call(ctx.app, rep(), 'GET', '/activity/status_change/opportunity/?date_created__gt=yesterday')
+    expect(bad.statusCode).toBe(400)
+  })
+
   it.each([
     ['no lead', { lead_id: 'OMITTED' }, 'lead'],
     ['an unknown lead', { lead_id: 'lead_nope' }, 'lead'],
