@@ -18,6 +18,7 @@ import { userRoutes } from './users/user-routes.js'
 import { leadRoutes } from './leads/lead-routes.js'
 import { contactRoutes } from './contacts/contact-routes.js'
 import { opportunityRoutes } from './opportunities/opportunity-routes.js'
+import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(leadRoutes, deps)
       await api.register(contactRoutes, deps)
       await api.register(opportunityRoutes, deps)
+      await api.register(taskRoutes, deps)
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
     },

@@ -56,11 +56,19 @@ export const opportunityStatusChangeActivitySchema = Type.Object({
   opportunity_date_won: Type.Union([Type.String({ description: 'YYYY-MM-DD' }), Type.Null()]),
 })
 
+export const taskCompletedActivitySchema = Type.Object({
+  ...activityBase,
+  _type: Type.Literal('TaskCompleted'),
+  task_id: Type.String(),
+  task_text: Type.String(),
+})
+
 export const activitySchema = Type.Union([
   createdActivitySchema,
   noteActivitySchema,
   leadStatusChangeActivitySchema,
   opportunityStatusChangeActivitySchema,
+  taskCompletedActivitySchema,
 ])
 export type Activity = Static<typeof activitySchema>
 export type ActivityType = Activity['_type']

@@ -2,7 +2,13 @@ import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money
 import type { ActivityTable, Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 
-export const ACTIVITY_TYPES = ['Created', 'Note', 'LeadStatusChange', 'OpportunityStatusChange'] as const
+export const ACTIVITY_TYPES = [
+  'Created',
+  'Note',
+  'LeadStatusChange',
+  'OpportunityStatusChange',
+  'TaskCompleted',
+] as const
 export type ActivityType = (typeof ACTIVITY_TYPES)[number]
 
 /** The fields particular to each activity type, stored as JSON in `activity.data`. */
@@ -30,6 +36,8 @@ export interface ActivityData {
     opportunity_confidence: number
     opportunity_date_won: string | null
   }
+  /** The task as it was when completed (its id is also the activity's `task_id` column). */
+  TaskCompleted: { task_id: string; task_text: string }
 }
 
 /** A status, as an OpportunityStatusChange names the two it moved between. */
@@ -82,6 +90,7 @@ export async function recordActivity<T extends ActivityType>(
     data: ActivityData[T]
     now: string
     opportunityId?: string
+    taskId?: string
   },
 ): Promise<string> {
   const id = newId('activity')
@@ -96,6 +105,7 @@ export async function recordActivity<T extends ActivityType>(
       type: input.type,
       data: JSON.stringify(input.data),
       opportunity_id: input.opportunityId ?? null,
+      task_id: input.taskId ?? null,
       created_by: input.userId,
       updated_by: input.userId,
       date_created: input.now,

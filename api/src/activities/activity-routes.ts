@@ -18,6 +18,7 @@ const filters = Type.Object({
   user_id: Type.Optional(Type.String()),
   contact_id: Type.Optional(Type.String()),
   opportunity_id: Type.Optional(Type.String({ description: 'Status changes of this opportunity.' })),
+  task_id: Type.Optional(Type.String({ description: 'Completions of this task.' })),
   date_created__gt: Type.Optional(Type.String()),
   date_created__gte: Type.Optional(Type.String()),
   date_created__lt: Type.Optional(Type.String()),
@@ -29,6 +30,7 @@ type Filters = ListQuery & {
   user_id?: string
   contact_id?: string
   opportunity_id?: string
+  task_id?: string
   date_created__gt?: string
   date_created__gte?: string
   date_created__lt?: string
@@ -67,6 +69,7 @@ async function listActivities(
   if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id)
   if (query.contact_id !== undefined) q = q.where('contact_id', '=', query.contact_id)
   if (query.opportunity_id !== undefined) q = q.where('opportunity_id', '=', query.opportunity_id)
+  if (query.task_id !== undefined) q = q.where('task_id', '=', query.task_id)
   if (query.date_created__gt !== undefined)
     q = q.where('date_created', '>', timestampFilter(query.date_created__gt, 'date_created__gt'))
   if (query.date_created__gte !== undefined)
@@ -119,6 +122,23 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
   typedRoutes(app, db, '/activity/status_change/lead/', 'LeadStatusChange')
   typedRoutes(app, db, '/activity/status_change/opportunity/', 'OpportunityStatusChange')
   typedRoutes(app, db, '/activity/note/', 'Note')
+  typedRoutes(app, db, '/activity/task_completed/', 'TaskCompleted')
+
+  app.delete(
+    '/activity/task_completed/:id/',
+    { schema: { tags, summary: 'Delete a TaskCompleted activity (the task stays complete)', params } },
+    async (request) => {
+      const me = caller(request)
+      const row = await findActivity(db, me.organizationId, request.params.id, 'TaskCompleted')
+      if (row === undefined) throw new NotFoundError('Activity')
+      await db
+        .deleteFrom('activity')
+        .where('organization_id', '=', me.organizationId)
+        .where('id', '=', row.id)
+        .execute()
+      return {}
+    },
+  )
 
   app.post(
     '/activity/note/',

@@ -242,6 +242,35 @@ export interface ActivityTable {
   data: string
   /** The opportunity an OpportunityStatusChange is about. */
   opportunity_id: string | null
+  /** The task a TaskCompleted is about. */
+  task_id: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** A task (migration 0012). Booleans are 0/1. */
+export interface TaskTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  type: string
+  assigned_to: string | null
+  contact_id: string | null
+  text: string
+  /** Date-only `YYYY-MM-DD` or a wire timestamp; a dateless task's creation day. */
+  date: string
+  has_time: number
+  is_dateless: number
+  is_complete: number
+  date_completed: string | null
+  /** The TaskCompleted activity its last completion recorded. */
+  completion_id: string | null
+  object_type: string | null
+  object_id: string | null
+  /** JSON object with the fields particular to the task's type. */
+  data: string
   created_by: string | null
   updated_by: string | null
   date_created: string
@@ -310,6 +339,7 @@ export interface Tables {
   custom_field: CustomFieldTable
   custom_value: CustomValueTable
   activity: ActivityTable
+  task: TaskTable
   lead_search: LeadSearchTable
   lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable

@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008-rate-limit-leases.js'
 import * as m0009 from './migrations/0009-opportunities.js'
 import * as m0010 from './migrations/0010-opportunity-rollup.js'
 import * as m0011 from './migrations/0011-pipeline-authors.js'
+import * as m0012 from './migrations/0012-tasks.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009-opportunities': m0009,
   '0010-opportunity-rollup': m0010,
   '0011-pipeline-authors': m0011,
+  '0012-tasks': m0012,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

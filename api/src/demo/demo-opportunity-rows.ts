@@ -203,6 +203,7 @@ export function demoOpportunityMaker(
           type: 'OpportunityStatusChange',
           data: JSON.stringify(data),
           opportunity_id: id,
+          task_id: null,
           created_by: owner,
           updated_by: owner,
           date_created: at,

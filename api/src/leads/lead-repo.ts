@@ -157,8 +157,8 @@ async function appendAddresses(db: Db, organizationId: string, sourceId: string,
 
 /**
  * Merges `sourceId` into `destinationId`: contacts, activities and addresses move, empty fields and custom values of
- * the destination are filled from the source, and the source is deleted. Opportunities and tasks do not exist yet;
- * when they do, they move here too. The caller holds the transaction.
+ * the destination are filled from the source, and the source is deleted. Opportunities and tasks move too. The caller
+ * holds the transaction.
  */
 export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, destinationId: string): Promise<void> {
   const source = await findLead(db, ctx.organizationId, sourceId)
@@ -167,7 +167,7 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
   const move = { lead_id: destinationId }
   const org = ctx.organizationId
   await db.updateTable('contact').set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
-  for (const table of ['contact_email', 'contact_phone', 'contact_url', 'opportunity'] as const) {
+  for (const table of ['contact_email', 'contact_phone', 'contact_url', 'opportunity', 'task'] as const) {
     await db.updateTable(table).set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   }
   await db

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { findLeadStatus } from '../statuses/status-repo.js'
@@ -9,7 +10,7 @@ import { formatTimestamp } from '../platform/time.js'
 import { leadBodySchema } from './lead-input.js'
 import { createLead, deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
 import { searchLeads } from './lead-search.js'
-import { leadViewBody, leadViewTexts } from './lead-view.js'
+import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './lead-view.js'
 import type { LeadRow } from '../db/database.js'
 import { RawJson } from '../platform/raw-json.js'
 import { loadWriteSetting, prepareLead } from './lead-write.js'
@@ -38,12 +39,13 @@ const LEAD_VERSIONS = `SELECT revision,
 
 export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   const { db, dialect, clock, config, reader, meta, views } = deps
-  const view = async (organizationId: string, id: string) => {
+  const viewer = (request: FastifyRequest): ViewCaller => ({ offsetHours: request.tzOffsetHours, now: clock.now() })
+  const view = async (organizationId: string, id: string, who: ViewCaller) => {
     const [lead] = await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id])
     if (lead === undefined) throw new NotFoundError('Lead')
     const organization = await meta.get(organizationId, lead.meta_version)
     if (organization === undefined) throw new NotFoundError('Lead')
-    return leadViewBody(db, views, organization, lead, config.appUrl)
+    return leadViewBody(db, views, organization, lead, config.appUrl, who)
   }
 
   app.get(
@@ -62,7 +64,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       })
       const organization = await meta.get(me.organizationId)
       if (organization === undefined) throw new NotFoundError('Organization')
-      const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl)
+      const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl, viewer(request))
       return new RawJson(
         `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":[${texts.join(',')}]}`,
       )
@@ -80,8 +82,9 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         id,
       ])
       if (versions === undefined) throw new NotFoundError('Lead')
-      const cached = views.get(id, versions.revision, versions.meta_version)
-      return cached === undefined ? view(organizationId, id) : new RawJson(cached)
+      const who = viewer(request)
+      const cached = cachedLeadText(views, id, versions.revision, versions.meta_version, who)
+      return cached === undefined ? view(organizationId, id, who) : new RawJson(cached)
     },
   )
 
@@ -106,7 +109,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         if (status === undefined) throw ValidationError.field('status', 'The organization has no lead status.')
         return createLead(tx, ctx, { ...lead, status }, contacts, source)
       })
-      return view(me.organizationId, id)
+      return view(me.organizationId, id, viewer(request))
     },
   )
 
@@ -131,7 +134,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         await updateLead(tx, ctx, { id: current.id, status_id: current.status_id, status_label: statusLabel }, lead)
         return current.id
       })
-      return view(me.organizationId, id)
+      return view(me.organizationId, id, viewer(request))
     },
   )
 

@@ -7,7 +7,6 @@ import {
   containsIgnoringCase,
   containsPattern,
   equalsIgnoringCase as sameTextIgnoringCase,
-  FALSE,
   folded,
   joinAll,
   rangeCondition,
@@ -267,18 +266,12 @@ function dateCondition(
   return rangeCondition(sql.ref(column), op, range)
 }
 
-function countCondition(table: string, op: Comparator, value: string): Condition {
+/** How many rows of `table` a lead has (`where`: only some of them, e.g. open tasks) against a number. */
+function countCondition(table: string, op: Comparator, value: string, where: RawBuilder<unknown> = sql``): Condition {
   const operator = op === ':' ? '=' : op
   // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
   const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
-  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id) ${sql.raw(operator)} ${count}`
-}
-
-/** Tasks arrive with a later issue; until then every lead has none. */
-function noRowsCondition(op: Comparator, value: number): Condition {
-  const holds =
-    op === ':' ? value === 0 : op === '>' ? 0 > value : op === '>=' ? 0 >= value : op === '<' ? 0 < value : 0 <= value
-  return holds ? TRUE : FALSE
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where}) ${sql.raw(operator)} ${count}`
 }
 
 function findCustomField(name: string, ctx: CompileContext, offset: number): CustomFieldDef {
@@ -377,7 +370,7 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'opportunities':
       return countCondition('opportunity', op, value)
     case 'tasks':
-      return noRowsCondition(op, Number(value))
+      return countCondition('task', op, value, sql`and is_complete = 0`)
     default:
       throw queryError(offset, `Unknown field "${field}"`)
   }
@@ -402,9 +395,8 @@ function hasCondition(what: string, offset: number): Condition {
       return sql<SqlBool>`(lead.url is not null and lead.url <> '')`
     case 'opportunities':
       return leadHasAny('opportunity')
-    // Stub: the task table does not exist yet, so no lead has any.
     case 'tasks':
-      return FALSE
+      return sql<SqlBool>`exists (select 1 from task where lead_id = lead.id and organization_id = lead.organization_id and is_complete = 0)`
     default:
       throw queryError(offset, `Unknown has: value "${what}"`)
   }

@@ -1,5 +1,7 @@
 import { contactViews } from '../contacts/contact-repo.js'
 import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportunity-repo.js'
+import { openTasksOfLeads, taskViews } from '../tasks/task-repo.js'
+import { localDateAt } from '@leadline/shared/tz-offset'
 import { groupBy } from '../platform/collections.js'
 import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../db/database.js'
 import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
@@ -9,6 +11,12 @@ import { userNames } from '../users/user-names.js'
 import type { ViewCache } from '../platform/view-cache.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
+
+/** Whose view it is: a lead's open tasks each say where they are (`view`) in the caller's zone, today. */
+export interface ViewCaller {
+  offsetHours: number
+  now: Date
+}
 
 const CHUNK = 500
 
@@ -21,7 +29,13 @@ async function authorNames(db: Db, meta: OrganizationMeta, leads: LeadRow[]): Pr
 }
 
 /** Builds the wire form of leads (contacts, addresses, custom values, status labels, user names) in a few queries. */
-export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[], appUrl: string): Promise<LeadView[]> {
+export async function leadViews(
+  db: Db,
+  meta: OrganizationMeta,
+  leads: LeadRow[],
+  appUrl: string,
+  caller: ViewCaller,
+): Promise<LeadView[]> {
   if (leads.length === 0) return []
   const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
@@ -50,12 +64,14 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
     )
   }
   const leadNames = new Map(leads.map((l) => [l.id, l.name]))
-  const [contacts, custom, names, opportunities] = await Promise.all([
+  const [contacts, custom, names, opportunities, tasks] = await Promise.all([
     contactViews(db, organizationId, contactRows, meta.customFields.contact),
     readCustomValues(db, organizationId, ids),
     authorNames(db, meta, leads),
     opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
+    openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller)),
   ])
+  const tasksBy = groupBy(tasks, (t) => t.lead_id)
   const contactsBy = groupBy(contacts, (c) => c.lead_id)
   const opportunitiesBy = groupBy(opportunities, (o) => o.lead_id)
   const addressesBy = groupBy(addressRows, (a) => a.lead_id)
@@ -83,8 +99,7 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
       contacts: leadContacts,
       addresses,
       opportunities: opportunitiesBy.get(lead.id) ?? [],
-      // Stub: the task table does not exist yet.
-      tasks: [],
+      tasks: tasksBy.get(lead.id) ?? [],
       integration_links: [],
       ...customFieldsView(custom.get(lead.id), meta.customFields.lead),
       created_by: lead.created_by,
@@ -97,9 +112,29 @@ export async function leadViews(db: Db, meta: OrganizationMeta, leads: LeadRow[]
   })
 }
 
+/** Cached in a lead's own entry when its view has open tasks: the view itself is under the caller's zone and day. */
+const ZONED = '\u0000zoned'
+
+function zoneKey(caller: ViewCaller): string {
+  return `@${String(caller.offsetHours)}/${localDateAt(caller.now, caller.offsetHours)}`
+}
+
+/** A lead's cached view text for this caller, if current. */
+export function cachedLeadText(
+  cache: ViewCache,
+  id: string,
+  revision: number,
+  metaVersion: number,
+  caller: ViewCaller,
+): string | undefined {
+  const text = cache.get(id, revision, metaVersion)
+  return text === ZONED ? cache.get(id + zoneKey(caller), revision, metaVersion) : text
+}
+
 /**
  * The JSON text of each lead's view, in order: from the cache where the lead's revision and the organization's
- * meta version still match, built (and cached) for the rest.
+ * meta version still match, built (and cached) for the rest. A lead with open tasks is cached per time zone and day,
+ * since its tasks' `view` depends on both; the rest, most leads, once.
  */
 export async function leadViewTexts(
   db: Db,
@@ -107,14 +142,24 @@ export async function leadViewTexts(
   meta: OrganizationMeta,
   leads: LeadRow[],
   appUrl: string,
+  caller: ViewCaller,
 ): Promise<string[]> {
-  const texts = leads.map((lead) => cache.get(lead.id, lead.revision, meta.version))
+  const zone = zoneKey(caller)
+  const texts = leads.map((lead) => cachedLeadText(cache, lead.id, lead.revision, meta.version, caller))
   const missing = leads.filter((_, i) => texts[i] === undefined)
   if (missing.length > 0) {
-    const built = new Map((await leadViews(db, meta, missing, appUrl)).map((view) => [view.id, JSON.stringify(view)]))
+    const views = await leadViews(db, meta, missing, appUrl, caller)
+    const built = new Map(views.map((view) => [view.id, JSON.stringify(view)]))
+    const zoned = new Set(views.filter((view) => Array.isArray(view.tasks) && view.tasks.length > 0).map((v) => v.id))
     for (const lead of missing) {
       const text = built.get(lead.id)
-      if (text !== undefined) cache.set(lead.id, lead.revision, meta.version, text)
+      if (text === undefined) continue
+      if (zoned.has(lead.id)) {
+        cache.set(lead.id, lead.revision, meta.version, ZONED)
+        cache.set(lead.id + zone, lead.revision, meta.version, text)
+      } else {
+        cache.set(lead.id, lead.revision, meta.version, text)
+      }
     }
     return leads.map((lead, i) => texts[i] ?? built.get(lead.id) ?? 'null')
   }
@@ -128,7 +173,8 @@ export async function leadViewBody(
   meta: OrganizationMeta,
   lead: LeadRow,
   appUrl: string,
+  caller: ViewCaller,
 ): Promise<RawJson> {
-  const [text] = await leadViewTexts(db, cache, meta, [lead], appUrl)
+  const [text] = await leadViewTexts(db, cache, meta, [lead], appUrl, caller)
   return new RawJson(text ?? 'null')
 }

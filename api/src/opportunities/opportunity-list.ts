@@ -6,7 +6,7 @@ import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../db/database.js'
 import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
-import { listQuerySchema } from '../platform/list.js'
+import { listQuerySchema, parseDirected } from '../platform/list.js'
 import { displayNameSql } from '../users/user-names.js'
 
 // The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
@@ -282,23 +282,6 @@ export async function aggregate(q: OppQuery): Promise<Aggregates> {
 /** The owner's display name. */
 const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
 const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
-
-/** `_order_by` or `_group_by`: one of `fields`, a leading "-" reversing it; 400 on anything else. */
-function parseDirected<F extends string>(
-  raw: string | undefined,
-  param: '_order_by' | '_group_by',
-  fields: readonly F[],
-): { field: F; descending: boolean } | undefined {
-  if (raw === undefined || raw === '') return undefined
-  const descending = raw.startsWith('-')
-  const name = descending ? raw.slice(1) : raw
-  const field = fields.find((f) => f === name)
-  if (field === undefined) {
-    const verb = param === '_order_by' ? 'order' : 'group'
-    throw ValidationError.field(param, `Cannot ${verb} by ${JSON.stringify(name)}: use one of ${fields.join(', ')}.`)
-  }
-  return { field, descending }
-}
 
 function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> }): RawBuilder<unknown> {
   switch (field) {

@@ -37,6 +37,7 @@ import {
   type Aggregates,
 } from './opportunity-list.js'
 import { opportunitySearchConditions } from './opportunity-query.js'
+import { deleteOpportunityDue, syncOpportunityDue } from '../tasks/task-due.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
@@ -320,6 +321,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           prepared.custom,
         )
         await recordStatusChange(tx, ctx, row, undefined, status)
+        await syncOpportunityDue(tx, row, status.type, { userId: me.userId, now: ctx.now, today: ctx.today })
         return row.id
       })
       return oneView(me.organizationId, id)
@@ -367,6 +369,8 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         if (prepared.status !== undefined && prepared.status.id !== current.status_id) {
           await recordStatusChange(tx, ctx, updated, from, prepared.status)
         }
+        const statusType = (prepared.status ?? from)?.type ?? 'active'
+        await syncOpportunityDue(tx, updated, statusType, { userId: me.userId, now: ctx.now, today: ctx.today })
       })
       return oneView(me.organizationId, request.params.id)
     },
@@ -377,6 +381,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     await db.transaction().execute(async (tx) => {
       const current = await findOpportunity(tx, me.organizationId, request.params.id)
       if (current === undefined) throw new NotFoundError('Opportunity')
+      await deleteOpportunityDue(tx, me.organizationId, current.id)
       await deleteWithCustomValues(tx, 'opportunity', me.organizationId, current.id)
     })
     return {}

@@ -7,7 +7,8 @@ import type { Db, Tx } from '../db/database.js'
 import type { Deps } from '../platform/deps.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
-import { caller } from '../platform/request-context.js'
+import { caller, callerToday } from '../platform/request-context.js'
+import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { LABEL_MAX, labelProblem, labelSchema, sameLabel } from '../statuses/status-input.js'
@@ -275,6 +276,10 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
               position,
               now,
             })
+            if (type !== status.type) {
+              const change = { userId: me.userId, now, today: callerToday(request, clock.now()) }
+              await syncOpportunityDueOfStatus(tx, me.organizationId, status.id, type, change)
+            }
           } else {
             await setOpportunityStatusPosition(tx, me.organizationId, status.id, position)
           }

@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js'
 import { Type, type Static } from '@sinclair/typebox'
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '@leadline/shared/list'
 import type { SelectQueryBuilder } from 'kysely'
@@ -41,4 +42,21 @@ export function pageOf<T>(items: T[], page: ListQuery): Page<T> {
   const skip = page._skip ?? 0
   const limit = page._limit ?? LIST_LIMIT_DEFAULT
   return { has_more: items.length > skip + limit, data: items.slice(skip, skip + limit) }
+}
+
+/** `_order_by` or `_group_by`: one of `fields`, a leading "-" reversing it; 400 on anything else. */
+export function parseDirected<F extends string>(
+  raw: string | undefined,
+  param: '_order_by' | '_group_by',
+  fields: readonly F[],
+): { field: F; descending: boolean } | undefined {
+  if (raw === undefined || raw === '') return undefined
+  const descending = raw.startsWith('-')
+  const name = descending ? raw.slice(1) : raw
+  const field = fields.find((f) => f === name)
+  if (field === undefined) {
+    const verb = param === '_order_by' ? 'order' : 'group'
+    throw ValidationError.field(param, `Cannot ${verb} by ${JSON.stringify(name)}: use one of ${fields.join(', ')}.`)
+  }
+  return { field, descending }
 }

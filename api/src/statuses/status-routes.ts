@@ -5,7 +5,8 @@ import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema 
 import type { Deps } from '../platform/deps.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
-import { caller } from '../platform/request-context.js'
+import { caller, callerToday } from '../platform/request-context.js'
+import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
@@ -319,6 +320,14 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           now,
         })
         if (moves) await touchPipelines(tx, me.organizationId, [status.pipeline_id, target], { userId: me.userId, now })
+        if (type !== undefined && type !== status.type) {
+          // The opportunities in it changed type: their due tasks follow (tasks/task-due.ts).
+          await syncOpportunityDueOfStatus(tx, me.organizationId, status.id, type, {
+            userId: me.userId,
+            now,
+            today: callerToday(request, clock.now()),
+          })
+        }
         return opportunityStatusView({
           ...status,
           label: label ?? status.label,

@@ -19,6 +19,7 @@ const knownStyles: Record<Activity['_type'], ActivityStyle> = {
     label: 'Opportunity',
     border: 'border-l-violet-400',
   },
+  TaskCompleted: { badge: 'bg-teal-100 text-teal-800', label: 'Task', border: 'border-l-teal-400' },
 }
 
 // A Map, so a type named like an Object.prototype key ("constructor") is unknown too.

@@ -146,6 +146,13 @@ function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
           {activity.opportunity_value_formatted === null ? '' : ` (${activity.opportunity_value_formatted})`}.
         </p>
       )
+    case 'TaskCompleted':
+      return (
+        <p className="whitespace-pre-wrap">
+          {who} completed the task{activity.task_text === '' ? '.' : ':'}{' '}
+          {activity.task_text === '' ? null : <strong>{activity.task_text}</strong>}
+        </p>
+      )
     default:
       return (
         <p className="whitespace-pre-wrap">
