@@ -272,6 +272,33 @@ describe('an opportunity’s due task', () => {
     await expectLeadTaskUntouched()
   })
 
+  it('stays completed by its user through edits that leave its day, until it is dated again', async () => {
+    const opp = await createOpportunity({ date_won: '2026-03-05', contact_id: contactA })
+    const [task] = await dueOf(opp.id)
+    const done = await call(ctx.app, rep(), 'PUT', `/task/${task?.id ?? ''}/`, { body: { is_complete: true } })
+    expect(done.statusCode, done.body).toBe(200)
+
+    await updateOpportunity(opp.id, { note: 'Edited', value: 4200, confidence: 80 })
+    expect(await dueOf(opp.id)).toMatchObject([{ id: task?.id, is_complete: true, date: '2026-03-05' }])
+    // Owner and contact still follow.
+    await updateOpportunity(opp.id, { user_id: ctx.org.admin.id, contact_id: contactB })
+    expect(await dueOf(opp.id)).toMatchObject([
+      { id: task?.id, is_complete: true, assigned_to: ctx.org.admin.id, contact_id: contactB },
+    ])
+    expect((await nestedTasks()).map((t) => t.id)).not.toContain(task?.id)
+    // A new day is a new due: open again.
+    await updateOpportunity(opp.id, { date_won: '2026-03-06' })
+    expect(await dueOf(opp.id)).toMatchObject([{ id: task?.id, is_complete: false, date: '2026-03-06' }])
+
+    // A day its user set stays through an unrelated edit too.
+    const moved = await call(ctx.app, rep(), 'PUT', `/task/${task?.id ?? ''}/`, { body: { date: '2026-03-04' } })
+    expect(moved.statusCode, moved.body).toBe(200)
+    await updateOpportunity(opp.id, { note: 'Edited again' })
+    expect(await dueOf(opp.id)).toMatchObject([{ id: task?.id, is_complete: false, date: '2026-03-04' }])
+    await updateOpportunity(opp.id, { date_won: '2026-03-07' })
+    expect(await dueOf(opp.id)).toMatchObject([{ id: task?.id, is_complete: false, date: '2026-03-07' }])
+  })
+
   it('stays one task through many changes', async () => {
     const opp = await createOpportunity({ date_won: '2026-03-05' })
     const changes: Record<string, unknown>[] = [
