@@ -1,6 +1,7 @@
 import { contactViews } from '../contacts/contact-repo.js'
 import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportunity-repo.js'
 import { openTasksOfLeads, taskViews } from '../tasks/task-repo.js'
+import { compareTaskDates } from '@leadline/shared/task-dates'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import { groupBy } from '../platform/collections.js'
 import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../db/database.js'
@@ -71,6 +72,9 @@ export async function leadViews(
     opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
     openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller)),
   ])
+  // In the caller's date order, as GET /task/ lists them: a date-only task stands at the start of its day in the
+  // caller's zone (before a timed task at that instant), so text order is not it; ties by id, byte by byte.
+  tasks.sort((a, b) => compareTaskDates(a.date, b.date, caller.offsetHours) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const tasksBy = groupBy(tasks, (t) => t.lead_id)
   const contactsBy = groupBy(contacts, (c) => c.lead_id)
   const opportunitiesBy = groupBy(opportunities, (o) => o.lead_id)

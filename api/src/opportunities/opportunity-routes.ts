@@ -370,7 +370,9 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           await recordStatusChange(tx, ctx, updated, from, prepared.status)
         }
         const statusType = (prepared.status ?? from)?.type ?? 'active'
-        await syncOpportunityDue(tx, updated, statusType, { userId: me.userId, now: ctx.now, today: ctx.today })
+        const before = { opportunity: current, statusType: from?.type ?? 'active' }
+        const change = { userId: me.userId, now: ctx.now, today: ctx.today }
+        await syncOpportunityDue(tx, updated, statusType, change, before)
       })
       return oneView(me.organizationId, request.params.id)
     },

@@ -21,13 +21,15 @@ export interface DueChange {
 /**
  * Keeps an opportunity's `opportunity_due` task in step with it: an active opportunity with a `date_won` has one,
  * open, dated that day and assigned to its owner; without a `date_won` its open one goes; won or lost, it is
- * completed. A completed one is opened again when the opportunity is active and dated again.
+ * completed. A completed one is opened again when the opportunity is active and dated again. `previous` is the
+ * opportunity before an update: when it was already due that day, only its owner and contact are followed.
  */
 export async function syncOpportunityDue(
   db: Db,
   opportunity: DueSource,
   statusType: string,
   change: DueChange,
+  previous?: { opportunity: DueSource; statusType: string },
 ): Promise<void> {
   const existing = await db
     .selectFrom('task')
@@ -51,6 +53,23 @@ export async function syncOpportunityDue(
         userId: change.userId,
         now: change.now,
       })
+      return
+    }
+    // Still due the same day as before the change: only what changed follows (a task its user completed, or
+    // moved, stays so through an edit of the note or the value).
+    const wasDue = previous === undefined || previous.statusType !== 'active' ? null : previous.opportunity.date_won
+    if (previous !== undefined && wasDue === due) {
+      const moved: { lead_id?: string; contact_id?: string | null; assigned_to?: string | null } = {}
+      if (existing.lead_id !== opportunity.lead_id) moved.lead_id = opportunity.lead_id
+      if (previous.opportunity.contact_id !== opportunity.contact_id) moved.contact_id = opportunity.contact_id
+      if (previous.opportunity.user_id !== opportunity.user_id) moved.assigned_to = opportunity.user_id
+      if (Object.keys(moved).length === 0) return
+      await db
+        .updateTable('task')
+        .set({ ...moved, updated_by: change.userId, date_updated: change.now })
+        .where('organization_id', '=', opportunity.organization_id)
+        .where('id', '=', existing.id)
+        .execute()
       return
     }
     const same =
