@@ -20,7 +20,7 @@ export async function findTask(
   return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
 }
 
-/** The open tasks of some leads, by date then id (as a lead shows them). */
+/** The open tasks of some leads, in no particular order: a lead orders them in its caller's zone (lead-view.ts). */
 export async function openTasksOfLeads(db: Db, organizationId: string, leadIds: string[]): Promise<TaskRow[]> {
   if (leadIds.length === 0) return []
   return db
@@ -29,8 +29,6 @@ export async function openTasksOfLeads(db: Db, organizationId: string, leadIds: 
     .where('organization_id', '=', organizationId)
     .where('lead_id', 'in', leadIds)
     .where('is_complete', '=', 0)
-    .orderBy('date')
-    .orderBy('id')
     .execute()
 }
 
