@@ -6,6 +6,7 @@ import { DEFAULT_DATABASE_URL, inTransaction, openDatabase, type Db } from './db
 import { migrateToLatest } from './db/migrate.js'
 import { seedDemoLeads } from './demo/demo-leads.js'
 import { seedDemoOrganization } from './demo/demo-seed.js'
+import { seedDemoTasks } from './demo/demo-tasks.js'
 import { seedProgress } from './demo/seed-progress.js'
 import { ensureLeadSearchCurrent, rebuildLeadSearch, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { closeOnSignals, serve } from './main.js'
@@ -357,8 +358,8 @@ const seedDemoCommand: Command = {
   usage: 'leadline seed demo [--leads N]',
   summary: 'create the demo organization with an admin, a manager and two reps',
   details: `  --leads N   how many demo leads to create (default 0), with contacts, addresses, custom values, notes,
-              status changes and, on about 60 % of them, opportunities. Progress goes to stderr: a bar on a
-              terminal, a line every tenth of the way elsewhere.
+              status changes, on about 60 % of them opportunities, and on some each user's tasks. Progress
+              goes to stderr: a bar on a terminal, a line every tenth of the way elsewhere.
 
 Prints {"organization_id","organization_name","users":[{"user_id","membership_id","email","first_name",
 "last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
@@ -383,6 +384,7 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
             onProgress: report.onProgress,
             onFinishing: report.onFinishing,
           })
+          await seedDemoTasks(tx, systemClock, organization)
           return { demo: organization, leadsCreated: created }
         })
       } finally {

@@ -37,3 +37,16 @@ describe('loadConfig SQLite page cache', () => {
     )
   })
 })
+
+describe('loadConfig task retention', () => {
+  it('keeps archived system tasks 90 days unless LEADLINE_TASK_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({}).taskRetentionDays).toBe(90)
+    expect(loadConfig({ LEADLINE_TASK_RETENTION_DAYS: '30' }).taskRetentionDays).toBe(30)
+  })
+
+  it.each(['0', '-5', '2.5', 'forever'])('refuses %j', (value) => {
+    expect(() => loadConfig({ LEADLINE_TASK_RETENTION_DAYS: value })).toThrow(
+      `LEADLINE_TASK_RETENTION_DAYS must be a positive integer, got "${value}"`,
+    )
+  })
+})

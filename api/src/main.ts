@@ -10,6 +10,8 @@ import { loadConfig, type Config } from './config.js'
 import { openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
+import { systemClock } from './platform/time.js'
+import { scheduleTaskRetention } from './tasks/task-retention.js'
 
 export interface ServeOptions {
   config: Config
@@ -19,6 +21,8 @@ export interface ServeOptions {
   host?: string
   /** Where the request log goes; stderr keeps stdout free for `leadline serve --json`. */
   logTo?: 'stdout' | 'stderr'
+  /** How often archived system tasks are purged (task-retention.ts); an hour unless a test wants sooner. */
+  taskRetentionIntervalMs?: number
 }
 
 export interface Server {
@@ -31,7 +35,7 @@ export interface Server {
 
 /**
  * Opens and migrates the database, rebuilds search documents in an older format, builds the app and listens.
- * Logs `listening on <url>` once bound.
+ * Logs `listening on <url>` once bound, then purges archived system tasks, and again every hour.
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
@@ -71,6 +75,17 @@ export async function serve(options: ServeOptions): Promise<Server> {
     throw error
   }
 
+  const retention = scheduleTaskRetention(database.db, systemClock, {
+    days: config.taskRetentionDays,
+    ...(options.taskRetentionIntervalMs === undefined ? {} : { intervalMs: options.taskRetentionIntervalMs }),
+    onPurged: (deleted) => {
+      if (deleted > 0) app.log.info(`deleted ${deleted} tasks archived over ${config.taskRetentionDays} days ago`)
+    },
+    onError: (error) => {
+      app.log.error({ err: error }, 'purging archived tasks failed')
+    },
+  })
+
   // The latest response on each open connection (kept per connection: a listener per request costs every request).
   const latest = new Map<Socket, ServerResponse>()
   app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -90,11 +105,14 @@ export async function serve(options: ServeOptions): Promise<Server> {
         app.server.closeAllConnections()
       }, SHUTDOWN_GRACE_MS)
       deadline.unref()
-      closing = app.close().finally(async () => {
-        clearTimeout(deadline)
-        await database.close()
-        flushLog()
-      })
+      // A purge under way finishes before the database closes under it.
+      closing = Promise.all([retention.stop(), app.close()])
+        .then(() => undefined)
+        .finally(async () => {
+          clearTimeout(deadline)
+          await database.close()
+          flushLog()
+        })
     }
     return closing
   }

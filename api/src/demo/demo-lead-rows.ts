@@ -9,6 +9,7 @@ import type {
   LeadAddressTable,
   LeadTable,
   OpportunityTable,
+  TaskTable,
 } from '../db/database.js'
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../leads/lead-search-index.js'
 import { formatTimestamp } from '../platform/time.js'
@@ -191,6 +192,7 @@ interface DemoLeadRows {
   values: CustomValueTable[]
   opportunities: Insertable<OpportunityTable>[]
   activities: ActivityTable[]
+  tasks: TaskTable[]
   searches: DemoSearchRow[]
 }
 
@@ -203,6 +205,7 @@ export const SEEDED_TABLES = [
   'contact_phone',
   'custom_value',
   'opportunity',
+  'task',
   'activity',
   'lead_search',
 ] as const
@@ -251,12 +254,16 @@ function ascendingIds(kind: IdKind, count: number, slots: number): () => string[
   }
 }
 
-/** The ids of one seed's leads, contacts, opportunities and activities, each kind ascending: a lead's worth at a time. */
+/**
+ * The ids of one seed's leads, contacts, opportunities, activities and tasks, each kind ascending: a lead's worth at
+ * a time.
+ */
 interface DemoIds {
   lead: () => string[]
   contacts: () => string[]
   opportunities: () => string[]
   activities: () => string[]
+  tasks: () => string[]
 }
 
 function demoIds(leads: number): DemoIds {
@@ -266,6 +273,8 @@ function demoIds(leads: number): DemoIds {
     opportunities: ascendingIds('opportunity', leads, MAX_OPPORTUNITIES),
     // Created, then the status changes, then the notes, then the opportunities' status changes.
     activities: ascendingIds('activity', leads, ACTIVITIES_PER_LEAD),
+    // The system's tasks take the ids the app gives them (task-repo.ts).
+    tasks: ascendingIds('notification', leads, MAX_OPPORTUNITIES),
   }
 }
 
@@ -286,6 +295,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       values: [],
       opportunities: [],
       activities: [],
+      tasks: [],
       searches: [],
     }
     for (let n = 0; n < size; n++) {
@@ -301,6 +311,7 @@ export function demoLeadGenerator(setting: DemoLeadSetting): (size: number) => D
       contact_phone: rows.phones,
       custom_value: rows.values,
       opportunity: rows.opportunities,
+      task: rows.tasks,
       activity: rows.activities,
       lead_search: rows.searches,
     } satisfies Record<(typeof SEEDED_TABLES)[number], object[]>
@@ -446,6 +457,7 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
     contactIds,
     opportunityIds: ids.opportunities(),
     activityIds: opportunityActivityIds,
+    taskIds: ids.tasks(),
   })
 
   const address = {

@@ -1,13 +1,14 @@
 import type { Insertable } from 'kysely'
 import type { ValuePeriod } from '@leadline/shared/money'
 import { opportunityStatusChangeData } from '../activities/activity-repo.js'
-import type { ActivityTable, OpportunityTable } from '../db/database.js'
+import type { ActivityTable, OpportunityTable, TaskTable } from '../db/database.js'
 import type { StatusChoice } from '../opportunities/opportunity-input.js'
 import { formatTimestamp } from '../platform/time.js'
 import { generator, type Generator } from './demo-random.js'
 
 // Demo opportunities on some of the demo leads: spread over the pipelines and their statuses, owners, values,
-// periods and close dates, each with the status changes the app would have recorded on its way to its status.
+// periods and close dates, each with the status changes the app would have recorded on its way to its status, and
+// the `opportunity_due` task the app keeps for an active one with an expected close (tasks/task-due.ts).
 
 /** An opportunity status, as an opportunity write reads it. */
 export type DemoOpportunityStatus = StatusChoice
@@ -96,6 +97,7 @@ export interface DemoOpportunitySetting {
 export interface DemoOpportunityRows {
   opportunities: Insertable<OpportunityTable>[]
   activities: ActivityTable[]
+  tasks: TaskTable[]
 }
 
 export interface DemoOpportunityLead {
@@ -106,6 +108,8 @@ export interface DemoOpportunityLead {
   opportunityIds: string[]
   /** MAX_OPPORTUNITIES × CHANGES_PER_OPPORTUNITY activity ids, ascending. */
   activityIds: string[]
+  /** MAX_OPPORTUNITIES task ids, ascending: an active opportunity's due task takes its opportunity's place. */
+  taskIds: string[]
 }
 
 /**
@@ -179,6 +183,31 @@ export function demoOpportunityMaker(
         date_updated: formatTimestamp(new Date(updatedMs)),
       }
       rows.opportunities.push(opportunity)
+      // Made when the opportunity was opened with its expected close, and unchanged since: it stayed active.
+      if (status.type === 'active' && dateWon !== null) {
+        rows.tasks.push({
+          id: lead.taskIds[n] ?? '',
+          organization_id: organizationId,
+          lead_id: lead.id,
+          type: 'opportunity_due',
+          assigned_to: owner,
+          contact_id: contactId,
+          text: '',
+          date: dateWon,
+          has_time: 0,
+          is_dateless: 0,
+          is_complete: 0,
+          date_completed: null,
+          completion_id: null,
+          object_type: 'opportunity',
+          object_id: id,
+          data: '{}',
+          created_by: owner,
+          updated_by: owner,
+          date_created: opportunity.date_created,
+          date_updated: opportunity.date_created,
+        })
+      }
 
       const change = (
         activityId: string,
