@@ -131,11 +131,20 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       const me = caller(request)
       const row = await findActivity(db, me.organizationId, request.params.id, 'TaskCompleted')
       if (row === undefined) throw new NotFoundError('Activity')
-      await db
-        .deleteFrom('activity')
-        .where('organization_id', '=', me.organizationId)
-        .where('id', '=', row.id)
-        .execute()
+      await db.transaction().execute(async (tx) => {
+        // The task no longer points at a completion that is gone.
+        await tx
+          .updateTable('task')
+          .set({ completion_id: null })
+          .where('organization_id', '=', me.organizationId)
+          .where('completion_id', '=', row.id)
+          .execute()
+        await tx
+          .deleteFrom('activity')
+          .where('organization_id', '=', me.organizationId)
+          .where('id', '=', row.id)
+          .execute()
+      })
       return {}
     },
   )

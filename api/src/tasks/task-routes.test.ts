@@ -182,6 +182,31 @@ describe('POST /task/', () => {
   })
 })
 
+describe('TaskCompleted activities', () => {
+  it('are listed by lead and task, read one by one, and deleted without reopening the task', async () => {
+    const task = await createTask({ text: 'Log the call', is_complete: true })
+    const completion = String(task.object_id)
+    const byLead = await call(ctx.app, rep(), 'GET', '/activity/task_completed/', { query: { lead_id: leadId } })
+    expect(byLead.json().data.map((a: Body) => a.id)).toContain(completion)
+    const elsewhere = await call(ctx.app, rep(), 'GET', '/activity/task_completed/', {
+      query: { lead_id: otherLeadId },
+    })
+    expect(elsewhere.json().data.map((a: Body) => a.id)).not.toContain(completion)
+    expect(
+      (await call(ctx.app, ctx.other.admin.key, 'DELETE', `/activity/task_completed/${completion}/`)).statusCode,
+    ).toBe(404)
+    const deleted = await call(ctx.app, rep(), 'DELETE', `/activity/task_completed/${completion}/`)
+    expect(deleted.statusCode).toBe(200)
+    expect(deleted.json()).toEqual({})
+    expect((await call(ctx.app, rep(), 'GET', `/activity/task_completed/${completion}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'GET', `/task/${task.id}/`)).json()).toMatchObject({
+      is_complete: true,
+      object_type: null,
+      object_id: null,
+    })
+  })
+})
+
 describe('one task: GET, PUT, DELETE', () => {
   it('changes text, date, assignee and completion; reopening keeps the TaskCompleted', async () => {
     const task = await createTask({ text: 'Draft', date: '2026-06-10' })
