@@ -1,6 +1,7 @@
 import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
 import type { ActivityTable, Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
+import { parseJsonObject } from '../platform/raw-json.js'
 
 export const ACTIVITY_TYPES = [
   'Created',
@@ -121,14 +122,9 @@ export async function findActivity(db: Db, organizationId: string, id: string, t
   return query.executeTakeFirst()
 }
 
-function parseData(row: ActivityTable): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(row.data)
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...parsed } : {}
-}
-
 /** The wire form: common fields, `_type`, and the type's own fields. */
 export function activityView(row: ActivityTable, names: Map<string, string>): Record<string, unknown> {
-  const data = parseData(row)
+  const data = parseJsonObject(row.data)
   const view: Record<string, unknown> = {
     id: row.id,
     _type: row.type,

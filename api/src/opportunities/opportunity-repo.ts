@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely'
 import type { Db, OpportunityTable } from '../db/database.js'
 import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
-import { userNames } from '../users/user-names.js'
+import { relatedNames } from '../platform/owner-names.js'
 
 export type OpportunityRow = Selectable<OpportunityTable>
 
@@ -45,51 +45,6 @@ export function money(value: number | string | null): number | null {
   return value === null ? null : Number(value)
 }
 
-interface Names {
-  leads: Map<string, string | null>
-  contacts: Map<string, string | null>
-  users: Map<string, string>
-}
-
-async function namesFor(
-  db: Db,
-  meta: OrganizationMeta,
-  rows: OpportunityRow[],
-  leadNames?: Map<string, string | null>,
-) {
-  const organizationId = meta.organization.id
-  const leadIds = [...new Set(rows.map((r) => r.lead_id))].filter((id) => leadNames?.has(id) !== true)
-  const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is string => id !== null))]
-  const userIds = rows
-    .flatMap((r) => [r.user_id, r.created_by, r.updated_by])
-    .filter((id): id is string => id !== null && !meta.memberNames.has(id))
-  const [leads, contacts, others] = await Promise.all([
-    leadIds.length === 0
-      ? []
-      : db
-          .selectFrom('lead')
-          .select(['id', 'name'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', leadIds)
-          .execute(),
-    contactIds.length === 0
-      ? []
-      : db
-          .selectFrom('contact')
-          .select(['id', 'name'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', contactIds)
-          .execute(),
-    userIds.length === 0 ? new Map<string, string>() : userNames(db, userIds),
-  ])
-  const names: Names = {
-    leads: new Map([...(leadNames ?? []), ...leads.map((l): [string, string | null] => [l.id, l.name])]),
-    contacts: new Map(contacts.map((c) => [c.id, c.name])),
-    users: others.size === 0 ? meta.memberNames : new Map([...meta.memberNames, ...others]),
-  }
-  return names
-}
-
 /**
  * The wire form of opportunities, in a handful of queries however many there are: status, pipeline and member names
  * from the organization's metadata, lead and contact names and custom values read once. `leadNames` saves reading
@@ -103,7 +58,16 @@ export async function opportunityViews(
 ): Promise<Opportunity[]> {
   if (rows.length === 0) return []
   const [names, custom] = await Promise.all([
-    namesFor(db, meta, rows, leadNames),
+    relatedNames(
+      db,
+      meta,
+      {
+        leads: rows.map((r) => r.lead_id),
+        contacts: rows.map((r) => r.contact_id),
+        users: rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
+      },
+      leadNames,
+    ),
     readCustomValues(
       db,
       meta.organization.id,

@@ -9,3 +9,9 @@ export class RawJson {
     return JSON.parse(this.text)
   }
 }
+
+/** A stored JSON object column (a row's type-specific `data`), as a fresh object; anything else reads as `{}`. */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(text)
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...parsed } : {}
+}

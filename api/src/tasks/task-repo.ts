@@ -5,7 +5,8 @@ import type { Selectable } from 'kysely'
 import type { Db, TaskTable } from '../db/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { newId } from '../platform/ids.js'
-import { userNames } from '../users/user-names.js'
+import { relatedNames } from '../platform/owner-names.js'
+import { parseJsonObject } from '../platform/raw-json.js'
 
 export type TaskRow = Selectable<TaskTable>
 
@@ -89,11 +90,6 @@ export async function insertTask(db: Db, input: NewTask): Promise<string> {
   return id
 }
 
-function parseData(row: TaskRow): Record<string, unknown> {
-  const parsed: unknown = JSON.parse(row.data)
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { ...parsed } : {}
-}
-
 interface DueOpportunity {
   value: number | string | null
   value_period: ValuePeriod
@@ -119,7 +115,7 @@ function typeFields(row: TaskRow, opportunities: Map<string, DueOpportunity>): R
       opportunity_note: opportunity?.note ?? null,
     }
   }
-  const data = parseData(row)
+  const data = parseJsonObject(row.data)
   const fields: Record<string, unknown> = {}
   for (const field of isTaskType(type) ? TASK_TYPE_FIELDS[type] : []) {
     fields[field] =
@@ -140,28 +136,15 @@ export async function taskViews(
 ): Promise<Task[]> {
   if (rows.length === 0) return []
   const organizationId = meta.organization.id
-  const unique = (ids: (string | null)[]) => [...new Set(ids.filter((id): id is string => id !== null))]
-  const leadIds = unique(rows.map((r) => r.lead_id))
-  const contactIds = unique(rows.map((r) => r.contact_id))
-  const opportunityIds = unique(rows.filter((r) => r.type === 'opportunity_due').map((r) => r.object_id))
-  const others = unique(rows.flatMap((r) => [r.assigned_to, r.created_by, r.updated_by])).filter(
-    (id) => !meta.memberNames.has(id),
-  )
-  const [leads, contacts, opportunities, otherNames] = await Promise.all([
-    db
-      .selectFrom('lead')
-      .select(['id', 'name'])
-      .where('organization_id', '=', organizationId)
-      .where('id', 'in', leadIds)
-      .execute(),
-    contactIds.length === 0
-      ? []
-      : db
-          .selectFrom('contact')
-          .select(['id', 'name'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', contactIds)
-          .execute(),
+  const opportunityIds = [
+    ...new Set(rows.flatMap((r) => (r.type === 'opportunity_due' && r.object_id !== null ? [r.object_id] : []))),
+  ]
+  const [names, opportunities] = await Promise.all([
+    relatedNames(db, meta, {
+      leads: rows.map((r) => r.lead_id),
+      contacts: rows.map((r) => r.contact_id),
+      users: rows.flatMap((r) => [r.assigned_to, r.created_by, r.updated_by]),
+    }),
     opportunityIds.length === 0
       ? []
       : db
@@ -170,12 +153,9 @@ export async function taskViews(
           .where('organization_id', '=', organizationId)
           .where('id', 'in', opportunityIds)
           .execute(),
-    others.length === 0 ? new Map<string, string>() : userNames(db, others),
   ])
-  const leadNames = new Map(leads.map((l) => [l.id, l.name]))
-  const contactNames = new Map(contacts.map((c) => [c.id, c.name]))
   const dueOpportunities = new Map(opportunities.map((o) => [o.id, o as DueOpportunity]))
-  const name = (id: string | null) => (id === null ? null : (meta.memberNames.get(id) ?? otherNames.get(id) ?? null))
+  const name = (id: string | null) => (id === null ? null : (names.users.get(id) ?? null))
   return rows.map((row): Task => {
     const isComplete = row.is_complete === 1
     const isDateless = row.is_dateless === 1
@@ -191,9 +171,9 @@ export async function taskViews(
       ),
       organization_id: row.organization_id,
       lead_id: row.lead_id,
-      lead_name: leadNames.get(row.lead_id) ?? null,
+      lead_name: names.leads.get(row.lead_id) ?? null,
       contact_id: row.contact_id,
-      contact_name: row.contact_id === null ? null : (contactNames.get(row.contact_id) ?? null),
+      contact_name: row.contact_id === null ? null : (names.contacts.get(row.contact_id) ?? null),
       assigned_to: row.assigned_to,
       assigned_to_name: name(row.assigned_to),
       date: row.date,

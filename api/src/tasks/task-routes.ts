@@ -131,6 +131,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     return organization
   }
 
+  /** The caller, the time once, the completion context and the organization's metadata of a write. */
+  async function writeContext(request: FastifyRequest) {
+    const me = caller(request)
+    const now = clock.now()
+    const ctx: Completion = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(now) }
+    return { me, now, ctx, organization: await organizationMeta(me.organizationId) }
+  }
+
   function callerAt(request: FastifyRequest, now: Date) {
     return { offsetHours: request.tzOffsetHours, now }
   }
@@ -203,11 +211,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       },
     },
     async (request) => {
-      const me = caller(request)
       const body = request.body
-      const now = clock.now()
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(now) }
-      const organization = await organizationMeta(me.organizationId)
+      const { me, now, ctx, organization } = await writeContext(request)
       const id = await db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
         const type = body._type ?? 'lead'
@@ -265,11 +270,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       },
     },
     async (request) => {
-      const me = caller(request)
       const body = request.body
-      const now = clock.now()
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(now) }
-      const organization = await organizationMeta(me.organizationId)
+      const { me, now, ctx, organization } = await writeContext(request)
       await db.transaction().execute(async (tx) => {
         const task = await findTask(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
         if (task === undefined) throw new NotFoundError('Task')
@@ -327,9 +329,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       },
     },
     async (request) => {
-      const me = caller(request)
       const body = request.body
-      const organization = await organizationMeta(me.organizationId)
+      const { me, now, ctx, organization } = await writeContext(request)
       const errors: Record<string, string> = {}
       const raw: Record<string, string | undefined> = { ...(request.query as Record<string, string | undefined>) }
       const extra = body._params
@@ -348,7 +349,6 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         }
       }
       const changes: Partial<TaskRow> = {}
-      const now = clock.now()
       if (body.assigned_to !== undefined) {
         const assignee = checkAssignee(organization, body.assigned_to, errors)
         if (assignee !== undefined) changes.assigned_to = assignee
@@ -371,7 +371,6 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           'A bulk update needs at least one filter (e.g. id__in, lead_id, view); it would change every task otherwise.',
         ])
       }
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(now) }
       await db.transaction().execute(async (tx) => {
         const rows = await selected(request, organization, raw, tx).query.execute()
         const ids = rows.map((r) => r.id)
