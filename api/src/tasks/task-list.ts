@@ -33,6 +33,7 @@ export const taskFilterProperties: Record<string, TOptional<TString>> = {
       'the caller’s tomorrow) or `archive` (complete). `inbox` and `future` override `date__lt` and `date__gte`.',
   ),
   date: text('Tasks on this day (YYYY-MM-DD, in X-TZ-Offset).'),
+  due_date: text('Deprecated: `date`.'),
   ...Object.fromEntries(Object.keys(COMPARATORS).map((c) => [`date__${c}`, text(dateText)])),
   ...Object.fromEntries(Object.keys(COMPARATORS).map((c) => [`due_date__${c}`, text('Deprecated: `date__…`.')])),
   ...Object.fromEntries(
@@ -167,10 +168,12 @@ export function taskConditions(
       conditions.push(sql<SqlBool>`(task.is_complete = 0 and (task.is_dateless = 1 or ${upToToday}))`)
     else conditions.push(sql<SqlBool>`(task.is_complete = 0 and task.is_dateless = 0 and not ${upToToday})`)
   }
-  if (raw.date !== undefined) {
-    if (parseCalendarDate(raw.date) === undefined) throw ValidationError.field('date', 'Enter a date (YYYY-MM-DD).')
-    conditions.push(dateCondition('date', 'gte', raw.date, ctx.offsetHours))
-    conditions.push(dateCondition('date', 'lte', raw.date, ctx.offsetHours))
+  for (const param of ['date', 'due_date']) {
+    const value = raw[param]
+    if (value === undefined) continue
+    if (parseCalendarDate(value) === undefined) throw ValidationError.field(param, 'Enter a date (YYYY-MM-DD).')
+    conditions.push(dateCondition(param, 'gte', value, ctx.offsetHours))
+    conditions.push(dateCondition(param, 'lte', value, ctx.offsetHours))
   }
   for (const comparator of Object.keys(COMPARATORS) as Comparator[]) {
     // Close: `view=inbox|future` overrides `date__lt` and `date__gte`.

@@ -365,6 +365,12 @@ describe('filters and order', () => {
     expect(await texts({ date__gt: '2026-03-10' })).toEqual(['c', 'd'])
     expect(await texts({ date__gte: '2026-03-10T08:00:00Z' })).toEqual(['b', 'c', 'd'])
     expect(await texts({ date: '2026-03-10' })).toEqual(['b'])
+    expect(await texts({ due_date: '2026-03-09' })).toEqual(['a'])
+    // As Close documents it, `view=inbox` or `future` overrides `date__lt` and `date__gte`, not `date__lte`.
+    expect(await texts({ view: 'inbox', date__gte: '2030-01-01' })).toEqual(['a', 'b', 'd'])
+    // A dateless task carries its creation day (11 March), as Close shows it, and filters by it.
+    expect(await texts({ view: 'inbox', date__lte: '2026-03-09' })).toEqual(['a'])
+    expect(await texts({ view: 'archive', date__gte: '2030-01-01' })).toEqual([])
     expect(await texts({ due_date__lt: '2026-03-10' })).toEqual(['a'])
     expect(await texts({ date_created__gte: '2026-03-11' })).toEqual(['c', 'd'])
     expect(await texts({ date_created__lt: '2026-03-11T00:00:00Z' })).toEqual(['a', 'b'])
