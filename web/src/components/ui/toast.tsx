@@ -11,6 +11,8 @@ export interface ToastMessage {
   title: string
   description?: string
   tone?: 'info' | 'error'
+  /** One thing to do about it (Undo); pressing it also dismisses the toast. */
+  action?: { label: string; onPress: () => void }
 }
 
 interface QueuedToast extends ToastMessage {
@@ -31,8 +33,11 @@ export function dismissToast(key: number) {
   emit()
 }
 
-/** Shows a message for a while (errors longer); anything can call it, the query client included. */
-export function showToast(message: ToastMessage, timeout = message.tone === 'error' ? 10_000 : 5000) {
+/** Shows a message for a while (errors and those with an action longer); anything can call it, the query client included. */
+export function showToast(
+  message: ToastMessage,
+  timeout = message.tone === 'error' || message.action !== undefined ? 10_000 : 5000,
+) {
   const key = nextKey++
   toasts = [...toasts, { ...message, key }].slice(-MAX_VISIBLE)
   emit()
@@ -70,6 +75,18 @@ export function ToastRegionView() {
               <p className="text-sm font-semibold">{toast.title}</p>
               {toast.description === undefined ? null : <p className="text-sm">{toast.description}</p>}
             </div>
+            {toast.action === undefined ? null : (
+              <Button
+                size="sm"
+                className="-my-1"
+                onPress={() => {
+                  dismissToast(toast.key)
+                  toast.action?.onPress()
+                }}
+              >
+                {toast.action.label}
+              </Button>
+            )}
             <Button
               size="sm"
               variant="quiet"
