@@ -14,6 +14,7 @@ import { Route as SignInRouteImport } from './routes/sign-in'
 import { Route as AppIndexRouteImport } from './routes/_app/index'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
+import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportunities/index'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -39,18 +40,25 @@ const AppLeadsLeadIdRoute = AppLeadsLeadIdRouteImport.update({
   path: '/leads/$leadId',
   getParentRoute: () => AppRoute,
 } as any)
+const AppOpportunitiesIndexRoute = AppOpportunitiesIndexRouteImport.update({
+  id: '/opportunities/',
+  path: '/opportunities/',
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
   '/sign-in': typeof SignInRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/leads/': typeof AppLeadsIndexRoute
+  '/opportunities/': typeof AppOpportunitiesIndexRoute
 }
 export interface FileRoutesByTo {
   '/sign-in': typeof SignInRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/leads': typeof AppLeadsIndexRoute
+  '/opportunities': typeof AppOpportunitiesIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -59,12 +67,13 @@ export interface FileRoutesById {
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
+  '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/sign-in' | '/leads/$leadId' | '/leads/'
+  fullPaths: '/' | '/sign-in' | '/leads/$leadId' | '/leads/' | '/opportunities/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/sign-in' | '/' | '/leads/$leadId' | '/leads'
+  to: '/sign-in' | '/' | '/leads/$leadId' | '/leads' | '/opportunities'
   id:
     | '__root__'
     | '/_app'
@@ -72,6 +81,7 @@ export interface FileRouteTypes {
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/leads/'
+    | '/_app/opportunities/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -116,6 +126,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppLeadsLeadIdRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/opportunities/': {
+      id: '/_app/opportunities/'
+      path: '/opportunities'
+      fullPath: '/opportunities/'
+      preLoaderRoute: typeof AppOpportunitiesIndexRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
@@ -123,12 +140,14 @@ interface AppRouteChildren {
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
+  AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
 }
 
 const AppRouteChildren: AppRouteChildren = {
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
+  AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,
 }
 
 const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)

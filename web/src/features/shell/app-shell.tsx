@@ -35,6 +35,9 @@ export function AppShell() {
             <Link to="/leads" className={navLink}>
               Leads
             </Link>
+            <Link to="/opportunities" className={navLink}>
+              Opportunities
+            </Link>
           </nav>
           <div className="ml-auto flex items-center gap-3">
             <span className="hidden text-right text-sm leading-tight sm:block">

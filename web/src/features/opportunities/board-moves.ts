@@ -1,0 +1,93 @@
+import type { Opportunity } from '@leadline/shared/opportunity-schema'
+import type { OpportunityStatus } from '@leadline/shared/status-schema'
+
+export type BoardStatus = Pick<OpportunityStatus, 'id' | 'label' | 'type'>
+
+/** `GET /opportunity/`: a page of cards and, for every match however it is paged, the totals. */
+export interface OpportunityColumnPage {
+  has_more: boolean
+  total_results: number
+  count_by_value_period: { one_time: number; monthly: number; annual: number }
+  total_value_one_time: number
+  total_value_monthly: number
+  total_value_annual: number
+  total_value_annualized: number
+  expected_value_one_time: number
+  expected_value_monthly: number
+  expected_value_annual: number
+  expected_value_annualized: number
+  data: Opportunity[]
+}
+
+interface Pages {
+  pages: OpportunityColumnPage[]
+  pageParams: number[]
+}
+
+export type ColumnTotals = Omit<OpportunityColumnPage, 'data' | 'has_more'>
+
+/** The column totals with one opportunity added (sign 1) or taken away (sign -1), as the API sums them. */
+export function withOpportunity(totals: ColumnTotals, opportunity: Opportunity, sign: 1 | -1): ColumnTotals {
+  const period = opportunity.value_period
+  const next: ColumnTotals = {
+    ...totals,
+    total_results: totals.total_results + sign,
+    count_by_value_period: { ...totals.count_by_value_period },
+    total_value_annualized: totals.total_value_annualized + sign * (opportunity.annualized_value ?? 0),
+    expected_value_annualized: totals.expected_value_annualized + sign * (opportunity.annualized_expected_value ?? 0),
+  }
+  next.count_by_value_period[period] += sign
+  next[`total_value_${period}`] += sign * (opportunity.value ?? 0)
+  next[`expected_value_${period}`] += sign * (opportunity.expected_value ?? 0)
+  return next
+}
+
+/**
+ * Both columns after a move, as the server will have them: the card leaves wherever it is loaded in `from` and
+ * goes first in `to`; the first page of each (which the header reads) has its totals adjusted. A column not loaded
+ * stays undefined.
+ */
+export function moveBetweenColumns<D extends Pages>(
+  from: D | undefined,
+  to: D | undefined,
+  opportunity: Opportunity,
+  status: BoardStatus,
+): { from: D | undefined; to: D | undefined } {
+  const moved: Opportunity = {
+    ...opportunity,
+    status_id: status.id,
+    status_label: status.label,
+    status_type: status.type,
+  }
+  const nextFrom =
+    from === undefined
+      ? undefined
+      : {
+          ...from,
+          pages: from.pages.map((page, index) => {
+            const data = page.data.filter((o) => o.id !== opportunity.id)
+            return index === 0 ? { ...withOpportunity(page, opportunity, -1), data } : { ...page, data }
+          }),
+        }
+  const nextTo =
+    to === undefined
+      ? undefined
+      : {
+          ...to,
+          pages: to.pages.map((page, index) =>
+            index === 0 ? { ...withOpportunity(page, moved, 1), data: [moved, ...page.data] } : page,
+          ),
+        }
+  return { from: nextFrom, to: nextTo }
+}
+
+/** An active opportunity whose expected close date has passed; dates compare as `YYYY-MM-DD` text. */
+export function isOverdue(opportunity: Pick<Opportunity, 'status_type' | 'date_won'>, today: string): boolean {
+  return opportunity.status_type === 'active' && opportunity.date_won !== null && opportunity.date_won < today
+}
+
+/** The user's calendar date today, as `YYYY-MM-DD`. */
+export function localToday(now: Date = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${String(now.getFullYear())}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+}
