@@ -12,8 +12,12 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AppRouteImport } from './routes/_app'
 import { Route as SignInRouteImport } from './routes/sign-in'
 import { Route as AppIndexRouteImport } from './routes/_app/index'
+import { Route as AppSettingsRouteImport } from './routes/_app/settings'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
+import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
+import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
+import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -29,6 +33,11 @@ const AppIndexRoute = AppIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsRoute = AppSettingsRouteImport.update({
+  id: '/settings',
+  path: '/settings',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppLeadsIndexRoute = AppLeadsIndexRouteImport.update({
   id: '/leads/',
   path: '/leads/',
@@ -39,39 +48,84 @@ const AppLeadsLeadIdRoute = AppLeadsLeadIdRouteImport.update({
   path: '/leads/$leadId',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsIndexRoute = AppSettingsIndexRouteImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => AppSettingsRoute,
+} as any)
+const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
+  id: '/lead-statuses',
+  path: '/lead-statuses',
+  getParentRoute: () => AppSettingsRoute,
+} as any)
+const AppSettingsPipelinesRoute = AppSettingsPipelinesRouteImport.update({
+  id: '/pipelines',
+  path: '/pipelines',
+  getParentRoute: () => AppSettingsRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
   '/sign-in': typeof SignInRoute
+  '/settings': typeof AppSettingsRouteWithChildren
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/leads/': typeof AppLeadsIndexRoute
+  '/settings/': typeof AppSettingsIndexRoute
 }
 export interface FileRoutesByTo {
   '/sign-in': typeof SignInRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/leads': typeof AppLeadsIndexRoute
+  '/settings': typeof AppSettingsIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_app': typeof AppRouteWithChildren
   '/sign-in': typeof SignInRoute
+  '/_app/settings': typeof AppSettingsRouteWithChildren
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
+  '/_app/settings/': typeof AppSettingsIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/sign-in' | '/leads/$leadId' | '/leads/'
+  fullPaths:
+    | '/'
+    | '/sign-in'
+    | '/settings'
+    | '/leads/$leadId'
+    | '/settings/lead-statuses'
+    | '/settings/pipelines'
+    | '/leads/'
+    | '/settings/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/sign-in' | '/' | '/leads/$leadId' | '/leads'
+  to:
+    | '/sign-in'
+    | '/'
+    | '/leads/$leadId'
+    | '/settings/lead-statuses'
+    | '/settings/pipelines'
+    | '/leads'
+    | '/settings'
   id:
     | '__root__'
     | '/_app'
     | '/sign-in'
+    | '/_app/settings'
     | '/_app/'
     | '/_app/leads/$leadId'
+    | '/_app/settings/lead-statuses'
+    | '/_app/settings/pipelines'
     | '/_app/leads/'
+    | '/_app/settings/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -102,6 +156,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppIndexRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings': {
+      id: '/_app/settings'
+      path: '/settings'
+      fullPath: '/settings'
+      preLoaderRoute: typeof AppSettingsRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/leads/': {
       id: '/_app/leads/'
       path: '/leads'
@@ -116,16 +177,55 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppLeadsLeadIdRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/': {
+      id: '/_app/settings/'
+      path: '/'
+      fullPath: '/settings/'
+      preLoaderRoute: typeof AppSettingsIndexRouteImport
+      parentRoute: typeof AppSettingsRoute
+    }
+    '/_app/settings/lead-statuses': {
+      id: '/_app/settings/lead-statuses'
+      path: '/lead-statuses'
+      fullPath: '/settings/lead-statuses'
+      preLoaderRoute: typeof AppSettingsLeadStatusesRouteImport
+      parentRoute: typeof AppSettingsRoute
+    }
+    '/_app/settings/pipelines': {
+      id: '/_app/settings/pipelines'
+      path: '/pipelines'
+      fullPath: '/settings/pipelines'
+      preLoaderRoute: typeof AppSettingsPipelinesRouteImport
+      parentRoute: typeof AppSettingsRoute
+    }
   }
 }
 
+interface AppSettingsRouteChildren {
+  AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
+  AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
+  AppSettingsIndexRoute: typeof AppSettingsIndexRoute
+}
+
+const AppSettingsRouteChildren: AppSettingsRouteChildren = {
+  AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
+  AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
+  AppSettingsIndexRoute: AppSettingsIndexRoute,
+}
+
+const AppSettingsRouteWithChildren = AppSettingsRoute._addFileChildren(
+  AppSettingsRouteChildren,
+)
+
 interface AppRouteChildren {
+  AppSettingsRoute: typeof AppSettingsRouteWithChildren
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
 }
 
 const AppRouteChildren: AppRouteChildren = {
+  AppSettingsRoute: AppSettingsRouteWithChildren,
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,

@@ -35,6 +35,11 @@ export function AppShell() {
             <Link to="/leads" className={navLink}>
               Leads
             </Link>
+            {session.role === 'admin' ? (
+              <Link to="/settings" className={navLink}>
+                Settings
+              </Link>
+            ) : null}
           </nav>
           <div className="ml-auto flex items-center gap-3">
             <span className="hidden text-right text-sm leading-tight sm:block">
