@@ -12,7 +12,6 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AppRouteImport } from './routes/_app'
 import { Route as SignInRouteImport } from './routes/sign-in'
 import { Route as AppIndexRouteImport } from './routes/_app/index'
-import { Route as AppSettingsRouteImport } from './routes/_app/settings'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
@@ -33,11 +32,6 @@ const AppIndexRoute = AppIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AppRoute,
 } as any)
-const AppSettingsRoute = AppSettingsRouteImport.update({
-  id: '/settings',
-  path: '/settings',
-  getParentRoute: () => AppRoute,
-} as any)
 const AppLeadsIndexRoute = AppLeadsIndexRouteImport.update({
   id: '/leads/',
   path: '/leads/',
@@ -49,25 +43,24 @@ const AppLeadsLeadIdRoute = AppLeadsLeadIdRouteImport.update({
   getParentRoute: () => AppRoute,
 } as any)
 const AppSettingsIndexRoute = AppSettingsIndexRouteImport.update({
-  id: '/',
-  path: '/',
-  getParentRoute: () => AppSettingsRoute,
+  id: '/settings/',
+  path: '/settings/',
+  getParentRoute: () => AppRoute,
 } as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
-  id: '/lead-statuses',
-  path: '/lead-statuses',
-  getParentRoute: () => AppSettingsRoute,
+  id: '/settings/lead-statuses',
+  path: '/settings/lead-statuses',
+  getParentRoute: () => AppRoute,
 } as any)
 const AppSettingsPipelinesRoute = AppSettingsPipelinesRouteImport.update({
-  id: '/pipelines',
-  path: '/pipelines',
-  getParentRoute: () => AppSettingsRoute,
+  id: '/settings/pipelines',
+  path: '/settings/pipelines',
+  getParentRoute: () => AppRoute,
 } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
   '/sign-in': typeof SignInRoute
-  '/settings': typeof AppSettingsRouteWithChildren
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
@@ -87,7 +80,6 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_app': typeof AppRouteWithChildren
   '/sign-in': typeof SignInRoute
-  '/_app/settings': typeof AppSettingsRouteWithChildren
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
@@ -100,7 +92,6 @@ export interface FileRouteTypes {
   fullPaths:
     | '/'
     | '/sign-in'
-    | '/settings'
     | '/leads/$leadId'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
@@ -119,7 +110,6 @@ export interface FileRouteTypes {
     | '__root__'
     | '/_app'
     | '/sign-in'
-    | '/_app/settings'
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/settings/lead-statuses'
@@ -156,13 +146,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppIndexRouteImport
       parentRoute: typeof AppRoute
     }
-    '/_app/settings': {
-      id: '/_app/settings'
-      path: '/settings'
-      fullPath: '/settings'
-      preLoaderRoute: typeof AppSettingsRouteImport
-      parentRoute: typeof AppRoute
-    }
     '/_app/leads/': {
       id: '/_app/leads/'
       path: '/leads'
@@ -179,56 +162,44 @@ declare module '@tanstack/react-router' {
     }
     '/_app/settings/': {
       id: '/_app/settings/'
-      path: '/'
+      path: '/settings'
       fullPath: '/settings/'
       preLoaderRoute: typeof AppSettingsIndexRouteImport
-      parentRoute: typeof AppSettingsRoute
+      parentRoute: typeof AppRoute
     }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
-      path: '/lead-statuses'
+      path: '/settings/lead-statuses'
       fullPath: '/settings/lead-statuses'
       preLoaderRoute: typeof AppSettingsLeadStatusesRouteImport
-      parentRoute: typeof AppSettingsRoute
+      parentRoute: typeof AppRoute
     }
     '/_app/settings/pipelines': {
       id: '/_app/settings/pipelines'
-      path: '/pipelines'
+      path: '/settings/pipelines'
       fullPath: '/settings/pipelines'
       preLoaderRoute: typeof AppSettingsPipelinesRouteImport
-      parentRoute: typeof AppSettingsRoute
+      parentRoute: typeof AppRoute
     }
   }
 }
 
-interface AppSettingsRouteChildren {
+interface AppRouteChildren {
+  AppIndexRoute: typeof AppIndexRoute
+  AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
+  AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppSettingsIndexRoute: typeof AppSettingsIndexRoute
 }
 
-const AppSettingsRouteChildren: AppSettingsRouteChildren = {
-  AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
-  AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
-  AppSettingsIndexRoute: AppSettingsIndexRoute,
-}
-
-const AppSettingsRouteWithChildren = AppSettingsRoute._addFileChildren(
-  AppSettingsRouteChildren,
-)
-
-interface AppRouteChildren {
-  AppSettingsRoute: typeof AppSettingsRouteWithChildren
-  AppIndexRoute: typeof AppIndexRoute
-  AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
-  AppLeadsIndexRoute: typeof AppLeadsIndexRoute
-}
-
 const AppRouteChildren: AppRouteChildren = {
-  AppSettingsRoute: AppSettingsRouteWithChildren,
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
+  AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
+  AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
+  AppSettingsIndexRoute: AppSettingsIndexRoute,
 }
 
 const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)

@@ -4,11 +4,20 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
-import { useDocumentTitle } from './settings-layout'
-import { settingsQueries, useDeleteLeadStatus, useSaveLeadStatus } from './settings-queries'
+import { SettingsFrame, useDocumentTitle } from './settings-layout'
+import { settingsQueries } from './settings-queries'
+import { useDeleteLeadStatus, useSaveLeadStatus } from './settings-mutations'
 
 /** Lead statuses in the API's order; the API has no way to reorder them, so neither does this screen. */
 export function LeadStatusesPage() {
+  return (
+    <SettingsFrame>
+      <LeadStatusesPageContent />
+    </SettingsFrame>
+  )
+}
+
+function LeadStatusesPageContent() {
   useDocumentTitle('Lead statuses')
   const { data: statuses } = useSuspenseQuery(settingsQueries.leadStatuses())
   return (

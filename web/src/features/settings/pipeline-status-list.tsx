@@ -23,7 +23,7 @@ import { Button, focusRing } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError, saveErrorMessage } from '../../lib/api'
-import { useDeleteOpportunityStatus, useReorderStatuses, useSaveOpportunityStatus } from './settings-queries'
+import { useDeleteOpportunityStatus, useReorderStatuses, useSaveOpportunityStatus } from './settings-mutations'
 import { isStatusType, STATUS_TYPE_OPTIONS, StatusTypeBadge } from './status-type-badge'
 
 const INSTRUCTIONS =

@@ -6,17 +6,20 @@ import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
 import { PipelineStatusList } from './pipeline-status-list'
-import { useDocumentTitle } from './settings-layout'
-import {
-  settingsQueries,
-  useCreatePipeline,
-  useDeletePipeline,
-  useRenamePipeline,
-  useSaveOpportunityStatus,
-} from './settings-queries'
+import { SettingsFrame, useDocumentTitle } from './settings-layout'
+import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
+import { settingsQueries } from './settings-queries'
 import { isStatusType, STATUS_TYPE_OPTIONS } from './status-type-badge'
 
 export function PipelinesPage() {
+  return (
+    <SettingsFrame>
+      <PipelinesPageContent />
+    </SettingsFrame>
+  )
+}
+
+function PipelinesPageContent() {
   useDocumentTitle('Pipelines')
   const { data: pipelines } = useSuspenseQuery(settingsQueries.pipelines())
   return (
