@@ -15,6 +15,9 @@ import { Route as AppIndexRouteImport } from './routes/_app/index'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
 import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportunities/index'
+import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
+import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
+import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -45,20 +48,41 @@ const AppOpportunitiesIndexRoute = AppOpportunitiesIndexRouteImport.update({
   path: '/opportunities/',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsIndexRoute = AppSettingsIndexRouteImport.update({
+  id: '/settings/',
+  path: '/settings/',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
+  id: '/settings/lead-statuses',
+  path: '/settings/lead-statuses',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppSettingsPipelinesRoute = AppSettingsPipelinesRouteImport.update({
+  id: '/settings/pipelines',
+  path: '/settings/pipelines',
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
   '/sign-in': typeof SignInRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/leads/': typeof AppLeadsIndexRoute
   '/opportunities/': typeof AppOpportunitiesIndexRoute
+  '/settings/': typeof AppSettingsIndexRoute
 }
 export interface FileRoutesByTo {
   '/sign-in': typeof SignInRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/leads': typeof AppLeadsIndexRoute
   '/opportunities': typeof AppOpportunitiesIndexRoute
+  '/settings': typeof AppSettingsIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -66,22 +90,44 @@ export interface FileRoutesById {
   '/sign-in': typeof SignInRoute
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
   '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
+  '/_app/settings/': typeof AppSettingsIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/sign-in' | '/leads/$leadId' | '/leads/' | '/opportunities/'
+  fullPaths:
+    | '/'
+    | '/sign-in'
+    | '/leads/$leadId'
+    | '/settings/lead-statuses'
+    | '/settings/pipelines'
+    | '/leads/'
+    | '/opportunities/'
+    | '/settings/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/sign-in' | '/' | '/leads/$leadId' | '/leads' | '/opportunities'
+  to:
+    | '/sign-in'
+    | '/'
+    | '/leads/$leadId'
+    | '/settings/lead-statuses'
+    | '/settings/pipelines'
+    | '/leads'
+    | '/opportunities'
+    | '/settings'
   id:
     | '__root__'
     | '/_app'
     | '/sign-in'
     | '/_app/'
     | '/_app/leads/$leadId'
+    | '/_app/settings/lead-statuses'
+    | '/_app/settings/pipelines'
     | '/_app/leads/'
     | '/_app/opportunities/'
+    | '/_app/settings/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -133,21 +179,48 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppOpportunitiesIndexRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/': {
+      id: '/_app/settings/'
+      path: '/settings'
+      fullPath: '/settings/'
+      preLoaderRoute: typeof AppSettingsIndexRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/settings/lead-statuses': {
+      id: '/_app/settings/lead-statuses'
+      path: '/settings/lead-statuses'
+      fullPath: '/settings/lead-statuses'
+      preLoaderRoute: typeof AppSettingsLeadStatusesRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/settings/pipelines': {
+      id: '/_app/settings/pipelines'
+      path: '/settings/pipelines'
+      fullPath: '/settings/pipelines'
+      preLoaderRoute: typeof AppSettingsPipelinesRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
 interface AppRouteChildren {
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
+  AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
+  AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
+  AppSettingsIndexRoute: typeof AppSettingsIndexRoute
 }
 
 const AppRouteChildren: AppRouteChildren = {
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
+  AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
+  AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
   AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,
+  AppSettingsIndexRoute: AppSettingsIndexRoute,
 }
 
 const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)

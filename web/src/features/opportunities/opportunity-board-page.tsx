@@ -23,7 +23,8 @@ import { BoardColumn } from './board-column'
 import { localToday, type BoardStatus } from './board-moves'
 import { pipelineOf } from './board-search'
 import { CardFacts, type CardDragData } from './opportunity-card'
-import { opportunityQueries, useMoveOpportunity } from './opportunity-queries'
+import { useMoveOpportunity } from './opportunity-move'
+import { opportunityQueries } from './opportunity-queries'
 
 const TITLE = 'Opportunities · Leadline'
 

@@ -1,27 +1,16 @@
-import {
-  infiniteQueryOptions,
-  queryOptions,
-  useMutation,
-  useQueryClient,
-  type InfiniteData,
-} from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import type { ListEnvelope } from '@leadline/shared/list'
-import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import type { Organization } from '@leadline/shared/organization-schema'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
-import { showToast } from '../../components/ui/toast'
-import { api, saveErrorMessage } from '../../lib/api'
-import { leadQueries } from '../leads/lead-queries'
-import { moveBetweenColumns, type BoardStatus, type OpportunityColumnPage } from './board-moves'
+import { api } from '../../lib/api'
+import type { OpportunityColumnPage } from './board-moves'
 
 export const CARDS_PER_PAGE = 20
 
-type ColumnData = InfiniteData<OpportunityColumnPage, number>
-
 /*
  * One infinite query per status column: its first page carries the API's aggregates for the whole column, so the
- * header is right however many cards are loaded. A move's mutation key matches no query; it refetches its two
- * columns itself.
+ * header is right however many cards are loaded. Moving a card is opportunity-move.ts, kept out of the route's
+ * loader so that a first visit to another screen does not load it.
  */
 export const opportunityQueries = {
   all: () => ['opportunities'] as const,
@@ -51,70 +40,4 @@ export const opportunityQueries = {
       getNextPageParam: (last, pages) =>
         last.has_more ? pages.reduce((sum, page) => sum + page.data.length, 0) : undefined,
     }),
-}
-
-export interface MoveRequest {
-  opportunity: Opportunity
-  from: BoardStatus
-  to: BoardStatus
-  /** An undo is not offered its own undo. */
-  isUndo?: boolean
-}
-
-/** Moves a card at once, then asks the API; a refusal puts it back and says why, a success offers Undo. */
-export function useMoveOpportunity() {
-  const queryClient = useQueryClient()
-  const move = useMutation({
-    mutationKey: [...opportunityQueries.all(), 'move'],
-    mutationFn: ({ opportunity, to }: MoveRequest) =>
-      api.put<Opportunity>(`opportunity/${encodeURIComponent(opportunity.id)}/`, { status_id: to.id }),
-    onMutate: async ({ opportunity, from, to }) => {
-      const fromKey = opportunityQueries.column(from.id).queryKey
-      const toKey = opportunityQueries.column(to.id).queryKey
-      await Promise.all([
-        queryClient.cancelQueries({ queryKey: fromKey }),
-        queryClient.cancelQueries({ queryKey: toKey }),
-      ])
-      const previousFrom = queryClient.getQueryData<ColumnData>(fromKey)
-      const previousTo = queryClient.getQueryData<ColumnData>(toKey)
-      const moved = moveBetweenColumns(previousFrom, previousTo, opportunity, to)
-      if (moved.from !== undefined) queryClient.setQueryData(fromKey, moved.from)
-      if (moved.to !== undefined) queryClient.setQueryData(toKey, moved.to)
-      return { previousFrom, previousTo }
-    },
-    onError: (error, { opportunity, from, to }, context) => {
-      if (context !== undefined) {
-        queryClient.setQueryData(opportunityQueries.column(from.id).queryKey, context.previousFrom)
-        queryClient.setQueryData(opportunityQueries.column(to.id).queryKey, context.previousTo)
-      }
-      showToast({
-        title: `${opportunity.lead_name ?? 'The opportunity'} was not moved to ${to.label}`,
-        description: `${saveErrorMessage(error, 'status_id')} It is back in ${from.label}.`,
-        tone: 'error',
-      })
-    },
-    onSuccess: (_saved, request) => {
-      const { opportunity, from, to } = request
-      if (request.isUndo === true) {
-        showToast({ title: `${opportunity.lead_name ?? 'The opportunity'} is back in ${to.label}` })
-        return
-      }
-      showToast({
-        title: `${opportunity.lead_name ?? 'The opportunity'} moved to ${to.label}`,
-        action: {
-          label: 'Undo',
-          onPress: () => {
-            move.mutate({ opportunity: { ...opportunity, status_id: to.id }, from: to, to: from, isUndo: true })
-          },
-        },
-      })
-    },
-    onSettled: (_data, _error, { opportunity, from, to }) => {
-      void queryClient.invalidateQueries({ queryKey: opportunityQueries.column(from.id).queryKey })
-      void queryClient.invalidateQueries({ queryKey: opportunityQueries.column(to.id).queryKey })
-      void queryClient.invalidateQueries({ queryKey: leadQueries.detail(opportunity.lead_id).queryKey })
-    },
-    meta: { errorTitle: false },
-  })
-  return move
 }

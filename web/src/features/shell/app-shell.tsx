@@ -38,6 +38,11 @@ export function AppShell() {
             <Link to="/opportunities" className={navLink}>
               Opportunities
             </Link>
+            {session.role === 'admin' ? (
+              <Link to="/settings" className={navLink}>
+                Settings
+              </Link>
+            ) : null}
           </nav>
           <div className="ml-auto flex items-center gap-3">
             <span className="hidden text-right text-sm leading-tight sm:block">

@@ -1,0 +1,189 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { useId, useState, type SubmitEvent } from 'react'
+import type { Pipeline } from '@leadline/shared/pipeline-schema'
+import { Button } from '../../components/ui/button'
+import { SelectField } from '../../components/ui/select-field'
+import { TextField } from '../../components/ui/text-field'
+import { saveErrorMessage } from '../../lib/api'
+import { PipelineStatusList } from './pipeline-status-list'
+import { SettingsFrame, useDocumentTitle } from './settings-layout'
+import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
+import { settingsQueries } from './settings-queries'
+import { isStatusType, STATUS_TYPE_OPTIONS } from './status-type-badge'
+
+export function PipelinesPage() {
+  return (
+    <SettingsFrame>
+      <PipelinesPageContent />
+    </SettingsFrame>
+  )
+}
+
+function PipelinesPageContent() {
+  useDocumentTitle('Pipelines')
+  const { data: pipelines } = useSuspenseQuery(settingsQueries.pipelines())
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-2xl font-bold text-slate-900">Pipelines</h1>
+        <p className="text-sm text-slate-600">
+          Each pipeline lists its opportunity statuses in the order deals move through them.
+        </p>
+      </div>
+      <NewPipelineForm />
+      {pipelines.map((pipeline) => (
+        <PipelineSection key={pipeline.id} pipeline={pipeline} pipelines={pipelines} />
+      ))}
+    </div>
+  )
+}
+
+function NewPipelineForm() {
+  const [name, setName] = useState('')
+  const create = useCreatePipeline()
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2"
+      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
+        event.preventDefault()
+        create.mutate(name, {
+          onSuccess: () => {
+            setName('')
+          },
+        })
+      }}
+    >
+      <TextField
+        label="New pipeline name"
+        value={name}
+        onChange={setName}
+        error={create.isError ? saveErrorMessage(create.error, 'name') : undefined}
+        className="w-72"
+      />
+      <Button type="submit" variant="primary" isPending={create.isPending}>
+        Create pipeline
+      </Button>
+    </form>
+  )
+}
+
+function PipelineSection({ pipeline, pipelines }: { pipeline: Pipeline; pipelines: readonly Pipeline[] }) {
+  const headingId = useId()
+  const [isRenaming, setRenaming] = useState(false)
+  const remove = useDeletePipeline()
+  return (
+    <section aria-labelledby={headingId} className="rounded-lg border border-slate-200 bg-white">
+      <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
+        <h2 id={headingId} className="text-base font-semibold text-slate-900">
+          {pipeline.name}
+        </h2>
+        <div className="ml-auto flex gap-1">
+          <Button
+            size="sm"
+            variant="quiet"
+            onPress={() => {
+              setRenaming(true)
+            }}
+          >
+            Rename<span className="sr-only"> pipeline {pipeline.name}</span>
+          </Button>
+          <Button
+            size="sm"
+            variant="quiet"
+            className="text-red-700"
+            isPending={remove.isPending}
+            onPress={() => {
+              remove.mutate(pipeline.id)
+            }}
+          >
+            Delete pipeline<span className="sr-only"> {pipeline.name}</span>
+          </Button>
+        </div>
+      </div>
+      {remove.isError ? (
+        <p role="alert" className="px-4 pt-3 text-sm text-red-700">
+          {saveErrorMessage(remove.error, 'id')}
+        </p>
+      ) : null}
+      {isRenaming ? (
+        <RenamePipelineForm
+          pipeline={pipeline}
+          onDone={() => {
+            setRenaming(false)
+          }}
+        />
+      ) : null}
+      <div className="flex flex-col gap-4 p-4">
+        <PipelineStatusList pipeline={pipeline} pipelines={pipelines} />
+        <NewStatusForm pipeline={pipeline} />
+      </div>
+    </section>
+  )
+}
+
+function RenamePipelineForm({ pipeline, onDone }: { pipeline: Pipeline; onDone: () => void }) {
+  const [name, setName] = useState(pipeline.name)
+  const rename = useRenamePipeline()
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2 px-4 pt-3"
+      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
+        event.preventDefault()
+        rename.mutate({ id: pipeline.id, name }, { onSuccess: onDone })
+      }}
+    >
+      <TextField
+        label="Pipeline name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        error={rename.isError ? saveErrorMessage(rename.error, 'name') : undefined}
+        className="w-72"
+      />
+      <Button type="submit" variant="primary" isPending={rename.isPending}>
+        Save name
+      </Button>
+      <Button onPress={onDone}>Cancel</Button>
+    </form>
+  )
+}
+
+function NewStatusForm({ pipeline }: { pipeline: Pipeline }) {
+  const [label, setLabel] = useState('')
+  const [type, setType] = useState<string>('active')
+  const create = useSaveOpportunityStatus()
+  return (
+    <form
+      className="flex flex-wrap items-end gap-2 border-t border-slate-100 pt-4"
+      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
+        event.preventDefault()
+        create.mutate(
+          { id: undefined, body: { label, type: isStatusType(type) ? type : 'active', pipeline_id: pipeline.id } },
+          {
+            onSuccess: () => {
+              setLabel('')
+            },
+          },
+        )
+      }}
+    >
+      <TextField
+        label="New status"
+        value={label}
+        onChange={setLabel}
+        error={create.isError ? saveErrorMessage(create.error, 'label') : undefined}
+        className="w-64"
+      />
+      <SelectField
+        label="New status type"
+        value={type}
+        options={STATUS_TYPE_OPTIONS}
+        onChange={setType}
+        className="w-32"
+      />
+      <Button type="submit" isPending={create.isPending}>
+        Add status
+      </Button>
+    </form>
+  )
+}

@@ -1,0 +1,60 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
+import { useEffect, type ReactNode } from 'react'
+import { authQueries } from '../auth/auth-queries'
+
+const tabLink =
+  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
+
+/**
+ * Around every settings screen. Settings are for admins: anyone else is told so plainly, instead of meeting the API's
+ * 403 on every save. A wrapper rather than a layout route: a route chunk of its own would split the first bundle's
+ * shared chunks and cost every first visit about a kilobyte.
+ */
+export function SettingsFrame({ children }: { children: ReactNode }) {
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  if (session.role !== 'admin') return <AdminsOnlyPage organization={session.organization.name} />
+  return (
+    <div className="flex flex-col gap-6">
+      <nav aria-label="Settings" className="flex flex-wrap items-center gap-1 border-b border-slate-200 pb-3">
+        <Link to="/settings/pipelines" className={tabLink}>
+          Pipelines
+        </Link>
+        <Link to="/settings/lead-statuses" className={tabLink}>
+          Lead statuses
+        </Link>
+      </nav>
+      {children}
+    </div>
+  )
+}
+
+function AdminsOnlyPage({ organization }: { organization: string }) {
+  useDocumentTitle('Settings')
+  return (
+    <div className="mx-auto max-w-2xl px-4 py-16 text-center">
+      <h1 className="text-2xl font-bold text-slate-900">Only admins can change settings</h1>
+      <p className="mt-2 text-slate-600">
+        Pipelines and statuses of {organization} are set up by its admins. Ask one of them if something here needs to
+        change.
+      </p>
+      <Link
+        to="/leads"
+        className="mt-6 inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-700"
+      >
+        Back to leads
+      </Link>
+    </div>
+  )
+}
+
+/** `Pipelines · Settings · Leadline`: the tab and the history say which settings screen this is. */
+export function useDocumentTitle(screen: string) {
+  useEffect(() => {
+    const previous = document.title
+    document.title = screen === 'Settings' ? 'Settings · Leadline' : `${screen} · Settings · Leadline`
+    return () => {
+      document.title = previous
+    }
+  }, [screen])
+}
