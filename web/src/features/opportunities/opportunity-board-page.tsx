@@ -13,11 +13,12 @@ import {
 } from '@dnd-kit/core'
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { EmptyState } from '../../components/ui/feedback'
 import { SelectField } from '../../components/ui/select-field'
+import { useDocumentTitle } from '../../lib/document-title'
 import { authQueries } from '../auth/auth-queries'
 import { BoardColumn } from './board-column'
 import { localToday, type BoardStatus } from './board-moves'
@@ -26,17 +27,9 @@ import { CardFacts, type CardDragData } from './opportunity-card'
 import { useMoveOpportunity } from './opportunity-move'
 import { opportunityQueries } from './opportunity-queries'
 
-const TITLE = 'Opportunities · Leadline'
-
 /** The pipeline board: a column per status of the chosen pipeline; cards move by menu, by mouse or by keyboard. */
 export function OpportunityBoardPage({ pipelineId }: { pipelineId: string | undefined }) {
-  useEffect(() => {
-    const previous = document.title
-    document.title = TITLE
-    return () => {
-      document.title = previous
-    }
-  }, [])
+  useDocumentTitle('Opportunities')
   const { data: session } = useSuspenseQuery(authQueries.session())
   const { data: organization } = useSuspenseQuery(opportunityQueries.organization(session.organization.id))
   const { data: pipelines } = useSuspenseQuery(opportunityQueries.pipelines())

@@ -4,7 +4,7 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
-import { SettingsFrame, useDocumentTitle } from './settings-layout'
+import { SettingsFrame, useSettingsTitle } from './settings-layout'
 import { settingsQueries } from './settings-queries'
 import { useDeleteLeadStatus, useSaveLeadStatus } from './settings-mutations'
 
@@ -18,7 +18,7 @@ export function LeadStatusesPage() {
 }
 
 function LeadStatusesPageContent() {
-  useDocumentTitle('Lead statuses')
+  useSettingsTitle('Lead statuses')
   const { data: statuses } = useSuspenseQuery(settingsQueries.leadStatuses())
   return (
     <div className="flex flex-col gap-6">

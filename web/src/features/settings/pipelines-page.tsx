@@ -6,7 +6,7 @@ import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
 import { PipelineStatusList } from './pipeline-status-list'
-import { SettingsFrame, useDocumentTitle } from './settings-layout'
+import { SettingsFrame, useSettingsTitle } from './settings-layout'
 import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
 import { settingsQueries } from './settings-queries'
 import { isStatusType, STATUS_TYPE_OPTIONS } from './status-type-badge'
@@ -20,7 +20,7 @@ export function PipelinesPage() {
 }
 
 function PipelinesPageContent() {
-  useDocumentTitle('Pipelines')
+  useSettingsTitle('Pipelines')
   const { data: pipelines } = useSuspenseQuery(settingsQueries.pipelines())
   return (
     <div className="flex flex-col gap-6">

@@ -1,6 +1,7 @@
+import { useDocumentTitle } from '../../lib/document-title'
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
-import { useEffect, type ReactNode } from 'react'
+import type { ReactNode } from 'react'
 import { authQueries } from '../auth/auth-queries'
 
 const tabLink =
@@ -49,12 +50,6 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
 }
 
 /** `Pipelines · Settings · Leadline`: the tab and the history say which settings screen this is. */
-export function useDocumentTitle(screen: string) {
-  useEffect(() => {
-    const previous = document.title
-    document.title = screen === 'Settings' ? 'Settings · Leadline' : `${screen} · Settings · Leadline`
-    return () => {
-      document.title = previous
-    }
-  }, [screen])
+export function useSettingsTitle(screen: string) {
+  useDocumentTitle(...(screen === 'Settings' ? [] : [screen]), 'Settings')
 }
