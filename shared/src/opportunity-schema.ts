@@ -48,3 +48,19 @@ export const opportunitySchema = Type.Object(
   { additionalProperties: true, description: 'Custom field values appear as `custom.<field id>` keys.' },
 )
 export type Opportunity = Static<typeof opportunitySchema> & Record<`custom.${string}`, unknown>
+
+/** The sums every opportunity list carries over all its matches, however it is paged (and each group's own). */
+export const opportunityAggregateFields = {
+  total_results: Type.Integer(),
+  count_by_value_period: Type.Object({ one_time: Type.Integer(), monthly: Type.Integer(), annual: Type.Integer() }),
+  total_value_one_time: Type.Integer(),
+  total_value_monthly: Type.Integer(),
+  total_value_annual: Type.Integer(),
+  total_value_annualized: Type.Integer({ description: 'One-time and annual values, and monthly ones × 12.' }),
+  expected_value_one_time: Type.Integer({ description: 'Values × confidence / 100, rounded per opportunity.' }),
+  expected_value_monthly: Type.Integer(),
+  expected_value_annual: Type.Integer(),
+  expected_value_annualized: Type.Integer(),
+}
+export const opportunityAggregatesSchema = Type.Object(opportunityAggregateFields)
+export type OpportunityAggregates = Static<typeof opportunityAggregatesSchema>

@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kys
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
+import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../db/database.js'
 import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
@@ -223,18 +224,7 @@ function aggregateSelections(from: Contribution = ROW_CONTRIBUTION) {
   ]
 }
 
-export interface Aggregates {
-  total_results: number
-  count_by_value_period: Record<ValuePeriod, number>
-  total_value_one_time: number
-  total_value_monthly: number
-  total_value_annual: number
-  total_value_annualized: number
-  expected_value_one_time: number
-  expected_value_monthly: number
-  expected_value_annual: number
-  expected_value_annualized: number
-}
+export type Aggregates = OpportunityAggregates
 
 /** Postgres sends sums of bigints as text. */
 function aggregatesOf(row: Record<string, unknown>): Aggregates {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { sql } from 'kysely'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { opportunitySchema } from '@leadline/shared/opportunity-schema'
+import { opportunityAggregateFields, opportunitySchema } from '@leadline/shared/opportunity-schema'
 import { opportunityStatusChangeData, recordActivity } from '../activities/activity-repo.js'
 import type { Db } from '../db/database.js'
 import { deleteWithCustomValues, writeCustomValues } from '../custom-fields/custom-values.js'
@@ -41,23 +41,11 @@ import { deleteOpportunityDue, syncOpportunityDue } from '../tasks/task-due.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
-const aggregateSchema = {
-  total_results: Type.Integer(),
-  count_by_value_period: Type.Object({ one_time: Type.Integer(), monthly: Type.Integer(), annual: Type.Integer() }),
-  total_value_one_time: Type.Integer(),
-  total_value_monthly: Type.Integer(),
-  total_value_annual: Type.Integer(),
-  total_value_annualized: Type.Integer({ description: 'One-time and annual values, and monthly ones × 12.' }),
-  expected_value_one_time: Type.Integer({ description: 'Values × confidence / 100, rounded per opportunity.' }),
-  expected_value_monthly: Type.Integer(),
-  expected_value_annual: Type.Integer(),
-  expected_value_annualized: Type.Integer(),
-}
 const groupSchema = Type.Object(
   {
     key: Type.Union([Type.String(), Type.Null()]),
     objects: Type.Array(opportunitySchema),
-    ...aggregateSchema,
+    ...opportunityAggregateFields,
   },
   {
     additionalProperties: true,
@@ -67,7 +55,7 @@ const groupSchema = Type.Object(
 )
 const listResponse = Type.Object({
   has_more: Type.Boolean(),
-  ...aggregateSchema,
+  ...opportunityAggregateFields,
   data: Type.Union([Type.Array(opportunitySchema), Type.Array(groupSchema)]),
 })
 

@@ -1,23 +1,10 @@
-import type { Opportunity } from '@leadline/shared/opportunity-schema'
+import type { Opportunity, OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import type { OpportunityStatus } from '@leadline/shared/status-schema'
 
 export type BoardStatus = Pick<OpportunityStatus, 'id' | 'label' | 'type'>
 
 /** `GET /opportunity/`: a page of cards and, for every match however it is paged, the totals. */
-export interface OpportunityColumnPage {
-  has_more: boolean
-  total_results: number
-  count_by_value_period: { one_time: number; monthly: number; annual: number }
-  total_value_one_time: number
-  total_value_monthly: number
-  total_value_annual: number
-  total_value_annualized: number
-  expected_value_one_time: number
-  expected_value_monthly: number
-  expected_value_annual: number
-  expected_value_annualized: number
-  data: Opportunity[]
-}
+export type OpportunityColumnPage = OpportunityAggregates & { has_more: boolean; data: Opportunity[] }
 
 interface Pages {
   pages: OpportunityColumnPage[]
