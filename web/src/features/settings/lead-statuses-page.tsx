@@ -4,6 +4,7 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
+import { AddByNameForm } from './add-by-name-form'
 import { SettingsFrame, useSettingsTitle } from './settings-layout'
 import { settingsQueries } from './settings-queries'
 import { useDeleteLeadStatus, useSaveLeadStatus } from './settings-mutations'
@@ -40,34 +41,21 @@ function LeadStatusesPageContent() {
 }
 
 function NewLeadStatusForm() {
-  const [label, setLabel] = useState('')
   const create = useSaveLeadStatus()
   return (
-    <form
-      className="flex flex-wrap items-end gap-2"
-      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
-        event.preventDefault()
-        create.mutate(
-          { id: undefined, label },
-          {
-            onSuccess: () => {
-              setLabel('')
-            },
-          },
-        )
+    <AddByNameForm
+      fieldLabel="New lead status"
+      submitLabel="Add lead status"
+      errorField="label"
+      save={{
+        mutate: (label, options) => {
+          create.mutate({ id: undefined, label }, options)
+        },
+        isPending: create.isPending,
+        isError: create.isError,
+        error: create.error,
       }}
-    >
-      <TextField
-        label="New lead status"
-        value={label}
-        onChange={setLabel}
-        error={create.isError ? saveErrorMessage(create.error, 'label') : undefined}
-        className="w-72"
-      />
-      <Button type="submit" variant="primary" isPending={create.isPending}>
-        Add lead status
-      </Button>
-    </form>
+    />
   )
 }
 

@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
+import { AddByNameForm } from './add-by-name-form'
 import { PipelineStatusList } from './pipeline-status-list'
 import { SettingsFrame, useSettingsTitle } from './settings-layout'
 import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
@@ -39,32 +40,8 @@ function PipelinesPageContent() {
 }
 
 function NewPipelineForm() {
-  const [name, setName] = useState('')
   const create = useCreatePipeline()
-  return (
-    <form
-      className="flex flex-wrap items-end gap-2"
-      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
-        event.preventDefault()
-        create.mutate(name, {
-          onSuccess: () => {
-            setName('')
-          },
-        })
-      }}
-    >
-      <TextField
-        label="New pipeline name"
-        value={name}
-        onChange={setName}
-        error={create.isError ? saveErrorMessage(create.error, 'name') : undefined}
-        className="w-72"
-      />
-      <Button type="submit" variant="primary" isPending={create.isPending}>
-        Create pipeline
-      </Button>
-    </form>
-  )
+  return <AddByNameForm fieldLabel="New pipeline name" submitLabel="Create pipeline" errorField="name" save={create} />
 }
 
 function PipelineSection({ pipeline, pipelines }: { pipeline: Pipeline; pipelines: readonly Pipeline[] }) {
