@@ -130,6 +130,24 @@ test('the board shows a column per status with the API totals, marks overdue car
   const axe = await new AxeBuilder({ page }).analyze()
   expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
 
+  // The column's sum by period shows on hover and on keyboard focus: $1,500 one-time and $200 a month. A click
+  // first, as a mouse user's would, so that the page takes the pointer for a mouse.
+  await page.getByRole('heading', { name: 'Opportunities', level: 1 }).click()
+  await column(page, 'Proposal')
+    .getByRole('button', { name: /annualized$/ })
+    .hover()
+  await expect(page.getByRole('tooltip')).toHaveText('One-time $0, monthly $0, annual $0')
+  await page.mouse.move(0, 0)
+  await expect(page.getByRole('tooltip')).toHaveCount(0)
+  const sum = column(page, 'Prospect').getByRole('button', { name: /annualized$/ })
+  await sum.focus()
+  await page.keyboard.press('Shift+Tab')
+  await page.keyboard.press('Tab')
+  await expect(sum).toBeFocused()
+  await expect(page.getByRole('tooltip')).toHaveText('One-time $1,500, monthly $200, annual $0')
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('tooltip')).toHaveCount(0)
+
   const saved = moveResponse(page, board.cards[acme])
   await acmeCard.getByRole('button', { name: 'Move to…' }).click()
   await expect(page.getByRole('menuitem')).toHaveText(['Proposal', 'Closed won'])

@@ -7,6 +7,7 @@ import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import type { BoardStatus, ColumnTotals } from './board-moves'
 import { OpportunityCard } from './opportunity-card'
 import { opportunityQueries } from './opportunity-queries'
+import { Button as AriaButton, Tooltip, TooltipTrigger } from 'react-aria-components'
 import { twMerge } from 'tailwind-merge'
 
 interface BoardColumnProps {
@@ -90,11 +91,19 @@ function ColumnSummary({ totals, currency }: { totals: ColumnTotals; currency: s
     `annual ${formatMoney(totals.total_value_annual, currency)}`,
   ].join(', ')
   return (
-    <p className="flex flex-wrap gap-x-2 text-xs text-slate-600" title={breakdown}>
+    <p className="flex flex-wrap gap-x-2 text-xs text-slate-600">
       <span>
         {count} {count === 1 ? 'opportunity' : 'opportunities'}
       </span>
-      <span>{formatMoney(totals.total_value_annualized, currency)} annualized</span>
+      {/* The breakdown shows on hover and on keyboard focus alike, so the sum is a focusable trigger. */}
+      <TooltipTrigger delay={300}>
+        <AriaButton className="cursor-help rounded underline decoration-dotted underline-offset-2 outline-none focus-visible:ring-2 focus-visible:ring-indigo-500">
+          {formatMoney(totals.total_value_annualized, currency)} annualized
+        </AriaButton>
+        <Tooltip placement="bottom" className="rounded bg-slate-900 px-2 py-1 text-xs text-white shadow">
+          {breakdown}
+        </Tooltip>
+      </TooltipTrigger>
       <span>{formatMoney(totals.expected_value_annualized, currency)} expected</span>
     </p>
   )
