@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../db/database.js'
 import { isCustomFieldType, type CustomFieldType, type CustomObjectType } from '@leadline/shared/custom-field-schema'
+import { ValidationError } from '../platform/errors.js'
 
 type Queryable = Db | Tx
 
@@ -115,6 +116,29 @@ export function normalizeDatetime(text: string): string | undefined {
   if (utcYear < 1 || utcYear > 9999) return undefined
   const micros = (m[7] ?? '').slice(0, 6).padEnd(6, '0')
   return `${at.toISOString().slice(0, 19)}.${micros}+00:00`
+}
+
+export const DATE_OR_TIMESTAMP = 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.'
+
+/** A calendar day (`YYYY-MM-DD`) or an ISO 8601 date and time, as a day or as a stored timestamp. */
+export function parseDayOrInstant(text: string): { day: string } | { instant: string } | undefined {
+  const day = parseCalendarDate(text)
+  if (day !== undefined) return { day }
+  const instant = normalizeDatetime(text)
+  return instant === undefined ? undefined : { instant }
+}
+
+/** A date filter's value (`parseDayOrInstant`); a 400 naming `param` when it is neither. */
+export function dayOrInstant(param: string, text: string): { day: string } | { instant: string } {
+  const parsed = parseDayOrInstant(text)
+  if (parsed === undefined) throw ValidationError.field(param, DATE_OR_TIMESTAMP)
+  return parsed
+}
+
+/** A timestamp filter's bound: the instant given, or the start (UTC) of the day given. */
+export function timestampBound(param: string, text: string): string {
+  const parsed = dayOrInstant(param, text)
+  return 'day' in parsed ? `${parsed.day}T00:00:00.000000+00:00` : parsed.instant
 }
 
 function checkText(raw: unknown): Checked {

@@ -70,7 +70,7 @@ export async function leadViews(
     readCustomValues(db, organizationId, ids),
     authorNames(db, meta, leads),
     opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
-    openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller)),
+    openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller, leadNames)),
   ])
   // In the caller's date order, as GET /task/ lists them: a date-only task stands at the start of its day in the
   // caller's zone (before a timed task at that instant), so text order is not it; ties by id, byte by byte.

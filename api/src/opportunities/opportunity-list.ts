@@ -5,7 +5,7 @@ import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
 import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../db/database.js'
-import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
+import { dayOrInstant, timestampBound } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
 import { listQuerySchema, parseDirected } from '../platform/list.js'
 import { displayNameSql } from '../users/user-names.js'
@@ -148,13 +148,9 @@ function inFilters(
 
 /** A date filter's bound in the column's own form: a day for `date_won`, a stored timestamp for the others. */
 function dateBound(field: (typeof DATE_FIELDS)[number], param: string, raw: string, tzOffsetHours: number): string {
-  const day = parseCalendarDate(raw)
-  const instant = day === undefined ? normalizeDatetime(raw) : undefined
-  if (day === undefined && instant === undefined) {
-    throw ValidationError.field(param, 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.')
-  }
-  if (field === 'date_won') return day ?? localDateAt(new Date(instant ?? ''), tzOffsetHours)
-  return instant ?? `${day ?? ''}T00:00:00.000000+00:00`
+  if (field !== 'date_won') return timestampBound(param, raw)
+  const bound = dayOrInstant(param, raw)
+  return 'day' in bound ? bound.day : localDateAt(new Date(bound.instant), tzOffsetHours)
 }
 
 /** The organization's opportunities that match the filters, joined to their status. */

@@ -4,7 +4,7 @@ import { nextDay, startOfLocalDay } from '@leadline/shared/task-dates'
 import { isTaskType, TASK_TYPES } from '@leadline/shared/task-schema'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import type { Dialect } from '../db/database.js'
-import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
+import { dayOrInstant, parseCalendarDate, timestampBound } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { ValidationError } from '../platform/errors.js'
 import { listQuerySchema, parseDirected } from '../platform/list.js'
@@ -76,12 +76,10 @@ const bool = (b: boolean) => (b ? 1 : 0)
  * at that instant.
  */
 function dateCondition(param: string, comparator: Comparator, raw: string, offsetHours: number): RawBuilder<SqlBool> {
-  const day = parseCalendarDate(raw)
-  const instant = day === undefined ? normalizeDatetime(raw) : undefined
-  if (day === undefined && instant === undefined)
-    throw ValidationError.field(param, `Enter ${dateText.slice(0, 1).toLowerCase()}${dateText.slice(1)}`)
+  const bound = dayOrInstant(param, raw)
   const op = sql.raw(COMPARATORS[comparator])
-  if (day !== undefined) {
+  if ('day' in bound) {
+    const day = bound.day
     const dayStart = (d: string) => formatTimestamp(startOfLocalDay(d, offsetHours))
     // Timed tasks: before the day starts (<), before the next day starts (<=), from the next day (>), from the day (>=).
     const timed =
@@ -94,19 +92,11 @@ function dateCondition(param: string, comparator: Comparator, raw: string, offse
             : sql`task.date >= ${dayStart(day)}`
     return sql<SqlBool>`((task.has_time = 0 and task.date ${op} ${day}) or (task.has_time = 1 and ${timed}))`
   }
-  const at = instant ?? ''
+  const at = bound.instant
   const local = localDateAt(new Date(at), offsetHours)
   // A date-only task stands at its day's start: before (or at) `at` when its day is on or before `at`'s day.
   const dateOnly = comparator === 'lt' || comparator === 'lte' ? sql`task.date <= ${local}` : sql`task.date > ${local}`
   return sql<SqlBool>`((task.has_time = 0 and ${dateOnly}) or (task.has_time = 1 and task.date ${op} ${at}))`
-}
-
-function timestampBound(param: string, raw: string): string {
-  const day = parseCalendarDate(raw)
-  const instant = day === undefined ? normalizeDatetime(raw) : undefined
-  if (day === undefined && instant === undefined)
-    throw ValidationError.field(param, dateText.replace('A date', 'Enter a date'))
-  return instant ?? `${day ?? ''}T00:00:00.000000+00:00`
 }
 
 /**

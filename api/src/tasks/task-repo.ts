@@ -126,13 +126,15 @@ function typeFields(row: TaskRow, opportunities: Map<string, DueOpportunity>): R
 
 /**
  * The wire form of tasks for a caller at `offsetHours` at `now` (each task's `view` is where it is for them): member
- * names from the organization's metadata; lead, contact and due opportunities read once for all the rows.
+ * names from the organization's metadata; lead, contact and due opportunities read once for all the rows. `leadNames`
+ * saves reading the names of leads the caller already holds.
  */
 export async function taskViews(
   db: Db,
   meta: OrganizationMeta,
   rows: TaskRow[],
   caller: { offsetHours: number; now: Date },
+  leadNames?: Map<string, string | null>,
 ): Promise<Task[]> {
   if (rows.length === 0) return []
   const organizationId = meta.organization.id
@@ -140,11 +142,16 @@ export async function taskViews(
     ...new Set(rows.flatMap((r) => (r.type === 'opportunity_due' && r.object_id !== null ? [r.object_id] : []))),
   ]
   const [names, opportunities] = await Promise.all([
-    relatedNames(db, meta, {
-      leads: rows.map((r) => r.lead_id),
-      contacts: rows.map((r) => r.contact_id),
-      users: rows.flatMap((r) => [r.assigned_to, r.created_by, r.updated_by]),
-    }),
+    relatedNames(
+      db,
+      meta,
+      {
+        leads: rows.map((r) => r.lead_id),
+        contacts: rows.map((r) => r.contact_id),
+        users: rows.flatMap((r) => [r.assigned_to, r.created_by, r.updated_by]),
+      },
+      leadNames,
+    ),
     opportunityIds.length === 0
       ? []
       : db

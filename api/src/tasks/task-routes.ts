@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { isTaskType, TASK_TYPES, taskSchema } from '@leadline/shared/task-schema'
 import { recordActivity } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
-import { normalizeDatetime, parseCalendarDate } from '../custom-fields/custom-values.js'
+import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../custom-fields/custom-values.js'
 import type { Db } from '../db/database.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
@@ -59,12 +59,9 @@ const listResponse = Type.Object({ has_more: Type.Boolean(), data: Type.Array(ta
 /** A task date from a body: a calendar day or a timestamp (normalized); null stays null. */
 function parseTaskDate(value: string | null, field: string, errors: Record<string, string>): string | null | undefined {
   if (value === null) return null
-  const day = parseCalendarDate(value.trim())
-  if (day !== undefined) return day
-  const instant = value.includes('T') ? normalizeDatetime(value.trim()) : undefined
-  if (instant !== undefined) return instant
-  errors[field] = 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.'
-  return undefined
+  const parsed = parseDayOrInstant(value.trim())
+  if (parsed === undefined) errors[field] = DATE_OR_TIMESTAMP
+  return parsed === undefined ? undefined : 'day' in parsed ? parsed.day : parsed.instant
 }
 
 function checkAssignee(meta: OrganizationMeta, value: unknown, errors: Record<string, string>): string | undefined {
@@ -151,22 +148,27 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     return view
   }
 
-  /** The tasks the filters select, ordered; `raw` holds the query string's (or `_params`') values. */
+  /**
+   * The tasks the filters select, as a query on `source` (the caller's transaction, for a bulk update); `raw` holds
+   * the query string's (or `_params`') values. `filtered` tells whether any filter was given at all.
+   */
   function selected(
     request: FastifyRequest,
     organization: OrganizationMeta,
     raw: Record<string, string | undefined>,
-    source: Db = db,
+    now: Date,
   ) {
-    const now = clock.now()
     const { conditions, filtered } = taskConditions(raw, {
       meta: organization,
       offsetHours: request.tzOffsetHours,
       now,
     })
-    let q = source.selectFrom('task').selectAll().where('organization_id', '=', organization.organization.id)
-    for (const condition of conditions) q = q.where(condition)
-    return { query: q, filtered, now }
+    const query = (source: Db) => {
+      let q = source.selectFrom('task').selectAll().where('organization_id', '=', organization.organization.id)
+      for (const condition of conditions) q = q.where(condition)
+      return q
+    }
+    return { query, filtered }
   }
 
   app.get(
@@ -183,10 +185,11 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       const me = caller(request)
       const organization = await organizationMeta(me.organizationId)
       const raw = request.query as Record<string, string | undefined>
-      const { query, now } = selected(request, organization, raw)
+      const now = clock.now()
+      const { query } = selected(request, organization, raw, now)
       const ordered = taskOrder(request.query._order_by, dialect, request.tzOffsetHours).reduce(
         (q, term) => q.orderBy(term),
-        query,
+        query(db),
       )
       const page = await fetchPage(ordered, request.query)
       return { has_more: page.has_more, data: await taskViews(db, organization, page.data, callerAt(request, now)) }
@@ -365,14 +368,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       if (body.is_complete !== undefined && typeof body.is_complete !== 'boolean')
         errors.is_complete = 'Must be a boolean.'
       if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-      const { filtered } = selected(request, organization, raw)
+      const { query, filtered } = selected(request, organization, raw, now)
       if (!filtered) {
         throw new ValidationError({}, [
           'A bulk update needs at least one filter (e.g. id__in, lead_id, view); it would change every task otherwise.',
         ])
       }
       await db.transaction().execute(async (tx) => {
-        const rows = await selected(request, organization, raw, tx).query.execute()
+        const rows = await query(tx).execute()
         const ids = rows.map((r) => r.id)
         for (let i = 0; i < ids.length && Object.keys(changes).length > 0; i += 500) {
           await tx

@@ -42,11 +42,17 @@ export function toDateTimeLocalInput(timestamp: string): string {
   const at = new Date(timestamp)
   if (Number.isNaN(at.getTime())) return ''
   const pad = (n: number) => String(n).padStart(2, '0')
-  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`
+  return `${localDate(at)}T${pad(at.getHours())}:${pad(at.getMinutes())}`
 }
 
 /** An `<input type="datetime-local">` value (the user's wall-clock time) as an ISO instant for the API. */
 export function fromDateTimeLocalInput(value: string): string {
   const at = new Date(value)
   return Number.isNaN(at.getTime()) ? value : at.toISOString()
+}
+
+/** The user's calendar date at an instant (today by default), as `YYYY-MM-DD`. */
+export function localDate(at: Date = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${String(at.getFullYear())}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`
 }

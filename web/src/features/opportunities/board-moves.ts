@@ -72,9 +72,3 @@ export function moveBetweenColumns<D extends Pages>(
 export function isOverdue(opportunity: Pick<Opportunity, 'status_type' | 'date_won'>, today: string): boolean {
   return opportunity.status_type === 'active' && opportunity.date_won !== null && opportunity.date_won < today
 }
-
-/** The user's calendar date today, as `YYYY-MM-DD`. */
-export function localToday(now: Date = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, '0')
-  return `${String(now.getFullYear())}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
-}

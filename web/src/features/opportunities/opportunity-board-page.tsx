@@ -21,7 +21,8 @@ import { SelectField } from '../../components/ui/select-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { authQueries } from '../auth/auth-queries'
 import { BoardColumn } from './board-column'
-import { localToday, type BoardStatus } from './board-moves'
+import type { BoardStatus } from './board-moves'
+import { localDate } from '../../lib/format'
 import { pipelineOf } from './board-search'
 import { CardFacts, type CardDragData } from './opportunity-card'
 import { useMoveOpportunity } from './opportunity-move'
@@ -67,7 +68,7 @@ function isCardDragData(value: unknown): value is CardDragData {
 function Board({ pipeline, currency }: { pipeline: Pipeline; currency: string }) {
   const move = useMoveOpportunity()
   const [dragged, setDragged] = useState<CardDragData | null>(null)
-  const today = localToday()
+  const today = localDate()
   const statuses: BoardStatus[] = pipeline.statuses
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 5 } }),
