@@ -1,4 +1,5 @@
 import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
+import type { Insertable } from 'kysely'
 import type { ActivityTable, Db } from '../db/database.js'
 import { newId } from '../platform/ids.js'
 import { parseJsonObject } from '../platform/raw-json.js'
@@ -80,40 +81,41 @@ export function opportunityStatusChangeData(
   }
 }
 
-export async function recordActivity<T extends ActivityType>(
-  db: Db,
-  input: {
-    organizationId: string
-    leadId: string
-    contactId?: string | null
-    userId: string
-    type: T
-    data: ActivityData[T]
-    now: string
-    opportunityId?: string
-    taskId?: string
-  },
-): Promise<string> {
-  const id = newId('activity')
-  await db
-    .insertInto('activity')
-    .values({
-      id,
-      organization_id: input.organizationId,
-      lead_id: input.leadId,
-      contact_id: input.contactId ?? null,
-      user_id: input.userId,
-      type: input.type,
-      data: JSON.stringify(input.data),
-      opportunity_id: input.opportunityId ?? null,
-      task_id: input.taskId ?? null,
-      created_by: input.userId,
-      updated_by: input.userId,
-      date_created: input.now,
-      date_updated: input.now,
-    })
-    .execute()
-  return id
+export interface NewActivity<T extends ActivityType> {
+  organizationId: string
+  leadId: string
+  contactId?: string | null
+  userId: string
+  type: T
+  data: ActivityData[T]
+  now: string
+  opportunityId?: string
+  taskId?: string
+}
+
+/** The row of a new activity, its id made here (several go in one insert when one request records many). */
+export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): Insertable<ActivityTable> {
+  return {
+    id: newId('activity'),
+    organization_id: input.organizationId,
+    lead_id: input.leadId,
+    contact_id: input.contactId ?? null,
+    user_id: input.userId,
+    type: input.type,
+    data: JSON.stringify(input.data),
+    opportunity_id: input.opportunityId ?? null,
+    task_id: input.taskId ?? null,
+    created_by: input.userId,
+    updated_by: input.userId,
+    date_created: input.now,
+    date_updated: input.now,
+  }
+}
+
+export async function recordActivity<T extends ActivityType>(db: Db, input: NewActivity<T>): Promise<string> {
+  const row = newActivityRow(input)
+  await db.insertInto('activity').values(row).execute()
+  return row.id
 }
 
 export async function findActivity(db: Db, organizationId: string, id: string, type?: ActivityType) {

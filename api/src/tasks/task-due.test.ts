@@ -342,6 +342,9 @@ describe('a status’s type change', () => {
     expect(await dueOf(undated.id)).toEqual([])
     expect(await dueOf(elsewhere.id)).toEqual([other])
     expect((await nestedTasks()).map((t) => t.id)).not.toContain(task?.id)
+    // Born in the status while it is won: no due task until the status becomes active.
+    const bornWon = await createOpportunity({ status_id: negotiation.id, date_won: '2026-03-10' })
+    expect(await dueOf(bornWon.id)).toEqual([])
 
     const toActive = await call(ctx.app, admin(), 'PUT', `/status/opportunity/${negotiation.id}/`, {
       body: { type: 'active' },
@@ -349,6 +352,9 @@ describe('a status’s type change', () => {
     expect(toActive.statusCode, toActive.body).toBe(200)
     expect(await dueOf(dated.id)).toMatchObject([{ id: task?.id, is_complete: false, date: '2026-03-09' }])
     expect(await dueOf(undated.id)).toEqual([])
+    expect(await dueOf(bornWon.id)).toMatchObject([
+      { is_complete: false, date: '2026-03-10', lead_id: leadId, assigned_to: ctx.org.member.id },
+    ])
     expect((await nestedTasks()).map((t) => t.id)).toContain(task?.id)
 
     const toLost = await call(ctx.app, admin(), 'PUT', `/status/opportunity/${negotiation.id}/`, {

@@ -1,5 +1,6 @@
+import { sql } from 'kysely'
 import type { Db } from '../db/database.js'
-import { insertTask } from './task-repo.js'
+import { insertTask, newTaskRow } from './task-repo.js'
 
 /** What an `opportunity_due` task follows of its opportunity. */
 export interface DueSource {
@@ -115,7 +116,14 @@ export async function syncOpportunityDue(
     .execute()
 }
 
-/** Brings the due tasks of every opportunity in a status in step after the status's type changed. */
+/** How many due tasks one insert carries when a status's type change makes them (well under SQLite's 32,766 values). */
+const DUE_ROWS_PER_INSERT = 500
+
+/**
+ * Brings the due tasks of every opportunity in a status in step after the status's type changed, in a few
+ * statements whatever the number of opportunities: won or lost completes the open ones; active reopens and
+ * redates the others from their opportunities, and makes the missing ones.
+ */
 export async function syncOpportunityDueOfStatus(
   db: Db,
   organizationId: string,
@@ -123,14 +131,81 @@ export async function syncOpportunityDueOfStatus(
   statusType: string,
   change: DueChange,
 ): Promise<void> {
-  const opportunities = await db
+  const dated = db
     .selectFrom('opportunity')
-    .select(['id', 'organization_id', 'lead_id', 'contact_id', 'user_id', 'date_won'])
-    .where('organization_id', '=', organizationId)
-    .where('status_id', '=', statusId)
-    .where('date_won', 'is not', null)
+    .where('opportunity.organization_id', '=', organizationId)
+    .where('opportunity.status_id', '=', statusId)
+    .where('opportunity.date_won', 'is not', null)
+  const dueTasks = db
+    .updateTable('task')
+    .where('task.organization_id', '=', organizationId)
+    .where('task.type', '=', 'opportunity_due')
+    .where('task.object_id', 'in', dated.select('opportunity.id'))
+  const stamp = { updated_by: change.userId, date_updated: change.now }
+  if (statusType !== 'active') {
+    await dueTasks
+      .where('task.is_complete', '=', 0)
+      .set({ is_complete: 1, date_completed: change.now, ...stamp })
+      .execute()
+    return
+  }
+  // An open task already due that day is left as it is, as one opportunity's sync leaves it. Every task here
+  // belongs to a dated opportunity of the status, so each subquery finds one row.
+  const of = <T>(column: 'lead_id' | 'contact_id' | 'user_id' | 'date_won') =>
+    sql<T>`(select ${sql.ref(`opportunity.${column}`)} from opportunity where opportunity.id = task.object_id)`
+  const dueDay = of<string>('date_won')
+  await dueTasks
+    .where((eb) => eb.or([eb('task.is_complete', '=', 1), eb('task.date', '<>', dueDay)]))
+    .set({
+      lead_id: of<string>('lead_id'),
+      contact_id: of<string | null>('contact_id'),
+      assigned_to: of<string | null>('user_id'),
+      date: dueDay,
+      has_time: 0,
+      is_dateless: 0,
+      is_complete: 0,
+      date_completed: null,
+      ...stamp,
+    })
     .execute()
-  for (const opportunity of opportunities) await syncOpportunityDue(db, opportunity, statusType, change)
+  const missing = await dated
+    .select([
+      'opportunity.id',
+      'opportunity.lead_id',
+      'opportunity.contact_id',
+      'opportunity.user_id',
+      'opportunity.date_won',
+    ])
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('task')
+            .select('task.id')
+            .where('task.organization_id', '=', organizationId)
+            .where('task.type', '=', 'opportunity_due')
+            .whereRef('task.object_id', '=', 'opportunity.id'),
+        ),
+      ),
+    )
+    .execute()
+  for (let at = 0; at < missing.length; at += DUE_ROWS_PER_INSERT) {
+    const rows = missing.slice(at, at + DUE_ROWS_PER_INSERT).map((opportunity) =>
+      newTaskRow({
+        organizationId,
+        leadId: opportunity.lead_id,
+        type: 'opportunity_due',
+        assignedTo: opportunity.user_id,
+        contactId: opportunity.contact_id,
+        date: opportunity.date_won,
+        today: change.today,
+        objectId: opportunity.id,
+        userId: change.userId,
+        now: change.now,
+      }),
+    )
+    await db.insertInto('task').values(rows).execute()
+  }
 }
 
 /** Deletes the due task of an opportunity that is going away. */

@@ -1,7 +1,7 @@
 import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
 import { taskViewAt } from '@leadline/shared/task-dates'
 import { isTaskType, TASK_OBJECT_TYPES, TASK_TYPE_FIELDS, type Task, type TaskType } from '@leadline/shared/task-schema'
-import type { Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { Db, TaskTable } from '../db/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { newId } from '../platform/ids.js'
@@ -60,34 +60,36 @@ export function dateColumns(date: string | null, today: string) {
   }
 }
 
+/** The row of a new task, its id made here (several go in one insert when the system makes many at once). */
+export function newTaskRow(input: NewTask): Insertable<TaskTable> {
+  const complete = input.isComplete === true
+  return {
+    id: newId(input.type === 'lead' ? 'task' : 'notification'),
+    organization_id: input.organizationId,
+    lead_id: input.leadId,
+    type: input.type,
+    assigned_to: input.assignedTo,
+    contact_id: input.contactId,
+    text: input.text ?? '',
+    ...dateColumns(input.date, input.today),
+    is_complete: complete ? 1 : 0,
+    date_completed: complete ? input.now : null,
+    completion_id: null,
+    object_type: TASK_OBJECT_TYPES[input.type],
+    object_id: input.objectId ?? null,
+    data: JSON.stringify(input.data ?? {}),
+    created_by: input.userId,
+    updated_by: input.userId,
+    date_created: input.now,
+    date_updated: input.now,
+  }
+}
+
 /** Inserts a task of any type (the system's types come from opportunities, calls, emails and texts). */
 export async function insertTask(db: Db, input: NewTask): Promise<string> {
-  const id = newId(input.type === 'lead' ? 'task' : 'notification')
-  const complete = input.isComplete === true
-  await db
-    .insertInto('task')
-    .values({
-      id,
-      organization_id: input.organizationId,
-      lead_id: input.leadId,
-      type: input.type,
-      assigned_to: input.assignedTo,
-      contact_id: input.contactId,
-      text: input.text ?? '',
-      ...dateColumns(input.date, input.today),
-      is_complete: complete ? 1 : 0,
-      date_completed: complete ? input.now : null,
-      completion_id: null,
-      object_type: TASK_OBJECT_TYPES[input.type],
-      object_id: input.objectId ?? null,
-      data: JSON.stringify(input.data ?? {}),
-      created_by: input.userId,
-      updated_by: input.userId,
-      date_created: input.now,
-      date_updated: input.now,
-    })
-    .execute()
-  return id
+  const row = newTaskRow(input)
+  await db.insertInto('task').values(row).execute()
+  return row.id
 }
 
 interface DueOpportunity {

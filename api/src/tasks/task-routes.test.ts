@@ -543,6 +543,11 @@ describe('bulk update: PUT /task/', () => {
         .data.map((a: Body) => a.task_text)
         .sort(),
     ).toEqual(['one', 'two'])
+    // Each completed task points at its own TaskCompleted.
+    for (const task of after.filter((t) => t.is_complete)) {
+      const activity = await call(ctx.app, org.member.key, 'GET', `/activity/task_completed/${String(task.object_id)}/`)
+      expect(activity.json()).toMatchObject({ task_id: task.id, task_text: task.text })
+    }
     const viaParams = await call(ctx.app, org.member.key, 'PUT', '/task/', {
       body: { _params: { id: three?.id }, is_complete: true },
     })

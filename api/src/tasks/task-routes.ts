@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
 import { isTaskType, TASK_TYPES, taskSchema } from '@leadline/shared/task-schema'
-import { recordActivity } from '../activities/activity-repo.js'
+import { newActivityRow } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
 import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../custom-fields/custom-values.js'
 import type { Db } from '../db/database.js'
@@ -82,43 +83,53 @@ export interface Completion {
   now: string
 }
 
+/** How many tasks one statement completes or reopens in a bulk update (well within both databases' limits). */
+const TASKS_PER_STATEMENT = 500
+
 /**
- * Marks a task complete (recording a TaskCompleted on its lead) or open again (the TaskCompleted stays). Does
- * nothing when the task already is so.
+ * Marks tasks complete (recording a TaskCompleted on each one's lead) or open again (the TaskCompleted stays), a
+ * few statements per 500 tasks. A task that already is so is left alone.
  */
-async function setComplete(db: Db, task: TaskRow, complete: boolean, ctx: Completion): Promise<void> {
-  if ((task.is_complete === 1) === complete) return
-  if (!complete) {
-    await db
-      .updateTable('task')
-      .set({ is_complete: 0, date_completed: null, updated_by: ctx.userId, date_updated: ctx.now })
-      .where('organization_id', '=', ctx.organizationId)
-      .where('id', '=', task.id)
+async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Completion): Promise<void> {
+  const changing = tasks.filter((task) => (task.is_complete === 1) !== complete)
+  for (let at = 0; at < changing.length; at += TASKS_PER_STATEMENT) {
+    const chunk = changing.slice(at, at + TASKS_PER_STATEMENT)
+    const ids = chunk.map((task) => task.id)
+    const touched = db.updateTable('task').where('organization_id', '=', ctx.organizationId).where('id', 'in', ids)
+    if (!complete) {
+      await touched
+        .set({ is_complete: 0, date_completed: null, updated_by: ctx.userId, date_updated: ctx.now })
+        .execute()
+      continue
+    }
+    const activities = chunk.map((task) =>
+      newActivityRow({
+        organizationId: ctx.organizationId,
+        leadId: task.lead_id,
+        contactId: task.contact_id,
+        userId: ctx.userId,
+        type: 'TaskCompleted',
+        taskId: task.id,
+        data: { task_id: task.id, task_text: task.text },
+        now: ctx.now,
+      }),
+    )
+    await db.insertInto('activity').values(activities).execute()
+    // Each task points at its own TaskCompleted: a CASE over the chunk's ids.
+    const completion = sql<string>`case ${sql.ref('id')} ${sql.join(
+      activities.map((a) => sql`when ${a.task_id} then ${a.id}`),
+      sql` `,
+    )} end`
+    await touched
+      .set({
+        is_complete: 1,
+        date_completed: ctx.now,
+        completion_id: completion,
+        updated_by: ctx.userId,
+        date_updated: ctx.now,
+      })
       .execute()
-    return
   }
-  const activityId = await recordActivity(db, {
-    organizationId: ctx.organizationId,
-    leadId: task.lead_id,
-    contactId: task.contact_id,
-    userId: ctx.userId,
-    type: 'TaskCompleted',
-    taskId: task.id,
-    data: { task_id: task.id, task_text: task.text },
-    now: ctx.now,
-  })
-  await db
-    .updateTable('task')
-    .set({
-      is_complete: 1,
-      date_completed: ctx.now,
-      completion_id: activityId,
-      updated_by: ctx.userId,
-      date_updated: ctx.now,
-    })
-    .where('organization_id', '=', ctx.organizationId)
-    .where('id', '=', task.id)
-    .execute()
 }
 
 export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
@@ -253,7 +264,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         })
         if (body.is_complete === true) {
           const row = await findTask(tx, me.organizationId, taskId)
-          if (row !== undefined) await setComplete(tx, row, true, ctx)
+          if (row !== undefined) await setComplete(tx, [row], true, ctx)
         }
         return taskId
       })
@@ -311,7 +322,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
             .execute()
         }
         if (body.is_complete !== undefined) {
-          await setComplete(tx, { ...task, ...changes }, body.is_complete, ctx)
+          await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
         }
       })
       return oneView(request, request.params.id)
@@ -386,7 +397,12 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
             .execute()
         }
         if (typeof body.is_complete === 'boolean') {
-          for (const row of rows) await setComplete(tx, { ...row, ...changes }, body.is_complete, ctx)
+          await setComplete(
+            tx,
+            rows.map((row) => ({ ...row, ...changes })),
+            body.is_complete,
+            ctx,
+          )
         }
       })
       return { ok: true }
