@@ -251,6 +251,52 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
     }
   })
 
+  it("answers every group without its objects when _limit is 0, in the list's group order, after deletions", async () => {
+    const org = await ctx.createOrg('Report Inc')
+    let opps = await seed(org, fc.sample(draft, { numRuns: 30, seed: 7 }))
+    // A deleted opportunity that was alone in its month leaves no empty group behind.
+    const months = (os: Opp[]) => os.map((o) => o.date_won?.slice(0, 7) ?? null)
+    const lonely = opps.find((o) => months(opps).filter((m) => m === months([o])[0]).length === 1)
+    if (lonely === undefined) throw new Error('no opportunity alone in its month')
+    await call(ctx.app, org.admin.key, 'DELETE', `/opportunity/${lonely.id}/`)
+    opps = opps.filter((o) => o.id !== lonely.id)
+    const cases = [
+      { field: 'date_won__month', keyOf: (o: Opp) => o.date_won?.slice(0, 7) ?? null },
+      { field: 'date_won__year', keyOf: (o: Opp) => o.date_won?.slice(0, 4) ?? null },
+      { field: 'user_id', keyOf: (o: Opp) => o.user_id },
+    ]
+    for (const { field, keyOf } of cases) {
+      for (const descending of [false, true]) {
+        const query = { _group_by: `${descending ? '-' : ''}${field}`, _limit: '0' }
+        // Filtered through the rows (value_period) as well as through the rollup.
+        for (const [filter, members] of [
+          [{}, opps],
+          [{ value_period: 'monthly' }, opps.filter((o) => o.value_period === 'monthly')],
+        ] as const) {
+          const page = await list(org, { ...query, ...filter })
+          expect(page.has_more).toBe(members.length > 0)
+          expect(aggregatesOf(page)).toEqual(totals(members))
+          const groups = page.data as (Record<string, unknown> & { key: string | null; objects: unknown[] })[]
+          // The same groups, in the same order, as the grouped list that pages through every object.
+          const paged = (await allPages(org, { _group_by: query._group_by, ...filter }, 250))
+            .flatMap((p) => p.data as { key: string | null }[])
+            .map((g) => g.key)
+          expect(groups.map((g) => g.key)).toEqual(paged)
+          expect(new Set(groups.map((g) => g.key))).toEqual(new Set(members.map(keyOf)))
+          for (const { key, objects, ...rest } of groups) {
+            expect(objects).toEqual([])
+            const aggregates = Object.fromEntries(Object.entries(rest).filter(([k]) => k in totals([])))
+            expect(aggregates).toEqual(totals(members.filter((o) => keyOf(o) === key)))
+            if (field === 'date_won__month') expect(rest.month).toBe(key === null ? null : Number(key.slice(5, 7)))
+            if (field === 'user_id') expect(rest.user_name).toBe(members.find((o) => o.user_id === key)?.user_name)
+          }
+        }
+      }
+    }
+    const empty = await list(org, { _group_by: 'user_id', _limit: '0', date_won__gte: '2099-01-01' })
+    expect(empty).toMatchObject({ has_more: false, total_results: 0, data: [] })
+  })
+
   it('groups by owner (by name), by ISO week, quarter and year', async () => {
     const org = await ctx.createOrg('Owners Inc')
     await seed(org, [

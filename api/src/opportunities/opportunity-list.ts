@@ -383,6 +383,20 @@ export function groupDays(field: GroupField, key: string): { from: string; to: s
   }
 }
 
+/** The groups' keys in the list's order: by `sortKey` then key, reversed with "-", the key-less group last. */
+export function groupOrder(
+  keys: (string | null)[],
+  descending: boolean,
+  sortKey: (key: string) => string = (key) => key,
+): (string | null)[] {
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const keyed = keys
+    .filter((k): k is string => k !== null)
+    .sort((a, b) => compare(sortKey(a), sortKey(b)) || compare(a, b))
+  if (descending) keyed.reverse()
+  return keys.includes(null) ? [...keyed, null] : keyed
+}
+
 /**
  * The groups a page of a grouped list runs over, in the list's order, with how many of each group's objects
  * to skip and take: a page then reads the few groups it touches through the `date_won` index instead of ordering
@@ -397,12 +411,7 @@ export function pageGroups(
   /** How keys sort (owners by name); by the key itself when absent. */
   sortKey: (key: string) => string = (key) => key,
 ): { key: string | null; skip: number; take: number }[] {
-  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-  const keyed = [...counts.keys()]
-    .filter((k): k is string => k !== null)
-    .sort((a, b) => compare(sortKey(a), sortKey(b)) || compare(a, b))
-  if (descending) keyed.reverse()
-  const keys: (string | null)[] = counts.has(null) ? [...keyed, null] : keyed
+  const keys = groupOrder([...counts.keys()], descending, sortKey)
   const parts: { key: string | null; skip: number; take: number }[] = []
   let start = 0
   let wanted = limit

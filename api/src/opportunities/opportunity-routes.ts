@@ -29,6 +29,7 @@ import {
   groupAggregates,
   groupKey,
   groupDays,
+  groupOrder,
   listOrder,
   opportunityListQuery,
   pageGroups,
@@ -217,6 +218,16 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         const counts = new Map([...groupTotals].map(([k, a]) => [k, a.total_results]))
         const names = group.field === 'user_id' ? await userNames(db, [...counts.keys()]) : new Map<string, string>()
         const byName = (id: string) => (names.get(id) ?? '').toLowerCase()
+        if (limit === 0) {
+          // Groups without their objects: every group, so a report reads them all in one request.
+          const keys = [...counts].filter(([, n]) => n > 0).map(([k]) => k)
+          data = groupOrder(keys, group.descending, byName).map((k) => {
+            const total = groupTotals.get(k)
+            if (total === undefined) throw new Error(`opportunity groups: no totals for ${String(k)}`)
+            return { key: k, ...groupFields(group.field, k, names), ...total, objects: [] }
+          })
+          return { has_more: totals.total_results > skip, ...totals, data }
+        }
         const rows: (OpportunityRow & { group_key: string | null })[] = []
         for (const part of pageGroups(counts, group.descending, skip, limit + 1, byName)) {
           const days = part.key === null ? undefined : groupDays(group.field, part.key)

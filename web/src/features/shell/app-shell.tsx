@@ -38,6 +38,9 @@ export function AppShell() {
             <Link to="/opportunities" className={navLink}>
               Opportunities
             </Link>
+            <Link to="/reports" className={navLink}>
+              Reports
+            </Link>
             {session.role === 'admin' ? (
               <Link to="/settings" className={navLink}>
                 Settings

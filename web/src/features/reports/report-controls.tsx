@@ -1,0 +1,155 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { useId, type ChangeEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { SelectField } from '../../components/ui/select-field'
+import { inputStyles, labelStyles } from '../../components/ui/text-field'
+import { localDate } from '../../lib/format'
+import { opportunityQueries } from '../opportunities/opportunity-queries'
+import { setupQueries } from '../leads/lead-queries'
+import { DATE_PRESETS, presetOf, presetRange } from './report-dates'
+import { GROUPING_CHOICES, STATUS_LABELS } from './report-filters'
+import type { ReportSearch } from './report-search'
+
+/** What a control changes; the page drops the drill-down with it. */
+export type ReportChange = Partial<Omit<ReportSearch, 'group'>>
+
+/** Grouping, filters and dates of a report; every change goes to the URL. */
+export function ReportControls({
+  search,
+  onChange,
+}: {
+  search: ReportSearch
+  onChange: (change: ReportChange) => void
+}) {
+  const { data: pipelines } = useSuspenseQuery(opportunityQueries.pipelines())
+  const { data: members } = useSuspenseQuery(setupQueries.members())
+  const ownersId = useId()
+  const active = search.dates === 'all' ? undefined : presetOf(search, localDate())
+  return (
+    <div className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4">
+      <div className="flex flex-wrap items-start gap-4">
+        <SelectField
+          label="Group by"
+          className="w-36"
+          value={search.by}
+          options={GROUPING_CHOICES.map((g) => ({ value: g.id, label: g.label }))}
+          onChange={(by) => {
+            onChange({ by: GROUPING_CHOICES.find((g) => g.id === by)?.id ?? 'month' })
+          }}
+        />
+        <SelectField
+          label="Pipeline"
+          className="w-48"
+          value={search.pipeline ?? ''}
+          emptyLabel="All pipelines"
+          options={pipelines.map((p) => ({ value: p.id, label: p.name }))}
+          onChange={(id) => {
+            onChange({ pipeline: id === '' ? undefined : id })
+          }}
+        />
+        <SelectField
+          label="Status"
+          className="w-36"
+          value={search.status}
+          options={STATUS_LABELS.map((s) => ({ value: s.id, label: s.label }))}
+          onChange={(status) => {
+            onChange({ status: STATUS_LABELS.find((s) => s.id === status)?.id ?? 'any' })
+          }}
+        />
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ownersId} className={labelStyles}>
+            Owners
+          </label>
+          <select
+            id={ownersId}
+            multiple
+            size={3}
+            aria-describedby={`${ownersId}-hint`}
+            value={search.owners?.split(',') ?? []}
+            onChange={(event: ChangeEvent<HTMLSelectElement>) => {
+              const ids = [...event.target.selectedOptions].map((o) => o.value)
+              onChange({ owners: ids.length === 0 ? undefined : ids.join(',') })
+            }}
+            className={`${inputStyles} w-48`}
+          >
+            {members.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.display_name}
+              </option>
+            ))}
+          </select>
+          <p id={`${ownersId}-hint`} className="text-xs text-slate-500">
+            None selected: everyone.
+          </p>
+        </div>
+        <DateInput
+          label="Won from"
+          value={search.from}
+          onChange={(from) => {
+            onChange({ from, to: search.to, dates: undefined })
+          }}
+        />
+        <DateInput
+          label="Won to"
+          value={search.to}
+          onChange={(to) => {
+            onChange({ from: search.from, to, dates: undefined })
+          }}
+        />
+      </div>
+      <div role="group" aria-label="Date presets" className="flex flex-wrap gap-2">
+        {DATE_PRESETS.map((preset) => (
+          <Button
+            key={preset.id}
+            size="sm"
+            aria-pressed={active === preset.id}
+            className="aria-pressed:border-indigo-400 aria-pressed:bg-indigo-50 aria-pressed:text-indigo-800"
+            onPress={() => {
+              onChange({ ...presetRange(preset.id, localDate()), dates: undefined })
+            }}
+          >
+            {preset.label}
+          </Button>
+        ))}
+        <Button
+          size="sm"
+          aria-pressed={search.dates === 'all'}
+          className="aria-pressed:border-indigo-400 aria-pressed:bg-indigo-50 aria-pressed:text-indigo-800"
+          onPress={() => {
+            onChange({ from: undefined, to: undefined, dates: 'all' })
+          }}
+        >
+          All dates
+        </Button>
+      </div>
+    </div>
+  )
+}
+
+function DateInput({
+  label,
+  value,
+  onChange,
+}: {
+  label: string
+  value: string | undefined
+  onChange: (value: string | undefined) => void
+}) {
+  const id = useId()
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className={labelStyles}>
+        {label}
+      </label>
+      <input
+        id={id}
+        type="date"
+        value={value ?? ''}
+        onChange={(event) => {
+          onChange(event.target.value === '' ? undefined : event.target.value)
+        }}
+        className={`${inputStyles} w-44`}
+      />
+    </div>
+  )
+}
