@@ -84,28 +84,31 @@ export function InlineEdit({
 
   if (draft === undefined) {
     return (
-      <div className="group flex items-start justify-between gap-3 py-1.5">
+      // On a narrow screen the buttons go under the value rather than over it.
+      <div className="group flex flex-wrap items-start justify-between gap-3 py-1.5">
         <div className="min-w-0 flex-1">
           {hideLabel ? null : <div className="text-xs font-medium text-slate-500">{label}</div>}
           <div className={`text-sm break-words text-slate-900 ${hideLabel ? '' : 'mt-0.5'}`}>{display}</div>
         </div>
-        <Button
-          size="sm"
-          variant="quiet"
-          aria-label={`${editText} ${subject}`}
-          ref={(button) => {
-            if (button !== null && refocusEdit.current) {
-              refocusEdit.current = false
-              button.focus()
-            }
-          }}
-          onPress={() => {
-            setDraft(value)
-          }}
-        >
-          {editText}
-        </Button>
-        {actions}
+        <div className="flex flex-wrap items-center justify-end gap-1">
+          <Button
+            size="sm"
+            variant="quiet"
+            aria-label={`${editText} ${subject}`}
+            ref={(button) => {
+              if (button !== null && refocusEdit.current) {
+                refocusEdit.current = false
+                button.focus()
+              }
+            }}
+            onPress={() => {
+              setDraft(value)
+            }}
+          >
+            {editText}
+          </Button>
+          {actions}
+        </div>
       </div>
     )
   }

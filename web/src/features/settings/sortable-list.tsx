@@ -154,7 +154,7 @@ function SortableRow({ item, index, count, onMove, children }: SortableRowProps)
           <circle cx="13" cy="15" r="1.5" />
         </svg>
       </button>
-      <div className="min-w-0 flex-1">{children}</div>
+      <div className="min-w-0 grow basis-64">{children}</div>
       <div className="mt-1.5 flex gap-1">
         <Button
           id={`move-up-${item.id}`}
