@@ -8,9 +8,9 @@ const WAIT_MS = 10_000
  * link they pressed. Any `main h1` qualifies: a new screen gets this without doing anything. A screen still loading
  * is waited for, unless the user has moved focus meanwhile.
  */
-export function focusHeadingOnNavigation(router: AnyRouter): () => void {
+export function focusHeadingOnNavigation(router: AnyRouter): void {
   let stopWaiting: () => void = () => undefined
-  const unsubscribe = router.subscribe('onRendered', ({ fromLocation, pathChanged }) => {
+  router.subscribe('onRendered', ({ fromLocation, pathChanged }) => {
     stopWaiting()
     if (fromLocation === undefined || !pathChanged) return
     const focusedBefore = document.activeElement
@@ -22,10 +22,6 @@ export function focusHeadingOnNavigation(router: AnyRouter): () => void {
       heading.focus({ preventScroll: true })
     })
   })
-  return () => {
-    stopWaiting()
-    unsubscribe()
-  }
 }
 
 function whenHeadingShows(then: (heading: HTMLElement) => void): () => void {
