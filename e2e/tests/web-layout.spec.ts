@@ -59,3 +59,59 @@ for (const viewport of viewports) {
     }
   })
 }
+
+test('each screen has its own title, and going to another moves focus to its heading', async ({ page, demoStack }) => {
+  const admin = demoStack.users.find((u) => u.title === 'admin')
+  if (admin === undefined) throw new Error('the demo seed has no admin')
+  const focusedTag = () => page.evaluate(() => document.activeElement?.tagName)
+
+  // The first page load leaves focus where the browser puts it.
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible()
+  await page.reload()
+  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible()
+  await expect(page).toHaveTitle('Leads · Leadline')
+  expect(await focusedTag()).toBe('BODY')
+
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  const screens = [
+    { link: 'Opportunities', heading: 'Opportunities', title: 'Opportunities · Leadline' },
+    { link: 'Settings', heading: 'Pipelines', title: 'Pipelines · Settings · Leadline' },
+    { link: 'Leads', heading: 'Leads', title: 'Leads · Leadline' },
+  ]
+  for (const screen of screens) {
+    await nav.getByRole('link', { name: screen.link }).click()
+    const heading = page.getByRole('heading', { level: 1, name: screen.heading })
+    await expect(heading).toBeFocused()
+    expect(await focusedTag()).toBe('H1')
+    await expect(page).toHaveTitle(screen.title)
+  }
+
+  // With the keyboard: Enter on a link lands on the new screen's heading, shown without a focus ring, and Tab goes on
+  // into that screen rather than back to the header.
+  await nav.getByRole('link', { name: 'Opportunities' }).focus()
+  await page.keyboard.press('Enter')
+  const board = page.getByRole('heading', { level: 1, name: 'Opportunities' })
+  await expect(board).toBeFocused()
+  expect(await board.evaluate((h) => getComputedStyle(h).outlineStyle)).toBe('none')
+  await page.keyboard.press('Tab')
+  expect(await page.evaluate(() => document.querySelector('main')?.contains(document.activeElement))).toBe(true)
+
+  // A new search on the same screen is not a new screen: focus is not taken to the heading.
+  await nav.getByRole('link', { name: 'Leads' }).click()
+  const leads = page.getByRole('heading', { level: 1, name: 'Leads' })
+  await expect(leads).toBeFocused()
+  const searchBox = page.getByRole('textbox', { name: 'Search leads' })
+  await searchBox.fill('name:a')
+  await searchBox.press('Enter')
+  await expect(page).toHaveURL(/query=/)
+  await expect(page.getByRole('table').getByRole('link').first()).toBeVisible()
+  await expect(leads).not.toBeFocused()
+
+  // A lead's page is a screen too: its heading is the lead's name.
+  const firstLead = page.getByRole('table').getByRole('link').first()
+  const name = (await firstLead.textContent()) ?? ''
+  await firstLead.click()
+  await expect(page.getByRole('heading', { level: 1, name })).toBeFocused()
+})

@@ -34,6 +34,18 @@ async function pipelineStatusLabels(api: CrmClient, pipelineId: string): Promise
   return statuses.map((s) => (typeof s === 'object' && s !== null && 'label' in s ? String(s.label) : ''))
 }
 
+async function leadStatusLabels(api: CrmClient): Promise<string[]> {
+  const page = await api.request('GET', 'status/lead/')
+  return (Array.isArray(page.data) ? page.data : []).map((s: unknown) =>
+    typeof s === 'object' && s !== null && 'label' in s ? String(s.label) : '',
+  )
+}
+
+/** A row's text starts with its label (its drag handle has no text): one pattern per label, in order. */
+function rowsOf(labels: string[]): RegExp[] {
+  return labels.map((label) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+}
+
 function statusList(page: Page, pipeline: string): Locator {
   return page.getByRole('region', { name: pipeline }).getByRole('list', { name: `Statuses of ${pipeline}` })
 }
@@ -88,6 +100,11 @@ test('an admin reorders statuses with Move down and a keyboard drag, moves one t
   await expect(announcement).toHaveText('Charlie was dropped at position 2 of 3.')
   await expect(list.getByRole('listitem')).toHaveText([/Bravo/, /Charlie/, /Alpha/])
 
+  const retyped = page.waitForResponse((r) => r.url().includes('/api/v1/status/opportunity/') && r.ok())
+  await list.getByRole('combobox', { name: 'Change the type of Alpha' }).selectOption({ label: 'Lost' })
+  await retyped
+  await expect(list.getByRole('listitem').nth(2)).toContainText('lost')
+
   const moved = page.waitForResponse((r) => r.url().includes('/api/v1/status/opportunity/') && r.ok())
   await list
     .getByRole('combobox', { name: 'Move Bravo to another pipeline' })
@@ -101,6 +118,11 @@ test('an admin reorders statuses with Move down and a keyboard drag, moves one t
   await expect(statusList(page, 'Target Pipeline').getByRole('listitem')).toHaveText([/Delta/, /Bravo/])
   expect(await pipelineStatusLabels(api, sourceId)).toEqual(['Charlie', 'Alpha'])
   expect(await pipelineStatusLabels(api, targetId)).toEqual(['Delta', 'Bravo'])
+  const reloaded = await api.request('GET', `pipeline/${sourceId}/`)
+  const types = (Array.isArray(reloaded.statuses) ? reloaded.statuses : []).map((s: unknown) =>
+    typeof s === 'object' && s !== null && 'type' in s ? String(s.type) : '',
+  )
+  expect(types).toEqual(['won', 'lost'])
 })
 
 test('an admin creates and deletes a pipeline; deletes the API refuses show its message', async ({
@@ -128,8 +150,15 @@ test('an admin creates and deletes a pipeline; deletes the API refuses show its 
   await expect(created).toContainText('No statuses in this pipeline yet.')
   await expect(page.getByRole('textbox', { name: 'New pipeline name' })).toHaveValue('')
 
+  await created.getByRole('button', { name: 'Rename Short-lived Pipeline' }).click()
+  await created.getByRole('textbox', { name: 'Name' }).fill('Brief Pipeline')
+  await created.getByRole('button', { name: 'Save Short-lived Pipeline' }).click()
+  const renamed = page.getByRole('region', { name: 'Brief Pipeline' })
+  await expect(renamed.getByRole('heading', { level: 2, name: 'Brief Pipeline' })).toBeVisible()
+  await expect(renamed.getByRole('button', { name: 'Rename Brief Pipeline' })).toBeFocused()
+
   const holdingRegion = page.getByRole('region', { name: 'Holding Pipeline' })
-  await holdingRegion.getByRole('button', { name: 'Delete pipeline Holding Pipeline' }).click()
+  await holdingRegion.getByRole('button', { name: 'Delete Holding Pipeline' }).click()
   await expect(holdingRegion.getByRole('alert')).toHaveText(
     'This pipeline still holds 1 opportunity status: move them to another pipeline or delete them first.',
   )
@@ -139,13 +168,14 @@ test('an admin creates and deletes a pipeline; deletes the API refuses show its 
   )
   await expectAccessible(page)
 
-  await created.getByRole('button', { name: 'Delete pipeline Short-lived Pipeline' }).click()
-  await expect(created).toHaveCount(0)
+  await renamed.getByRole('button', { name: 'Delete Brief Pipeline' }).click()
+  await expect(renamed).toHaveCount(0)
   const pipelines = await api.request('GET', 'pipeline/')
   const names = (Array.isArray(pipelines.data) ? pipelines.data : []).map((p: unknown) =>
     typeof p === 'object' && p !== null && 'name' in p ? String(p.name) : '',
   )
   expect(names).toContain('Holding Pipeline')
+  expect(names).not.toContain('Brief Pipeline')
   expect(names).not.toContain('Short-lived Pipeline')
 })
 
@@ -170,9 +200,14 @@ test('an admin adds, renames and deletes a lead status; one in use is refused wi
   await expect(list.getByRole('listitem').filter({ hasText: 'Freshly added' })).toBeVisible()
 
   await list.getByRole('button', { name: 'Rename Freshly added' }).click()
-  await list.getByRole('textbox', { name: 'Label' }).fill('Renamed status')
-  await list.getByRole('button', { name: 'Save status' }).click()
-  await expect(list.getByRole('button', { name: 'Rename Renamed status' })).toBeVisible()
+  const field = list.getByRole('textbox', { name: 'Name' })
+  await expect(field).toBeFocused()
+  await field.fill('')
+  await list.getByRole('button', { name: 'Save Freshly added' }).click()
+  await expect(list.getByRole('textbox', { name: 'Name' })).toHaveAccessibleDescription(/./)
+  await field.fill('Renamed status')
+  await field.press('Enter')
+  await expect(list.getByRole('button', { name: 'Rename Renamed status' })).toBeFocused()
 
   await list.getByRole('button', { name: 'Delete Occupied' }).click()
   await expect(list.getByRole('alert')).toHaveText(
@@ -189,6 +224,59 @@ test('an admin adds, renames and deletes a lead status; one in use is refused wi
   expect(labels).toContain('Occupied')
   expect(labels).not.toContain('Renamed status')
   expect(labels).not.toContain('Freshly added')
+})
+
+test('an admin reorders lead statuses with Move up and a keyboard drag; the order sticks and status pickers follow it', async ({
+  page,
+  demoStack,
+}) => {
+  const admin = demoUser(demoStack.users, 'admin')
+  const api = new CrmClient(demoStack.apiUrl, admin.api_key)
+  const lead = await api.createLead({ name: 'Status Order Co' })
+  const before = await leadStatusLabels(api)
+  const [first, second, third, ...rest] = before
+  if (first === undefined || second === undefined || third === undefined)
+    throw new Error('the demo organization has fewer than three lead statuses')
+  const count = String(before.length)
+  const saved = () =>
+    page.waitForResponse(
+      (r) => /\/api\/v1\/organization\/[^/]+\/$/.test(r.url()) && r.request().method() === 'PUT' && r.ok(),
+    )
+
+  await signInAs(page, admin)
+  await page.goto('/settings/lead-statuses')
+  const list = page.getByRole('list', { name: 'Lead statuses' })
+  await expect(list.getByRole('listitem')).toHaveText(rowsOf(before))
+
+  let save = saved()
+  await list.getByRole('button', { name: `Move up ${second}` }).click()
+  await save
+  await expect(list.getByRole('listitem')).toHaveText(rowsOf([second, first, third, ...rest]))
+  await expect(list.getByRole('button', { name: `Move down ${second}` })).toBeFocused()
+
+  // The keyboard drag: Space picks the third up, two presses of the up arrow take it to the top, Space drops it.
+  const announcement = page.getByRole('main').getByRole('status')
+  await list.getByRole('button', { name: `Drag ${third}` }).focus()
+  await page.keyboard.press('Space')
+  await expect(announcement).toHaveText(`Picked up ${third}, at position 3 of ${count} in the lead statuses.`)
+  await page.keyboard.press('ArrowUp')
+  await expect(announcement).toHaveText(`${third} is over position 2 of ${count}.`)
+  await page.keyboard.press('ArrowUp')
+  await expect(announcement).toHaveText(`${third} is over position 1 of ${count}.`)
+  save = saved()
+  await page.keyboard.press('Space')
+  await save
+  await expect(announcement).toHaveText(`${third} was dropped at position 1 of ${count}.`)
+  const after = [third, second, first, ...rest]
+  await expect(list.getByRole('listitem')).toHaveText(rowsOf(after))
+  await expectAccessible(page)
+
+  await page.reload()
+  await expect(page.getByRole('list', { name: 'Lead statuses' }).getByRole('listitem')).toHaveText(rowsOf(after))
+  expect(await leadStatusLabels(api)).toEqual(after)
+
+  await page.goto(`/leads/${lead.id}`)
+  await expect(page.getByRole('combobox', { name: 'Status' }).getByRole('option')).toHaveText(after)
 })
 
 test('a rep sees no Settings link and a friendly page at a settings URL', async ({ page, demoStack }) => {

@@ -19,6 +19,11 @@ export const router = createRouter({
   scrollRestoration: true,
 })
 
+// Needed from the first navigation on, not for the first screen: it loads after it, outside the first-route budget.
+void import('./lib/heading-focus').then(({ focusHeadingOnNavigation }) => {
+  focusHeadingOnNavigation(router)
+})
+
 // A 401 from a mutation or a background refetch: sign in again, then come back to the page the user was on.
 onSessionEnded(() => {
   void router.navigate({ to: '/sign-in', search: { redirect: router.latestLocation.href }, replace: true })

@@ -10,7 +10,16 @@ export interface EditorProps {
 }
 
 export interface InlineEditProps {
+  /** The caption above the value, and the editor field's label. */
   label: string
+  /** The value is its own caption (a row's title): the label shows on the editor's field only. */
+  hideLabel?: boolean
+  /** What the buttons name when the label would not say which one this is (`Rename Alpha`); the label by default. */
+  subject?: string
+  /** The visible text of the button that opens the editor. */
+  editText?: string
+  /** Other controls after that button (a row's Delete). */
+  actions?: ReactNode
   /** The value as the editor's text. */
   value: string
   /** How the value reads when not editing. */
@@ -24,7 +33,19 @@ export interface InlineEditProps {
 }
 
 /** A labelled value with an "Edit <label>" button that turns into a small form; Escape cancels, Enter saves. */
-export function InlineEdit({ label, value, display, onSave, multiline = false, type, renderEditor }: InlineEditProps) {
+export function InlineEdit({
+  label,
+  hideLabel = false,
+  subject = label,
+  editText = 'Edit',
+  actions,
+  value,
+  display,
+  onSave,
+  multiline = false,
+  type,
+  renderEditor,
+}: InlineEditProps) {
   const [draft, setDraft] = useState<string>()
   const [error, setError] = useState<string>()
   const [isSaving, setSaving] = useState(false)
@@ -63,27 +84,31 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
 
   if (draft === undefined) {
     return (
-      <div className="group flex items-start justify-between gap-3 py-1.5">
+      // On a narrow screen the buttons go under the value rather than over it.
+      <div className="group flex flex-wrap items-start justify-between gap-3 py-1.5">
         <div className="min-w-0 flex-1">
-          <div className="text-xs font-medium text-slate-500">{label}</div>
-          <div className="mt-0.5 text-sm break-words text-slate-900">{display}</div>
+          {hideLabel ? null : <div className="text-xs font-medium text-slate-500">{label}</div>}
+          <div className={`text-sm break-words text-slate-900 ${hideLabel ? '' : 'mt-0.5'}`}>{display}</div>
         </div>
-        <Button
-          size="sm"
-          variant="quiet"
-          aria-label={`Edit ${label}`}
-          ref={(button) => {
-            if (button !== null && refocusEdit.current) {
-              refocusEdit.current = false
-              button.focus()
-            }
-          }}
-          onPress={() => {
-            setDraft(value)
-          }}
-        >
-          Edit
-        </Button>
+        <div className="flex flex-wrap items-center justify-end gap-1">
+          <Button
+            size="sm"
+            variant="quiet"
+            aria-label={`${editText} ${subject}`}
+            ref={(button) => {
+              if (button !== null && refocusEdit.current) {
+                refocusEdit.current = false
+                button.focus()
+              }
+            }}
+            onPress={() => {
+              setDraft(value)
+            }}
+          >
+            {editText}
+          </Button>
+          {actions}
+        </div>
       </div>
     )
   }
@@ -125,7 +150,7 @@ export function InlineEdit({ label, value, display, onSave, multiline = false, t
           <Button size="sm" variant="quiet" onPress={cancel}>
             Cancel
           </Button>
-          <Button size="sm" type="submit" variant="primary" isPending={isSaving} aria-label={`Save ${label}`}>
+          <Button size="sm" type="submit" variant="primary" isPending={isSaving} aria-label={`Save ${subject}`}>
             Save
           </Button>
         </div>

@@ -5,6 +5,7 @@ import type { LeadPage } from '@leadline/shared/lead-schema'
 import { Button } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
+import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime, formatRelative } from '../../lib/format'
 import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
 import type { LeadSearch } from './lead-search'
@@ -13,6 +14,7 @@ import type { LeadSearch } from './lead-search'
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
+  useDocumentTitle('Leads')
   // A search the API cannot parse is the search box's error, not the page's; any other failure with nothing to show
   // is the page's (as with useSuspenseQuery), and a failed background refresh keeps the list with a toast.
   const list = useQuery({

@@ -1,11 +1,12 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
-import { useId, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
 import { AddByNameForm } from './add-by-name-form'
+import { EditableName } from './editable-name'
 import { PipelineStatusList } from './pipeline-status-list'
 import { SettingsFrame, useSettingsTitle } from './settings-layout'
 import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
@@ -45,83 +46,30 @@ function NewPipelineForm() {
 }
 
 function PipelineSection({ pipeline, pipelines }: { pipeline: Pipeline; pipelines: readonly Pipeline[] }) {
-  const headingId = useId()
-  const [isRenaming, setRenaming] = useState(false)
+  const rename = useRenamePipeline()
   const remove = useDeletePipeline()
   return (
-    <section aria-labelledby={headingId} className="rounded-lg border border-slate-200 bg-white">
-      <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
-        <h2 id={headingId} className="text-base font-semibold text-slate-900">
-          {pipeline.name}
-        </h2>
-        <div className="ml-auto flex gap-1">
-          <Button
-            size="sm"
-            variant="quiet"
-            onPress={() => {
-              setRenaming(true)
-            }}
-          >
-            Rename<span className="sr-only"> pipeline {pipeline.name}</span>
-          </Button>
-          <Button
-            size="sm"
-            variant="quiet"
-            className="text-red-700"
-            isPending={remove.isPending}
-            onPress={() => {
+    <section aria-label={pipeline.name} className="rounded-lg border border-slate-200 bg-white">
+      <div className="border-b border-slate-100 px-4 py-2">
+        <EditableName
+          name={pipeline.name}
+          display={<h2 className="text-base font-semibold">{pipeline.name}</h2>}
+          field="name"
+          rename={(name) => rename.mutateAsync({ id: pipeline.id, name })}
+          remove={{
+            mutate: () => {
               remove.mutate(pipeline.id)
-            }}
-          >
-            Delete pipeline<span className="sr-only"> {pipeline.name}</span>
-          </Button>
-        </div>
-      </div>
-      {remove.isError ? (
-        <p role="alert" className="px-4 pt-3 text-sm text-red-700">
-          {saveErrorMessage(remove.error, 'id')}
-        </p>
-      ) : null}
-      {isRenaming ? (
-        <RenamePipelineForm
-          pipeline={pipeline}
-          onDone={() => {
-            setRenaming(false)
+            },
+            isPending: remove.isPending,
+            error: remove.error,
           }}
         />
-      ) : null}
+      </div>
       <div className="flex flex-col gap-4 p-4">
         <PipelineStatusList pipeline={pipeline} pipelines={pipelines} />
         <NewStatusForm pipeline={pipeline} />
       </div>
     </section>
-  )
-}
-
-function RenamePipelineForm({ pipeline, onDone }: { pipeline: Pipeline; onDone: () => void }) {
-  const [name, setName] = useState(pipeline.name)
-  const rename = useRenamePipeline()
-  return (
-    <form
-      className="flex flex-wrap items-end gap-2 px-4 pt-3"
-      onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
-        event.preventDefault()
-        rename.mutate({ id: pipeline.id, name }, { onSuccess: onDone })
-      }}
-    >
-      <TextField
-        label="Pipeline name"
-        value={name}
-        onChange={setName}
-        autoFocus
-        error={rename.isError ? saveErrorMessage(rename.error, 'name') : undefined}
-        className="w-72"
-      />
-      <Button type="submit" variant="primary" isPending={rename.isPending}>
-        Save name
-      </Button>
-      <Button onPress={onDone}>Cancel</Button>
-    </form>
   )
 }
 

@@ -1,4 +1,6 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient, type DataTag } from '@tanstack/react-query'
+import type { ListEnvelope } from '@leadline/shared/list'
+import type { Organization } from '@leadline/shared/organization-schema'
 import type { LeadStatus, OpportunityStatus, OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { showToast } from '../../components/ui/toast'
@@ -39,33 +41,71 @@ export function useDeletePipeline() {
   })
 }
 
-/** The new order shows at once; if the API refuses it, the old one comes back and the user is told. */
-export function useReorderStatuses() {
+/**
+ * A new order shows at once; if the API refuses it, the old one comes back and the user is told. `reorder` gives the
+ * cached list in the new order.
+ */
+function useOptimisticReorder<T, V>({
+  queryKey,
+  save,
+  reorder,
+  what,
+  field,
+}: {
+  queryKey: DataTag<readonly unknown[], ListEnvelope<T>, Error>
+  save: (variables: V) => Promise<unknown>
+  reorder: (items: T[], variables: V) => T[]
+  /** What was reordered, for the toast: `the statuses of Sales`. */
+  what: (variables: V) => string
+  /** The API's field whose message the toast shows. */
+  field: string
+}) {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: ({ pipeline, statuses }: { pipeline: Pipeline; statuses: OpportunityStatus[] }) =>
-      api.put<Pipeline>(pipelinePath(pipeline.id), { statuses: statuses.map((s) => ({ id: s.id })) }),
-    onMutate: async ({ pipeline, statuses }) => {
-      await queryClient.cancelQueries({ queryKey: pipelinesKey })
-      const previous = queryClient.getQueryData(pipelinesKey)
-      if (previous !== undefined) {
-        queryClient.setQueryData(pipelinesKey, {
-          ...previous,
-          data: previous.data.map((p) => (p.id === pipeline.id ? { ...p, statuses } : p)),
-        })
-      }
+    mutationKey: queryKey,
+    mutationFn: save,
+    onMutate: async (variables: V) => {
+      await queryClient.cancelQueries({ queryKey })
+      const previous = queryClient.getQueryData(queryKey)
+      if (previous !== undefined)
+        queryClient.setQueryData(queryKey, { ...previous, data: reorder(previous.data, variables) })
       return { previous }
     },
-    onError: (error, { pipeline }, context) => {
-      if (context?.previous !== undefined) queryClient.setQueryData(pipelinesKey, context.previous)
+    onError: (error, variables, context) => {
+      if (context?.previous !== undefined) queryClient.setQueryData(queryKey, context.previous)
       showToast({
-        title: `The new order of ${pipeline.name} was not saved`,
-        description: `${saveErrorMessage(error, 'statuses')} The statuses are back in their old order.`,
+        title: `The new order of ${what(variables)} was not saved`,
+        description: `${saveErrorMessage(error, field)} They are back in their old order.`,
         tone: 'error',
       })
     },
     meta: { errorTitle: false },
+  })
+}
+
+export function useReorderStatuses() {
+  return useOptimisticReorder({
+    queryKey: pipelinesKey,
+    save: ({ pipeline, statuses }: { pipeline: Pipeline; statuses: OpportunityStatus[] }) =>
+      api.put<Pipeline>(pipelinePath(pipeline.id), { statuses: statuses.map((s) => ({ id: s.id })) }),
+    reorder: (pipelines, { pipeline, statuses }) =>
+      pipelines.map((p) => (p.id === pipeline.id ? { ...p, statuses } : p)),
+    what: ({ pipeline }) => `the statuses of ${pipeline.name}`,
+    field: 'statuses',
+  })
+}
+
+/** Close's way to reorder lead statuses: the organization, with every one of them in the new order. */
+export function useReorderLeadStatuses() {
+  return useOptimisticReorder({
+    queryKey: leadStatusesKey,
+    save: ({ organizationId, statuses }: { organizationId: string; statuses: LeadStatus[] }) =>
+      api.put<Organization>(`organization/${encodeURIComponent(organizationId)}/`, {
+        lead_statuses: statuses.map((s) => ({ id: s.id })),
+      }),
+    reorder: (_previous, { statuses }) => statuses,
+    what: () => 'the lead statuses',
+    field: 'lead_statuses',
   })
 }
 

@@ -1,0 +1,58 @@
+import type { ReactNode } from 'react'
+import { Button } from '../../components/ui/button'
+import { InlineEdit } from '../../components/ui/inline-edit'
+import { saveErrorMessage } from '../../lib/api'
+
+export interface EditableNameProps {
+  /** The name as it is now: the buttons say `Rename <name>` and `Delete <name>`. */
+  name: string
+  /** How the name reads (a heading, a badge beside it); the name itself by default. */
+  display?: ReactNode
+  /** The API's field of the name, whose message shows when a rename is refused. */
+  field: 'name' | 'label'
+  /** Other controls before Delete. */
+  actions?: ReactNode
+  rename: (name: string) => Promise<unknown>
+  remove: { mutate: () => void; isPending: boolean; error: unknown }
+}
+
+/** A pipeline's or a status's name with Rename (inline) and Delete; the API's refusal of either shows beside it. */
+export function EditableName({ name, display = name, field, actions, rename, remove }: EditableNameProps) {
+  return (
+    <div className="flex flex-col">
+      <InlineEdit
+        label="Name"
+        hideLabel
+        subject={name}
+        editText="Rename"
+        value={name}
+        display={display}
+        onSave={(draft) =>
+          rename(draft).then(
+            () => undefined,
+            (error: unknown) => saveErrorMessage(error, field),
+          )
+        }
+        actions={
+          <>
+            {actions}
+            <Button
+              size="sm"
+              variant="quiet"
+              className="text-red-700"
+              isPending={remove.isPending}
+              onPress={remove.mutate}
+            >
+              Delete<span className="sr-only"> {name}</span>
+            </Button>
+          </>
+        }
+      />
+      {remove.error === null ? null : (
+        <p role="alert" className="pb-2 text-sm text-red-700">
+          {saveErrorMessage(remove.error, 'id')}
+        </p>
+      )}
+    </div>
+  )
+}
