@@ -8,7 +8,8 @@ import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
 import { bodyOf, draftOf, type Entry } from './contact-draft'
-import { CustomFieldEditor, type ReferenceOption } from './custom-field-input'
+import { CustomFieldEditor } from './custom-field-editor'
+import type { ReferenceOption } from './custom-field-input'
 import { useSaveContact } from './lead-queries'
 
 // The add/edit contact form: loaded when a contact dialog first opens, so the lead page stays inside its budget.

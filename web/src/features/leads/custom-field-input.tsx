@@ -1,13 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
-import { useId } from 'react'
 import type { CustomField, CustomValue } from '@leadline/shared/custom-field-schema'
 import type { Lead } from '@leadline/shared/lead-schema'
-import type { EditorProps } from '../../components/ui/inline-edit'
-import { SelectField, type SelectOption } from '../../components/ui/select-field'
-import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
+import type { SelectOption } from '../../components/ui/select-field'
 import { setupQueries } from './lead-queries'
 import { formatCalendarDate, formatDateTime } from '../../lib/format'
-import { CUSTOM_VALUE_SEPARATOR } from './custom-values'
 
 /** Ids with the names to show for them: members for `user` fields, the lead's contacts for `contact` fields. */
 export type ReferenceOption = SelectOption
@@ -25,13 +21,6 @@ export function useReferenceOptions(lead: Lead, fields: readonly CustomField[]) 
   }))
   return (field: CustomField): readonly ReferenceOption[] =>
     field.type === 'user' ? memberOptions : field.type === 'contact' ? contactOptions : []
-}
-
-/** What a field's values can be picked from, or undefined when they are typed. */
-function optionsOf(field: CustomField, references: readonly ReferenceOption[]): readonly ReferenceOption[] | undefined {
-  if (field.type === 'choices') return (field.choices ?? []).map((c) => ({ value: c, label: c }))
-  if (field.type === 'user' || field.type === 'contact') return references
-  return undefined
 }
 
 export function CustomValueDisplay({
@@ -56,110 +45,5 @@ export function CustomValueDisplay({
   }
   return (
     <span className={field.type === 'textarea' ? 'whitespace-pre-wrap' : undefined}>{values.map(text).join(', ')}</span>
-  )
-}
-
-export interface CustomFieldEditorProps extends EditorProps {
-  field: CustomField
-  /** Choices for `user` and `contact` fields: ids with names. */
-  references?: readonly ReferenceOption[]
-  /** Inline edits focus their input; a form with several fields does not. */
-  autoFocus?: boolean
-}
-
-/** The input that fits the field's type, labelled with the field's name. */
-export function CustomFieldEditor({
-  field,
-  label,
-  draft,
-  setDraft,
-  error,
-  references = [],
-  autoFocus = true,
-}: CustomFieldEditorProps) {
-  const id = useId()
-  const options = optionsOf(field, references)
-  if (options !== undefined && field.accepts_multiple_values) {
-    const chosen = new Set(draft.split(CUSTOM_VALUE_SEPARATOR).filter((t) => t !== ''))
-    // A stored value that is no longer offered (a removed choice, a member who left) stays checked until unchecked.
-    const offered = [
-      ...options,
-      ...[...chosen].filter((v) => !options.some((o) => o.value === v)).map((v) => ({ value: v, label: v })),
-    ]
-    return (
-      <fieldset className="flex flex-col gap-1" aria-describedby={error === undefined ? undefined : `${id}-error`}>
-        <legend className={labelStyles}>{label}</legend>
-        {offered.length === 0 ? <p className="text-sm text-slate-500">Nothing to choose from.</p> : null}
-        {offered.map((option) => (
-          <label key={option.value} className="flex items-center gap-2 text-sm">
-            <input
-              type="checkbox"
-              checked={chosen.has(option.value)}
-              onChange={(event) => {
-                const next = new Set(chosen)
-                if (event.target.checked) next.add(option.value)
-                else next.delete(option.value)
-                setDraft(
-                  offered
-                    .map((o) => o.value)
-                    .filter((v) => next.has(v))
-                    .join(CUSTOM_VALUE_SEPARATOR),
-                )
-              }}
-            />
-            {option.label}
-          </label>
-        ))}
-        {error === undefined ? null : (
-          <p id={`${id}-error`} className="text-sm text-red-700">
-            {error}
-          </p>
-        )}
-      </fieldset>
-    )
-  }
-  if (options !== undefined) {
-    const offered =
-      draft === '' || options.some((o) => o.value === draft) ? options : [...options, { value: draft, label: draft }]
-    return (
-      <SelectField label={label} value={draft} onChange={setDraft} options={offered} emptyLabel="None" error={error} />
-    )
-  }
-  if ((field.type === 'date' || field.type === 'datetime') && !field.accepts_multiple_values) {
-    return (
-      <div className="flex flex-col gap-1">
-        <label htmlFor={id} className={labelStyles}>
-          {label}
-        </label>
-        <input
-          id={id}
-          type={field.type === 'date' ? 'date' : 'datetime-local'}
-          value={draft}
-          aria-invalid={error === undefined ? undefined : true}
-          aria-describedby={error === undefined ? undefined : `${id}-error`}
-          onChange={(event) => {
-            setDraft(event.target.value)
-          }}
-          className={inputStyles}
-        />
-        {error === undefined ? null : (
-          <p id={`${id}-error`} className="text-sm text-red-700">
-            {error}
-          </p>
-        )}
-      </div>
-    )
-  }
-  return (
-    <TextField
-      label={label}
-      value={draft}
-      onChange={setDraft}
-      error={error}
-      multiline={field.type === 'textarea' || field.accepts_multiple_values}
-      inputMode={field.type === 'number' ? 'decimal' : undefined}
-      description={field.accepts_multiple_values ? 'One value per line.' : (field.description ?? undefined)}
-      autoFocus={autoFocus}
-    />
   )
 }

@@ -1,12 +1,16 @@
+import { lazy, Suspense } from 'react'
 import { useQuery } from '@tanstack/react-query'
 import type { Lead } from '@leadline/shared/lead-schema'
 import { ExternalLink } from '../../components/ui/external-link'
 import { InlineEdit } from '../../components/ui/inline-edit'
 import { Panel } from '../../components/ui/panel'
 import { saveErrorMessage } from '../../lib/api'
-import { CustomFieldEditor, CustomValueDisplay, useReferenceOptions } from './custom-field-input'
+import { CustomValueDisplay, useReferenceOptions } from './custom-field-input'
 import { customDraftOf, customValueFromDraft, customValuesOf } from './custom-values'
 import { setupQueries, useUpdateLead, type LeadBody } from './lead-queries'
+
+// Loaded when a custom field is edited: the page's first visit carries only how values show.
+const CustomFieldEditor = lazy(() => import('./custom-field-editor').then((m) => ({ default: m.CustomFieldEditor })))
 
 function useSaveField(leadId: string) {
   const updateLead = useUpdateLead(leadId)
@@ -69,7 +73,11 @@ export function LeadCustomFields({ lead }: { lead: Lead }) {
               value={customDraftOf(field, values)}
               display={<CustomValueDisplay field={field} values={values} references={referencesOf(field)} />}
               onSave={(draft) => save({ [key]: customValueFromDraft(field, draft) }, key)}
-              renderEditor={(props) => <CustomFieldEditor {...props} field={field} references={referencesOf(field)} />}
+              renderEditor={(props) => (
+                <Suspense fallback={<p className="text-sm text-slate-500">Loading…</p>}>
+                  <CustomFieldEditor {...props} field={field} references={referencesOf(field)} />
+                </Suspense>
+              )}
             />
           )
         })}
