@@ -83,8 +83,8 @@ export function BoardColumn({ status, statuses, filters, currency, today, onMove
       ) : null}
       {column.isPending ? <Skeleton className="h-24" /> : null}
       {cards.length === 0 && column.isSuccess ? <p className="px-1 text-sm text-slate-500">No opportunities.</p> : null}
-      <div ref={scroller} className="max-h-[calc(100vh-18rem)] min-h-0 overflow-y-auto">
-        <ul className="relative" style={{ height: virtualizer.getTotalSize() }}>
+      <div ref={scroller} className="max-h-[calc(100vh-20rem)] min-h-0 overflow-y-auto">
+        <ul aria-label={`Cards in ${status.label}`} className="relative" style={{ height: virtualizer.getTotalSize() }}>
           {rendered.map((item) => {
             const opportunity = cards[item.index]
             if (opportunity === undefined) return null

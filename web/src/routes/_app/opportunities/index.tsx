@@ -14,8 +14,8 @@ export const Route = createFileRoute('/_app/opportunities/')({
       queryClient.query(opportunityQueries.pipelines()),
       queryClient.query(opportunityQueries.organization(session.organization.id)),
     ])
-    // Started, not awaited: each column shows its own loading and error states. The list loads its own rows.
-    if (deps.view === 'list') return
+    // Started, not awaited: each column shows its own loading and error states. On the list view too, so that the
+    // board is there at once when switched to (the list loads its own rows).
     for (const status of pipelineOf(pipelines, deps.pipeline)?.statuses ?? [])
       queryClient.infiniteQuery(opportunityQueries.column(status.id, filtersOf(deps))).catch(ignore)
   },
