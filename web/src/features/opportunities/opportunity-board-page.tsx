@@ -21,21 +21,28 @@ import { SelectField } from '../../components/ui/select-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { authQueries } from '../auth/auth-queries'
 import { BoardColumn } from './board-column'
+import { BoardFilterBar, ViewSwitch } from './board-filters'
 import type { BoardStatus } from './board-moves'
 import { localDate } from '../../lib/format'
-import { pipelineOf } from './board-search'
+import { filtersOf, pipelineOf, type BoardFilters, type BoardSearch } from './board-search'
 import { CardFacts, type CardDragData } from './opportunity-card'
+// Not lazy: a chunk of its own would split code the first routes share into more chunks, and cost them about 0.6 kB.
+import { OpportunityList } from './opportunity-list'
 import { useMoveOpportunity } from './opportunity-move'
 import { opportunityQueries } from './opportunity-queries'
 
-/** The pipeline board: a column per status of the chosen pipeline; cards move by menu, by mouse or by keyboard. */
-export function OpportunityBoardPage({ pipelineId }: { pipelineId: string | undefined }) {
+/**
+ * The pipeline board: a column per status of the chosen pipeline; cards move by menu, by mouse or by keyboard. The
+ * filters narrow the board and its list view alike.
+ */
+export function OpportunityBoardPage({ search }: { search: BoardSearch }) {
   useDocumentTitle('Opportunities')
   const { data: session } = useSuspenseQuery(authQueries.session())
   const { data: organization } = useSuspenseQuery(opportunityQueries.organization(session.organization.id))
   const { data: pipelines } = useSuspenseQuery(opportunityQueries.pipelines())
   const navigate = useNavigate()
-  const pipeline = pipelineOf(pipelines, pipelineId)
+  const pipeline = pipelineOf(pipelines, search.pipeline)
+  const filters = filtersOf(search)
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -47,15 +54,21 @@ export function OpportunityBoardPage({ pipelineId }: { pipelineId: string | unde
             className="w-56"
             options={pipelines.map((p) => ({ value: p.id, label: p.name }))}
             onChange={(id) => {
-              void navigate({ to: '/opportunities', search: { pipeline: id } })
+              void navigate({ to: '/opportunities', search: (prev) => ({ ...prev, pipeline: id }) })
             }}
           />
         )}
       </div>
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <BoardFilterBar search={search} members={organization.memberships} />
+        <ViewSwitch />
+      </div>
       {pipeline === undefined ? (
         <EmptyState title="No pipelines yet" />
+      ) : search.view === 'list' ? (
+        <OpportunityList pipeline={pipeline} filters={filters} sort={search.sort} currency={organization.currency} />
       ) : (
-        <Board key={pipeline.id} pipeline={pipeline} currency={organization.currency} />
+        <Board key={pipeline.id} pipeline={pipeline} filters={filters} currency={organization.currency} />
       )}
     </div>
   )
@@ -65,7 +78,13 @@ function isCardDragData(value: unknown): value is CardDragData {
   return typeof value === 'object' && value !== null && 'opportunity' in value && 'from' in value
 }
 
-function Board({ pipeline, currency }: { pipeline: Pipeline; currency: string }) {
+interface BoardProps {
+  pipeline: Pipeline
+  filters: BoardFilters
+  currency: string
+}
+
+function Board({ pipeline, filters, currency }: BoardProps) {
   const move = useMoveOpportunity()
   const [dragged, setDragged] = useState<CardDragData | null>(null)
   const today = localDate()
@@ -94,7 +113,7 @@ function Board({ pipeline, currency }: { pipeline: Pipeline; currency: string })
       `Moving ${nameOf(active.data.current)} was cancelled. It stays in ${fromOf(active.data.current)}.`,
   }
   const requestMove = (opportunity: Opportunity, from: BoardStatus, to: BoardStatus) => {
-    if (from.id !== to.id) move.mutate({ opportunity, from, to })
+    if (from.id !== to.id) move.mutate({ opportunity, from, to, filters })
   }
   return (
     <DndContext
@@ -126,6 +145,7 @@ function Board({ pipeline, currency }: { pipeline: Pipeline; currency: string })
             key={status.id}
             status={status}
             statuses={statuses}
+            filters={filters}
             currency={currency}
             today={today}
             onMove={requestMove}

@@ -1,28 +1,29 @@
 import { createFileRoute } from '@tanstack/react-router'
 import { authQueries } from '../../../features/auth/auth-queries'
-import { boardSearchOf, pipelineOf } from '../../../features/opportunities/board-search'
+import { boardSearchOf, filtersOf, pipelineOf } from '../../../features/opportunities/board-search'
 import { OpportunityBoardPage } from '../../../features/opportunities/opportunity-board-page'
 import { opportunityQueries } from '../../../features/opportunities/opportunity-queries'
 
 export const Route = createFileRoute('/_app/opportunities/')({
   validateSearch: boardSearchOf,
-  loaderDeps: ({ search: { pipeline } }) => ({ pipeline }),
+  // The whole search: the loader only starts queries, which the cache answers when nothing they depend on changed.
+  loaderDeps: ({ search }) => search,
   loader: async ({ context: { queryClient }, deps }) => {
     const session = await queryClient.query(authQueries.session())
     const [pipelines] = await Promise.all([
       queryClient.query(opportunityQueries.pipelines()),
       queryClient.query(opportunityQueries.organization(session.organization.id)),
     ])
-    // Started, not awaited: each column shows its own loading and error states.
+    // Started, not awaited: each column shows its own loading and error states. On the list view too, so that the
+    // board is there at once when switched to (the list loads its own rows).
     for (const status of pipelineOf(pipelines, deps.pipeline)?.statuses ?? [])
-      queryClient.infiniteQuery(opportunityQueries.column(status.id)).catch(ignore)
+      queryClient.infiniteQuery(opportunityQueries.column(status.id, filtersOf(deps))).catch(ignore)
   },
   component: BoardRoute,
 })
 
 function BoardRoute() {
-  const { pipeline } = Route.useSearch()
-  return <OpportunityBoardPage pipelineId={pipeline} />
+  return <OpportunityBoardPage search={Route.useSearch()} />
 }
 
 function ignore() {
