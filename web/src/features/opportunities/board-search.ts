@@ -3,12 +3,17 @@
 export interface BoardSearch {
   /** The pipeline shown; the organization's first when absent or unknown. */
   pipeline?: string | undefined
+  /** The opportunity open in the side panel. */
+  opportunity?: string | undefined
 }
 
 /** The key is always present: the router merges this over the raw params, so a rejected value must be overwritten. */
 export function boardSearchOf(search: Record<string, unknown>): BoardSearch {
-  const { pipeline } = search
-  return { pipeline: typeof pipeline === 'string' && pipeline.startsWith('pipe_') ? pipeline : undefined }
+  const { pipeline, opportunity } = search
+  return {
+    pipeline: typeof pipeline === 'string' && pipeline.startsWith('pipe_') ? pipeline : undefined,
+    opportunity: typeof opportunity === 'string' && opportunity.startsWith('oppo_') ? opportunity : undefined,
+  }
 }
 
 /** The pipeline a search asks for, else the first one. */

@@ -25,6 +25,7 @@ import type { BoardStatus } from './board-moves'
 import { localDate } from '../../lib/format'
 import { pipelineOf } from './board-search'
 import { CardFacts, type CardDragData } from './opportunity-card'
+import { NewOpportunityButton } from './opportunity-form-dialog'
 import { useMoveOpportunity } from './opportunity-move'
 import { opportunityQueries } from './opportunity-queries'
 
@@ -40,6 +41,7 @@ export function OpportunityBoardPage({ pipelineId }: { pipelineId: string | unde
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">Opportunities</h1>
+        <NewOpportunityButton pipelineId={pipeline?.id} className="ml-auto" />
         {pipeline === undefined ? null : (
           <SelectField
             label="Pipeline"

@@ -2,6 +2,7 @@ import { createFileRoute } from '@tanstack/react-router'
 import { authQueries } from '../../../features/auth/auth-queries'
 import { boardSearchOf, pipelineOf } from '../../../features/opportunities/board-search'
 import { OpportunityBoardPage } from '../../../features/opportunities/opportunity-board-page'
+import { OpportunityPanelSlot } from '../../../features/opportunities/opportunity-panel-slot'
 import { opportunityQueries } from '../../../features/opportunities/opportunity-queries'
 
 export const Route = createFileRoute('/_app/opportunities/')({
@@ -21,8 +22,13 @@ export const Route = createFileRoute('/_app/opportunities/')({
 })
 
 function BoardRoute() {
-  const { pipeline } = Route.useSearch()
-  return <OpportunityBoardPage pipelineId={pipeline} />
+  const { pipeline, opportunity } = Route.useSearch()
+  return (
+    <>
+      <OpportunityBoardPage pipelineId={pipeline} />
+      <OpportunityPanelSlot opportunityId={opportunity} />
+    </>
+  )
 }
 
 function ignore() {
