@@ -17,6 +17,8 @@ export interface BoardSearch {
   view?: 'list' | undefined
   /** The list's order, as the API's `_order_by`: a sortable field, a leading "-" for descending. */
   sort?: string | undefined
+  /** The opportunity open in the side panel. */
+  opportunity?: string | undefined
 }
 
 /** `YYYY-MM-DD` with a month and a day that can be (the API checks the rest, such as February 30). */
@@ -35,6 +37,7 @@ const RULES: Record<keyof BoardSearch, RegExp> = {
   lead_query: /\S/,
   view: /^list$/,
   sort: /^-?(lead_name|(annualized_)?value|confidence|user_name|date_won)$/,
+  opportunity: /^oppo_/,
 }
 
 /**

@@ -28,6 +28,7 @@ import { filtersOf, pipelineOf, type BoardFilters, type BoardSearch } from './bo
 import { CardFacts, type CardDragData } from './opportunity-card'
 // Not lazy: a chunk of its own would split code the first routes share into more chunks, and cost them about 0.6 kB.
 import { OpportunityList } from './opportunity-list'
+import { NewOpportunityButton } from './opportunity-form-dialog'
 import { useMoveOpportunity } from './opportunity-move'
 import { opportunityQueries } from './opportunity-queries'
 
@@ -47,6 +48,7 @@ export function OpportunityBoardPage({ search }: { search: BoardSearch }) {
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <h1 className="text-2xl font-semibold tracking-tight text-slate-900">Opportunities</h1>
+        <NewOpportunityButton pipelineId={pipeline?.id} className="ml-auto" />
         {pipeline === undefined ? null : (
           <SelectField
             label="Pipeline"

@@ -1,5 +1,5 @@
 import { useDraggable } from '@dnd-kit/core'
-import { Link } from '@tanstack/react-router'
+import { Link, useNavigate } from '@tanstack/react-router'
 import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components'
 import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { focusRing } from '../../components/ui/button'
@@ -29,6 +29,7 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
   })
   const name = opportunity.lead_name ?? 'Unnamed lead'
   const nameId = `card-${opportunity.id}`
+  const navigate = useNavigate()
   return (
     <article
       ref={setNodeRef}
@@ -57,6 +58,16 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
         >
           {name}
         </Link>
+        <button
+          type="button"
+          aria-label={`Open ${name} opportunity`}
+          className={twMerge('rounded px-1.5 py-0.5 text-xs font-medium text-indigo-700 hover:bg-indigo-50', focusRing)}
+          onClick={() => {
+            void navigate({ to: '/opportunities', search: (prev) => ({ ...prev, opportunity: opportunity.id }) })
+          }}
+        >
+          Open
+        </button>
       </div>
       <CardFacts opportunity={opportunity} today={today} />
       <MenuTrigger>

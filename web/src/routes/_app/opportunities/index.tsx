@@ -2,6 +2,7 @@ import { createFileRoute } from '@tanstack/react-router'
 import { authQueries } from '../../../features/auth/auth-queries'
 import { boardSearchOf, filtersOf, pipelineOf } from '../../../features/opportunities/board-search'
 import { OpportunityBoardPage } from '../../../features/opportunities/opportunity-board-page'
+import { OpportunityPanelSlot } from '../../../features/opportunities/opportunity-panel-slot'
 import { opportunityQueries } from '../../../features/opportunities/opportunity-queries'
 
 export const Route = createFileRoute('/_app/opportunities/')({
@@ -23,7 +24,13 @@ export const Route = createFileRoute('/_app/opportunities/')({
 })
 
 function BoardRoute() {
-  return <OpportunityBoardPage search={Route.useSearch()} />
+  const search = Route.useSearch()
+  return (
+    <>
+      <OpportunityBoardPage search={search} />
+      <OpportunityPanelSlot opportunityId={search.opportunity} />
+    </>
+  )
 }
 
 function ignore() {
