@@ -10,6 +10,7 @@ const none = {
   lead_query: undefined,
   view: undefined,
   sort: undefined,
+  opportunity: undefined,
 }
 
 describe('boardSearchOf', () => {
@@ -24,6 +25,7 @@ describe('boardSearchOf', () => {
         lead_query: 'acme',
         view: 'list',
         sort: '-annualized_value',
+        opportunity: 'oppo_1',
       }),
     ).toEqual({
       pipeline: 'pipe_1',
@@ -34,6 +36,7 @@ describe('boardSearchOf', () => {
       lead_query: 'acme',
       view: 'list',
       sort: '-annualized_value',
+      opportunity: 'oppo_1',
     })
   })
 
@@ -51,6 +54,7 @@ describe('boardSearchOf', () => {
       lead_query: '   ',
       view: 'grid',
       sort: 'status_label',
+      opportunity: 'lead_1',
     })
     expect(search).toEqual(none)
     expect(Object.keys(search).sort()).toEqual(Object.keys(none).sort())
