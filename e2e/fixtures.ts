@@ -165,7 +165,9 @@ export async function startStack(
     ).stdout,
   )
   if (demoSeedFile !== undefined) {
-    const { stdout } = await cli(['seed', 'demo', '--db', db, '--leads', '5', '--json'])
+    // A handful keeps the journeys quick; the README's screenshots ask for a full organization, as `npm start` seeds.
+    const leads = process.env.LEADLINE_E2E_DEMO_LEADS ?? '5'
+    const { stdout } = await cli(['seed', 'demo', '--db', db, '--leads', leads, '--json'])
     jsonObject(stdout)
     writeFileSync(demoSeedFile, stdout, { mode: 0o600 })
   }

@@ -6,8 +6,9 @@ import { demoTest as test, expect } from '../fixtures.js'
 /*
  * The three screens a visit starts on, on a laptop and on a phone, with the demo organization's data: nothing may
  * stick out sideways. With LEADLINE_SCREENSHOTS=<folder> it also saves a screenshot of each, and the README's
- * docs/lead-page.png (1366×900, as the demo rep): `LEADLINE_SCREENSHOTS=/tmp/shots pnpm --filter @leadline/e2e exec
- * playwright test web-layout`, then copy lead-page.png into docs/.
+ * docs/lead-page.png (1366×900, as the demo rep), docs/board.png and docs/report.png (as the admin), from an
+ * organization as full as `npm start` seeds: `LEADLINE_E2E_DEMO_LEADS=250 LEADLINE_SCREENSHOTS=<folder> pnpm
+ * --filter @leadline/e2e exec playwright test web-layout`, then copy the three into docs/.
  */
 const screenshots = process.env.LEADLINE_SCREENSHOTS
 const viewports = [
@@ -77,6 +78,7 @@ test('each screen has its own title, and going to another moves focus to its hea
   const nav = page.getByRole('navigation', { name: 'Main' })
   const screens = [
     { link: 'Opportunities', heading: 'Opportunities', title: 'Opportunities · Leadline' },
+    { link: 'Reports', heading: 'Reports', title: 'Reports · Leadline' },
     { link: 'Settings', heading: 'Pipelines', title: 'Pipelines · Settings · Leadline' },
     { link: 'Leads', heading: 'Leads', title: 'Leads · Leadline' },
   ]
@@ -114,4 +116,43 @@ test('each screen has its own title, and going to another moves focus to its hea
   const name = (await firstLead.textContent()) ?? ''
   await firstLead.click()
   await expect(page.getByRole('heading', { level: 1, name })).toBeFocused()
+  await expect(page).toHaveTitle(`${name} · Leads · Leadline`)
 })
+
+/*
+ * The manager's screens with the demo organization's data, on a laptop and on a phone, signed in as the admin (whose
+ * header has the most links): nothing sticks out sideways; the board scrolls inside itself. With
+ * LEADLINE_SCREENSHOTS it also saves the README's docs/board.png and docs/report.png (1366×900).
+ */
+for (const viewport of viewports) {
+  test(`the board and the report fit a ${viewport.name} screen as the admin`, async ({ page, demoStack }) => {
+    const admin = demoStack.users.find((u) => u.title === 'admin')
+    if (admin === undefined) throw new Error('the demo seed has no admin')
+    await page.setViewportSize({ width: viewport.width, height: viewport.height })
+    await page.goto('/sign-in')
+    await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await expect(nav.getByRole('link', { name: 'Settings' })).toBeVisible()
+    await check(page, `leads-admin-${viewport.name}`)
+
+    await nav.getByRole('link', { name: 'Opportunities' }).click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Opportunities' })).toBeVisible()
+    await expect(page.getByRole('article').first()).toBeVisible()
+    await check(page, `board-${viewport.name}`)
+
+    await nav.getByRole('link', { name: 'Reports' }).click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible()
+    await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
+    await check(page, `report-${viewport.name}`)
+
+    if (screenshots !== undefined && viewport.name === 'desktop') {
+      await page.setViewportSize({ width: 1366, height: 900 })
+      await nav.getByRole('link', { name: 'Opportunities' }).click()
+      await expect(page.getByRole('article').first()).toBeVisible()
+      await page.screenshot({ path: join(screenshots, 'board.png') })
+      await nav.getByRole('link', { name: 'Reports' }).click()
+      await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
+      await page.screenshot({ path: join(screenshots, 'report.png') })
+    }
+  })
+}

@@ -10,11 +10,21 @@ const WAIT_MS = 10_000
  */
 export function focusHeadingOnNavigation(router: AnyRouter): void {
   let stopWaiting: () => void = () => undefined
+  // The screen being left: while a new screen's code loads, the router may render with the old one still showing.
+  let leaving: { heading: Element; text: string | null } | undefined
+  router.subscribe('onBeforeNavigate', () => {
+    const heading = findHeading()
+    leaving = heading === null ? undefined : { heading, text: heading.textContent }
+  })
   router.subscribe('onRendered', ({ fromLocation, pathChanged }) => {
-    stopWaiting()
+    // A change of search only (a screen filling in its defaults as it opens) leaves a wait for the heading running.
     if (fromLocation === undefined || !pathChanged) return
+    stopWaiting()
     const focusedBefore = document.activeElement
-    stopWaiting = whenHeadingShows((heading) => {
+    const old = leaving
+    // The same element with new text is a new screen too (one lead's page, then another's).
+    const isNew = (heading: HTMLElement) => old?.heading !== heading || old.text !== heading.textContent
+    stopWaiting = whenHeadingShows(isNew, (heading) => {
       const focused = document.activeElement
       if (focused !== focusedBefore && focused !== null && focused !== document.body) return
       // Focusable by script only (out of the Tab order); styles.css hides the ring of a heading focused this way.
@@ -24,8 +34,15 @@ export function focusHeadingOnNavigation(router: AnyRouter): void {
   })
 }
 
-function whenHeadingShows(then: (heading: HTMLElement) => void): () => void {
-  const find = () => document.querySelector<HTMLElement>('main h1')
+function findHeading(): HTMLElement | null {
+  return document.querySelector<HTMLElement>('main h1')
+}
+
+function whenHeadingShows(isNew: (heading: HTMLElement) => boolean, then: (heading: HTMLElement) => void): () => void {
+  const find = () => {
+    const heading = findHeading()
+    return heading !== null && isNew(heading) ? heading : null
+  }
   const heading = find()
   if (heading !== null) {
     then(heading)

@@ -5,6 +5,7 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
 import { showToast } from '../../components/ui/toast'
+import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
 import { AddressesPanel } from './addresses-panel'
 import { ContactsPanel } from './contacts-panel'
@@ -16,6 +17,8 @@ import { StatusPicker } from './status-picker'
 
 export function LeadPage({ leadId }: { leadId: string }) {
   const { data: lead } = useSuspenseQuery(leadQueries.detail(leadId))
+  const name = lead.display_name === '' ? 'Unnamed lead' : lead.display_name
+  useDocumentTitle(name, 'Leads')
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-col gap-3">
@@ -24,9 +27,7 @@ export function LeadPage({ leadId }: { leadId: string }) {
         </Link>
         <div className="flex flex-wrap items-end justify-between gap-4">
           <div className="min-w-0">
-            <h1 className="text-2xl font-bold break-words text-slate-900">
-              {lead.display_name === '' ? 'Unnamed lead' : lead.display_name}
-            </h1>
+            <h1 className="text-2xl font-bold break-words text-slate-900">{name}</h1>
             <p className="mt-1 text-xs text-slate-500">
               Created {formatDateTime(lead.date_created)}
               {lead.created_by_name === null ? '' : ` by ${lead.created_by_name}`} · updated{' '}

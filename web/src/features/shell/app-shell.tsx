@@ -22,7 +22,8 @@ export function AppShell() {
         Skip to content
       </a>
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white">
-        <div className="mx-auto flex h-14 max-w-7xl items-center gap-6 px-4">
+        {/* Below md the navigation takes a row of its own, under the product and the user, and scrolls if it must. */}
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2 md:h-14 md:flex-nowrap md:py-0">
           {/* On a phone the organization goes under the product name rather than being cut to a few letters. */}
           <div className="flex min-w-0 flex-col sm:flex-row sm:items-baseline sm:gap-2">
             <span className="text-lg leading-6 font-bold tracking-tight text-indigo-700">Leadline</span>
@@ -31,7 +32,10 @@ export function AppShell() {
               <span>{session.organization.name}</span>
             </p>
           </div>
-          <nav aria-label="Main" className="flex items-center gap-1">
+          <nav
+            aria-label="Main"
+            className="order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto md:order-none md:mx-0 md:w-auto"
+          >
             <Link to="/leads" className={navLink}>
               Leads
             </Link>
