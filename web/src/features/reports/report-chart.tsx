@@ -4,7 +4,7 @@ import { scaleBand, scaleLinear } from '@visx/scale'
 import { Bar } from '@visx/shape'
 import { Link } from '@tanstack/react-router'
 import { formatMoney } from '@leadline/shared/money'
-import { groupLabel, groupParam, type ReportPage } from './report-groups'
+import { groupLabel, groupParam, groupTick, tickEvery, type ReportPage } from './report-groups'
 import type { ReportSearch } from './report-search'
 
 const WIDTH = 760
@@ -65,6 +65,8 @@ export function ReportChart({
   const max = Math.max(1, ...page.data.flatMap((g) => series.map((s) => s.valueOf(g.key))))
   const y = scaleLinear({ domain: [0, max], range: [HEIGHT - MARGIN.top - MARGIN.bottom, 0], nice: true })
   const labelOf = new Map(page.data.map((g) => [groupParam(g.key), groupLabel(search.by, g)]))
+  const tickOf = new Map(page.data.map((g) => [groupParam(g.key), groupTick(search.by, g)]))
+  const every = tickEvery(x.step(), Math.max(...[...tickOf.values()].map((t) => t.length)))
   return (
     <figure className="flex flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4">
       <figcaption className="flex flex-wrap gap-4 text-sm text-slate-700">
@@ -88,7 +90,8 @@ export function ReportChart({
           <AxisBottom
             top={HEIGHT - MARGIN.top - MARGIN.bottom}
             scale={x}
-            tickFormat={(key) => labelOf.get(key) ?? key}
+            tickValues={keys.filter((_, i) => i % every === 0)}
+            tickFormat={(key) => tickOf.get(key) ?? key}
             tickLabelProps={{ fill: '#475569', fontSize: 11 }}
             stroke="#cbd5e1"
             tickStroke="#cbd5e1"

@@ -36,6 +36,25 @@ export function groupLabel(by: Grouping, group: Pick<ReportGroup, 'key' | 'user_
   }
 }
 
+const shortMonths = new Intl.DateTimeFormat('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' })
+const TICK_MAX = 14
+
+/** A group's name under its bars: short, as many sit side by side (`Mar 2026`, `W09 2026`); the bars' names are whole. */
+export function groupTick(by: Grouping, group: Pick<ReportGroup, 'key' | 'user_name'>): string {
+  const { key } = group
+  if (key !== null && key !== NO_KEY && by === 'month') {
+    return shortMonths.format(new Date(Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, 1)))
+  }
+  if (key !== null && key !== NO_KEY && by === 'week') return `${key.slice(5)} ${key.slice(0, 4)}`
+  const label = groupLabel(by, group)
+  return label.length > TICK_MAX ? `${label.slice(0, TICK_MAX - 1)}…` : label
+}
+
+/** Every how many groups a tick is labelled so that labels of about `chars` characters do not overlap. */
+export function tickEvery(step: number, chars: number, charWidth = 7): number {
+  return Math.max(1, Math.ceil((chars * charWidth + 8) / Math.max(step, 1)))
+}
+
 /** The URL's form of a group's key (`none` for the group without one). */
 export function groupParam(key: string | null): string {
   return key ?? NO_KEY
