@@ -123,6 +123,15 @@ test('an admin reorders statuses with Move down and a keyboard drag, moves one t
     typeof s === 'object' && s !== null && 'type' in s ? String(s.type) : '',
   )
   expect(types).toEqual(['won', 'lost'])
+
+  // The board shows each pipeline's columns in the new order.
+  for (const [id, labels] of [
+    [sourceId, ['Charlie', 'Alpha']],
+    [targetId, ['Delta', 'Bravo']],
+  ] as const) {
+    await page.goto(`/opportunities?pipeline=${id}`)
+    await expect(page.getByRole('heading', { level: 2 })).toHaveText([...labels])
+  }
 })
 
 test('an admin creates and deletes a pipeline; deletes the API refuses show its message', async ({

@@ -40,7 +40,7 @@ describe('moveBetweenColumns', () => {
     const moving = card('oppo_1')
     const from = { pages: [page([card('oppo_0')], { total_results: 40 }), page([moving])], pageParams: [0, 20] }
     const to = { pages: [page([card('oppo_2')])], pageParams: [0] }
-    const moved = moveBetweenColumns(from, to, moving, { id: 'stat_b', label: 'B', type: 'won' })
+    const moved = moveBetweenColumns(from, to, moving, { id: 'stat_b', label: 'B', type: 'won' }, '2026-03-02')
     expect(moved.from?.pages[1]?.data).toEqual([])
     expect(moved.from?.pages[0]).toMatchObject({
       total_results: 39,
@@ -48,9 +48,9 @@ describe('moveBetweenColumns', () => {
       expected_value_monthly: 0,
     })
     expect(moved.from?.pages[0]?.count_by_value_period.monthly).toBe(0)
-    expect(moved.to?.pages[0]?.data.map((o) => [o.id, o.status_id, o.status_type])).toEqual([
-      ['oppo_1', 'stat_b', 'won'],
-      ['oppo_2', 'stat_a', 'active'],
+    expect(moved.to?.pages[0]?.data.map((o) => [o.id, o.status_id, o.status_type, o.date_won])).toEqual([
+      ['oppo_1', 'stat_b', 'won', '2026-03-02'],
+      ['oppo_2', 'stat_a', 'active', null],
     ])
     expect(moved.to?.pages[0]).toMatchObject({
       total_results: 2,
@@ -59,8 +59,23 @@ describe('moveBetweenColumns', () => {
     })
   })
 
+  it('keeps a close date already set, and dates only a move to a won status', () => {
+    const dated = card('oppo_3', { date_won: '2026-01-31' })
+    const to = { pages: [page([])], pageParams: [0] }
+    const won = { id: 'stat_w', label: 'W', type: 'won' } as const
+    const lost = { id: 'stat_l', label: 'L', type: 'lost' } as const
+    expect(moveBetweenColumns(undefined, to, dated, won, '2026-03-02').to?.pages[0]?.data[0]?.date_won).toBe(
+      '2026-01-31',
+    )
+    expect(moveBetweenColumns(undefined, to, card('oppo_4'), lost, '2026-03-02').to?.pages[0]?.data[0]?.date_won).toBe(
+      null,
+    )
+  })
+
   it('leaves a column that is not loaded unloaded', () => {
-    expect(moveBetweenColumns(undefined, undefined, card('oppo_1'), { id: 'b', label: 'B', type: 'active' })).toEqual({
+    expect(
+      moveBetweenColumns(undefined, undefined, card('oppo_1'), { id: 'b', label: 'B', type: 'active' }, '2026-03-02'),
+    ).toEqual({
       from: undefined,
       to: undefined,
     })

@@ -39,12 +39,15 @@ export function moveBetweenColumns<D extends Pages>(
   to: D | undefined,
   opportunity: Opportunity,
   status: BoardStatus,
+  today: string,
 ): { from: D | undefined; to: D | undefined } {
   const moved: Opportunity = {
     ...opportunity,
     status_id: status.id,
     status_label: status.label,
     status_type: status.type,
+    // Won without a close date: the API dates it the mover's today, and so does the card until the API answers.
+    date_won: status.type === 'won' && opportunity.date_won === null ? today : opportunity.date_won,
   }
   const nextFrom =
     from === undefined

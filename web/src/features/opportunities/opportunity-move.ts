@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query'
 import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { showToast } from '../../components/ui/toast'
+import { localDate } from '../../lib/format'
 import { api, saveErrorMessage } from '../../lib/api'
 import { leadQueries } from '../leads/lead-queries'
 import { moveBetweenColumns, type BoardStatus, type OpportunityColumnPage } from './board-moves'
@@ -47,7 +48,7 @@ export function useMoveOpportunity() {
       ])
       const previousFrom = queryClient.getQueryData<ColumnData>(fromKey)
       const previousTo = queryClient.getQueryData<ColumnData>(toKey)
-      const moved = moveBetweenColumns(previousFrom, previousTo, opportunity, to)
+      const moved = moveBetweenColumns(previousFrom, previousTo, opportunity, to, localDate())
       if (moved.from !== undefined) queryClient.setQueryData(fromKey, moved.from)
       if (moved.to !== undefined) queryClient.setQueryData(toKey, moved.to)
       return { previousFrom, previousTo }
