@@ -10,7 +10,8 @@ export interface TextFieldProps {
   description?: string | undefined
   multiline?: boolean
   rows?: number
-  type?: 'text' | 'url' | 'email' | 'tel' | 'password' | undefined
+  /** `date` and `datetime-local` are the browser's own pickers, with keyboard entry; their values are ISO text. */
+  type?: 'text' | 'url' | 'email' | 'tel' | 'password' | 'date' | 'datetime-local' | undefined
   placeholder?: string
   name?: string
   autoComplete?: string

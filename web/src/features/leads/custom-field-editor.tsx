@@ -2,7 +2,7 @@ import { useId } from 'react'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
 import type { EditorProps } from '../../components/ui/inline-edit'
 import { SelectField } from '../../components/ui/select-field'
-import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
+import { labelStyles, TextField } from '../../components/ui/text-field'
 import type { ReferenceOption } from './custom-field-input'
 import { CUSTOM_VALUE_SEPARATOR } from './custom-values'
 
@@ -83,27 +83,14 @@ export function CustomFieldEditor({
   }
   if ((field.type === 'date' || field.type === 'datetime') && !field.accepts_multiple_values) {
     return (
-      <div className="flex flex-col gap-1">
-        <label htmlFor={id} className={labelStyles}>
-          {label}
-        </label>
-        <input
-          id={id}
-          type={field.type === 'date' ? 'date' : 'datetime-local'}
-          value={draft}
-          aria-invalid={error === undefined ? undefined : true}
-          aria-describedby={error === undefined ? undefined : `${id}-error`}
-          onChange={(event) => {
-            setDraft(event.target.value)
-          }}
-          className={inputStyles}
-        />
-        {error === undefined ? null : (
-          <p id={`${id}-error`} className="text-sm text-red-700">
-            {error}
-          </p>
-        )}
-      </div>
+      <TextField
+        type={field.type === 'date' ? 'date' : 'datetime-local'}
+        label={label}
+        value={draft}
+        onChange={setDraft}
+        error={error}
+        autoFocus={autoFocus}
+      />
     )
   }
   return (

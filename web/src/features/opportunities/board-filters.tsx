@@ -1,5 +1,5 @@
 import { Link, useNavigate } from '@tanstack/react-router'
-import { useEffect, useEffectEvent, useId, useState } from 'react'
+import { useEffect, useEffectEvent, useState } from 'react'
 import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components'
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
 import type { Organization } from '@leadline/shared/organization-schema'
@@ -50,18 +50,22 @@ export function BoardFilterBar({ search, members }: { search: BoardSearch; membe
           set({ period: VALUE_PERIODS.find((p) => p === value) })
         }}
       />
-      <DateInput
+      <TextField
+        type="date"
         label="Closing from"
-        value={search.won_from}
+        value={search.won_from ?? ''}
+        inputClassName="w-40"
         onChange={(day) => {
-          set({ won_from: day })
+          set({ won_from: day === '' ? undefined : day })
         }}
       />
-      <DateInput
+      <TextField
+        type="date"
         label="Closing until"
-        value={search.won_to}
+        value={search.won_to ?? ''}
+        inputClassName="w-40"
         onChange={(day) => {
-          set({ won_to: day })
+          set({ won_to: day === '' ? undefined : day })
         }}
       />
       <LeadQueryBox
@@ -167,33 +171,6 @@ function OwnerPicker({ members, selected, onChange }: OwnerPickerProps) {
           </Menu>
         </Popover>
       </MenuTrigger>
-    </div>
-  )
-}
-
-interface DateInputProps {
-  label: string
-  value: string | undefined
-  onChange: (day: string | undefined) => void
-}
-
-/** A native date field: the browser's own picker and keyboard entry, and `YYYY-MM-DD` as the API takes it. */
-function DateInput({ label, value, onChange }: DateInputProps) {
-  const id = useId()
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className={labelStyles}>
-        {label}
-      </label>
-      <input
-        id={id}
-        type="date"
-        value={value ?? ''}
-        className={twMerge(inputStyles, 'w-40')}
-        onChange={(event) => {
-          onChange(event.target.value === '' ? undefined : event.target.value)
-        }}
-      />
     </div>
   )
 }

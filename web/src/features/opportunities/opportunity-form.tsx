@@ -164,9 +164,9 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
           error={errors.confidence}
         />
         <TextField
+          type="date"
           label="Close date"
           value={draft.date_won}
-          placeholder="YYYY-MM-DD"
           description="Expected, or when it was won"
           onChange={(value) => {
             set('date_won', value)

@@ -2,7 +2,7 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { useId, type ChangeEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
-import { inputStyles, labelStyles } from '../../components/ui/text-field'
+import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { localDate } from '../../lib/format'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
 import { setupQueries } from '../leads/lead-queries'
@@ -82,18 +82,22 @@ export function ReportControls({
             None selected: everyone.
           </p>
         </div>
-        <DateInput
+        <TextField
+          type="date"
           label="Won from"
-          value={search.from}
+          value={search.from ?? ''}
+          inputClassName="w-44"
           onChange={(from) => {
-            onChange({ from, to: search.to, dates: undefined })
+            onChange({ from: from === '' ? undefined : from, to: search.to, dates: undefined })
           }}
         />
-        <DateInput
+        <TextField
+          type="date"
           label="Won to"
-          value={search.to}
+          value={search.to ?? ''}
+          inputClassName="w-44"
           onChange={(to) => {
-            onChange({ from: search.from, to, dates: undefined })
+            onChange({ from: search.from, to: to === '' ? undefined : to, dates: undefined })
           }}
         />
       </div>
@@ -122,34 +126,6 @@ export function ReportControls({
           All dates
         </Button>
       </div>
-    </div>
-  )
-}
-
-function DateInput({
-  label,
-  value,
-  onChange,
-}: {
-  label: string
-  value: string | undefined
-  onChange: (value: string | undefined) => void
-}) {
-  const id = useId()
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className={labelStyles}>
-        {label}
-      </label>
-      <input
-        id={id}
-        type="date"
-        value={value ?? ''}
-        onChange={(event) => {
-          onChange(event.target.value === '' ? undefined : event.target.value)
-        }}
-        className={`${inputStyles} w-44`}
-      />
     </div>
   )
 }
