@@ -1,4 +1,5 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, type ReactNode } from 'react'
+import { Button } from './button'
 import type { ModalDialogProps } from './modal-dialog'
 
 export type DialogProps = ModalDialogProps
@@ -15,5 +16,49 @@ export function Dialog(props: DialogProps) {
     <Suspense fallback={null}>
       <ModalDialog {...props} />
     </Suspense>
+  )
+}
+
+export interface ConfirmDialogProps {
+  title: string
+  isOpen: boolean
+  /** Closing without confirming: Cancel, Escape or a press outside. */
+  onCancel: () => void
+  onConfirm: () => void
+  isPending?: boolean
+  confirmLabel?: string
+  /** What is about to happen, in a sentence or two. */
+  children: ReactNode
+}
+
+/** A question before something that cannot be undone: Cancel has the focus, the red button does it. */
+export function ConfirmDialog({
+  title,
+  isOpen,
+  onCancel,
+  onConfirm,
+  isPending = false,
+  confirmLabel = 'Delete',
+  children,
+}: ConfirmDialogProps) {
+  return (
+    <Dialog
+      title={title}
+      isOpen={isOpen}
+      onOpenChange={(open) => {
+        if (!open) onCancel()
+      }}
+      size="sm"
+    >
+      <p className="text-sm text-slate-700">{children}</p>
+      <div className="flex justify-end gap-2">
+        <Button autoFocus onPress={onCancel}>
+          Cancel
+        </Button>
+        <Button variant="danger" isPending={isPending} onPress={onConfirm}>
+          {confirmLabel}
+        </Button>
+      </div>
+    </Dialog>
   )
 }

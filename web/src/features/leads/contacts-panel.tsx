@@ -4,7 +4,7 @@ import type { CustomField } from '@leadline/shared/custom-field-schema'
 import type { Lead } from '@leadline/shared/lead-schema'
 import { lazy, Suspense, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { Dialog } from '../../components/ui/dialog'
+import { ConfirmDialog, Dialog } from '../../components/ui/dialog'
 import { ExternalLink } from '../../components/ui/external-link'
 import { Panel } from '../../components/ui/panel'
 import { CustomValueDisplay, useReferenceOptions, type ReferenceOption } from './custom-field-input'
@@ -162,29 +162,16 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
 function DeleteContactDialog({ contact, onDone }: { contact: Contact | undefined; onDone: () => void }) {
   const deleteContact = useDeleteContact()
   return (
-    <Dialog
+    <ConfirmDialog
       title={`Delete ${contact?.display_name ?? 'contact'}?`}
       isOpen={contact !== undefined}
-      onOpenChange={(open) => {
-        if (!open) onDone()
+      onCancel={onDone}
+      isPending={deleteContact.isPending}
+      onConfirm={() => {
+        if (contact !== undefined) deleteContact.mutate(contact.id, { onSuccess: onDone })
       }}
-      size="sm"
     >
-      <p className="text-sm text-slate-700">The contact and its phones, emails and URLs are deleted.</p>
-      <div className="flex justify-end gap-2">
-        <Button autoFocus onPress={onDone}>
-          Cancel
-        </Button>
-        <Button
-          variant="danger"
-          isPending={deleteContact.isPending}
-          onPress={() => {
-            if (contact !== undefined) deleteContact.mutate(contact.id, { onSuccess: onDone })
-          }}
-        >
-          Delete
-        </Button>
-      </div>
-    </Dialog>
+      The contact and its phones, emails and URLs are deleted.
+    </ConfirmDialog>
   )
 }

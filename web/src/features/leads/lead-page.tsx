@@ -3,7 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
 import type { Lead } from '@leadline/shared/lead-schema'
 import { Button } from '../../components/ui/button'
-import { Dialog } from '../../components/ui/dialog'
+import { ConfirmDialog } from '../../components/ui/dialog'
 import { showToast } from '../../components/ui/toast'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
@@ -79,37 +79,26 @@ function DeleteLeadButton({ lead }: { lead: Lead }) {
       >
         Delete lead
       </Button>
-      <Dialog title={`Delete ${lead.display_name || 'this lead'}?`} isOpen={isOpen} onOpenChange={setOpen} size="sm">
-        <p className="text-sm text-slate-700">
-          The lead, its contacts, addresses and activity are deleted for everyone in your organization. This cannot be
-          undone.
-        </p>
-        <div className="flex justify-end gap-2">
-          <Button
-            autoFocus
-            onPress={() => {
+      <ConfirmDialog
+        title={`Delete ${lead.display_name || 'this lead'}?`}
+        isOpen={isOpen}
+        onCancel={() => {
+          setOpen(false)
+        }}
+        isPending={deleteLead.isPending}
+        onConfirm={() => {
+          deleteLead.mutate(undefined, {
+            onSuccess: () => {
               setOpen(false)
-            }}
-          >
-            Cancel
-          </Button>
-          <Button
-            variant="danger"
-            isPending={deleteLead.isPending}
-            onPress={() => {
-              deleteLead.mutate(undefined, {
-                onSuccess: () => {
-                  setOpen(false)
-                  showToast({ title: `Lead “${lead.display_name}” deleted` })
-                  void navigate({ to: '/leads' })
-                },
-              })
-            }}
-          >
-            Delete
-          </Button>
-        </div>
-      </Dialog>
+              showToast({ title: `Lead “${lead.display_name}” deleted` })
+              void navigate({ to: '/leads' })
+            },
+          })
+        }}
+      >
+        The lead, its contacts, addresses and activity are deleted for everyone in your organization. This cannot be
+        undone.
+      </ConfirmDialog>
     </>
   )
 }

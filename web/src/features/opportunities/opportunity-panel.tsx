@@ -3,7 +3,7 @@ import { Suspense, useState } from 'react'
 import { Dialog as AriaDialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { Button } from '../../components/ui/button'
-import { Dialog } from '../../components/ui/dialog'
+import { ConfirmDialog } from '../../components/ui/dialog'
 import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import { isApiError } from '../../lib/api'
 import { OpportunityForm } from './opportunity-form'
@@ -82,36 +82,25 @@ function DeleteOpportunity({ opportunity, onDeleted }: { opportunity: Opportunit
       >
         Delete opportunity
       </Button>
-      <Dialog title="Delete opportunity" isOpen={isOpen} onOpenChange={setOpen} size="sm">
-        <p className="text-sm text-slate-700">
-          This opportunity of {opportunity.lead_name ?? 'the lead'} is deleted for everyone in your organization. This
-          cannot be undone.
-        </p>
-        <div className="flex justify-end gap-2">
-          <Button
-            autoFocus
-            onPress={() => {
+      <ConfirmDialog
+        title="Delete opportunity"
+        isOpen={isOpen}
+        onCancel={() => {
+          setOpen(false)
+        }}
+        isPending={remove.isPending}
+        onConfirm={() => {
+          remove.mutate(opportunity, {
+            onSuccess: () => {
               setOpen(false)
-            }}
-          >
-            Cancel
-          </Button>
-          <Button
-            variant="danger"
-            isPending={remove.isPending}
-            onPress={() => {
-              remove.mutate(opportunity, {
-                onSuccess: () => {
-                  setOpen(false)
-                  onDeleted()
-                },
-              })
-            }}
-          >
-            Delete
-          </Button>
-        </div>
-      </Dialog>
+              onDeleted()
+            },
+          })
+        }}
+      >
+        This opportunity of {opportunity.lead_name ?? 'the lead'} is deleted for everyone in your organization. This
+        cannot be undone.
+      </ConfirmDialog>
     </div>
   )
 }
