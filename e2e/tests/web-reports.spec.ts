@@ -108,7 +108,7 @@ function reportUrl(s: Seed, by: string): string {
 async function tableRows(page: Page): Promise<{ body: string[][]; total: string[] }> {
   const table = page.getByRole('table', { name: /^Opportunities by/ })
   const cells = (row: ReturnType<Page['locator']>) =>
-    row.locator('th, td').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()))
+    row.locator('th, td').evaluateAll((els) => els.map((e) => e.textContent.trim()))
   const body: string[][] = []
   for (const row of await table.locator('tbody tr').all()) body.push(await cells(row))
   return { body, total: await cells(table.locator('tfoot tr')) }
