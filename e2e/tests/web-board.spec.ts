@@ -177,6 +177,20 @@ test('a card dragged with the mouse to another column moves there', async ({ pag
   await expect(card(page, 'Proposal', globex)).toBeVisible()
   expect(await statusOf(board.crm, board.cards[globex])).toBe('Proposal')
   for (const label of ['Prospect', 'Proposal']) await expectColumnMatchesApi(page, board, label)
+
+  // Dragged by its body and let go where it started, a card stays put and does not open as if clicked (the pointer
+  // is let go over the drag's overlay, not the card).
+  const acme = card(page, 'Prospect', `Acme ${board.pipelineName}`)
+  const body = await acme.getByText('% confidence').boundingBox()
+  if (body === null) throw new Error('the card is not on screen')
+  await page.mouse.move(body.x + 5, body.y + 5)
+  await page.mouse.down()
+  await page.mouse.move(body.x + 40, body.y + 5, { steps: 6 })
+  await page.mouse.move(body.x + 6, body.y + 5, { steps: 6 })
+  await page.mouse.up()
+  await expect(acme).toBeVisible()
+  await expect(page.getByRole('dialog')).toHaveCount(0)
+  expect(page.url()).not.toContain('opportunity=')
 })
 
 test('a card lifted with space, carried with the arrow keys and dropped with space moves, and is announced', async ({
