@@ -1,5 +1,5 @@
 import type { ButtonHTMLAttributes, Ref } from 'react'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 const variants = {
   primary: 'bg-indigo-600 text-white hover:bg-indigo-700 active:bg-indigo-800',

@@ -1,5 +1,5 @@
 import { linkableUrl } from '../../lib/url'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 /** A URL as the user typed it: a link (in a new tab) when it is a web address, otherwise plain text. */
 export function ExternalLink({ url, className }: { url: string; className?: string }) {

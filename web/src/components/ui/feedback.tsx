@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 /** A thin bar along the top edge while a navigation loads: it overlays, so nothing below moves. */
 export function ProgressBar({ isActive }: { isActive: boolean }) {

@@ -1,6 +1,6 @@
 import { useId, type ChangeEvent } from 'react'
 import { inputStyles, labelStyles } from './text-field'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 export interface SelectOption {
   value: string

@@ -1,5 +1,5 @@
 import { useId, type HTMLAttributes } from 'react'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 export interface TextFieldProps {
   label: string

@@ -12,7 +12,7 @@ import type { BoardFilters } from './board-search'
 import { OpportunityCard } from './opportunity-card'
 import { opportunityQueries } from './opportunity-queries'
 import { Button as AriaButton, Tooltip, TooltipTrigger } from 'react-aria-components'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 /** A card's height before it is measured; the virtualizer corrects it once the card is on screen. */
 const CARD_HEIGHT_ESTIMATE = 150

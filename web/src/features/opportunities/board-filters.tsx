@@ -7,7 +7,7 @@ import { Button, focusRing } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { filtersOf, type BoardSearch } from './board-search'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 type Member = Organization['memberships'][number]
 

@@ -5,7 +5,7 @@ import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { focusRing } from '../../components/ui/button'
 import { formatCalendarDate } from '../../lib/format'
 import { isOverdue, type BoardStatus } from './board-moves'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 export interface CardDragData {
   opportunity: Opportunity

@@ -19,7 +19,7 @@ import { formatCalendarDate } from '../../lib/format'
 import type { OpportunityColumnPage } from './board-moves'
 import type { BoardFilters } from './board-search'
 import { listsKey } from './opportunity-move'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 
 // The list view: the board's filtered opportunities as a table. The API sorts and pages; the table only lays out.
 

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, ErrorState, Skeleton } from '../../components/ui/feedback'
 import { formatCalendarDate } from '../../lib/format'

@@ -1,6 +1,6 @@
 import { Link } from '@tanstack/react-router'
 import { formatMoney } from '@leadline/shared/money'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from '../../lib/class-merge'
 import { focusRing } from '../../components/ui/button'
 import { groupLabel, groupParam, type ReportPage } from './report-groups'
 import { groupingLabel, MONEY_COLUMNS } from './report-rows'
