@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
+import { boardColumn, expectAccessible, jsonList } from '../journeys.js'
 
 interface Member {
   id: string
@@ -24,14 +24,6 @@ interface FilterBoard {
 const LABELS = ['Prospect', 'Proposal', 'Closed won']
 let pipelines = 0
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null ? { ...value } : {}
-}
-
-function list(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map(record) : []
-}
-
 function adminOf(users: DemoUser[]): DemoUser {
   const admin = users.find((u) => u.title === 'admin')
   if (admin === undefined) throw new Error('the demo seed has no admin')
@@ -48,9 +40,12 @@ async function newPipeline(page: Page, users: DemoUser[], apiUrl: string) {
     name: pipelineName,
     statuses: [{ label: 'Prospect' }, { label: 'Proposal' }, { label: 'Closed won', type: 'won' }],
   })
-  const statuses = Object.fromEntries(list(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
+  const statuses = Object.fromEntries(jsonList(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
   const organization = await crm.request('GET', `organization/${String(pipeline.organization_id)}/`)
-  const members = list(organization.memberships).map((m) => ({ id: String(m.user_id), name: String(m.user_full_name) }))
+  const members = jsonList(organization.memberships).map((m) => ({
+    id: String(m.user_id),
+    name: String(m.user_full_name),
+  }))
   const adminMember = members.find((m) => m.name === `${admin.first_name} ${admin.last_name}`)
   const other = members.find((m) => m !== adminMember)
   if (adminMember === undefined || other === undefined) throw new Error('the demo organization needs two members')
@@ -108,10 +103,6 @@ async function openFilterBoard(page: Page, users: DemoUser[], apiUrl: string): P
   return { ...setup, token }
 }
 
-function column(page: Page, label: string) {
-  return page.getByRole('region', { name: label, exact: true })
-}
-
 function query(params: Record<string, string>): string {
   return new URLSearchParams(params).toString()
 }
@@ -124,7 +115,7 @@ async function expectColumnsMatchApi(page: Page, board: FilterBoard, filters: Re
       `opportunity/?${query({ ...filters, status_id: board.statuses[label] ?? '', _limit: '1' })}`,
     )
     const count = Number(totals.total_results)
-    const header = column(page, label).locator('header')
+    const header = boardColumn(page, label).locator('header')
     await expect(header).toContainText(
       `${count.toLocaleString('en-US')} ${count === 1 ? 'opportunity' : 'opportunities'}`,
     )
@@ -135,7 +126,7 @@ async function expectColumnsMatchApi(page: Page, board: FilterBoard, filters: Re
       `${formatMoney(Number(totals.expected_value_annualized), board.currency)} expected`,
     )
     // These columns are short: every card is on screen.
-    await expect(column(page, label).getByRole('article')).toHaveCount(count)
+    await expect(boardColumn(page, label).getByRole('article')).toHaveCount(count)
   }
 }
 
@@ -187,7 +178,7 @@ test('owner, value period, close dates and a lead search filter the columns as t
   await page.getByRole('textbox', { name: 'Lead search' }).fill(board.token)
   await expect(page).toHaveURL(new RegExp(`lead_query=${board.token}`))
   await expectColumnsMatchApi(page, board, { lead_query: board.token })
-  await expect(column(page, 'Prospect').getByRole('article', { name: `${board.token} Alpha` })).toBeVisible()
+  await expect(boardColumn(page, 'Prospect').getByRole('article', { name: `${board.token} Alpha` })).toBeVisible()
   await page.reload()
   await expect(page.getByRole('textbox', { name: 'Lead search' })).toHaveValue(board.token)
   await expectColumnsMatchApi(page, board, { lead_query: board.token })
@@ -195,11 +186,11 @@ test('owner, value period, close dates and a lead search filter the columns as t
   // A move under filters updates the filtered columns, which still match the API's for the same filters.
   const name = `${board.token} Alpha`
   const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/api/v1/opportunity/'))
-  await column(page, 'Prospect').getByRole('article', { name }).getByRole('button', { name: 'Move to…' }).click()
+  await boardColumn(page, 'Prospect').getByRole('article', { name }).getByRole('button', { name: 'Move to…' }).click()
   await page.getByRole('menuitem', { name: 'Closed won' }).click()
-  await expect(column(page, 'Closed won').getByRole('article', { name })).toBeVisible()
+  await expect(boardColumn(page, 'Closed won').getByRole('article', { name })).toBeVisible()
   expect((await saved).status()).toBe(200)
-  await expect(column(page, 'Prospect').getByRole('article', { name })).toHaveCount(0)
+  await expect(boardColumn(page, 'Prospect').getByRole('article', { name })).toHaveCount(0)
   await expectColumnsMatchApi(page, board, { lead_query: board.token })
 })
 
@@ -230,11 +221,10 @@ test('the list view shows the filtered set with the API totals and sorts by valu
   await expect(totals).toContainText(`Totals: ${String(count)} ${count === 1 ? 'opportunity' : 'opportunities'}`)
   await expect(totals).toContainText(formatMoney(Number(all.total_value_annualized), board.currency))
   await expect(totals).toContainText(`${formatMoney(Number(all.expected_value_annualized), board.currency)} expected`)
-  for (const row of list(all.data))
+  for (const row of jsonList(all.data))
     await expect(table.getByRole('row').filter({ hasText: String(row.value_formatted) })).toHaveCount(1)
 
-  const axe = await new AxeBuilder({ page }).analyze()
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
+  await expectAccessible(page)
 
   const valueHeader = table.getByRole('columnheader', { name: 'Value' })
   await expect(valueHeader).toHaveAttribute('aria-sort', 'none')
@@ -250,7 +240,7 @@ test('the list view shows the filtered set with the API totals and sorts by valu
     const expected = await board.crm.request('GET', `opportunity/?${query({ ...filters, _order_by: order })}`)
     // The Value column, row by row, is the API's order.
     await expect(table.locator('tbody tr td:nth-child(3)')).toHaveText(
-      list(expected.data).map((o) => String(o.value_formatted)),
+      jsonList(expected.data).map((o) => String(o.value_formatted)),
     )
   }
   // The order is in the URL too.
@@ -289,7 +279,7 @@ test('a column of 5,000 opportunities renders a few dozen cards, loads more as i
   await signInOnBoard(page, setup.admin, setup.pipelineId, setup.pipelineName)
   await firstPage
 
-  const prospects = column(page, 'Prospect')
+  const prospects = boardColumn(page, 'Prospect')
   // The header counts the whole column from the first page on.
   await expect(prospects.locator('header')).toContainText('5,000 opportunities')
   const cards = prospects.getByRole('article')

@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
+import { boardColumn, expectAccessible, jsonList } from '../journeys.js'
 
 interface BoardSetup {
   crm: CrmClient
@@ -15,14 +15,6 @@ interface BoardSetup {
 }
 
 let pipelines = 0
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null ? { ...value } : {}
-}
-
-function list(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map(record) : []
-}
 
 /**
  * A pipeline of its own in the demo organization (Prospect, Proposal, Closed won), two leads' opportunities in
@@ -38,7 +30,7 @@ async function openBoard(page: Page, users: DemoUser[], apiUrl: string): Promise
     name: pipelineName,
     statuses: [{ label: 'Prospect' }, { label: 'Proposal' }, { label: 'Closed won', type: 'won' }],
   })
-  const statuses = Object.fromEntries(list(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
+  const statuses = Object.fromEntries(jsonList(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
   const organization = await crm.request('GET', `organization/${String(pipeline.organization_id)}/`)
   const cards: Record<string, string> = {}
   const seeds = [
@@ -79,12 +71,8 @@ async function openBoard(page: Page, users: DemoUser[], apiUrl: string): Promise
   }
 }
 
-function column(page: Page, label: string) {
-  return page.getByRole('region', { name: label, exact: true })
-}
-
 function card(page: Page, label: string, leadName: string) {
-  return column(page, label).getByRole('article', { name: leadName })
+  return boardColumn(page, label).getByRole('article', { name: leadName })
 }
 
 /** The column's count, annualized sum and expected value are the API's, whatever is loaded. */
@@ -95,7 +83,7 @@ async function expectColumnMatchesApi(
 ) {
   const totals = await crm.request('GET', `opportunity/?status_id=${statuses[label] ?? ''}&_limit=1`)
   const count = Number(totals.total_results)
-  const header = column(page, label).locator('header')
+  const header = boardColumn(page, label).locator('header')
   await expect(header).toContainText(`${String(count)} ${count === 1 ? 'opportunity' : 'opportunities'}`)
   await expect(header).toContainText(`${formatMoney(Number(totals.total_value_annualized), currency)} annualized`)
   await expect(header).toContainText(`${formatMoney(Number(totals.expected_value_annualized), currency)} expected`)
@@ -127,19 +115,18 @@ test('the board shows a column per status with the API totals, marks overdue car
   await expect(card(page, 'Prospect', `Globex ${board.pipelineName}`)).not.toContainText('Overdue')
   await expect(acmeCard.getByRole('link', { name: acme })).toHaveAttribute('href', /^\/leads\/lead_/)
 
-  const axe = await new AxeBuilder({ page }).analyze()
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
+  await expectAccessible(page)
 
   // The column's sum by period shows on hover and on keyboard focus: $1,500 one-time and $200 a month. A click
   // first, as a mouse user's would, so that the page takes the pointer for a mouse.
   await page.getByRole('heading', { name: 'Opportunities', level: 1 }).click()
-  await column(page, 'Proposal')
+  await boardColumn(page, 'Proposal')
     .getByRole('button', { name: /annualized$/ })
     .hover()
   await expect(page.getByRole('tooltip')).toHaveText('One-time $0, monthly $0, annual $0')
   await page.mouse.move(0, 0)
   await expect(page.getByRole('tooltip')).toHaveCount(0)
-  const sum = column(page, 'Prospect').getByRole('button', { name: /annualized$/ })
+  const sum = boardColumn(page, 'Prospect').getByRole('button', { name: /annualized$/ })
   await sum.focus()
   await page.keyboard.press('Shift+Tab')
   await page.keyboard.press('Tab')
@@ -165,13 +152,13 @@ test('a card dragged with the mouse to another column moves there', async ({ pag
   const globex = `Globex ${board.pipelineName}`
   const handle = card(page, 'Prospect', globex).getByRole('button', { name: `Drag ${globex}` })
   const from = await handle.boundingBox()
-  const to = await column(page, 'Proposal').boundingBox()
+  const to = await boardColumn(page, 'Proposal').boundingBox()
   if (from === null || to === null) throw new Error('the card or the column is not on screen')
   const saved = moveResponse(page, board.cards[globex])
   await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2)
   await page.mouse.down()
   await page.mouse.move(to.x + to.width / 2, to.y + 60, { steps: 12 })
-  await expect(column(page, 'Proposal')).toHaveClass(/border-indigo-400/)
+  await expect(boardColumn(page, 'Proposal')).toHaveClass(/border-indigo-400/)
   await page.mouse.up()
   expect((await saved).status()).toBe(200)
   await expect(card(page, 'Proposal', globex)).toBeVisible()

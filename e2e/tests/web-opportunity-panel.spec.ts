@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
+import { jsonList, boardColumn, expectAccessible } from '../journeys.js'
 
 interface Setup {
   crm: CrmClient
@@ -17,14 +17,6 @@ interface Setup {
 
 let pipelines = 0
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null ? { ...value } : {}
-}
-
-function list(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map(record) : []
-}
-
 /** A pipeline of its own, one lead with a $1,000 opportunity in Prospect, and the admin signed in on its board. */
 async function openBoard(page: Page, users: DemoUser[], apiUrl: string): Promise<Setup> {
   const admin = users.find((u) => u.title === 'admin')
@@ -36,9 +28,9 @@ async function openBoard(page: Page, users: DemoUser[], apiUrl: string): Promise
     name: pipelineName,
     statuses: [{ label: 'Prospect' }, { label: 'Proposal' }],
   })
-  const statuses = Object.fromEntries(list(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
+  const statuses = Object.fromEntries(jsonList(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
   const organization = await crm.request('GET', `organization/${String(pipeline.organization_id)}/`)
-  const member = list(organization.memberships).find((m) => m.user_email !== admin.email)
+  const member = jsonList(organization.memberships).find((m) => m.user_email !== admin.email)
   if (member === undefined) throw new Error('the demo seed has a single member')
   const leadName = `Initech ${pipelineName}`
   const lead = await crm.createLead({ name: leadName })
@@ -68,15 +60,6 @@ async function openBoard(page: Page, users: DemoUser[], apiUrl: string): Promise
   }
 }
 
-function column(page: Page, label: string) {
-  return page.getByRole('region', { name: label, exact: true })
-}
-
-async function expectNoSeriousViolations(page: Page) {
-  const axe = await new AxeBuilder({ page }).analyze()
-  expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
-}
-
 test('a card opens its side panel, which saves changes, refuses a bad value and reopens from the URL', async ({
   page,
   demoStack,
@@ -88,7 +71,7 @@ test('a card opens its side panel, which saves changes, refuses a bad value and 
   await expect(panel).toBeVisible()
   await expect(page).toHaveURL(new RegExp(`opportunity=${s.opportunityId}`))
   await expect(panel.getByRole('textbox', { name: 'Value' })).toHaveValue('1000')
-  await expectNoSeriousViolations(page)
+  await expectAccessible(page)
 
   // A confidence over 100 is refused beside its field, and nothing is sent.
   await panel.getByRole('textbox', { name: 'Confidence (%)' }).fill('150')
@@ -106,11 +89,11 @@ test('a card opens its side panel, which saves changes, refuses a bad value and 
   await expect(page.getByRole('status').filter({ hasText: `Opportunity of ${s.leadName} saved` })).toBeVisible()
   const saved = await s.crm.request('GET', `opportunity/${s.opportunityId}/`)
   expect([saved.value, saved.confidence, saved.user_id]).toEqual([250_050, 60, s.other.id])
-  const card = column(page, 'Prospect').getByRole('article', { name: s.leadName })
+  const card = boardColumn(page, 'Prospect').getByRole('article', { name: s.leadName })
   await expect(card).toContainText('$2,500.50')
   await expect(card).toContainText('60% confidence')
   await expect(card).toContainText(s.other.name)
-  await expect(column(page, 'Prospect').locator('header')).toContainText(
+  await expect(boardColumn(page, 'Prospect').locator('header')).toContainText(
     `${formatMoney(250_050, s.currency)} annualized`,
   )
 
@@ -127,14 +110,14 @@ test('a card opens its side panel, which saves changes, refuses a bad value and 
 test('the side panel deletes an opportunity after a confirmation', async ({ page, demoStack }) => {
   const s = await openBoard(page, demoStack.users, demoStack.apiUrl)
   // A click on the card itself, away from its links and buttons, opens it as the Open button does.
-  await column(page, 'Prospect').getByRole('article', { name: s.leadName }).getByText('% confidence').click()
+  await boardColumn(page, 'Prospect').getByRole('article', { name: s.leadName }).getByText('% confidence').click()
   const panel = page.getByRole('dialog', { name: s.leadName })
   await expect(page).toHaveURL(/opportunity=oppo_/)
   await panel.getByRole('button', { name: 'Delete opportunity' }).click()
   const confirm = page.getByRole('dialog', { name: 'Delete opportunity' })
   await confirm.getByRole('button', { name: 'Delete', exact: true }).click()
   await expect(panel).toBeHidden()
-  await expect(column(page, 'Prospect').getByRole('article', { name: s.leadName })).toHaveCount(0)
+  await expect(boardColumn(page, 'Prospect').getByRole('article', { name: s.leadName })).toHaveCount(0)
   await expect(s.crm.request('GET', `opportunity/${s.opportunityId}/`)).rejects.toThrow(/404/)
 })
 
@@ -152,12 +135,12 @@ test('New opportunity on the board finds the lead by search and adds it to the p
   await expect(dialog.getByRole('combobox', { name: 'Status' })).toHaveValue(s.statuses.Prospect ?? '')
   await dialog.getByRole('textbox', { name: 'Value' }).fill('300')
   await dialog.getByRole('textbox', { name: 'Confidence (%)' }).fill('40')
-  await expectNoSeriousViolations(page)
+  await expectAccessible(page)
   await dialog.getByRole('button', { name: 'Add opportunity' }).click()
   await expect(dialog).toBeHidden()
-  const card = column(page, 'Prospect').getByRole('article', { name: leadName })
+  const card = boardColumn(page, 'Prospect').getByRole('article', { name: leadName })
   await expect(card).toContainText('$300')
-  const stored = list((await s.crm.request('GET', `opportunity/?lead_id=${lead.id}`)).data)
+  const stored = jsonList((await s.crm.request('GET', `opportunity/?lead_id=${lead.id}`)).data)
   expect(stored.map((o) => [o.value, o.confidence, o.status_id])).toEqual([[30_000, 40, s.statuses.Prospect]])
 })
 
@@ -180,7 +163,7 @@ test('the lead page adds an opportunity and edits one with the same form', async
   await edit.getByRole('button', { name: 'Save opportunity' }).click()
   await expect(edit).toBeHidden()
   await expect(opportunities.getByRole('listitem').filter({ hasText: 'Prospect' })).toContainText('Budget approved')
-  const stored = list((await s.crm.request('GET', `opportunity/?lead_id=${s.leadId}`)).data)
+  const stored = jsonList((await s.crm.request('GET', `opportunity/?lead_id=${s.leadId}`)).data)
   expect(stored.map((o) => [o.status_label, o.value, o.note]).sort()).toEqual([
     ['Proposal', 7500, ''],
     ['Prospect', 100_000, 'Budget approved'],

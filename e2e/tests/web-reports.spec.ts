@@ -1,8 +1,8 @@
-import AxeBuilder from '@axe-core/playwright'
 import { readFileSync } from 'node:fs'
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
+import { demoUser, expectAccessible, signInAs } from '../journeys.js'
 
 /*
  * The opportunity report over a pipeline of the journey's own, with known values in three months of 2025 and two
@@ -118,12 +118,6 @@ function expectedCells(label: string, sums: Record<string, unknown>, currency: s
   return [label, String(sums.total_results), ...MONEY_FIELDS.map((f) => formatMoney(Number(sums[f]), currency))]
 }
 
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze()
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([])
-}
-
 /** The lines of a downloaded CSV, split into cells (the journey's names hold no commas or quotes). */
 async function downloadCsv(page: Page, button: ReturnType<Page['getByRole']>): Promise<string[][]> {
   const download = page.waitForEvent('download')
@@ -135,20 +129,12 @@ async function downloadCsv(page: Page, button: ReturnType<Page['getByRole']>): P
     .map((line) => line.split(','))
 }
 
-async function signInAsAdmin(page: Page, users: DemoUser[]): Promise<void> {
-  const admin = users.find((u) => u.title === 'admin')
-  if (admin === undefined) throw new Error('the demo seed has no admin')
-  await page.goto('/sign-in')
-  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
-  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible()
-}
-
 test('a report by month matches the API, drills into a group by its bar and its row, and exports both as CSV', async ({
   page,
   demoStack,
 }) => {
   const s = await seed(demoStack.users, demoStack.apiUrl)
-  await signInAsAdmin(page, demoStack.users)
+  await signInAs(page, demoUser(demoStack.users, 'admin'))
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeFocused()
   await expect(page).toHaveTitle('Reports · Leadline')
@@ -161,7 +147,7 @@ test('a report by month matches the API, drills into a group by its bar and its 
   const rows = await tableRows(page)
   expect(rows.body).toEqual(api.groups.map((g, i) => expectedCells(months[i] ?? '', g, s.currency)))
   expect(rows.total).toEqual(expectedCells('Total', api.totals, s.currency))
-  await expectNoSeriousViolations(page)
+  await expectAccessible(page)
 
   // The table's CSV: the same rows, money as numbers in dollars, the currency in its own column.
   const csv = await downloadCsv(page, page.getByRole('button', { name: 'Download CSV' }))
@@ -190,7 +176,7 @@ test('a report by month matches the API, drills into a group by its bar and its 
   await expect(drill.getByRole('link')).toHaveText([/^Dogwood /, /^Cedar /])
   await page.reload()
   await expect(drill.getByRole('link')).toHaveText([/^Dogwood /, /^Cedar /])
-  await expectNoSeriousViolations(page)
+  await expectAccessible(page)
   const drillCsv = await downloadCsv(page, page.getByRole('button', { name: 'Download CSV' }))
   expect(drillCsv.slice(1).map((row) => [row[0]?.split(' ')[0], row[2], row[5], row[8]])).toEqual([
     ['Dogwood', '300', s.currency, '2025-03-30'],
@@ -218,7 +204,7 @@ test('a report by month matches the API, drills into a group by its bar and its 
 
 test('a report by owner matches the API, and a preset sets its dates in the URL', async ({ page, demoStack }) => {
   const s = await seed(demoStack.users, demoStack.apiUrl)
-  await signInAsAdmin(page, demoStack.users)
+  await signInAs(page, demoUser(demoStack.users, 'admin'))
   await page.goto(reportUrl(s, 'month'))
   await expect(page.getByRole('table', { name: /^Opportunities by/ }).locator('tbody tr')).toHaveCount(3)
   await page.getByRole('combobox', { name: 'Group by' }).selectOption({ label: 'Owner' })

@@ -1,32 +1,6 @@
-import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
-
-const nameOf = (user: DemoUser) => `${user.first_name} ${user.last_name}`
-
-function demoUser(users: DemoUser[], title: 'admin' | 'rep'): DemoUser {
-  const user = users.find((u) => u.title === title)
-  if (user === undefined) throw new Error(`the demo seed has no ${title}`)
-  return user
-}
-
-async function signInAs(page: Page, user: DemoUser): Promise<void> {
-  await page.goto('/sign-in')
-  await page
-    .getByRole('region', { name: 'Try the demo organization' })
-    .getByRole('button', { name: `Sign in as ${nameOf(user)}` })
-    .click()
-  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible()
-}
-
-/** Zero serious or critical axe-core violations on what the page shows now. */
-async function expectAccessible(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze()
-  const serious = results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-  expect(serious).toEqual([])
-}
+import { CrmClient, demoTest as test, expect } from '../fixtures.js'
+import { expectAccessible, demoUser, signInAs } from '../journeys.js'
 
 async function pipelineStatusLabels(api: CrmClient, pipelineId: string): Promise<string[]> {
   const pipeline = await api.request('GET', `pipeline/${pipelineId}/`)

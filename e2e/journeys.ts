@@ -1,0 +1,43 @@
+import AxeBuilder from '@axe-core/playwright'
+import type { Locator, Page } from '@playwright/test'
+import { expect, type DemoUser } from './fixtures.js'
+
+// What the web journeys share: reading API answers, the demo users, signing in, axe, and the board's columns.
+
+export function jsonRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? { ...value } : {}
+}
+
+export function jsonList(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.map(jsonRecord) : []
+}
+
+export function demoUser(users: DemoUser[], title: 'admin' | 'rep'): DemoUser {
+  const user = users.find((u) => u.title === title)
+  if (user === undefined) throw new Error(`the demo seed has no ${title}`)
+  return user
+}
+
+/** Signs in with the sign-in page's one-click demo button for this user. */
+export async function signInAs(page: Page, user: DemoUser): Promise<void> {
+  await page.goto('/sign-in')
+  await page
+    .getByRole('region', { name: 'Try the demo organization' })
+    .getByRole('button', { name: `Sign in as ${user.first_name} ${user.last_name}` })
+    .click()
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible()
+}
+
+/** Zero serious or critical axe-core violations on what the page shows now. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze()
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+  expect(serious).toEqual([])
+}
+
+/** A status's column on the board. */
+export function boardColumn(page: Page, label: string): Locator {
+  return page.getByRole('region', { name: label, exact: true })
+}
