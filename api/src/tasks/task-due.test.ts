@@ -144,6 +144,9 @@ describe('an opportunity’s due task', () => {
       opportunity_value_formatted: opp.value_formatted,
       opportunity_value_period: 'monthly',
       opportunity_note: 'Renewal',
+      opportunity_status_id: opp.status_id,
+      opportunity_status_label: opp.status_label,
+      opportunity_status_type: 'active',
       created_by: ctx.org.member.id,
     })
     expect(opp.value_formatted).toEqual(expect.any(String))

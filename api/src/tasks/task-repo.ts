@@ -93,6 +93,7 @@ export async function insertTask(db: Db, input: NewTask): Promise<string> {
 }
 
 interface DueOpportunity {
+  status_id: string
   value: number | string | null
   value_period: ValuePeriod
   value_currency: string
@@ -100,12 +101,17 @@ interface DueOpportunity {
 }
 
 /** The fields a task of this type shows besides the common ones. */
-function typeFields(row: TaskRow, opportunities: Map<string, DueOpportunity>): Record<string, unknown> {
+function typeFields(
+  row: TaskRow,
+  opportunities: Map<string, DueOpportunity>,
+  meta: OrganizationMeta,
+): Record<string, unknown> {
   const type: string = row.type
   if (type === 'lead') return { text: row.text }
   if (type === 'opportunity_due') {
     const opportunity = row.object_id === null ? undefined : opportunities.get(row.object_id)
     const value = opportunity?.value === undefined || opportunity.value === null ? null : Number(opportunity.value)
+    const status = opportunity === undefined ? undefined : meta.opportunityStatuses.get(opportunity.status_id)
     return {
       opportunity_value: value,
       opportunity_value_currency: opportunity?.value_currency ?? null,
@@ -115,6 +121,10 @@ function typeFields(row: TaskRow, opportunities: Map<string, DueOpportunity>): R
           : formatOpportunityValue(value, opportunity.value_currency, opportunity.value_period),
       opportunity_value_period: opportunity?.value_period ?? null,
       opportunity_note: opportunity?.note ?? null,
+      // Not in Close's table: the inbox shows where the deal stands beside what it is worth.
+      opportunity_status_id: status === undefined ? null : (opportunity?.status_id ?? null),
+      opportunity_status_label: status?.label ?? null,
+      opportunity_status_type: status?.type ?? null,
     }
   }
   const data = parseJsonObject(row.data)
@@ -158,7 +168,7 @@ export async function taskViews(
       ? []
       : db
           .selectFrom('opportunity')
-          .select(['id', 'value', 'value_period', 'value_currency', 'note'])
+          .select(['id', 'status_id', 'value', 'value_period', 'value_currency', 'note'])
           .where('organization_id', '=', organizationId)
           .where('id', 'in', opportunityIds)
           .execute(),
@@ -191,7 +201,7 @@ export async function taskViews(
       is_complete: isComplete,
       object_type: completed ? 'taskcompleted' : row.object_type,
       object_id: completed ? row.completion_id : row.object_id,
-      ...typeFields(row, dueOpportunities),
+      ...typeFields(row, dueOpportunities, meta),
       created_by: row.created_by,
       created_by_name: name(row.created_by),
       updated_by: row.updated_by,

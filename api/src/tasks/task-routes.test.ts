@@ -428,6 +428,12 @@ describe('filters and order', () => {
     expect(paged).toEqual(pst)
     const created = await order({ _order_by: '-date_created' }, '0')
     expect(created).toHaveLength(5)
+    // The archive's order: the most recently changed (completed) first.
+    const [first] = (await listTasks({ _order_by: 'date_created' }, org.member.key)) as { id: string }[]
+    await call(ctx.app, org.member.key, 'PUT', `/task/${first?.id ?? ''}/`, { body: { is_complete: true } })
+    const updated = await order({ _order_by: '-date_updated', _type: 'all', is_complete: 'true' }, '0')
+    expect(updated).toEqual([created.at(-1)])
+    expect((await order({ _order_by: '-date_updated' }, '0'))[0]).toBe(created.at(-1))
   })
 })
 
