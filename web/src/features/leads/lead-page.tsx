@@ -12,8 +12,9 @@ import { ContactsPanel } from './contacts-panel'
 import { LeadCustomFields, LeadDetails } from './lead-details'
 import { leadQueries, useDeleteLead } from './lead-queries'
 import { LeadTimeline } from './lead-timeline'
-import { OpportunitiesPanel, TasksPanel } from './related-panels'
+import { OpportunitiesPanel } from './related-panels'
 import { StatusPicker } from './status-picker'
+import { TasksPanel } from './tasks-panel'
 
 export function LeadPage({ leadId }: { leadId: string }) {
   const { data: lead } = useSuspenseQuery(leadQueries.detail(leadId))

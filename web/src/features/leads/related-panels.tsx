@@ -5,7 +5,6 @@ import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
 import { Panel } from '../../components/ui/panel'
 import { formatCalendarDate } from '../../lib/format'
-import { isRecord, textOf } from '../../lib/record'
 
 const OpportunityForm = lazy(() =>
   import('../opportunities/opportunity-form').then((m) => ({ default: m.OpportunityForm })),
@@ -81,29 +80,6 @@ export function OpportunitiesPanel({ lead }: { lead: Lead }) {
           />
         </Suspense>
       </Dialog>
-    </Panel>
-  )
-}
-
-/* Tasks get their own schema with their issue; until then the lead carries them as unknown items. */
-export function TasksPanel({ lead }: { lead: Lead }) {
-  const items = lead.tasks.filter(isRecord)
-  return (
-    <Panel title="Tasks">
-      {items.length === 0 ? (
-        <p className="text-sm text-slate-500">No tasks.</p>
-      ) : (
-        <ul className="flex flex-col gap-2 text-sm">
-          {items.map((item, i) => (
-            <li key={textOf(item, 'id') ?? i} className="flex justify-between gap-2">
-              <span className={item.is_complete === true ? 'text-slate-400 line-through' : undefined}>
-                {textOf(item, 'text') ?? 'Task'}
-              </span>
-              <span className="text-slate-500">{textOf(item, 'date', 'due_date') ?? ''}</span>
-            </li>
-          ))}
-        </ul>
-      )}
     </Panel>
   )
 }

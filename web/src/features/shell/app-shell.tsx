@@ -1,7 +1,8 @@
-import { useSuspenseQuery } from '@tanstack/react-query'
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { authQueries, useSignOut, useTimeZoneSync } from '../auth/auth-queries'
+import { taskQueries } from '../tasks/task-queries'
 
 const navLink =
   'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
@@ -12,6 +13,7 @@ export function AppShell() {
   const signOut = useSignOut()
   const navigate = useNavigate()
   useTimeZoneSync()
+  const inboxCount = useQuery(taskQueries.inboxCount(session.user.id))
 
   return (
     <div className="flex min-h-screen flex-col">
@@ -36,6 +38,15 @@ export function AppShell() {
             aria-label="Main"
             className="order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto md:order-none md:mx-0 md:w-auto"
           >
+            <Link to="/inbox" className={navLink}>
+              Inbox{' '}
+              {inboxCount.data === undefined ? null : (
+                <span className="ml-1 rounded-full bg-slate-200 px-1.5 text-xs font-semibold text-slate-700">
+                  {inboxCount.data}
+                  <span className="sr-only"> tasks</span>
+                </span>
+              )}
+            </Link>
             <Link to="/leads" className={navLink}>
               Leads
             </Link>

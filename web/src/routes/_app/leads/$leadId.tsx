@@ -2,12 +2,14 @@ import { createFileRoute, notFound } from '@tanstack/react-router'
 import { leadQueries, setupQueries } from '../../../features/leads/lead-queries'
 import { LeadPage } from '../../../features/leads/lead-page'
 import { NotFoundPage } from '../../../features/shell/error-pages'
+import { taskQueries } from '../../../features/tasks/task-queries'
 import { isApiError } from '../../../lib/api'
 
 export const Route = createFileRoute('/_app/leads/$leadId')({
   loader: async ({ context: { queryClient }, params: { leadId } }) => {
     // Started, not awaited: the panels show their own loading and error states.
     queryClient.query(leadQueries.activities(leadId)).catch(ignore)
+    queryClient.query(taskQueries.lead(leadId)).catch(ignore)
     queryClient.query(setupQueries.statuses()).catch(ignore)
     queryClient.query(setupQueries.customFields('lead')).catch(ignore)
     queryClient.query(setupQueries.customFields('contact')).catch(ignore)
