@@ -112,6 +112,18 @@ test('a rep works through the demo inbox with the keyboard alone', async ({ page
   await page.keyboard.press('Escape')
   await expect(help).toBeHidden()
 
+  // Shortcuts stay quiet while the rep types: the filter takes the letters, and x selects nothing.
+  const filterBox = page.getByRole('searchbox', { name: 'Filter tasks' })
+  await filterBox.focus()
+  await page.keyboard.type(lead ?? '')
+  await page.keyboard.press('x')
+  await expect(filterBox).toHaveValue(`${lead ?? ''}x`)
+  await expect(page.getByRole('region', { name: 'Selected tasks' })).toHaveCount(0)
+  await expect(page.getByText('No task matches the filter')).toBeVisible()
+  await page.keyboard.press('Backspace')
+  await expect(rows(page).first()).toContainText(lead ?? '')
+  await filterBox.fill('')
+
   // The snoozed task is under Future, tomorrow.
   await page.getByRole('navigation', { name: 'Task lists' }).getByRole('link', { name: 'Future' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Future' })).toBeVisible()

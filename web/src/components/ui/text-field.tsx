@@ -11,7 +11,7 @@ export interface TextFieldProps {
   multiline?: boolean
   rows?: number
   /** `date` and `datetime-local` are the browser's own pickers, with keyboard entry; their values are ISO text. */
-  type?: 'text' | 'url' | 'email' | 'tel' | 'password' | 'date' | 'time' | 'datetime-local' | undefined
+  type?: 'text' | 'search' | 'url' | 'email' | 'tel' | 'password' | 'date' | 'time' | 'datetime-local' | undefined
   placeholder?: string
   name?: string
   autoComplete?: string

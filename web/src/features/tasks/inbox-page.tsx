@@ -5,6 +5,7 @@ import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { EmptyState, ErrorState, Skeleton } from '../../components/ui/feedback'
 import { SelectField } from '../../components/ui/select-field'
+import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { localDate } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
@@ -16,6 +17,7 @@ import type { TaskDialogState } from './task-dialogs'
 import { groupTasks } from './task-groups'
 import { changedTask, useUndoableTaskChange, type TaskChange } from './task-mutations'
 import { taskQueries, type TaskListFilter } from './task-queries'
+import { taskDisplay } from './task-display'
 import { TaskRow, type TaskAction } from './task-row'
 import { undoLast } from './task-undo'
 
@@ -31,6 +33,20 @@ const EMPTY = {
 /** The task last moved to in each list, so coming back from a lead carries on where the rep was. */
 const lastActive = new Map<string, string>()
 
+/** The tasks whose title, details or lead contain every word of the filter, case aside. */
+function matching(tasks: Task[], filter: string): Task[] {
+  const words = filter
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+  if (words.length === 0) return tasks
+  return tasks.filter((task) => {
+    const display = taskDisplay(task)
+    const text = [display.title, display.detail ?? '', task.lead_name ?? ''].join(' ').toLowerCase()
+    return words.every((word) => text.includes(word))
+  })
+}
+
 const plural = (n: number, one: string, many = `${one}s`) => `${String(n)} ${n === 1 ? one : many}`
 
 export function InboxPage({ search }: { search: InboxSearch }) {
@@ -45,7 +61,11 @@ export function InboxPage({ search }: { search: InboxSearch }) {
   useDocumentTitle(heading)
 
   const today = localDate()
-  const tasks = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data])
+  const [filterText, setFilterText] = useState('')
+  const tasks = useMemo(
+    () => matching(list.data?.pages.flatMap((page) => page.data) ?? [], filterText),
+    [list.data, filterText],
+  )
   const groups = useMemo(() => groupTasks(tasks, view, today), [tasks, view, today])
   const ordered = useMemo(() => groups.flatMap((group) => group.tasks), [groups])
 
@@ -204,7 +224,16 @@ export function InboxPage({ search }: { search: InboxSearch }) {
             ))}
           </nav>
         </div>
-        <div className="flex items-end gap-3">
+        <div className="flex flex-wrap items-end gap-3">
+          <TextField
+            label="Filter tasks"
+            hideLabel
+            type="search"
+            value={filterText}
+            onChange={setFilterText}
+            placeholder="Filter by task or lead"
+            className="w-56"
+          />
           {isAdmin ? <AssigneePicker userId={session.user.id} value={assignee} search={search} /> : null}
           <Button
             variant="quiet"
@@ -282,7 +311,11 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           </Button>
         </ErrorState>
       ) : ordered.length === 0 ? (
-        <EmptyState title={EMPTY[view][0]}>{EMPTY[view][1]}</EmptyState>
+        filterText.trim() === '' ? (
+          <EmptyState title={EMPTY[view][0]}>{EMPTY[view][1]}</EmptyState>
+        ) : (
+          <EmptyState title="No task matches the filter" />
+        )
       ) : (
         <div className="flex flex-col gap-6">
           {groups.map((group) => {

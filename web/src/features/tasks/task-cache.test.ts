@@ -1,0 +1,91 @@
+import { QueryClient } from '@tanstack/react-query'
+import { describe, expect, it } from 'vitest'
+import type { Task } from '@leadline/shared/task-schema'
+import { localDate } from '../../lib/format'
+import { applyChanged, cachedLists, restoreTasks, snapshotLists } from './task-cache'
+import { changedTask } from './task-mutations'
+import { taskQueries } from './task-queries'
+
+const today = localDate()
+
+function task(id: string, extra: Partial<Task> = {}): Task {
+  return {
+    id,
+    _type: 'lead',
+    view: 'inbox',
+    organization_id: 'orga_1',
+    lead_id: 'lead_1',
+    lead_name: 'Acme',
+    contact_id: null,
+    contact_name: null,
+    assigned_to: 'user_1',
+    assigned_to_name: 'Riley Rep',
+    date: today,
+    due_date: today,
+    is_dateless: false,
+    is_complete: false,
+    object_type: null,
+    object_id: null,
+    created_by: null,
+    created_by_name: null,
+    updated_by: null,
+    updated_by_name: null,
+    date_created: '2026-11-01T10:00:00.000000+00:00',
+    date_updated: '2026-11-01T10:00:00.000000+00:00',
+    text: id,
+    ...extra,
+  }
+}
+
+function setup() {
+  const queryClient = new QueryClient()
+  const inbox = taskQueries.list({ view: 'inbox', assignee: 'user_1' }).queryKey
+  const tasks = [task('a'), task('b'), task('c'), task('d')]
+  queryClient.setQueryData(inbox, {
+    pages: [
+      { has_more: true, data: tasks.slice(0, 2) },
+      { has_more: false, data: tasks.slice(2) },
+    ],
+    pageParams: [0, 2],
+  })
+  queryClient.setQueryData(taskQueries.lead('lead_1').queryKey, { has_more: false, data: tasks })
+  const ids = () =>
+    cachedLists(queryClient, new Date()).map((list) => [list.key[1], list.tasks.map((t) => t.id).join('')])
+  return { queryClient, tasks, ids }
+}
+
+describe('the task lists on screen', () => {
+  it('drop a completed task, keep a changed one in place, and put an undone one back where it stood', () => {
+    const { queryClient, tasks, ids } = setup()
+    const now = new Date()
+    const lists = cachedLists(queryClient, now)
+    const before = snapshotLists(lists)
+    const [, b, c] = tasks
+    if (b === undefined || c === undefined) throw new Error('no tasks')
+    applyChanged(lists, [changedTask(b, { is_complete: true }, now), changedTask(c, { text: 'renamed' }, now)])
+    expect(ids()).toEqual([
+      ['list', 'acd'],
+      ['lead', 'acd'],
+    ])
+    restoreTasks(cachedLists(queryClient, now), [b], before)
+    expect(ids()).toEqual([
+      ['list', 'abcd'],
+      ['lead', 'abcd'],
+    ])
+  })
+
+  it('drop a task snoozed past today or handed to a teammate from the inbox, but not from the lead', () => {
+    const { queryClient, tasks, ids } = setup()
+    const now = new Date()
+    const [a, b] = tasks
+    if (a === undefined || b === undefined) throw new Error('no tasks')
+    applyChanged(cachedLists(queryClient, now), [
+      changedTask(a, { date: '2999-01-01' }, now),
+      changedTask(b, { assigned_to: 'user_2', assigned_to_name: 'Sam Seller' }, now),
+    ])
+    expect(ids()).toEqual([
+      ['list', 'cd'],
+      ['lead', 'abcd'],
+    ])
+  })
+})
