@@ -13,7 +13,8 @@ import { ContactsPanel } from './contacts-panel'
 import { LeadCustomFields, LeadDetails } from './lead-details'
 import { leadQueries, useDeleteLead } from './lead-queries'
 import { LeadTimeline } from './lead-timeline'
-import { OpportunitiesPanel, TasksPanel } from './related-panels'
+import { OpportunitiesPanel } from './opportunities-panel'
+import { TasksPanel } from './related-panels'
 import { StatusPicker } from './status-picker'
 
 export function LeadPage({ leadId, activity }: { leadId: string; activity: ActivityKind | undefined }) {
