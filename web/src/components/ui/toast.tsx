@@ -62,42 +62,44 @@ export function ToastRegionView() {
     >
       <ol className="flex flex-col gap-2" aria-live="polite">
         {visible.map((toast) => (
-          <li
-            key={toast.key}
-            role={toast.tone === 'error' ? 'alert' : 'status'}
-            className={`pointer-events-auto flex items-start gap-3 rounded-md border px-4 py-3 shadow-lg ${
-              toast.tone === 'error'
-                ? 'border-red-200 bg-red-50 text-red-900'
-                : 'border-slate-200 bg-white text-slate-900'
-            }`}
-          >
-            <div className="flex min-w-0 flex-1 flex-col">
-              <p className="text-sm font-semibold">{toast.title}</p>
-              {toast.description === undefined ? null : <p className="text-sm">{toast.description}</p>}
-            </div>
-            {toast.action === undefined ? null : (
+          // The role sits inside the item: on the <li> itself it would hide the item from the list (axe: list).
+          <li key={toast.key} className="pointer-events-auto">
+            <div
+              role={toast.tone === 'error' ? 'alert' : 'status'}
+              className={`flex items-start gap-3 rounded-md border px-4 py-3 shadow-lg ${
+                toast.tone === 'error'
+                  ? 'border-red-200 bg-red-50 text-red-900'
+                  : 'border-slate-200 bg-white text-slate-900'
+              }`}
+            >
+              <div className="flex min-w-0 flex-1 flex-col">
+                <p className="text-sm font-semibold">{toast.title}</p>
+                {toast.description === undefined ? null : <p className="text-sm">{toast.description}</p>}
+              </div>
+              {toast.action === undefined ? null : (
+                <Button
+                  size="sm"
+                  className="-my-1"
+                  onPress={() => {
+                    dismissToast(toast.key)
+                    toast.action?.onPress()
+                  }}
+                >
+                  {toast.action.label}
+                </Button>
+              )}
               <Button
                 size="sm"
-                className="-my-1"
+                variant="quiet"
+                aria-label="Dismiss notification"
+                className="-my-1 -mr-2"
                 onPress={() => {
                   dismissToast(toast.key)
-                  toast.action?.onPress()
                 }}
               >
-                {toast.action.label}
+                ×
               </Button>
-            )}
-            <Button
-              size="sm"
-              variant="quiet"
-              aria-label="Dismiss notification"
-              className="-my-1 -mr-2"
-              onPress={() => {
-                dismissToast(toast.key)
-              }}
-            >
-              ×
-            </Button>
+            </div>
           </li>
         ))}
       </ol>
