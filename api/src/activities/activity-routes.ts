@@ -5,7 +5,7 @@ import { findContact } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
+import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { userNames } from '../users/user-names.js'
@@ -62,13 +62,6 @@ const noteBody = Type.Object(
   { additionalProperties: false },
 )
 const noteUpdateBody = Type.Object({ note: Type.String({ maxLength: 100_000 }) }, { additionalProperties: false })
-
-function commaValues(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '')
-}
 
 /**
  * The types `_type` and `_type__in` ask for (both given: the types in both), or undefined without them. Close documents
