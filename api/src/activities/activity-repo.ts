@@ -13,6 +13,9 @@ export const ACTIVITY_TYPES = [
 ] as const
 export type ActivityType = (typeof ACTIVITY_TYPES)[number]
 
+/** The types a list may filter by: the stored ones and those later issues add (calls, email, SMS), which match none yet. */
+export const FILTERABLE_ACTIVITY_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'Call', 'Email', 'EmailThread', 'SMS']
+
 /** The fields particular to each activity type, stored as JSON in `activity.data`. */
 export interface ActivityData {
   Created: { source: string; import_id: string | null }

@@ -116,6 +116,75 @@ describe('GET /activity/', () => {
   })
 })
 
+describe('GET /activity/ by type', () => {
+  let typed: { id: string }
+  const types = async (query: Record<string, string>) => {
+    const res = await call(ctx.app, rep(), 'GET', '/activity/', { query: { lead_id: typed.id, ...query } })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().data.map((a: { _type: string }) => a._type)
+  }
+  beforeAll(async () => {
+    typed = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Typed Co' } })).json()
+    const steps: [string, string, Record<string, unknown>][] = [
+      ['PUT', `/lead/${typed.id}/`, { status: 'Qualified' }],
+      ['POST', '/opportunity/', { lead_id: typed.id, value: 1000 }],
+      ['POST', '/task/', { lead_id: typed.id, text: 'Send the deck', is_complete: true }],
+      ['POST', '/activity/note/', { lead_id: typed.id, note: 'Sent' }],
+    ]
+    for (const [method, path, body] of steps) {
+      ctx.clock.advance(60_000)
+      const res = await call(ctx.app, rep(), method === 'PUT' ? 'PUT' : 'POST', path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+  })
+
+  it('keeps the order and lists only the types asked for', async () => {
+    expect(await types({})).toEqual(['Note', 'TaskCompleted', 'OpportunityStatusChange', 'LeadStatusChange', 'Created'])
+    expect(await types({ _type: 'Note' })).toEqual(['Note'])
+    expect(await types({ _type__in: 'Created,LeadStatusChange, TaskCompleted' })).toEqual([
+      'TaskCompleted',
+      'LeadStatusChange',
+      'Created',
+    ])
+    expect(await types({ _type__in: 'OpportunityStatusChange' })).toEqual(['OpportunityStatusChange'])
+    // Both: the types named in both.
+    expect(await types({ _type: 'Note,Created', _type__in: 'Created,TaskCompleted' })).toEqual(['Created'])
+    expect(await types({ _type: 'Note', _type__in: 'Created' })).toEqual([])
+  })
+
+  it('accepts the types later issues add, which match nothing yet', async () => {
+    expect(await types({ _type__in: 'Call,Email,EmailThread,SMS' })).toEqual([])
+    expect(await types({ _type__in: 'SMS,Note' })).toEqual(['Note'])
+  })
+
+  it('pages within the types asked for', async () => {
+    const page = (
+      await call(ctx.app, rep(), 'GET', '/activity/', {
+        query: { lead_id: typed.id, _type__in: 'Created,LeadStatusChange,Note', _limit: '1', _skip: '1' },
+      })
+    ).json()
+    expect(page.data.map((a: { _type: string }) => a._type)).toEqual(['LeadStatusChange'])
+    expect(page.has_more).toBe(true)
+  })
+
+  it.each([
+    ['_type__in', 'Note,Meeting'],
+    ['_type__in', 'note'],
+    ['_type__in', ' , '],
+    ['_type', 'constructor'],
+  ])('refuses %s=%j with a field error on it', async (param, value) => {
+    const res = await call(ctx.app, rep(), 'GET', '/activity/', { query: { lead_id: typed.id, [param]: value } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ errors: [], 'field-errors': { [param]: expect.any(String) } })
+  })
+
+  it('is only a filter of the list of every type', async () => {
+    const res = await call(ctx.app, rep(), 'GET', '/activity/note/', { query: { lead_id: typed.id, _type: 'Created' } })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().data.map((a: { _type: string }) => a._type)).toEqual(['Note'])
+  })
+})
+
 describe('what every activity carries', () => {
   it('has activity_at, its date_created for these types, and users (find_activities.json)', async () => {
     const fresh = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Wire Activity Co' } })).json()

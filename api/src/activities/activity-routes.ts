@@ -5,11 +5,18 @@ import { findContact } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
+import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { userNames } from '../users/user-names.js'
-import { activityView, findActivity, recordActivity, type ActivityType } from './activity-repo.js'
+import { FALSE } from '../platform/sql-conditions.js'
+import {
+  activityView,
+  FILTERABLE_ACTIVITY_TYPES,
+  findActivity,
+  recordActivity,
+  type ActivityType,
+} from './activity-repo.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })
@@ -25,6 +32,15 @@ const filters = Type.Object({
   date_created__lte: Type.Optional(Type.String()),
 })
 const listQuery = Type.Composite([listQuerySchema('activity'), filters])
+const typeFilters = Type.Object({
+  _type: Type.Optional(
+    Type.String({
+      description: `Activities of this type (comma-separated for several): ${FILTERABLE_ACTIVITY_TYPES.join(', ')}.`,
+    }),
+  ),
+  _type__in: Type.Optional(Type.String({ description: 'Comma-separated activity types; activities of any of them.' })),
+})
+const mixedListQuery = Type.Composite([listQuery, typeFilters])
 type Filters = ListQuery & {
   lead_id?: string
   user_id?: string
@@ -47,6 +63,29 @@ const noteBody = Type.Object(
 )
 const noteUpdateBody = Type.Object({ note: Type.String({ maxLength: 100_000 }) }, { additionalProperties: false })
 
+/**
+ * The types `_type` and `_type__in` ask for (both given: the types in both), or undefined without them. Close documents
+ * `_type` as comma-separated too, so both read the same way.
+ */
+function typesWanted(query: { _type?: string; _type__in?: string }): string[] | undefined {
+  let types: string[] | undefined
+  for (const param of ['_type', '_type__in'] as const) {
+    const raw = query[param]
+    if (raw === undefined) continue
+    const wanted = commaValues(raw)
+    if (wanted.length === 0) throw ValidationError.field(param, 'Name at least one activity type.')
+    const wrong = wanted.find((t) => !FILTERABLE_ACTIVITY_TYPES.includes(t))
+    if (wrong !== undefined) {
+      throw ValidationError.field(
+        param,
+        `${JSON.stringify(wrong)} is not one of ${FILTERABLE_ACTIVITY_TYPES.join(', ')}.`,
+      )
+    }
+    types = types === undefined ? wanted : types.filter((t) => wanted.includes(t))
+  }
+  return types
+}
+
 /** A timestamp filter in any ISO form becomes the stored wire form, so text comparison is time comparison. */
 function timestampFilter(value: string, field: string): string {
   const isoLike = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
@@ -57,14 +96,9 @@ function timestampFilter(value: string, field: string): string {
   return formatTimestamp(parsed)
 }
 
-async function listActivities(
-  db: Db,
-  organizationId: string,
-  types: readonly ActivityType[] | undefined,
-  query: Filters,
-) {
+async function listActivities(db: Db, organizationId: string, types: readonly string[] | undefined, query: Filters) {
   let q = db.selectFrom('activity').selectAll().where('organization_id', '=', organizationId)
-  if (types !== undefined) q = q.where('type', 'in', types)
+  if (types !== undefined) q = types.length === 0 ? q.where(FALSE) : q.where('type', 'in', types)
   if (query.lead_id !== undefined) q = q.where('lead_id', '=', query.lead_id)
   if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id)
   if (query.contact_id !== undefined) q = q.where('contact_id', '=', query.contact_id)
@@ -114,8 +148,14 @@ function typedRoutes(app: Parameters<FastifyPluginAsyncTypebox<Deps>>[0], db: Db
 export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
   app.get(
     '/activity/',
-    { schema: { tags, summary: 'Every activity, newest first, discriminated by `_type`', querystring: listQuery } },
-    async (request) => listActivities(db, caller(request).organizationId, undefined, request.query),
+    {
+      schema: {
+        tags,
+        summary: 'Every activity, newest first, discriminated by `_type`; `_type__in` picks several types',
+        querystring: mixedListQuery,
+      },
+    },
+    async (request) => listActivities(db, caller(request).organizationId, typesWanted(request.query), request.query),
   )
 
   typedRoutes(app, db, '/activity/created/', 'Created')

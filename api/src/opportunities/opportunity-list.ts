@@ -7,7 +7,7 @@ import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../db/database.js'
 import { dayOrInstant, timestampBound } from '../custom-fields/custom-values.js'
 import { ValidationError } from '../platform/errors.js'
-import { listQuerySchema, parseDirected } from '../platform/list.js'
+import { commaValues, listQuerySchema, parseDirected } from '../platform/list.js'
 import { displayNameSql } from '../users/user-names.js'
 
 // The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
@@ -96,13 +96,6 @@ export type OpportunityListQuery = Static<typeof opportunityListQuery>
 
 type OppQuery = SelectQueryBuilder<Tables, 'opportunity' | 'opportunity_status', object>
 
-function values(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '')
-}
-
 function checkEnum(field: string, wanted: string[], allowed: readonly string[]): void {
   const wrong = wanted.find((v) => !allowed.includes(v))
   if (wrong !== undefined) {
@@ -136,7 +129,7 @@ function inFilters(
     for (const param of [field, `${field}__in`]) {
       const given = raw[param]
       if (given === undefined) continue
-      const wanted = param === field ? [given] : values(given)
+      const wanted = param === field ? [given] : commaValues(given)
       if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
       if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
       const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
@@ -492,7 +485,7 @@ export async function rollupAggregates(
     return ROLLUP_FIELDS.has(field) || k.startsWith('date_won__')
   })
   // A filter on an empty value would meet the rollup's '' (no owner, no day) where the rows hold null.
-  if (!answerable || filtered.some((k) => values(raw[k] ?? '').length === 0)) return undefined
+  if (!answerable || filtered.some((k) => commaValues(raw[k] ?? '').length === 0)) return undefined
   let q = db
     .selectFrom('opportunity_rollup')
     .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')

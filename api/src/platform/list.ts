@@ -16,6 +16,14 @@ export function listQuerySchema(resource: keyof typeof LIST_LIMIT_MAX = 'default
 }
 export type ListQuery = Static<ReturnType<typeof listQuerySchema>>
 
+/** A `field__in` filter's values: comma-separated, trimmed, empty ones dropped. */
+export function commaValues(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
+}
+
 export const fieldsQuerySchema = Type.Object({ _fields: Type.Optional(Type.String()) })
 
 export interface Page<T> {

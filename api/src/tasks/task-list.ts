@@ -7,7 +7,7 @@ import type { Dialect } from '../db/database.js'
 import { dayOrInstant, parseCalendarDate, timestampBound } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { ValidationError } from '../platform/errors.js'
-import { listQuerySchema, parseDirected } from '../platform/list.js'
+import { commaValues, listQuerySchema, parseDirected } from '../platform/list.js'
 import { formatTimestamp } from '../platform/time.js'
 
 const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
@@ -61,13 +61,6 @@ export interface FilterContext {
   now: Date
 }
 
-function values(raw: string): string[] {
-  return raw
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '')
-}
-
 const bool = (b: boolean) => (b ? 1 : 0)
 
 /**
@@ -112,13 +105,13 @@ export function taskConditions(
   const filtered = Object.keys(taskFilterProperties).some(given)
 
   if (raw.id !== undefined) conditions.push(sql<SqlBool>`task.id = ${raw.id}`)
-  if (raw.id__in !== undefined) conditions.push(inList(sql`task.id`, values(raw.id__in)))
+  if (raw.id__in !== undefined) conditions.push(inList(sql`task.id`, commaValues(raw.id__in)))
 
   const types: string[] = []
   for (const param of ['_type', '_type__in'] as const) {
     const value = raw[param]
     if (value === undefined) continue
-    const wanted = param === '_type' ? [value.trim()] : values(value)
+    const wanted = param === '_type' ? [value.trim()] : commaValues(value)
     const wrong = wanted.find((t) => !isTaskType(t) && !(param === '_type' && t === 'all'))
     if (wrong !== undefined) {
       throw ValidationError.field(

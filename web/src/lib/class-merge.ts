@@ -106,6 +106,7 @@ export const twMerge = createTailwindMerge(() => ({
     'font-weight': [
       { font: ['thin', 'extralight', 'light', 'normal', 'medium', 'semibold', 'bold', 'extrabold', 'black'] },
     ],
+    'font-family': [{ font: ['sans', 'serif', 'mono'] }],
     'font-style': ['italic', 'not-italic'],
     'fvn-spacing': ['tabular-nums', 'proportional-nums'],
     tracking: [{ tracking: ['tighter', 'tight', 'normal', 'wide', 'wider', 'widest', ...arbitrary] }],
@@ -117,6 +118,7 @@ export const twMerge = createTailwindMerge(() => ({
     'underline-offset': [{ 'underline-offset': [isNumber, 'auto', ...arbitrary] }],
     'text-transform': ['uppercase', 'lowercase', 'capitalize', 'normal-case'],
     'text-overflow': ['truncate', 'text-ellipsis', 'text-clip'],
+    'line-clamp': [{ 'line-clamp': [isNumber, 'none', ...arbitrary] }],
     whitespace: [{ whitespace: ['normal', 'nowrap', 'pre', 'pre-line', 'pre-wrap', 'break-spaces'] }],
     break: [{ break: ['normal', 'words', 'all', 'keep'] }],
     wrap: [{ wrap: ['break-word', 'anywhere', 'normal'] }],
@@ -133,6 +135,8 @@ export const twMerge = createTailwindMerge(() => ({
     'ring-offset-w': [{ 'ring-offset': [isNumber, ...arbitrary] }],
     'ring-offset-color': [{ 'ring-offset': color }],
     opacity: [{ opacity: [isNumber, ...arbitrary] }],
+    filter: [{ filter: ['', 'none'] }],
+    accent: [{ accent: ['auto', ...color] }],
     cursor: [
       {
         cursor: [
@@ -162,6 +166,8 @@ export const twMerge = createTailwindMerge(() => ({
   },
   conflictingClassGroups: {
     overflow: ['overflow-x', 'overflow-y'],
+    // A clamp sets its own display and overflow.
+    'line-clamp': ['display', 'overflow'],
     inset: ['inset-x', 'inset-y', 'top', 'right', 'bottom', 'left'],
     'inset-x': ['right', 'left'],
     'inset-y': ['top', 'bottom'],

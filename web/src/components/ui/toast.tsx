@@ -62,7 +62,7 @@ export function ToastRegionView() {
     >
       <ol className="flex flex-col gap-2" aria-live="polite">
         {visible.map((toast) => (
-          // The role sits inside the item: an item with a role of its own is no longer one of the list's items.
+          // The role sits inside the item: on the <li> itself it would hide the item from the list (axe: list).
           <li key={toast.key} className="pointer-events-auto">
             <div
               role={toast.tone === 'error' ? 'alert' : 'status'}

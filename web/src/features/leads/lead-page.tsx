@@ -7,16 +7,17 @@ import { ConfirmDialog } from '../../components/ui/dialog'
 import { showToast } from '../../components/ui/toast'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
+import type { ActivityKind } from './activity-kinds'
 import { AddressesPanel } from './addresses-panel'
 import { ContactsPanel } from './contacts-panel'
 import { LeadCustomFields, LeadDetails } from './lead-details'
 import { leadQueries, useDeleteLead } from './lead-queries'
 import { LeadTimeline } from './lead-timeline'
-import { OpportunitiesPanel } from './related-panels'
+import { OpportunitiesPanel } from './opportunities-panel'
 import { StatusPicker } from './status-picker'
 import { TasksPanel } from './tasks-panel'
 
-export function LeadPage({ leadId }: { leadId: string }) {
+export function LeadPage({ leadId, activity }: { leadId: string; activity: ActivityKind | undefined }) {
   const { data: lead } = useSuspenseQuery(leadQueries.detail(leadId))
   const name = lead.display_name === '' ? 'Unnamed lead' : lead.display_name
   useDocumentTitle(name, 'Leads')
@@ -58,7 +59,7 @@ export function LeadPage({ leadId }: { leadId: string }) {
           <TasksPanel lead={lead} />
         </div>
         <div className="lg:col-span-2">
-          <LeadTimeline leadId={lead.id} />
+          <LeadTimeline leadId={lead.id} kind={activity} />
         </div>
       </div>
     </div>

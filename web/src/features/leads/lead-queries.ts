@@ -8,6 +8,7 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import type { User } from '@leadline/shared/user-schema'
 import { showToast } from '../../components/ui/toast'
 import { api, isApiError, saveErrorMessage } from '../../lib/api'
+import { activityTypesOf, type ActivityKind } from './activity-kinds'
 import type { LeadSearch } from './lead-search'
 
 export const LEADS_PER_PAGE = 50
@@ -41,10 +42,19 @@ export const leadQueries = {
       queryKey: [...leadQueries.all(), 'detail', id],
       queryFn: () => api.get<Lead>(`lead/${encodeURIComponent(id)}/`),
     }),
-  activities: (leadId: string) =>
+  /** All of the lead's activities, or one kind's; every kind's key starts with All's, so invalidating it refreshes them. */
+  activities: (leadId: string, kind?: ActivityKind) =>
     queryOptions({
-      queryKey: [...leadQueries.detail(leadId).queryKey, 'activities'],
-      queryFn: () => api.get<ListEnvelope<Activity>>('activity/', { lead_id: leadId, _limit: 100 }),
+      queryKey:
+        kind === undefined
+          ? [...leadQueries.detail(leadId).queryKey, 'activities']
+          : [...leadQueries.detail(leadId).queryKey, 'activities', kind],
+      queryFn: () =>
+        api.get<ListEnvelope<Activity>>('activity/', {
+          lead_id: leadId,
+          _type__in: activityTypesOf(kind),
+          _limit: 100,
+        }),
     }),
 }
 

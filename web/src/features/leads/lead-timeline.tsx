@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
+import { useNavigate } from '@tanstack/react-router'
 import type { Activity } from '@leadline/shared/activity-schema'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
@@ -7,15 +8,17 @@ import { Panel } from '../../components/ui/panel'
 import { TextField } from '../../components/ui/text-field'
 import { formatDateTime } from '../../lib/format'
 import { activityStyle, unknownActivityText } from './activity-display'
+import { ACTIVITY_KINDS, type ActivityKind } from './activity-kinds'
 import { leadQueries, useAddNote } from './lead-queries'
 
-/** The lead's activities, newest first as the API returns them, with a note composer on top. */
-export function LeadTimeline({ leadId }: { leadId: string }) {
-  const activities = useQuery(leadQueries.activities(leadId))
+/** The lead's activities, newest first as the API returns them, with a note composer and a filter by kind on top. */
+export function LeadTimeline({ leadId, kind }: { leadId: string; kind: ActivityKind | undefined }) {
+  const activities = useQuery(leadQueries.activities(leadId, kind))
   return (
     <Panel title="Activity">
       <NoteComposer leadId={leadId} />
-      <div className="mt-5">
+      <KindFilter kind={kind} />
+      <div className="mt-3">
         {activities.isPending ? (
           <div className="flex flex-col gap-3">
             <Skeleton className="h-16 w-full" />
@@ -33,7 +36,9 @@ export function LeadTimeline({ leadId }: { leadId: string }) {
             </Button>
           </ErrorState>
         ) : activities.data.data.length === 0 ? (
-          <p className="text-sm text-slate-500">No activity yet.</p>
+          <p className="text-sm text-slate-500">
+            {ACTIVITY_KINDS.find((k) => k.kind === kind)?.empty ?? 'No activity yet.'}
+          </p>
         ) : (
           <ol className="flex flex-col gap-3">
             {activities.data.data.map((activity) => (
@@ -45,6 +50,37 @@ export function LeadTimeline({ leadId }: { leadId: string }) {
         )}
       </div>
     </Panel>
+  )
+}
+
+const filterOptions = [{ kind: undefined, label: 'All' }, ...ACTIVITY_KINDS]
+
+function KindFilter({ kind }: { kind: ActivityKind | undefined }) {
+  const navigate = useNavigate({ from: '/leads/$leadId' })
+  return (
+    <div role="group" aria-label="Show" className="mt-5 flex flex-wrap gap-1.5">
+      {filterOptions.map((option) => {
+        const pressed = option.kind === kind
+        return (
+          <Button
+            key={option.label}
+            size="sm"
+            variant={pressed ? 'primary' : 'secondary'}
+            aria-pressed={pressed}
+            onPress={() => {
+              // A filter is not a page of its own: Back leaves the lead, and the page stays where it was scrolled.
+              void navigate({
+                search: (prev) => ({ ...prev, activity: option.kind }),
+                replace: true,
+                resetScroll: false,
+              })
+            }}
+          >
+            {option.label}
+          </Button>
+        )
+      })}
+    </div>
   )
 }
 

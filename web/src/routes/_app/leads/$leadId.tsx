@@ -1,4 +1,5 @@
 import { createFileRoute, notFound } from '@tanstack/react-router'
+import { leadPageSearchOf } from '../../../features/leads/activity-kinds'
 import { leadQueries, setupQueries } from '../../../features/leads/lead-queries'
 import { LeadPage } from '../../../features/leads/lead-page'
 import { NotFoundPage } from '../../../features/shell/error-pages'
@@ -6,9 +7,11 @@ import { taskQueries } from '../../../features/tasks/task-queries'
 import { isApiError } from '../../../lib/api'
 
 export const Route = createFileRoute('/_app/leads/$leadId')({
-  loader: async ({ context: { queryClient }, params: { leadId } }) => {
+  validateSearch: leadPageSearchOf,
+  loaderDeps: ({ search: { activity } }) => ({ activity }),
+  loader: async ({ context: { queryClient }, params: { leadId }, deps: { activity } }) => {
     // Started, not awaited: the panels show their own loading and error states.
-    queryClient.query(leadQueries.activities(leadId)).catch(ignore)
+    queryClient.query(leadQueries.activities(leadId, activity)).catch(ignore)
     queryClient.query(taskQueries.lead(leadId)).catch(ignore)
     queryClient.query(setupQueries.statuses()).catch(ignore)
     queryClient.query(setupQueries.customFields('lead')).catch(ignore)
@@ -30,5 +33,6 @@ function ignore() {
 
 function LeadRoute() {
   const { leadId } = Route.useParams()
-  return <LeadPage leadId={leadId} />
+  const { activity } = Route.useSearch()
+  return <LeadPage leadId={leadId} activity={activity} />
 }
