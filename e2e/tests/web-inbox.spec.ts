@@ -166,6 +166,16 @@ test('bulk: shift-click a range, complete it in one go, and undo', async ({ page
   for (const text of texts) await expect(completeBox(page, text)).toBeVisible()
   await expect.poll(open).toBe(3)
 
+  // Delete one, after a confirmation: the focus goes on to the next task.
+  await overdue.getByRole('button', { name: `Delete: ${texts[1] ?? ''}` }).click()
+  const confirm = page.getByRole('dialog', { name: `Delete “${texts[1] ?? ''}”?` })
+  await expectAccessible(page)
+  await confirm.getByRole('button', { name: 'Delete' }).click()
+  await expect(confirm).toBeHidden()
+  await expect(completeBox(page, texts[1] ?? '')).toHaveCount(0)
+  await expect(page.locator('li[data-task-id]:focus')).toHaveCount(1)
+  await expect.poll(open).toBe(2)
+
   // Select all in a group, then let go of it.
   await overdue.getByRole('checkbox', { name: 'Select all in Overdue' }).check()
   await expect(bar).toContainText(/\d+ tasks selected/)

@@ -8,7 +8,7 @@ import { demoTest as test, expect } from '../fixtures.js'
  * stick out sideways. With LEADLINE_SCREENSHOTS=<folder> it also saves a screenshot of each, and the README's
  * docs/lead-page.png (1366×900, as the demo rep), docs/board.png and docs/report.png (as the admin), from an
  * organization as full as `npm start` seeds: `LEADLINE_E2E_DEMO_LEADS=250 LEADLINE_SCREENSHOTS=<folder> pnpm
- * --filter @leadline/e2e exec playwright test web-layout`, then copy the three into docs/.
+ * --filter @leadline/e2e exec playwright test web-layout`, then copy them (and docs/inbox.png, below) into docs/.
  */
 const screenshots = process.env.LEADLINE_SCREENSHOTS
 const viewports = [
@@ -77,6 +77,7 @@ test('each screen has its own title, and going to another moves focus to its hea
 
   const nav = page.getByRole('navigation', { name: 'Main' })
   const screens = [
+    { link: 'Inbox', heading: 'Inbox', title: 'Inbox · Leadline' },
     { link: 'Opportunities', heading: 'Opportunities', title: 'Opportunities · Leadline' },
     { link: 'Reports', heading: 'Reports', title: 'Reports · Leadline' },
     { link: 'Settings', heading: 'Pipelines', title: 'Pipelines · Settings · Leadline' },
@@ -153,6 +154,38 @@ for (const viewport of viewports) {
       await nav.getByRole('link', { name: 'Reports' }).click()
       await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
       await page.screenshot({ path: join(screenshots, 'report.png') })
+    }
+  })
+}
+
+/*
+ * A rep's task inbox with the demo organization's tasks, on a laptop and on a phone: nothing sticks out sideways.
+ * With LEADLINE_SCREENSHOTS it also saves the README's docs/inbox.png (1366×900), a task in focus.
+ */
+for (const viewport of viewports) {
+  test(`the inbox fits a ${viewport.name} screen as a rep`, async ({ page, demoStack }) => {
+    const rep = demoStack.users.find((u) => u.title === 'rep')
+    if (rep === undefined) throw new Error('the demo seed has no rep')
+    await page.setViewportSize({ width: viewport.width, height: viewport.height })
+    await page.goto('/sign-in')
+    await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Inbox/ })
+      .click()
+    await expect(page.getByRole('heading', { level: 2, name: /^Today/ })).toBeVisible()
+    await check(page, `inbox-${viewport.name}`)
+    await page.getByRole('navigation', { name: 'Task lists' }).getByRole('link', { name: 'Future' }).click()
+    await expect(page.getByRole('heading', { level: 2, name: /^Tomorrow/ })).toBeVisible()
+    await check(page, `future-${viewport.name}`)
+
+    if (screenshots !== undefined && viewport.name === 'desktop') {
+      await page.setViewportSize({ width: 1366, height: 900 })
+      await page.getByRole('navigation', { name: 'Task lists' }).getByRole('link', { name: 'Inbox' }).click()
+      await expect(page.getByRole('heading', { level: 2, name: /^Today/ })).toBeVisible()
+      await page.keyboard.press('j')
+      await page.keyboard.press('j')
+      await page.screenshot({ path: join(screenshots, 'inbox.png') })
     }
   })
 }

@@ -137,6 +137,7 @@ export const twMerge = createTailwindMerge(() => ({
     opacity: [{ opacity: [isNumber, ...arbitrary] }],
     filter: [{ filter: ['', 'none'] }],
     accent: [{ accent: ['auto', ...color] }],
+    appearance: [{ appearance: ['none', 'auto'] }],
     cursor: [
       {
         cursor: [

@@ -5,7 +5,7 @@ import { authQueries, useSignOut, useTimeZoneSync } from '../auth/auth-queries'
 import { taskQueries } from '../tasks/task-queries'
 
 const navLink =
-  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
+  'rounded-md whitespace-nowrap px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
 
 /** The signed-in layout: organization, navigation, the user and sign-out around the current screen. */
 export function AppShell() {

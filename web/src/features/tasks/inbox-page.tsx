@@ -1,15 +1,13 @@
-import { useInfiniteQuery, useQuery, useSuspenseQuery } from '@tanstack/react-query'
+import { useInfiniteQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import type { Task } from '@leadline/shared/task-schema'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { EmptyState, ErrorState, Skeleton } from '../../components/ui/feedback'
-import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { localDate } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
-import { setupQueries } from '../leads/lead-queries'
 import { viewOf, type InboxSearch } from './inbox-search'
 import { isTyping, shortcutOf } from './inbox-keys'
 import { belongsTo } from './task-cache'
@@ -21,6 +19,8 @@ import { taskDisplay } from './task-display'
 import { TaskRow, type TaskAction } from './task-row'
 import { undoLast } from './task-undo'
 
+// Only admins pick whose tasks to see: the picker and its members query load for them alone.
+const AssigneePicker = lazy(() => import('./assignee-picker').then((m) => ({ default: m.AssigneePicker })))
 const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
 
 const HEADINGS = { inbox: 'Inbox', future: 'Future', archive: 'Archive' } as const
@@ -104,13 +104,8 @@ export function InboxPage({ search }: { search: InboxSearch }) {
   /** The selected tasks, or else the one the rep is on. */
   const targets = (): Task[] => (chosen.length > 0 ? chosen : active === undefined ? [] : [active])
 
-  /** Changes tasks; when some leave this list, the focus goes on to the next task that stays. */
-  const act = (changing: Task[], taskChange: TaskChange, title: string) => {
-    if (changing.length === 0) return
-    const now = new Date()
-    const gone = new Set(
-      changing.filter((t) => !belongsTo(changedTask(t, taskChange, now), filter, now)).map((t) => t.id),
-    )
+  /** When tasks leave this list, the focus goes on to the next task that stays (or the one before). */
+  const leaving = (gone: ReadonlySet<string>) => {
     if (gone.size > 0) {
       const first = Math.max(
         0,
@@ -119,6 +114,12 @@ export function InboxPage({ search }: { search: InboxSearch }) {
       const stays = (t: Task) => !gone.has(t.id)
       moveTo(ordered.slice(first).find(stays) ?? ordered.slice(0, first).reverse().find(stays))
     }
+  }
+
+  const act = (changing: Task[], taskChange: TaskChange, title: string) => {
+    if (changing.length === 0) return
+    const now = new Date()
+    leaving(new Set(changing.filter((t) => !belongsTo(changedTask(t, taskChange, now), filter, now)).map((t) => t.id)))
     setSelected(new Set())
     change(changing, taskChange, title)
   }
@@ -234,7 +235,11 @@ export function InboxPage({ search }: { search: InboxSearch }) {
             placeholder="Filter by task or lead"
             className="w-56"
           />
-          {isAdmin ? <AssigneePicker userId={session.user.id} value={assignee} search={search} /> : null}
+          {isAdmin ? (
+            <Suspense fallback={null}>
+              <AssigneePicker userId={session.user.id} value={assignee} search={search} />
+            </Suspense>
+          ) : null}
           <Button
             variant="quiet"
             size="sm"
@@ -411,6 +416,9 @@ export function InboxPage({ search }: { search: InboxSearch }) {
                 `${snoozed.length === 1 ? 'Task' : plural(snoozed.length, 'task')} snoozed to ${label}`,
               )
             }}
+            onDelete={(task) => {
+              leaving(new Set([task.id]))
+            }}
             onAssign={(assigned, user) => {
               act(
                 assigned,
@@ -422,27 +430,5 @@ export function InboxPage({ search }: { search: InboxSearch }) {
         </Suspense>
       )}
     </div>
-  )
-}
-
-function AssigneePicker({ userId, value, search }: { userId: string; value: string; search: InboxSearch }) {
-  const members = useQuery(setupQueries.members())
-  const navigate = useNavigate()
-  const options = [
-    { value: userId, label: 'My tasks' },
-    ...(members.data ?? []).filter((m) => m.id !== userId).map((m) => ({ value: m.id, label: m.display_name })),
-    { value: 'all', label: 'Everyone' },
-  ]
-  // A teammate's id before the members have loaded still needs its option, or the select shows the wrong one.
-  if (!options.some((o) => o.value === value)) options.splice(1, 0, { value, label: 'A teammate' })
-  return (
-    <SelectField
-      label="Tasks of"
-      value={value}
-      options={options}
-      onChange={(user) => {
-        void navigate({ to: '/inbox', search: { ...search, user: user === userId ? undefined : user } })
-      }}
-    />
   )
 }

@@ -23,9 +23,11 @@ export interface TaskDialogsProps {
   /** `label` says where they went ("Mon, Nov 30", "5:00 PM"). */
   onSnooze: (tasks: Task[], date: string, label: string) => void
   onAssign: (tasks: Task[], user: { id: string; name: string }) => void
+  /** Before a confirmed delete is sent: the inbox moves on to the next task. */
+  onDelete?: (task: Task) => void
 }
 
-export function TaskDialogs({ state, onClose, onSnooze, onAssign }: TaskDialogsProps) {
+export function TaskDialogs({ state, onClose, onSnooze, onAssign, onDelete }: TaskDialogsProps) {
   if (state.kind === 'help') return <ShortcutsDialog onClose={onClose} />
   const [first] = state.tasks
   if (first === undefined) return null
@@ -38,7 +40,7 @@ export function TaskDialogs({ state, onClose, onSnooze, onAssign }: TaskDialogsP
     case 'edit':
       return <EditTaskDialog task={first} onClose={onClose} />
     case 'delete':
-      return <DeleteTaskDialog task={first} subject={subject} onClose={onClose} />
+      return <DeleteTaskDialog task={first} subject={subject} onClose={onClose} onDelete={onDelete} />
   }
 }
 
@@ -208,7 +210,17 @@ function EditTaskDialog({ task, onClose }: { task: Task; onClose: () => void }) 
   )
 }
 
-function DeleteTaskDialog({ task, subject, onClose }: { task: Task; subject: string; onClose: () => void }) {
+function DeleteTaskDialog({
+  task,
+  subject,
+  onClose,
+  onDelete,
+}: {
+  task: Task
+  subject: string
+  onClose: () => void
+  onDelete: TaskDialogsProps['onDelete']
+}) {
   const remove = useDeleteTask()
   return (
     <ConfirmDialog
@@ -217,7 +229,12 @@ function DeleteTaskDialog({ task, subject, onClose }: { task: Task; subject: str
       onCancel={onClose}
       isPending={remove.isPending}
       onConfirm={() => {
-        remove.mutate(task, { onSuccess: onClose })
+        remove.mutate(task, {
+          onSuccess: () => {
+            onClose()
+            onDelete?.(task)
+          },
+        })
       }}
     >
       The task is deleted for everyone in your organization. This cannot be undone.

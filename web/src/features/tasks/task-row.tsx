@@ -23,8 +23,6 @@ export interface TaskRowProps {
   ref?: Ref<HTMLLIElement>
 }
 
-const checkbox = 'size-4 shrink-0 cursor-pointer accent-indigo-600'
-
 /** A press on the row outside its own controls selects it (with shift, the range from the last one selected). */
 function isControl(target: EventTarget): boolean {
   return target instanceof Element && target.closest('a, button, input, label, select, textarea') !== null
@@ -63,7 +61,7 @@ export function TaskRow({
         onFocusRow?.()
         selection.onToggle(event.shiftKey)
       }}
-      className="group flex items-start gap-3 rounded-md border border-transparent px-3 py-2 outline-none hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 data-[active]:border-slate-200 data-[selected]:bg-indigo-50"
+      className={`group flex flex-wrap items-start gap-x-3 gap-y-1 rounded-md ${selection === undefined ? '' : 'sm:flex-nowrap'} border border-transparent px-3 py-2 outline-none hover:bg-slate-50 focus-visible:ring-2 focus-visible:ring-indigo-500 data-[active]:border-slate-200 data-[selected]:bg-indigo-50`}
     >
       {selection === undefined ? null : (
         <input
@@ -75,7 +73,7 @@ export function TaskRow({
             onFocusRow?.()
             selection.onToggle(event.shiftKey)
           }}
-          className={`${checkbox} mt-1 rounded`}
+          className="mt-1 size-4 shrink-0 cursor-pointer rounded accent-indigo-600"
         />
       )}
       <input
@@ -85,7 +83,7 @@ export function TaskRow({
         onChange={(event) => {
           onComplete(task, event.target.checked)
         }}
-        className={`${checkbox} mt-1 rounded-full`}
+        className="mt-1 size-4 shrink-0 cursor-pointer appearance-none rounded-full border-2 border-slate-400 bg-white hover:border-emerald-600 checked:border-emerald-600 checked:bg-emerald-600"
       />
       <div className="flex min-w-0 flex-1 flex-col gap-0.5">
         <p className="flex flex-wrap items-baseline gap-x-2 text-sm">
@@ -132,11 +130,14 @@ export function TaskRow({
           {showAssignee ? <span>{task.assigned_to_name ?? 'Unassigned'}</span> : null}
         </p>
       </div>
-      <div className="flex shrink-0 flex-col items-end gap-1">
+      {/* On a phone, and in the lead page's narrow panel, the date and the actions take a line under the task. */}
+      <div
+        className={`flex w-full flex-wrap items-center justify-between gap-x-2 gap-y-1 ${selection === undefined ? 'pl-7' : 'pl-14 sm:w-auto sm:shrink-0 sm:flex-col sm:items-end sm:pl-0'}`}
+      >
         <span className={`text-xs whitespace-nowrap ${overdue ? 'font-semibold text-red-700' : 'text-slate-600'}`}>
           {taskWhen(task, today)}
         </span>
-        <span className="flex gap-0.5">
+        <span className="flex flex-wrap gap-0.5">
           {task.is_complete ? null : (
             <RowButton
               label="Snooze"
