@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { twMerge } from '../../lib/class-merge'
+import { Button } from './button'
 
 /** A thin bar along the top edge while a navigation loads: it overlays, so nothing below moves. */
 export function ProgressBar({ isActive }: { isActive: boolean }) {
@@ -29,11 +30,24 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   )
 }
 
-export function ErrorState({ title, message, children }: { title: string; message: string; children?: ReactNode }) {
+export interface ErrorStateProps {
+  title: string
+  message: string
+  /** Offers "Try again" (a refetch, say). */
+  onRetry?: () => void
+  children?: ReactNode
+}
+
+export function ErrorState({ title, message, onRetry, children }: ErrorStateProps) {
   return (
     <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-red-200 bg-red-50 p-6">
       <p className="text-base font-semibold text-red-900">{title}</p>
       <p className="text-sm text-red-800">{message}</p>
+      {onRetry === undefined ? null : (
+        <Button size="sm" onPress={onRetry}>
+          Try again
+        </Button>
+      )}
       {children}
     </div>
   )

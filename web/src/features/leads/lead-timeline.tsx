@@ -25,16 +25,11 @@ export function LeadTimeline({ leadId, kind }: { leadId: string; kind: ActivityK
             <Skeleton className="h-16 w-full" />
           </div>
         ) : activities.isError ? (
-          <ErrorState title="The activity could not be loaded" message={activities.error.message}>
-            <Button
-              size="sm"
-              onPress={() => {
-                void activities.refetch()
-              }}
-            >
-              Try again
-            </Button>
-          </ErrorState>
+          <ErrorState
+            title="The activity could not be loaded"
+            message={activities.error.message}
+            onRetry={() => void activities.refetch()}
+          />
         ) : activities.data.data.length === 0 ? (
           <p className="text-sm text-slate-500">
             {ACTIVITY_KINDS.find((k) => k.kind === kind)?.empty ?? 'No activity yet.'}

@@ -75,11 +75,11 @@ export function BoardColumn({ status, statuses, filters, currency, today, onMove
         )}
       </header>
       {column.isError ? (
-        <ErrorState title="This column did not load" message={saveErrorMessage(column.error, 'lead_query')}>
-          <Button size="sm" onPress={() => void column.refetch()}>
-            Try again
-          </Button>
-        </ErrorState>
+        <ErrorState
+          title="This column did not load"
+          message={saveErrorMessage(column.error, 'lead_query')}
+          onRetry={() => void column.refetch()}
+        />
       ) : null}
       {column.isPending ? <Skeleton className="h-24" /> : null}
       {cards.length === 0 && column.isSuccess ? <p className="px-1 text-sm text-slate-500">No opportunities.</p> : null}

@@ -134,11 +134,11 @@ export function OpportunityList({ pipeline, filters, sort, currency }: Opportuni
   const totals = list.data?.pages[0]
   if (list.isError)
     return (
-      <ErrorState title="The list did not load" message={saveErrorMessage(list.error, 'lead_query')}>
-        <Button size="sm" onPress={() => void list.refetch()}>
-          Try again
-        </Button>
-      </ErrorState>
+      <ErrorState
+        title="The list did not load"
+        message={saveErrorMessage(list.error, 'lead_query')}
+        onRetry={() => void list.refetch()}
+      />
     )
   if (totals === undefined) return <Skeleton className="h-64 w-full" />
   const count = totals.total_results

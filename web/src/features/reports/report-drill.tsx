@@ -58,11 +58,11 @@ function DrillList({ source, label }: { source: DrillSource; label: string }) {
   if (list.isPending) return <Skeleton className="h-40" />
   if (list.isError)
     return (
-      <ErrorState title="The opportunities did not load" message={list.error.message}>
-        <Button size="sm" onPress={() => void list.refetch()}>
-          Try again
-        </Button>
-      </ErrorState>
+      <ErrorState
+        title="The opportunities did not load"
+        message={list.error.message}
+        onRetry={() => void list.refetch()}
+      />
     )
   if (opportunities.length === 0) return <EmptyState title="No opportunities in this group" />
   const download = async () => {

@@ -38,11 +38,11 @@ export function ReportPage({ search }: { search: ReportSearch }) {
       {report.isPending ? (
         <Skeleton className="h-72" />
       ) : report.isError ? (
-        <ErrorState title="The report did not load" message={report.error.message}>
-          <Button size="sm" onPress={() => void report.refetch()}>
-            Try again
-          </Button>
-        </ErrorState>
+        <ErrorState
+          title="The report did not load"
+          message={report.error.message}
+          onRetry={() => void report.refetch()}
+        />
       ) : report.data.data.length === 0 ? (
         <EmptyState title="No opportunities match">Try another date range, status or owner.</EmptyState>
       ) : (

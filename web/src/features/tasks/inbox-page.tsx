@@ -305,16 +305,11 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           <Skeleton className="h-14 w-full" />
         </div>
       ) : list.isError ? (
-        <ErrorState title="The tasks could not be loaded" message={list.error.message}>
-          <Button
-            size="sm"
-            onPress={() => {
-              void list.refetch()
-            }}
-          >
-            Try again
-          </Button>
-        </ErrorState>
+        <ErrorState
+          title="The tasks could not be loaded"
+          message={list.error.message}
+          onRetry={() => void list.refetch()}
+        />
       ) : ordered.length === 0 ? (
         filterText.trim() === '' ? (
           <EmptyState title={EMPTY[view][0]}>{EMPTY[view][1]}</EmptyState>

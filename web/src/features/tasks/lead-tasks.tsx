@@ -28,16 +28,11 @@ export function LeadTasks({ leadId }: { leadId: string }) {
       {tasks.isPending ? (
         <Skeleton className="h-10 w-full" />
       ) : tasks.isError ? (
-        <ErrorState title="The tasks could not be loaded" message={tasks.error.message}>
-          <Button
-            size="sm"
-            onPress={() => {
-              void tasks.refetch()
-            }}
-          >
-            Try again
-          </Button>
-        </ErrorState>
+        <ErrorState
+          title="The tasks could not be loaded"
+          message={tasks.error.message}
+          onRetry={() => void tasks.refetch()}
+        />
       ) : tasks.data.length === 0 ? (
         <p className="text-sm text-slate-500">No open tasks.</p>
       ) : (

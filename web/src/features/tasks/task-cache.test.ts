@@ -1,41 +1,14 @@
 import { QueryClient } from '@tanstack/react-query'
 import { describe, expect, it } from 'vitest'
-import type { Task } from '@leadline/shared/task-schema'
 import { localDate } from '../../lib/format'
 import { applyChanged, cachedLists, restoreTasks, snapshotLists } from './task-cache'
+import { taskFixture } from './task-fixture'
 import { changedTask } from './task-mutations'
 import { taskQueries } from './task-queries'
 
 const today = localDate()
 
-function task(id: string, extra: Partial<Task> = {}): Task {
-  return {
-    id,
-    _type: 'lead',
-    view: 'inbox',
-    organization_id: 'orga_1',
-    lead_id: 'lead_1',
-    lead_name: 'Acme',
-    contact_id: null,
-    contact_name: null,
-    assigned_to: 'user_1',
-    assigned_to_name: 'Riley Rep',
-    date: today,
-    due_date: today,
-    is_dateless: false,
-    is_complete: false,
-    object_type: null,
-    object_id: null,
-    created_by: null,
-    created_by_name: null,
-    updated_by: null,
-    updated_by_name: null,
-    date_created: '2026-11-01T10:00:00.000000+00:00',
-    date_updated: '2026-11-01T10:00:00.000000+00:00',
-    text: id,
-    ...extra,
-  }
-}
+const task = (id: string) => taskFixture(id, today)
 
 function setup() {
   const queryClient = new QueryClient()

@@ -1,34 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Task } from '@leadline/shared/task-schema'
+import { taskFixture } from './task-fixture'
 import { groupTasks } from './task-groups'
 
-function task(id: string, date: string, extra: Partial<Task> = {}): Task {
-  return {
-    id,
-    _type: 'lead',
-    view: 'inbox',
-    organization_id: 'orga_1',
-    lead_id: 'lead_1',
-    lead_name: 'Acme',
-    contact_id: null,
-    contact_name: null,
-    assigned_to: 'user_1',
-    assigned_to_name: 'Riley Rep',
-    date,
-    due_date: date,
-    is_dateless: false,
-    is_complete: false,
-    object_type: null,
-    object_id: null,
-    created_by: null,
-    created_by_name: null,
-    updated_by: null,
-    updated_by_name: null,
-    date_created: '2026-11-01T10:00:00.000000+00:00',
-    date_updated: '2026-11-01T10:00:00.000000+00:00',
-    ...extra,
-  }
-}
+const task = taskFixture
 
 const summary = (tasks: Task[], view: 'inbox' | 'future' | 'archive', today: string) =>
   groupTasks(tasks, view, today).map((g) => [g.key, g.heading, g.tasks.map((t) => t.id)])
