@@ -62,6 +62,9 @@ export const taskSchema = Type.Object(
     is_complete: Type.Boolean(),
     object_type: nullableString(),
     object_id: nullableString(),
+    date_completed: Type.Union([Type.String(), Type.Null()], {
+      description: 'When the task was completed, null while open (not in Close’s task).',
+    }),
     ...commonFieldsSchema,
   },
   { additionalProperties: true, description: 'Plus the fields of its type: `text` for `lead` tasks, and so on.' },

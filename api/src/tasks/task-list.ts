@@ -13,7 +13,7 @@ import { formatTimestamp } from '../platform/time.js'
 const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
 type Comparator = keyof typeof COMPARATORS
 const VIEWS = ['inbox', 'future', 'archive'] as const
-export const ORDER_FIELDS = ['date', 'date_created', 'date_updated'] as const
+export const ORDER_FIELDS = ['date', 'date_created', 'date_updated', 'date_completed'] as const
 
 const text = (description: string) => Type.Optional(Type.String({ description }))
 const dateText = 'A date (YYYY-MM-DD, a whole day in X-TZ-Offset) or an ISO 8601 timestamp.'
@@ -48,7 +48,7 @@ export const taskListQuery = Type.Composite([
   Type.Object({
     ...taskFilterProperties,
     _order_by: text(
-      '`date`, `date_created` or `date_updated` (the archive by completion), a leading "-" for descending. By date, a date-only task comes before the timed ' +
+      '`date`, `date_created`, `date_updated` or `date_completed` (the archive), a leading "-" for descending. By date, a date-only task comes before the timed ' +
         'tasks of its day in X-TZ-Offset. Default `date`.',
     ),
   }),

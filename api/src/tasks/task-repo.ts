@@ -208,6 +208,8 @@ export async function taskViews(
       updated_by_name: name(row.updated_by),
       date_created: row.date_created,
       date_updated: row.date_updated,
+      // Not in Close's task: when it was completed (null while open), for the archive's order and headings.
+      date_completed: row.date_completed,
     }
   })
 }

@@ -434,6 +434,9 @@ describe('filters and order', () => {
     const updated = await order({ _order_by: '-date_updated', _type: 'all', is_complete: 'true' }, '0')
     expect(updated).toEqual([created.at(-1)])
     expect((await order({ _order_by: '-date_updated' }, '0'))[0]).toBe(created.at(-1))
+    const done = await listTasks({ _order_by: '-date_completed' }, org.member.key)
+    expect(done[0]).toMatchObject({ text: created.at(-1), date_completed: expect.stringMatching(/^\d{4}-/) })
+    expect(done.slice(1).map((t) => t.date_completed)).toEqual([null, null, null, null])
   })
 })
 

@@ -19,6 +19,7 @@ export function taskFixture(id: string, date: string, extra: Partial<Task> = {})
     is_complete: false,
     object_type: null,
     object_id: null,
+    date_completed: null,
     created_by: null,
     created_by_name: null,
     updated_by: null,

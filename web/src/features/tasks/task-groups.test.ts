@@ -41,10 +41,10 @@ describe('groupTasks', () => {
   it('reads the archive by the day each task was completed, newest first', () => {
     const at = (day: number) => new Date(2026, 10, day, 15, 0).toISOString()
     const tasks = [
-      task('a', '2026-01-01', { is_complete: true, date_updated: at(26) }),
-      task('b', '2026-01-01', { is_complete: true, date_updated: at(25) }),
-      task('c', '2026-01-01', { is_complete: true, date_updated: at(20) }),
-      task('d', '2026-01-01', { is_complete: true, date_updated: at(26) }),
+      task('a', '2026-01-01', { is_complete: true, date_completed: at(26) }),
+      task('b', '2026-01-01', { is_complete: true, date_completed: at(25) }),
+      task('c', '2026-01-01', { is_complete: true, date_completed: at(20) }),
+      task('d', '2026-01-01', { is_complete: true, date_completed: at(26) }),
     ]
     const groups = summary(tasks, 'archive', '2026-11-26')
     expect(groups.map(([, heading]) => heading).slice(0, 2)).toEqual(['Today', 'Yesterday'])

@@ -22,7 +22,8 @@ export function groupTasks(tasks: readonly Task[], view: TaskViewName, today: st
     let key: string
     let heading: string
     if (view === 'archive') {
-      key = taskDay(task.date_updated)
+      // Every completed task has a date_completed; the archive holds no other.
+      key = taskDay(task.date_completed ?? task.date_updated)
       heading = key === today ? 'Today' : key === yesterday ? 'Yesterday' : dayHeading(key, today)
     } else {
       const day = task.is_dateless ? today : taskDay(task.date)

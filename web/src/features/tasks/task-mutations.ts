@@ -29,7 +29,10 @@ export interface TaskChangeInput {
 /** A task as it will be once the change is saved, for the screen before the server answers. */
 export function changedTask(task: Task, change: TaskChange, now: Date): Task {
   const next: Task = { ...task, date_updated: now.toISOString() }
-  if ('is_complete' in change) next.is_complete = change.is_complete
+  if ('is_complete' in change) {
+    next.is_complete = change.is_complete
+    next.date_completed = change.is_complete ? now.toISOString() : null
+  }
   if ('text' in change) next.text = change.text
   if ('assigned_to' in change && change.assigned_to !== undefined) {
     next.assigned_to = change.assigned_to

@@ -29,7 +29,7 @@ export const taskQueries = {
           _type: 'all',
           assigned_to: filter.assignee === 'all' ? undefined : filter.assignee,
           // The archive reads by completion, newest first; the others by due date in the user's zone.
-          _order_by: filter.view === 'archive' ? '-date_updated' : 'date',
+          _order_by: filter.view === 'archive' ? '-date_completed' : 'date',
           _skip: pageParam,
           _limit: TASKS_PER_PAGE,
         }),
