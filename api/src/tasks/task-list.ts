@@ -201,6 +201,9 @@ export function taskOrder(raw: string | undefined, dialect: Dialect, offsetHours
   const direction = sql.raw(order.descending ? 'desc' : 'asc')
   const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
   const id = sql`task.id${collate} ${direction}`
+  // An open task has no date_completed: it goes last either way, as SQLite and Postgres order nulls differently.
+  if (order.field === 'date_completed')
+    return [sql`(task.date_completed is null) asc`, sql`task.date_completed ${direction}`, id]
   if (order.field !== 'date') return [sql`${sql.ref(`task.${order.field}`)} ${direction}`, id]
   return [sql`${dateSortKey(dialect, offsetHours)}${collate} ${direction}`, sql`task.has_time ${direction}`, id]
 }

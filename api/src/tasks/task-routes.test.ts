@@ -61,9 +61,10 @@ describe('POST /task/', () => {
     ctx.clock.set(new Date('2026-05-04T10:00:00.000Z'))
     const task = await createTask({ text: 'Call back about pricing', id: 'task_mine', view: 'future' })
     expect(task.id).toMatch(/^task_[0-9A-Za-z]{43}$/)
-    // The keys of Close's recorded create_task response.
+    // The keys of Close's recorded create_task response, and `date_completed`, which Leadline adds.
     expect(Object.keys(task).sort()).toEqual(
       [
+        'date_completed',
         '_type',
         'assigned_to',
         'assigned_to_name',
