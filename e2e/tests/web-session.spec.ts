@@ -5,6 +5,10 @@ test('a session that ends mid-work leads to sign-in and back to the same lead', 
   await signIn(page, stack.apiKey)
   await page.goto(`/leads/${lead.id}`)
   await expect(page.getByRole('heading', { name: 'Expiring Session Co' })).toBeVisible()
+  // The page's panels load their own data after the heading (the tasks, the teammates to assign them to): let them
+  // finish, or one of them meets the ended session before the note does.
+  await expect(page.getByRole('region', { name: 'Tasks' }).getByText('No open tasks.')).toBeVisible()
+  await page.waitForLoadState('networkidle')
 
   // The session ends on the server (expired, or signed out in another tab) while the page stays open.
   const ended = await page.request.delete('/auth/session', { headers: { 'X-Requested-With': 'leadline' } })
