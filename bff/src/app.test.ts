@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SECURITY_HEADERS } from './app.js'
+import { hashId, SESSION_DB_FILE } from './session.js'
 import {
   assertNoKey,
   deadPort,
@@ -416,10 +417,11 @@ describe('sessions', () => {
   test('sessions survive a restart; the file holds neither the key nor the session id', async () => {
     const cookie = await signIn(bff)
     await bff.close()
-    const file = join(dir.path, 'sessions.json')
-    const text = await readFile(file, 'utf8')
+    const file = join(dir.path, SESSION_DB_FILE)
+    const text = (await readFile(file)).toString('latin1')
     for (const form of KEY_FORMS) expect(text).not.toContain(form)
     expect(text).not.toContain(cookie.split('=')[1])
+    expect(text).toContain(hashId(cookie.split('=')[1] ?? ''))
     expect((await stat(file)).mode & 0o777).toBe(0o600)
 
     bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path }))
