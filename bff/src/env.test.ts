@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -43,6 +43,7 @@ describe('loadBffConfig', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect((await readFile(file, 'utf8')).trim()).toBe(first.secret.toString('hex'))
     expect(loadBffConfig({ LEADLINE_BFF_DATA_DIR: 'state' }, dir.path).secret.equals(first.secret)).toBe(true)
+    expect(await readdir(join(dir.path, 'state'))).toEqual(['bff-secret'])
   })
 
   test('reads every variable', () => {

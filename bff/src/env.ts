@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -183,10 +183,16 @@ export function parseSecret(text: string, source: string): Buffer {
 function loadOrCreateSecret(dataDir: string): Buffer {
   const file = join(dataDir, 'bff-secret')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  // Written whole under another name, then linked into place: BFF processes starting together on a new data folder
+  // agree on one secret, and none reads a half-written file.
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+  writeFileSync(temp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
   try {
-    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+    linkSync(temp, file)
   } catch (error) {
     if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
+  } finally {
+    rmSync(temp, { force: true })
   }
   return parseSecret(readFileSync(file, 'utf8'), file)
 }
