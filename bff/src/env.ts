@@ -67,7 +67,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   const idleMinutes = wholeNumber(env, 'LEADLINE_SESSION_IDLE_MINUTES', 720, 1, 60 * 24 * 365, 'minutes')
   const maxDays = wholeNumber(env, 'LEADLINE_SESSION_MAX_DAYS', 30, 1, 3650, 'days')
   const signInAttempts = wholeNumber(env, 'LEADLINE_SIGN_IN_ATTEMPTS', 10, 1, 100_000, 'attempts')
-  const signInWindowMinutes = wholeNumber(env, 'LEADLINE_SIGN_IN_WINDOW_MINUTES', 15, 1, 24 * 60, 'minutes')
+  const signInWindowMinutes = wholeNumber(env, 'LEADLINE_SIGN_IN_MINUTES', 15, 1, 24 * 60, 'minutes')
 
   const seedText = nonEmpty(env.LEADLINE_DEMO_SEED_FILE)
   const demoText = env.LEADLINE_DEMO_SIGN_IN ?? ''
