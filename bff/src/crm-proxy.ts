@@ -181,7 +181,7 @@ export async function proxyToApi({
   }
 }
 
-interface Forwarded {
+interface UpstreamCall {
   path: string
   method: Dispatcher.HttpMethod
   headers: Record<string, string>
@@ -190,7 +190,7 @@ interface Forwarded {
   signal: AbortSignal
 }
 
-async function forward(res: ServerResponse, pool: Pool, request: Forwarded): Promise<number> {
+async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promise<number> {
   const { timeoutMs, signal } = request
   let upstream: Dispatcher.ResponseData
   try {

@@ -179,7 +179,9 @@ function openDatabase(file: string | undefined): Database.Database {
       const version = db.pragma('user_version', { simple: true })
       if (version === SCHEMA_VERSION) return
       if (version !== 0)
-        throw new Error(`${file ?? 'the session store'} has session schema ${String(version)}; this BFF knows 1`)
+        throw new Error(
+          `${file ?? 'the session store'} has session schema ${String(version)}; this BFF knows ${SCHEMA_VERSION}`,
+        )
       db.exec(`
         CREATE TABLE IF NOT EXISTS session (
           id_hash TEXT PRIMARY KEY,
