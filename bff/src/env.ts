@@ -10,7 +10,7 @@ export interface BffConfig {
   host: string
   /** The API's origin, e.g. `http://127.0.0.1:4000`; the only upstream. */
   apiUrl: string
-  /** 32 bytes; the session API keys are encrypted under a key derived from it. */
+  /** 32 bytes; the salt of each session's sealing key, which is derived from the session's cookie. */
   secret: Buffer
   /** Where `bff-secret` and `sessions.db` live. */
   dataDir: string

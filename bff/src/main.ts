@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       web_dist: config.webDist,
       demo_sign_in: demoSeedFileInUse(config) !== undefined,
       insecure_cookies: config.insecureCookies,
+      trust_proxy: config.trustProxy,
     },
     `listening on http://${host}:${port}`,
   )
