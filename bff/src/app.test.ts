@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SECURITY_HEADERS } from './app.js'
+import { hashId, SESSION_DB_FILE } from './session.js'
 import {
   assertNoKey,
   deadPort,
@@ -416,10 +417,11 @@ describe('sessions', () => {
   test('sessions survive a restart; the file holds neither the key nor the session id', async () => {
     const cookie = await signIn(bff)
     await bff.close()
-    const file = join(dir.path, 'sessions.json')
-    const text = await readFile(file, 'utf8')
+    const file = join(dir.path, SESSION_DB_FILE)
+    const text = (await readFile(file)).toString('latin1')
     for (const form of KEY_FORMS) expect(text).not.toContain(form)
     expect(text).not.toContain(cookie.split('=')[1])
+    expect(text).toContain(hashId(cookie.split('=')[1] ?? ''))
     expect((await stat(file)).mode & 0o777).toBe(0o600)
 
     bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path }))
@@ -536,6 +538,41 @@ describe('demo sign-in', () => {
     expect(upstream.requests).toEqual([])
   })
 
+  test('is refused through a proxy on loopback, unless LEADLINE_DEMO_SIGN_IN=1 opts in', async () => {
+    await bff.close()
+    const seedFile = await writeSeedFile()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, demoSeedFile: seedFile }))
+    const demoSignIn = (headers: Record<string, string>) =>
+      bff.call('/auth/demo-session', {
+        method: 'POST',
+        headers: { ...json, ...headers },
+        body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
+      })
+    const proxied: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9;proto=https' },
+      { 'x-real-ip': '203.0.113.9' },
+    ]
+    for (const headers of proxied) {
+      const users = await bff.call('/auth/demo-users', { headers })
+      expect(users.status, JSON.stringify(headers)).toBe(404)
+      expect(users.json).toEqual({
+        error: 'Demo sign-in is not offered through a proxy (LEADLINE_DEMO_SIGN_IN=1 allows it).',
+      })
+      const session = await demoSignIn(headers)
+      expect(session.status, JSON.stringify(headers)).toBe(404)
+      expect(session.setCookies).toEqual([])
+    }
+    expect(upstream.requests).toEqual([])
+    expect((await demoSignIn({})).status).toBe(200)
+
+    await bff.close()
+    bff = await startBff(
+      testConfig({ apiUrl: upstream.url, dataDir: dir.path, demoSeedFile: seedFile, demoSignIn: 'on' }),
+    )
+    for (const headers of proxied) expect((await demoSignIn(headers)).status, JSON.stringify(headers)).toBe(200)
+  })
+
   test('works beyond loopback when LEADLINE_DEMO_SIGN_IN=1 opts in', async () => {
     await bff.close()
     const seedFile = await writeSeedFile()
@@ -558,6 +595,198 @@ describe('demo sign-in', () => {
       body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
     })
     expect(session.status).toBe(200)
+  })
+})
+
+describe('requests from another site', () => {
+  const signInBody = JSON.stringify({ api_key: KEY, time_zone: 'UTC' })
+
+  test('a state-changing request with a foreign Origin or Sec-Fetch-Site: cross-site is refused before anything', async () => {
+    const cookie = await signIn(bff)
+    const before = upstream.requests.length
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: bff.url.replace('http:', 'https:') },
+      { origin: bff.url, 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+    ]
+    const requests: [string, { method: string; cookie?: string; body?: string; headers?: Record<string, string> }][] = [
+      ['/auth/session', { method: 'POST', body: signInBody }],
+      ['/auth/session', { method: 'PUT', cookie, body: JSON.stringify({ time_zone: 'Asia/Tokyo' }) }],
+      ['/auth/session', { method: 'DELETE', cookie }],
+      ['/auth/demo-session', { method: 'POST', body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }) }],
+      ['/api/v1/lead/', { method: 'POST', cookie, body: '{"name":"x"}' }],
+      ['/api/v1/lead/lead_1/', { method: 'DELETE', cookie }],
+      // Refused before the X-Requested-With check and before any body is parsed.
+      ['/api/v1/lead/', { method: 'PATCH', cookie, body: '{', headers: { 'x-requested-with': 'nope' } }],
+    ]
+    for (const headers of foreign) {
+      for (const [path, init] of requests) {
+        const response = await bff.call(path, { ...init, headers: { ...json, ...headers, ...init.headers } })
+        expect(response.status, `${init.method} ${path} ${JSON.stringify(headers)}`).toBe(403)
+        expect(response.json).toEqual({ error: 'Requests from another site are refused.' })
+        expect(response.setCookies).toEqual([])
+      }
+    }
+    expect(upstream.requests.length).toBe(before)
+    const current = await bff.call('/auth/session', { cookie, headers: { origin: 'https://evil.example' } })
+    expect(current.status, 'a GET from anywhere still reads').toBe(200)
+    expect(current.json).toMatchObject({ time_zone: NEW_YORK })
+  })
+
+  test('the own origin, the configured public origin and clients without either header pass', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, publicOrigin: 'https://crm.example' }))
+    const allowed: Record<string, string>[] = [
+      { origin: bff.url },
+      { origin: bff.url.toUpperCase() },
+      { origin: bff.url, 'sec-fetch-site': 'same-origin' },
+      { origin: 'https://crm.example' },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+      {},
+    ]
+    for (const headers of allowed) {
+      const response = await bff.call('/auth/session', {
+        method: 'POST',
+        headers: { ...json, ...headers },
+        body: signInBody,
+      })
+      expect(response.status, JSON.stringify(headers)).toBe(200)
+    }
+    const other = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: { ...json, origin: 'https://crm.example.evil' },
+      body: signInBody,
+    })
+    expect(other.status).toBe(403)
+  })
+
+  test("behind a trusted proxy the origin is the proxy's protocol and host", async () => {
+    const headers = {
+      ...json,
+      origin: 'https://crm.example',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'crm.example',
+    }
+    const untrusted = await bff.call('/auth/session', { method: 'POST', headers, body: signInBody })
+    expect(untrusted.status).toBe(403)
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, trustProxy: true }))
+    const trusted = await bff.call('/auth/session', { method: 'POST', headers, body: signInBody })
+    expect(trusted.status).toBe(200)
+  })
+})
+
+describe('failed sign-ins', () => {
+  const attempt = (key: string, headers: Record<string, string> = {}) =>
+    bff.call('/auth/session', {
+      method: 'POST',
+      headers: { ...json, ...headers },
+      body: JSON.stringify({ api_key: key, time_zone: 'UTC' }),
+    })
+  const meCalls = () => upstream.requests.filter((r) => r.url === '/api/v1/me/').length
+
+  test('are limited per address with 429 and Retry-After; the window frees the address again', async () => {
+    await bff.close()
+    const start = new Date('2026-03-01T09:00:00Z')
+    bff = await startBff(
+      testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 3, signInWindowMs: 15 * 60_000 }),
+      { now: start },
+    )
+    for (let i = 0; i < 3; i += 1) expect((await attempt(`api_wrong${i}`)).status).toBe(401)
+    bff.clock.now = new Date(start.getTime() + 5 * 60_000)
+    const asked = meCalls()
+    const limited = await attempt(KEY)
+    expect(limited.status).toBe(429)
+    expect(limited.json).toEqual({ error: 'Too many failed sign-ins; try again in 10 minute(s).' })
+    expect(limited.headers.get('retry-after')).toBe(String(10 * 60))
+    expect(limited.setCookies).toEqual([])
+    expect(meCalls(), 'a limited attempt does not reach the API').toBe(asked)
+    const demo = await bff.call('/auth/demo-session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'rep@demo.example', time_zone: 'UTC' }),
+    })
+    expect(demo.status).toBe(429)
+
+    bff.clock.now = new Date(start.getTime() + 15 * 60_000)
+    expect((await attempt(KEY)).status).toBe(200)
+  })
+
+  test('successful sign-ins do not count', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 2 }))
+    for (let i = 0; i < 5; i += 1) expect((await attempt(KEY)).status).toBe(200)
+    expect((await attempt('api_wrong')).status).toBe(401)
+    expect((await attempt(KEY)).status).toBe(200)
+    expect((await attempt('api_wrong')).status).toBe(401)
+    expect((await attempt(KEY)).status).toBe(429)
+  })
+
+  test('count the first X-Forwarded-For address only when the proxy is trusted', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 2 }))
+    const from = (address: string) => ({ 'x-forwarded-for': `${address}, 10.0.0.1` })
+    expect((await attempt('api_wrong', from('203.0.113.5'))).status).toBe(401)
+    expect((await attempt('api_wrong', from('203.0.113.6'))).status).toBe(401)
+    // Untrusted, the header is ignored: both came from this test's socket address.
+    expect((await attempt(KEY, from('203.0.113.7'))).status).toBe(429)
+
+    await bff.close()
+    bff = await startBff(
+      testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 2, trustProxy: true, demoSignIn: 'on' }),
+    )
+    expect((await attempt('api_wrong', from('203.0.113.5'))).status).toBe(401)
+    expect((await attempt('api_wrong', from('203.0.113.5'))).status).toBe(401)
+    expect((await attempt(KEY, from('203.0.113.5'))).status).toBe(429)
+    expect((await attempt(KEY, from('203.0.113.6'))).status).toBe(200)
+  })
+})
+
+describe('absolute session lifetime', () => {
+  test('a session ends at LEADLINE_SESSION_MAX_DAYS even while in use', async () => {
+    await bff.close()
+    const start = new Date('2026-03-01T09:00:00Z')
+    const day = 24 * 60 * 60_000
+    bff = await startBff(
+      testConfig({ apiUrl: upstream.url, dataDir: dir.path, sessionIdleMs: 60 * 60_000, sessionMaxAgeMs: 2 * day }),
+      { now: start },
+    )
+    const cookie = await signIn(bff)
+    for (let at = 50 * 60_000; at <= 2 * day; at += 50 * 60_000) {
+      bff.clock.now = new Date(start.getTime() + at)
+      expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
+    }
+    bff.clock.now = new Date(start.getTime() + 2 * day + 1)
+    const ended = await bff.call('/auth/session', { cookie })
+    expect(ended.status).toBe(401)
+    expect(ended.setCookies[0]).toContain('Max-Age=0')
+    expect(bff.store.size).toBe(0)
+  })
+})
+
+describe('Strict-Transport-Security', () => {
+  const HSTS = 'max-age=31536000; includeSubDomains'
+
+  test('is sent over https only: never on plain http, and X-Forwarded-Proto counts only from a trusted proxy', async () => {
+    for (const path of ['/healthz', '/auth/session', '/some/page']) {
+      expect((await bff.call(path)).headers.get('strict-transport-security'), path).toBeNull()
+      const claimed = await bff.call(path, { headers: { 'x-forwarded-proto': 'https' } })
+      expect(claimed.headers.get('strict-transport-security'), path).toBeNull()
+    }
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, trustProxy: true }))
+    for (const path of ['/healthz', '/auth/session', '/some/page']) {
+      const secure = await bff.call(path, { headers: { 'x-forwarded-proto': 'https' } })
+      expect(secure.headers.get('strict-transport-security'), path).toBe(HSTS)
+      expect((await bff.call(path)).headers.get('strict-transport-security'), path).toBeNull()
+    }
+    const cookie = await signIn(bff)
+    const proxied = await bff.call('/api/v1/lead/', { cookie, headers: { 'x-forwarded-proto': 'https' } })
+    // The API's own max-age=1 is dropped; the BFF's stands.
+    expect(proxied.headers.get('strict-transport-security')).toBe(HSTS)
   })
 })
 

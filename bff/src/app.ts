@@ -8,6 +8,7 @@ import { authRoutes, currentSession, FieldError, type AuthDeps } from './auth-ro
 import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import type { SessionStore } from './session.js'
+import { SignInLimiter } from './sign-in-limiter.js'
 
 export interface BffAppOptions {
   config: BffConfig
@@ -21,8 +22,8 @@ export interface BffAppOptions {
 export interface BffApp {
   app: Express
   logger: Logger
-  /** Stops the purge timer, closes the upstream connection pool (aborting its requests if asked) and waits for
-   * pending session writes. */
+  /** Stops the purge timer, closes the upstream connection pool (aborting its requests if asked) and the session
+   * store. */
   close(options?: { abortUpstream?: boolean }): Promise<void>
 }
 
@@ -49,6 +50,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 }
 
 const PURGE_EVERY_MS = 10 * 60_000
+const HSTS = 'max-age=31536000; includeSubDomains'
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Leadline</title></head>
@@ -79,14 +82,17 @@ export function createBffApp(options: BffAppOptions): BffApp {
         : 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: the BFF listens beyond loopback, where anyone ' +
             'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
     )
-  const deps: AuthDeps = { config, store, pool, now, demoSeedFile }
+  const limiter = new SignInLimiter({ limit: config.signInAttempts, windowMs: config.signInWindowMs })
+  const deps: AuthDeps = { config, store, pool, now, demoSeedFile, limiter }
 
   const app = express()
   app.disable('x-powered-by')
-  app.set('trust proxy', false)
+  // Trusted, the proxy's X-Forwarded-For / -Proto / -Host give req.ip, req.secure and req.host.
+  app.set('trust proxy', config.trustProxy)
 
   app.use((req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
+    if (req.secure) res.setHeader('strict-transport-security', HSTS)
     const started = process.hrtime.bigint()
     res.once('finish', () => {
       // The path only: query strings may carry search text, and headers are never logged.
@@ -104,6 +110,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
     // so nothing below ever interprets a foreign authority as a path.
     if (!req.url.startsWith('/') || req.url.startsWith('//') || req.url.includes('\\')) {
       res.status(400).json({ error: 'Invalid request path.' })
+      return
+    }
+    if (!SAFE_METHODS.has(req.method) && isCrossSite(req, config.publicOrigin)) {
+      res.status(403).json({ error: 'Requests from another site are refused.' })
       return
     }
     next()
@@ -129,7 +139,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   app.use('/api', async (req, res) => {
     const path = upstreamPath(req.originalUrl)
-    const current = await currentSession(req, res, deps)
+    const current = currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, 'You are not signed in.')
     const status = await proxyToApi({
       req,
@@ -142,7 +152,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       timeoutMs: config.apiTimeoutMs,
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
-    if (status === 401) await store.delete(current.id)
+    if (status === 401) store.delete(current.id)
   })
 
   const assetsDir = join(config.webDist, 'assets') + sep
@@ -209,9 +219,12 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   const purge = setInterval(() => {
-    store.purgeExpired(now()).catch((error: unknown) => {
+    limiter.purge(now())
+    try {
+      store.purgeExpired(now())
+    } catch (error) {
       logger.error({ err: error }, 'purging expired sessions failed')
-    })
+    }
   }, PURGE_EVERY_MS)
   purge.unref()
 
@@ -222,9 +235,23 @@ export function createBffApp(options: BffAppOptions): BffApp {
       clearInterval(purge)
       if (options.abortUpstream === true) await pool.destroy()
       else await pool.close()
-      await store.flush()
+      store.close()
     },
   }
+}
+
+/**
+ * Whether a browser sent this request from another site: `Sec-Fetch-Site: cross-site`, or an Origin that is neither
+ * this server's (the request's protocol and Host) nor the configured public origin. Clients that send neither
+ * header (curl, scripts) are not browsers acting for a foreign page, and pass.
+ */
+export function isCrossSite(req: Request, publicOrigin: string | undefined): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true
+  const origin = req.headers.origin
+  if (origin === undefined) return false
+  const own = `${req.protocol}://${req.host}`.toLowerCase()
+  const sent = origin.toLowerCase()
+  return sent !== own && sent !== publicOrigin?.toLowerCase()
 }
 
 async function upstreamState(pool: Pool): Promise<'ok' | 'error' | 'unreachable'> {

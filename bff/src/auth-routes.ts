@@ -5,6 +5,7 @@ import type { Pool } from 'undici'
 import type { BffConfig } from './env.js'
 import { HttpError, upstreamJson } from './crm-proxy.js'
 import type { Session, SessionProfile, SessionStore } from './session.js'
+import type { SignInLimiter } from './sign-in-limiter.js'
 
 export interface AuthDeps {
   config: BffConfig
@@ -13,6 +14,7 @@ export interface AuthDeps {
   now: () => Date
   /** The demo seed file when one-click demo sign-in is allowed (`demoSeedFileInUse`), else undefined. */
   demoSeedFile: string | undefined
+  limiter: SignInLimiter
 }
 
 /** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
@@ -60,13 +62,13 @@ export interface CurrentSession {
 }
 
 /** The caller's live session, or undefined (and the stale cookie cleared) when there is none. */
-export async function currentSession(req: Request, res: Response, deps: AuthDeps): Promise<CurrentSession | undefined> {
+export function currentSession(req: Request, res: Response, deps: AuthDeps): CurrentSession | undefined {
   const id = cookieValue(req, deps.config)
   if (id === undefined) return undefined
-  const session = await deps.store.get(id, deps.now())
+  const session = deps.store.get(id, deps.now())
   const apiKey = session === undefined ? undefined : deps.store.apiKey(id, session)
   if (session === undefined || apiKey === undefined) {
-    await deps.store.delete(id)
+    deps.store.delete(id)
     setSessionCookie(res, deps.config, '', true)
     return undefined
   }
@@ -94,6 +96,7 @@ export function authRoutes(deps: AuthDeps): Router {
   const router = Router()
 
   router.post('/session', async (req, res) => {
+    refuseWhenLimited(req, res, deps)
     const body: unknown = req.body
     const record = requireObject(body)
     const apiKey = requireString(record, 'api_key', 'Enter an API key.')
@@ -101,35 +104,36 @@ export function authRoutes(deps: AuthDeps): Router {
     await signIn(req, res, deps, apiKey, timeZone)
   })
 
-  router.get('/session', async (req, res) => {
-    const current = await currentSession(req, res, deps)
+  router.get('/session', (req, res) => {
+    const current = currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
     res.json(sessionView(current.session))
   })
 
-  router.put('/session', async (req, res) => {
+  router.put('/session', (req, res) => {
     const body: unknown = req.body
     const timeZone = requireTimeZone(requireObject(body))
-    const current = await currentSession(req, res, deps)
+    const current = currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
-    await store.setTimeZone(current.id, timeZone)
+    store.setTimeZone(current.id, timeZone)
     res.json(sessionView({ ...current.session, timeZone }))
   })
 
-  router.delete('/session', async (req, res) => {
+  router.delete('/session', (req, res) => {
     const id = cookieValue(req, config)
-    if (id !== undefined) await store.delete(id)
+    if (id !== undefined) store.delete(id)
     setSessionCookie(res, config, '', true)
     res.status(204).end()
   })
 
-  router.get('/demo-users', async (_req, res) => {
-    const users = await demoUsers(deps.demoSeedFile)
+  router.get('/demo-users', async (req, res) => {
+    const users = await demoUsers(req, deps)
     res.json(users.map((u) => ({ email: u.email, title: u.title, role: u.role, display_name: demoDisplayName(u) })))
   })
 
   router.post('/demo-session', async (req, res) => {
-    const users = await demoUsers(deps.demoSeedFile)
+    refuseWhenLimited(req, res, deps)
+    const users = await demoUsers(req, deps)
     const body: unknown = req.body
     const record = requireObject(body)
     const email = requireString(record, 'email', 'Choose a demo user.')
@@ -145,20 +149,36 @@ export function authRoutes(deps: AuthDeps): Router {
   return router
 }
 
+/** The address sign-in attempts are counted against: the socket's, or the proxy's client when it is trusted. */
+function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown'
+}
+
+function refuseWhenLimited(req: Request, res: Response, deps: AuthDeps): void {
+  const wait = deps.limiter.retryAfterSeconds(clientAddress(req), deps.now())
+  if (wait === 0) return
+  res.setHeader('retry-after', String(wait))
+  throw new HttpError(429, `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} minute(s).`)
+}
+
+function keyRefused(req: Request, deps: AuthDeps): HttpError {
+  deps.limiter.recordFailure(clientAddress(req), deps.now())
+  return new HttpError(401, 'That API key was not accepted.')
+}
+
 async function signIn(req: Request, res: Response, deps: AuthDeps, apiKey: string, timeZone: string): Promise<void> {
   // Keys are printable ASCII; anything else cannot be a key and must not be smuggled into a header.
-  if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':'))
-    throw new HttpError(401, 'That API key was not accepted.')
+  if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':')) throw keyRefused(req, deps)
   const now = deps.now()
   const me = await upstreamJson(deps.pool, '/api/v1/me/', apiKey, timeZone, now, deps.config.apiTimeoutMs)
-  if (me.status === 401) throw new HttpError(401, 'That API key was not accepted.')
+  if (me.status === 401) throw keyRefused(req, deps)
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
   const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
   if (profile === undefined) throw new HttpError(502, 'The CRM service gave an unexpected answer.')
 
   const previous = cookieValue(req, deps.config)
-  if (previous !== undefined) await deps.store.delete(previous)
-  const id = await deps.store.create(profile, apiKey, now)
+  if (previous !== undefined) deps.store.delete(previous)
+  const id = deps.store.create(profile, apiKey, now)
   setSessionCookie(res, deps.config, id)
   res.json(sessionView(profile))
 }
@@ -203,9 +223,15 @@ interface DemoUser {
   api_key: string
 }
 
+// A reverse proxy on this machine would make every visitor look local to the loopback check in env.ts.
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
+
 /** Read on each request, so a re-seeded demo organization is picked up without a restart. */
-async function demoUsers(seedFile: string | undefined): Promise<DemoUser[]> {
+async function demoUsers(req: Request, deps: AuthDeps): Promise<DemoUser[]> {
+  const seedFile = deps.demoSeedFile
   if (seedFile === undefined) throw new HttpError(404, 'Demo sign-in is not enabled.')
+  if (deps.config.demoSignIn !== 'on' && PROXY_HEADERS.some((name) => req.headers[name] !== undefined))
+    throw new HttpError(404, 'Demo sign-in is not offered through a proxy (LEADLINE_DEMO_SIGN_IN=1 allows it).')
   let parsed: unknown
   try {
     parsed = JSON.parse(await readFile(seedFile, 'utf8'))

@@ -138,7 +138,13 @@ function upstreamFailure(error: unknown): HttpError {
   return error instanceof errors.HeadersTimeoutError ? new HttpError(504, TOO_SLOW) : new HttpError(502, UNREACHABLE)
 }
 
-/** Forwards one request to the API and streams the answer back. Returns the upstream status. */
+/** The status proxyToApi reports when the browser went away before the answer was complete (nginx's 499). */
+export const CLIENT_GONE = 499
+
+/**
+ * Forwards one request to the API and streams the answer back. Returns the upstream status, or CLIENT_GONE.
+ * When the browser goes away first, the upstream request is aborted rather than left to run to its timeout.
+ */
 export async function proxyToApi({
   req,
   res,
@@ -162,18 +168,44 @@ export async function proxyToApi({
   headers['x-leadline-client'] = 'web'
   if (body !== undefined) headers['content-length'] = String(body.length)
 
+  const abort = new AbortController()
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort()
+  }
+  res.once('close', onClose)
+  if (res.destroyed || req.socket.destroyed) onClose()
+  try {
+    return await forward(res, pool, { path, method, headers, body: body ?? null, timeoutMs, signal: abort.signal })
+  } finally {
+    res.off('close', onClose)
+  }
+}
+
+interface UpstreamCall {
+  path: string
+  method: Dispatcher.HttpMethod
+  headers: Record<string, string>
+  body: Buffer | null
+  timeoutMs: number
+  signal: AbortSignal
+}
+
+async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promise<number> {
+  const { timeoutMs, signal } = request
   let upstream: Dispatcher.ResponseData
   try {
     upstream = await pool.request({
-      path,
-      method,
-      headers,
-      body: body ?? null,
+      path: request.path,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
       headersTimeout: timeoutMs,
       // Between body chunks: a long list may take a while in total, but it must keep coming.
       bodyTimeout: timeoutMs,
+      signal,
     })
   } catch (error) {
+    if (signal.aborted) return CLIENT_GONE
     throw upstreamFailure(error)
   }
 

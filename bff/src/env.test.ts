@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -22,7 +22,12 @@ describe('loadBffConfig', () => {
       apiUrl: 'http://127.0.0.1:4000',
       dataDir: join(dir.path, 'data'),
       insecureCookies: false,
+      trustProxy: false,
+      publicOrigin: undefined,
       sessionIdleMs: 720 * 60_000,
+      sessionMaxAgeMs: 30 * 24 * 60 * 60_000,
+      signInAttempts: 10,
+      signInWindowMs: 15 * 60_000,
       demoSeedFile: undefined,
       demoSignIn: 'loopback',
       apiTimeoutMs: 30_000,
@@ -38,6 +43,7 @@ describe('loadBffConfig', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600)
     expect((await readFile(file, 'utf8')).trim()).toBe(first.secret.toString('hex'))
     expect(loadBffConfig({ LEADLINE_BFF_DATA_DIR: 'state' }, dir.path).secret.equals(first.secret)).toBe(true)
+    expect(await readdir(join(dir.path, 'state'))).toEqual(['bff-secret'])
   })
 
   test('reads every variable', () => {
@@ -49,7 +55,12 @@ describe('loadBffConfig', () => {
         LEADLINE_API_URL: 'http://api.internal:4100',
         LEADLINE_BFF_SECRET: hex,
         LEADLINE_BFF_INSECURE_COOKIES: '1',
+        LEADLINE_BFF_TRUST_PROXY: '1',
+        LEADLINE_BFF_ORIGIN: 'https://crm.example.com',
         LEADLINE_SESSION_IDLE_MINUTES: '15',
+        LEADLINE_SESSION_MAX_DAYS: '7',
+        LEADLINE_SIGN_IN_ATTEMPTS: '5',
+        LEADLINE_SIGN_IN_MINUTES: '60',
         LEADLINE_DEMO_SEED_FILE: 'data/demo-seed.json',
         LEADLINE_DEMO_SIGN_IN: '1',
         LEADLINE_API_TIMEOUT_SECONDS: '5',
@@ -63,7 +74,12 @@ describe('loadBffConfig', () => {
       host: '0.0.0.0',
       apiUrl: 'http://api.internal:4100',
       insecureCookies: true,
+      trustProxy: true,
+      publicOrigin: 'https://crm.example.com',
       sessionIdleMs: 15 * 60_000,
+      sessionMaxAgeMs: 7 * 24 * 60 * 60_000,
+      signInAttempts: 5,
+      signInWindowMs: 60 * 60_000,
       demoSeedFile: join(dir.path, 'data', 'demo-seed.json'),
       demoSignIn: 'on',
       apiTimeoutMs: 5000,
@@ -83,6 +99,15 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_SESSION_IDLE_MINUTES: '0' }, /LEADLINE_SESSION_IDLE_MINUTES/],
     [{ LEADLINE_SESSION_IDLE_MINUTES: '1.5' }, /LEADLINE_SESSION_IDLE_MINUTES/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LEADLINE_BFF_TRUST_PROXY: 'true' }, /LEADLINE_BFF_TRUST_PROXY must be 1 or 0/],
+    [{ LEADLINE_BFF_ORIGIN: 'crm.example.com' }, /LEADLINE_BFF_ORIGIN must be an http\(s\) origin/],
+    [{ LEADLINE_BFF_ORIGIN: 'https://crm.example.com/app' }, /LEADLINE_BFF_ORIGIN/],
+    [{ LEADLINE_BFF_ORIGIN: 'ftp://crm.example.com' }, /LEADLINE_BFF_ORIGIN/],
+    [{ LEADLINE_SESSION_MAX_DAYS: '0' }, /LEADLINE_SESSION_MAX_DAYS must be a whole number of days \(1 to 3650\)/],
+    [{ LEADLINE_SESSION_MAX_DAYS: '1.5' }, /LEADLINE_SESSION_MAX_DAYS/],
+    [{ LEADLINE_SIGN_IN_ATTEMPTS: '0' }, /LEADLINE_SIGN_IN_ATTEMPTS/],
+    [{ LEADLINE_SIGN_IN_ATTEMPTS: 'ten' }, /LEADLINE_SIGN_IN_ATTEMPTS/],
+    [{ LEADLINE_SIGN_IN_MINUTES: '1441' }, /LEADLINE_SIGN_IN_MINUTES/],
     [{ LEADLINE_DEMO_SIGN_IN: 'yes' }, /LEADLINE_DEMO_SIGN_IN/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '0' }, /LEADLINE_API_TIMEOUT_SECONDS/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '2.5' }, /LEADLINE_API_TIMEOUT_SECONDS/],
@@ -116,6 +141,14 @@ describe('loadBffConfig', () => {
     )
     expect(demoSeedFileInUse(loadBffConfig({ ...seed, LEADLINE_DEMO_SIGN_IN: '0' }, dir.path))).toBeUndefined()
     expect(demoSeedFileInUse(loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32) }, dir.path))).toBeUndefined()
+  })
+
+  test('the public origin may end in a slash and is kept as an origin', () => {
+    const config = loadBffConfig(
+      { LEADLINE_BFF_SECRET: 'cd'.repeat(32), LEADLINE_BFF_ORIGIN: 'https://CRM.example.com:8443/' },
+      dir.path,
+    )
+    expect(config.publicOrigin).toBe('https://crm.example.com:8443')
   })
 
   test('secrets in hex, base64 and base64url', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,13 +10,22 @@ export interface BffConfig {
   host: string
   /** The API's origin, e.g. `http://127.0.0.1:4000`; the only upstream. */
   apiUrl: string
-  /** 32 bytes; the session API keys are encrypted under a key derived from it. */
+  /** 32 bytes; the salt of each session's sealing key, which is derived from the session's cookie. */
   secret: Buffer
-  /** Where `bff-secret` and `sessions.json` live. */
+  /** Where `bff-secret` and `sessions.db` live. */
   dataDir: string
   /** Plain-http deployments on a non-local host: no `Secure` flag, so no `__Host-` cookie name either. */
   insecureCookies: boolean
+  /** Behind a reverse proxy: the client address, protocol and host come from its X-Forwarded-* headers. */
+  trustProxy: boolean
+  /** The origin browsers use (e.g. `https://crm.example.com`), accepted besides the request's own. */
+  publicOrigin: string | undefined
   sessionIdleMs: number
+  /** A session ends this long after sign-in, however active. */
+  sessionMaxAgeMs: number
+  /** Failed sign-ins allowed per client address within `signInWindowMs` before answering 429. */
+  signInAttempts: number
+  signInWindowMs: number
   /** The JSON written by `leadline seed demo --json`; demo one-click sign-in is off without it. */
   demoSeedFile: string | undefined
   /** `loopback`: demo sign-in only while listening on a loopback address; `on` / `off` override that. */
@@ -51,24 +60,21 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
   const secretText = nonEmpty(env.LEADLINE_BFF_SECRET)
   const secret = secretText === undefined ? loadOrCreateSecret(dataDir) : parseSecret(secretText, 'LEADLINE_BFF_SECRET')
 
-  const insecureText = env.LEADLINE_BFF_INSECURE_COOKIES ?? '0'
-  if (insecureText !== '0' && insecureText !== '1' && insecureText !== '')
-    throw new Error(`LEADLINE_BFF_INSECURE_COOKIES must be 1 or 0, got "${insecureText}"`)
+  const insecureCookies = flag(env, 'LEADLINE_BFF_INSECURE_COOKIES')
+  const trustProxy = flag(env, 'LEADLINE_BFF_TRUST_PROXY')
+  const publicOrigin = parseOrigin(nonEmpty(env.LEADLINE_BFF_ORIGIN))
 
-  const idleText = env.LEADLINE_SESSION_IDLE_MINUTES ?? '720'
-  const idleMinutes = Number(idleText)
-  if (!/^\d+$/.test(idleText) || idleMinutes < 1 || idleMinutes > 60 * 24 * 365)
-    throw new Error(`LEADLINE_SESSION_IDLE_MINUTES must be a whole number of minutes (1 to 525600), got "${idleText}"`)
+  const idleMinutes = wholeNumber(env, 'LEADLINE_SESSION_IDLE_MINUTES', 720, 1, 60 * 24 * 365, 'minutes')
+  const maxDays = wholeNumber(env, 'LEADLINE_SESSION_MAX_DAYS', 30, 1, 3650, 'days')
+  const signInAttempts = wholeNumber(env, 'LEADLINE_SIGN_IN_ATTEMPTS', 10, 1, 100_000, 'attempts')
+  const signInWindowMinutes = wholeNumber(env, 'LEADLINE_SIGN_IN_MINUTES', 15, 1, 24 * 60, 'minutes')
 
   const seedText = nonEmpty(env.LEADLINE_DEMO_SEED_FILE)
   const demoText = env.LEADLINE_DEMO_SIGN_IN ?? ''
   if (demoText !== '0' && demoText !== '1' && demoText !== '')
     throw new Error(`LEADLINE_DEMO_SIGN_IN must be 1 or 0, got "${demoText}"`)
 
-  const timeoutText = env.LEADLINE_API_TIMEOUT_SECONDS ?? '30'
-  const timeoutSeconds = Number(timeoutText)
-  if (!/^\d+$/.test(timeoutText) || timeoutSeconds < 1 || timeoutSeconds > 3600)
-    throw new Error(`LEADLINE_API_TIMEOUT_SECONDS must be a whole number of seconds (1 to 3600), got "${timeoutText}"`)
+  const timeoutSeconds = wholeNumber(env, 'LEADLINE_API_TIMEOUT_SECONDS', 30, 1, 3600, 'seconds')
   const webDistText = nonEmpty(env.LEADLINE_WEB_DIST)
 
   const logLevel = env.LOG_LEVEL ?? 'info'
@@ -81,8 +87,13 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     apiUrl: apiUrl.origin,
     secret,
     dataDir,
-    insecureCookies: insecureText === '1',
+    insecureCookies,
+    trustProxy,
+    publicOrigin,
     sessionIdleMs: idleMinutes * 60_000,
+    sessionMaxAgeMs: maxDays * 24 * 60 * 60_000,
+    signInAttempts,
+    signInWindowMs: signInWindowMinutes * 60_000,
     demoSeedFile: seedText === undefined ? undefined : resolve(cwd, seedText),
     demoSignIn: demoText === '1' ? 'on' : demoText === '0' ? 'off' : 'loopback',
     apiTimeoutMs: timeoutSeconds * 1000,
@@ -118,6 +129,41 @@ export function demoSeedFileInUse(config: BffConfig): string | undefined {
   return config.demoSeedFile
 }
 
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name] ?? ''
+  if (text !== '0' && text !== '1' && text !== '') throw new Error(`${name} must be 1 or 0, got "${text}"`)
+  return text === '1'
+}
+
+function wholeNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  unit: string,
+): number {
+  const text = env[name] ?? String(fallback)
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new Error(`${name} must be a whole number of ${unit} (${min} to ${max}), got "${text}"`)
+  return value
+}
+
+function parseOrigin(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new Error(`LEADLINE_BFF_ORIGIN must be an http(s) origin like https://crm.example.com, got "${text}"`)
+  }
+  const originOnly = url.pathname === '/' && url.search === '' && url.hash === '' && url.username === ''
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !originOnly || url.password !== '')
+    throw new Error(`LEADLINE_BFF_ORIGIN must be an http(s) origin like https://crm.example.com, got "${text}"`)
+  return url.origin
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim()
 }
@@ -137,10 +183,16 @@ export function parseSecret(text: string, source: string): Buffer {
 function loadOrCreateSecret(dataDir: string): Buffer {
   const file = join(dataDir, 'bff-secret')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  // Written whole under another name, then linked into place: BFF processes starting together on a new data folder
+  // agree on one secret, and none reads a half-written file.
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+  writeFileSync(temp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
   try {
-    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' })
+    linkSync(temp, file)
   } catch (error) {
     if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error
+  } finally {
+    rmSync(temp, { force: true })
   }
   return parseSecret(readFileSync(file, 'utf8'), file)
 }

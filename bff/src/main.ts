@@ -1,20 +1,25 @@
+import { rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { constants } from 'node:os'
 import type { Logger } from 'pino'
 import { createBffApp } from './app.js'
 import { demoSeedFileInUse, loadBffConfig } from './env.js'
-import { SessionStore } from './session.js'
+import { SESSION_DB_FILE, SessionStore } from './session.js'
 import { gracefulStop } from './shutdown.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
 async function main(): Promise<void> {
   const config = loadBffConfig(process.env)
-  const store = await SessionStore.open({
-    file: join(config.dataDir, 'sessions.json'),
+  // Sessions of the JSON-file store, whose keys the secret alone could unseal: they cannot be carried over, and the
+  // file is removed so that a copy of the data folder taken later holds no key.
+  rmSync(join(config.dataDir, 'sessions.json'), { force: true })
+  const store = SessionStore.open({
+    file: join(config.dataDir, SESSION_DB_FILE),
     secret: config.secret,
     idleMs: config.sessionIdleMs,
+    maxAgeMs: config.sessionMaxAgeMs,
   })
   const bff = createBffApp({ config, store })
   const server = createServer(bff.app)
@@ -35,6 +40,7 @@ async function main(): Promise<void> {
       web_dist: config.webDist,
       demo_sign_in: demoSeedFileInUse(config) !== undefined,
       insecure_cookies: config.insecureCookies,
+      trust_proxy: config.trustProxy,
     },
     `listening on http://${host}:${port}`,
   )

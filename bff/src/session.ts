@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
 
-/** What the BFF knows about a signed-in user; the API key is only ever held encrypted. */
+/** What the BFF knows about a signed-in user; the API key is only ever held sealed. */
 export interface SessionProfile {
   userId: string
   firstName: string
@@ -17,181 +18,229 @@ export interface SessionProfile {
 }
 
 export interface Session extends SessionProfile {
-  /** `v1.<iv>.<tag>.<ciphertext>`, AES-256-GCM, bound to the session by its id hash. */
-  encryptedKey: string
-  /** Epoch milliseconds of the last request. */
+  /** `v2.<iv>.<tag>.<ciphertext>`: see `sealApiKey`. */
+  sealedKey: string
+  /** Epoch milliseconds of the sign-in; the absolute lifetime counts from it. */
+  createdAt: number
+  /** Epoch milliseconds of the last request, as last written (at most a minute behind). */
   lastSeen: number
 }
 
-interface StoreOptions {
-  /** The JSON file; undefined keeps sessions in memory only. */
+export interface StoreOptions {
+  /** The SQLite file every BFF process shares; undefined keeps sessions in this process's memory only. */
   file: string | undefined
   secret: Buffer
   idleMs: number
+  /** A session older than this ends even if it is in use. */
+  maxAgeMs: number
 }
 
-const FILE_VERSION = 1
-// Sliding expiry is exact in memory; the file only learns of activity this often, so a busy user does not cause
-// a write per request. After a restart a session may therefore end up to this much earlier.
-const PERSIST_LAST_SEEN_EVERY_MS = 60_000
+/** The session database's name in the data folder. */
+export const SESSION_DB_FILE = 'sessions.db'
+
+// A busy user does not cause a write per request: activity is written when the stored time is this old, so a
+// session may end up to this much before its idle time is up.
+const WRITE_LAST_SEEN_EVERY_MS = 60_000
+// Another process may hold the write lock for a moment (a sign-in, a purge); wait rather than fail the request.
+const BUSY_TIMEOUT_MS = 5000
+const SCHEMA_VERSION = 1
+
+interface SessionRow {
+  id_hash: string
+  user_id: string
+  first_name: string
+  last_name: string
+  email: string
+  display_name: string
+  organization_id: string
+  organization_name: string
+  role: string
+  time_zone: string
+  sealed_key: string
+  created_at: number
+  last_seen: number
+}
 
 /**
- * Server-side sessions, keyed by the SHA-256 of the cookie value (the value itself is never stored).
- * File-backed: loaded at open, every change rewritten atomically (temp file + fsync + rename).
+ * Server-side sessions in one SQLite table (WAL mode), so several BFF processes on one data folder share them.
+ * Rows are keyed by the SHA-256 of the cookie value, and the API key is sealed under a key derived from the cookie
+ * value itself: neither the value nor anything that opens the key without it is ever stored.
  */
 export class SessionStore {
-  readonly #sessions = new Map<string, Session>()
-  readonly #persistedLastSeen = new Map<string, number>()
-  readonly #file: string | undefined
-  readonly #cipherKey: Buffer
+  readonly #db: Database.Database
+  readonly #secret: Buffer
   readonly #idleMs: number
-  #writing: Promise<void> | undefined
-  #dirty = false
+  readonly #maxAgeMs: number
+  readonly #statements: ReturnType<typeof prepare>
 
-  private constructor(options: StoreOptions) {
-    this.#file = options.file
+  private constructor(db: Database.Database, options: StoreOptions) {
+    this.#db = db
+    this.#secret = options.secret
     this.#idleMs = options.idleMs
-    this.#cipherKey = Buffer.from(hkdfSync('sha256', options.secret, '', 'leadline-bff session api keys', 32))
+    this.#maxAgeMs = options.maxAgeMs
+    this.#statements = prepare(db)
   }
 
-  static async open(options: StoreOptions, now: Date = new Date()): Promise<SessionStore> {
-    const store = new SessionStore(options)
-    if (options.file !== undefined) await store.#load(options.file, now.getTime())
-    return store
+  static open(options: StoreOptions): SessionStore {
+    return new SessionStore(openDatabase(options.file), options)
   }
 
   get size(): number {
-    return this.#sessions.size
+    const row = this.#statements.count.get()
+    return typeof row === 'object' && row !== null && 'n' in row && typeof row.n === 'number' ? row.n : 0
   }
 
   /** Creates a session and returns the cookie value (32 random bytes, base64url). */
-  async create(profile: SessionProfile, apiKey: string, now: Date): Promise<string> {
+  create(profile: SessionProfile, apiKey: string, now: Date): string {
     this.#purge(now.getTime())
     const id = randomBytes(32).toString('base64url')
     const hash = hashId(id)
-    this.#sessions.set(hash, { ...profile, encryptedKey: this.#encrypt(apiKey, hash), lastSeen: now.getTime() })
-    await this.#persist()
+    this.#statements.insert.run({
+      id_hash: hash,
+      user_id: profile.userId,
+      first_name: profile.firstName,
+      last_name: profile.lastName,
+      email: profile.email,
+      display_name: profile.displayName,
+      organization_id: profile.organizationId,
+      organization_name: profile.organizationName,
+      role: profile.role,
+      time_zone: profile.timeZone,
+      sealed_key: sealApiKey(apiKey, id, this.#secret),
+      created_at: now.getTime(),
+      last_seen: now.getTime(),
+    } satisfies SessionRow)
     return id
   }
 
   /** The live session for a cookie value, its idle clock restarted; an expired one is deleted. */
-  async get(id: string, now: Date): Promise<Session | undefined> {
+  get(id: string, now: Date): Session | undefined {
     const hash = hashId(id)
-    const session = this.#sessions.get(hash)
-    if (session === undefined) return undefined
-    if (now.getTime() - session.lastSeen > this.#idleMs) {
-      this.#sessions.delete(hash)
-      await this.#persist()
+    const row = this.#statements.select.get(hash)
+    if (!isSessionRow(row)) return undefined
+    const nowMs = now.getTime()
+    if (this.#expired(row, nowMs)) {
+      this.#statements.delete.run(hash)
       return undefined
     }
-    session.lastSeen = Math.max(session.lastSeen, now.getTime())
-    if (session.lastSeen - (this.#persistedLastSeen.get(hash) ?? 0) >= PERSIST_LAST_SEEN_EVERY_MS) await this.#persist()
-    return session
+    if (nowMs - row.last_seen >= WRITE_LAST_SEEN_EVERY_MS) {
+      this.#statements.touch.run({ id_hash: hash, last_seen: nowMs })
+      row.last_seen = nowMs
+    }
+    return fromRow(row)
   }
 
-  /** The session's API key in clear, or undefined when it cannot be decrypted (e.g. the secret changed). */
+  /** The session's API key in clear, or undefined when it cannot be unsealed (e.g. the secret changed). */
   apiKey(id: string, session: Session): string | undefined {
-    return this.#decrypt(session.encryptedKey, hashId(id))
+    return unsealApiKey(session.sealedKey, id, this.#secret)
   }
 
-  async setTimeZone(id: string, timeZone: string): Promise<void> {
-    const session = this.#sessions.get(hashId(id))
-    if (session === undefined) return
-    session.timeZone = timeZone
-    await this.#persist()
+  setTimeZone(id: string, timeZone: string): void {
+    this.#statements.setTimeZone.run({ id_hash: hashId(id), time_zone: timeZone })
   }
 
-  async delete(id: string): Promise<void> {
-    if (this.#sessions.delete(hashId(id))) await this.#persist()
+  delete(id: string): void {
+    this.#statements.delete.run(hashId(id))
   }
 
-  /** Removes idle sessions; the app calls it on a timer. */
-  async purgeExpired(now: Date): Promise<void> {
-    if (this.#purge(now.getTime())) await this.#persist()
+  /** Removes idle and too-old sessions; the app calls it on a timer. */
+  purgeExpired(now: Date): void {
+    this.#purge(now.getTime())
   }
 
-  /** Waits for pending writes. */
-  async flush(): Promise<void> {
-    await this.#writing
+  close(): void {
+    if (this.#db.open) this.#db.close()
   }
 
-  #purge(nowMs: number): boolean {
-    let removed = false
-    for (const [hash, session] of this.#sessions) {
-      if (nowMs - session.lastSeen > this.#idleMs) {
-        this.#sessions.delete(hash)
-        removed = true
-      }
+  #expired(row: SessionRow, nowMs: number): boolean {
+    return nowMs - row.last_seen > this.#idleMs || nowMs - row.created_at > this.#maxAgeMs
+  }
+
+  #purge(nowMs: number): void {
+    this.#statements.purge.run({ idle_before: nowMs - this.#idleMs, created_before: nowMs - this.#maxAgeMs })
+  }
+}
+
+function openDatabase(file: string | undefined): Database.Database {
+  if (file !== undefined) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+    // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same permissions.
+    closeSync(openSync(file, 'a', 0o600))
+  }
+  const db = new Database(file ?? ':memory:')
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    if (file !== undefined) {
+      db.pragma('journal_mode = WAL')
+      // A sign-out lost to a power cut would bring the session back; a sync per commit is cheap at this rate.
+      db.pragma('synchronous = FULL')
     }
-    return removed
+    db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true })
+      if (version === SCHEMA_VERSION) return
+      if (version !== 0)
+        throw new Error(
+          `${file ?? 'the session store'} has session schema ${String(version)}; this BFF knows ${SCHEMA_VERSION}`,
+        )
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS session (
+          id_hash TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          first_name TEXT NOT NULL,
+          last_name TEXT NOT NULL,
+          email TEXT NOT NULL,
+          display_name TEXT NOT NULL,
+          organization_id TEXT NOT NULL,
+          organization_name TEXT NOT NULL,
+          role TEXT NOT NULL,
+          time_zone TEXT NOT NULL,
+          sealed_key TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          last_seen INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS session_last_seen ON session (last_seen);
+        CREATE INDEX IF NOT EXISTS session_created_at ON session (created_at);
+      `)
+      db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    }).immediate()
+  } catch (error) {
+    db.close()
+    throw error
   }
+  return db
+}
 
-  #encrypt(plain: string, hash: string): string {
-    const iv = randomBytes(12)
-    const cipher = createCipheriv('aes-256-gcm', this.#cipherKey, iv)
-    cipher.setAAD(Buffer.from(hash))
-    const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
-    return ['v1', iv, cipher.getAuthTag(), data]
-      .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
-      .join('.')
+function prepare(db: Database.Database) {
+  return {
+    count: db.prepare('SELECT count(*) AS n FROM session'),
+    select: db.prepare('SELECT * FROM session WHERE id_hash = ?'),
+    insert: db.prepare(
+      `INSERT INTO session (id_hash, user_id, first_name, last_name, email, display_name, organization_id,
+         organization_name, role, time_zone, sealed_key, created_at, last_seen)
+       VALUES (@id_hash, @user_id, @first_name, @last_name, @email, @display_name, @organization_id,
+         @organization_name, @role, @time_zone, @sealed_key, @created_at, @last_seen)`,
+    ),
+    touch: db.prepare('UPDATE session SET last_seen = max(last_seen, @last_seen) WHERE id_hash = @id_hash'),
+    setTimeZone: db.prepare('UPDATE session SET time_zone = @time_zone WHERE id_hash = @id_hash'),
+    delete: db.prepare('DELETE FROM session WHERE id_hash = ?'),
+    purge: db.prepare('DELETE FROM session WHERE last_seen < @idle_before OR created_at < @created_before'),
   }
+}
 
-  #decrypt(sealed: string, hash: string): string | undefined {
-    const [version, iv, tag, data] = sealed.split('.')
-    if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) return undefined
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#cipherKey, Buffer.from(iv, 'base64url'))
-      decipher.setAAD(Buffer.from(hash))
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'))
-      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8')
-    } catch {
-      return undefined
-    }
-  }
-
-  async #load(file: string, nowMs: number): Promise<void> {
-    let text: string
-    try {
-      text = await readFile(file, 'utf8')
-    } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return
-      throw error
-    }
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      throw new Error(`${file} is not valid JSON; delete it to sign everyone out and start afresh`)
-    }
-    if (!isRecord(parsed) || parsed.version !== FILE_VERSION || !isRecord(parsed.sessions))
-      throw new Error(`${file} is not a Leadline session file (version ${FILE_VERSION}); delete it to start afresh`)
-    for (const [hash, value] of Object.entries(parsed.sessions)) {
-      if (/^[0-9a-f]{64}$/.test(hash) && isSession(value) && nowMs - value.lastSeen <= this.#idleMs) {
-        this.#sessions.set(hash, value)
-        this.#persistedLastSeen.set(hash, value.lastSeen)
-      }
-    }
-  }
-
-  #persist(): Promise<void> {
-    if (this.#file === undefined) return Promise.resolve()
-    const file = this.#file
-    this.#dirty = true
-    this.#writing ??= this.#writeWhileDirty(file).finally(() => {
-      this.#writing = undefined
-    })
-    return this.#writing
-  }
-
-  async #writeWhileDirty(file: string): Promise<void> {
-    while (this.#dirty) {
-      this.#dirty = false
-      const sessions: Record<string, Session> = {}
-      for (const [hash, session] of this.#sessions) sessions[hash] = { ...session }
-      await writeAtomically(file, `${JSON.stringify({ version: FILE_VERSION, sessions })}\n`)
-      this.#persistedLastSeen.clear()
-      for (const [hash, session] of Object.entries(sessions)) this.#persistedLastSeen.set(hash, session.lastSeen)
-    }
+function fromRow(row: SessionRow): Session {
+  return {
+    userId: row.user_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    displayName: row.display_name,
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    role: row.role,
+    timeZone: row.time_zone,
+    sealedKey: row.sealed_key,
+    createdAt: row.created_at,
+    lastSeen: row.last_seen,
   }
 }
 
@@ -199,46 +248,59 @@ export function hashId(id: string): string {
   return createHash('sha256').update(id).digest('hex')
 }
 
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 })
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-  const handle = await open(temp, 'w', 0o600)
+const SEAL_INFO = 'leadline-bff session api key v2'
+
+/**
+ * The AES-256-GCM key for one session: HKDF over the cookie's 32 random bytes, with the server secret as salt.
+ * The cookie value lives only in the browser, so the stored rows and the secret together still open nothing.
+ */
+function sessionCipherKey(id: string, secret: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(id, 'base64url'), secret, SEAL_INFO, 32))
+}
+
+/** `v2.<iv>.<tag>.<ciphertext>` (base64url parts), bound to the session by the cookie hash as associated data. */
+export function sealApiKey(apiKey: string, id: string, secret: Buffer): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', sessionCipherKey(id, secret), iv)
+  cipher.setAAD(Buffer.from(hashId(id)))
+  const data = Buffer.concat([cipher.update(apiKey, 'utf8'), cipher.final()])
+  return ['v2', ...[iv, cipher.getAuthTag(), data].map((part) => part.toString('base64url'))].join('.')
+}
+
+/** The API key, or undefined when the cookie, the secret or the sealed text is not the one it was sealed with. */
+export function unsealApiKey(sealed: string, id: string, secret: Buffer): string | undefined {
+  const [version, iv, tag, data] = sealed.split('.')
+  if (version !== 'v2' || iv === undefined || tag === undefined || data === undefined) return undefined
   try {
-    await handle.writeFile(text, 'utf8')
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  try {
-    await rename(temp, file)
-  } catch (error) {
-    await unlink(temp).catch(() => undefined)
-    throw error
+    const decipher = createDecipheriv('aes-256-gcm', sessionCipherKey(id, secret), Buffer.from(iv, 'base64url'))
+    decipher.setAAD(Buffer.from(hashId(id)))
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8')
+  } catch {
+    return undefined
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-const SESSION_STRING_FIELDS = [
-  'userId',
-  'firstName',
-  'lastName',
+const ROW_TEXT_FIELDS = [
+  'id_hash',
+  'user_id',
+  'first_name',
+  'last_name',
   'email',
-  'displayName',
-  'organizationId',
-  'organizationName',
+  'display_name',
+  'organization_id',
+  'organization_name',
   'role',
-  'timeZone',
-  'encryptedKey',
+  'time_zone',
+  'sealed_key',
 ] as const
 
-function isSession(value: unknown): value is Session {
+function isSessionRow(value: unknown): value is SessionRow {
+  if (typeof value !== 'object' || value === null) return false
+  const record: Record<string, unknown> = { ...value }
   return (
-    isRecord(value) &&
-    SESSION_STRING_FIELDS.every((field) => typeof value[field] === 'string') &&
-    typeof value.lastSeen === 'number' &&
-    Number.isFinite(value.lastSeen)
+    ROW_TEXT_FIELDS.every((field) => typeof record[field] === 'string') &&
+    typeof record.created_at === 'number' &&
+    typeof record.last_seen === 'number'
   )
 }

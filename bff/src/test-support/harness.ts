@@ -6,7 +6,7 @@ import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
 import type { BffConfig } from '../env.js'
-import { SessionStore } from '../session.js'
+import { SESSION_DB_FILE, SessionStore } from '../session.js'
 import { gracefulStop } from '../shutdown.js'
 
 export const KEY = 'api_4Tq9Zx1Vb7Nm3Lk5Jh8Gf2Ds6Aa0Pw9Eo4Ri7Uy'
@@ -184,7 +184,12 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     host: '127.0.0.1',
     secret: SECRET,
     insecureCookies: false,
+    trustProxy: false,
+    publicOrigin: undefined,
     sessionIdleMs: 60 * 60_000,
+    sessionMaxAgeMs: 30 * 24 * 60 * 60_000,
+    signInAttempts: 10,
+    signInWindowMs: 15 * 60_000,
     demoSeedFile: undefined,
     demoSignIn: 'loopback',
     apiTimeoutMs: 30_000,
@@ -223,10 +228,12 @@ export async function startBff(
   clock: Clock = { now: new Date() },
   { graceMs = 0 }: { graceMs?: number } = {},
 ): Promise<StartedBff> {
-  const store = await SessionStore.open(
-    { file: join(config.dataDir, 'sessions.json'), secret: config.secret, idleMs: config.sessionIdleMs },
-    clock.now,
-  )
+  const store = SessionStore.open({
+    file: join(config.dataDir, SESSION_DB_FILE),
+    secret: config.secret,
+    idleMs: config.sessionIdleMs,
+    maxAgeMs: config.sessionMaxAgeMs,
+  })
   const logs: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
