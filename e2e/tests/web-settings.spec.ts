@@ -34,6 +34,8 @@ test('an admin reorders statuses with Move down and a keyboard drag, moves one t
   page,
   demoStack,
 }) => {
+  // Two pipelines set up, five moves, four boards checked: about 20 s alone, past 30 on a busy machine.
+  test.setTimeout(60_000)
   const admin = demoUser(demoStack.users, 'admin')
   const api = new CrmClient(demoStack.apiUrl, admin.api_key)
   const source = await api.request('POST', 'pipeline/', {
