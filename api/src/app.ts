@@ -20,6 +20,7 @@ import { contactRoutes } from './contacts/contact-routes.js'
 import { opportunityRoutes } from './opportunities/opportunity-routes.js'
 import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
+import { eventRoutes } from './events/event-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
@@ -120,6 +121,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(taskRoutes, deps)
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
+      await api.register(eventRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

@@ -1,4 +1,5 @@
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
+import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
 import { DEFAULT_TASK_RETENTION_DAYS } from './tasks/task-retention.js'
 
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
   sqliteCacheMb: number
   /** Days a completed task other than a lead task is kept after its completion. */
   taskRetentionDays: number
+  /** Days the event log keeps an event. */
+  eventRetentionDays: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -61,5 +64,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
+    eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
   }
 }

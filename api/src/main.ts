@@ -11,7 +11,9 @@ import { openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { systemClock } from './platform/time.js'
-import { scheduleTaskRetention } from './tasks/task-retention.js'
+import { purgeOldEvents } from './events/event-retention.js'
+import { scheduleRetention } from './platform/retention.js'
+import { purgeArchivedTasks } from './tasks/task-retention.js'
 
 export interface ServeOptions {
   config: Config
@@ -21,8 +23,8 @@ export interface ServeOptions {
   host?: string
   /** Where the request log goes; stderr keeps stdout free for `leadline serve --json`. */
   logTo?: 'stdout' | 'stderr'
-  /** How often archived system tasks are purged (task-retention.ts); an hour unless a test wants sooner. */
-  taskRetentionIntervalMs?: number
+  /** How often archived system tasks and old events are purged; an hour unless a test wants sooner. */
+  retentionIntervalMs?: number
 }
 
 export interface Server {
@@ -75,16 +77,29 @@ export async function serve(options: ServeOptions): Promise<Server> {
     throw error
   }
 
-  const retention = scheduleTaskRetention(database.db, systemClock, {
-    days: config.taskRetentionDays,
-    ...(options.taskRetentionIntervalMs === undefined ? {} : { intervalMs: options.taskRetentionIntervalMs }),
-    onPurged: (deleted) => {
-      if (deleted > 0) app.log.info(`deleted ${deleted} tasks archived over ${config.taskRetentionDays} days ago`)
-    },
-    onError: (error) => {
-      app.log.error({ err: error }, 'purging archived tasks failed')
-    },
-  })
+  const interval = options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }
+  const retentions = [
+    scheduleRetention({
+      purge: () => purgeArchivedTasks(database.db, systemClock, config.taskRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} tasks archived over ${config.taskRetentionDays} days ago`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging archived tasks failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeOldEvents(database.db, systemClock, config.eventRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} events over ${config.eventRetentionDays} days old`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging old events failed')
+      },
+    }),
+  ]
 
   // The latest response on each open connection (kept per connection: a listener per request costs every request).
   const latest = new Map<Socket, ServerResponse>()
@@ -106,7 +121,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       }, SHUTDOWN_GRACE_MS)
       deadline.unref()
       // A purge under way finishes before the database closes under it.
-      closing = Promise.all([retention.stop(), app.close()])
+      closing = Promise.all([...retentions.map((r) => r.stop()), app.close()])
         .then(() => undefined)
         .finally(async () => {
           clearTimeout(deadline)

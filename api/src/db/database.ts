@@ -277,6 +277,26 @@ export interface TaskTable {
   date_updated: string
 }
 
+/** One change of an object (migration 0013); JSON in `data`, `previous_data` and `changed_fields`. */
+export interface EventTable {
+  /** The log's order: newest first in `/event/`, and the cursor's key. */
+  seq: Generated<number>
+  id: string
+  organization_id: string
+  object_type: string
+  object_id: string
+  action: string
+  lead_id: string | null
+  user_id: string | null
+  request_id: string | null
+  api_key_id: string | null
+  data: string
+  previous_data: string
+  changed_fields: string
+  date_created: string
+  date_updated: string
+}
+
 /** Each text a lead search looks in, folded, one value per line (lead-search-index.ts). */
 export interface LeadSearchColumns {
   body: string
@@ -340,6 +360,7 @@ export interface Tables {
   custom_value: CustomValueTable
   activity: ActivityTable
   task: TaskTable
+  event: EventTable
   lead_search: LeadSearchTable
   lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable

@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009-opportunities.js'
 import * as m0010 from './migrations/0010-opportunity-rollup.js'
 import * as m0011 from './migrations/0011-pipeline-authors.js'
 import * as m0012 from './migrations/0012-tasks.js'
+import * as m0013 from './migrations/0013-events.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0010-opportunity-rollup': m0010,
   '0011-pipeline-authors': m0011,
   '0012-tasks': m0012,
+  '0013-events': m0013,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -141,7 +141,7 @@ describe('the api process', () => {
       config: { ...ctx.config, logLevel: 'silent' },
       port: 0,
       host: '127.0.0.1',
-      taskRetentionIntervalMs: 20,
+      retentionIntervalMs: 20,
     })
     try {
       await vi.waitFor(async () => {

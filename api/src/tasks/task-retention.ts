@@ -5,7 +5,6 @@ import { formatTimestamp, type Clock } from '../platform/time.js'
 // tasks are someone's own record of work done, and stay.
 
 export const DEFAULT_TASK_RETENTION_DAYS = 90
-export const TASK_RETENTION_INTERVAL_MS = 60 * 60 * 1000
 const DAY_MS = 86_400_000
 
 /**
@@ -21,38 +20,4 @@ export async function purgeArchivedTasks(db: Db, clock: Clock, days: number): Pr
     .where('type', '<>', 'lead')
     .executeTakeFirst()
   return Number(result.numDeletedRows)
-}
-
-export interface TaskRetentionOptions {
-  days: number
-  intervalMs?: number
-  onPurged: (deleted: number) => void
-  onError: (error: unknown) => void
-}
-
-export interface TaskRetention {
-  /** Stops the timer and waits for a purge under way. */
-  stop(): Promise<void>
-}
-
-/** Purges now and then every `intervalMs` (an hour), one purge at a time; the timer keeps no process alive. */
-export function scheduleTaskRetention(db: Db, clock: Clock, options: TaskRetentionOptions): TaskRetention {
-  let running: Promise<void> | undefined
-  const run = () => {
-    if (running !== undefined) return
-    running = purgeArchivedTasks(db, clock, options.days)
-      .then(options.onPurged, options.onError)
-      .finally(() => {
-        running = undefined
-      })
-  }
-  run()
-  const timer = setInterval(run, options.intervalMs ?? TASK_RETENTION_INTERVAL_MS)
-  timer.unref()
-  return {
-    stop: async () => {
-      clearInterval(timer)
-      await running
-    },
-  }
 }

@@ -2,11 +2,12 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
-import { isTaskType, TASK_TYPES, taskSchema } from '@leadline/shared/task-schema'
+import { isTaskType, TASK_TYPES, taskSchema, type Task } from '@leadline/shared/task-schema'
 import { newActivityRow } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
 import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../custom-fields/custom-values.js'
 import type { Db } from '../db/database.js'
+import { eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import type { Deps } from '../platform/deps.js'
@@ -132,6 +133,11 @@ async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Com
   }
 }
 
+/** A task's event: its object type names its type (`task.lead`, `task.opportunity_due`…), as Close's do. */
+function taskEvent(task: Task, action: EventInput['action']): EventInput {
+  return { objectType: `task.${task._type}`, objectId: task.id, action, leadId: task.lead_id, data: task }
+}
+
 export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
   async function organizationMeta(organizationId: string): Promise<OrganizationMeta> {
     const organization = await meta.get(organizationId)
@@ -149,6 +155,43 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
 
   function callerAt(request: FastifyRequest, now: Date) {
     return { offsetHours: request.tzOffsetHours, now }
+  }
+
+  /** The tasks' API views as `tx` sees them, by id: an event's data is the object as the API returns it. */
+  async function viewsIn(tx: Db, request: FastifyRequest, organization: OrganizationMeta, ids: string[], now: Date) {
+    const rows = []
+    for (let at = 0; at < ids.length; at += TASKS_PER_STATEMENT) {
+      const chunk = ids.slice(at, at + TASKS_PER_STATEMENT)
+      rows.push(
+        ...(await tx
+          .selectFrom('task')
+          .selectAll()
+          .where('organization_id', '=', organization.organization.id)
+          .where('id', 'in', chunk)
+          .execute()),
+      )
+    }
+    const views = await taskViews(tx, organization, rows, callerAt(request, now))
+    return new Map(views.map((view) => [view.id, view]))
+  }
+
+  /** The events of tasks changed in `tx`: `completed` when one was completed by the change, else `updated`. */
+  async function recordTaskChanges(
+    tx: Db,
+    request: FastifyRequest,
+    organization: OrganizationMeta,
+    before: Map<string, Task>,
+    now: Date,
+  ) {
+    const after = await viewsIn(tx, request, organization, [...before.keys()], now)
+    const events: EventInput[] = []
+    for (const [id, previous] of before) {
+      const data = after.get(id)
+      if (data === undefined) continue
+      const completed = data.is_complete && !previous.is_complete
+      events.push({ ...taskEvent(data, completed ? 'completed' : 'updated'), previous })
+    }
+    await recordEvents(tx, eventContext(request, formatTimestamp(now)), events)
   }
 
   async function oneView(request: FastifyRequest, id: string) {
@@ -266,6 +309,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           const row = await findTask(tx, me.organizationId, taskId)
           if (row !== undefined) await setComplete(tx, [row], true, ctx)
         }
+        const created = (await viewsIn(tx, request, organization, [taskId], now)).get(taskId)
+        if (created !== undefined)
+          await recordEvents(tx, eventContext(request, ctx.now), [taskEvent(created, 'created')])
         return taskId
       })
       return oneView(request, id)
@@ -289,6 +335,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       await db.transaction().execute(async (tx) => {
         const task = await findTask(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
         if (task === undefined) throw new NotFoundError('Task')
+        const before = await viewsIn(tx, request, organization, [task.id], now)
         const errors: Record<string, string> = {}
         const changes: Partial<TaskRow> = {}
         if (body.assigned_to !== undefined) {
@@ -324,6 +371,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         if (body.is_complete !== undefined) {
           await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
         }
+        await recordTaskChanges(tx, request, organization, before, now)
       })
       return oneView(request, request.params.id)
     },
@@ -388,6 +436,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       await db.transaction().execute(async (tx) => {
         const rows = await query(tx).execute()
         const ids = rows.map((r) => r.id)
+        const before = await viewsIn(tx, request, organization, ids, now)
         for (let i = 0; i < ids.length && Object.keys(changes).length > 0; i += 500) {
           await tx
             .updateTable('task')
@@ -404,6 +453,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
             ctx,
           )
         }
+        await recordTaskChanges(tx, request, organization, before, now)
       })
       return { ok: true }
     },
@@ -411,10 +461,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
 
   app.delete('/task/:id/', { schema: { tags, summary: 'Delete a task', params } }, async (request) => {
     const me = caller(request)
+    const now = clock.now()
+    const organization = await organizationMeta(me.organizationId)
     await db.transaction().execute(async (tx) => {
       const task = await findTask(tx, me.organizationId, request.params.id)
       if (task === undefined) throw new NotFoundError('Task')
+      const last = (await viewsIn(tx, request, organization, [task.id], now)).get(task.id)
       await tx.deleteFrom('task').where('organization_id', '=', me.organizationId).where('id', '=', task.id).execute()
+      if (last !== undefined)
+        await recordEvents(tx, eventContext(request, formatTimestamp(now)), [taskEvent(last, 'deleted')])
     })
     return {}
   })

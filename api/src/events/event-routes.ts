@@ -1,0 +1,171 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { LIST_LIMIT_MAX } from '@leadline/shared/list'
+import { timestampBound } from '../custom-fields/custom-values.js'
+import type { Selectable, SelectQueryBuilder } from 'kysely'
+import type { Db, EventTable, Tables } from '../db/database.js'
+import type { Deps } from '../platform/deps.js'
+import { NotFoundError, ValidationError } from '../platform/errors.js'
+import { fieldsQuerySchema } from '../platform/list.js'
+import { caller } from '../platform/request-context.js'
+import { EVENT_ACTIONS } from './event-repo.js'
+
+const tags = ['events']
+const params = Type.Object({ id: Type.String() })
+const text = (description: string) => Type.Optional(Type.String({ description }))
+const COMPARATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+const listQuery = Type.Object({
+  _limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX.event, default: LIST_LIMIT_MAX.event })),
+  _cursor: text('`cursor_next` or `cursor_previous` of an earlier answer, with the same filters.'),
+  _fields: Type.Optional(Type.String()),
+  object_type: text('`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …'),
+  object_id: text('Events of this object only.'),
+  action: text(`One of ${EVENT_ACTIONS.join(', ')}.`),
+  lead_id: text('Events of this lead and of everything under it (contacts, opportunities, tasks, activities).'),
+  user_id: text('Events of changes this user made.'),
+  request_id: text('Events of one API request (`req_…`, as the API logs it).'),
+  ...Object.fromEntries(
+    Object.keys(COMPARATORS).map((c) => [`date_updated__${c}`, text('A date (UTC) or an ISO 8601 timestamp.')]),
+  ),
+})
+
+interface Cursor {
+  organizationId: string
+  seq: number
+  /** `next`: older events than `seq`; `previous`: newer ones. */
+  direction: 'next' | 'previous'
+}
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.organizationId, cursor.seq, cursor.direction])).toString('base64url')
+}
+
+/** A cursor of this organization, or a 400 on `_cursor`: one from another organization is no cursor here. */
+function decodeCursor(raw: string, organizationId: string): Cursor {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    parsed = undefined
+  }
+  const parts = Array.isArray(parsed) && parsed.length === 3 ? parsed.map((part: unknown) => part) : []
+  const [owner, seq, direction] = parts
+  if (typeof owner !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq))
+    throw ValidationError.field('_cursor', 'Not a cursor of this event list.')
+  if (direction !== 'next' && direction !== 'previous')
+    throw ValidationError.field('_cursor', 'Not a cursor of this event list.')
+  if (owner !== organizationId) throw ValidationError.field('_cursor', 'Not a cursor of this organization.')
+  return { organizationId, seq, direction }
+}
+
+function jsonOf(text: string): unknown {
+  return JSON.parse(text) as unknown
+}
+
+/** An event as the API answers it. */
+function eventView(row: Selectable<EventTable>) {
+  return {
+    id: row.id,
+    object_type: row.object_type,
+    object_id: row.object_id,
+    action: row.action,
+    lead_id: row.lead_id,
+    user_id: row.user_id,
+    request_id: row.request_id,
+    api_key_id: row.api_key_id,
+    organization_id: row.organization_id,
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+    data: jsonOf(row.data),
+    previous_data: jsonOf(row.previous_data),
+    changed_fields: jsonOf(row.changed_fields),
+  }
+}
+
+export async function findEvent(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom('event')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export const eventRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db }) => {
+  app.get(
+    '/event/',
+    {
+      schema: {
+        tags,
+        summary: 'The event log: every change, newest first, paged with `_cursor`',
+        description: 'Events are kept for `LEADLINE_EVENT_RETENTION_DAYS` (30 by default).',
+        querystring: listQuery,
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const query = request.query
+      const raw = query as Record<string, unknown>
+      // Not a documented parameter (Close's log has none): refused, so a client paging with it learns of _cursor.
+      if (raw._skip !== undefined) throw ValidationError.field('_skip', 'The event log pages with _cursor, not _skip.')
+      if (query.action !== undefined && !EVENT_ACTIONS.some((a) => a === query.action))
+        throw ValidationError.field('action', `Must be one of ${EVENT_ACTIONS.join(', ')}.`)
+      const limit = query._limit ?? LIST_LIMIT_MAX.event
+      const cursor = query._cursor === undefined ? undefined : decodeCursor(query._cursor, me.organizationId)
+
+      let filtered: EventQuery = db.selectFrom('event').where('organization_id', '=', me.organizationId)
+      for (const field of ['object_type', 'object_id', 'action', 'lead_id', 'user_id', 'request_id'] as const) {
+        const value = query[field]
+        if (value !== undefined) filtered = filtered.where(field, '=', value)
+      }
+      for (const [comparator, op] of Object.entries(COMPARATORS)) {
+        const param = `date_updated__${comparator}`
+        const value = raw[param]
+        if (typeof value === 'string') filtered = filtered.where('date_updated', op, timestampBound(param, value))
+      }
+
+      const newer = cursor?.direction === 'previous'
+      let page = filtered.selectAll()
+      if (cursor !== undefined) page = page.where('seq', newer ? '>' : '<', cursor.seq)
+      const rows = await page
+        .orderBy('seq', newer ? 'asc' : 'desc')
+        .limit(limit + 1)
+        .execute()
+      const more = rows.length > limit
+      const shown = rows.slice(0, limit)
+      if (newer) shown.reverse()
+      const first = shown[0]
+      const last = shown.at(-1)
+      const at = (row: { seq: number }, direction: Cursor['direction']) =>
+        encodeCursor({ organizationId: me.organizationId, seq: row.seq, direction })
+      // Older events lie past the last one shown when this page stopped short of them (or, going to newer ones,
+      // when any are left behind); newer ones before the first when a page went back, or this one came from a cursor.
+      const older = last !== undefined && (newer ? await exists(filtered, '<', last.seq) : more)
+      const younger =
+        first !== undefined && (newer ? more : cursor !== undefined && (await exists(filtered, '>', first.seq)))
+      return {
+        data: shown.map(eventView),
+        cursor_next: older ? at(last, 'next') : null,
+        cursor_previous: younger ? at(first, 'previous') : null,
+      }
+    },
+  )
+
+  app.get(
+    '/event/:id/',
+    { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema } },
+    async (request) => {
+      const row = await findEvent(db, caller(request).organizationId, request.params.id)
+      if (row === undefined) throw new NotFoundError('Event')
+      return eventView(row)
+    },
+  )
+}
+
+type EventQuery = SelectQueryBuilder<Tables, 'event', object>
+
+/** Whether the filtered log holds an event before (`<`) or after (`>`) `seq`. */
+async function exists(filtered: EventQuery, op: '<' | '>', seq: number): Promise<boolean> {
+  return (await filtered.select('seq').where('seq', op, seq).limit(1).executeTakeFirst()) !== undefined
+}
