@@ -124,30 +124,30 @@ export function useTaskChange() {
   })
 }
 
-/** Changes tasks and offers to undo it (toast and `u`); `title` says what was done ("3 tasks completed"). */
+/**
+ * Changes tasks and offers to undo it (toast and `u`); `title` says what was done ("3 tasks completed"). Each change
+ * gets its own offer, however fast they come: a promise per change, where `mutate`'s callbacks follow only the last.
+ */
 export function useUndoableTaskChange() {
+  const queryClient = useQueryClient()
   const mutation = useTaskChange()
-  const change = (tasks: Task[], taskChange: TaskChange, title: string, onSaved?: () => void) => {
+  const change = (tasks: Task[], taskChange: TaskChange, title: string) => {
     if (tasks.length === 0) return
-    mutation.mutate(
-      { groups: [{ tasks, change: taskChange }] },
-      {
-        onSuccess: (_data, _input, context) => {
-          onSaved?.()
-          // Set by onMutate, which ran before the request.
-          if (context === undefined) return
-          offerUndo(title, () => {
-            mutation.mutate(
-              { groups: undoGroups(tasks, taskChange), restore: { previous: tasks, before: context.before } },
-              {
-                onSuccess: () => {
-                  showToast({ title: 'Undone' })
-                },
-              },
-            )
-          })
-        },
+    // Where the tasks stand now, to put them back there on Undo.
+    const before = snapshotLists(cachedLists(queryClient, new Date()))
+    mutation.mutateAsync({ groups: [{ tasks, change: taskChange }] }).then(
+      () => {
+        offerUndo(title, () => {
+          mutation.mutateAsync({ groups: undoGroups(tasks, taskChange), restore: { previous: tasks, before } }).then(
+            () => {
+              showToast({ title: 'Undone' })
+            },
+            // The mutation's onError has said what failed.
+            () => undefined,
+          )
+        })
       },
+      () => undefined,
     )
   }
   return { change, isPending: mutation.isPending }
