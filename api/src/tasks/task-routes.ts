@@ -157,9 +157,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     return { offsetHours: request.tzOffsetHours, now }
   }
 
-  /** The tasks' API views as `tx` sees them, by id: an event's data is the object as the API returns it. */
+  /** Tasks' API views, by id: an event's data is the object as the API returns it. */
+  async function viewsOf(tx: Db, request: FastifyRequest, organization: OrganizationMeta, rows: TaskRow[], now: Date) {
+    const views = await taskViews(tx, organization, rows, callerAt(request, now))
+    return new Map(views.map((view) => [view.id, view]))
+  }
+
+  /** The tasks' views as `tx` sees them now, read again after a change. */
   async function viewsIn(tx: Db, request: FastifyRequest, organization: OrganizationMeta, ids: string[], now: Date) {
-    const rows = []
+    const rows: TaskRow[] = []
     for (let at = 0; at < ids.length; at += TASKS_PER_STATEMENT) {
       const chunk = ids.slice(at, at + TASKS_PER_STATEMENT)
       rows.push(
@@ -171,18 +177,20 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           .execute()),
       )
     }
-    const views = await taskViews(tx, organization, rows, callerAt(request, now))
-    return new Map(views.map((view) => [view.id, view]))
+    return viewsOf(tx, request, organization, rows, now)
   }
 
-  /** The events of tasks changed in `tx`: `completed` when one was completed by the change, else `updated`. */
+  /**
+   * The events of tasks changed in `tx` (`completed` when one was completed by the change, else `updated`); answers
+   * the tasks' views after the change.
+   */
   async function recordTaskChanges(
     tx: Db,
     request: FastifyRequest,
     organization: OrganizationMeta,
     before: Map<string, Task>,
     now: Date,
-  ) {
+  ): Promise<Map<string, Task>> {
     const after = await viewsIn(tx, request, organization, [...before.keys()], now)
     const events: EventInput[] = []
     for (const [id, previous] of before) {
@@ -192,6 +200,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       events.push({ ...taskEvent(data, completed ? 'completed' : 'updated'), previous })
     }
     await recordEvents(tx, eventContext(request, formatTimestamp(now)), events)
+    return after
   }
 
   async function oneView(request: FastifyRequest, id: string) {
@@ -270,7 +279,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     async (request) => {
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
-      const id = await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
         const type = body._type ?? 'lead'
         if (type !== 'lead') {
@@ -310,11 +319,11 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           if (row !== undefined) await setComplete(tx, [row], true, ctx)
         }
         const created = (await viewsIn(tx, request, organization, [taskId], now)).get(taskId)
-        if (created !== undefined)
-          await recordEvents(tx, eventContext(request, ctx.now), [taskEvent(created, 'created')])
-        return taskId
+        if (created === undefined) throw new NotFoundError('Task')
+        await recordEvents(tx, eventContext(request, ctx.now), [taskEvent(created, 'created')])
+        // The answer is the view the event holds: the task as this transaction made it.
+        return created
       })
-      return oneView(request, id)
     },
   )
 
@@ -332,10 +341,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     async (request) => {
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
-      await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         const task = await findTask(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
         if (task === undefined) throw new NotFoundError('Task')
-        const before = await viewsIn(tx, request, organization, [task.id], now)
+        const before = await viewsOf(tx, request, organization, [task], now)
         const errors: Record<string, string> = {}
         const changes: Partial<TaskRow> = {}
         if (body.assigned_to !== undefined) {
@@ -371,9 +380,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         if (body.is_complete !== undefined) {
           await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
         }
-        await recordTaskChanges(tx, request, organization, before, now)
+        const after = (await recordTaskChanges(tx, request, organization, before, now)).get(task.id)
+        if (after === undefined) throw new NotFoundError('Task')
+        return after
       })
-      return oneView(request, request.params.id)
     },
   )
 
@@ -436,7 +446,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       await db.transaction().execute(async (tx) => {
         const rows = await query(tx).execute()
         const ids = rows.map((r) => r.id)
-        const before = await viewsIn(tx, request, organization, ids, now)
+        const before = await viewsOf(tx, request, organization, rows, now)
         for (let i = 0; i < ids.length && Object.keys(changes).length > 0; i += 500) {
           await tx
             .updateTable('task')
@@ -466,7 +476,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     await db.transaction().execute(async (tx) => {
       const task = await findTask(tx, me.organizationId, request.params.id)
       if (task === undefined) throw new NotFoundError('Task')
-      const last = (await viewsIn(tx, request, organization, [task.id], now)).get(task.id)
+      const last = (await viewsOf(tx, request, organization, [task], now)).get(task.id)
       await tx.deleteFrom('task').where('organization_id', '=', me.organizationId).where('id', '=', task.id).execute()
       if (last !== undefined)
         await recordEvents(tx, eventContext(request, formatTimestamp(now)), [taskEvent(last, 'deleted')])

@@ -13,7 +13,7 @@ import { isTyping, shortcutOf } from './inbox-keys'
 import { belongsTo } from './task-cache'
 import type { TaskDialogState } from './task-dialogs'
 import { groupTasks } from './task-groups'
-import { changedTask, useUndoableTaskChange, type TaskChange } from './task-mutations'
+import { changedTask, changeTitle, useUndoableTaskChange, type TaskChange } from './task-mutations'
 import { taskQueries, type TaskListFilter } from './task-queries'
 import { taskDisplay } from './task-display'
 import { TaskRow, type TaskAction } from './task-row'
@@ -46,8 +46,6 @@ function matching(tasks: Task[], filter: string): Task[] {
     return words.every((word) => text.includes(word))
   })
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${String(n)} ${n === 1 ? one : many}`
 
 export function InboxPage({ search }: { search: InboxSearch }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
@@ -125,8 +123,7 @@ export function InboxPage({ search }: { search: InboxSearch }) {
   }
 
   const complete = (changing: Task[], done: boolean) => {
-    const what = changing.length === 1 ? 'Task' : plural(changing.length, 'task')
-    act(changing, { is_complete: done }, `${what} ${done ? 'completed' : 'reopened'}`)
+    act(changing, { is_complete: done }, changeTitle(changing, done ? 'completed' : 'reopened'))
   }
 
   const openDialog = (kind: 'snooze' | 'assign' | 'edit' | 'delete', changing: Task[]) => {
@@ -257,7 +254,9 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           aria-label="Selected tasks"
           className="sticky top-16 z-20 flex flex-wrap items-center gap-2 rounded-md border border-indigo-200 bg-indigo-50 px-3 py-2"
         >
-          <p className="mr-auto text-sm font-medium text-indigo-900">{plural(chosen.length, 'task')} selected</p>
+          <p className="mr-auto text-sm font-medium text-indigo-900">
+            {chosen.length === 1 ? '1 task' : `${String(chosen.length)} tasks`} selected
+          </p>
           <Button
             size="sm"
             variant="primary"
@@ -404,22 +403,9 @@ export function InboxPage({ search }: { search: InboxSearch }) {
             onClose={() => {
               setDialog(undefined)
             }}
-            onSnooze={(snoozed, date, label) => {
-              act(
-                snoozed,
-                { date },
-                `${snoozed.length === 1 ? 'Task' : plural(snoozed.length, 'task')} snoozed to ${label}`,
-              )
-            }}
+            onChange={act}
             onDelete={(task) => {
               leaving(new Set([task.id]))
-            }}
-            onAssign={(assigned, user) => {
-              act(
-                assigned,
-                { assigned_to: user.id, assigned_to_name: user.name },
-                `${assigned.length === 1 ? 'Task' : plural(assigned.length, 'task')} assigned to ${user.name}`,
-              )
             }}
           />
         </Suspense>

@@ -1,5 +1,4 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
-import type { Task } from '@leadline/shared/task-schema'
 import { lazy, Suspense, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { ErrorState, Skeleton } from '../../components/ui/feedback'
@@ -11,7 +10,7 @@ import { authQueries } from '../auth/auth-queries'
 import { setupQueries } from '../leads/lead-queries'
 import { dueDateOf } from './task-days'
 import type { TaskDialogState } from './task-dialogs'
-import { useCreateTask, useUndoableTaskChange } from './task-mutations'
+import { changeTitle, useCreateTask, useUndoableTaskChange } from './task-mutations'
 import { taskQueries } from './task-queries'
 import { TaskRow } from './task-row'
 
@@ -45,7 +44,7 @@ export function LeadTasks({ leadId }: { leadId: string }) {
               showLead={false}
               showAssignee
               onComplete={(t, done) => {
-                change([t], { is_complete: done }, done ? 'Task completed' : 'Task reopened')
+                change([t], { is_complete: done }, changeTitle([t], done ? 'completed' : 'reopened'))
               }}
               onAction={(kind, t) => {
                 setDialog({ kind, tasks: [t] })
@@ -62,12 +61,7 @@ export function LeadTasks({ leadId }: { leadId: string }) {
             onClose={() => {
               setDialog(undefined)
             }}
-            onSnooze={(snoozed: Task[], date, label) => {
-              change(snoozed, { date }, `Task snoozed to ${label}`)
-            }}
-            onAssign={(assigned, user) => {
-              change(assigned, { assigned_to: user.id, assigned_to_name: user.name }, `Task assigned to ${user.name}`)
-            }}
+            onChange={change}
           />
         </Suspense>
       )}

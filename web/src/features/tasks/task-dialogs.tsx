@@ -10,7 +10,7 @@ import { saveErrorMessage } from '../../lib/api'
 import { setupQueries } from '../leads/lead-queries'
 import { dueDateOf, dueInputsOf, shortDay } from './task-days'
 import { taskDisplay } from './task-display'
-import { useDeleteTask, useTaskChange } from './task-mutations'
+import { changeTitle, useDeleteTask, useTaskChange, type TaskChange } from './task-mutations'
 import { snoozeChoices } from './task-snooze'
 
 // The dialogs a task's actions open, loaded when the first one opens: the inbox and the lead page stay small.
@@ -20,23 +20,22 @@ export type TaskDialogState = { kind: 'snooze' | 'assign' | 'delete' | 'edit'; t
 export interface TaskDialogsProps {
   state: TaskDialogState
   onClose: () => void
-  /** `label` says where they went ("Mon, Nov 30", "5:00 PM"). */
-  onSnooze: (tasks: Task[], date: string, label: string) => void
-  onAssign: (tasks: Task[], user: { id: string; name: string }) => void
-  /** Before a confirmed delete is sent: the inbox moves on to the next task. */
+  /** A snooze or an assignment chosen, with its toast's title: the page makes the change (with Undo). */
+  onChange: (tasks: Task[], change: TaskChange, title: string) => void
+  /** After a confirmed delete: the inbox moves on to the next task. */
   onDelete?: (task: Task) => void
 }
 
-export function TaskDialogs({ state, onClose, onSnooze, onAssign, onDelete }: TaskDialogsProps) {
+export function TaskDialogs({ state, onClose, onChange, onDelete }: TaskDialogsProps) {
   if (state.kind === 'help') return <ShortcutsDialog onClose={onClose} />
   const [first] = state.tasks
   if (first === undefined) return null
   const subject = state.tasks.length === 1 ? `“${taskDisplay(first).title}”` : `${String(state.tasks.length)} tasks`
   switch (state.kind) {
     case 'snooze':
-      return <SnoozeDialog tasks={state.tasks} subject={subject} onClose={onClose} onSnooze={onSnooze} />
+      return <SnoozeDialog tasks={state.tasks} subject={subject} onClose={onClose} onChange={onChange} />
     case 'assign':
-      return <AssignDialog tasks={state.tasks} subject={subject} onClose={onClose} onAssign={onAssign} />
+      return <AssignDialog tasks={state.tasks} subject={subject} onClose={onClose} onChange={onChange} />
     case 'edit':
       return <EditTaskDialog task={first} onClose={onClose} />
     case 'delete':
@@ -48,12 +47,12 @@ function SnoozeDialog({
   tasks,
   subject,
   onClose,
-  onSnooze,
+  onChange,
 }: {
   tasks: Task[]
   subject: string
   onClose: () => void
-  onSnooze: TaskDialogsProps['onSnooze']
+  onChange: TaskDialogsProps['onChange']
 }) {
   const [first] = tasks
   // Several tasks snooze as their first one would: a timed one keeps its time of day.
@@ -62,6 +61,10 @@ function SnoozeDialog({
   const [day, setDay] = useState('')
   const [time, setTime] = useState(initial.time)
   const [error, setError] = useState<string>()
+  /** `label` says where they went ("Mon, Nov 30", "5:00 PM"). */
+  const snooze = (date: string, label: string) => {
+    onChange(tasks, { date }, changeTitle(tasks, `snoozed to ${label}`))
+  }
   const pick = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     const date = dueDateOf(day, time)
@@ -69,7 +72,7 @@ function SnoozeDialog({
       setError('Pick a date.')
       return
     }
-    onSnooze(tasks, date, time === '' ? shortDay(day) : `${shortDay(day)}, ${time}`)
+    snooze(date, time === '' ? shortDay(day) : `${shortDay(day)}, ${time}`)
     onClose()
   }
   return (
@@ -82,7 +85,7 @@ function SnoozeDialog({
               autoFocus={i === 0}
               className="flex w-full justify-between"
               onPress={() => {
-                onSnooze(tasks, choice.date, choice.hint)
+                snooze(choice.date, choice.hint)
                 onClose()
               }}
             >
@@ -117,12 +120,12 @@ function AssignDialog({
   tasks,
   subject,
   onClose,
-  onAssign,
+  onChange,
 }: {
   tasks: Task[]
   subject: string
   onClose: () => void
-  onAssign: TaskDialogsProps['onAssign']
+  onChange: TaskDialogsProps['onChange']
 }) {
   const members = useQuery(setupQueries.members())
   const current = tasks.length === 1 ? tasks[0]?.assigned_to : undefined
@@ -144,7 +147,11 @@ function AssignDialog({
                 aria-current={user.id === current || undefined}
                 className="flex w-full justify-between"
                 onPress={() => {
-                  onAssign(tasks, { id: user.id, name: user.display_name })
+                  onChange(
+                    tasks,
+                    { assigned_to: user.id, assigned_to_name: user.display_name },
+                    changeTitle(tasks, `assigned to ${user.display_name}`),
+                  )
                   onClose()
                 }}
               >

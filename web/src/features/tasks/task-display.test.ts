@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { Task } from '@leadline/shared/task-schema'
 import { taskDisplay } from './task-display'
+import { taskFixture } from './task-fixture'
 
-const base = { id: 'noti_1', lead_id: 'lead_1', object_id: 'x' } as const
-const of = (type: string, fields: Record<string, unknown>): Task =>
-  ({ ...base, _type: type, ...fields }) as unknown as Task
+const of = (type: string, fields: Record<string, unknown>): Task => ({
+  ...taskFixture('noti_1', '2026-11-26', { _type: type, object_id: 'x' }),
+  ...fields,
+})
 
 describe('taskDisplay', () => {
   it('shows each type by what matters for it', () => {

@@ -26,6 +26,11 @@ export interface TaskChangeInput {
   restore?: { previous: Task[]; before: ListSnapshot }
 }
 
+/** What a change did, for its toast: "Task completed", "3 tasks snoozed to Mon, Nov 30". */
+export function changeTitle(tasks: readonly Task[], done: string): string {
+  return `${tasks.length === 1 ? 'Task' : `${String(tasks.length)} tasks`} ${done}`
+}
+
 /** A task as it will be once the change is saved, for the screen before the server answers. */
 export function changedTask(task: Task, change: TaskChange, now: Date): Task {
   const next: Task = { ...task, date_updated: now.toISOString() }
