@@ -63,8 +63,8 @@ function jsonOf(text: string): unknown {
   return JSON.parse(text) as unknown
 }
 
-/** An event as the API answers it. */
-function eventView(row: Selectable<EventTable>) {
+/** An event as the API answers it (`/event/`, webhook deliveries, the live stream). */
+export function eventView(row: Selectable<EventTable>) {
   return {
     id: row.id,
     object_type: row.object_type,
@@ -82,6 +82,8 @@ function eventView(row: Selectable<EventTable>) {
     changed_fields: jsonOf(row.changed_fields),
   }
 }
+
+export type EventView = ReturnType<typeof eventView>
 
 export async function findEvent(db: Db, organizationId: string, id: string) {
   return db
