@@ -34,6 +34,11 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value
 }
 
+/** `LEADLINE_OUTBOUND_ALLOW_PRIVATE`: `1` lets outbound requests reach loopback and private addresses. */
+export function outboundAllowPrivateFrom(env: NodeJS.ProcessEnv): boolean {
+  return flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE')
+}
+
 /** A switch: `1` on, `0` or unset off. */
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = env[name]
@@ -75,6 +80,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
-    outboundAllowPrivate: flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE'),
+    outboundAllowPrivate: outboundAllowPrivateFrom(env),
   }
 }

@@ -117,6 +117,19 @@ describe('outboundPrivateAllowed', () => {
     expect(outboundPrivateAllowed(loadConfig({ LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }))).toBe(true)
   })
 
+  it("reads this process's environment when given no config", () => {
+    const before = process.env.LEADLINE_OUTBOUND_ALLOW_PRIVATE
+    try {
+      process.env.LEADLINE_OUTBOUND_ALLOW_PRIVATE = '1'
+      expect(outboundPrivateAllowed()).toBe(true)
+      process.env.LEADLINE_OUTBOUND_ALLOW_PRIVATE = '0'
+      expect(outboundPrivateAllowed()).toBe(false)
+    } finally {
+      if (before === undefined) delete process.env.LEADLINE_OUTBOUND_ALLOW_PRIVATE
+      else process.env.LEADLINE_OUTBOUND_ALLOW_PRIVATE = before
+    }
+  })
+
   it('refuses anything else rather than guess', () => {
     expect(() => loadConfig({ LEADLINE_OUTBOUND_ALLOW_PRIVATE: 'yes' })).toThrow(
       'LEADLINE_OUTBOUND_ALLOW_PRIVATE must be 1 or 0, got "yes"',
