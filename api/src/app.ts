@@ -90,6 +90,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     auth: createAuthCache(database.db, clock),
   }
   server.install(app)
+  app.decorate('leadWebhookEnvUrl', config.leadWebhookUrl)
   installPlatform(app, deps)
 
   await app.register(swagger, {

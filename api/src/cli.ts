@@ -15,6 +15,16 @@ import { provisionMember, provisionOrganization } from './organizations/provisio
 import { ValidationError } from './platform/errors.js'
 import { systemClock } from './platform/time.js'
 import { isEmail } from './users/user-repo.js'
+import {
+  clearLeadWebhookUrl,
+  leadWebhookSigningKey,
+  parseLeadWebhookUrl,
+  readLeadWebhook,
+  resetLeadWebhookUrl,
+  setLeadWebhookUrl,
+  type LeadWebhookSetting,
+} from './outbox/lead-webhook.js'
+import { standardWebhooksSecret } from './outbox/outbox-signing.js'
 
 /** Bad input: reported with the command's usage hint, exit code 2. */
 class UsageError extends Error {
@@ -419,6 +429,102 @@ format; run it by hand only if they are suspected wrong. Prints {"reindexed_lead
   },
 }
 
+/** The lead webhook as this command's environment sees it, and the key its requests are signed with. */
+async function leadWebhookOutput(db: Db, env: NodeJS.ProcessEnv): Promise<Output> {
+  let envUrl: string | null
+  try {
+    envUrl = loadConfig(env).leadWebhookUrl
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+  const setting: LeadWebhookSetting = await readLeadWebhook(db, envUrl)
+  const key = setting.url === null ? null : await leadWebhookSigningKey(db)
+  const where = {
+    cli: 'stored with "leadline lead-webhook set" (it wins over LEADLINE_LEAD_WEBHOOK_URL)',
+    env: 'from LEADLINE_LEAD_WEBHOOK_URL',
+    none: 'none set',
+  }[setting.source]
+  const lines = [
+    setting.url === null
+      ? `No lead webhook: lead changes are not posted anywhere (${setting.source === 'cli' ? 'cleared with "leadline lead-webhook clear"' : where}).`
+      : `Lead changes are posted to ${setting.url} (${where}).`,
+  ]
+  if (key !== null)
+    lines.push(
+      `Requests are signed with the key ${key} (as a Standard Webhooks secret: ${standardWebhooksSecret(key)}).`,
+    )
+  return { json: { url: setting.url, source: setting.source, signature_key: key }, text: lines.join('\n') }
+}
+
+const LEAD_WEBHOOK_JSON =
+  'Prints {"url","source","signature_key"}: the URL in force (null when none), where it comes from (cli, env or none) and the key requests are signed with.'
+
+const leadWebhookSetCommand: Command = {
+  usage: 'leadline lead-webhook set URL',
+  summary: 'post every lead created, updated, deleted or merged to URL',
+  details: `  URL   an http or https URL (requests to a private address are refused unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1)
+
+Stored in the database, it wins over LEADLINE_LEAD_WEBHOOK_URL in every api process. Each change is POSTed as
+{"model":"lead","event":"create"|"update"|"delete"|"merge","data":…}, up to 3 times 5 minutes apart
+(LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS), signed like webhook subscriptions with this installation's key.
+${LEAD_WEBHOOK_JSON}`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    const [given, ...rest] = positionals
+    noPositionals(rest)
+    let url: string
+    try {
+      url = parseLeadWebhookUrl(required(given, 'URL'))
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error))
+    }
+    return withDatabase(databaseUrl(values.db, env), async (db) => {
+      await setLeadWebhookUrl(db, url)
+      return leadWebhookOutput(db, env)
+    })
+  },
+}
+
+const leadWebhookClearCommand: Command = {
+  usage: 'leadline lead-webhook clear',
+  summary: 'post lead changes nowhere, whatever LEADLINE_LEAD_WEBHOOK_URL says',
+  details: `Stores "no lead webhook", which wins over LEADLINE_LEAD_WEBHOOK_URL; deliveries still waiting are dropped.
+"leadline lead-webhook reset" lets the environment's URL apply again. ${LEAD_WEBHOOK_JSON}`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    noPositionals(positionals)
+    return withDatabase(databaseUrl(values.db, env), async (db) => {
+      await clearLeadWebhookUrl(db)
+      return leadWebhookOutput(db, env)
+    })
+  },
+}
+
+const leadWebhookResetCommand: Command = {
+  usage: 'leadline lead-webhook reset',
+  summary: 'forget the stored lead webhook, so LEADLINE_LEAD_WEBHOOK_URL applies again',
+  details: `Removes what "set" or "clear" stored. ${LEAD_WEBHOOK_JSON}`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    noPositionals(positionals)
+    return withDatabase(databaseUrl(values.db, env), async (db) => {
+      await resetLeadWebhookUrl(db)
+      return leadWebhookOutput(db, env)
+    })
+  },
+}
+
+const leadWebhookShowCommand: Command = {
+  usage: 'leadline lead-webhook show',
+  summary: 'say where lead changes are posted and the key their requests are signed with',
+  details: `The environment read is this command's: run it with the api's LEADLINE_LEAD_WEBHOOK_URL. ${LEAD_WEBHOOK_JSON}`,
+  async run(args, env) {
+    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+    noPositionals(positionals)
+    return withDatabase(databaseUrl(values.db, env), (db) => leadWebhookOutput(db, env))
+  },
+}
+
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
@@ -428,6 +534,10 @@ const COMMANDS: Record<string, Command> = {
   'key revoke': keyRevokeCommand,
   'seed demo': seedDemoCommand,
   reindex: reindexCommand,
+  'lead-webhook set': leadWebhookSetCommand,
+  'lead-webhook clear': leadWebhookClearCommand,
+  'lead-webhook reset': leadWebhookResetCommand,
+  'lead-webhook show': leadWebhookShowCommand,
 }
 
 function generalHelp(): string {

@@ -1,5 +1,6 @@
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
+import { parseLeadWebhookUrl } from './outbox/lead-webhook.js'
 import { DEFAULT_TASK_RETENTION_DAYS } from './tasks/task-retention.js'
 
 export interface Config {
@@ -24,6 +25,21 @@ export interface Config {
   eventRetentionDays: number
   /** Outbound requests (webhooks) may go to loopback and private addresses: local development and tests only. */
   outboundAllowPrivate: boolean
+  /** The lead webhook when the CLI has stored no setting (`LEADLINE_LEAD_WEBHOOK_URL`). */
+  leadWebhookUrl: string | null
+  /** Deliveries through the outbox (docs/decisions/0024-outbox-and-delivery.md). */
+  outbox: OutboxConfig
+}
+
+export interface OutboxConfig {
+  /** How long a claimed delivery stays reserved to the process that claimed it; a crashed one's wait this long. */
+  leaseSeconds: number
+  /** The first retry's delay of a failed webhook delivery; each next one waits about twice as long. */
+  webhookRetrySeconds: number
+  /** The wait between the lead webhook's (at most three) attempts. */
+  leadWebhookRetrySeconds: number
+  /** Deliveries one process makes at once. */
+  concurrency: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -81,5 +97,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     outboundAllowPrivate: outboundAllowPrivateFrom(env),
+    leadWebhookUrl:
+      env.LEADLINE_LEAD_WEBHOOK_URL === undefined || env.LEADLINE_LEAD_WEBHOOK_URL === ''
+        ? null
+        : parseLeadWebhookUrl(env.LEADLINE_LEAD_WEBHOOK_URL, 'LEADLINE_LEAD_WEBHOOK_URL'),
+    outbox: {
+      leaseSeconds: positiveInt(env, 'LEADLINE_OUTBOX_LEASE_SECONDS', 60),
+      webhookRetrySeconds: positiveInt(env, 'LEADLINE_WEBHOOK_RETRY_SECONDS', 30),
+      leadWebhookRetrySeconds: positiveInt(env, 'LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS', 300),
+      concurrency: positiveInt(env, 'LEADLINE_OUTBOX_CONCURRENCY', 8),
+    },
   }
 }

@@ -14,6 +14,8 @@ import { systemClock } from './platform/time.js'
 import { purgeOldEvents } from './events/event-retention.js'
 import { scheduleRetention } from './platform/retention.js'
 import { purgeArchivedTasks } from './tasks/task-retention.js'
+import { createDispatcher } from './outbox/outbox-dispatcher.js'
+import { purgeDeliveredOutbox } from './outbox/outbox-retention.js'
 
 export interface ServeOptions {
   config: Config
@@ -99,7 +101,29 @@ export async function serve(options: ServeOptions): Promise<Server> {
         app.log.error({ err: error }, 'purging old events failed')
       },
     }),
+    scheduleRetention({
+      purge: () => purgeDeliveredOutbox(database.db, systemClock, config.eventRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} deliveries made over ${config.eventRetentionDays} days ago`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging delivered outbox rows failed')
+      },
+    }),
   ]
+
+  // Every api process delivers webhooks; on Postgres they share the work (docs/decisions/0024).
+  const dispatcher = createDispatcher({
+    db: database.db,
+    dialect: database.dialect,
+    clock: systemClock,
+    config,
+    onError: (error, what) => {
+      app.log.error({ err: error }, `outbox: ${what} failed`)
+    },
+  })
+  dispatcher.start()
 
   // The latest response on each open connection (kept per connection: a listener per request costs every request).
   const latest = new Map<Socket, ServerResponse>()
@@ -120,8 +144,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
         app.server.closeAllConnections()
       }, SHUTDOWN_GRACE_MS)
       deadline.unref()
-      // A purge under way finishes before the database closes under it.
-      closing = Promise.all([...retentions.map((r) => r.stop()), app.close()])
+      // A purge or a delivery under way finishes (and is recorded) before the database closes under it.
+      closing = Promise.all([...retentions.map((r) => r.stop()), dispatcher.stop(), app.close()])
         .then(() => undefined)
         .finally(async () => {
           clearTimeout(deadline)

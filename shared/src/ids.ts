@@ -19,6 +19,9 @@ export const ID_PREFIXES = {
   event: 'ev_',
   request: 'req_',
   apiKey: 'key_',
+  /** An outbox delivery; also the Standard Webhooks `webhook-id` of its requests. */
+  outbox: 'msg_',
+  outboxAttempt: 'atmp_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -44,6 +47,8 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   event: 22,
   request: 22,
   apiKey: 22,
+  outbox: 22,
+  outboxAttempt: 22,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

@@ -1,7 +1,7 @@
 import type { Db } from './database.js'
 
 /** Keys of `app_state`: facts about the database as a whole, not about any one organization. */
-export type AppStateKey = 'lead_search_document_version'
+export type AppStateKey = 'lead_search_document_version' | 'lead_webhook_url' | 'lead_webhook_signature_key'
 
 export async function readAppState(db: Db, key: AppStateKey): Promise<string | undefined> {
   const row = await db.selectFrom('app_state').select('value').where('key', '=', key).executeTakeFirst()
@@ -14,4 +14,8 @@ export async function writeAppState(db: Db, key: AppStateKey, value: string): Pr
     .values({ key, value })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
     .execute()
+}
+
+export async function deleteAppState(db: Db, key: AppStateKey): Promise<void> {
+  await db.deleteFrom('app_state').where('key', '=', key).execute()
 }

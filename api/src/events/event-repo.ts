@@ -1,7 +1,16 @@
 import type { FastifyRequest } from 'fastify'
 import type { Db } from '../db/database.js'
+import { writeOutbox } from '../outbox/outbox-writer.js'
 import { newId } from '../platform/ids.js'
 import { caller } from '../platform/request-context.js'
+import { eventViewOf, type EventView } from './event-view.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** LEADLINE_LEAD_WEBHOOK_URL as this process was configured (app.ts), for the outbox rows of lead events. */
+    leadWebhookEnvUrl: string | null
+  }
+}
 
 /** What happened to an object; `completed` for tasks and `sent` for emails and texts come with their issues. */
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'merged', 'completed', 'sent'] as const
@@ -17,11 +26,20 @@ export interface EventContext {
   apiKeyId: string | null
   /** The change's stored timestamp. */
   now: string
+  /** This process's LEADLINE_LEAD_WEBHOOK_URL (applies when the CLI has stored no lead webhook setting). */
+  leadWebhookEnvUrl?: string | null
 }
 
 export function eventContext(request: FastifyRequest, now: string): EventContext {
   const me = caller(request)
-  return { organizationId: me.organizationId, userId: me.userId, requestId: request.id, apiKeyId: me.apiKeyId, now }
+  return {
+    organizationId: me.organizationId,
+    userId: me.userId,
+    requestId: request.id,
+    apiKeyId: me.apiKeyId,
+    now,
+    leadWebhookEnvUrl: request.server.leadWebhookEnvUrl,
+  }
 }
 
 export interface EventInput {
@@ -53,17 +71,19 @@ export function changesOf(
 }
 
 /**
- * Writes events in the caller's transaction (`tx`): a change and its events are stored together or not at all.
- * An update that changed nothing but when and by whom it was last updated writes no event.
+ * Writes events in the caller's transaction (`tx`), and the outbox rows of the deliveries they owe: a change, its
+ * events and their deliveries are stored together or not at all. An update that changed nothing but when and by whom
+ * it was last updated writes no event.
  */
 export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly EventInput[]): Promise<void> {
   const rows = []
+  const views: EventView[] = []
   for (const input of inputs) {
     const { changed, previousData } =
       input.previous === undefined ? { changed: [], previousData: {} } : changesOf(input.previous, input.data)
     // A write that set every field to what it was only moved the bookkeeping: nothing happened to tell anyone of.
     if (input.action === 'updated' && changed.every((field) => BOOKKEEPING.has(field))) continue
-    rows.push({
+    const row = {
       id: newId('event'),
       organization_id: ctx.organizationId,
       object_type: input.objectType,
@@ -78,11 +98,18 @@ export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly E
       changed_fields: JSON.stringify(changed),
       date_created: ctx.now,
       date_updated: ctx.now,
-    })
+    }
+    rows.push(row)
+    views.push(eventViewOf(row, input.data, previousData, changed))
   }
   for (let i = 0; i < rows.length; i += 200)
     await tx
       .insertInto('event')
       .values(rows.slice(i, i + 200))
       .execute()
+  await writeOutbox(
+    tx,
+    { organizationId: ctx.organizationId, now: ctx.now, leadWebhookEnvUrl: ctx.leadWebhookEnvUrl ?? null },
+    views,
+  )
 }

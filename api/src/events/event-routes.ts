@@ -2,13 +2,14 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { LIST_LIMIT_MAX } from '@leadline/shared/list'
 import { timestampBound } from '../custom-fields/custom-values.js'
-import type { Selectable, SelectQueryBuilder } from 'kysely'
-import type { Db, EventTable, Tables } from '../db/database.js'
+import type { SelectQueryBuilder } from 'kysely'
+import type { Db, Tables } from '../db/database.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { fieldsQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { EVENT_ACTIONS } from './event-repo.js'
+import { eventView } from './event-view.js'
 
 const tags = ['events']
 const params = Type.Object({ id: Type.String() })
@@ -59,31 +60,8 @@ function decodeCursor(raw: string, organizationId: string): Cursor {
   return { organizationId, seq, direction }
 }
 
-function jsonOf(text: string): unknown {
-  return JSON.parse(text) as unknown
-}
-
-/** An event as the API answers it (`/event/`, webhook deliveries, the live stream). */
-export function eventView(row: Selectable<EventTable>) {
-  return {
-    id: row.id,
-    object_type: row.object_type,
-    object_id: row.object_id,
-    action: row.action,
-    lead_id: row.lead_id,
-    user_id: row.user_id,
-    request_id: row.request_id,
-    api_key_id: row.api_key_id,
-    organization_id: row.organization_id,
-    date_created: row.date_created,
-    date_updated: row.date_updated,
-    data: jsonOf(row.data),
-    previous_data: jsonOf(row.previous_data),
-    changed_fields: jsonOf(row.changed_fields),
-  }
-}
-
-export type EventView = ReturnType<typeof eventView>
+// The view lives apart so the event writer can build it without importing the routes.
+export { eventView, type EventView } from './event-view.js'
 
 export async function findEvent(db: Db, organizationId: string, id: string) {
   return db

@@ -39,6 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ['outbox_due_idx', ['status', 'next_attempt_at']],
     ['outbox_order_idx', ['ordering_key', 'status', 'seq']],
     ['outbox_subscription_idx', ['organization_id', 'subscription_id', 'seq']],
+    ['outbox_done_idx', ['status', 'date_updated']],
   ]
   for (const [name, columns] of indexes) {
     await db.schema.createIndex(name).on('outbox').columns(columns).execute()

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto'
+import { deleteAppState, readAppState, writeAppState } from '../db/app-state.js'
+import type { Db } from '../db/database.js'
+
+// The operator's lead webhook: one URL for the whole installation that hears of every lead created, updated, deleted
+// or merged. `leadline lead-webhook set URL` stores it in `app_state` and wins over LEADLINE_LEAD_WEBHOOK_URL;
+// `clear` stores NONE, which wins over the environment too; `reset` forgets the stored setting, so the
+// environment's URL (if any) applies again.
+
+const NONE = 'none'
+
+export type LeadWebhookSource = 'cli' | 'env' | 'none'
+
+export interface LeadWebhookSetting {
+  url: string | null
+  /** Where the URL comes from: stored by the CLI (`cli`, also when cleared), the environment, or nowhere. */
+  source: LeadWebhookSource
+}
+
+/** An absolute http(s) URL without credentials, as given; otherwise an error saying what is wrong. */
+export function parseLeadWebhookUrl(raw: string, name = 'the lead webhook URL'): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error(`${name} must be an absolute http or https URL, got "${raw}"`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new Error(`${name} must be an http or https URL, got "${raw}"`)
+  if (url.username !== '' || url.password !== '') throw new Error(`${name} must not carry a user name or password`)
+  return raw
+}
+
+/** The stored setting (a URL or NONE) when there is one, else the environment's URL. */
+export function resolveLeadWebhook(stored: string | undefined, envUrl: string | null): LeadWebhookSetting {
+  if (stored === undefined) return envUrl === null ? { url: null, source: 'none' } : { url: envUrl, source: 'env' }
+  return { url: stored === NONE ? null : stored, source: 'cli' }
+}
+
+export async function readLeadWebhook(db: Db, envUrl: string | null): Promise<LeadWebhookSetting> {
+  return resolveLeadWebhook(await readAppState(db, 'lead_webhook_url'), envUrl)
+}
+
+export async function setLeadWebhookUrl(db: Db, url: string): Promise<void> {
+  await writeAppState(db, 'lead_webhook_url', parseLeadWebhookUrl(url))
+}
+
+export async function clearLeadWebhookUrl(db: Db): Promise<void> {
+  await writeAppState(db, 'lead_webhook_url', NONE)
+}
+
+export async function resetLeadWebhookUrl(db: Db): Promise<void> {
+  await deleteAppState(db, 'lead_webhook_url')
+}
+
+/**
+ * The installation's key for signing lead webhook requests (64 hex characters, like a subscription's), made on first
+ * use. Every process that asks at once gets the same one: the first insert wins and the others read it.
+ */
+export async function leadWebhookSigningKey(db: Db): Promise<string> {
+  const existing = await readAppState(db, 'lead_webhook_signature_key')
+  if (existing !== undefined) return existing
+  await db
+    .insertInto('app_state')
+    .values({ key: 'lead_webhook_signature_key', value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+  const made = await readAppState(db, 'lead_webhook_signature_key')
+  if (made === undefined) throw new Error('the lead webhook signing key could not be stored')
+  return made
+}
+
+const LEAD_WEBHOOK_EVENTS = { created: 'create', updated: 'update', deleted: 'delete', merged: 'merge' } as const
+
+/** The lead events the lead webhook hears of. */
+export function isLeadWebhookEvent(objectType: string, action: string): action is keyof typeof LEAD_WEBHOOK_EVENTS {
+  return objectType === 'lead' && Object.hasOwn(LEAD_WEBHOOK_EVENTS, action)
+}
+
+/**
+ * The lead webhook's body: the lead as `GET /lead/{id}/` answers it for create and update, `{id}` for delete, and
+ * `{source_id, destination_id}` for merge (a lead's `merged` event carries both in its data).
+ */
+export function leadWebhookBody(
+  action: keyof typeof LEAD_WEBHOOK_EVENTS,
+  objectId: string,
+  data: Record<string, unknown>,
+): { model: 'lead'; event: string; data: Record<string, unknown> } {
+  const event = LEAD_WEBHOOK_EVENTS[action]
+  if (action === 'deleted') return { model: 'lead', event, data: { id: objectId } }
+  if (action === 'merged')
+    return {
+      model: 'lead',
+      event,
+      data: { source_id: data.source_id ?? null, destination_id: data.destination_id ?? null },
+    }
+  return { model: 'lead', event, data }
+}

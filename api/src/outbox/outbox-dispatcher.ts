@@ -1,0 +1,387 @@
+import { hostname } from 'node:os'
+import { sql, type Selectable } from 'kysely'
+import type { Config } from '../config.js'
+import type { Db, Dialect, OutboxTable } from '../db/database.js'
+import { createOutboundClient, type OutboundClient, type OutboundResult } from '../outbound/outbound-client.js'
+import { outboundPrivateAllowed } from '../outbound/private-address.js'
+import { newId, randomBase62 } from '../platform/ids.js'
+import { formatTimestamp, type Clock } from '../platform/time.js'
+import { leadWebhookSigningKey, readLeadWebhook } from './lead-webhook.js'
+import { onOutboxWritten } from './outbox-signal.js'
+import { signatureHeaders } from './outbox-signing.js'
+
+// The dispatcher (docs/decisions/0024-outbox-and-delivery.md): each api process runs one. It claims due deliveries
+// with a lease, POSTs them, records every attempt and reschedules or settles each row. A row is due when its time
+// has come, no live lease holds it, and no earlier row of its ordering key (a subscription and an object) is still
+// pending: so one object's deliveries go out one at a time, in order.
+
+export type OutboxRow = Selectable<OutboxTable>
+
+const HOUR_MS = 3_600_000
+/** A webhook delivery is retried for this long after its row was written; then it has failed. */
+export const WEBHOOK_RETRY_WINDOW_MS = 72 * HOUR_MS
+/** A subscription whose deliveries have all failed for this long is paused. */
+export const WEBHOOK_PAUSE_AFTER_MS = 72 * HOUR_MS
+/** The longest wait between two attempts of one webhook delivery. */
+export const WEBHOOK_RETRY_CAP_MS = 3 * HOUR_MS
+export const LEAD_WEBHOOK_ATTEMPTS = 3
+const REQUEST_TIMEOUT_MS = 10_000
+/** `next_attempt_at` of a row whose subscription is paused: past every real time, so no claim considers it. */
+export const PARKED = '9999-12-31T00:00:00.000000+00:00'
+
+export interface DispatcherOptions {
+  db: Db
+  dialect: Dialect
+  clock: Clock
+  config: Pick<Config, 'outbox' | 'leadWebhookUrl' | 'outboundAllowPrivate'>
+  /** The HTTP client; by default one with the SSRF guard as LEADLINE_OUTBOUND_ALLOW_PRIVATE says. */
+  client?: OutboundClient
+  /** This process's name on its leases. */
+  owner?: string
+  /** [0, 1): the jitter of retry delays. */
+  random?: () => number
+  /** How often an idle dispatcher looks for rows other processes wrote. */
+  pollMs?: number
+  onError?: (error: unknown, what: string) => void
+}
+
+export interface Dispatcher {
+  readonly owner: string
+  /** Claims and delivers until nothing is due; answers how many attempts it made. For tests and tools. */
+  drain(): Promise<number>
+  /** Delivers in the background as rows fall due, until stopped. */
+  start(): void
+  /** Stops claiming, lets the deliveries under way finish and be recorded, and closes the client's connections. */
+  stop(): Promise<void>
+}
+
+/** The wait before attempt `attempt + 1` of a webhook delivery: from the base, doubling, capped, ±25 % jitter. */
+export function webhookRetryDelayMs(attempt: number, baseMs: number, random: number): number {
+  const plain = Math.min(WEBHOOK_RETRY_CAP_MS, baseMs * 2 ** Math.min(attempt - 1, 30))
+  return Math.round(plain * (0.75 + 0.5 * random))
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { db, dialect, clock, config } = options
+  const client = options.client ?? createOutboundClient({ allowPrivate: outboundPrivateAllowed(config) })
+  const owner = options.owner ?? `${hostname()}:${String(process.pid)}:${randomBase62(8)}`.slice(-64)
+  const random = options.random ?? Math.random
+  const pollMs = options.pollMs ?? 1000
+  const leaseMs = config.outbox.leaseSeconds * 1000
+  // A request must end well within its lease, or another process could claim the row while it is still under way.
+  const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.floor(leaseMs / 2))
+  const report =
+    options.onError ??
+    ((error: unknown, what: string) => {
+      process.stderr.write(`outbox: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+    })
+  let signingKey: string | undefined
+
+  async function claim(limit: number): Promise<OutboxRow[]> {
+    const now = clock.now()
+    const at = formatTimestamp(now)
+    let due = db
+      .selectFrom('outbox as o')
+      .select('o.seq')
+      .where('o.status', '=', 'pending')
+      .where('o.next_attempt_at', '<=', at)
+      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<=', at)]))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('outbox as e')
+              .select(sql`1`.as('one'))
+              .whereRef('e.ordering_key', '=', 'o.ordering_key')
+              .where('e.status', '=', 'pending')
+              .whereRef('e.seq', '<', 'o.seq'),
+          ),
+        ),
+      )
+      .orderBy('o.next_attempt_at')
+      .limit(limit)
+    // Postgres: several processes claim at once; each skips the rows another is claiming. SQLite has one writer.
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked()
+    return db
+      .updateTable('outbox')
+      .set({ lease_owner: owner, lease_until: formatTimestamp(new Date(now.getTime() + leaseMs)) })
+      .where('seq', 'in', due)
+      .returningAll()
+      .execute()
+  }
+
+  /** Rows of paused subscriptions wait, parked; they are due again once their subscription is active (or gone). */
+  async function unpark(): Promise<void> {
+    const waiting = (query: typeof db) =>
+      query
+        .selectFrom('outbox')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '=', PARKED)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_subscription as s')
+                .select(sql`1`.as('one'))
+                .whereRef('s.id', '=', 'outbox.subscription_id')
+                .where('s.status', '<>', 'active'),
+            ),
+          ),
+        )
+    if ((await waiting(db).select('seq').limit(1).executeTakeFirst()) === undefined) return
+    const at = formatTimestamp(clock.now())
+    await db
+      .updateTable('outbox')
+      .set({ next_attempt_at: at, date_updated: at })
+      .where('seq', 'in', waiting(db).select('seq'))
+      .execute()
+  }
+
+  /** Settles a row without an attempt (its subscription or the lead webhook is gone), or parks it. */
+  async function setAside(row: OutboxRow, change: 'cancelled' | 'parked', reason: string): Promise<void> {
+    const at = formatTimestamp(clock.now())
+    await db
+      .updateTable('outbox')
+      .set(
+        change === 'cancelled'
+          ? { status: 'cancelled', last_error: reason, lease_until: null, date_updated: at }
+          : { next_attempt_at: PARKED, lease_until: null, date_updated: at },
+      )
+      .where('seq', '=', row.seq)
+      .where('lease_owner', '=', owner)
+      .execute()
+  }
+
+  interface Target {
+    url: string
+    key: string
+    verifyTls: boolean
+  }
+
+  async function targetOf(row: OutboxRow): Promise<Target | undefined> {
+    if (row.kind === 'lead_webhook') {
+      const { url } = await readLeadWebhook(db, config.leadWebhookUrl)
+      if (url === null) {
+        await setAside(row, 'cancelled', 'The lead webhook was cleared before this delivery.')
+        return undefined
+      }
+      signingKey ??= await leadWebhookSigningKey(db)
+      return { url, key: signingKey, verifyTls: true }
+    }
+    const subscription =
+      row.subscription_id === null
+        ? undefined
+        : await db
+            .selectFrom('webhook_subscription')
+            .select(['url', 'signature_key', 'verify_ssl', 'status'])
+            .where('organization_id', '=', row.organization_id)
+            .where('id', '=', row.subscription_id)
+            .executeTakeFirst()
+    if (subscription === undefined) {
+      await setAside(row, 'cancelled', 'The subscription was deleted before this delivery.')
+      return undefined
+    }
+    if (subscription.status !== 'active') {
+      await setAside(row, 'parked', '')
+      return undefined
+    }
+    return { url: subscription.url, key: subscription.signature_key, verifyTls: subscription.verify_ssl !== 0 }
+  }
+
+  /** When to try again after a failed attempt, or null when the row has failed for good. */
+  function retryAt(row: OutboxRow, attempt: number, now: Date): Date | null {
+    if (row.kind === 'lead_webhook') {
+      if (attempt >= LEAD_WEBHOOK_ATTEMPTS) return null
+      return new Date(now.getTime() + config.outbox.leadWebhookRetrySeconds * 1000)
+    }
+    const deadline = Date.parse(row.date_created) + WEBHOOK_RETRY_WINDOW_MS
+    if (now.getTime() >= deadline) return null
+    const delay = webhookRetryDelayMs(attempt, config.outbox.webhookRetrySeconds * 1000, random())
+    return new Date(Math.min(now.getTime() + delay, deadline))
+  }
+
+  async function record(row: OutboxRow, target: Target, result: OutboundResult): Promise<void> {
+    const now = clock.now()
+    const at = formatTimestamp(now)
+    const attempt = row.attempts + 1
+    const next = result.ok ? null : retryAt(row, attempt, now)
+    const nextAt = next === null ? null : formatTimestamp(next)
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('outbox_attempt')
+        .values({
+          id: newId('outboxAttempt'),
+          organization_id: row.organization_id,
+          outbox_id: row.id,
+          subscription_id: row.subscription_id,
+          event_id: row.event_id,
+          attempt,
+          url: target.url,
+          status_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error: result.error,
+          date_created: at,
+        })
+        .execute()
+      await tx
+        .updateTable('outbox')
+        .set({
+          status: result.ok ? 'delivered' : nextAt === null ? 'failed' : 'pending',
+          attempts: attempt,
+          last_status_code: result.statusCode,
+          last_error: result.error,
+          lease_until: null,
+          date_updated: at,
+          ...(nextAt === null ? {} : { next_attempt_at: nextAt }),
+        })
+        .where('seq', '=', row.seq)
+        .where('lease_owner', '=', owner)
+        .execute()
+      if (nextAt !== null) {
+        // The rows behind this one cannot go before it: they need not be looked at until it is tried again.
+        await tx
+          .updateTable('outbox')
+          .set({ next_attempt_at: nextAt })
+          .where('ordering_key', '=', row.ordering_key)
+          .where('status', '=', 'pending')
+          .where('seq', '>', row.seq)
+          .where('next_attempt_at', '<', nextAt)
+          .execute()
+      }
+      if (row.kind !== 'webhook' || row.subscription_id === null) return
+      const subscription = tx.updateTable('webhook_subscription').where('id', '=', row.subscription_id)
+      if (result.ok) {
+        await subscription.set({ failing_since: null }).where('failing_since', 'is not', null).execute()
+        return
+      }
+      await subscription.set({ failing_since: at }).where('failing_since', 'is', null).execute()
+      const state = await tx
+        .selectFrom('webhook_subscription')
+        .select(['status', 'failing_since'])
+        .where('id', '=', row.subscription_id)
+        .executeTakeFirst()
+      const since = state?.failing_since ?? at
+      if (state?.status !== 'active' || Date.parse(since) > now.getTime() - WEBHOOK_PAUSE_AFTER_MS) return
+      await subscription
+        .set({
+          status: 'paused',
+          status_reason: `Paused: every delivery has failed since ${since} (72 hours or more); the last one: ${result.error ?? 'no answer'}. Set the status to active to resume; the deliveries waiting will go out.`,
+          date_updated: at,
+        })
+        .where('status', '=', 'active')
+        .execute()
+    })
+  }
+
+  async function deliver(row: OutboxRow): Promise<boolean> {
+    const target = await targetOf(row)
+    if (target === undefined) return false
+    const timestamp = Math.floor(clock.now().getTime() / 1000)
+    const result = await client.post({
+      url: target.url,
+      body: row.payload,
+      headers: signatureHeaders(target.key, row.id, timestamp, row.payload),
+      timeoutMs,
+      verifyTls: target.verifyTls,
+    })
+    await record(row, target, result)
+    return true
+  }
+
+  async function drain(): Promise<number> {
+    let attempts = 0
+    await unpark()
+    for (;;) {
+      const rows = await claim(config.outbox.concurrency)
+      if (rows.length === 0) return attempts
+      const made = await Promise.all(rows.map(deliver))
+      attempts += made.filter(Boolean).length
+    }
+  }
+
+  // The background loop: claims as many rows as it has free slots, and sleeps until a delivery ends, this process
+  // writes rows, or the poll interval passes.
+  let running = false
+  let loop: Promise<void> | undefined
+  const inFlight = new Set<Promise<void>>()
+  let woken = false
+  let wake: (() => void) | undefined
+  const signal = () => {
+    woken = true
+    wake?.()
+  }
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken) {
+        resolve()
+        return
+      }
+      const timer = setTimeout(resolve, ms)
+      wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    }).finally(() => {
+      wake = undefined
+      woken = false
+    })
+  let stopListening: (() => void) | undefined
+  let followUp: NodeJS.Timeout | undefined
+
+  async function run(): Promise<void> {
+    let lastUnpark = 0
+    while (running) {
+      try {
+        if (Date.now() - lastUnpark >= 5 * pollMs) {
+          lastUnpark = Date.now()
+          await unpark()
+        }
+        const free = config.outbox.concurrency - inFlight.size
+        const rows = free > 0 ? await claim(free) : []
+        for (const row of rows) {
+          const delivery = deliver(row).then(
+            () => undefined,
+            (error: unknown) => {
+              report(error, `delivering ${row.id}`)
+            },
+          )
+          inFlight.add(delivery)
+          void delivery.finally(() => {
+            inFlight.delete(delivery)
+            signal()
+          })
+        }
+      } catch (error) {
+        report(error, 'claiming deliveries')
+      }
+      await sleep(pollMs)
+    }
+  }
+
+  return {
+    owner,
+    drain,
+    start() {
+      if (running) return
+      running = true
+      // Rows this process writes are visible once their transaction commits: look now, and again shortly after.
+      stopListening = onOutboxWritten(() => {
+        signal()
+        followUp ??= setTimeout(() => {
+          followUp = undefined
+          signal()
+        }, 50)
+      })
+      loop = run()
+    },
+    async stop() {
+      running = false
+      stopListening?.()
+      if (followUp !== undefined) clearTimeout(followUp)
+      signal()
+      await loop
+      await Promise.all(inFlight)
+      client.close()
+    },
+  }
+}
