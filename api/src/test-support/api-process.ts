@@ -39,7 +39,8 @@ export function startApiProcess(databaseUrl: string, env: NodeJS.ProcessEnv = {}
 export async function stopApiProcesses(processes: ApiProcess[]): Promise<void> {
   await Promise.all(
     processes.map((p) => {
-      if (p.child.exitCode !== null) return Promise.resolve()
+      // Killed by a signal, a process has no exit code, only its signal: it has exited all the same.
+      if (p.child.exitCode !== null || p.child.signalCode !== null) return Promise.resolve()
       const exited = new Promise((resolve) => p.child.once('exit', resolve))
       p.child.kill('SIGTERM')
       return exited

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openDatabase, type DatabaseHandle } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { systemClock } from '../platform/time.js'
+import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
+import {
+  apiCall,
+  deliveryReport,
+  eventsInOrder,
+  FAST_OUTBOX_ENV,
+  killHard,
+  startCheckingReceiver,
+  waitFor,
+  type CheckingReceiver,
+} from '../test-support/delivery-check.js'
+import { createOrg, createTestDatabase, type TestDatabase, type TestOrg } from '../test-support/test-app.js'
+import { insertSubscription } from '../test-support/webhook-signatures.js'
+
+// Nothing lost: a real api process takes a stream of writes and is SIGKILLed, several times, while the receiver holds
+// one of its deliveries; each time it is started again. Every event still reaches the receiver, with valid
+// signatures, in order per object. (On Postgres, nothing-lost.postgres.test.ts does the same with two processes.)
+
+const TASK_TYPES = ['task.lead']
+let testDb: TestDatabase
+let database: DatabaseHandle
+let org: TestOrg
+let signatureKey = ''
+let checking: CheckingReceiver
+const servers: ApiProcess[] = []
+
+beforeAll(async () => {
+  testDb = await createTestDatabase()
+  database = openDatabase(testDb.url)
+  await migrateToLatest(database.db)
+  org = await createOrg(database, systemClock, 'Never Lose Co')
+  checking = await startCheckingReceiver(() => signatureKey, { holdMs: 150, refuseEvery: 7 })
+  const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
+  signatureKey = (await insertSubscription(database.db, org.id, checking.receiver.url, events, new Date())).signatureKey
+}, 60_000)
+
+afterAll(async () => {
+  await stopApiProcesses(servers)
+  await checking.close()
+  await database.close()
+  await testDb.drop()
+})
+
+async function start(): Promise<ApiProcess> {
+  const server = await startApiProcess(testDb.url, FAST_OUTBOX_ENV)
+  servers.push(server)
+  return server
+}
+
+describe('nothing lost', () => {
+  it('delivers every event at least once, signed, in order per object, though the api is killed mid-delivery', async () => {
+    let server = await start()
+    const key = org.member.key
+    const lead = await apiCall(server, key, 'POST', '/lead/', { name: 'Kill Co' })
+    const tasks: string[] = []
+    let kills = 0
+    const writes = 48
+    for (let i = 0; i < writes; i++) {
+      if (i % 8 === 0) {
+        const task = await apiCall(server, key, 'POST', '/task/', { lead_id: lead.id, text: `Task ${String(i)}` })
+        tasks.push(String(task.id))
+      } else {
+        const id = tasks[i % tasks.length] ?? ''
+        await apiCall(server, key, 'PUT', `/task/${id}/`, { text: `Step ${String(i)}` })
+      }
+      if (i % 12 === 11) {
+        // Kill it while the receiver holds one of its deliveries, which it will accept: the process never learns.
+        expect(await waitFor(() => checking.holding() > 0, 20_000)).toBe(true)
+        await killHard(server)
+        kills++
+        server = await start()
+      }
+    }
+    const events = await eventsInOrder(database.db, org.id, TASK_TYPES)
+    expect(events).toHaveLength(writes)
+    const delivered = () => deliveryReport(events, checking.accepted).missing.length === 0
+    expect(await waitFor(delivered, 120_000)).toBe(true)
+
+    const report = deliveryReport(events, checking.accepted)
+    expect(report.missing).toEqual([])
+    expect(report.outOfOrder).toEqual([])
+    expect(checking.badSignatures).toEqual([])
+    expect(kills).toBe(4)
+    // Each kill cut a delivery short that the receiver had taken: it came again, under the same webhook id.
+    expect(report.repeats).toBeGreaterThanOrEqual(kills)
+    // Some were refused (503) and retried: every one was in the end accepted.
+    expect(checking.receiver.requests.some((r) => r.status === 503)).toBe(true)
+  }, 300_000)
+})

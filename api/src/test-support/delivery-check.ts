@@ -1,0 +1,134 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Db } from '../db/database.js'
+import { basicAuth } from './test-app.js'
+import type { ApiProcess } from './api-process.js'
+import { startReceiver, type Receiver } from './webhook-receiver.js'
+import { verifySignedRequest } from './webhook-signatures.js'
+
+// What the "nothing lost" tests check: a real receiver that verifies every request's signatures as it comes in,
+// holds each one a little (so deliveries are in flight when a process is killed), refuses some (so retries happen),
+// and, at the end, the log of what it accepted held against the event log.
+
+/** The settings that make a killed process's deliveries come back within seconds, not minutes. */
+export const FAST_OUTBOX_ENV = {
+  LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1',
+  LEADLINE_OUTBOX_LEASE_SECONDS: '2',
+  LEADLINE_WEBHOOK_RETRY_SECONDS: '1',
+  LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS: '1',
+}
+
+export interface Accepted {
+  webhookId: string
+  eventId: string
+  objectId: string
+}
+
+export interface CheckingReceiver {
+  receiver: Receiver
+  accepted: Accepted[]
+  /** Requests it is holding that it will accept: a process killed now dies in the middle of a delivery. */
+  holding(): number
+  /** Requests whose signatures did not verify (none, if all is well). */
+  badSignatures: string[]
+  close(): Promise<void>
+}
+
+/** Accepts a request after `holdMs`, except every `refuseEvery`-th one, which it answers 503. */
+export async function startCheckingReceiver(
+  signatureKey: () => string,
+  options: { holdMs: number; refuseEvery: number },
+): Promise<CheckingReceiver> {
+  const accepted: Accepted[] = []
+  const badSignatures: string[] = []
+  let holding = 0
+  const receiver = await startReceiver(async (request, index) => {
+    let body: { event?: { id?: string; object_id?: string } }
+    try {
+      body = verifySignedRequest(signatureKey(), request.headers, request.body) as typeof body
+    } catch (error) {
+      badSignatures.push(`${request.body.slice(0, 80)}: ${error instanceof Error ? error.message : String(error)}`)
+      return { status: 400 }
+    }
+    const refuse = index % options.refuseEvery === options.refuseEvery - 1
+    if (!refuse) holding++
+    await sleep(options.holdMs)
+    if (refuse) return { status: 503 }
+    holding--
+    accepted.push({
+      webhookId: String(request.headers['webhook-id']),
+      eventId: body.event?.id ?? '',
+      objectId: body.event?.object_id ?? '',
+    })
+    return { status: 200 }
+  })
+  return { receiver, accepted, holding: () => holding, badSignatures, close: () => receiver.close() }
+}
+
+/** Waits for `condition`, checking every 50 ms, up to `timeoutMs`; answers whether it came true. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await condition()) return true
+    if (Date.now() > deadline) return false
+    await sleep(50)
+  }
+}
+
+/** The organization's events of these types, in the order they were written, with their object. */
+export async function eventsInOrder(db: Db, organizationId: string, objectTypes: string[]) {
+  return db
+    .selectFrom('event')
+    .select(['id', 'object_id'])
+    .where('organization_id', '=', organizationId)
+    .where('object_type', 'in', objectTypes)
+    .orderBy('seq')
+    .execute()
+}
+
+export interface DeliveryReport {
+  /** Events never accepted. */
+  missing: string[]
+  /** Objects whose accepted events went backwards: an event accepted after a later one of the same object. */
+  outOfOrder: string[]
+  /** Acceptances beyond the first of each webhook id: deliveries made again. */
+  repeats: number
+}
+
+export function deliveryReport(events: { id: string; object_id: string }[], accepted: Accepted[]): DeliveryReport {
+  const position = new Map(events.map((e, i) => [e.id, i]))
+  const seen = new Set(accepted.map((a) => a.eventId))
+  const last = new Map<string, number>()
+  const outOfOrder = new Set<string>()
+  for (const delivery of accepted) {
+    const at = position.get(delivery.eventId) ?? -1
+    if (at < (last.get(delivery.objectId) ?? -1)) outOfOrder.add(delivery.objectId)
+    last.set(delivery.objectId, Math.max(at, last.get(delivery.objectId) ?? -1))
+  }
+  const counts = new Map<string, number>()
+  for (const a of accepted) counts.set(a.webhookId, (counts.get(a.webhookId) ?? 0) + 1)
+  return {
+    missing: events.filter((e) => !seen.has(e.id)).map((e) => e.id),
+    outOfOrder: [...outOfOrder],
+    repeats: [...counts.values()].reduce((sum, n) => sum + n - 1, 0),
+  }
+}
+
+/** A JSON request to a real api process, as the given key; answers the parsed body (throws on a non-2xx). */
+export async function apiCall(server: ApiProcess, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: basicAuth(key), 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path}: ${String(res.status)} ${text}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+/** Kills a process at once (no shutdown: its leases and in-flight deliveries are left as a crash leaves them). */
+export async function killHard(server: ApiProcess): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return
+  const exited = new Promise((resolve) => server.child.once('exit', resolve))
+  server.child.kill('SIGKILL')
+  await exited
+}
