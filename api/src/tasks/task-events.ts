@@ -1,7 +1,7 @@
 import type { Task } from '@leadline/shared/task-schema'
 import type { Db } from '../db/database.js'
 import type { EventInput } from '../events/event-repo.js'
-import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { organizationMetaIn, type OrganizationMeta } from '../organizations/organization-meta.js'
 import { taskViews, type TaskRow } from './task-repo.js'
 
 const TASKS_PER_STATEMENT = 500
@@ -60,4 +60,24 @@ export async function dueTaskViews(
   }
   const views = await taskViews(tx, organization, rows, caller)
   return new Map(views.map((view) => [view.id, view]))
+}
+
+/**
+ * The due tasks of every opportunity in the given statuses, built with the metadata as `tx` sees it: taken before and
+ * after a status's type changes (which completes or reopens them), `taskChangeEvents` tells what happened.
+ */
+export async function dueTasksOfStatuses(
+  tx: Db,
+  organizationId: string,
+  statusIds: readonly string[],
+  caller: { offsetHours: number; now: Date },
+): Promise<Map<string, Task>> {
+  const tasks = new Map<string, Task>()
+  if (statusIds.length === 0) return tasks
+  const organization = await organizationMetaIn(tx, organizationId)
+  if (organization === undefined) return tasks
+  for (const statusId of statusIds) {
+    for (const [id, task] of await dueTaskViews(tx, organization, { statusId }, caller)) tasks.set(id, task)
+  }
+  return tasks
 }
