@@ -79,20 +79,15 @@ export function isLeadWebhookEvent(objectType: string, action: string): action i
 
 /**
  * The lead webhook's body: the lead as `GET /lead/{id}/` answers it for create and update, `{id}` for delete, and
- * `{source_id, destination_id}` for merge (a lead's `merged` event carries both in its data).
+ * `{source_id, destination_id}` for merge (a lead's `merged` event is the source's, its `lead_id` the destination).
  */
 export function leadWebhookBody(
   action: keyof typeof LEAD_WEBHOOK_EVENTS,
-  objectId: string,
-  data: Record<string, unknown>,
-): { model: 'lead'; event: string; data: Record<string, unknown> } {
-  const event = LEAD_WEBHOOK_EVENTS[action]
-  if (action === 'deleted') return { model: 'lead', event, data: { id: objectId } }
+  event: { object_id: string; lead_id: string | null; data: unknown },
+): { model: 'lead'; event: string; data: unknown } {
+  const name = LEAD_WEBHOOK_EVENTS[action]
+  if (action === 'deleted') return { model: 'lead', event: name, data: { id: event.object_id } }
   if (action === 'merged')
-    return {
-      model: 'lead',
-      event,
-      data: { source_id: data.source_id ?? null, destination_id: data.destination_id ?? null },
-    }
-  return { model: 'lead', event, data }
+    return { model: 'lead', event: name, data: { source_id: event.object_id, destination_id: event.lead_id } }
+  return { model: 'lead', event: name, data: event.data }
 }

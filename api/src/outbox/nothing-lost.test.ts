@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { systemClock } from '../platform/time.js'
+import { leadWebhookSigningKey } from './lead-webhook.js'
 import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
 import {
   apiCall,
@@ -9,6 +10,7 @@ import {
   eventsInOrder,
   FAST_OUTBOX_ENV,
   killHard,
+  outboxEvents,
   startCheckingReceiver,
   waitFor,
   type CheckingReceiver,
@@ -16,15 +18,16 @@ import {
 import { createOrg, createTestDatabase, type TestDatabase, type TestOrg } from '../test-support/test-app.js'
 import { insertSubscription } from '../test-support/webhook-signatures.js'
 
-// Nothing lost: a real api process takes a stream of writes and is SIGKILLed, several times, while the receiver holds
-// one of its deliveries; each time it is started again. Every event still reaches the receiver, with valid
-// signatures, in order per object. (On Postgres, nothing-lost.postgres.test.ts does the same with two processes.)
+// Nothing lost: a real api process takes a stream of writes (tasks, to a subscription; leads, to the lead webhook) and
+// is SIGKILLed, several times, while the receiver holds one of its deliveries; each time it is started again. Every
+// event still reaches the receiver, with valid signatures, in order per object. (On Postgres,
+// nothing-lost.postgres.test.ts does the same with two processes.)
 
-const TASK_TYPES = ['task.lead']
 let testDb: TestDatabase
 let database: DatabaseHandle
 let org: TestOrg
 let signatureKey = ''
+let leadKey = ''
 let checking: CheckingReceiver
 const servers: ApiProcess[] = []
 
@@ -33,7 +36,11 @@ beforeAll(async () => {
   database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
   org = await createOrg(database, systemClock, 'Never Lose Co')
-  checking = await startCheckingReceiver(() => signatureKey, { holdMs: 150, refuseEvery: 7 })
+  leadKey = await leadWebhookSigningKey(database.db)
+  checking = await startCheckingReceiver((path) => (path === '/leads' ? leadKey : signatureKey), {
+    holdMs: 150,
+    refuseEvery: 7,
+  })
   const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
   signatureKey = (await insertSubscription(database.db, org.id, checking.receiver.url, events, new Date())).signatureKey
 }, 60_000)
@@ -46,7 +53,10 @@ afterAll(async () => {
 })
 
 async function start(): Promise<ApiProcess> {
-  const server = await startApiProcess(testDb.url, FAST_OUTBOX_ENV)
+  const server = await startApiProcess(testDb.url, {
+    ...FAST_OUTBOX_ENV,
+    LEADLINE_LEAD_WEBHOOK_URL: `${checking.receiver.origin}/leads`,
+  })
   servers.push(server)
   return server
 }
@@ -63,6 +73,8 @@ describe('nothing lost', () => {
       if (i % 8 === 0) {
         const task = await apiCall(server, key, 'POST', '/task/', { lead_id: lead.id, text: `Task ${String(i)}` })
         tasks.push(String(task.id))
+      } else if (i % 4 === 2) {
+        await apiCall(server, key, 'PUT', `/lead/${String(lead.id)}/`, { description: `Step ${String(i)}` })
       } else {
         const id = tasks[i % tasks.length] ?? ''
         await apiCall(server, key, 'PUT', `/task/${id}/`, { text: `Step ${String(i)}` })
@@ -75,12 +87,14 @@ describe('nothing lost', () => {
         server = await start()
       }
     }
-    const events = await eventsInOrder(database.db, org.id, TASK_TYPES)
-    expect(events).toHaveLength(writes)
-    const delivered = () => deliveryReport(events, checking.accepted).missing.length === 0
+    const events = await eventsInOrder(database.db, org.id, ['task.lead', 'lead'], ['created', 'updated'])
+    // Every write made one event, and so did the lead's creation.
+    expect(events).toHaveLength(writes + 1)
+    const eventOf = await outboxEvents(database.db, org.id)
+    const delivered = () => deliveryReport(events, eventOf, checking.accepted).missing.length === 0
     expect(await waitFor(delivered, 120_000)).toBe(true)
 
-    const report = deliveryReport(events, checking.accepted)
+    const report = deliveryReport(events, eventOf, checking.accepted)
     expect(report.missing).toEqual([])
     expect(report.outOfOrder).toEqual([])
     expect(checking.badSignatures).toEqual([])
@@ -89,5 +103,8 @@ describe('nothing lost', () => {
     expect(report.repeats).toBeGreaterThanOrEqual(kills)
     // Some were refused (503) and retried: every one was in the end accepted.
     expect(checking.receiver.requests.some((r) => r.status === 503)).toBe(true)
+    // The lead's changes went to the lead webhook, the tasks' to the subscription.
+    const paths = new Set(checking.accepted.map((a) => a.path))
+    expect(paths).toEqual(new Set(['/hook', '/leads']))
   }, 300_000)
 })

@@ -364,8 +364,9 @@ describe('the lead webhook', () => {
       objectType: 'lead',
       objectId: id,
       action: 'merged',
-      leadId: id,
-      data: { source_id: id, destination_id: 'lead_dest' },
+      // As POST /lead/merge/ writes it: the source's event, its lead the destination.
+      leadId: 'lead_dest',
+      data: { id, name: 'Lead Co, renamed' },
     },
     { objectType: 'lead', objectId: id, action: 'deleted', leadId: id, data: { id, name: 'Lead Co, renamed' } },
   ]
@@ -406,6 +407,43 @@ describe('the lead webhook', () => {
       { model: 'lead', event: 'merge', data: { source_id: 'lead_one', destination_id: 'lead_dest' } },
       { model: 'lead', event: 'delete', data: { id: 'lead_one' } },
     ])
+  })
+
+  it('hears of leads changed through the API: the lead as GET /lead/{id}/ shows it, {id} when deleted, both ids when merged', async () => {
+    await setLeadWebhookUrl(ctx.database.db, receiver.url)
+    const key = org.member.key
+    const made = await call(ctx.app, key, 'POST', '/lead/', { body: { name: 'Source Co' } })
+    const source = made.json<{ id: string }>().id
+    const destination = (await call(ctx.app, key, 'POST', '/lead/', { body: { name: 'Destination Co' } })).json<{
+      id: string
+    }>().id
+    expect((await call(ctx.app, key, 'PUT', `/lead/${source}/`, { body: { description: 'Warm' } })).statusCode).toBe(
+      200,
+    )
+    const before = (await call(ctx.app, key, 'GET', `/lead/${source}/`)).json()
+    const merge = await call(ctx.app, key, 'POST', '/lead/merge/', { body: { source, destination } })
+    expect(merge.statusCode, merge.body).toBe(200)
+    const merged = (await call(ctx.app, key, 'GET', `/lead/${destination}/`)).json()
+    expect((await call(ctx.app, key, 'DELETE', `/lead/${destination}/`)).statusCode).toBe(200)
+    await dispatcher.drain()
+
+    const signing = await leadWebhookSigningKey(ctx.database.db)
+    const received = receiver.requests.map(
+      (r) => verifySignedRequest(signing, r.headers, r.body) as { event: string; data: { id?: string } },
+    )
+    const of = (id: string) =>
+      received.filter((r) => r.data.id === id || JSON.stringify(r.data).includes(`"source_id":"${id}"`))
+    expect(of(source).map((r) => r.event)).toEqual(['create', 'update', 'merge'])
+    expect(of(source)[0]).toEqual({ model: 'lead', event: 'create', data: made.json() })
+    expect(of(source)[1]).toEqual({ model: 'lead', event: 'update', data: before })
+    expect(of(source)[2]).toEqual({
+      model: 'lead',
+      event: 'merge',
+      data: { source_id: source, destination_id: destination },
+    })
+    expect(of(destination).map((r) => r.event)).toEqual(['create', 'update', 'delete'])
+    expect(of(destination)[1]).toEqual({ model: 'lead', event: 'update', data: merged })
+    expect(of(destination)[2]).toEqual({ model: 'lead', event: 'delete', data: { id: destination } })
   })
 
   it('tries 3 times, LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS apart, then gives up', async () => {

@@ -62,8 +62,7 @@ export async function writeOutbox(tx: Db, ctx: OutboxWriteContext, events: reado
       }
     }
     if (leadWebhook !== null && isLeadWebhookEvent(event.object_type, event.action)) {
-      const data = typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : {}
-      const body = leadWebhookBody(event.action, event.object_id, data)
+      const body = leadWebhookBody(event.action, event)
       row('lead_webhook', null, event, `lead_webhook:${event.object_id}`, JSON.stringify(body))
     }
   }

@@ -19,8 +19,7 @@ export const FAST_OUTBOX_ENV = {
 
 export interface Accepted {
   webhookId: string
-  eventId: string
-  objectId: string
+  path: string
 }
 
 export interface CheckingReceiver {
@@ -33,18 +32,20 @@ export interface CheckingReceiver {
   close(): Promise<void>
 }
 
-/** Accepts a request after `holdMs`, except every `refuseEvery`-th one, which it answers 503. */
+/**
+ * Accepts a request after `holdMs`, except every `refuseEvery`-th one, which it answers 503. `signatureKey` gives
+ * the key that signs requests to a path (a subscription's, or the installation's for the lead webhook).
+ */
 export async function startCheckingReceiver(
-  signatureKey: () => string,
+  signatureKey: (path: string) => string,
   options: { holdMs: number; refuseEvery: number },
 ): Promise<CheckingReceiver> {
   const accepted: Accepted[] = []
   const badSignatures: string[] = []
   let holding = 0
   const receiver = await startReceiver(async (request, index) => {
-    let body: { event?: { id?: string; object_id?: string } }
     try {
-      body = verifySignedRequest(signatureKey(), request.headers, request.body) as typeof body
+      verifySignedRequest(signatureKey(request.path), request.headers, request.body)
     } catch (error) {
       badSignatures.push(`${request.body.slice(0, 80)}: ${error instanceof Error ? error.message : String(error)}`)
       return { status: 400 }
@@ -54,11 +55,7 @@ export async function startCheckingReceiver(
     await sleep(options.holdMs)
     if (refuse) return { status: 503 }
     holding--
-    accepted.push({
-      webhookId: String(request.headers['webhook-id']),
-      eventId: body.event?.id ?? '',
-      objectId: body.event?.object_id ?? '',
-    })
+    accepted.push({ webhookId: String(request.headers['webhook-id']), path: request.path })
     return { status: 200 }
   })
   return { receiver, accepted, holding: () => holding, badSignatures, close: () => receiver.close() }
@@ -74,15 +71,26 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
-/** The organization's events of these types, in the order they were written, with their object. */
-export async function eventsInOrder(db: Db, organizationId: string, objectTypes: string[]) {
+/** The organization's events of these types and actions, in the order they were written, with their object. */
+export async function eventsInOrder(db: Db, organizationId: string, objectTypes: string[], actions: string[]) {
   return db
     .selectFrom('event')
     .select(['id', 'object_id'])
     .where('organization_id', '=', organizationId)
     .where('object_type', 'in', objectTypes)
+    .where('action', 'in', actions)
     .orderBy('seq')
     .execute()
+}
+
+/** The event each of the organization's outbox rows carries, by the row's id (its requests' webhook-id). */
+export async function outboxEvents(db: Db, organizationId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['id', 'event_id'])
+    .where('organization_id', '=', organizationId)
+    .execute()
+  return new Map(rows.map((r) => [r.id, r.event_id ?? '']))
 }
 
 export interface DeliveryReport {
@@ -94,15 +102,27 @@ export interface DeliveryReport {
   repeats: number
 }
 
-export function deliveryReport(events: { id: string; object_id: string }[], accepted: Accepted[]): DeliveryReport {
+/**
+ * Holds what the receiver accepted against the event log: `events` in the order they were written, `eventOf` the
+ * event each delivery (outbox row, by its webhook id) carries.
+ */
+export function deliveryReport(
+  events: { id: string; object_id: string }[],
+  eventOf: ReadonlyMap<string, string>,
+  accepted: Accepted[],
+): DeliveryReport {
   const position = new Map(events.map((e, i) => [e.id, i]))
-  const seen = new Set(accepted.map((a) => a.eventId))
+  const objectOf = new Map(events.map((e) => [e.id, e.object_id]))
+  const seen = new Set<string>()
   const last = new Map<string, number>()
   const outOfOrder = new Set<string>()
   for (const delivery of accepted) {
-    const at = position.get(delivery.eventId) ?? -1
-    if (at < (last.get(delivery.objectId) ?? -1)) outOfOrder.add(delivery.objectId)
-    last.set(delivery.objectId, Math.max(at, last.get(delivery.objectId) ?? -1))
+    const eventId = eventOf.get(delivery.webhookId) ?? ''
+    seen.add(eventId)
+    const objectId = objectOf.get(eventId) ?? ''
+    const at = position.get(eventId) ?? -1
+    if (at < (last.get(objectId) ?? -1)) outOfOrder.add(objectId)
+    last.set(objectId, Math.max(at, last.get(objectId) ?? -1))
   }
   const counts = new Map<string, number>()
   for (const a of accepted) counts.set(a.webhookId, (counts.get(a.webhookId) ?? 0) + 1)
