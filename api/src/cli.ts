@@ -485,45 +485,49 @@ ${LEAD_WEBHOOK_JSON}`,
   },
 }
 
-const leadWebhookClearCommand: Command = {
-  usage: 'leadline lead-webhook clear',
-  summary: 'post lead changes nowhere, whatever LEADLINE_LEAD_WEBHOOK_URL says',
-  details: `Stores "no lead webhook", which wins over LEADLINE_LEAD_WEBHOOK_URL; deliveries still waiting are dropped.
-"leadline lead-webhook reset" lets the environment's URL apply again. ${LEAD_WEBHOOK_JSON}`,
-  async run(args, env) {
-    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
-    noPositionals(positionals)
-    return withDatabase(databaseUrl(values.db, env), async (db) => {
-      await clearLeadWebhookUrl(db)
-      return leadWebhookOutput(db, env)
-    })
-  },
+/** A lead-webhook command without arguments: `change` (if any) on the database, then what is in force. */
+function leadWebhookCommand(
+  usage: string,
+  summary: string,
+  details: string,
+  change: (db: Db) => Promise<void>,
+): Command {
+  return {
+    usage,
+    summary,
+    details: `${details} ${LEAD_WEBHOOK_JSON}`,
+    async run(args, env) {
+      const { values, positionals } = parse({ args, options: common, allowPositionals: true })
+      noPositionals(positionals)
+      return withDatabase(databaseUrl(values.db, env), async (db) => {
+        await change(db)
+        return leadWebhookOutput(db, env)
+      })
+    },
+  }
 }
 
-const leadWebhookResetCommand: Command = {
-  usage: 'leadline lead-webhook reset',
-  summary: 'forget the stored lead webhook, so LEADLINE_LEAD_WEBHOOK_URL applies again',
-  details: `Removes what "set" or "clear" stored. ${LEAD_WEBHOOK_JSON}`,
-  async run(args, env) {
-    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
-    noPositionals(positionals)
-    return withDatabase(databaseUrl(values.db, env), async (db) => {
-      await resetLeadWebhookUrl(db)
-      return leadWebhookOutput(db, env)
-    })
-  },
-}
+const leadWebhookClearCommand = leadWebhookCommand(
+  'leadline lead-webhook clear',
+  'post lead changes nowhere, whatever LEADLINE_LEAD_WEBHOOK_URL says',
+  `Stores "no lead webhook", which wins over LEADLINE_LEAD_WEBHOOK_URL; deliveries still waiting are dropped.
+"leadline lead-webhook reset" lets the environment's URL apply again.`,
+  clearLeadWebhookUrl,
+)
 
-const leadWebhookShowCommand: Command = {
-  usage: 'leadline lead-webhook show',
-  summary: 'say where lead changes are posted and the key their requests are signed with',
-  details: `The environment read is this command's: run it with the api's LEADLINE_LEAD_WEBHOOK_URL. ${LEAD_WEBHOOK_JSON}`,
-  async run(args, env) {
-    const { values, positionals } = parse({ args, options: common, allowPositionals: true })
-    noPositionals(positionals)
-    return withDatabase(databaseUrl(values.db, env), (db) => leadWebhookOutput(db, env))
-  },
-}
+const leadWebhookResetCommand = leadWebhookCommand(
+  'leadline lead-webhook reset',
+  'forget the stored lead webhook, so LEADLINE_LEAD_WEBHOOK_URL applies again',
+  'Removes what "set" or "clear" stored.',
+  resetLeadWebhookUrl,
+)
+
+const leadWebhookShowCommand = leadWebhookCommand(
+  'leadline lead-webhook show',
+  'say where lead changes are posted and the key their requests are signed with',
+  "The environment read is this command's: run it with the api's LEADLINE_LEAD_WEBHOOK_URL.",
+  () => Promise.resolve(),
+)
 
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,

@@ -1,54 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openDatabase, type DatabaseHandle } from '../db/database.js'
-import { migrateToLatest } from '../db/migrate.js'
-import { systemClock } from '../platform/time.js'
-import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
+import { describe, expect, it } from 'vitest'
+import type { ApiProcess } from '../test-support/api-process.js'
 import {
   apiCall,
+  deliveryFixture,
   deliveryReport,
   eventsInOrder,
-  FAST_OUTBOX_ENV,
   killHard,
   outboxEvents,
-  startCheckingReceiver,
   waitFor,
-  type CheckingReceiver,
 } from '../test-support/delivery-check.js'
-import { createOrg, createTestDatabase, type TestDatabase, type TestOrg } from '../test-support/test-app.js'
-import { insertSubscription } from '../test-support/webhook-signatures.js'
 
 // Two api processes on one Postgres share the deliveries (FOR UPDATE SKIP LOCKED): while both live, every event is
 // delivered exactly once; when one is killed mid-delivery, the other and its restarted self still deliver them all.
 
-let testDb: TestDatabase
-let database: DatabaseHandle
-let org: TestOrg
-let signatureKey = ''
-let checking: CheckingReceiver
-const servers: ApiProcess[] = []
-
-beforeAll(async () => {
-  testDb = await createTestDatabase()
-  database = openDatabase(testDb.url)
-  await migrateToLatest(database.db)
-  org = await createOrg(database, systemClock, 'Two Dispatchers Co')
-  checking = await startCheckingReceiver(() => signatureKey, { holdMs: 40, refuseEvery: 9 })
-  const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
-  signatureKey = (await insertSubscription(database.db, org.id, checking.receiver.url, events, new Date())).signatureKey
-}, 60_000)
-
-afterAll(async () => {
-  await stopApiProcesses(servers)
-  await checking.close()
-  await database.close()
-  await testDb.drop()
-})
-
-async function start(): Promise<ApiProcess> {
-  const server = await startApiProcess(testDb.url, FAST_OUTBOX_ENV)
-  servers.push(server)
-  return server
-}
+const fixture = deliveryFixture({ organization: 'Two Dispatchers Co', holdMs: 40, refuseEvery: 9, leadWebhook: false })
 
 /** `count` writes spread over the processes in turn: a task made now and then, the others' texts changed. */
 async function write(through: ApiProcess[], leadId: string, tasks: string[], from: number, count: number) {
@@ -56,35 +21,35 @@ async function write(through: ApiProcess[], leadId: string, tasks: string[], fro
     const server = through[i % through.length]
     if (server === undefined) throw new Error('no process to write through')
     if (i % 6 === 0) {
-      const task = await apiCall(server, org.member.key, 'POST', '/task/', {
+      const task = await apiCall(server, fixture.org.member.key, 'POST', '/task/', {
         lead_id: leadId,
         text: `Task ${String(i)}`,
       })
       tasks.push(String(task.id))
     } else {
-      await apiCall(server, org.member.key, 'PUT', `/task/${tasks[i % tasks.length] ?? ''}/`, {
+      await apiCall(server, fixture.org.member.key, 'PUT', `/task/${tasks[i % tasks.length] ?? ''}/`, {
         text: `Step ${String(i)}`,
       })
     }
   }
 }
 
-const taskEvents = () => eventsInOrder(database.db, org.id, ['task.lead'], ['created', 'updated'])
+const taskEvents = () => eventsInOrder(fixture.database.db, fixture.org.id, ['task.lead'], ['created', 'updated'])
 
 async function allDelivered(): Promise<ReturnType<typeof deliveryReport>> {
   const events = await taskEvents()
-  const eventOf = await outboxEvents(database.db, org.id)
-  expect(await waitFor(() => deliveryReport(events, eventOf, checking.accepted).missing.length === 0, 120_000)).toBe(
-    true,
-  )
-  return deliveryReport(events, eventOf, checking.accepted)
+  const eventOf = await outboxEvents(fixture.database.db, fixture.org.id)
+  expect(
+    await waitFor(() => deliveryReport(events, eventOf, fixture.checking.accepted).missing.length === 0, 120_000),
+  ).toBe(true)
+  return deliveryReport(events, eventOf, fixture.checking.accepted)
 }
 
 describe('two api processes sharing the deliveries', () => {
   it('deliver every event exactly once while both live, and at least once, in order, when one is killed', async () => {
-    let a = await start()
-    const b = await start()
-    const lead = await apiCall(a, org.member.key, 'POST', '/lead/', { name: 'Shared Co' })
+    let a = await fixture.start()
+    const b = await fixture.start()
+    const lead = await apiCall(a, fixture.org.member.key, 'POST', '/lead/', { name: 'Shared Co' })
     const tasks: string[] = []
     await write([a, b], String(lead.id), tasks, 0, 60)
 
@@ -92,13 +57,13 @@ describe('two api processes sharing the deliveries', () => {
     expect(both.missing).toEqual([])
     expect(both.outOfOrder).toEqual([])
     expect(both.repeats).toBe(0)
-    expect(checking.badSignatures).toEqual([])
+    expect(fixture.checking.badSignatures).toEqual([])
     // Both did some of the work: each delivered row names the process that delivered it.
-    const owners = await database.db
+    const owners = await fixture.database.db
       .selectFrom('outbox')
       .select('lease_owner')
       .distinct()
-      .where('organization_id', '=', org.id)
+      .where('organization_id', '=', fixture.org.id)
       .where('status', '=', 'delivered')
       .execute()
     for (const server of [a, b]) {
@@ -111,7 +76,7 @@ describe('two api processes sharing the deliveries', () => {
     const killed = a
     const delivering = async () =>
       (
-        await database.db
+        await fixture.database.db
           .selectFrom('outbox')
           .select('seq')
           .where('status', '=', 'pending')
@@ -122,13 +87,13 @@ describe('two api processes sharing the deliveries', () => {
     expect(await waitFor(delivering, 20_000)).toBe(true)
     await killHard(killed)
     await write([b], String(lead.id), tasks, 72, 12)
-    a = await start()
+    a = await fixture.start()
     await write([a, b], String(lead.id), tasks, 84, 12)
 
     const after = await allDelivered()
     expect(after.missing).toEqual([])
     expect(after.outOfOrder).toEqual([])
-    expect(checking.badSignatures).toEqual([])
+    expect(fixture.checking.badSignatures).toEqual([])
     expect(await taskEvents()).toHaveLength(96)
   }, 300_000)
 })

@@ -1,68 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openDatabase, type DatabaseHandle } from '../db/database.js'
-import { migrateToLatest } from '../db/migrate.js'
-import { systemClock } from '../platform/time.js'
-import { leadWebhookSigningKey } from './lead-webhook.js'
-import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
+import { describe, expect, it } from 'vitest'
 import {
   apiCall,
+  deliveryFixture,
   deliveryReport,
   eventsInOrder,
-  FAST_OUTBOX_ENV,
   killHard,
   outboxEvents,
-  startCheckingReceiver,
   waitFor,
-  type CheckingReceiver,
 } from '../test-support/delivery-check.js'
-import { createOrg, createTestDatabase, type TestDatabase, type TestOrg } from '../test-support/test-app.js'
-import { insertSubscription } from '../test-support/webhook-signatures.js'
 
 // Nothing lost: a real api process takes a stream of writes (tasks, to a subscription; leads, to the lead webhook) and
 // is SIGKILLed, several times, while the receiver holds one of its deliveries; each time it is started again. Every
 // event still reaches the receiver, with valid signatures, in order per object. (On Postgres,
 // nothing-lost.postgres.test.ts does the same with two processes.)
 
-let testDb: TestDatabase
-let database: DatabaseHandle
-let org: TestOrg
-let signatureKey = ''
-let leadKey = ''
-let checking: CheckingReceiver
-const servers: ApiProcess[] = []
-
-beforeAll(async () => {
-  testDb = await createTestDatabase()
-  database = openDatabase(testDb.url)
-  await migrateToLatest(database.db)
-  org = await createOrg(database, systemClock, 'Never Lose Co')
-  leadKey = await leadWebhookSigningKey(database.db)
-  checking = await startCheckingReceiver((path) => (path === '/leads' ? leadKey : signatureKey), {
-    holdMs: 150,
-    refuseEvery: 7,
-  })
-  const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
-  signatureKey = (await insertSubscription(database.db, org.id, checking.receiver.url, events, new Date())).signatureKey
-}, 60_000)
-
-afterAll(async () => {
-  await stopApiProcesses(servers)
-  await checking.close()
-  await database.close()
-  await testDb.drop()
-})
-
-async function start(): Promise<ApiProcess> {
-  const server = await startApiProcess(testDb.url, {
-    ...FAST_OUTBOX_ENV,
-    LEADLINE_LEAD_WEBHOOK_URL: `${checking.receiver.origin}/leads`,
-  })
-  servers.push(server)
-  return server
-}
+const fixture = deliveryFixture({ organization: 'Never Lose Co', holdMs: 150, refuseEvery: 7, leadWebhook: true })
 
 describe('nothing lost', () => {
   it('delivers every event at least once, signed, in order per object, though the api is killed mid-delivery', async () => {
+    const { database, org, checking, start } = fixture
     let server = await start()
     const key = org.member.key
     const lead = await apiCall(server, key, 'POST', '/lead/', { name: 'Kill Co' })

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { recordEvents, type EventInput } from '../events/event-repo.js'
+import { recordEvents, type EventContext, type EventInput } from '../events/event-repo.js'
 import { createOutboundClient } from '../outbound/outbound-client.js'
 import { formatTimestamp } from '../platform/time.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
@@ -78,6 +78,12 @@ function rows() {
 
 async function subscriptionRow(id: string) {
   return ctx.database.db.selectFrom('webhook_subscription').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+}
+
+/** Who changed things when no request did, with this process's LEADLINE_LEAD_WEBHOOK_URL. */
+function systemContext(leadWebhookEnvUrl: string | null): EventContext {
+  const now = formatTimestamp(ctx.clock.now())
+  return { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, leadWebhookEnvUrl }
 }
 
 interface Delivered {
@@ -307,25 +313,15 @@ describe('the outbox is written with the change', () => {
     expect(refused.statusCode).toBe(400)
     await expect(
       ctx.database.db.transaction().execute(async (tx) => {
-        await recordEvents(
-          tx,
+        await recordEvents(tx, systemContext(null), [
           {
-            organizationId: org.id,
-            userId: null,
-            requestId: null,
-            apiKeyId: null,
-            now: formatTimestamp(ctx.clock.now()),
+            objectType: 'task.lead',
+            objectId: 'task_rolled_back',
+            action: 'created',
+            leadId,
+            data: { id: 'task_rolled_back' },
           },
-          [
-            {
-              objectType: 'task.lead',
-              objectId: 'task_rolled_back',
-              action: 'created',
-              leadId,
-              data: { id: 'task_rolled_back' },
-            },
-          ],
-        )
+        ])
         expect(
           (await tx.selectFrom('outbox').select('id').where('organization_id', '=', org.id).execute()).length,
         ).toBe(1)
@@ -372,20 +368,7 @@ describe('the lead webhook', () => {
   ]
 
   async function record(inputs: EventInput[], envUrl: string | null = null) {
-    await ctx.database.db.transaction().execute((tx) =>
-      recordEvents(
-        tx,
-        {
-          organizationId: org.id,
-          userId: null,
-          requestId: null,
-          apiKeyId: null,
-          now: formatTimestamp(ctx.clock.now()),
-          leadWebhookEnvUrl: envUrl,
-        },
-        inputs,
-      ),
-    )
+    await ctx.database.db.transaction().execute((tx) => recordEvents(tx, systemContext(envUrl), inputs))
   }
 
   afterEach(async () => {

@@ -99,7 +99,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ),
       )
       .orderBy('o.next_attempt_at')
-      .limit(limit)
+    // An idle poll only reads: on SQLite an update takes the write lock even when it changes nothing.
+    if ((await due.limit(1).executeTakeFirst()) === undefined) return []
+    due = due.limit(limit)
     // Postgres: several processes claim at once; each skips the rows another is claiming. SQLite has one writer.
     if (dialect === 'postgres') due = due.forUpdate().skipLocked()
     return db

@@ -10,14 +10,14 @@ const DONE = ['delivered', 'cancelled']
  */
 export async function purgeDeliveredOutbox(db: Db, clock: Clock, days: number): Promise<number> {
   const before = formatTimestamp(new Date(clock.now().getTime() - days * DAY_MS))
-  return db.transaction().execute(async (tx) => {
-    const old = tx.selectFrom('outbox').select('id').where('status', 'in', DONE).where('date_updated', '<', before)
-    await tx.deleteFrom('outbox_attempt').where('outbox_id', 'in', old).execute()
-    const result = await tx
-      .deleteFrom('outbox')
-      .where('status', 'in', DONE)
-      .where('date_updated', '<', before)
-      .executeTakeFirst()
-    return Number(result.numDeletedRows)
-  })
+  // Two statements, no transaction around them (each is atomic, and a purge must not hold SQLite's write lock across
+  // turns of the event loop): no row can become old enough in between, since a row changed now is dated now.
+  const old = db.selectFrom('outbox').select('id').where('status', 'in', DONE).where('date_updated', '<', before)
+  await db.deleteFrom('outbox_attempt').where('outbox_id', 'in', old).execute()
+  const result = await db
+    .deleteFrom('outbox')
+    .where('status', 'in', DONE)
+    .where('date_updated', '<', before)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
 }

@@ -1,9 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Db } from '../db/database.js'
-import { basicAuth } from './test-app.js'
-import type { ApiProcess } from './api-process.js'
+import { afterAll, beforeAll } from 'vitest'
+import { openDatabase, type DatabaseHandle, type Db } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { leadWebhookSigningKey } from '../outbox/lead-webhook.js'
+import { systemClock } from '../platform/time.js'
+import { startApiProcess, stopApiProcesses, type ApiProcess } from './api-process.js'
+import { basicAuth, createOrg, createTestDatabase, type TestDatabase, type TestOrg } from './test-app.js'
 import { startReceiver, type Receiver } from './webhook-receiver.js'
-import { verifySignedRequest } from './webhook-signatures.js'
+import { insertSubscription, verifySignedRequest } from './webhook-signatures.js'
 
 // What the "nothing lost" tests check: a real receiver that verifies every request's signatures as it comes in,
 // holds each one a little (so deliveries are in flight when a process is killed), refuses some (so retries happen),
@@ -151,4 +155,62 @@ export async function killHard(server: ApiProcess): Promise<void> {
   const exited = new Promise((resolve) => server.child.once('exit', resolve))
   server.child.kill('SIGKILL')
   await exited
+}
+
+export interface DeliveryFixture {
+  database: DatabaseHandle
+  org: TestOrg
+  checking: CheckingReceiver
+  /** Starts a real api process on the fixture's database, delivering fast (and to the lead webhook, if asked). */
+  start: () => Promise<ApiProcess>
+}
+
+/**
+ * For a test file: a database with an organization whose subscription wants its tasks created and updated, a checking
+ * receiver at `/hook` (and at `/leads` for the lead webhook, when `leadWebhook`), and the api processes it starts,
+ * stopped at the end.
+ */
+export function deliveryFixture(options: {
+  organization: string
+  holdMs: number
+  refuseEvery: number
+  leadWebhook: boolean
+}): DeliveryFixture {
+  let testDb: TestDatabase | undefined
+  const servers: ApiProcess[] = []
+  const keys = { subscription: '', lead: '' }
+  const fixture = {
+    start: async () => {
+      if (testDb === undefined) throw new Error('the fixture is not set up')
+      const server = await startApiProcess(testDb.url, {
+        ...FAST_OUTBOX_ENV,
+        ...(options.leadWebhook ? { LEADLINE_LEAD_WEBHOOK_URL: `${fixture.checking.receiver.origin}/leads` } : {}),
+      })
+      servers.push(server)
+      return server
+    },
+  } as DeliveryFixture
+  beforeAll(async () => {
+    testDb = await createTestDatabase()
+    fixture.database = openDatabase(testDb.url)
+    await migrateToLatest(fixture.database.db)
+    fixture.org = await createOrg(fixture.database, systemClock, options.organization)
+    if (options.leadWebhook) keys.lead = await leadWebhookSigningKey(fixture.database.db)
+    fixture.checking = await startCheckingReceiver((path) => (path === '/leads' ? keys.lead : keys.subscription), {
+      holdMs: options.holdMs,
+      refuseEvery: options.refuseEvery,
+    })
+    const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
+    const { db } = fixture.database
+    keys.subscription = (
+      await insertSubscription(db, fixture.org.id, fixture.checking.receiver.url, events, new Date())
+    ).signatureKey
+  }, 60_000)
+  afterAll(async () => {
+    await stopApiProcesses(servers)
+    await fixture.checking.close()
+    await fixture.database.close()
+    await testDb?.drop()
+  })
+  return fixture
 }
