@@ -22,6 +22,8 @@ export interface Config {
   taskRetentionDays: number
   /** Days the event log keeps an event. */
   eventRetentionDays: number
+  /** Outbound requests (webhooks) may go to loopback and private addresses: local development and tests only. */
+  outboundAllowPrivate: boolean
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -30,6 +32,19 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw)
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
   return value
+}
+
+/** `LEADLINE_OUTBOUND_ALLOW_PRIVATE`: `1` lets outbound requests reach loopback and private addresses. */
+export function outboundAllowPrivateFrom(env: NodeJS.ProcessEnv): boolean {
+  return flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE')
+}
+
+/** A switch: `1` on, `0` or unset off. */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '' || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`${name} must be 1 or 0, got "${raw}"`)
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,5 +80,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
+    outboundAllowPrivate: outboundAllowPrivateFrom(env),
   }
 }

@@ -314,6 +314,12 @@ export interface WebhookSubscriptionTable {
   date_updated: string
 }
 
+/** A random stamp replaced by triggers on every change to an organization's subscriptions (migration 0014). */
+export interface WebhookSubscriptionVersionTable {
+  organization_id: string
+  version: string
+}
+
 /** A delivery owed (migration 0015): written with its change, claimed with a lease, never deleted when it fails. */
 export interface OutboxTable {
   seq: Generated<number>
@@ -415,6 +421,7 @@ export interface Tables {
   task: TaskTable
   event: EventTable
   webhook_subscription: WebhookSubscriptionTable
+  webhook_subscription_version: WebhookSubscriptionVersionTable
   outbox: OutboxTable
   outbox_attempt: OutboxAttemptTable
   lead_search: LeadSearchTable
