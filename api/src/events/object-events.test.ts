@@ -1,22 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
+import { call, createTestContext, type TestContext, type TestEvent, type TestOrg } from '../test-support/test-app.js'
 
 // Every write of leads, contacts, activities, opportunities (and their due tasks), statuses, pipelines and custom
 // fields writes its events in the transaction of the change: `data` is what the API answers, `previous_data` and
 // `changed_fields` tell an update, a refused write leaves none.
 
-interface EventView {
-  id: string
-  object_type: string
-  object_id: string
-  action: string
-  lead_id: string | null
-  user_id: string | null
-  request_id: string | null
-  data: Record<string, unknown>
-  previous_data: Record<string, unknown>
-  changed_fields: string[]
-}
+type EventView = TestEvent
 
 type Json = Record<string, unknown> & { id: string }
 
