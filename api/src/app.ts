@@ -21,6 +21,7 @@ import { opportunityRoutes } from './opportunities/opportunity-routes.js'
 import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { eventRoutes } from './events/event-routes.js'
+import { webhookRoutes } from './webhooks/webhook-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
@@ -42,7 +43,9 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'res.headers["set-cookie"]',
   '*.api_key',
+  'signature_key',
   '*.signature_key',
+  '*.*.signature_key',
 ]
 
 /** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
@@ -123,6 +126,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
       await api.register(eventRoutes, deps)
+      await api.register(webhookRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

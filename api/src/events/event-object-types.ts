@@ -1,11 +1,6 @@
 import { CUSTOM_OBJECT_TYPES } from '@leadline/shared/custom-field-schema'
 import { TASK_TYPES } from '@leadline/shared/task-schema'
-import { FILTERABLE_ACTIVITY_TYPES } from '../activities/activity-repo.js'
-
-/** An activity's object type in the event log, as Close names it: `Note` → `activity.note`, `SMS` → `activity.sms`. */
-export function activityObjectType(activityType: string): string {
-  return `activity.${activityType.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}`
-}
+import { activityObjectType, FILTERABLE_ACTIVITY_TYPES } from '../activities/activity-repo.js'
 
 /**
  * Every `object_type` the event log writes (or will write, for activities whose kinds arrive with later issues).

@@ -1,28 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.js'
 import { formatTimestamp } from '../platform/time.js'
-import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+import { call, createTestContext, type TestContext, type TestEvent } from '../test-support/test-app.js'
 import { purgeOldEvents } from './event-retention.js'
 
 // The event log over HTTP: tasks write their events in the transaction of the change; `/event/` lists them newest
 // first with filters and cursors, each organization its own.
 
-interface EventView {
-  id: string
-  object_type: string
-  object_id: string
-  action: string
-  lead_id: string | null
-  user_id: string | null
-  request_id: string | null
-  api_key_id: string | null
-  organization_id: string
-  date_created: string
-  date_updated: string
-  data: Record<string, unknown>
-  previous_data: Record<string, unknown>
-  changed_fields: string[]
-}
+type EventView = TestEvent
 
 interface EventPage {
   data: EventView[]
