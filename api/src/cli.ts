@@ -462,7 +462,8 @@ const LEAD_WEBHOOK_JSON =
 const leadWebhookSetCommand: Command = {
   usage: 'leadline lead-webhook set URL',
   summary: 'post every lead created, updated, deleted or merged to URL',
-  details: `  URL   an http or https URL (requests to a private address are refused unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1)
+  details: `  URL   an https URL, not to this machine or a private network (http and private addresses only with
+        LEADLINE_OUTBOUND_ALLOW_PRIVATE=1, for development and tests)
 
 Stored in the database, it wins over LEADLINE_LEAD_WEBHOOK_URL in every api process. Each change is POSTed as
 {"model":"lead","event":"create"|"update"|"delete"|"merge","data":…}, up to 3 times 5 minutes apart
@@ -474,7 +475,7 @@ ${LEAD_WEBHOOK_JSON}`,
     noPositionals(rest)
     let url: string
     try {
-      url = parseLeadWebhookUrl(required(given, 'URL'))
+      url = parseLeadWebhookUrl(required(given, 'URL'), loadConfig(env).outboundAllowPrivate)
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error))
     }

@@ -100,7 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadWebhookUrl:
       env.LEADLINE_LEAD_WEBHOOK_URL === undefined || env.LEADLINE_LEAD_WEBHOOK_URL === ''
         ? null
-        : parseLeadWebhookUrl(env.LEADLINE_LEAD_WEBHOOK_URL, 'LEADLINE_LEAD_WEBHOOK_URL'),
+        : parseLeadWebhookUrl(
+            env.LEADLINE_LEAD_WEBHOOK_URL,
+            outboundAllowPrivateFrom(env),
+            'LEADLINE_LEAD_WEBHOOK_URL',
+          ),
     outbox: {
       leaseSeconds: positiveInt(env, 'LEADLINE_OUTBOX_LEASE_SECONDS', 60),
       webhookRetrySeconds: positiveInt(env, 'LEADLINE_WEBHOOK_RETRY_SECONDS', 30),

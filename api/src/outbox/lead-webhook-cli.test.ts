@@ -68,18 +68,19 @@ describe('leadline lead-webhook', { timeout: 120_000 }, () => {
   })
 
   it('prints where lead changes go, and the Standard Webhooks secret, for a person to read', async () => {
-    const result = await leadline(['lead-webhook', 'set', 'http://hooks.example.com/in'])
+    const result = await leadline(['lead-webhook', 'set', 'https://hooks.example.com/in'])
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toContain('Lead changes are posted to http://hooks.example.com/in')
+    expect(result.stdout).toContain('Lead changes are posted to https://hooks.example.com/in')
     expect(result.stdout).toMatch(/as a Standard Webhooks secret: whsec_[A-Za-z0-9+/]{43}=/)
     await leadline(['lead-webhook', 'reset'])
   })
 
   it.each([
     [['lead-webhook', 'set'], 'missing required option URL'],
-    [['lead-webhook', 'set', 'hooks.example.com'], 'must be an absolute http or https URL'],
-    [['lead-webhook', 'set', 'ftp://hooks.example.com/'], 'must be an http or https URL'],
-    [['lead-webhook', 'set', 'https://user:pw@hooks.example.com/'], 'must not carry a user name or password'],
+    [['lead-webhook', 'set', 'hooks.example.com'], 'the lead webhook URL: Enter a valid URL.'],
+    [['lead-webhook', 'set', 'http://hooks.example.com/'], 'the lead webhook URL: Must be an https:// URL.'],
+    [['lead-webhook', 'set', 'https://user:pw@hooks.example.com/'], 'Must not carry a user name or password.'],
+    [['lead-webhook', 'set', 'https://169.254.169.254/'], 'Must not point to a loopback, private, link-local'],
     [['lead-webhook', 'set', 'https://a.example.com/', 'https://b.example.com/'], 'unexpected argument'],
   ])('refuses %j with exit code 2', async (args, message) => {
     const result = await leadline(args)
@@ -90,6 +91,12 @@ describe('leadline lead-webhook', { timeout: 120_000 }, () => {
   it('refuses a bad LEADLINE_LEAD_WEBHOOK_URL', async () => {
     const result = await leadline(['lead-webhook', 'show'], { LEADLINE_LEAD_WEBHOOK_URL: 'nowhere' })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('LEADLINE_LEAD_WEBHOOK_URL must be an absolute http or https URL')
+    expect(result.stderr).toContain('LEADLINE_LEAD_WEBHOOK_URL: Enter a valid URL.')
+    // Plain http, and this machine, only when private addresses are allowed (development and tests).
+    const local = { LEADLINE_LEAD_WEBHOOK_URL: 'http://localhost:9999/leads', LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }
+    expect(await json(['lead-webhook', 'show'], local)).toMatchObject({
+      url: local.LEADLINE_LEAD_WEBHOOK_URL,
+      source: 'env',
+    })
   })
 })

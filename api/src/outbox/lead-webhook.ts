@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { deleteAppState, readAppState, writeAppState } from '../db/app-state.js'
 import type { Db } from '../db/database.js'
+import { webhookUrlProblem } from '../webhooks/webhook-url.js'
 
 // The operator's lead webhook: one URL for the whole installation that hears of every lead created, updated, deleted
 // or merged. `leadline lead-webhook set URL` stores it in `app_state` and wins over LEADLINE_LEAD_WEBHOOK_URL;
@@ -17,17 +18,13 @@ export interface LeadWebhookSetting {
   source: LeadWebhookSource
 }
 
-/** An absolute http(s) URL without credentials, as given; otherwise an error saying what is wrong. */
-export function parseLeadWebhookUrl(raw: string, name = 'the lead webhook URL'): string {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new Error(`${name} must be an absolute http or https URL, got "${raw}"`)
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new Error(`${name} must be an http or https URL, got "${raw}"`)
-  if (url.username !== '' || url.password !== '') throw new Error(`${name} must not carry a user name or password`)
+/**
+ * The URL as given when a lead webhook may POST to it (the rules of a subscription's URL: https, no credentials, not
+ * to this machine or a private network, unless `allowPrivate`), otherwise an error saying what is wrong.
+ */
+export function parseLeadWebhookUrl(raw: string, allowPrivate: boolean, name = 'the lead webhook URL'): string {
+  const problem = webhookUrlProblem(raw, allowPrivate)
+  if (problem !== undefined) throw new Error(`${name}: ${problem}`)
   return raw
 }
 
@@ -41,8 +38,9 @@ export async function readLeadWebhook(db: Db, envUrl: string | null): Promise<Le
   return resolveLeadWebhook(await readAppState(db, 'lead_webhook_url'), envUrl)
 }
 
+/** Stores a URL that `parseLeadWebhookUrl` accepted. */
 export async function setLeadWebhookUrl(db: Db, url: string): Promise<void> {
-  await writeAppState(db, 'lead_webhook_url', parseLeadWebhookUrl(url))
+  await writeAppState(db, 'lead_webhook_url', url)
 }
 
 export async function clearLeadWebhookUrl(db: Db): Promise<void> {

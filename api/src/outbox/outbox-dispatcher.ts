@@ -238,6 +238,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         })
         .where('seq', '=', row.seq)
         .where('lease_owner', '=', owner)
+        // Not one cancelled meanwhile (its subscription deleted while the request was under way).
+        .where('status', '=', 'pending')
         .execute()
       if (nextAt !== null) {
         // The rows behind this one cannot go before it: they need not be looked at until it is tried again.

@@ -7,7 +7,7 @@ import { systemClock } from '../platform/time.js'
 import { startApiProcess, stopApiProcesses, type ApiProcess } from './api-process.js'
 import { basicAuth, createOrg, createTestDatabase, type TestDatabase, type TestOrg } from './test-app.js'
 import { startReceiver, type Receiver } from './webhook-receiver.js'
-import { insertSubscription, verifySignedRequest } from './webhook-signatures.js'
+import { verifySignedRequest } from './webhook-signatures.js'
 
 // What the "nothing lost" tests check: a real receiver that verifies every request's signatures as it comes in,
 // holds each one a little (so deliveries are in flight when a process is killed), refuses some (so retries happen),
@@ -166,9 +166,9 @@ export interface DeliveryFixture {
 }
 
 /**
- * For a test file: a database with an organization whose subscription wants its tasks created and updated, a checking
- * receiver at `/hook` (and at `/leads` for the lead webhook, when `leadWebhook`), and the api processes it starts,
- * stopped at the end.
+ * For a test file: a database with an organization, a checking receiver at `/hook` (and at `/leads` for the lead
+ * webhook, when `leadWebhook`), and the api processes it starts, stopped at the end. The first one started is asked
+ * (POST /webhook/) for a subscription to the organization's tasks created and updated.
  */
 export function deliveryFixture(options: {
   organization: string
@@ -187,6 +187,13 @@ export function deliveryFixture(options: {
         ...(options.leadWebhook ? { LEADLINE_LEAD_WEBHOOK_URL: `${fixture.checking.receiver.origin}/leads` } : {}),
       })
       servers.push(server)
+      if (keys.subscription === '') {
+        // The first process makes the subscription, as an admin would.
+        const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
+        const body = { url: fixture.checking.receiver.url, events }
+        const made = await apiCall(server, fixture.org.admin.key, 'POST', '/webhook/', body)
+        keys.subscription = String(made.signature_key)
+      }
       return server
     },
   } as DeliveryFixture
@@ -200,11 +207,6 @@ export function deliveryFixture(options: {
       holdMs: options.holdMs,
       refuseEvery: options.refuseEvery,
     })
-    const events = ['created', 'updated'].map((action) => ({ object_type: 'task.lead', action }))
-    const { db } = fixture.database
-    keys.subscription = (
-      await insertSubscription(db, fixture.org.id, fixture.checking.receiver.url, events, new Date())
-    ).signatureKey
   }, 60_000)
   afterAll(async () => {
     await stopApiProcesses(servers)

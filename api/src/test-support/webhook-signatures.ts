@@ -1,42 +1,7 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { Webhook } from 'standardwebhooks'
-import type { Db } from '../db/database.js'
-import { newId } from '../platform/ids.js'
-import { formatTimestamp } from '../platform/time.js'
 import { standardWebhooksSecret } from '../outbox/outbox-signing.js'
-
-/** A subscription row as POST /webhook/ stores one, for tests that need one without the route. */
-export async function insertSubscription(
-  db: Db,
-  organizationId: string,
-  url: string,
-  events: { object_type: string; action: string }[],
-  at: Date,
-): Promise<{ id: string; signatureKey: string }> {
-  const id = newId('webhook')
-  const signatureKey = randomBytes(32).toString('hex')
-  const now = formatTimestamp(at)
-  await db
-    .insertInto('webhook_subscription')
-    .values({
-      id,
-      organization_id: organizationId,
-      url,
-      events: JSON.stringify(events.map((e) => ({ ...e, extra_filter: null }))),
-      verify_ssl: 1,
-      status: 'active',
-      status_reason: null,
-      signature_key: signatureKey,
-      failing_since: null,
-      created_by: null,
-      updated_by: null,
-      date_created: now,
-      date_updated: now,
-    })
-    .execute()
-  return { id, signatureKey }
-}
 
 function header(headers: IncomingHttpHeaders, name: string): string {
   const value = headers[name]
