@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { stopApiProcesses } from '../test-support/api-process.js'
 import {
   apiCall,
   deliveryFixture,
@@ -62,5 +63,18 @@ describe('nothing lost', () => {
     // The lead's changes went to the lead webhook, the tasks' to the subscription.
     const paths = new Set(checking.accepted.map((a) => a.path))
     expect(paths).toEqual(new Set(['/hook', '/leads']))
+
+    // A SIGTERM, unlike a SIGKILL, lets the delivery under way finish and be recorded before the process exits.
+    checking.stopRefusing()
+    await apiCall(server, key, 'PUT', `/task/${tasks[0] ?? ''}/`, { text: 'Last words' })
+    expect(await waitFor(() => checking.holding() > 0, 20_000)).toBe(true)
+    await stopApiProcesses([server])
+    const left = await database.db
+      .selectFrom('outbox')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('lease_owner', 'like', `%:${String(server.child.pid)}:%`)
+      .execute()
+    expect(left).toEqual([])
   }, 300_000)
 })

@@ -31,6 +31,8 @@ export interface CheckingReceiver {
   accepted: Accepted[]
   /** Requests it is holding that it will accept: a process killed now dies in the middle of a delivery. */
   holding(): number
+  /** From now on, accepts every request. */
+  stopRefusing(): void
   /** Requests whose signatures did not verify (none, if all is well). */
   badSignatures: string[]
   close(): Promise<void>
@@ -47,6 +49,7 @@ export async function startCheckingReceiver(
   const accepted: Accepted[] = []
   const badSignatures: string[] = []
   let holding = 0
+  let refusing = true
   const receiver = await startReceiver(async (request, index) => {
     try {
       verifySignedRequest(signatureKey(request.path), request.headers, request.body)
@@ -54,7 +57,7 @@ export async function startCheckingReceiver(
       badSignatures.push(`${request.body.slice(0, 80)}: ${error instanceof Error ? error.message : String(error)}`)
       return { status: 400 }
     }
-    const refuse = index % options.refuseEvery === options.refuseEvery - 1
+    const refuse = refusing && index % options.refuseEvery === options.refuseEvery - 1
     if (!refuse) holding++
     await sleep(options.holdMs)
     if (refuse) return { status: 503 }
@@ -62,7 +65,16 @@ export async function startCheckingReceiver(
     accepted.push({ webhookId: String(request.headers['webhook-id']), path: request.path })
     return { status: 200 }
   })
-  return { receiver, accepted, holding: () => holding, badSignatures, close: () => receiver.close() }
+  return {
+    receiver,
+    accepted,
+    holding: () => holding,
+    stopRefusing: () => {
+      refusing = false
+    },
+    badSignatures,
+    close: () => receiver.close(),
+  }
 }
 
 /** Waits for `condition`, checking every 50 ms, up to `timeoutMs`; answers whether it came true. */
