@@ -50,3 +50,43 @@ describe('loadConfig task retention', () => {
     )
   })
 })
+
+describe('loadConfig outbox and lead webhook', () => {
+  it('defaults to no lead webhook, 60 s leases, retries from 30 s, 5 minutes between lead webhook attempts', () => {
+    const config = loadConfig({})
+    expect(config.leadWebhookUrl).toBeNull()
+    expect(config.outbox).toEqual({
+      leaseSeconds: 60,
+      webhookRetrySeconds: 30,
+      leadWebhookRetrySeconds: 300,
+      concurrency: 8,
+    })
+  })
+
+  it('reads them from the environment', () => {
+    const config = loadConfig({
+      LEADLINE_LEAD_WEBHOOK_URL: 'https://hooks.example.com/leads',
+      LEADLINE_OUTBOX_LEASE_SECONDS: '5',
+      LEADLINE_WEBHOOK_RETRY_SECONDS: '2',
+      LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS: '1',
+      LEADLINE_OUTBOX_CONCURRENCY: '3',
+    })
+    expect(config.leadWebhookUrl).toBe('https://hooks.example.com/leads')
+    expect(config.outbox).toEqual({
+      leaseSeconds: 5,
+      webhookRetrySeconds: 2,
+      leadWebhookRetrySeconds: 1,
+      concurrency: 3,
+    })
+  })
+
+  it('refuses a lead webhook URL a subscription could not have, unless private addresses are allowed', () => {
+    expect(() => loadConfig({ LEADLINE_LEAD_WEBHOOK_URL: 'http://127.0.0.1:9000/' })).toThrow(
+      'LEADLINE_LEAD_WEBHOOK_URL: Must be an https:// URL.',
+    )
+    expect(() => loadConfig({ LEADLINE_LEAD_WEBHOOK_URL: 'https://10.0.0.8/' })).toThrow('Must not point to')
+    const local = { LEADLINE_LEAD_WEBHOOK_URL: 'http://127.0.0.1:9000/', LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }
+    expect(loadConfig(local).leadWebhookUrl).toBe('http://127.0.0.1:9000/')
+    expect(() => loadConfig({ LEADLINE_OUTBOX_LEASE_SECONDS: '0' })).toThrow('LEADLINE_OUTBOX_LEASE_SECONDS')
+  })
+})
