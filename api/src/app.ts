@@ -21,6 +21,7 @@ import { opportunityRoutes } from './opportunities/opportunity-routes.js'
 import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { eventRoutes } from './events/event-routes.js'
+import { eventStreamRoutes, type EventStreamTimings } from './events/event-stream.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
@@ -35,6 +36,8 @@ export interface BuildOptions {
   /** A logger instance, or false for none (tests). Defaults to pino at `config.logLevel`. */
   logger?: FastifyBaseLogger | false
   rateLimiter?: RateLimiter
+  /** The event stream's poll, heartbeat and settle times, which tests shorten. */
+  eventStream?: EventStreamTimings
 }
 
 export const REDACTED_PATHS = [
@@ -43,6 +46,7 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
   '*.api_key',
   '*.signature_key',
+  'req.headers["x-leadline-stream-secret"]',
 ]
 
 /** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
@@ -122,6 +126,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
       await api.register(eventRoutes, deps)
+      await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
     },
     { prefix: API_PREFIX },
   )

@@ -22,6 +22,11 @@ export interface Config {
   taskRetentionDays: number
   /** Days the event log keeps an event. */
   eventRetentionDays: number
+  /**
+   * Shared with the BFF: any key of an organization presented with it may open the event stream (admins need no
+   * secret). Undefined: only admins may stream.
+   */
+  streamSecret: string | undefined
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -30,6 +35,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw)
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
   return value
+}
+
+/** `LEADLINE_STREAM_SECRET`: long enough that guessing it is hopeless, and printable, as a header value must be. */
+function streamSecret(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.LEADLINE_STREAM_SECRET
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[\x21-\x7e]{32,256}$/.test(raw))
+    throw new Error(
+      'LEADLINE_STREAM_SECRET must be 32 to 256 printable characters without spaces (e.g. `openssl rand -hex 32`)',
+    )
+  return raw
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
+    streamSecret: streamSecret(env),
   }
 }
