@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { readSse, sseComment, sseMessage, SseReader, type SseComment, type SseMessage } from './sse.js'
+import { readSse, sseComment, sseMessage, SseReader, type SseItem } from './sse.js'
 
-function readAll(chunks: string[], lastEventId = ''): (SseMessage | SseComment)[] {
+function readAll(chunks: string[], lastEventId = ''): SseItem[] {
   const reader = new SseReader(lastEventId)
   return chunks.flatMap((chunk) => reader.push(chunk))
 }
@@ -16,6 +16,7 @@ const STREAM =
   'field without colon\nid: x\0y\ndata: a NUL id is ignored\n\n'
 
 const EXPECTED = [
+  { type: 'id', lastEventId: 'start' },
   { type: 'comment', text: 'heartbeat' },
   { type: 'message', event: 'reset', data: '{}', lastEventId: 'r1' },
   { type: 'message', event: 'message', data: 'first line\nsecond line', lastEventId: 'r1' },
@@ -35,11 +36,13 @@ describe('SseReader', () => {
     expect(readAll(Array.from({ length: STREAM.length }, (_, i) => STREAM.charAt(i)))).toEqual(EXPECTED)
   })
 
-  it('keeps an id-only message as the last id without dispatching it, and starts from a given id', () => {
+  it('reports an id-only message as an id, not a message, and starts from a given id', () => {
     const reader = new SseReader('from-before')
     expect(reader.lastEventId).toBe('from-before')
-    expect(reader.push('id: moved\n\n')).toEqual([])
+    expect(reader.push('id: moved\n\n')).toEqual([{ type: 'id', lastEventId: 'moved' }])
     expect(reader.lastEventId).toBe('moved')
+    // A blank line alone dispatches nothing.
+    expect(reader.push('\n\n')).toEqual([])
     expect(reader.push('data: x\n')).toEqual([])
     expect(reader.push('\n')).toEqual([{ type: 'message', event: 'message', data: 'x', lastEventId: 'moved' }])
   })
@@ -54,6 +57,7 @@ describe('writing', () => {
       sseMessage({ data: 'two\nlines' })
     expect(text.startsWith('retry: 1500\nid: p0\n\n')).toBe(true)
     expect(readAll([text])).toEqual([
+      { type: 'id', lastEventId: 'p0' },
       { type: 'comment', text: 'still here' },
       { type: 'message', event: 'reset', data: '{"a":1}', lastEventId: 'p1' },
       { type: 'message', event: 'message', data: 'two\nlines', lastEventId: 'p1' },

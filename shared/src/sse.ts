@@ -15,6 +15,14 @@ export interface SseComment {
   text: string
 }
 
+/** A message with an id and no data: EventSource dispatches nothing, but its last id moves (a resume point). */
+export interface SseId {
+  type: 'id'
+  lastEventId: string
+}
+
+export type SseItem = SseMessage | SseComment | SseId
+
 /** Text for one message; `data` may span lines. With only an `id` it moves the reader's last id and dispatches nothing. */
 export function sseMessage(message: { event?: string; id?: string; data?: string; retryMs?: number }): string {
   let text = ''
@@ -38,7 +46,7 @@ function oneLine(value: string): string {
 /**
  * Reads an event stream as it arrives, in chunks cut anywhere (even between the CR and LF of a line end), as the
  * specification's parser does: `retry` fields are read and ignored, an id with NUL is ignored, a message without
- * data is not dispatched but its id still counts.
+ * data is not dispatched but its id still counts (and is reported as an `SseId`).
  */
 export class SseReader {
   #rest = ''
@@ -46,6 +54,7 @@ export class SseReader {
   #event = ''
   #data: string[] = []
   #idBuffer = ''
+  #idSeen = false
   #lastEventId = ''
 
   constructor(lastEventId = '') {
@@ -58,11 +67,11 @@ export class SseReader {
   }
 
   /** The messages and comments completed by this chunk, in order. */
-  push(chunk: string): (SseMessage | SseComment)[] {
+  push(chunk: string): SseItem[] {
     let text = this.#rest + chunk
     if (this.#skipLeadingLf && text.startsWith('\n')) text = text.slice(1)
     this.#skipLeadingLf = false
-    const out: (SseMessage | SseComment)[] = []
+    const out: SseItem[] = []
     const lineEnd = /\r\n|\r|\n/g
     let start = 0
     for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
@@ -76,7 +85,7 @@ export class SseReader {
     return out
   }
 
-  #line(line: string): SseMessage | SseComment | undefined {
+  #line(line: string): SseItem | undefined {
     if (line === '') return this.#dispatch()
     if (line.startsWith(':')) return { type: 'comment', text: line.slice(1).trimStart() }
     const colon = line.indexOf(':')
@@ -85,17 +94,22 @@ export class SseReader {
     if (value.startsWith(' ')) value = value.slice(1)
     if (field === 'event') this.#event = value
     else if (field === 'data') this.#data.push(value)
-    else if (field === 'id' && !value.includes('\0')) this.#idBuffer = value
+    else if (field === 'id' && !value.includes('\0')) {
+      this.#idBuffer = value
+      this.#idSeen = true
+    }
     return undefined
   }
 
-  #dispatch(): SseMessage | undefined {
+  #dispatch(): SseMessage | SseId | undefined {
     this.#lastEventId = this.#idBuffer
     const data = this.#data
     const event = this.#event
+    const idSeen = this.#idSeen
     this.#data = []
     this.#event = ''
-    if (data.length === 0) return undefined
+    this.#idSeen = false
+    if (data.length === 0) return idSeen ? { type: 'id', lastEventId: this.#lastEventId } : undefined
     return {
       type: 'message',
       event: event === '' ? 'message' : event,
@@ -105,14 +119,11 @@ export class SseReader {
   }
 }
 
-/**
- * The messages and comments of a byte stream (a fetch body, an HTTP response), decoded as UTF-8 across chunks;
- * `reader.lastEventId` follows id-only messages too.
- */
+/** What a byte stream (a fetch body, an HTTP response) carries, decoded as UTF-8 across chunks. */
 export async function* readSse(
   body: AsyncIterable<Uint8Array | string>,
   reader = new SseReader(),
-): AsyncGenerator<SseMessage | SseComment> {
+): AsyncGenerator<SseItem> {
   const decoder = new TextDecoder()
   for await (const chunk of body) {
     yield* reader.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))

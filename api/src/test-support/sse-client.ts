@@ -1,4 +1,4 @@
-import { SseReader, type SseMessage } from '@leadline/shared/sse'
+import { readSse, type SseMessage } from '@leadline/shared/sse'
 
 /** An event stream opened over real HTTP, collecting what arrives. */
 export interface SseClient {
@@ -30,7 +30,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   const notify = () => {
     for (const waiter of waiters) waiter()
   }
-  const reader = new SseReader()
+  let lastEventId = ''
   let error: unknown
   let ended: Promise<'end' | 'error'>
   const body = response.body
@@ -41,11 +41,11 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   } else {
     ended = (async () => {
       try {
-        // Chunk by chunk rather than message by message: an id-only message dispatches nothing, yet moves the id.
-        for await (const text of body.pipeThrough(new TextDecoderStream())) {
-          for (const item of reader.push(text)) {
+        for await (const item of readSse(body)) {
+          if (item.type === 'comment') comments.push(item.text)
+          else {
+            lastEventId = item.lastEventId
             if (item.type === 'message') messages.push(item)
-            else comments.push(item.text)
           }
           notify()
         }
@@ -79,11 +79,10 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     error,
     messages,
     comments,
-    lastEventId: () => reader.lastEventId,
+    lastEventId: () => lastEventId,
     waitFor: (count, timeoutMs = 5000) =>
       until(() => (messages.length >= count ? [...messages] : undefined), `no ${String(count)} messages`, timeoutMs),
-    waitForId: (timeoutMs = 5000) =>
-      until(() => (reader.lastEventId === '' ? undefined : reader.lastEventId), 'no id', timeoutMs),
+    waitForId: (timeoutMs = 5000) => until(() => (lastEventId === '' ? undefined : lastEventId), 'no id', timeoutMs),
     waitForComments: (count, timeoutMs = 5000) =>
       until(() => (comments.length >= count ? [...comments] : undefined), `no ${String(count)} comments`, timeoutMs),
     ended,
