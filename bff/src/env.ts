@@ -34,6 +34,11 @@ export interface BffConfig {
   apiTimeoutMs: number
   /** The built SPA. */
   webDist: string
+  /**
+   * `LEADLINE_STREAM_SECRET`, shared with the API: with it any signed-in user's key may open the organization's
+   * event stream for live updates; without it only an admin's can.
+   */
+  streamSecret: string | undefined
   logLevel: string
 }
 
@@ -105,7 +110,19 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
           ? webDistText
           : resolve(cwd, webDistText),
     logLevel,
+    streamSecret: streamSecret(env),
   }
+}
+
+/** The same rule as the API's: 32 to 256 printable characters, as a header value must be. */
+function streamSecret(env: NodeJS.ProcessEnv): string | undefined {
+  const text = env.LEADLINE_STREAM_SECRET
+  if (text === undefined || text === '') return undefined
+  if (!/^[\x21-\x7e]{32,256}$/.test(text))
+    throw new Error(
+      'LEADLINE_STREAM_SECRET must be 32 to 256 printable characters without spaces (e.g. `openssl rand -hex 32`)',
+    )
+  return text
 }
 
 const LOOPBACK = new BlockList()

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app.js'
 import { formatTimestamp } from '../platform/time.js'
 import { listenLocally } from '../test-support/raw-http.js'
-import { openSse, type SseClient } from '../test-support/sse-client.js'
+import { openSse, type SseClient } from '@leadline/shared/sse-client'
 import {
   basicAuth,
   createTestContext,

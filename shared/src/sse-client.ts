@@ -1,4 +1,7 @@
-import { readSse, type SseMessage } from '@leadline/shared/sse'
+// An event stream opened with fetch, collecting what arrives: what the api's, the bff's and the journeys' tests
+// read the streams with (browsers have EventSource).
+
+import { readSse, type SseMessage } from './sse.js'
 
 /** An event stream opened over real HTTP, collecting what arrives. */
 export interface SseClient {
