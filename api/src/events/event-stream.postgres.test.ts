@@ -3,14 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApiProcess, stopApiProcesses, type ApiProcess } from '../test-support/api-process.js'
 import { listenLocally } from '../test-support/raw-http.js'
 import { openSse, type SseClient } from '@leadline/shared/sse-client'
-import { basicAuth, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
+import {
+  basicAuth,
+  createTestContext,
+  TEST_STREAM_SECRET,
+  type TestContext,
+  type TestOrg,
+} from '../test-support/test-app.js'
 import { formatTimestamp } from '../platform/time.js'
 import { recordEvents } from './event-repo.js'
 
 // What only Postgres can do to the stream: commit a lower `seq` after a higher one, and serve it from several
 // api processes at once.
-
-const SECRET = 'stream-secret-for-postgres-tests-0123456789'
 
 let ctx: TestContext
 let base = ''
@@ -18,7 +22,7 @@ const opened: SseClient[] = []
 const processes: ApiProcess[] = []
 
 beforeAll(async () => {
-  ctx = await createTestContext({ env: { LEADLINE_STREAM_SECRET: SECRET } })
+  ctx = await createTestContext()
   base = `http://127.0.0.1:${String(await listenLocally(ctx.app))}/api/v1`
 })
 
@@ -31,7 +35,7 @@ afterAll(async () => {
 async function stream(at: string, org: TestOrg, headers: Record<string, string> = {}): Promise<SseClient> {
   const client = await openSse(`${at}/event/stream/`, {
     authorization: basicAuth(org.member.key),
-    'x-leadline-stream-secret': SECRET,
+    'x-leadline-stream-secret': TEST_STREAM_SECRET,
     ...headers,
   })
   opened.push(client)
@@ -107,8 +111,7 @@ describe('a transaction that commits after a later one', () => {
 
 describe('several api processes on one database', () => {
   it('stream what any of them writes, and end their streams cleanly when stopped', async () => {
-    const env = { LEADLINE_STREAM_SECRET: SECRET }
-    const [a, b] = await Promise.all([startApiProcess(ctx.database.url, env), startApiProcess(ctx.database.url, env)])
+    const [a, b] = await Promise.all([startApiProcess(ctx.database.url), startApiProcess(ctx.database.url)])
     processes.push(a, b)
     const org = await ctx.createOrg('Two Processes Co')
     const onA = await stream(`${a.url}/api/v1`, org)

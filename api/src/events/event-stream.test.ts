@@ -7,6 +7,7 @@ import { listenLocally } from '../test-support/raw-http.js'
 import { openSse, type SseClient } from '@leadline/shared/sse-client'
 import {
   basicAuth,
+  TEST_STREAM_SECRET,
   createTestContext,
   testDatabaseKind,
   type TestContext,
@@ -16,8 +17,6 @@ import { EventHub, type FeedListener } from './event-hub.js'
 import { purgeOldEvents } from './event-retention.js'
 
 // The event stream over real HTTP: who may open it, what it sends, resuming with Last-Event-ID, and shutting down.
-
-const SECRET = 'stream-secret-for-tests-0123456789abcdef'
 
 interface StreamedEvent {
   id: string
@@ -32,7 +31,7 @@ let base = ''
 const opened: SseClient[] = []
 
 beforeAll(async () => {
-  ctx = await createTestContext({ env: { LEADLINE_STREAM_SECRET: SECRET } })
+  ctx = await createTestContext()
   base = `http://127.0.0.1:${String(await listenLocally(ctx.app))}/api/v1`
 })
 
@@ -115,14 +114,14 @@ describe('GET /event/stream/', () => {
     const refused = await stream(ctx.org.member.key)
     expect(refused.status).toBe(403)
     expect(refused.error).toEqual({ error: expect.stringContaining('X-Leadline-Stream-Secret') })
-    const wrong = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': `${SECRET}x` })
+    const wrong = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': `${TEST_STREAM_SECRET}x` })
     expect(wrong.status).toBe(403)
-    const short = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': SECRET.slice(0, -1) })
+    const short = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': TEST_STREAM_SECRET.slice(0, -1) })
     expect(short.status).toBe(403)
-    const anonymous = await stream(undefined, { 'x-leadline-stream-secret': SECRET })
+    const anonymous = await stream(undefined, { 'x-leadline-stream-secret': TEST_STREAM_SECRET })
     expect(anonymous.status).toBe(401)
 
-    const trusted = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': SECRET })
+    const trusted = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': TEST_STREAM_SECRET })
     expect(trusted.status).toBe(200)
     const [task] = await writeTasks(ctx.org, ['Trusted'])
     expect(createdTasks(await trusted.waitFor(1))).toEqual([task])
@@ -136,7 +135,9 @@ describe('GET /event/stream/', () => {
     })
     try {
       const at = `http://127.0.0.1:${String(await listenLocally(noSecret))}/api/v1`
-      expect((await stream(ctx.org.member.key, { 'x-leadline-stream-secret': SECRET }, '', at)).status).toBe(403)
+      expect(
+        (await stream(ctx.org.member.key, { 'x-leadline-stream-secret': TEST_STREAM_SECRET }, '', at)).status,
+      ).toBe(403)
       const admin = await stream(ctx.org.admin.key, {}, '', at)
       expect(admin.status).toBe(200)
       admin.close()
@@ -149,7 +150,7 @@ describe('GET /event/stream/', () => {
     const mine = await ctx.createOrg('Mine Co')
     const theirs = await ctx.createOrg('Theirs Co')
     const myStream = await stream(mine.admin.key)
-    const theirStream = await stream(theirs.member.key, { 'x-leadline-stream-secret': SECRET })
+    const theirStream = await stream(theirs.member.key, { 'x-leadline-stream-secret': TEST_STREAM_SECRET })
     await Promise.all([myStream.waitForId(), theirStream.waitForId()])
     const myTasks: string[] = []
     const theirTasks: string[] = []
