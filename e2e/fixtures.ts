@@ -222,7 +222,7 @@ export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
     async ({}, use) => {
       await withStack((dir, started) => startStack(dir, started), use)
     },
-    { scope: 'worker' },
+    { scope: 'worker', timeout: 120_000 },
   ],
   baseURL: async ({ stack }, use) => {
     await use(stack.baseURL)
@@ -247,7 +247,7 @@ export const demoTest = base.extend<object, { demoStack: DemoStack }>({
         return { ...stack, organizationName: String(seed.organization_name), users }
       }, use)
     },
-    { scope: 'worker' },
+    { scope: 'worker', timeout: 120_000 },
   ],
   baseURL: async ({ demoStack }, use) => {
     await use(demoStack.baseURL)

@@ -7,7 +7,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 30_000,
+  // Generous: a busy two-core machine runs the api, the bff and Chromium at once; what a journey waits for is in its
+  // own expectations (a live update's 2 seconds among them).
+  timeout: 60_000,
   expect: { timeout: 7_000 },
   reporter: [['list']],
   use: {

@@ -22,6 +22,7 @@ import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { eventRoutes } from './events/event-routes.js'
 import { eventStreamRoutes, type EventStreamTimings } from './events/event-stream.js'
+import { webhookRoutes } from './webhooks/webhook-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
@@ -45,8 +46,10 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'res.headers["set-cookie"]',
   '*.api_key',
+  'signature_key',
   '*.signature_key',
   'req.headers["x-leadline-stream-secret"]',
+  '*.*.signature_key',
 ]
 
 /** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
@@ -127,6 +130,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(customFieldRoutes, deps)
       await api.register(eventRoutes, deps)
       await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
+      await api.register(webhookRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

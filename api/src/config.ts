@@ -27,6 +27,8 @@ export interface Config {
    * secret). Undefined: only admins may stream.
    */
   streamSecret: string | undefined
+  /** Outbound requests (webhooks) may go to loopback and private addresses: local development and tests only. */
+  outboundAllowPrivate: boolean
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -46,6 +48,19 @@ function streamSecret(env: NodeJS.ProcessEnv): string | undefined {
       'LEADLINE_STREAM_SECRET must be 32 to 256 printable characters without spaces (e.g. `openssl rand -hex 32`)',
     )
   return raw
+}
+
+/** `LEADLINE_OUTBOUND_ALLOW_PRIVATE`: `1` lets outbound requests reach loopback and private addresses. */
+export function outboundAllowPrivateFrom(env: NodeJS.ProcessEnv): boolean {
+  return flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE')
+}
+
+/** A switch: `1` on, `0` or unset off. */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]
+  if (raw === undefined || raw === '' || raw === '0') return false
+  if (raw === '1') return true
+  throw new Error(`${name} must be 1 or 0, got "${raw}"`)
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -82,5 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     streamSecret: streamSecret(env),
+    outboundAllowPrivate: outboundAllowPrivateFrom(env),
   }
 }

@@ -1,8 +1,9 @@
 import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
-import type { Insertable } from 'kysely'
 import type { ActivityTable, Db } from '../db/database.js'
+import { recordEvents, type EventAction, type EventContext, type EventInput } from '../events/event-repo.js'
 import { newId } from '../platform/ids.js'
 import { parseJsonObject } from '../platform/raw-json.js'
+import { userNames } from '../users/user-names.js'
 
 export const ACTIVITY_TYPES = [
   'Created',
@@ -97,7 +98,7 @@ export interface NewActivity<T extends ActivityType> {
 }
 
 /** The row of a new activity, its id made here (several go in one insert when one request records many). */
-export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): Insertable<ActivityTable> {
+export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): ActivityTable {
   return {
     id: newId('activity'),
     organization_id: input.organizationId,
@@ -115,10 +116,39 @@ export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): I
   }
 }
 
-export async function recordActivity<T extends ActivityType>(db: Db, input: NewActivity<T>): Promise<string> {
+/**
+ * Records an activity and, given the request's event context, its `created` event in the same transaction. Only the
+ * demo seed passes null: made-up history is not news.
+ */
+export async function recordActivity<T extends ActivityType>(
+  db: Db,
+  input: NewActivity<T>,
+  events: EventContext | null,
+): Promise<string> {
   const row = newActivityRow(input)
   await db.insertInto('activity').values(row).execute()
+  if (events !== null) await recordEvents(db, events, await activityEvents(db, [row], 'created'))
   return row.id
+}
+
+/** An activity type's event object type, as Close names them: `activity.note`, `activity.lead_status_change`… */
+export function activityObjectType(type: string): string {
+  return `activity.${type.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}`
+}
+
+/** The events of activities, their data the API views (user names read once for all of them). */
+export async function activityEvents(db: Db, rows: ActivityTable[], action: EventAction): Promise<EventInput[]> {
+  const names = await userNames(
+    db,
+    rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
+  )
+  return rows.map((row) => ({
+    objectType: activityObjectType(row.type),
+    objectId: row.id,
+    action,
+    leadId: row.lead_id,
+    data: activityView(row, names),
+  }))
 }
 
 export async function findActivity(db: Db, organizationId: string, id: string, type?: ActivityType) {

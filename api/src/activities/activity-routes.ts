@@ -8,9 +8,11 @@ import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
+import { changeContext, recordEvents, type ChangeContext, type EventContext } from '../events/event-repo.js'
 import { userNames } from '../users/user-names.js'
 import { FALSE } from '../platform/sql-conditions.js'
 import {
+  activityEvents,
   activityView,
   FILTERABLE_ACTIVITY_TYPES,
   findActivity,
@@ -169,9 +171,10 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     { schema: { tags, summary: 'Delete a TaskCompleted activity (the task stays complete)', params } },
     async (request) => {
       const me = caller(request)
-      const row = await findActivity(db, me.organizationId, request.params.id, 'TaskCompleted')
-      if (row === undefined) throw new NotFoundError('Activity')
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
+        const row = await findActivity(tx, me.organizationId, request.params.id, 'TaskCompleted')
+        if (row === undefined) throw new NotFoundError('Activity')
         // The task no longer points at a completion that is gone.
         await tx
           .updateTable('task')
@@ -179,11 +182,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           .where('organization_id', '=', me.organizationId)
           .where('completion_id', '=', row.id)
           .execute()
-        await tx
-          .deleteFrom('activity')
-          .where('organization_id', '=', me.organizationId)
-          .where('id', '=', row.id)
-          .execute()
+        await deleteActivity(tx, ctx, row)
       })
       return {}
     },
@@ -195,25 +194,25 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     async (request) => {
       const me = caller(request)
       const { note, lead_id: leadId, contact_id: contactId } = request.body
-      const errors: Record<string, string> = {}
-      if (note.trim() === '') errors.note = 'This field may not be blank.'
-      const lead = await findLead(db, me.organizationId, leadId)
-      if (lead === undefined) errors.lead_id = 'Object does not exist.'
-      if (contactId !== undefined && contactId !== null) {
-        const contact = await findContact(db, me.organizationId, contactId)
-        if (contact === undefined || contact.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
-      }
-      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-      const id = await recordActivity(db, {
-        organizationId: me.organizationId,
-        leadId,
-        contactId: contactId ?? null,
-        userId: me.userId,
-        type: 'Note',
-        data: { note },
-        now: formatTimestamp(clock.now()),
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
+        const errors: Record<string, string> = {}
+        if (note.trim() === '') errors.note = 'This field may not be blank.'
+        const lead = await findLead(tx, me.organizationId, leadId)
+        if (lead === undefined) errors.lead_id = 'Object does not exist.'
+        if (contactId !== undefined && contactId !== null) {
+          const contact = await findContact(tx, me.organizationId, contactId)
+          if (contact === undefined || contact.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
+        }
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        const input = { leadId, contactId: contactId ?? null, type: 'Note' as const, data: { note } }
+        const id = await recordActivity(
+          tx,
+          { ...input, organizationId: me.organizationId, userId: me.userId, now: ctx.now },
+          ctx.events,
+        )
+        return oneActivity(tx, me.organizationId, id, 'Note')
       })
-      return oneActivity(db, me.organizationId, id, 'Note')
     },
   )
 
@@ -222,28 +221,42 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     { schema: { tags, summary: 'Change the text of a note', params, body: noteUpdateBody } },
     async (request) => {
       const me = caller(request)
-      const row = await findActivity(db, me.organizationId, request.params.id, 'Note')
-      if (row === undefined) throw new NotFoundError('Note')
       if (request.body.note.trim() === '') throw ValidationError.field('note', 'This field may not be blank.')
-      await db
-        .updateTable('activity')
-        .set({
-          data: JSON.stringify({ note: request.body.note }),
-          updated_by: me.userId,
-          date_updated: formatTimestamp(clock.now()),
-        })
-        .where('organization_id', '=', me.organizationId)
-        .where('id', '=', row.id)
-        .execute()
-      return oneActivity(db, me.organizationId, row.id, 'Note')
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
+        const row = await findActivity(tx, me.organizationId, request.params.id, 'Note')
+        if (row === undefined) throw new NotFoundError('Note')
+        await tx
+          .updateTable('activity')
+          .set({ data: JSON.stringify({ note: request.body.note }), updated_by: me.userId, date_updated: ctx.now })
+          .where('organization_id', '=', me.organizationId)
+          .where('id', '=', row.id)
+          .execute()
+        const after = await findActivity(tx, me.organizationId, row.id, 'Note')
+        if (after === undefined) throw new NotFoundError('Note')
+        const [before, event] = await activityEvents(tx, [row, after], 'updated')
+        if (before === undefined || event === undefined) throw new NotFoundError('Note')
+        await recordEvents(tx, ctx.events, [{ ...event, previous: before.data }])
+        return event.data
+      })
     },
   )
 
   app.delete('/activity/note/:id/', { schema: { tags, summary: 'Delete a note', params } }, async (request) => {
     const me = caller(request)
-    const row = await findActivity(db, me.organizationId, request.params.id, 'Note')
-    if (row === undefined) throw new NotFoundError('Note')
-    await db.deleteFrom('activity').where('organization_id', '=', me.organizationId).where('id', '=', row.id).execute()
+    const ctx = changeContext(request, formatTimestamp(clock.now()))
+    await db.transaction().execute(async (tx) => {
+      const row = await findActivity(tx, me.organizationId, request.params.id, 'Note')
+      if (row === undefined) throw new NotFoundError('Note')
+      await deleteActivity(tx, ctx, row)
+    })
     return {}
   })
+}
+
+/** Deletes an activity and records its `deleted` event, its last state, in the caller's transaction. */
+async function deleteActivity(tx: Db, ctx: ChangeContext & { events: EventContext }, row: ActivityTable) {
+  const [event] = await activityEvents(tx, [row], 'deleted')
+  await tx.deleteFrom('activity').where('organization_id', '=', ctx.organizationId).where('id', '=', row.id).execute()
+  if (event !== undefined) await recordEvents(tx, ctx.events, [event])
 }

@@ -11,13 +11,15 @@ import {
 import { groupBy } from '../platform/collections.js'
 import { newId } from '../platform/ids.js'
 import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
+import type { ChangeContext, EventAction, EventInput } from '../events/event-repo.js'
 import type { ContactValues } from './contact-input.js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 
-export interface WriteContext {
-  organizationId: string
-  userId: string
-  now: string
+export type WriteContext = ChangeContext
+
+/** A contact's event, under its lead. */
+export function contactEvent(contact: Contact, action: EventAction): EventInput {
+  return { objectType: 'contact', objectId: contact.id, action, leadId: contact.lead_id, data: contact }
 }
 
 async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId: string, values: ContactValues) {

@@ -13,7 +13,8 @@ import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { contactBodySchema } from './contact-input.js'
-import { contactViews, findContact, insertContact, updateContact } from './contact-repo.js'
+import { contactEvent, contactViews, findContact, insertContact, updateContact } from './contact-repo.js'
+import { changeContext, recordEvents } from '../events/event-repo.js'
 
 const tags = ['contacts']
 const params = Type.Object({ id: Type.String() })
@@ -78,8 +79,8 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = caller(request)
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
-      const id = await db.transaction().execute(async (tx) => {
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
         const lead = await findLead(tx, me.organizationId, request.body.lead_id)
         if (lead === undefined) errors.lead_id = 'Object does not exist.'
@@ -88,9 +89,10 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         if (lead === undefined || Object.keys(errors).length > 0) throw new ValidationError(errors)
         const created = await insertContact(tx, ctx, lead.id, contact.values, contact.custom)
         await touchLead(tx, ctx, lead.id)
-        return created
+        const view = await contactView(tx, me.organizationId, created)
+        await recordEvents(tx, ctx.events, [contactEvent(view, 'created')])
+        return view
       })
-      return contactView(db, me.organizationId, id)
     },
   )
 
@@ -107,30 +109,34 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = caller(request)
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
-      const id = await db.transaction().execute(async (tx) => {
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
         const current = await findContact(tx, me.organizationId, request.params.id)
         if (current === undefined) throw new NotFoundError('Contact')
         const errors: Record<string, string> = {}
         const setting = await loadWriteSetting(tx, me.organizationId)
         const contact = await prepareContact(tx, setting, request.body, '', errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        const before = await contactView(tx, me.organizationId, current.id)
         await updateContact(tx, ctx, current, contact.values, contact.custom)
         await touchLead(tx, ctx, current.lead_id)
-        return current.id
+        const after = await contactView(tx, me.organizationId, current.id)
+        await recordEvents(tx, ctx.events, [{ ...contactEvent(after, 'updated'), previous: before }])
+        return after
       })
-      return contactView(db, me.organizationId, id)
     },
   )
 
   app.delete('/contact/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request) => {
     const me = caller(request)
-    const current = await findContact(db, me.organizationId, request.params.id)
-    if (current === undefined) throw new NotFoundError('Contact')
-    const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+    const ctx = changeContext(request, formatTimestamp(clock.now()))
     await db.transaction().execute(async (tx) => {
+      const current = await findContact(tx, me.organizationId, request.params.id)
+      if (current === undefined) throw new NotFoundError('Contact')
+      const last = await contactView(tx, me.organizationId, current.id)
       await deleteWithCustomValues(tx, 'contact', me.organizationId, current.id)
       await touchLead(tx, ctx, current.lead_id)
+      await recordEvents(tx, ctx.events, [contactEvent(last, 'deleted')])
     })
     return {}
   })

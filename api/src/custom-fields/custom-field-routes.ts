@@ -8,6 +8,7 @@ import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.
 import { caller } from '../platform/request-context.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
+import { changeContext, recordEvents, type EventAction, type EventInput } from '../events/event-repo.js'
 import {
   customFieldNameTaken,
   customFieldsQuery,
@@ -134,6 +135,11 @@ function patched(current: CustomFieldTable, body: UpdateBody): CustomFieldValues
 const label: Record<CustomObjectType, string> = { lead: 'Lead', contact: 'Contact', opportunity: 'Opportunity' }
 
 /** `a lead`, `a contact`, `an opportunity`. */
+/** A custom field's event (`custom_field.lead`, `custom_field.contact`, `custom_field.opportunity`), under no lead. */
+function customFieldEvent(objectType: CustomObjectType, view: { id: string }, action: EventAction): EventInput {
+  return { objectType: `custom_field.${objectType}`, objectId: view.id, action, leadId: null, data: view }
+}
+
 function withArticle(noun: string): string {
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
 }
@@ -214,14 +220,17 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           return db.transaction().execute(async (tx) => {
             await lockOrganizationCustomFields(tx, dialect, me.organizationId)
             if (await customFieldNameTaken(tx, me.organizationId, objectType, values.name)) throw nameTaken()
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
             const row = await insertCustomField(tx, {
               organizationId: me.organizationId,
               objectType,
               userId: me.userId,
-              now: formatTimestamp(clock.now()),
+              now: ctx.now,
               values,
             })
-            return customFieldView(row)
+            const view = customFieldView(row)
+            await recordEvents(tx, ctx.events, [customFieldEvent(objectType, view, 'created')])
+            return view
           })
         },
       )
@@ -271,11 +280,15 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
                 )
               }
             }
-            const now = formatTimestamp(clock.now())
-            await updateCustomField(tx, me.organizationId, current.id, { userId: me.userId, now, values })
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
+            await updateCustomField(tx, me.organizationId, current.id, { userId: me.userId, now: ctx.now, values })
             const updated = await findCustomField(tx, me.organizationId, objectType, current.id)
             if (updated === undefined) throw notFound()
-            return customFieldView(updated)
+            const view = customFieldView(updated)
+            await recordEvents(tx, ctx.events, [
+              { ...customFieldEvent(objectType, view, 'updated'), previous: customFieldView(current) },
+            ])
+            return view
           })
         },
       )
@@ -298,6 +311,8 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
             if (field === undefined) throw notFound()
             requireAdmin(request)
             await deleteCustomField(tx, me.organizationId, field.id)
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
+            await recordEvents(tx, ctx.events, [customFieldEvent(objectType, customFieldView(field), 'deleted')])
           })
           return {}
         },

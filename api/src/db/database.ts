@@ -297,6 +297,65 @@ export interface EventTable {
   date_updated: string
 }
 
+/** A webhook subscription (migration 0014); `events` is JSON, `verify_ssl` 0/1. */
+export interface WebhookSubscriptionTable {
+  id: string
+  organization_id: string
+  url: string
+  events: string
+  verify_ssl: number
+  status: string
+  status_reason: string | null
+  signature_key: string
+  failing_since: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** A random stamp replaced by triggers on every change to an organization's subscriptions (migration 0014). */
+export interface WebhookSubscriptionVersionTable {
+  organization_id: string
+  version: string
+}
+
+/** A delivery owed (migration 0015): written with its change, claimed with a lease, never deleted when it fails. */
+export interface OutboxTable {
+  seq: Generated<number>
+  id: string
+  organization_id: string
+  kind: string
+  subscription_id: string | null
+  event_id: string | null
+  ordering_key: string
+  payload: string
+  status: string
+  attempts: number
+  next_attempt_at: string
+  lease_owner: string | null
+  lease_until: string | null
+  last_status_code: number | null
+  last_error: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** One attempt at an outbox delivery (migration 0015). */
+export interface OutboxAttemptTable {
+  id: string
+  organization_id: string
+  outbox_id: string
+  subscription_id: string | null
+  event_id: string | null
+  attempt: number
+  url: string
+  status_code: number | null
+  duration_ms: number
+  error: string | null
+  date_created: string
+}
+
 /** Each text a lead search looks in, folded, one value per line (lead-search-index.ts). */
 export interface LeadSearchColumns {
   body: string
@@ -361,6 +420,10 @@ export interface Tables {
   activity: ActivityTable
   task: TaskTable
   event: EventTable
+  webhook_subscription: WebhookSubscriptionTable
+  webhook_subscription_version: WebhookSubscriptionVersionTable
+  outbox: OutboxTable
+  outbox_attempt: OutboxAttemptTable
   lead_search: LeadSearchTable
   lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable

@@ -13,6 +13,9 @@ import * as m0010 from './migrations/0010-opportunity-rollup.js'
 import * as m0011 from './migrations/0011-pipeline-authors.js'
 import * as m0012 from './migrations/0012-tasks.js'
 import * as m0013 from './migrations/0013-events.js'
+import * as m0014 from './migrations/0014-webhook-subscriptions.js'
+import * as m0015 from './migrations/0015-outbox.js'
+import * as m0016 from './migrations/0016-event-object-type.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -29,6 +32,9 @@ const migrations: Record<string, Migration> = {
   '0011-pipeline-authors': m0011,
   '0012-tasks': m0012,
   '0013-events': m0013,
+  '0014-webhook-subscriptions': m0014,
+  '0015-outbox': m0015,
+  '0016-event-object-type': m0016,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -129,16 +129,20 @@ export async function seedDemoTasks(db: Db, clock: Clock, demo: DemoOrganization
       // Done on its day, in the afternoon, or a day late; never after now.
       const completedMs = Math.min(nowMs, Date.parse(`${day}T15:00:00Z`) + rand.int(2) * DAY_MS)
       const completed = formatTimestamp(new Date(completedMs))
-      const completionId = await recordActivity(db, {
-        organizationId,
-        leadId: lead.id,
-        contactId,
-        userId: user.user_id,
-        type: 'TaskCompleted',
-        taskId: id,
-        data: { task_id: id, task_text: text },
-        now: completed,
-      })
+      const completionId = await recordActivity(
+        db,
+        {
+          organizationId,
+          leadId: lead.id,
+          contactId,
+          userId: user.user_id,
+          type: 'TaskCompleted',
+          taskId: id,
+          data: { task_id: id, task_text: text },
+          now: completed,
+        },
+        null,
+      )
       await db
         .updateTable('task')
         .set({

@@ -24,6 +24,20 @@ export function eventContext(request: FastifyRequest, now: string): EventContext
   return { organizationId: me.organizationId, userId: me.userId, requestId: request.id, apiKeyId: me.apiKeyId, now }
 }
 
+/** Who writes, when, and the event context the write's events carry (null only for the demo seed). */
+export interface ChangeContext {
+  organizationId: string
+  userId: string
+  now: string
+  events: EventContext | null
+}
+
+/** A request's change context: its caller, the change's timestamp, and its events' context. */
+export function changeContext(request: FastifyRequest, now: string): ChangeContext & { events: EventContext } {
+  const me = caller(request)
+  return { organizationId: me.organizationId, userId: me.userId, now, events: eventContext(request, now) }
+}
+
 export interface EventInput {
   /** `lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, `status.lead`, `pipeline`, `custom_field.lead`… */
   objectType: string

@@ -1,28 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.js'
 import { formatTimestamp } from '../platform/time.js'
-import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
+import { call, createTestContext, type TestContext, type TestEvent } from '../test-support/test-app.js'
 import { purgeOldEvents } from './event-retention.js'
 
 // The event log over HTTP: tasks write their events in the transaction of the change; `/event/` lists them newest
 // first with filters and cursors, each organization its own.
 
-interface EventView {
-  id: string
-  object_type: string
-  object_id: string
-  action: string
-  lead_id: string | null
-  user_id: string | null
-  request_id: string | null
-  api_key_id: string | null
-  organization_id: string
-  date_created: string
-  date_updated: string
-  data: Record<string, unknown>
-  previous_data: Record<string, unknown>
-  changed_fields: string[]
-}
+type EventView = TestEvent
 
 interface EventPage {
   data: EventView[]
@@ -116,12 +101,22 @@ describe('task events', () => {
     })
     expect(res.statusCode, res.body).toBe(200)
     const page = await events({ request_id: String(res.headers['x-request-id']) })
-    expect(page.data.map((e) => [e.object_id, e.action]).sort()).toEqual(
+    const tasks = page.data.filter((e) => e.object_type === 'task.lead')
+    expect(tasks.map((e) => [e.object_id, e.action]).sort()).toEqual(
       [
         [a.task.id, 'completed'],
         [b.task.id, 'completed'],
       ].sort(),
     )
+    // Each completion's TaskCompleted activity is announced in the same request.
+    const completions = page.data.filter((e) => e.object_type === 'activity.task_completed')
+    expect(completions.map((e) => [e.data.task_id, e.action]).sort()).toEqual(
+      [
+        [a.task.id, 'created'],
+        [b.task.id, 'created'],
+      ].sort(),
+    )
+    expect(page.data).toHaveLength(4)
   })
 
   it('writes nothing when the change is refused', async () => {
@@ -166,7 +161,11 @@ describe('GET /event/', () => {
     expect((await list({ action: 'deleted' })).data).toEqual([])
     expect((await list({ user_id: org.member.id })).data).toHaveLength(7)
     expect((await list({ user_id: org.admin.id })).data).toHaveLength(0)
-    expect((await events({ lead_id: lead.id }, org.member.key)).data).toHaveLength(7)
+    // The lead's own events (it and its Created activity) and the tasks under it.
+    const underLead = (await events({ lead_id: lead.id }, org.member.key)).data
+    expect(underLead.map((e) => e.object_type).sort()).toEqual(
+      ['activity.created', 'lead', ...Array<string>(7).fill('task.lead')].sort(),
+    )
     expect((await list({ date_updated__gt: '2999-01-01' })).data).toHaveLength(0)
     expect((await list({ date_updated__gte: '2000-01-01' })).data).toHaveLength(7)
   })

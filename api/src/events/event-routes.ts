@@ -78,7 +78,7 @@ function jsonOf(text: string): unknown {
   return JSON.parse(text) as unknown
 }
 
-/** An event as the API answers it. */
+/** An event as the API answers it (`/event/`, webhook deliveries, the live stream). */
 export function eventView(row: Selectable<EventTable>) {
   return {
     id: row.id,
@@ -97,6 +97,8 @@ export function eventView(row: Selectable<EventTable>) {
     changed_fields: jsonOf(row.changed_fields),
   }
 }
+
+export type EventView = ReturnType<typeof eventView>
 
 export async function findEvent(db: Db, organizationId: string, id: string) {
   return db

@@ -1,7 +1,7 @@
-import { recordActivity } from '../activities/activity-repo.js'
+import { newActivityRow } from '../activities/activity-repo.js'
 import { insertContact, type WriteContext } from '../contacts/contact-repo.js'
 import type { ContactValues } from '../contacts/contact-input.js'
-import type { Db, LeadAddressTable } from '../db/database.js'
+import type { ActivityTable, Db, LeadAddressTable } from '../db/database.js'
 import { copyMissingCustomValues, writeCustomValues, type CustomValue } from '../custom-fields/custom-values.js'
 import { newId } from '../platform/ids.js'
 import type { AddressValues } from './lead-input.js'
@@ -40,14 +40,17 @@ async function replaceAddresses(db: Db, organizationId: string, leadId: string, 
     .execute()
 }
 
-/** Creates a lead with its addresses, contacts, custom values and `Created` activity; the caller holds the transaction. */
+/**
+ * Creates a lead with its addresses, contacts, custom values and `Created` activity; the caller holds the transaction
+ * and records the events (the lead's first, then its contacts' and the activity's).
+ */
 export async function createLead(
   db: Db,
   ctx: WriteContext,
   lead: LeadValues & { status: { id: string; label: string } },
   contacts: NewContact[],
   source: string,
-): Promise<string> {
+): Promise<{ id: string; activity: ActivityTable }> {
   const id = newId('lead')
   await db
     .insertInto('lead')
@@ -67,7 +70,7 @@ export async function createLead(
   await replaceAddresses(db, ctx.organizationId, id, lead.addresses ?? [])
   await writeCustomValues(db, { organizationId: ctx.organizationId, leadId: id, objectId: id }, lead.custom)
   for (const contact of contacts) await insertContact(db, ctx, id, contact.values, contact.custom)
-  await recordActivity(db, {
+  const activity = newActivityRow({
     organizationId: ctx.organizationId,
     leadId: id,
     userId: ctx.userId,
@@ -75,17 +78,21 @@ export async function createLead(
     data: { source, import_id: null },
     now: ctx.now,
   })
+  await db.insertInto('activity').values(activity).execute()
   await refreshLeadSearch(db, ctx.organizationId, id)
-  return id
+  return { id, activity }
 }
 
-/** Patches a lead; a status change records a LeadStatusChange activity. */
+/**
+ * Patches a lead; a status change records a LeadStatusChange activity, answered so that the caller records its event
+ * after the lead's.
+ */
 export async function updateLead(
   db: Db,
   ctx: WriteContext,
   current: { id: string; status_id: string; status_label: string },
   lead: LeadValues,
-): Promise<void> {
+): Promise<ActivityTable | undefined> {
   await db
     .updateTable('lead')
     .set({
@@ -105,8 +112,9 @@ export async function updateLead(
     { organizationId: ctx.organizationId, leadId: current.id, objectId: current.id },
     lead.custom,
   )
+  let statusChange: ActivityTable | undefined
   if (lead.status !== undefined && lead.status.id !== current.status_id) {
-    await recordActivity(db, {
+    statusChange = newActivityRow({
       organizationId: ctx.organizationId,
       leadId: current.id,
       userId: ctx.userId,
@@ -119,8 +127,10 @@ export async function updateLead(
       },
       now: ctx.now,
     })
+    await db.insertInto('activity').values(statusChange).execute()
   }
   await refreshLeadSearch(db, ctx.organizationId, current.id)
+  return statusChange
 }
 
 /** Deletes a lead and everything under it (contacts, values, activities, search entry cascade). */

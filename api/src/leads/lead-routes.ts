@@ -10,8 +10,13 @@ import { formatTimestamp } from '../platform/time.js'
 import { leadBodySchema } from './lead-input.js'
 import { createLead, deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
 import { searchLeads } from './lead-search.js'
-import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './lead-view.js'
-import type { LeadRow } from '../db/database.js'
+import { cachedLeadText, leadViewBody, leadViews, leadViewTexts, type LeadView, type ViewCaller } from './lead-view.js'
+import type { Db, LeadRow } from '../db/database.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { activityEvents } from '../activities/activity-repo.js'
+import { contactEvent } from '../contacts/contact-repo.js'
+import { changeContext, recordEvents, type EventInput } from '../events/event-repo.js'
+import type { Contact } from '@leadline/shared/contact-schema'
 import { RawJson } from '../platform/raw-json.js'
 import { loadWriteSetting, prepareLead } from './lead-write.js'
 
@@ -25,6 +30,15 @@ const createQuery = Type.Object({
   source: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('import')])),
 })
 const mergeBody = Type.Object({ source: Type.String(), destination: Type.String() })
+
+/** A lead's event; its own id is its `lead_id`. */
+function leadEvent(view: LeadView, action: EventInput['action']): EventInput {
+  return { objectType: 'lead', objectId: view.id, action, leadId: view.id, data: view }
+}
+
+function contactsOf(view: LeadView): Contact[] {
+  return Array.isArray(view.contacts) ? (view.contacts as Contact[]) : []
+}
 
 // The lead and its organization's meta version in one read: all a cached view needs to be served.
 // (A subquery, not a join: SQLite plans the join as a scan of organization, several times slower.)
@@ -46,6 +60,18 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     const organization = await meta.get(organizationId, lead.meta_version)
     if (organization === undefined) throw new NotFoundError('Lead')
     return leadViewBody(db, views, organization, lead, config.appUrl, who)
+  }
+  const organizationMeta = async (organizationId: string) => {
+    const organization = await meta.get(organizationId)
+    if (organization === undefined) throw new NotFoundError('Organization')
+    return organization
+  }
+  /** A lead's view as `tx` sees it: a write's events and answer (the metadata read before the transaction). */
+  const viewIn = async (tx: Db, organization: OrganizationMeta, id: string, who: ViewCaller) => {
+    const lead = await findLead(tx, organization.organization.id, id)
+    const [built] = lead === undefined ? [] : await leadViews(tx, organization, [lead], config.appUrl, who)
+    if (built === undefined) throw new NotFoundError('Lead')
+    return built
   }
 
   app.get(
@@ -100,16 +126,24 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     },
     async (request) => {
       const me = caller(request)
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+      const organization = await organizationMeta(me.organizationId)
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      const who = viewer(request)
       const source = request.query.source ?? (request.headers['x-leadline-client'] === 'web' ? 'ui' : 'api')
-      const id = await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         const setting = await loadWriteSetting(tx, me.organizationId)
         const { lead, contacts } = await prepareLead(tx, setting, request.body, 'create')
         const status = lead.status
         if (status === undefined) throw ValidationError.field('status', 'The organization has no lead status.')
-        return createLead(tx, ctx, { ...lead, status }, contacts, source)
+        const created = await createLead(tx, ctx, { ...lead, status }, contacts, source)
+        const view = await viewIn(tx, organization, created.id, who)
+        await recordEvents(tx, ctx.events, [
+          leadEvent(view, 'created'),
+          ...contactsOf(view).map((contact) => contactEvent(contact, 'created')),
+          ...(await activityEvents(tx, [created.activity], 'created')),
+        ])
+        return view
       })
-      return view(me.organizationId, id, viewer(request))
     },
   )
 
@@ -118,23 +152,35 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     { schema: { tags, summary: 'Update a lead (only the fields sent change)', params, body: leadBodySchema } },
     async (request) => {
       const me = caller(request)
+      const organization = await organizationMeta(me.organizationId)
+      const who = viewer(request)
       // The lead is read (and on Postgres locked) in the transaction that writes, so a concurrent status change
       // cannot make this one record a stale old status. SQLite's single writer already serialises them.
-      const id = await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
         if (current === undefined) throw new NotFoundError('Lead')
         // Read the time once the lock is held, so changes are dated in the order they were applied.
-        const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
         const setting = await loadWriteSetting(tx, me.organizationId)
         const { lead } = await prepareLead(tx, setting, request.body, 'update')
         const statusLabel =
           lead.status === undefined
             ? ''
             : ((await findLeadStatus(tx, me.organizationId, current.status_id))?.label ?? '')
-        await updateLead(tx, ctx, { id: current.id, status_id: current.status_id, status_label: statusLabel }, lead)
-        return current.id
+        const before = await viewIn(tx, organization, current.id, who)
+        const statusChange = await updateLead(
+          tx,
+          ctx,
+          { id: current.id, status_id: current.status_id, status_label: statusLabel },
+          lead,
+        )
+        const after = await viewIn(tx, organization, current.id, who)
+        await recordEvents(tx, ctx.events, [
+          { ...leadEvent(after, 'updated'), previous: before },
+          ...(statusChange === undefined ? [] : await activityEvents(tx, [statusChange], 'created')),
+        ])
+        return after
       })
-      return view(me.organizationId, id, viewer(request))
     },
   )
 
@@ -143,9 +189,17 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     { schema: { tags, summary: 'Delete a lead and everything under it', params } },
     async (request) => {
       const me = caller(request)
-      const current = await findLead(db, me.organizationId, request.params.id)
-      if (current === undefined) throw new NotFoundError('Lead')
-      await deleteLead(db, me.organizationId, current.id)
+      const organization = await organizationMeta(me.organizationId)
+      const who = viewer(request)
+      await db.transaction().execute(async (tx) => {
+        const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
+        if (current === undefined) throw new NotFoundError('Lead')
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        // The lead's last state is its event's data; what was under it goes with it, unannounced one by one.
+        const last = await viewIn(tx, organization, current.id, who)
+        await deleteLead(tx, me.organizationId, current.id)
+        await recordEvents(tx, ctx.events, [leadEvent(last, 'deleted')])
+      })
       return {}
     },
   )
@@ -158,12 +212,23 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       const { source, destination } = request.body
       if (source === destination)
         throw ValidationError.field('destination', 'The source and destination must be different leads.')
-      const ctx = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(clock.now()) }
+      const organization = await organizationMeta(me.organizationId)
+      const who = viewer(request)
+      const lock = { lock: dialect === 'postgres' }
       await db.transaction().execute(async (tx) => {
-        if ((await findLead(tx, me.organizationId, source)) === undefined) throw new NotFoundError('Source lead')
-        if ((await findLead(tx, me.organizationId, destination)) === undefined)
+        if ((await findLead(tx, me.organizationId, source, lock)) === undefined) throw new NotFoundError('Source lead')
+        if ((await findLead(tx, me.organizationId, destination, lock)) === undefined)
           throw new NotFoundError('Destination lead')
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        const merged = await viewIn(tx, organization, source, who)
+        const before = await viewIn(tx, organization, destination, who)
         await mergeLeads(tx, ctx, source, destination)
+        const after = await viewIn(tx, organization, destination, who)
+        // The source's `merged` event names where it went (`lead_id`); the destination's own change follows it.
+        await recordEvents(tx, ctx.events, [
+          { ...leadEvent(merged, 'merged'), leadId: destination },
+          { ...leadEvent(after, 'updated'), previous: before },
+        ])
       })
       return {}
     },

@@ -2,9 +2,18 @@ import { Type, type Static } from '@sinclair/typebox'
 import { sql } from 'kysely'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { opportunityAggregateFields, opportunitySchema } from '@leadline/shared/opportunity-schema'
-import { opportunityStatusChangeData, recordActivity } from '../activities/activity-repo.js'
-import type { Db } from '../db/database.js'
+import { opportunityAggregateFields, opportunitySchema, type Opportunity } from '@leadline/shared/opportunity-schema'
+import { activityEvents, newActivityRow, opportunityStatusChangeData } from '../activities/activity-repo.js'
+import {
+  changeContext,
+  recordEvents,
+  type ChangeContext,
+  type EventContext,
+  type EventInput,
+} from '../events/event-repo.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { dueTaskViews, taskChangeEvents } from '../tasks/task-events.js'
+import type { ActivityTable, Db } from '../db/database.js'
 import { deleteWithCustomValues, writeCustomValues } from '../custom-fields/custom-values.js'
 import { findLead } from '../leads/lead-repo.js'
 import { userNames } from '../users/user-names.js'
@@ -60,11 +69,16 @@ const listResponse = Type.Object({
   data: Type.Union([Type.Array(opportunitySchema), Type.Array(groupSchema)]),
 })
 
-interface WriteContext {
-  organizationId: string
-  userId: string
-  now: string
+interface WriteContext extends ChangeContext {
+  events: EventContext
+  /** The change's instant, which the due tasks' views are told in. */
+  at: Date
   today: string
+}
+
+/** An opportunity's event, under its lead. */
+function opportunityEvent(view: Opportunity, action: EventInput['action']): EventInput {
+  return { objectType: 'opportunity', objectId: view.id, action, leadId: view.lead_id, data: view }
 }
 
 /**
@@ -84,15 +98,18 @@ function applyStatusRules(
   return { ...values, date_lost: status.type === 'lost' ? ctx.now : null }
 }
 
-/** Records the status change an opportunity just went through, with the opportunity as it now is. */
+/**
+ * Records the status change an opportunity just went through, with the opportunity as it now is; answers the activity,
+ * whose event the caller records after the opportunity's.
+ */
 async function recordStatusChange(
   db: Db,
   ctx: WriteContext,
   row: OpportunityRow,
   from: StatusChoice | undefined,
   to: StatusChoice,
-) {
-  await recordActivity(db, {
+): Promise<ActivityTable> {
+  const activity = newActivityRow({
     organizationId: ctx.organizationId,
     leadId: row.lead_id,
     contactId: row.contact_id,
@@ -102,6 +119,8 @@ async function recordStatusChange(
     now: ctx.now,
     data: opportunityStatusChangeData(from, to, { ...row, value: money(row.value) }),
   })
+  await db.insertInto('activity').values(activity).execute()
+  return activity
 }
 
 /** What a group says of itself besides its key: its period's parts, or its owner. */
@@ -122,10 +141,27 @@ function groupFields(field: string, key: string | null, names: Map<string, strin
 }
 
 export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
-  async function views(organizationId: string, rows: OpportunityRow[]) {
+  async function organizationMeta(organizationId: string) {
     const organization = await meta.get(organizationId)
     if (organization === undefined) throw new NotFoundError('Organization')
-    return opportunityViews(db, organization, rows)
+    return organization
+  }
+
+  async function views(organizationId: string, rows: OpportunityRow[]) {
+    return opportunityViews(db, await organizationMeta(organizationId), rows)
+  }
+
+  /** An opportunity's view as `tx` sees it: a write's events and answer. */
+  async function viewIn(tx: Db, organization: OrganizationMeta, id: string) {
+    const row = await findOpportunity(tx, organization.organization.id, id)
+    const [view] = row === undefined ? [] : await opportunityViews(tx, organization, [row])
+    if (view === undefined) throw new NotFoundError('Opportunity')
+    return view
+  }
+
+  /** The opportunity's due task (if it has one) as `tx` sees it, in the caller's zone at the change's instant. */
+  function dueTasks(tx: Db, organization: OrganizationMeta, id: string, request: FastifyRequest, ctx: WriteContext) {
+    return dueTaskViews(tx, organization, { opportunityIds: [id] }, { offsetHours: request.tzOffsetHours, now: ctx.at })
   }
 
   /**
@@ -156,14 +192,8 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   /** The caller, now, and the caller's today (`X-TZ-Offset`), which a won status dates itself by. */
   function writeContext(request: FastifyRequest): WriteContext {
-    const me = caller(request)
-    const now = clock.now()
-    return {
-      organizationId: me.organizationId,
-      userId: me.userId,
-      now: formatTimestamp(now),
-      today: callerToday(request, now),
-    }
+    const at = clock.now()
+    return { ...changeContext(request, formatTimestamp(at)), at, today: callerToday(request, at) }
   }
 
   async function oneView(organizationId: string, id: string) {
@@ -279,9 +309,10 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
+      const organization = await organizationMeta(me.organizationId)
       const ctx = writeContext(request)
       const body = request.body
-      const id = await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
         // Close's own keys: `lead` for the lead a body names (or fails to).
         const lead = body.lead_id === undefined ? undefined : await findLead(tx, me.organizationId, body.lead_id)
@@ -319,11 +350,16 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           { organizationId: me.organizationId, leadId: lead.id, objectId: row.id },
           prepared.custom,
         )
-        await recordStatusChange(tx, ctx, row, undefined, status)
+        const activity = await recordStatusChange(tx, ctx, row, undefined, status)
         await syncOpportunityDue(tx, row, status.type, { userId: me.userId, now: ctx.now, today: ctx.today })
-        return row.id
+        const view = await viewIn(tx, organization, row.id)
+        await recordEvents(tx, ctx.events, [
+          opportunityEvent(view, 'created'),
+          ...(await activityEvents(tx, [activity], 'created')),
+          ...taskChangeEvents(new Map(), await dueTasks(tx, organization, row.id, request, ctx)),
+        ])
+        return view
       })
-      return oneView(me.organizationId, id)
     },
   )
 
@@ -340,8 +376,9 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
+      const organization = await organizationMeta(me.organizationId)
       const ctx = writeContext(request)
-      await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
         // Locked on Postgres: concurrent status changes each record the status the other left.
         const current = await findOpportunity(tx, me.organizationId, request.params.id, {
           lock: dialect === 'postgres',
@@ -352,6 +389,8 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         const prepared = await prepareOpportunity(tx, setting, request.body, current.lead_id, current, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
         const values = applyStatusRules(prepared, current, ctx)
+        const previous = await viewIn(tx, organization, current.id)
+        const dueBefore = await dueTasks(tx, organization, current.id, request, ctx)
         const updated: OpportunityRow = { ...current, ...values, updated_by: me.userId, date_updated: ctx.now }
         await tx
           .updateTable('opportunity')
@@ -365,25 +404,37 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           prepared.custom,
         )
         const from = setting.statuses.find((s) => s.id === current.status_id)
+        const statusChanges: ActivityTable[] = []
         if (prepared.status !== undefined && prepared.status.id !== current.status_id) {
-          await recordStatusChange(tx, ctx, updated, from, prepared.status)
+          statusChanges.push(await recordStatusChange(tx, ctx, updated, from, prepared.status))
         }
         const statusType = (prepared.status ?? from)?.type ?? 'active'
         const before = { opportunity: current, statusType: from?.type ?? 'active' }
         const change = { userId: me.userId, now: ctx.now, today: ctx.today }
         await syncOpportunityDue(tx, updated, statusType, change, before)
+        const view = await viewIn(tx, organization, current.id)
+        await recordEvents(tx, ctx.events, [
+          { ...opportunityEvent(view, 'updated'), previous },
+          ...(await activityEvents(tx, statusChanges, 'created')),
+          ...taskChangeEvents(dueBefore, await dueTasks(tx, organization, current.id, request, ctx)),
+        ])
+        return view
       })
-      return oneView(me.organizationId, request.params.id)
     },
   )
 
   app.delete('/opportunity/:id/', { schema: { tags, summary: 'Delete an opportunity', params } }, async (request) => {
     const me = caller(request)
+    const organization = await organizationMeta(me.organizationId)
+    const ctx = writeContext(request)
     await db.transaction().execute(async (tx) => {
       const current = await findOpportunity(tx, me.organizationId, request.params.id)
       if (current === undefined) throw new NotFoundError('Opportunity')
+      const last = await viewIn(tx, organization, current.id)
+      const due = await dueTasks(tx, organization, current.id, request, ctx)
       await deleteOpportunityDue(tx, me.organizationId, current.id)
       await deleteWithCustomValues(tx, 'opportunity', me.organizationId, current.id)
+      await recordEvents(tx, ctx.events, [opportunityEvent(last, 'deleted'), ...taskChangeEvents(due, new Map())])
     })
     return {}
   })

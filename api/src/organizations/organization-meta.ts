@@ -63,6 +63,19 @@ async function load(db: Db, organizationId: string, version: number): Promise<Or
 }
 
 /**
+ * The organization's metadata as a transaction sees it, uncached: for the events of a change to the metadata itself
+ * (a status's new type shows in the views built after it).
+ */
+export async function organizationMetaIn(tx: Db, organizationId: string): Promise<OrganizationMeta | undefined> {
+  const row = await tx
+    .selectFrom('organization')
+    .select('meta_version')
+    .where('id', '=', organizationId)
+    .executeTakeFirst()
+  return row === undefined ? undefined : load(tx, organizationId, row.meta_version)
+}
+
+/**
  * Per-process cache of organization metadata. Every use reads the version first (one indexed point read) and the
  * data after it, so an entry is never newer-labelled than its contents: a change committed by any process, this one
  * or another on the same database, is seen by the next request.

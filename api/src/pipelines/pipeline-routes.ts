@@ -9,6 +9,8 @@ import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller, callerToday } from '../platform/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
+import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
+import { changeContext, recordEvents, type EventAction, type EventInput } from '../events/event-repo.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { LABEL_MAX, labelProblem, labelSchema, sameLabel } from '../statuses/status-input.js'
@@ -16,7 +18,9 @@ import {
   insertOpportunityStatus,
   lockOrganizationStatuses,
   opportunityStatusesQuery,
+  opportunityStatusView,
   setOpportunityStatusPosition,
+  statusEvent,
   updateOpportunityStatus,
 } from '../statuses/status-repo.js'
 import {
@@ -146,6 +150,37 @@ function arrangeStatuses(
   return placements
 }
 
+/** A pipeline's event: organization-wide, under no lead. */
+function pipelineEvent(view: Pipeline, action: EventAction): EventInput {
+  return { objectType: 'pipeline', objectId: view.id, action, leadId: null, data: view }
+}
+
+/** The organization's pipelines and opportunity statuses as `tx` sees them; a change's events compare two of these. */
+async function pipelineState(tx: Tx, organizationId: string) {
+  const pipelines = await pipelineViews(tx, await pipelinesQuery(tx, organizationId).execute())
+  const statuses = (await opportunityStatusesQuery(tx, organizationId).execute()).map(opportunityStatusView)
+  return { pipelines, statuses }
+}
+
+/** An `updated` event for every pipeline and status of `after` (`recordEvents` drops those that did not change). */
+function pipelineChanges(
+  before: Awaited<ReturnType<typeof pipelineState>>,
+  after: Awaited<ReturnType<typeof pipelineState>>,
+): EventInput[] {
+  const pipelines = new Map(before.pipelines.map((p) => [p.id, p]))
+  const statuses = new Map(before.statuses.map((s) => [s.id, s]))
+  return [
+    ...after.pipelines.flatMap((p) => {
+      const previous = pipelines.get(p.id)
+      return previous === undefined ? [] : [{ ...pipelineEvent(p, 'updated'), previous }]
+    }),
+    ...after.statuses.flatMap((s) => {
+      const previous = statuses.get(s.id)
+      return previous === undefined ? [] : [{ ...statusEvent('opportunity', s, 'updated'), previous }]
+    }),
+  ]
+}
+
 async function viewOf(db: Db | Tx, organizationId: string, id: string): Promise<Pipeline> {
   const view = await findPipelineView(db, organizationId, id)
   if (view === undefined) throw new NotFoundError('Pipeline')
@@ -214,12 +249,18 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       const view = await db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         if (await pipelineNameTaken(tx, me.organizationId, name)) throw ValidationError.field('name', NAME_TAKEN)
-        const now = formatTimestamp(clock.now())
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        const now = ctx.now
         const id = await insertPipeline(tx, { organizationId: me.organizationId, name, userId: me.userId, now })
         for (const status of statuses) {
           await insertOpportunityStatus(tx, { organizationId: me.organizationId, pipelineId: id, ...status, now })
         }
-        return viewOf(tx, me.organizationId, id)
+        const created = await viewOf(tx, me.organizationId, id)
+        await recordEvents(tx, ctx.events, [
+          pipelineEvent(created, 'created'),
+          ...created.statuses.map((status) => statusEvent('opportunity', status, 'created')),
+        ])
+        return created
       })
       return reply.code(201).send(view)
     },
@@ -263,7 +304,14 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
               )
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
 
-        const now = formatTimestamp(clock.now())
+        const at = clock.now()
+        const ctx = changeContext(request, formatTimestamp(at))
+        const now = ctx.now
+        const before = await pipelineState(tx, me.organizationId)
+        // Statuses given a new type complete or reopen their opportunities' due tasks: those are told too.
+        const retyped = (placements ?? []).filter((p) => p.type !== p.status.type).map((p) => p.status.id)
+        const viewer = { offsetHours: request.tzOffsetHours, now: at }
+        const dueBefore = await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)
         const leftBehind = new Set<string>()
         for (const [position, { status, label, type }] of (placements ?? []).entries()) {
           const moves = status.pipeline_id !== pipeline.id
@@ -277,7 +325,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
               now,
             })
             if (type !== status.type) {
-              const change = { userId: me.userId, now, today: callerToday(request, clock.now()) }
+              const change = { userId: me.userId, now, today: callerToday(request, at) }
               await syncOpportunityDueOfStatus(tx, me.organizationId, status.id, type, change)
             }
           } else {
@@ -290,6 +338,11 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           userId: me.userId,
           now,
         })
+        const after = await pipelineState(tx, me.organizationId)
+        await recordEvents(tx, ctx.events, [
+          ...pipelineChanges(before, after),
+          ...taskChangeEvents(dueBefore, await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)),
+        ])
         return viewOf(tx, me.organizationId, pipeline.id)
       })
     },
@@ -323,6 +376,8 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           )
         }
         await deletePipeline(tx, me.organizationId, pipeline.id)
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        await recordEvents(tx, ctx.events, [pipelineEvent(pipeline, 'deleted')])
       })
       return reply.code(204).send(null)
     },

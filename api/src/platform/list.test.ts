@@ -73,7 +73,8 @@ describe('list paging bounds', () => {
   })
 
   it('answers the largest _skip with an empty page on every list', async () => {
-    for (const path of listPaths) {
+    // A list under an object (`/webhook/{id}/deliveries/`) needs an object of the organization: it answers 404 here.
+    for (const path of listPaths.filter((p) => !p.includes('{'))) {
       const res = await call(ctx.app, ctx.org.admin.key, 'GET', `${path}?_skip=${LIST_SKIP_MAX}`)
       expect({ path, status: res.statusCode, data: res.json().data, more: res.json().has_more }).toEqual({
         path,

@@ -7,10 +7,10 @@ import type { SelectQueryBuilder } from 'kysely'
 export const LIST_SKIP_MAX = 1_000_000_000
 
 /** `_skip`, `_limit` (with the resource's maximum) and `_fields`: the query string every list accepts. */
-export function listQuerySchema(resource: keyof typeof LIST_LIMIT_MAX = 'default') {
+export function listQuerySchema(resource: keyof typeof LIST_LIMIT_MAX = 'default', limitDefault = LIST_LIMIT_DEFAULT) {
   return Type.Object({
     _skip: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_SKIP_MAX, default: 0 })),
-    _limit: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_LIMIT_MAX[resource], default: LIST_LIMIT_DEFAULT })),
+    _limit: Type.Optional(Type.Integer({ minimum: 0, maximum: LIST_LIMIT_MAX[resource], default: limitDefault })),
     _fields: Type.Optional(Type.String()),
   })
 }

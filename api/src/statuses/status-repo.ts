@@ -1,5 +1,6 @@
 import type { LeadStatus, OpportunityStatus, OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { Db, Dialect, LeadStatusTable, OpportunityStatusTable, Tx } from '../db/database.js'
+import type { EventAction, EventInput } from '../events/event-repo.js'
 import { newId } from '../platform/ids.js'
 import { sameLabel } from './status-input.js'
 
@@ -19,6 +20,11 @@ export function opportunityStatusView(
     pipeline_id: row.pipeline_id,
     organization_id: row.organization_id,
   }
+}
+
+/** A status's event (`status.lead`, `status.opportunity`): organization-wide, under no lead. */
+export function statusEvent(kind: 'lead' | 'opportunity', data: { id: string }, action: EventAction): EventInput {
+  return { objectType: `status.${kind}`, objectId: data.id, action, leadId: null, data }
 }
 
 /**

@@ -7,6 +7,8 @@ import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller, callerToday } from '../platform/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
+import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
+import { changeContext, recordEvents } from '../events/event-repo.js'
 import { requireAdmin } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
@@ -29,6 +31,7 @@ import {
   opportunityStatusLabelTaken,
   opportunityStatusView,
   renameLeadStatus,
+  statusEvent,
   statusUsage,
   updateOpportunityStatus,
 } from './status-repo.js'
@@ -130,9 +133,11 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         if (await leadStatusLabelTaken(tx, me.organizationId, label)) {
           throw ValidationError.field('label', 'A lead status with this label already exists.')
         }
-        const now = formatTimestamp(clock.now())
-        const id = await insertLeadStatus(tx, { organizationId: me.organizationId, label, now })
-        return leadStatusView({ id, label, organization_id: me.organizationId })
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        const id = await insertLeadStatus(tx, { organizationId: me.organizationId, label, now: ctx.now })
+        const view = leadStatusView({ id, label, organization_id: me.organizationId })
+        await recordEvents(tx, ctx.events, [statusEvent('lead', view, 'created')])
+        return view
       })
     },
   )
@@ -161,8 +166,13 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         if (await leadStatusLabelTaken(tx, me.organizationId, label, status.id)) {
           throw ValidationError.field('label', 'A lead status with this label already exists.')
         }
-        await renameLeadStatus(tx, me.organizationId, status.id, { label, now: formatTimestamp(clock.now()) })
-        return leadStatusView({ ...status, label })
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        await renameLeadStatus(tx, me.organizationId, status.id, { label, now: ctx.now })
+        const view = leadStatusView({ ...status, label })
+        await recordEvents(tx, ctx.events, [
+          { ...statusEvent('lead', view, 'updated'), previous: leadStatusView(status) },
+        ])
+        return view
       })
     },
   )
@@ -189,6 +199,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           throw new HttpError(400, 'The last lead status cannot be deleted: every lead needs a status.')
         }
         await deleteLeadStatus(tx, me.organizationId, status.id)
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        await recordEvents(tx, ctx.events, [statusEvent('lead', leadStatusView(status), 'deleted')])
       })
       return {}
     },
@@ -265,15 +277,23 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         if (await opportunityStatusLabelTaken(tx, pipeline.id, label)) {
           throw ValidationError.field('label', 'An opportunity status with this label already exists in the pipeline.')
         }
-        const now = formatTimestamp(clock.now())
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
         const id = await insertOpportunityStatus(tx, {
           organizationId: me.organizationId,
           pipelineId: pipeline.id,
           label,
           type,
-          now,
+          now: ctx.now,
         })
-        return opportunityStatusView({ id, label, type, pipeline_id: pipeline.id, organization_id: me.organizationId })
+        const view = opportunityStatusView({
+          id,
+          label,
+          type,
+          pipeline_id: pipeline.id,
+          organization_id: me.organizationId,
+        })
+        await recordEvents(tx, ctx.events, [statusEvent('opportunity', view, 'created')])
+        return view
       })
     },
   )
@@ -312,7 +332,13 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
             'An opportunity status with this label already exists in the pipeline.',
           )
         }
-        const now = formatTimestamp(clock.now())
+        const at = clock.now()
+        const ctx = changeContext(request, formatTimestamp(at))
+        const now = ctx.now
+        // A new type completes or reopens the due tasks of its opportunities (their events follow the status's).
+        const retyped = type !== undefined && type !== status.type ? [status.id] : []
+        const viewer = { offsetHours: request.tzOffsetHours, now: at }
+        const dueBefore = await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)
         await updateOpportunityStatus(tx, me.organizationId, status.id, {
           ...(label === undefined ? {} : { label }),
           ...(type === undefined ? {} : { type }),
@@ -320,20 +346,25 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           now,
         })
         if (moves) await touchPipelines(tx, me.organizationId, [status.pipeline_id, target], { userId: me.userId, now })
-        if (type !== undefined && type !== status.type) {
+        if (type !== undefined && retyped.length > 0) {
           // The opportunities in it changed type: their due tasks follow (tasks/task-due.ts).
           await syncOpportunityDueOfStatus(tx, me.organizationId, status.id, type, {
             userId: me.userId,
             now,
-            today: callerToday(request, clock.now()),
+            today: callerToday(request, at),
           })
         }
-        return opportunityStatusView({
+        const view = opportunityStatusView({
           ...status,
           label: label ?? status.label,
           type: type ?? status.type,
           pipeline_id: target,
         })
+        await recordEvents(tx, ctx.events, [
+          { ...statusEvent('opportunity', view, 'updated'), previous: opportunityStatusView(status) },
+          ...taskChangeEvents(dueBefore, await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)),
+        ])
+        return view
       })
     },
   )
@@ -360,6 +391,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           throw new HttpError(400, 'The last status of a pipeline cannot be deleted: every opportunity needs a status.')
         }
         await deleteOpportunityStatus(tx, me.organizationId, status.id)
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
+        await recordEvents(tx, ctx.events, [statusEvent('opportunity', opportunityStatusView(status), 'deleted')])
       })
       return {}
     },

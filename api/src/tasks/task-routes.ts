@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import { isTaskType, TASK_TYPES, taskSchema, type Task } from '@leadline/shared/task-schema'
-import { newActivityRow } from '../activities/activity-repo.js'
+import { activityEvents, newActivityRow } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
 import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../custom-fields/custom-values.js'
-import type { Db } from '../db/database.js'
-import { eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
+import type { ActivityTable, Db } from '../db/database.js'
+import { eventContext, recordEvents } from '../events/event-repo.js'
+import { taskChangeEvents, taskEvent } from './task-events.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import type { Deps } from '../platform/deps.js'
@@ -91,8 +92,9 @@ const TASKS_PER_STATEMENT = 500
  * Marks tasks complete (recording a TaskCompleted on each one's lead) or open again (the TaskCompleted stays), a
  * few statements per 500 tasks. A task that already is so is left alone.
  */
-async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Completion): Promise<void> {
+async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Completion): Promise<ActivityTable[]> {
   const changing = tasks.filter((task) => (task.is_complete === 1) !== complete)
+  const completions: ActivityTable[] = []
   for (let at = 0; at < changing.length; at += TASKS_PER_STATEMENT) {
     const chunk = changing.slice(at, at + TASKS_PER_STATEMENT)
     const ids = chunk.map((task) => task.id)
@@ -116,6 +118,7 @@ async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Com
       }),
     )
     await db.insertInto('activity').values(activities).execute()
+    completions.push(...activities)
     // Each task points at its own TaskCompleted: a CASE over the chunk's ids.
     const completion = sql<string>`case ${sql.ref('id')} ${sql.join(
       activities.map((a) => sql`when ${a.task_id} then ${a.id}`),
@@ -131,11 +134,7 @@ async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Com
       })
       .execute()
   }
-}
-
-/** A task's event: its object type names its type (`task.lead`, `task.opportunity_due`…), as Close's do. */
-function taskEvent(task: Task, action: EventInput['action']): EventInput {
-  return { objectType: `task.${task._type}`, objectId: task.id, action, leadId: task.lead_id, data: task }
+  return completions
 }
 
 export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
@@ -190,15 +189,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     organization: OrganizationMeta,
     before: Map<string, Task>,
     now: Date,
+    completions: ActivityTable[],
   ): Promise<Map<string, Task>> {
     const after = await viewsIn(tx, request, organization, [...before.keys()], now)
-    const events: EventInput[] = []
-    for (const [id, previous] of before) {
-      const data = after.get(id)
-      if (data === undefined) continue
-      const completed = data.is_complete && !previous.is_complete
-      events.push({ ...taskEvent(data, completed ? 'completed' : 'updated'), previous })
-    }
+    const events = [...taskChangeEvents(before, after), ...(await activityEvents(tx, completions, 'created'))]
     await recordEvents(tx, eventContext(request, formatTimestamp(now)), events)
     return after
   }
@@ -314,13 +308,14 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           userId: me.userId,
           now: ctx.now,
         })
-        if (body.is_complete === true) {
-          const row = await findTask(tx, me.organizationId, taskId)
-          if (row !== undefined) await setComplete(tx, [row], true, ctx)
-        }
+        const row = body.is_complete === true ? await findTask(tx, me.organizationId, taskId) : undefined
+        const completions = row === undefined ? [] : await setComplete(tx, [row], true, ctx)
         const created = (await viewsIn(tx, request, organization, [taskId], now)).get(taskId)
         if (created === undefined) throw new NotFoundError('Task')
-        await recordEvents(tx, eventContext(request, ctx.now), [taskEvent(created, 'created')])
+        await recordEvents(tx, eventContext(request, ctx.now), [
+          taskEvent(created, 'created'),
+          ...(await activityEvents(tx, completions, 'created')),
+        ])
         // The answer is the view the event holds: the task as this transaction made it.
         return created
       })
@@ -377,10 +372,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
             .where('id', '=', task.id)
             .execute()
         }
-        if (body.is_complete !== undefined) {
-          await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
-        }
-        const after = (await recordTaskChanges(tx, request, organization, before, now)).get(task.id)
+        const completions =
+          body.is_complete === undefined ? [] : await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
+        const after = (await recordTaskChanges(tx, request, organization, before, now, completions)).get(task.id)
         if (after === undefined) throw new NotFoundError('Task')
         return after
       })
@@ -455,15 +449,16 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
             .where('id', 'in', ids.slice(i, i + 500))
             .execute()
         }
-        if (typeof body.is_complete === 'boolean') {
-          await setComplete(
-            tx,
-            rows.map((row) => ({ ...row, ...changes })),
-            body.is_complete,
-            ctx,
-          )
-        }
-        await recordTaskChanges(tx, request, organization, before, now)
+        const completions =
+          typeof body.is_complete === 'boolean'
+            ? await setComplete(
+                tx,
+                rows.map((row) => ({ ...row, ...changes })),
+                body.is_complete,
+                ctx,
+              )
+            : []
+        await recordTaskChanges(tx, request, organization, before, now, completions)
       })
       return { ok: true }
     },

@@ -170,3 +170,21 @@ export async function call(
       : { payload: JSON.stringify(options.body), headers: { 'content-type': 'application/json', ...headers } }),
   })
 }
+
+/** An event as `/event/` answers it, as tests read it. */
+export interface TestEvent {
+  id: string
+  object_type: string
+  object_id: string
+  action: string
+  lead_id: string | null
+  user_id: string | null
+  request_id: string | null
+  api_key_id: string | null
+  organization_id: string
+  date_created: string
+  date_updated: string
+  data: Record<string, unknown>
+  previous_data: Record<string, unknown>
+  changed_fields: string[]
+}
