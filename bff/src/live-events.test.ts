@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import type { SseMessage } from '@leadline/shared/sse'
 import { openSse, type SseClient } from '@leadline/shared/sse-client'
 import type { LiveEvent } from '@leadline/shared/live-event'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -157,10 +158,20 @@ function live(client: SseClient): LiveEvent[] {
   return client.messages.filter((m) => m.event === 'message').map((m) => JSON.parse(m.data) as LiveEvent)
 }
 
+function isTask(message: SseMessage): boolean {
+  return message.event === 'message' && (JSON.parse(message.data) as LiveEvent).object_type === 'task.lead'
+}
+
 function taskIds(client: SseClient): string[] {
   return live(client)
     .filter((e) => e.object_type === 'task.lead')
     .map((e) => e.object_id)
+}
+
+/** The task messages, once there are `count` (each task's lead has its events too). */
+async function untilTasks(client: SseClient, count: number): Promise<SseMessage[]> {
+  await expect.poll(() => client.messages.filter(isTask).length, { timeout: 5000 }).toBeGreaterThanOrEqual(count)
+  return client.messages.filter(isTask)
 }
 
 describe('GET /events', () => {
@@ -194,13 +205,14 @@ describe('GET /events', () => {
     const theirs = await createTask(keys.otherAdmin, 'Theirs')
     const [adminBrowser, repBrowser, repTab, otherBrowser] = browsers
     for (const browser of [adminBrowser, repBrowser, repTab]) {
-      await browser.waitFor(2)
+      await untilTasks(browser, 2)
       expect(taskIds(browser)).toEqual(mine)
     }
-    await otherBrowser.waitFor(1)
+    await untilTasks(otherBrowser, 1)
     expect(taskIds(otherBrowser)).toEqual([theirs])
+    expect(live(otherBrowser).map((e) => e.object_id)).not.toContain(mine[0])
 
-    const [event] = live(repBrowser)
+    const event = live(repBrowser).find((e) => e.object_type === 'task.lead')
     expect(Object.keys(event ?? {}).sort()).toEqual(
       ['action', 'date_created', 'id', 'lead_id', 'object_id', 'object_type', 'user_id'].sort(),
     )
@@ -219,7 +231,7 @@ describe('GET /events', () => {
     const second = await events(on, rep)
     await second.waitForId()
     const before = await createTask(keys.admin, 'Before the hand-over')
-    await second.waitFor(1)
+    await untilTasks(second, 1)
 
     // The upstream was opened with the admin's key; the rep's takes over (with the shared secret).
     expect(on.live.opened).toBe(1)
@@ -265,11 +277,11 @@ describe('GET /events', () => {
     await Promise.all([keeper.waitForId(), browser.waitForId()])
     const a = await createTask(keys.admin, 'Ring A')
     const b = await createTask(keys.admin, 'Ring B')
-    await browser.waitFor(2)
-    const afterA = browser.messages[0]?.lastEventId ?? ''
+    const [taskA] = await untilTasks(browser, 2)
+    const afterA = taskA?.lastEventId ?? ''
     browser.close()
     const c = await createTask(keys.admin, 'Ring C')
-    await keeper.waitFor(3)
+    await untilTasks(keeper, 3)
 
     const back = await events(on, cookie, afterA)
     await expect.poll(() => taskIds(back)).toEqual([b, c])
@@ -289,7 +301,7 @@ describe('GET /events', () => {
     const browser = await events(on, cookie)
     await browser.waitForId()
     await createTask(keys.admin, 'Seen')
-    await browser.waitFor(1)
+    await untilTasks(browser, 1)
     const last = browser.lastEventId()
     browser.close()
     await expect.poll(() => on.live.upstreams).toBe(0)

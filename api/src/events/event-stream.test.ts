@@ -72,11 +72,25 @@ function events(messages: SseMessage[]): StreamedEvent[] {
   return messages.map((m) => JSON.parse(m.data) as StreamedEvent)
 }
 
+function isCreatedTask(message: SseMessage): boolean {
+  const event = JSON.parse(message.data) as StreamedEvent
+  return event.object_type === 'task.lead' && event.action === 'created'
+}
+
 /** The task ids of the `created` task events among the messages, in the order they came. */
 function createdTasks(messages: SseMessage[]): string[] {
-  return events(messages)
-    .filter((e) => e.object_type === 'task.lead' && e.action === 'created')
-    .map((e) => e.object_id)
+  return events(messages.filter(isCreatedTask)).map((e) => e.object_id)
+}
+
+/** The messages of created tasks, once there are `count` (the leads they go on have their events too). */
+async function untilTasks(client: SseClient, count: number): Promise<SseMessage[]> {
+  await expect.poll(() => client.messages.filter(isCreatedTask).length, { timeout: 5000 }).toBeGreaterThanOrEqual(count)
+  return client.messages.filter(isCreatedTask)
+}
+
+/** Resolves once the last created task the stream sent is `task`. */
+async function untilLastTask(client: SseClient, task: string | undefined): Promise<void> {
+  await expect.poll(() => createdTasks(client.messages).at(-1), { timeout: 5000 }).toBe(task)
 }
 
 describe('GET /event/stream/', () => {
@@ -90,7 +104,7 @@ describe('GET /event/stream/', () => {
     await client.waitForId()
 
     const tasks = await writeTasks(org, ['One', 'Two', 'Three'])
-    const messages = await client.waitFor(3)
+    const messages = await untilTasks(client, 3)
     expect(createdTasks(messages)).toEqual(tasks)
     for (const message of messages) {
       expect(message.event).toBe('message')
@@ -124,7 +138,7 @@ describe('GET /event/stream/', () => {
     const trusted = await stream(ctx.org.member.key, { 'x-leadline-stream-secret': TEST_STREAM_SECRET })
     expect(trusted.status).toBe(200)
     const [task] = await writeTasks(ctx.org, ['Trusted'])
-    expect(createdTasks(await trusted.waitFor(1))).toEqual([task])
+    expect(createdTasks(await untilTasks(trusted, 1))).toEqual([task])
 
     // Without a configured secret, only admins.
     const noSecret = await buildApp({
@@ -158,15 +172,15 @@ describe('GET /event/stream/', () => {
       myTasks.push(...(await writeTasks(mine, [`Mine ${String(i)}`])))
       theirTasks.push(...(await writeTasks(theirs, [`Theirs ${String(i)}`])))
     }
-    const [mineSeen, theirsSeen] = await Promise.all([myStream.waitFor(3), theirStream.waitFor(3)])
+    await Promise.all([untilTasks(myStream, 3), untilTasks(theirStream, 3)])
     // One more write of each, so that anything stray would have come with it.
     const [lastMine] = await writeTasks(mine, ['Mine last'])
     const [lastTheirs] = await writeTasks(theirs, ['Theirs last'])
-    await Promise.all([myStream.waitFor(4), theirStream.waitFor(4)])
+    await Promise.all([untilTasks(myStream, 4), untilTasks(theirStream, 4)])
     expect(createdTasks(myStream.messages)).toEqual([...myTasks, lastMine])
     expect(createdTasks(theirStream.messages)).toEqual([...theirTasks, lastTheirs])
-    expect(events(mineSeen).every((e) => e.organization_id === mine.id)).toBe(true)
-    expect(events(theirsSeen).every((e) => e.organization_id === theirs.id)).toBe(true)
+    expect(events(myStream.messages).every((e) => e.organization_id === mine.id)).toBe(true)
+    expect(events(theirStream.messages).every((e) => e.organization_id === theirs.id)).toBe(true)
   })
 
   it('resumes after Last-Event-ID without losing what was written meanwhile, from the header or the query', async () => {
@@ -174,7 +188,7 @@ describe('GET /event/stream/', () => {
     const first = await stream(org.admin.key)
     await first.waitForId()
     const [a, b] = await writeTasks(org, ['A', 'B'])
-    const seen = await first.waitFor(2)
+    const seen = await untilTasks(first, 2)
     first.close()
     const [c, d] = await writeTasks(org, ['C', 'D'])
     const idOf = (task: string | undefined) =>
@@ -200,8 +214,8 @@ describe('GET /event/stream/', () => {
 
     // The resumed streams go on live.
     const [e] = await writeTasks(org, ['E'])
-    expect(createdTasks(await fromB.waitFor(fromB.messages.length + 1)).at(-1)).toBe(e)
-    expect(createdTasks(await fromA.waitFor(fromA.messages.length + 1)).at(-1)).toBe(e)
+    await untilLastTask(fromB, e)
+    await untilLastTask(fromA, e)
   })
 
   it('gives a fresh stream an id before any event, so that nothing is lost when it reconnects', async () => {
@@ -211,7 +225,8 @@ describe('GET /event/stream/', () => {
     quiet.close()
     const [missed] = await writeTasks(org, ['While away'])
     const back = await stream(org.admin.key, { 'last-event-id': position })
-    expect(createdTasks(await back.waitFor(1))).toEqual([missed])
+    await untilLastTask(back, missed)
+    expect(createdTasks(back.messages)).toEqual([missed])
   })
 
   it('starts with event: reset when the id is older than the events kept, then goes on from now', async () => {
@@ -219,7 +234,7 @@ describe('GET /event/stream/', () => {
     const first = await stream(org.admin.key)
     await first.waitForId()
     const [old] = await writeTasks(org, ['Old'])
-    const [message] = await first.waitFor(1)
+    const [message] = await untilTasks(first, 1)
     first.close()
     const oldEvent = JSON.parse(message?.data ?? '{}') as StreamedEvent
     const longAgo = formatTimestamp(
@@ -235,8 +250,8 @@ describe('GET /event/stream/', () => {
     expect(reset?.event).toBe('reset')
     expect(JSON.parse(reset?.data ?? '{}')).toEqual({ reason: expect.stringContaining('no longer kept') })
     const [now] = await writeTasks(org, ['After the reset'])
-    const after = await back.waitFor(2)
-    expect(createdTasks(after.slice(1))).toEqual([now])
+    await untilLastTask(back, now)
+    expect(createdTasks(back.messages)).toEqual([now])
 
     // The reset's id is a good place to resume from.
     back.close()
