@@ -116,6 +116,10 @@ describe('what a teammate’s change makes stale', () => {
     expect(
       staleScreens(event({ object_type: 'lead', object_id: 'lead_9', lead_id: 'lead_9', action: 'deleted' })),
     ).toEqual(['leadsList', 'otherLead'].sort())
+    // Merged into lead_1: the page of the lead that went and of the one it went into.
+    expect(
+      staleScreens(event({ object_type: 'lead', object_id: 'lead_9', lead_id: 'lead_1', action: 'merged' })),
+    ).toEqual([...leadPage, 'otherLead'].sort())
   })
 
   it('statuses, pipelines and custom fields: their settings', () => {

@@ -49,7 +49,10 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
         ? [opportunityScreens(event)]
         : [opportunityScreens(event), under(leadQueries.detail(event.lead_id).queryKey)]
     case 'lead':
-      return leadScreens(event.object_id)
+      // A merged lead's event names the lead it went into as its `lead_id`: both pages change.
+      return event.lead_id === null || event.lead_id === event.object_id
+        ? leadScreens(event.object_id)
+        : [...leadScreens(event.object_id), under(leadQueries.detail(event.lead_id).queryKey)]
     case 'contact':
     case 'activity':
       return leadScreens(event.lead_id)
