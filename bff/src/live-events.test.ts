@@ -330,13 +330,16 @@ describe('GET /events', () => {
   test('with no shared secret only an admin’s session opens the upstream; reps’ browsers get it then', async () => {
     const on = await bff({})
     const rep = await signIn(on, keys.rep)
-    const repBrowser = await events(on, rep)
-    await repBrowser.waitForId()
+    // Its stream opens only once an upstream is connected, which a rep's key cannot do alone.
+    const repStream = events(on, rep)
+    await expect.poll(() => on.live.browsers).toBe(1)
+    expect(on.live.upstreams).toBe(0)
     const unseen = await createTask(keys.admin, 'No one may stream yet')
     const admin = await signIn(on, keys.admin)
     const adminBrowser = await events(on, admin)
-    await adminBrowser.waitForId()
-    await expect.poll(() => on.live.upstreams).toBe(1)
+    const repBrowser = await repStream
+    await Promise.all([adminBrowser.waitForId(), repBrowser.waitForId()])
+    expect(on.live.upstreams).toBe(1)
     const seen = await createTask(keys.rep, 'Streamed by the admin’s key')
     await expect.poll(() => taskIds(repBrowser)).toContain(seen)
     expect(taskIds(repBrowser)).not.toContain(unseen)

@@ -54,6 +54,10 @@ interface Browser {
   /** The session cookie's value, which unseals the session's key; kept in memory only. */
   sessionId: string
   res: ServerResponse
+  /** What the browser said it saw last (`Last-Event-ID`). */
+  lastEventId: string | undefined
+  /** Whether its answer has begun: not before the organization's upstream first connects (see `attach`). */
+  started: boolean
 }
 
 interface Upstream {
@@ -145,38 +149,47 @@ export class LiveEvents {
     clearTimeout(joined.lingerTimer)
     joined.lingerTimer = undefined
 
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    })
-    const browser: Browser = { sessionId: session.id, res }
-    const here = joined.idOf(joined.last)
-    const missed = lastEventId === undefined ? undefined : joined.after(lastEventId)
-    let first = sseMessage({ retryMs: BROWSER_RETRY_MS, id: here })
-    if (missed !== undefined) first = sseMessage({ retryMs: BROWSER_RETRY_MS }) + missed.join('')
-    else if (lastEventId !== undefined) first += resetMessage(here)
-    this.#write(browser, first)
+    const browser: Browser = { sessionId: session.id, res, lastEventId, started: false }
     joined.browsers.add(browser)
     res.once('close', () => {
       this.#detach(session.organizationId, joined, browser)
     })
+    // A browser's stream opens once the organization's upstream is connected: from its `open` event on, nothing
+    // is missed, even for the first browser of an organization.
+    if (joined.upstreamId !== undefined) this.#begin(joined, browser)
     joined.heartbeat ??= setInterval(() => {
       this.#beat(joined)
     }, this.#timings.heartbeatMs).unref()
     this.#open(joined)
   }
 
+  /** The answer's head, then the ring's events after the browser's last id, or its reset, or where it stands now. */
+  #begin(channel: Channel, browser: Browser): void {
+    browser.started = true
+    browser.res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    })
+    const here = channel.idOf(channel.last)
+    const { lastEventId } = browser
+    const missed = lastEventId === undefined ? undefined : channel.after(lastEventId)
+    let first = sseMessage({ retryMs: BROWSER_RETRY_MS, id: here })
+    if (missed !== undefined) first = sseMessage({ retryMs: BROWSER_RETRY_MS }) + missed.join('')
+    else if (lastEventId !== undefined) first += resetMessage(here)
+    this.#write(browser, first)
+  }
+
   /** A session ended (signed out, its key refused): its browsers' streams end, and EventSource gets a 401 next. */
   endSession(sessionId: string): void {
     for (const channel of this.#channels.values())
-      for (const browser of [...channel.browsers]) if (browser.sessionId === sessionId) browser.res.end()
+      for (const browser of [...channel.browsers]) if (browser.sessionId === sessionId) end(browser, 401)
   }
 
   /** Ends every browser's stream (the server is stopping); the upstream streams close as their browsers leave. */
   endStreams(): void {
     this.#closed = true
-    for (const channel of this.#channels.values()) for (const browser of [...channel.browsers]) browser.res.end()
+    for (const channel of this.#channels.values()) for (const browser of [...channel.browsers]) end(browser, 503)
   }
 
   async close(): Promise<void> {
@@ -224,7 +237,7 @@ export class LiveEvents {
   #beat(channel: Channel): void {
     const now = this.options.now()
     for (const browser of [...channel.browsers]) {
-      if (this.options.store.peek(browser.sessionId, now) === undefined) browser.res.end()
+      if (this.options.store.peek(browser.sessionId, now) === undefined) end(browser, 401)
       else this.#write(browser, sseComment('heartbeat'))
     }
   }
@@ -295,7 +308,9 @@ export class LiveEvents {
         channel.failures = 0
         for await (const item of readSse(response.body)) {
           if (item.type === 'comment') continue
+          const first = channel.upstreamId === undefined
           channel.upstreamId = item.lastEventId
+          if (first) for (const browser of channel.browsers) if (!browser.started) this.#begin(channel, browser)
           if (item.type === 'message') this.#receive(channel, item.event, item.data)
         }
       }
@@ -354,13 +369,29 @@ export class LiveEvents {
   }
 
   #write(browser: Browser, text: string): void {
-    if (browser.res.writableEnded) return
+    if (!browser.started || browser.res.writableEnded) return
     if (browser.res.writableLength > MAX_UNREAD_BYTES) {
       browser.res.destroy()
       return
     }
     browser.res.write(text)
   }
+}
+
+const ENDED: Record<401 | 503, string> = {
+  401: 'You are not signed in.',
+  503: 'The server is shutting down.',
+}
+
+/** Ends a browser's stream; one that has not begun gets the error it would have got (401 after a sign-out). */
+function end(browser: Browser, status: 401 | 503): void {
+  const { res } = browser
+  if (!browser.started && !res.headersSent) {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+    res.end(JSON.stringify({ error: ENDED[status] }))
+    return
+  }
+  res.end()
 }
 
 function resetMessage(id: string): string {
