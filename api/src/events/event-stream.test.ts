@@ -1,6 +1,7 @@
 import type { SseMessage } from '@leadline/shared/sse'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { revokeApiKey } from '../api-keys/api-key-repo.js'
 import { buildApp } from '../app.js'
 import { formatTimestamp } from '../platform/time.js'
 import { listenLocally } from '../test-support/raw-http.js'
@@ -310,6 +311,17 @@ describe('the stream’s connection', () => {
     expect(await client.waitForComments(2)).toEqual(['heartbeat', 'heartbeat'])
     expect(client.messages).toEqual([])
     client.close()
+  })
+
+  it('ends when the key it was opened with is revoked', async () => {
+    const org = await ctx.createOrg('Revoked Co')
+    const client = await stream(org.admin.key, {}, '', at)
+    await client.waitForId()
+    await client.waitForComments(1)
+    expect(await revokeApiKey(ctx.database.db, ctx.clock, org.admin.keyId)).toBe(true)
+    // Past the few seconds a verified key is trusted for.
+    ctx.clock.advance(10_000)
+    expect(await client.ended).toBe('end')
   })
 
   it('is ended cleanly when the server closes, rather than holding the shutdown', async () => {

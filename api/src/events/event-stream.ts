@@ -8,6 +8,7 @@ import type { KeyOwner } from '../api-keys/api-key-repo.js'
 import type { Db } from '../db/database.js'
 import type { Deps } from '../platform/deps.js'
 import { ForbiddenError, ValidationError } from '../platform/errors.js'
+import { presentedKey } from '../platform/platform.js'
 import { caller } from '../platform/request-context.js'
 import { DEFAULT_HUB_OPTIONS, EventHub, type EventRow, type HubOptions, type Subscription } from './event-hub.js'
 import { decodeCursor, encodeCursor, eventView } from './event-routes.js'
@@ -93,6 +94,8 @@ class EventStream {
 
   constructor(
     private readonly organizationId: string,
+    /** Whether the caller may still stream (a revoked key, or a demoted admin without the secret, may not). */
+    private readonly stillAllowed: () => Promise<boolean>,
     private readonly onClose: () => void,
   ) {
     this.body.once('close', () => {
@@ -109,6 +112,12 @@ class EventStream {
       },
       heartbeat: () => {
         this.#write(sseComment('heartbeat'))
+        this.stillAllowed().then(
+          (allowed) => {
+            if (!allowed) this.body.end()
+          },
+          () => undefined,
+        )
       },
       end: () => {
         this.body.end()
@@ -215,7 +224,7 @@ export type EventStreamTimings = Partial<Pick<HubOptions, 'pollMs' | 'heartbeatM
 
 export const eventStreamRoutes: FastifyPluginAsyncTypebox<Deps & { timings?: EventStreamTimings }> = async (
   app,
-  { db, dialect, config, timings },
+  { db, dialect, config, auth, timings },
 ) => {
   const hub = new EventHub(db, {
     ...DEFAULT_HUB_OPTIONS,
@@ -253,7 +262,12 @@ export const eventStreamRoutes: FastifyPluginAsyncTypebox<Deps & { timings?: Eve
         throw new ForbiddenError('The event stream is for admins, and for services that send X-Leadline-Stream-Secret.')
       const resume = resumeFrom(request, request.query.last_event_id, me.organizationId)
       const reset = resume !== undefined && !(await stillKept(db, me.organizationId, resume))
-      const stream = new EventStream(me.organizationId, () => open.delete(stream))
+      const key = presentedKey(request)
+      const stillAllowed = async () => {
+        const owner = key === undefined ? undefined : await auth.verify(key)
+        return owner !== undefined && mayStream(request, owner, config.streamSecret)
+      }
+      const stream = new EventStream(me.organizationId, stillAllowed, () => open.delete(stream))
       open.add(stream)
       try {
         await stream.join(hub)
