@@ -1,3 +1,4 @@
+import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
 import { DEFAULT_TASK_RETENTION_DAYS } from './tasks/task-retention.js'
@@ -37,17 +38,6 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = Number(raw)
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`)
   return value
-}
-
-/** `LEADLINE_STREAM_SECRET`: long enough that guessing it is hopeless, and printable, as a header value must be. */
-function streamSecret(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env.LEADLINE_STREAM_SECRET
-  if (raw === undefined || raw === '') return undefined
-  if (!/^[\x21-\x7e]{32,256}$/.test(raw))
-    throw new Error(
-      'LEADLINE_STREAM_SECRET must be 32 to 256 printable characters without spaces (e.g. `openssl rand -hex 32`)',
-    )
-  return raw
 }
 
 /** `LEADLINE_OUTBOUND_ALLOW_PRIVATE`: `1` lets outbound requests reach loopback and private addresses. */
@@ -96,7 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
-    streamSecret: streamSecret(env),
+    streamSecret: streamSecretFrom(env),
     outboundAllowPrivate: outboundAllowPrivateFrom(env),
   }
 }

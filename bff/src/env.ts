@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { streamSecretFrom } from '@leadline/shared/stream-secret'
 
 /** The BFF's configuration, read once from the environment at start-up. */
 export interface BffConfig {
@@ -110,19 +111,8 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
           ? webDistText
           : resolve(cwd, webDistText),
     logLevel,
-    streamSecret: streamSecret(env),
+    streamSecret: streamSecretFrom(env),
   }
-}
-
-/** The same rule as the API's: 32 to 256 printable characters, as a header value must be. */
-function streamSecret(env: NodeJS.ProcessEnv): string | undefined {
-  const text = env.LEADLINE_STREAM_SECRET
-  if (text === undefined || text === '') return undefined
-  if (!/^[\x21-\x7e]{32,256}$/.test(text))
-    throw new Error(
-      'LEADLINE_STREAM_SECRET must be 32 to 256 printable characters without spaces (e.g. `openssl rand -hex 32`)',
-    )
-  return text
 }
 
 const LOOPBACK = new BlockList()

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { Pool, type Dispatcher } from 'undici'
 import { liveEventOf, type LiveEvent } from '@leadline/shared/live-event'
 import { readSse, sseComment, sseMessage } from '@leadline/shared/sse'
+import { STREAM_SECRET_HEADER } from '@leadline/shared/stream-secret'
 import { basicAuthorization } from './crm-proxy.js'
 import type { SessionStore } from './session.js'
 
@@ -288,7 +289,7 @@ export class LiveEvents {
   /** Reads the upstream stream into the channel until it ends, fails or is aborted; then decides what is next. */
   async #follow(channel: Channel, upstream: Upstream, apiKey: string): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream', authorization: basicAuthorization(apiKey) }
-    if (this.options.streamSecret !== undefined) headers['x-leadline-stream-secret'] = this.options.streamSecret
+    if (this.options.streamSecret !== undefined) headers[STREAM_SECRET_HEADER] = this.options.streamSecret
     if (channel.upstreamId !== undefined) headers['last-event-id'] = channel.upstreamId
     const signal = upstream.abort.signal
     let status = 0

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { sseComment, sseMessage } from '@leadline/shared/sse'
+import { STREAM_SECRET_HEADER } from '@leadline/shared/stream-secret'
 import type { KeyOwner } from '../api-keys/api-key-repo.js'
 import type { Db } from '../db/database.js'
 import type { Deps } from '../platform/deps.js'
@@ -14,8 +15,6 @@ import { DEFAULT_HUB_OPTIONS, EventHub, type EventRow, type HubOptions, type Sub
 import { decodeCursor, encodeCursor, eventView } from './event-routes.js'
 
 // `GET /event/stream/`: the organization's events as server-sent events, for trusted callers (decision 0022).
-
-export const STREAM_SECRET_HEADER = 'x-leadline-stream-secret'
 
 /** How long EventSource waits before reconnecting after the connection drops. */
 const RETRY_MS = 2000
