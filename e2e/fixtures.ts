@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -171,8 +172,10 @@ export async function startStack(
     jsonObject(stdout)
     writeFileSync(demoSeedFile, stdout, { mode: 0o600 })
   }
+  // Shared by the api and the bff, as `npm start` shares it: live updates for every signed-in user.
+  const streamSecret = randomBytes(32).toString('hex')
   const api = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--db', db], {
-    env: { ...process.env, LOG_LEVEL: 'warn' },
+    env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: streamSecret },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   started.push(api)
@@ -186,6 +189,7 @@ export async function startStack(
       LEADLINE_API_URL: apiUrl,
       LEADLINE_BFF_DATA_DIR: dir,
       LOG_LEVEL: 'warn',
+      LEADLINE_STREAM_SECRET: streamSecret,
       ...(demoSeedFile === undefined ? {} : { LEADLINE_DEMO_SEED_FILE: demoSeedFile }),
       ...bffEnv,
     },

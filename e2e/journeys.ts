@@ -37,6 +37,14 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(serious).toEqual([])
 }
 
+/**
+ * Keeps a page from hearing of other users' changes (the live updates), for journeys about a screen that has not
+ * heard of one yet: a status deleted while it is still offered, say.
+ */
+export async function withoutLiveUpdates(page: Page): Promise<void> {
+  await page.route('**/events', (route) => route.abort())
+}
+
 /** A status's column on the board. */
 export function boardColumn(page: Page, label: string): Locator {
   return page.getByRole('region', { name: label, exact: true })

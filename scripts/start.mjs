@@ -2,7 +2,8 @@
 // and the bff until Ctrl-C. DATABASE_URL passes through; without it the api uses its SQLite file under data/.
 import { spawn } from 'node:child_process'
 import console from 'node:console'
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import process from 'node:process'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -23,6 +24,7 @@ const bffMainPath = join(repoRoot, 'bff', 'dist', 'main.js')
 const dataDir = join(repoRoot, 'data')
 const seedFile = join(dataDir, 'demo-seed.json')
 const defaultDatabaseFile = join(dataDir, 'leadline.db')
+const streamSecretFile = join(dataDir, 'stream-secret')
 const apiReadyTimeoutMs = 30_000
 
 function fail(message) {
@@ -73,6 +75,26 @@ async function seedDemo() {
   renameSync(partial, seedFile)
 }
 
+/**
+ * The secret the api and the bff share for the live-update stream (LEADLINE_STREAM_SECRET): the environment's, or
+ * one generated on the first start into data/stream-secret (mode 0600), written whole and linked into place.
+ */
+function streamSecret() {
+  const fromEnv = process.env.LEADLINE_STREAM_SECRET
+  if (fromEnv) return fromEnv
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const partial = `${streamSecretFile}.${process.pid}.tmp`
+  writeFileSync(partial, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 })
+  try {
+    linkSync(partial, streamSecretFile)
+  } catch (error) {
+    if (error?.code !== 'EEXIST') throw error
+  } finally {
+    rmSync(partial, { force: true })
+  }
+  return readFileSync(streamSecretFile, 'utf8').trim()
+}
+
 function startChild(name, args, env) {
   const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv(env), stdio: 'inherit' })
   child.on('error', (error) => console.error(`${name}: ${error.message}`))
@@ -81,10 +103,14 @@ function startChild(name, args, env) {
 
 function startServers(apiPort, appPort) {
   const appUrl = process.env.LEADLINE_APP_URL ?? `http://localhost:${appPort}`
-  const children = [startChild('api', [cliPath, 'serve', '--port', String(apiPort)], { LEADLINE_APP_URL: appUrl })]
+  const shared = { LEADLINE_STREAM_SECRET: streamSecret() }
+  const children = [
+    startChild('api', [cliPath, 'serve', '--port', String(apiPort)], { ...shared, LEADLINE_APP_URL: appUrl }),
+  ]
   if (existsSync(bffMainPath)) {
     children.push(
       startChild('bff', [bffMainPath], {
+        ...shared,
         PORT: String(appPort),
         LEADLINE_API_URL: `http://127.0.0.1:${apiPort}`,
         LEADLINE_DEMO_SEED_FILE: seedFile,

@@ -112,6 +112,6 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '/api': bff, '/auth': bff } },
-  preview: { proxy: { '/api': bff, '/auth': bff } },
+  server: { proxy: { '/api': bff, '/auth': bff, '/events': bff } },
+  preview: { proxy: { '/api': bff, '/auth': bff, '/events': bff } },
 })

@@ -21,6 +21,7 @@ import { opportunityRoutes } from './opportunities/opportunity-routes.js'
 import { taskRoutes } from './tasks/task-routes.js'
 import { activityRoutes } from './activities/activity-routes.js'
 import { eventRoutes } from './events/event-routes.js'
+import { eventStreamRoutes, type EventStreamTimings } from './events/event-stream.js'
 import { webhookRoutes } from './webhooks/webhook-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
@@ -36,6 +37,8 @@ export interface BuildOptions {
   /** A logger instance, or false for none (tests). Defaults to pino at `config.logLevel`. */
   logger?: FastifyBaseLogger | false
   rateLimiter?: RateLimiter
+  /** The event stream's poll, heartbeat and settle times, which tests shorten. */
+  eventStream?: EventStreamTimings
 }
 
 export const REDACTED_PATHS = [
@@ -45,6 +48,7 @@ export const REDACTED_PATHS = [
   '*.api_key',
   'signature_key',
   '*.signature_key',
+  'req.headers["x-leadline-stream-secret"]',
   '*.*.signature_key',
 ]
 
@@ -126,6 +130,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
       await api.register(eventRoutes, deps)
+      await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
       await api.register(webhookRoutes, deps)
     },
     { prefix: API_PREFIX },

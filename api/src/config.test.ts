@@ -90,3 +90,14 @@ describe('loadConfig outbox and lead webhook', () => {
     expect(() => loadConfig({ LEADLINE_OUTBOX_LEASE_SECONDS: '0' })).toThrow('LEADLINE_OUTBOX_LEASE_SECONDS')
   })
 })
+
+describe('loadConfig stream secret', () => {
+  it('is unset unless LEADLINE_STREAM_SECRET gives 32 to 256 printable characters', () => {
+    expect(loadConfig({}).streamSecret).toBeUndefined()
+    expect(loadConfig({ LEADLINE_STREAM_SECRET: '' }).streamSecret).toBeUndefined()
+    const secret = 'a'.repeat(31) + '!'
+    expect(loadConfig({ LEADLINE_STREAM_SECRET: secret }).streamSecret).toBe(secret)
+    for (const bad of ['a'.repeat(31), `${'a'.repeat(32)} b`, 'é'.repeat(40), 'a'.repeat(257)])
+      expect(() => loadConfig({ LEADLINE_STREAM_SECRET: bad })).toThrow('LEADLINE_STREAM_SECRET must be')
+  })
+})

@@ -1,3 +1,4 @@
+import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
 import { parseLeadWebhookUrl } from './outbox/lead-webhook.js'
@@ -23,6 +24,11 @@ export interface Config {
   taskRetentionDays: number
   /** Days the event log keeps an event. */
   eventRetentionDays: number
+  /**
+   * Shared with the BFF: any key of an organization presented with it may open the event stream (admins need no
+   * secret). Undefined: only admins may stream.
+   */
+  streamSecret: string | undefined
   /** Outbound requests (webhooks) may go to loopback and private addresses: local development and tests only. */
   outboundAllowPrivate: boolean
   /** The lead webhook when the CLI has stored no setting (`LEADLINE_LEAD_WEBHOOK_URL`). */
@@ -96,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
+    streamSecret: streamSecretFrom(env),
     outboundAllowPrivate: outboundAllowPrivateFrom(env),
     leadWebhookUrl:
       env.LEADLINE_LEAD_WEBHOOK_URL === undefined || env.LEADLINE_LEAD_WEBHOOK_URL === ''

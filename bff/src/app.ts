@@ -7,6 +7,7 @@ import { Pool } from 'undici'
 import { authRoutes, currentSession, FieldError, type AuthDeps } from './auth-routes.js'
 import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
+import { LiveEvents, type LiveTimings } from './live-events.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 
@@ -17,11 +18,16 @@ export interface BffAppOptions {
   fetchClock?: () => Date
   /** Defaults to pino at `config.logLevel` on stdout. */
   logger?: Logger
+  /** The live updates' heartbeat, ring and retry times, which tests shorten. */
+  liveTimings?: Partial<LiveTimings>
 }
 
 export interface BffApp {
   app: Express
   logger: Logger
+  live: LiveEvents
+  /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
+  endStreams(): void
   /** Stops the purge timer, closes the upstream connection pool (aborting its requests if asked) and the session
    * store. */
   close(options?: { abortUpstream?: boolean }): Promise<void>
@@ -83,7 +89,26 @@ export function createBffApp(options: BffAppOptions): BffApp {
             'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
     )
   const limiter = new SignInLimiter({ limit: config.signInAttempts, windowMs: config.signInWindowMs })
-  const deps: AuthDeps = { config, store, pool, now, demoSeedFile, limiter }
+  const live = new LiveEvents({
+    apiUrl: config.apiUrl,
+    streamSecret: config.streamSecret,
+    store,
+    now,
+    logger,
+    apiTimeoutMs: config.apiTimeoutMs,
+    ...(options.liveTimings === undefined ? {} : { timings: options.liveTimings }),
+  })
+  const deps: AuthDeps = {
+    config,
+    store,
+    pool,
+    now,
+    demoSeedFile,
+    limiter,
+    onSessionEnded: (id) => {
+      live.endSession(id)
+    },
+  }
 
   const app = express()
   app.disable('x-powered-by')
@@ -119,6 +144,14 @@ export function createBffApp(options: BffAppOptions): BffApp {
     next()
   })
 
+  // Server-sent events: before compression, which would hold them back to fill its buffers.
+  app.get('/events', (req, res) => {
+    const current = currentSession(req, res, deps)
+    if (current === undefined) throw new HttpError(401, 'You are not signed in.')
+    const lastEventId = req.get('last-event-id')
+    live.attach(res, { id: current.id, organizationId: current.session.organizationId }, lastEventId)
+  })
+
   app.use(compression())
 
   app.get('/healthz', async (_req, res) => {
@@ -152,7 +185,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
       timeoutMs: config.apiTimeoutMs,
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
-    if (status === 401) store.delete(current.id)
+    if (status === 401) {
+      store.delete(current.id)
+      live.endSession(current.id)
+    }
   })
 
   const assetsDir = join(config.webDist, 'assets') + sep
@@ -231,8 +267,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
   return {
     app,
     logger,
+    live,
+    endStreams() {
+      live.endStreams()
+    },
     async close(options = {}) {
       clearInterval(purge)
+      await live.close()
       if (options.abortUpstream === true) await pool.destroy()
       else await pool.close()
       store.close()

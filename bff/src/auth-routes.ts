@@ -15,6 +15,8 @@ export interface AuthDeps {
   /** The demo seed file when one-click demo sign-in is allowed (`demoSeedFileInUse`), else undefined. */
   demoSeedFile: string | undefined
   limiter: SignInLimiter
+  /** Told when a session ends here (sign-out, a new sign-in in its place): its live-update streams end. */
+  onSessionEnded?: (id: string) => void
 }
 
 /** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
@@ -75,6 +77,11 @@ export function currentSession(req: Request, res: Response, deps: AuthDeps): Cur
   return { id, session, apiKey }
 }
 
+function endSession(deps: AuthDeps, id: string): void {
+  deps.store.delete(id)
+  deps.onSessionEnded?.(id)
+}
+
 /** What the browser learns about its session: never the key. */
 function sessionView(profile: SessionProfile) {
   return {
@@ -121,7 +128,7 @@ export function authRoutes(deps: AuthDeps): Router {
 
   router.delete('/session', (req, res) => {
     const id = cookieValue(req, config)
-    if (id !== undefined) store.delete(id)
+    if (id !== undefined) endSession(deps, id)
     setSessionCookie(res, config, '', true)
     res.status(204).end()
   })
@@ -177,7 +184,7 @@ async function signIn(req: Request, res: Response, deps: AuthDeps, apiKey: strin
   if (profile === undefined) throw new HttpError(502, 'The CRM service gave an unexpected answer.')
 
   const previous = cookieValue(req, deps.config)
-  if (previous !== undefined) deps.store.delete(previous)
+  if (previous !== undefined) endSession(deps, previous)
   const id = deps.store.create(profile, apiKey, now)
   setSessionCookie(res, deps.config, id)
   res.json(sessionView(profile))

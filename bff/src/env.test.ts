@@ -32,6 +32,7 @@ describe('loadBffConfig', () => {
       demoSignIn: 'loopback',
       apiTimeoutMs: 30_000,
       logLevel: 'info',
+      streamSecret: undefined,
     })
     expect(config.webDist).toBe(fileURLToPath(new URL('../../web/dist', import.meta.url)))
     expect(config.secret).toHaveLength(32)
@@ -66,6 +67,7 @@ describe('loadBffConfig', () => {
         LEADLINE_API_TIMEOUT_SECONDS: '5',
         LEADLINE_WEB_DIST: '/srv/web',
         LOG_LEVEL: 'warn',
+        LEADLINE_STREAM_SECRET: 'x'.repeat(40),
       },
       dir.path,
     )
@@ -85,6 +87,7 @@ describe('loadBffConfig', () => {
       apiTimeoutMs: 5000,
       webDist: '/srv/web',
       logLevel: 'warn',
+      streamSecret: 'x'.repeat(40),
     })
     expect(config.secret.toString('hex')).toBe(hex)
   })
@@ -111,6 +114,8 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_DEMO_SIGN_IN: 'yes' }, /LEADLINE_DEMO_SIGN_IN/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '0' }, /LEADLINE_API_TIMEOUT_SECONDS/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '2.5' }, /LEADLINE_API_TIMEOUT_SECONDS/],
+    [{ LEADLINE_STREAM_SECRET: 'too short' }, /LEADLINE_STREAM_SECRET must be 32 to 256 printable characters/],
+    [{ LEADLINE_STREAM_SECRET: `${'x'.repeat(40)} y` }, /LEADLINE_STREAM_SECRET/],
   ])('refuses %j', (env, message) => {
     expect(() => loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32), ...env }, dir.path)).toThrow(message)
   })

@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { streamSecretFrom } from '@leadline/shared/stream-secret'
 
 /** The BFF's configuration, read once from the environment at start-up. */
 export interface BffConfig {
@@ -34,6 +35,11 @@ export interface BffConfig {
   apiTimeoutMs: number
   /** The built SPA. */
   webDist: string
+  /**
+   * `LEADLINE_STREAM_SECRET`, shared with the API: with it any signed-in user's key may open the organization's
+   * event stream for live updates; without it only an admin's can.
+   */
+  streamSecret: string | undefined
   logLevel: string
 }
 
@@ -105,6 +111,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
           ? webDistText
           : resolve(cwd, webDistText),
     logLevel,
+    streamSecret: streamSecretFrom(env),
   }
 }
 

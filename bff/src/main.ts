@@ -41,6 +41,9 @@ async function main(): Promise<void> {
       demo_sign_in: demoSeedFileInUse(config) !== undefined,
       insecure_cookies: config.insecureCookies,
       trust_proxy: config.trustProxy,
+      // Without the secret the API streams events only to admins' keys: reps' browsers get live updates only while
+      // an admin of their organization is connected too.
+      live_updates_for: config.streamSecret === undefined ? 'admins' : 'everyone',
     },
     `listening on http://${host}:${port}`,
   )

@@ -130,6 +130,12 @@ export class SessionStore {
     return fromRow(row)
   }
 
+  /** The live session for a cookie value, without counting this as activity (an open event stream is not). */
+  peek(id: string, now: Date): Session | undefined {
+    const row = this.#statements.select.get(hashId(id))
+    return isSessionRow(row) && !this.#expired(row, now.getTime()) ? fromRow(row) : undefined
+  }
+
   /** The session's API key in clear, or undefined when it cannot be unsealed (e.g. the secret changed). */
   apiKey(id: string, session: Session): string | undefined {
     return unsealApiKey(session.sealedKey, id, this.#secret)

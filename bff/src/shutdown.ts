@@ -1,6 +1,8 @@
 import type { Server, ServerResponse } from 'node:http'
 
 export interface Closable {
+  /** Ends the answers that never finish by themselves (event streams), so that they do not wait for the deadline. */
+  endStreams?(): void
   /** Closes what the app holds open (timers, the upstream pool, pending session writes). */
   close(options?: { abortUpstream?: boolean }): Promise<void>
 }
@@ -35,6 +37,7 @@ export function gracefulStop(server: Server, app: Closable, graceMs: number): ()
     stopped ??= (async () => {
       stopping = true
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close')
+      app.endStreams?.()
       let cut = false
       const deadline = setTimeout(() => {
         cut = true

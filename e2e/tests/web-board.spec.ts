@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
-import { boardColumn, expectAccessible, jsonList } from '../journeys.js'
+import { boardColumn, expectAccessible, jsonList, withoutLiveUpdates } from '../journeys.js'
 
 interface BoardSetup {
   crm: CrmClient
@@ -229,6 +229,8 @@ test('Undo in the toast moves the card back, on screen and in the API', async ({
 })
 
 test('a move the API refuses puts the card back and says why', async ({ page, demoStack }) => {
+  // Live updates would take the deleted status off the board at once.
+  await withoutLiveUpdates(page)
   const board = await openBoard(page, demoStack.users, demoStack.apiUrl)
   const acme = `Acme ${board.pipelineName}`
   const doomed = board.statuses.Proposal ?? ''

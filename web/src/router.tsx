@@ -23,6 +23,12 @@ export const router = createRouter({
 void import('./lib/heading-focus').then(({ focusHeadingOnNavigation }) => {
   focusHeadingOnNavigation(router)
 })
+// Teammates' changes refresh what is on screen: followed once the first screen is shown, so that its code and the
+// live client's (with the query keys it imports) do not compete.
+const afterFirstScreen = router.subscribe('onRendered', () => {
+  afterFirstScreen()
+  void import('./features/live/live-updates').then(({ startLiveUpdates }) => startLiveUpdates(queryClient))
+})
 
 // A 401 from a mutation or a background refetch: sign in again, then come back to the page the user was on.
 onSessionEnded(() => {

@@ -31,33 +31,48 @@ const listQuery = Type.Object({
   ),
 })
 
-interface Cursor {
+export interface Cursor {
   organizationId: string
   seq: number
   /** `next`: older events than `seq`; `previous`: newer ones. */
   direction: 'next' | 'previous'
+  /**
+   * Only in the ids of the event stream (event-stream.ts): every event up to this `seq` had been sent when the
+   * stream passed `seq`, so resuming re-reads from here. As a `_cursor` such an id reads the events after `seq`.
+   */
+  floor?: number
 }
 
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.organizationId, cursor.seq, cursor.direction])).toString('base64url')
+export function encodeCursor(cursor: Cursor): string {
+  const parts: unknown[] = [cursor.organizationId, cursor.seq, cursor.direction]
+  if (cursor.floor !== undefined) parts.push(cursor.floor)
+  return Buffer.from(JSON.stringify(parts)).toString('base64url')
 }
 
-/** A cursor of this organization, or a 400 on `_cursor`: one from another organization is no cursor here. */
-function decodeCursor(raw: string, organizationId: string): Cursor {
+/**
+ * A cursor of this organization, or a 400 on `field` (`_cursor`, or where the stream read its id): one from another
+ * organization is no cursor here.
+ */
+export function decodeCursor(raw: string, organizationId: string, field = '_cursor', what = 'cursor'): Cursor {
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
   } catch {
     parsed = undefined
   }
-  const parts = Array.isArray(parsed) && parsed.length === 3 ? parsed.map((part: unknown) => part) : []
-  const [owner, seq, direction] = parts
-  if (typeof owner !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq))
-    throw ValidationError.field('_cursor', 'Not a cursor of this event list.')
-  if (direction !== 'next' && direction !== 'previous')
-    throw ValidationError.field('_cursor', 'Not a cursor of this event list.')
-  if (owner !== organizationId) throw ValidationError.field('_cursor', 'Not a cursor of this organization.')
-  return { organizationId, seq, direction }
+  const parts =
+    Array.isArray(parsed) && (parsed.length === 3 || parsed.length === 4) ? parsed.map((p: unknown) => p) : []
+  const [owner, seq, direction, floor] = parts
+  const notOurs = ValidationError.field(field, `Not a ${what} of this event list.`)
+  if (typeof owner !== 'string' || !isSeq(seq)) throw notOurs
+  if (direction !== 'next' && direction !== 'previous') throw notOurs
+  if (parts.length === 4 && (direction !== 'previous' || !isSeq(floor) || floor > seq)) throw notOurs
+  if (owner !== organizationId) throw ValidationError.field(field, `Not a ${what} of this organization.`)
+  return { organizationId, seq, direction, ...(isSeq(floor) ? { floor } : {}) }
+}
+
+function isSeq(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 }
 
 // The view lives apart so the event writer can build it without importing the routes.

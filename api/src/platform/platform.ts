@@ -268,7 +268,7 @@ function asError(error: unknown): Error {
 }
 
 /** The API key of a `Basic` Authorization header (the user name; the password is ignored). */
-function presentedKey(request: FastifyRequest): string | undefined {
+export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header === undefined) return undefined
   if (keysByHeader.has(header)) return keysByHeader.get(header)

@@ -54,6 +54,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
 }
 
+/** `LEADLINE_STREAM_SECRET` of the test apps and api processes, as `npm start` and the journeys set one. */
+export const TEST_STREAM_SECRET = 'test-stream-secret-0123456789abcdef0123456789'
+
 /** A controllable clock that still moves forward 1 ms per reading, so creation order is observable. */
 export class TestClock implements Clock {
   constructor(private current = new Date('2026-03-01T12:00:00.000Z')) {}
@@ -117,7 +120,7 @@ export async function createTestContext(
   const database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
   const clock = new TestClock()
-  const config = loadConfig({ DATABASE_URL: testDb.url, ...options.env })
+  const config = loadConfig({ DATABASE_URL: testDb.url, LEADLINE_STREAM_SECRET: TEST_STREAM_SECRET, ...options.env })
   const app = await buildApp({
     database,
     config,

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
 import type { BffConfig } from '../env.js'
+import type { LiveEvents, LiveTimings } from '../live-events.js'
 import { SESSION_DB_FILE, SessionStore } from '../session.js'
 import { gracefulStop } from '../shutdown.js'
 
@@ -195,6 +196,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     apiTimeoutMs: 30_000,
     webDist: join(overrides.dataDir, 'no-web-dist'),
     logLevel: 'info',
+    streamSecret: undefined,
     ...overrides,
   }
 }
@@ -218,6 +220,7 @@ export interface StartedBff {
   clock: Clock
   logs: string[]
   store: SessionStore
+  live: LiveEvents
   /** fetch with `X-Requested-With: leadline` unless headers override it; every answer is checked for the key. */
   call(path: string, init?: RequestInit & { cookie?: string }): Promise<Response>
   close(): Promise<void>
@@ -226,7 +229,7 @@ export interface StartedBff {
 export async function startBff(
   config: BffConfig,
   clock: Clock = { now: new Date() },
-  { graceMs = 0 }: { graceMs?: number } = {},
+  { graceMs = 0, liveTimings }: { graceMs?: number; liveTimings?: Partial<LiveTimings> } = {},
 ): Promise<StartedBff> {
   const store = SessionStore.open({
     file: join(config.dataDir, SESSION_DB_FILE),
@@ -242,7 +245,13 @@ export async function startBff(
     },
   })
   const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink)
-  const bff = createBffApp({ config, store, fetchClock: () => clock.now, logger })
+  const bff = createBffApp({
+    config,
+    store,
+    fetchClock: () => clock.now,
+    logger,
+    ...(liveTimings === undefined ? {} : { liveTimings }),
+  })
   const server = createServer(bff.app)
   const stop = gracefulStop(server, bff, graceMs)
   await listen(server)
@@ -253,6 +262,7 @@ export async function startBff(
     clock,
     logs,
     store,
+    live: bff.live,
     async call(path, init = {}) {
       const headers = new Headers(init.headers)
       if (!headers.has('x-requested-with')) headers.set('x-requested-with', 'leadline')

@@ -1,0 +1,69 @@
+import type { QueryFilters } from '@tanstack/react-query'
+import type { LiveEvent } from '@leadline/shared/live-event'
+import { leadQueries, setupQueries } from '../leads/lead-queries'
+import { opportunityQueries } from '../opportunities/opportunity-queries'
+import { taskQueries } from '../tasks/task-queries'
+
+// Imports only the query factories the first screens load anyway: the live client adds no code of its own to them.
+
+const under = (queryKey: readonly unknown[]): QueryFilters => ({ queryKey })
+
+/** The lead's page (its details, nested contacts, opportunities and tasks, and its timeline) and the leads list. */
+function leadScreens(leadId: string | null): QueryFilters[] {
+  const list = under([...leadQueries.all(), 'list'])
+  return leadId === null ? [list] : [under(leadQueries.detail(leadId).queryKey), list]
+}
+
+/**
+ * Everything about opportunities (board columns, the list view, reports, side panels) but the columns of statuses
+ * the opportunity was not in and the panels of other opportunities. Columns are keyed `['opportunities', 'column',
+ * statusId, filters]`, panels `['opportunities', 'detail', id]`; without status ids, every column.
+ */
+function opportunityScreens(event: LiveEvent): QueryFilters {
+  const statuses = [event.status_id, event.previous_status_id].filter((s) => typeof s === 'string')
+  return {
+    queryKey: opportunityQueries.all(),
+    predicate: ({ queryKey: [, part, id] }) => {
+      if (part === 'column') return statuses.length === 0 || statuses.some((status) => status === id)
+      if (part === 'detail') return id === event.object_id
+      return true
+    },
+  }
+}
+
+/**
+ * The queries another user's change makes stale: what the live updates invalidate. Only queries on screen are
+ * fetched again; the others are marked stale and fetched when next shown.
+ */
+export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
+  const [kind, subtype] = event.object_type.split('.')
+  switch (kind) {
+    case 'task':
+      // The task lists and counts; the lead nests its open tasks and shows completions on its timeline.
+      return event.lead_id === null
+        ? [under(taskQueries.all())]
+        : [under(taskQueries.all()), under(leadQueries.detail(event.lead_id).queryKey)]
+    case 'opportunity':
+      // Its lead's page lists it too.
+      return event.lead_id === null
+        ? [opportunityScreens(event)]
+        : [opportunityScreens(event), under(leadQueries.detail(event.lead_id).queryKey)]
+    case 'lead':
+      // A merged lead's event names the lead it went into as its `lead_id`: both pages change.
+      return event.lead_id === null || event.lead_id === event.object_id
+        ? leadScreens(event.object_id)
+        : [...leadScreens(event.object_id), under(leadQueries.detail(event.lead_id).queryKey)]
+    case 'contact':
+    case 'activity':
+      return leadScreens(event.lead_id)
+    case 'status':
+      // Opportunity statuses are listed inside their pipelines.
+      return [under(subtype === 'lead' ? setupQueries.statuses().queryKey : opportunityQueries.pipelines().queryKey)]
+    case 'pipeline':
+      return [under(opportunityQueries.pipelines().queryKey)]
+    case 'custom_field':
+      return subtype === 'lead' || subtype === 'contact' ? [under(setupQueries.customFields(subtype).queryKey)] : []
+    default:
+      return []
+  }
+}
