@@ -3,6 +3,7 @@ import type { ActivityTable, Db } from '../db/database.js'
 import { recordEvents, type EventAction, type EventContext, type EventInput } from '../events/event-repo.js'
 import { newId } from '../platform/ids.js'
 import { parseJsonObject } from '../platform/raw-json.js'
+import { formatPhoneNumber, phoneCountry } from '../phone-numbers/phone-number-repo.js'
 import { userNames } from '../users/user-names.js'
 
 export const ACTIVITY_TYPES = [
@@ -11,11 +12,46 @@ export const ACTIVITY_TYPES = [
   'LeadStatusChange',
   'OpportunityStatusChange',
   'TaskCompleted',
+  'Call',
+  'SMS',
 ] as const
 export type ActivityType = (typeof ACTIVITY_TYPES)[number]
 
-/** The types a list may filter by: the stored ones and those later issues add (calls, email, SMS), which match none yet. */
-export const FILTERABLE_ACTIVITY_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'Call', 'Email', 'EmailThread', 'SMS']
+/** The types a list may filter by: the stored ones and those the email issue adds, which match none yet. */
+export const FILTERABLE_ACTIVITY_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'Email', 'EmailThread']
+
+/** Close's call statuses. */
+export const CALL_STATUSES = [
+  'created',
+  'in-progress',
+  'completed',
+  'cancel',
+  'no-answer',
+  'busy',
+  'failed',
+  'timeout',
+] as const
+export type CallStatus = (typeof CALL_STATUSES)[number]
+
+/** Close's message statuses, as an SMS moves through them (`error`: its send failed for good). */
+export const SMS_STATUSES = ['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error'] as const
+export type SmsStatus = (typeof SMS_STATUSES)[number]
+
+export type PhoneDirection = 'inbound' | 'outbound'
+
+/** An MMS attachment, as given by the inbound endpoint or the API. */
+export interface SmsAttachment {
+  url: string
+  filename: string
+  content_type: string
+  size: number | null
+}
+
+/** One failed attempt at sending an SMS through the provider. */
+export interface SmsSendAttempt {
+  date: string
+  error: string
+}
 
 /** The fields particular to each activity type, stored as JSON in `activity.data`. */
 export interface ActivityData {
@@ -44,6 +80,53 @@ export interface ActivityData {
   }
   /** The task as it was when completed (its id is also the activity's `task_id` column). */
   TaskCompleted: { task_id: string; task_text: string }
+  /**
+   * A call. Phones are E.164 (or null); their `_formatted` forms, `has_recording` and `contact_name` are added when
+   * viewed. `phone` is Close's older name for `remote_phone`, kept equal to it.
+   */
+  Call: {
+    direction: PhoneDirection
+    status: CallStatus
+    /** How it ended: `answered`, `no-answer`, `busy`, `vm-answer`, `vm-left`, `blocked`, `error`, or null. */
+    disposition: string | null
+    /** Seconds. */
+    duration: number
+    note: string | null
+    phone: string | null
+    remote_phone: string | null
+    local_phone: string | null
+    recording_url: string | null
+    voicemail_url: string | null
+    voicemail_duration: number
+    /** Close's two sources; Leadline has no telephony of its own, so what it stores itself is `External`. */
+    source: 'External' | 'Close.io'
+    /** `external` for a logged call, `regular` for one the organization's telephony reported (inbound endpoint). */
+    call_method: 'external' | 'regular'
+    outcome_id: string | null
+    /** When the call happened (the request's time unless given). */
+    activity_at: string
+    /** The telephony side's id of a call reported through the inbound endpoint, which later reports update. */
+    provider_call_id: string | null
+  }
+  /** A text message. `remote_phone_formatted`, `local_phone_formatted` and `contact_name` are added when viewed. */
+  SMS: {
+    direction: PhoneDirection
+    status: SmsStatus
+    text: string
+    remote_phone: string | null
+    local_phone: string | null
+    source: 'External' | 'Close.io'
+    date_scheduled: string | null
+    date_sent: string | null
+    error_message: string | null
+    attachments: SmsAttachment[]
+    /** Failed provider attempts, oldest first (not in Close's SMS). */
+    send_attempts: SmsSendAttempt[]
+    template_id: string | null
+    activity_at: string
+    /** The telephony side's id of a message reported through the inbound endpoint (repeats are stored once). */
+    provider_message_id: string | null
+  }
 }
 
 /** A status, as an OpportunityStatusChange names the two it moved between. */
@@ -136,12 +219,37 @@ export function activityObjectType(type: string): string {
   return `activity.${type.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}`
 }
 
-/** The events of activities, their data the API views (user names read once for all of them). */
+/** The names an activity's view shows: of its users, and of the contact a call or message was with. */
+export interface ActivityNames {
+  users: Map<string, string>
+  contacts: Map<string, string | null>
+}
+
+/** Reads the names some activities' views show, in two queries at most. */
+export async function activityNames(db: Db, rows: readonly ActivityTable[]): Promise<ActivityNames> {
+  const contactIds = [
+    ...new Set(rows.filter((r) => PHONE_TYPES.has(r.type) && r.contact_id !== null).map((r) => r.contact_id)),
+  ].filter((id): id is string => id !== null)
+  const [users, contacts] = await Promise.all([
+    userNames(
+      db,
+      rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
+    ),
+    contactIds.length === 0 || rows[0] === undefined
+      ? []
+      : db
+          .selectFrom('contact')
+          .select(['id', 'name'])
+          .where('organization_id', '=', rows[0].organization_id)
+          .where('id', 'in', contactIds)
+          .execute(),
+  ])
+  return { users, contacts: new Map(contacts.map((c) => [c.id, c.name])) }
+}
+
+/** The events of activities, their data the API views (names read once for all of them). */
 export async function activityEvents(db: Db, rows: ActivityTable[], action: EventAction): Promise<EventInput[]> {
-  const names = await userNames(
-    db,
-    rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
-  )
+  const names = await activityNames(db, rows)
   return rows.map((row) => ({
     objectType: activityObjectType(row.type),
     objectId: row.id,
@@ -157,9 +265,13 @@ export async function findActivity(db: Db, organizationId: string, id: string, t
   return query.executeTakeFirst()
 }
 
+/** The types whose views show phones and a contact's name. */
+const PHONE_TYPES: ReadonlySet<string> = new Set(['Call', 'SMS'])
+
 /** The wire form: common fields, `_type`, and the type's own fields. */
-export function activityView(row: ActivityTable, names: Map<string, string>): Record<string, unknown> {
+export function activityView(row: ActivityTable, names: ActivityNames): Record<string, unknown> {
   const data = parseJsonObject(row.data)
+  const user = (id: string | null) => (id === null ? null : (names.users.get(id) ?? null))
   const view: Record<string, unknown> = {
     id: row.id,
     _type: row.type,
@@ -167,21 +279,50 @@ export function activityView(row: ActivityTable, names: Map<string, string>): Re
     lead_id: row.lead_id,
     contact_id: row.contact_id,
     user_id: row.user_id,
-    user_name: row.user_id === null ? null : (names.get(row.user_id) ?? null),
+    user_name: user(row.user_id),
     created_by: row.created_by,
-    created_by_name: row.created_by === null ? null : (names.get(row.created_by) ?? null),
+    created_by_name: user(row.created_by),
     updated_by: row.updated_by,
-    updated_by_name: row.updated_by === null ? null : (names.get(row.updated_by) ?? null),
+    updated_by_name: user(row.updated_by),
     date_created: row.date_created,
     date_updated: row.date_updated,
-    // None of the stored types can set a different time yet; a type that can will keep it in `data`.
+    // A type that can happen at another time than it was stored (a call, a message) keeps `activity_at` in `data`.
     activity_at: row.date_created,
     users: [],
     ...data,
   }
   if (row.opportunity_id !== null) view.opportunity_id = row.opportunity_id
   if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')
+  if (PHONE_TYPES.has(row.type)) Object.assign(view, phoneFields(row, data, names))
   return view
+}
+
+/** What a call's or message's view adds to its stored fields: phones formatted, their countries, the contact's name. */
+function phoneFields(row: ActivityTable, data: Record<string, unknown>, names: ActivityNames) {
+  const remote = typeof data.remote_phone === 'string' ? data.remote_phone : null
+  const local = typeof data.local_phone === 'string' ? data.local_phone : null
+  const fields: Record<string, unknown> = {
+    contact_name: row.contact_id === null ? null : (names.contacts.get(row.contact_id) ?? null),
+    remote_phone_formatted: remote === null ? null : formatPhoneNumber(remote),
+    local_phone_formatted: local === null ? null : formatPhoneNumber(local),
+    remote_country_iso: remote === null ? null : (phoneCountry(remote) ?? null),
+    local_country_iso: local === null ? null : (phoneCountry(local) ?? null),
+    cost: null,
+    sequence_id: null,
+    sequence_name: null,
+    sequence_subscription_id: null,
+  }
+  if (row.type === 'Call') {
+    Object.assign(fields, {
+      has_recording: typeof data.recording_url === 'string',
+      transferred_from: null,
+      transferred_to: null,
+      dialer_id: null,
+      dialer_saved_search_id: null,
+      quality_info: null,
+    })
+  }
+  return fields
 }
 
 function noteHtml(note: string): string {

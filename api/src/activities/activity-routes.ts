@@ -9,10 +9,10 @@ import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQu
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { changeContext, recordEvents, type ChangeContext, type EventContext } from '../events/event-repo.js'
-import { userNames } from '../users/user-names.js'
 import { FALSE } from '../platform/sql-conditions.js'
 import {
   activityEvents,
+  activityNames,
   activityView,
   FILTERABLE_ACTIVITY_TYPES,
   findActivity,
@@ -33,7 +33,8 @@ const filters = Type.Object({
   date_created__lt: Type.Optional(Type.String()),
   date_created__lte: Type.Optional(Type.String()),
 })
-const listQuery = Type.Composite([listQuerySchema('activity'), filters])
+/** The list query every activity list takes: paging, `_fields`, and the common filters. */
+export const activityListQuery = Type.Composite([listQuerySchema('activity'), filters])
 const typeFilters = Type.Object({
   _type: Type.Optional(
     Type.String({
@@ -42,8 +43,8 @@ const typeFilters = Type.Object({
   ),
   _type__in: Type.Optional(Type.String({ description: 'Comma-separated activity types; activities of any of them.' })),
 })
-const mixedListQuery = Type.Composite([listQuery, typeFilters])
-type Filters = ListQuery & {
+const mixedListQuery = Type.Composite([activityListQuery, typeFilters])
+export type ActivityFilters = ListQuery & {
   lead_id?: string
   user_id?: string
   contact_id?: string
@@ -98,7 +99,13 @@ function timestampFilter(value: string, field: string): string {
   return formatTimestamp(parsed)
 }
 
-async function listActivities(db: Db, organizationId: string, types: readonly string[] | undefined, query: Filters) {
+/** A page of the organization's activities of `types` (all when undefined), newest first, as the API shows them. */
+export async function listActivities(
+  db: Db,
+  organizationId: string,
+  types: readonly string[] | undefined,
+  query: ActivityFilters,
+) {
   let q = db.selectFrom('activity').selectAll().where('organization_id', '=', organizationId)
   if (types !== undefined) q = types.length === 0 ? q.where(FALSE) : q.where('type', 'in', types)
   if (query.lead_id !== undefined) q = q.where('lead_id', '=', query.lead_id)
@@ -119,25 +126,28 @@ async function listActivities(db: Db, organizationId: string, types: readonly st
 }
 
 async function views(db: Db, rows: ActivityTable[]) {
-  const names = await userNames(
-    db,
-    rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
-  )
+  const names = await activityNames(db, rows)
   return rows.map((r) => activityView(r, names))
 }
 
-async function oneActivity(db: Db, organizationId: string, id: string, type: ActivityType | undefined) {
+/** One activity as the API shows it (of `type`, when given); a 404 when there is none. */
+export async function oneActivity(db: Db, organizationId: string, id: string, type: ActivityType | undefined) {
   const row = await findActivity(db, organizationId, id, type)
   if (row === undefined) throw new NotFoundError('Activity')
   const [view] = await views(db, [row])
   return view
 }
 
-/** The read-only list and detail routes of one activity type, under `path`. */
-function typedRoutes(app: Parameters<FastifyPluginAsyncTypebox<Deps>>[0], db: Db, path: string, type: ActivityType) {
+/** The read-only list and detail routes of one activity type, under `path` (ending in `/`). */
+export function typedRoutes(
+  app: Parameters<FastifyPluginAsyncTypebox<Deps>>[0],
+  db: Db,
+  path: string,
+  type: ActivityType,
+) {
   app.get(
     path,
-    { schema: { tags, summary: `List ${type} activities, newest first`, querystring: listQuery } },
+    { schema: { tags, summary: `List ${type} activities, newest first`, querystring: activityListQuery } },
     async (request) => listActivities(db, caller(request).organizationId, [type], request.query),
   )
   app.get(
@@ -255,7 +265,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
 }
 
 /** Deletes an activity and records its `deleted` event, its last state, in the caller's transaction. */
-async function deleteActivity(tx: Db, ctx: ChangeContext & { events: EventContext }, row: ActivityTable) {
+export async function deleteActivity(tx: Db, ctx: ChangeContext & { events: EventContext }, row: ActivityTable) {
   const [event] = await activityEvents(tx, [row], 'deleted')
   await tx.deleteFrom('activity').where('organization_id', '=', ctx.organizationId).where('id', '=', row.id).execute()
   if (event !== undefined) await recordEvents(tx, ctx.events, [event])

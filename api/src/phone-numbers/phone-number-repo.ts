@@ -43,6 +43,11 @@ export function formatPhoneNumber(e164: string): string {
   return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164
 }
 
+/** The country (ISO 3166 alpha-2) of an E.164 number, when libphonenumber knows it. */
+export function phoneCountry(e164: string): string | undefined {
+  return parsePhoneNumberFromString(e164)?.country
+}
+
 /**
  * The other forms people type a stored number in, for free-text search: its digits (`14155550100`), its national
  * digits (`4155550100`) and its national format (`(415) 555-0100`).
