@@ -63,12 +63,80 @@ export const taskCompletedActivitySchema = Type.Object({
   task_text: Type.String(),
 })
 
+/** Fields calls and messages share: the phones (E.164, formatted and their countries) and the contact's name. */
+const phoneActivityBase = {
+  ...activityBase,
+  direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]),
+  source: Type.Union([Type.Literal('External'), Type.Literal('Close.io')]),
+  remote_phone: nullableString(),
+  remote_phone_formatted: nullableString(),
+  remote_country_iso: nullableString(),
+  local_phone: nullableString(),
+  local_phone_formatted: nullableString(),
+  local_country_iso: nullableString(),
+  contact_name: nullableString(),
+  created_by_name: nullableString(),
+  updated_by_name: nullableString(),
+}
+
+export const callStatusSchema = Type.Union(
+  ['created', 'in-progress', 'completed', 'cancel', 'no-answer', 'busy', 'failed', 'timeout'].map((s) =>
+    Type.Literal(s),
+  ),
+)
+
+export const callActivitySchema = Type.Object({
+  ...phoneActivityBase,
+  _type: Type.Literal('Call'),
+  status: Type.String({ description: 'created, in-progress, completed, cancel, no-answer, busy, failed, timeout' }),
+  disposition: Type.Union([Type.String(), Type.Null()], {
+    description: 'answered, no-answer, busy, vm-answer, vm-left, blocked, error',
+  }),
+  duration: Type.Integer({ description: 'Seconds.' }),
+  note: nullableString(),
+  phone: nullableString(),
+  recording_url: nullableString(),
+  has_recording: Type.Boolean(),
+  voicemail_url: nullableString(),
+  voicemail_duration: Type.Integer(),
+  call_method: Type.String(),
+  outcome_id: nullableString(),
+})
+
+export const smsStatusSchema = Type.Union(
+  ['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error'].map((s) => Type.Literal(s)),
+)
+
+export const smsAttachmentSchema = Type.Object({
+  url: Type.String(),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Union([Type.Integer(), Type.Null()]),
+})
+
+export const smsActivitySchema = Type.Object({
+  ...phoneActivityBase,
+  _type: Type.Literal('SMS'),
+  status: Type.String({ description: 'inbox, draft, scheduled, outbox, sent, error' }),
+  text: Type.String(),
+  date_scheduled: nullableString(),
+  date_sent: nullableString(),
+  error_message: nullableString(),
+  attachments: Type.Array(smsAttachmentSchema),
+  send_attempts: Type.Array(Type.Object({ date: Type.String(), error: Type.String() }), {
+    description: 'Failed attempts at sending through the provider, oldest first (not in Close).',
+  }),
+  template_id: nullableString(),
+})
+
 export const activitySchema = Type.Union([
   createdActivitySchema,
   noteActivitySchema,
   leadStatusChangeActivitySchema,
   opportunityStatusChangeActivitySchema,
   taskCompletedActivitySchema,
+  callActivitySchema,
+  smsActivitySchema,
 ])
 export type Activity = Static<typeof activitySchema>
 export type ActivityType = Activity['_type']

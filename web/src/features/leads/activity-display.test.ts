@@ -9,8 +9,8 @@ describe('activityStyle', () => {
   })
 
   it('gives a type it does not know a plain style and a readable label', () => {
-    expect(activityStyle('Call')).toEqual({
-      label: 'Call',
+    expect(activityStyle('Meeting')).toEqual({
+      label: 'Meeting',
       badge: 'bg-slate-100 text-slate-700',
       border: 'border-l-slate-300',
     })

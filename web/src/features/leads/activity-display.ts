@@ -20,6 +20,8 @@ const knownStyles: Record<Activity['_type'], ActivityStyle> = {
     border: 'border-l-violet-400',
   },
   TaskCompleted: { badge: 'bg-teal-100 text-teal-800', label: 'Task', border: 'border-l-teal-400' },
+  Call: { badge: 'bg-rose-100 text-rose-800', label: 'Call', border: 'border-l-rose-400' },
+  SMS: { badge: 'bg-indigo-100 text-indigo-800', label: 'SMS', border: 'border-l-indigo-400' },
 }
 
 // A Map, so a type named like an Object.prototype key ("constructor") is unknown too.

@@ -1,10 +1,12 @@
 import type { ActivityType } from '@leadline/shared/activity-schema'
 
-// The timeline's filter: each kind, its button and the activity types it asks the API for. Calls, emails and SMS
-// join as one line each when their issues add those types. No React: the route's search check and the query use it.
+// The timeline's filter: each kind, its button and the activity types it asks the API for. Emails join as one line
+// when their issue adds them. No React: the route's search check and the query use it.
 
 export const ACTIVITY_KINDS = [
   { kind: 'notes', label: 'Notes', types: ['Note'], empty: 'No notes yet.' },
+  { kind: 'calls', label: 'Calls', types: ['Call'], empty: 'No calls yet.' },
+  { kind: 'sms', label: 'SMS', types: ['SMS'], empty: 'No text messages yet.' },
   { kind: 'status', label: 'Status changes', types: ['LeadStatusChange'], empty: 'No status changes yet.' },
   { kind: 'tasks', label: 'Tasks', types: ['TaskCompleted'], empty: 'No completed tasks yet.' },
   {
