@@ -309,6 +309,35 @@ describe('POST /inbound/call/: later reports of a call', () => {
     expect(after.task).toBe(before.task)
   })
 
+  it('turn the open missed call task into a voicemail task when the voicemail is reported after the end', async () => {
+    const s = await setUp('Late voicemail')
+    const body = { id: callId(), remote_phone: s.remote, local_phone: s.owned.number }
+    const missed = await reportOk(s, { ...body, status: 'no-answer' })
+    expect((await taskOf(s, missed))._type).toBe('missed_call')
+    const counts = await storedCounts(ctx.database.db, s.org.id)
+    const voicemail = { voicemail_url: 'https://media.example.com/vm/late.mp3', voicemail_duration: 31 }
+    const late = await reportOk(s, { ...body, status: 'no-answer', disposition: 'vm-left', ...voicemail })
+    expect(late).toEqual(missed)
+    expect(await taskOf(s, late)).toMatchObject({ _type: 'voicemail', assigned_to: s.org.member.id, ...voicemail })
+    expect((await storedCounts(ctx.database.db, s.org.id)).task).toBe(counts.task)
+    const [event] = (await get<{ data: TestEvent[] }>(s.org, '/event/', { object_id: late.task_id ?? '' })).data
+    expect(event).toMatchObject({
+      object_type: 'task.voicemail',
+      action: 'updated',
+      previous_data: { _type: 'missed_call' },
+    })
+
+    // A missed call task its user completed stays as it was.
+    const other = { ...body, id: callId() }
+    const done = await reportOk(s, { ...other, status: 'busy' })
+    const completed = await call(ctx.app, s.org.member.key, 'PUT', `/task/${done.task_id ?? ''}/`, {
+      body: { is_complete: true },
+    })
+    expect(completed.statusCode).toBe(200)
+    await reportOk(s, { ...other, status: 'busy', ...voicemail })
+    expect(await taskOf(s, done)).toMatchObject({ _type: 'missed_call', is_complete: true })
+  })
+
   it('a call in progress counts for the number’s owner when no user is given, until it is 4 hours without a report', async () => {
     const s = await setUp('Stale calls')
     const body = { id: callId(), remote_phone: s.remote, local_phone: s.owned.number, status: 'in-progress' }

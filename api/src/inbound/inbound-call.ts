@@ -17,6 +17,7 @@ import {
   checkPhones,
   insertIncomingTask,
   partyOf,
+  retypeIncomingTask,
   throwIfAny,
   type InboundPhones,
   type InboundWrite,
@@ -65,7 +66,8 @@ function reportedFields(body: InboundCallBody): Partial<CallData> {
  * Stores a report of a call from the telephony side. Its first report of a call `id` stores a `Call` on the lead of
  * the contact with the other party's number (a new lead for an unknown number); later ones update that call. When
  * the call is over, the task it calls for (`taskOfCall`) is made once, assigned to the user on the call, else the
- * number's owner, else the first admin. A call `in-progress` counts as its user's active call until its end is
+ * number's owner, else the first admin; a voicemail reported after the end turns the open missed call task into the
+ * voicemail's. A call `in-progress` counts as its user's active call until its end is
  * reported. A repeated `webhook-id` stores nothing and is answered as the first was.
  */
 export async function storeCall(w: InboundWrite, body: InboundCallBody): Promise<InboundAnswer> {
@@ -129,8 +131,15 @@ export async function storeCall(w: InboundWrite, body: InboundCallBody): Promise
   }
 
   let taskId = reported?.task_id ?? null
-  const taskType = taskId === null ? taskOfCall(call, fromUnknownNumber) : undefined
-  if (taskType !== undefined) {
+  const taskType = taskOfCall(call, fromUnknownNumber)
+  if (taskId !== null && taskType === 'voicemail') {
+    // The voicemail came after the end was reported: the missed call's task, still open, becomes the voicemail's.
+    await retypeIncomingTask(w, taskId, {
+      from: 'missed_call',
+      to: 'voicemail',
+      data: callTaskData('voicemail', call, phones),
+    })
+  } else if (taskId === null && taskType !== undefined) {
     taskId = await insertIncomingTask(w, {
       type: taskType,
       leadId,

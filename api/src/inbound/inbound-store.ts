@@ -1,4 +1,4 @@
-import type { TaskType } from '@leadline/shared/task-schema'
+import type { Task, TaskType } from '@leadline/shared/task-schema'
 import type { Db, Dialect, PhoneNumberTable } from '../db/database.js'
 import { recordEvents, type EventContext } from '../events/event-repo.js'
 import type { LeadViewer } from '../leads/lead-write.js'
@@ -86,12 +86,41 @@ export async function insertIncomingTask(
     userId: null,
     now: w.now,
   })
-  const row = await findTask(w.tx, organizationId, id)
-  const [view] =
-    row === undefined ? [] : await taskViews(w.tx, w.organization, [row], { offsetHours: 0, now: new Date(w.now) })
+  const view = await taskViewIn(w, id)
   if (view === undefined) throw new Error(`task ${id} was not stored`)
   await recordEvents(w.tx, w.events, [taskEvent(view, 'created')])
   return id
+}
+
+/** A task as the transaction sees it (in UTC: nobody's zone), or undefined when it is gone. */
+async function taskViewIn(w: InboundWrite, id: string): Promise<Task | undefined> {
+  const row = await findTask(w.tx, w.organization.organization.id, id)
+  if (row === undefined) return undefined
+  const [view] = await taskViews(w.tx, w.organization, [row], { offsetHours: 0, now: new Date(w.now) })
+  return view
+}
+
+/**
+ * Turns an open system task of type `from` into one of type `to` with `data`, with its `updated` event (the task as
+ * it was in `previous`); a task of another type, completed or gone is left alone. Answers whether it changed.
+ */
+export async function retypeIncomingTask(
+  w: InboundWrite,
+  id: string,
+  change: { from: TaskType; to: TaskType; data: Record<string, unknown> },
+): Promise<boolean> {
+  const before = await taskViewIn(w, id)
+  if (before === undefined || before._type !== change.from || before.is_complete) return false
+  await w.tx
+    .updateTable('task')
+    .set({ type: change.to, data: JSON.stringify(change.data), updated_by: null, date_updated: w.now })
+    .where('organization_id', '=', w.organization.organization.id)
+    .where('id', '=', id)
+    .execute()
+  const after = await taskViewIn(w, id)
+  if (after === undefined) throw new Error(`task ${id} went while it was changed`)
+  await recordEvents(w.tx, w.events, [{ ...taskEvent(after, 'updated'), previous: before }])
+  return true
 }
 
 /** Keeps the answer for the request's `webhook-id` (a repeat is answered the same) and answers it. */
