@@ -89,10 +89,11 @@ export async function storeCall(w: InboundWrite, body: InboundCallBody): Promise
   if (repeat !== undefined) return repeat
   const key = { organizationId, kind: 'call' as const, providerId: body.id }
   const reported = await claimRef(w.tx, w.dialect, key, w.now)
-  const owner = phones.local.user_id !== null && w.organization.memberNames.has(phones.local.user_id)
-  // The user on the call: the one reported (now or before), else the number's owner.
-  const onCall = reportedUser ?? reported?.user_id ?? (owner ? phones.local.user_id : null)
-  const assignee = assigneeOf(w.organization, onCall ?? phones.local.user_id)
+  const owner = phones.local.user_id
+  // The user on the call: the one reported (now or before), else the number's owner while a member.
+  const onCall =
+    reportedUser ?? reported?.user_id ?? (owner !== null && w.organization.memberNames.has(owner) ? owner : null)
+  const assignee = assigneeOf(w.organization, onCall ?? owner)
 
   let call: CallData
   let activityId: string
