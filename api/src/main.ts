@@ -133,7 +133,13 @@ export async function serve(options: ServeOptions): Promise<Server> {
       app.log.error({ err: error }, `outbox: ${what} failed`)
     },
     handlers: {
-      [SMS_SEND_KIND]: smsSendHandler({ db: database.db, clock: systemClock, config, provider: smsProvider }),
+      [SMS_SEND_KIND]: smsSendHandler({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        config,
+        provider: smsProvider,
+      }),
     },
   })
   dispatcher.start()

@@ -37,6 +37,7 @@ beforeEach(() => {
     handlers: {
       [SMS_SEND_KIND]: smsSendHandler({
         db: ctx.database.db,
+        dialect: ctx.database.dialect,
         clock: ctx.clock,
         config: ctx.config,
         provider: logSmsProvider((fields, line) => logged.push(line)),

@@ -327,6 +327,15 @@ describe('PUT /activity/sms/{id}/: the state machine', () => {
     expect(await sends(empty.id)).toHaveLength(1)
   })
 
+  it('sends once when the same draft is sent twice at the same moment (a double click)', async () => {
+    const drafts = await Promise.all([draft(), draft(), draft()])
+    const answers = await Promise.all(
+      drafts.flatMap((d) => [put(d.id, { status: 'outbox' }), put(d.id, { status: 'outbox' })]),
+    )
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200, 200])
+    for (const d of drafts) expect((await sends(d.id)).map((s) => s.status)).toEqual(['pending'])
+  })
+
   it('refuses to send from a number that stopped being internal since the draft was written', async () => {
     const sms = await draft()
     const number = await ctx.database.db

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import type { ActivityTable, Db } from '../db/database.js'
 import { deleteActivity, oneActivity, typedRoutes } from '../activities/activity-routes.js'
-import { findActivity, recordActivity, type SmsStatus } from '../activities/activity-repo.js'
+import { recordActivity, type SmsStatus } from '../activities/activity-repo.js'
 import { changeContext } from '../events/event-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
@@ -19,7 +20,7 @@ import {
   updateSmsBody,
   type Content,
 } from './sms-input.js'
-import { cancelSend, scheduleSend, storedSms, writeSms, type SmsData } from './sms-send.js'
+import { cancelSend, findSms, scheduleSend, storedSms, writeSms, type SmsData } from './sms-send.js'
 
 // `/activity/sms/` (docs/decisions/0026-sms-sending.md): text messages logged, drafted, scheduled and sent. The state
 // machine: a draft may be scheduled (with `date_scheduled`) or put in the outbox (sent now, or after `send_in`
@@ -61,10 +62,24 @@ function withContent(data: SmsData, content: Content): SmsData {
   }
 }
 
+/** When a message's send falls due: `send_in` seconds from now into the outbox, at `date_scheduled` when scheduled. */
+function sendDue(status: SmsStatus, now: Date, sendIn: number | null, dateScheduled: string | null): string | null {
+  if (status === 'outbox') return formatTimestamp(new Date(now.getTime() + (sendIn ?? 0) * 1000))
+  return status === 'scheduled' ? dateScheduled : null
+}
+
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
-export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, meta }) => {
+export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
   typedRoutes(app, db, '/activity/sms/', 'SMS')
+
+  /** Who writes, when, and the organization's country (phones are read as dialled there). */
+  async function writeContext(request: FastifyRequest) {
+    const me = caller(request)
+    const now = clock.now()
+    const country = (await meta.require(me.organizationId)).organization.country
+    return { me, now, ctx: changeContext(request, formatTimestamp(now)), country }
+  }
 
   app.post(
     '/activity/sms/',
@@ -78,11 +93,8 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, cloc
       },
     },
     async (request) => {
-      const me = caller(request)
       const body = request.body
-      const now = clock.now()
-      const ctx = changeContext(request, formatTimestamp(now))
-      const country = (await meta.require(me.organizationId)).organization.country
+      const { me, now, ctx, country } = await writeContext(request)
       return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
         const lead = await findLead(tx, me.organizationId, body.lead_id)
@@ -130,12 +142,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, cloc
           },
           ctx.events,
         )
-        const dueAt =
-          status === 'outbox'
-            ? formatTimestamp(new Date(now.getTime() + (body.send_in ?? 0) * 1000))
-            : status === 'scheduled'
-              ? dateScheduled
-              : null
+        const dueAt = sendDue(status, now, body.send_in ?? null, dateScheduled)
         if (dueAt !== null)
           await scheduleSend(tx, { organizationId: me.organizationId, activityId: id, dueAt, now: ctx.now })
         return oneActivity(tx, me.organizationId, id, 'SMS')
@@ -156,13 +163,10 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, cloc
       },
     },
     async (request) => {
-      const me = caller(request)
       const body = request.body
-      const now = clock.now()
-      const ctx = changeContext(request, formatTimestamp(now))
-      const country = (await meta.require(me.organizationId)).organization.country
+      const { me, now, ctx, country } = await writeContext(request)
       return db.transaction().execute(async (tx) => {
-        const row = await findActivity(tx, me.organizationId, request.params.id, 'SMS')
+        const row = await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres')
         if (row === undefined) throw new NotFoundError('SMS')
         const before = storedSms(row)
         const from = before.status
@@ -230,8 +234,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, cloc
           { userId: me.userId, now: ctx.now, action: 'updated', events: ctx.events },
         )
         if (from === 'draft' && (to === 'scheduled' || to === 'outbox')) {
-          const dueAt =
-            to === 'outbox' ? formatTimestamp(new Date(now.getTime() + (sendIn ?? 0) * 1000)) : after.date_scheduled
+          const dueAt = sendDue(to, now, sendIn, after.date_scheduled)
           if (dueAt !== null)
             await scheduleSend(tx, { organizationId: me.organizationId, activityId: row.id, dueAt, now: ctx.now })
         }
@@ -247,7 +250,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, cloc
       const me = caller(request)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
-        const row = await findActivity(tx, me.organizationId, request.params.id, 'SMS')
+        const row = await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres')
         if (row === undefined) throw new NotFoundError('SMS')
         await cancelOrRefuse(tx, row, ctx.now)
         await deleteActivity(tx, ctx, row)

@@ -60,7 +60,13 @@ function newDispatcher(provider: SmsProvider): Dispatcher {
     client: createOutboundClient({ allowPrivate: true }),
     random: () => 0.5,
     handlers: {
-      [SMS_SEND_KIND]: smsSendHandler({ db: ctx.database.db, clock: ctx.clock, config: ctx.config, provider }),
+      [SMS_SEND_KIND]: smsSendHandler({
+        db: ctx.database.db,
+        dialect: ctx.database.dialect,
+        clock: ctx.clock,
+        config: ctx.config,
+        provider,
+      }),
     },
   })
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
-import type { ActivityTable, Db } from '../db/database.js'
-import { activityEvents, findActivity, type ActivityData } from '../activities/activity-repo.js'
+import type { ActivityTable, Db, Dialect } from '../db/database.js'
+import { activityEvents, type ActivityData } from '../activities/activity-repo.js'
 import { recordEvents, type EventAction, type EventContext } from '../events/event-repo.js'
 import {
   recordAttempt,
@@ -35,6 +35,21 @@ export const WAITING_STATUSES: readonly string[] = ['scheduled', 'outbox']
 /** A stored message's fields (written only by this module and the inbound endpoint, in `ActivityData['SMS']`'s shape). */
 export function storedSms(row: ActivityTable): SmsData {
   return parseJsonObject(row.data) as unknown as SmsData
+}
+
+/**
+ * A text message of the organization; `lock` (Postgres) holds its row to the end of the transaction, so the writes
+ * of one message (a request's, the dispatcher's) follow one another, each seeing what the one before did. Both take
+ * the message before its send, in that order, so they never wait on each other crosswise.
+ */
+export async function findSms(db: Db, organizationId: string, id: string, lock: boolean) {
+  const query = db
+    .selectFrom('activity')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('type', '=', 'SMS')
+  return (lock ? query.forUpdate() : query).executeTakeFirst()
 }
 
 function orderingKey(activityId: string): string {
@@ -127,6 +142,7 @@ export async function writeSms(
 
 export interface SmsSenderOptions {
   db: Db
+  dialect: Dialect
   clock: Clock
   config: Pick<Config, 'sms' | 'leadWebhookUrl'>
   provider: SmsProvider
@@ -153,6 +169,7 @@ function sendPayload(row: OutboxRow): SendPayload {
  */
 export function smsSendHandler(options: SmsSenderOptions): (context: HandlerContext) => OutboxHandler {
   const { db, clock, config, provider } = options
+  const lock = options.dialect === 'postgres'
   return ({ owner, timeoutMs, random }) => {
     const systemEvents = (organizationId: string, now: string): EventContext => ({
       organizationId,
@@ -173,7 +190,7 @@ export function smsSendHandler(options: SmsSenderOptions): (context: HandlerCont
     /** The message, when it still waits for its send; else the row is settled as cancelled. */
     async function waitingMessage(row: OutboxRow, activityId: string): Promise<ActivityTable | undefined> {
       return db.transaction().execute(async (tx) => {
-        const message = await findActivity(tx, row.organization_id, activityId, 'SMS')
+        const message = await findSms(tx, row.organization_id, activityId, lock)
         if (message !== undefined && WAITING_STATUSES.includes(storedSms(message).status)) return message
         await tx
           .updateTable('outbox')
@@ -211,8 +228,8 @@ export function smsSendHandler(options: SmsSenderOptions): (context: HandlerCont
       const at = formatTimestamp(now)
       const nextAt = result.ok ? null : retryAt(due, row.attempts + 1, now)
       await db.transaction().execute(async (tx) => {
+        const current = await findSms(tx, row.organization_id, activityId, lock)
         if (!(await recordAttempt(tx, row, owner, { url: provider.target, result, nextAt, at }))) return
-        const current = await findActivity(tx, row.organization_id, activityId, 'SMS')
         if (current === undefined) return
         const before = storedSms(current)
         if (!WAITING_STATUSES.includes(before.status)) return
