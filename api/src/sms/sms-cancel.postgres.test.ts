@@ -1,13 +1,12 @@
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createOutboundClient } from '../outbound/outbound-client.js'
-import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
+import type { Dispatcher } from '../outbox/outbox-dispatcher.js'
 import { formatTimestamp } from '../platform/time.js'
 import { waitFor } from '../test-support/delivery-check.js'
-import { CONTACT_PHONE, INTERNAL_PHONE, smsScene, type SmsScene } from '../test-support/sms-scene.js'
+import { CONTACT_PHONE, INTERNAL_PHONE, smsDispatcher, smsScene, type SmsScene } from '../test-support/sms-scene.js'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 import { logSmsProvider } from './sms-provider.js'
-import { cancelSend, SMS_SEND_KIND, smsSendHandler } from './sms-send.js'
+import { cancelSend } from './sms-send.js'
 
 // On Postgres a cancel and a claim of the same send are two transactions that may run at the same moment, in
 // different processes. They exclude each other by the row's lock: whichever writes it first wins, and the other,
@@ -28,22 +27,10 @@ afterAll(async () => {
 })
 beforeEach(() => {
   logged.length = 0
-  dispatcher = createDispatcher({
-    db: ctx.database.db,
-    dialect: ctx.database.dialect,
-    clock: ctx.clock,
-    config: ctx.config,
-    client: createOutboundClient({ allowPrivate: false }),
-    handlers: {
-      [SMS_SEND_KIND]: smsSendHandler({
-        db: ctx.database.db,
-        dialect: ctx.database.dialect,
-        clock: ctx.clock,
-        config: ctx.config,
-        provider: logSmsProvider((fields, line) => logged.push(line)),
-      }),
-    },
-  })
+  dispatcher = smsDispatcher(
+    ctx,
+    logSmsProvider((fields, line) => logged.push(line)),
+  )
 })
 afterEach(async () => {
   await dispatcher.stop()

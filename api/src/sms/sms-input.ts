@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox'
 import type { Db } from '../db/database.js'
 import type { SmsAttachment, SmsStatus } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
-import { normalizeDatetime } from '../custom-fields/custom-values.js'
 import {
   findInternalPhoneNumber,
   normalizeContactPhone,
   normalizePhoneNumber,
 } from '../phone-numbers/phone-number-repo.js'
+import { isHttpsUrl } from '../platform/text.js'
+import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
 
 // What a request may say about a text message, and how it is checked: phones normalized (the remote one like a
 // contact's, the local one strictly, and only one of the organization's internal numbers), attachments on https,
@@ -141,13 +142,20 @@ export async function readContent(
   return content
 }
 
-function isHttpsUrl(raw: string): boolean {
-  try {
-    const url = new URL(raw)
-    return url.protocol === 'https:' && url.hostname !== ''
-  } catch {
-    return false
-  }
+/** The lead's first contact (oldest first) with this phone as stored, if any: whom a message to it is with. */
+export async function contactWithPhone(db: Db, organizationId: string, leadId: string, phone: string) {
+  const found = await db
+    .selectFrom('contact_phone')
+    .innerJoin('contact', 'contact.id', 'contact_phone.contact_id')
+    .select('contact_phone.contact_id')
+    .where('contact_phone.organization_id', '=', organizationId)
+    .where('contact_phone.lead_id', '=', leadId)
+    .where('contact_phone.phone', '=', phone)
+    .orderBy('contact.date_created')
+    .orderBy('contact.id')
+    .limit(1)
+    .executeTakeFirst()
+  return found?.contact_id ?? null
 }
 
 /** Adds a field's message unless it has one already (the first problem found is the one told). */
@@ -167,9 +175,9 @@ export function sendableProblems(
 
 /** A `date_scheduled` as stored, when it is a timestamp after `now`; else a message in `errors`. */
 export function readDateScheduled(raw: string, now: Date, errors: Record<string, string>): string | undefined {
-  const at = normalizeDatetime(raw)
+  const at = parseTimestamp(raw)
   if (at === undefined) {
-    errors.date_scheduled = 'Enter an ISO 8601 timestamp.'
+    errors.date_scheduled = TIMESTAMP_EXPECTED
     return undefined
   }
   if (Date.parse(at) <= now.getTime()) {

@@ -126,9 +126,24 @@ describe('POST /activity/sms/', () => {
       { url: 'https://files.example.com/b.pdf', filename: 'b.pdf', content_type: 'application/pdf' },
     ]
     const sms = await create({ status: 'inbox', text: '', remote_phone: '(415) 555-0123', attachments })
-    expect(sms).toMatchObject({ status: 'inbox', direction: 'inbound', remote_phone: CONTACT_PHONE, date_sent: null })
+    // No contact_id: the message is with the lead's contact who has the number.
+    expect(sms).toMatchObject({
+      status: 'inbox',
+      direction: 'inbound',
+      remote_phone: CONTACT_PHONE,
+      date_sent: null,
+      contact_id: scene.contactId,
+      contact_name: 'Tess Text',
+    })
     expect(sms.attachments).toEqual([attachments[0], { ...attachments[1], size: null }])
     expect(await sends(sms.id)).toEqual([])
+  })
+
+  it('names no contact when told so, or when none of the lead’s has the number', async () => {
+    const none = await create({ status: 'sent', text: 'x', remote_phone: CONTACT_PHONE, contact_id: null })
+    expect(none).toMatchObject({ contact_id: null, contact_name: null })
+    const stranger = await create({ status: 'sent', text: 'x', remote_phone: '+14155550777' })
+    expect(stranger).toMatchObject({ contact_id: null, contact_name: null })
   })
 
   it('keeps a draft, which may lack a recipient and text', async () => {
@@ -387,7 +402,7 @@ describe('PUT /activity/sms/{id}/: the state machine', () => {
   })
 
   it.each(['sent', 'scheduled', 'outbox', 'inbox'])(
-    'refuses to edit the text of a %s message (400 on text), and accepts it unchanged',
+    'refuses to edit the text of a message %s (400 on text), and accepts it unchanged',
     async (status) => {
       const extra =
         status === 'scheduled' ? { date_scheduled: inOneHour() } : status === 'outbox' ? { send_in: 30 } : {}
@@ -395,7 +410,7 @@ describe('PUT /activity/sms/{id}/: the state machine', () => {
       const res = await put(sms.id, { text: 'Edited' })
       expect(res.statusCode).toBe(400)
       expect(res.json()['field-errors']).toEqual({ text: `Only a draft can be changed; this message is ${status}.` })
-      const others = await put(sms.id, { remote_phone: '+14155550999', contact_id: scene.contactId })
+      const others = await put(sms.id, { remote_phone: '+14155550999', contact_id: null })
       expect(Object.keys(others.json()['field-errors']).sort()).toEqual(['contact_id', 'remote_phone'])
       const unchanged = await put(sms.id, { text: 'Original', remote_phone: CONTACT_PHONE })
       expect(unchanged.statusCode, unchanged.body).toBe(200)

@@ -7,12 +7,12 @@ import { recordActivity, type SmsStatus } from '../activities/activity-repo.js'
 import { changeContext } from '../events/event-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
-import { normalizeDatetime } from '../custom-fields/custom-values.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/errors.js'
 import { caller } from '../platform/request-context.js'
-import { formatTimestamp } from '../platform/time.js'
+import { formatTimestamp, parseTimestamp } from '../platform/time.js'
 import {
   addFieldError,
+  contactWithPhone,
   createSmsBody,
   readContent,
   readDateScheduled,
@@ -129,12 +129,17 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
         }
         if (status !== 'draft') sendableProblems(data, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        // Without a contact_id, the message is with the lead's contact who has that number, if one has.
+        const contactId =
+          content.contact_id !== undefined || data.remote_phone === null
+            ? (content.contact_id ?? null)
+            : await contactWithPhone(tx, me.organizationId, body.lead_id, data.remote_phone)
         const id = await recordActivity(
           tx,
           {
             organizationId: me.organizationId,
             leadId: body.lead_id,
-            contactId: content.contact_id ?? null,
+            contactId,
             userId: me.userId,
             type: 'SMS',
             data,
@@ -192,7 +197,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
         const givenDate = body.date_scheduled
         if (
           givenDate !== undefined &&
-          !same(givenDate && (normalizeDatetime(givenDate) ?? givenDate), before.date_scheduled)
+          !same(givenDate && (parseTimestamp(givenDate) ?? givenDate), before.date_scheduled)
         ) {
           if (from !== 'draft' || (to !== 'draft' && to !== 'scheduled'))
             errors.date_scheduled = 'Only a draft’s date_scheduled changes (with status draft or scheduled).'

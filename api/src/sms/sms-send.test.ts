@@ -3,13 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createOutboundClient } from '../outbound/outbound-client.js'
-import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
+import type { Dispatcher } from '../outbox/outbox-dispatcher.js'
 import { formatTimestamp } from '../platform/time.js'
 import { call, createTestContext, type TestContext, type TestEvent, type TestOrg } from '../test-support/test-app.js'
-import { CONTACT_PHONE, INTERNAL_PHONE, smsScene, type SmsScene } from '../test-support/sms-scene.js'
+import { CONTACT_PHONE, INTERNAL_PHONE, smsDispatcher, smsScene, type SmsScene } from '../test-support/sms-scene.js'
 import { startReceiver, type Receiver } from '../test-support/webhook-receiver.js'
 import { httpSmsProvider, logSmsProvider, type SmsProvider } from './sms-provider.js'
-import { SMS_RETRY_WINDOW_MS, SMS_SEND_KIND, smsSendHandler } from './sms-send.js'
+import { SMS_RETRY_WINDOW_MS } from './sms-send.js'
 
 // Sending through the dispatcher, with a real HTTP gateway (a node:http server on loopback) behind the http provider.
 
@@ -36,7 +36,7 @@ beforeEach(async () => {
   receiver.respondWith(() => ({ status: 202 }))
   org = await ctx.createOrg('Texters')
   scene = await smsScene(ctx.app, org)
-  dispatcher = newDispatcher(gateway())
+  dispatcher = smsDispatcher(ctx, gateway())
 })
 afterEach(async () => {
   await dispatcher.stop()
@@ -48,26 +48,6 @@ function gateway(): SmsProvider {
     url: `${receiver.origin}/sms`,
     keyHex,
     client: createOutboundClient({ allowPrivate: true }),
-  })
-}
-
-function newDispatcher(provider: SmsProvider): Dispatcher {
-  return createDispatcher({
-    db: ctx.database.db,
-    dialect: ctx.database.dialect,
-    clock: ctx.clock,
-    config: ctx.config,
-    client: createOutboundClient({ allowPrivate: true }),
-    random: () => 0.5,
-    handlers: {
-      [SMS_SEND_KIND]: smsSendHandler({
-        db: ctx.database.db,
-        dialect: ctx.database.dialect,
-        clock: ctx.clock,
-        config: ctx.config,
-        provider,
-      }),
-    },
   })
 }
 
@@ -385,7 +365,10 @@ describe('the log provider', () => {
   it('writes what would be sent to the log, records the attempt, and marks the message sent', async () => {
     const lines: { fields: Record<string, unknown>; line: string }[] = []
     await dispatcher.stop()
-    dispatcher = newDispatcher(logSmsProvider((fields, line) => lines.push({ fields, line })))
+    dispatcher = smsDispatcher(
+      ctx,
+      logSmsProvider((fields, line) => lines.push({ fields, line })),
+    )
     const sms = await send({ status: 'outbox', text: 'Offline hello' })
     expect(await dispatcher.drain()).toBe(1)
     expect(lines).toHaveLength(1)

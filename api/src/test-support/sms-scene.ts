@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
-import { call, type TestOrg } from './test-app.js'
+import { createOutboundClient } from '../outbound/outbound-client.js'
+import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
+import type { SmsProvider } from '../sms/sms-provider.js'
+import { SMS_SEND_KIND, smsSendHandler } from '../sms/sms-send.js'
+import { call, type TestContext, type TestOrg } from './test-app.js'
 
 /** The organization's number texts are sent from, in E.164. */
 export const INTERNAL_PHONE = '+14155550100'
@@ -29,4 +33,18 @@ export async function smsScene(app: FastifyInstance, org: TestOrg): Promise<SmsS
   expect(lead.statusCode, lead.body).toBe(200)
   const made = lead.json<{ id: string; contacts: { id: string }[] }>()
   return { leadId: made.id, contactId: made.contacts[0]?.id ?? '' }
+}
+
+/** A dispatcher on the test context's database and clock that sends texts through `provider` (retry jitter fixed). */
+export function smsDispatcher(ctx: TestContext, provider: SmsProvider): Dispatcher {
+  const { db, dialect } = ctx.database
+  return createDispatcher({
+    db,
+    dialect,
+    clock: ctx.clock,
+    config: ctx.config,
+    client: createOutboundClient({ allowPrivate: true }),
+    random: () => 0.5,
+    handlers: { [SMS_SEND_KIND]: smsSendHandler({ db, dialect, clock: ctx.clock, config: ctx.config, provider }) },
+  })
 }
