@@ -11,7 +11,8 @@ import {
   type CallData,
   type CallFields,
 } from '../calls/call-repo.js'
-import { isHttpsUrl, type InboundAnswer, type InboundCallBody } from './inbound-input.js'
+import { isHttpsUrl } from '../platform/text.js'
+import type { InboundAnswer, InboundCallBody } from './inbound-input.js'
 import { assigneeOf, claimReceipt, claimRef, updateRef } from './inbound-repo.js'
 import {
   answered,

@@ -77,13 +77,3 @@ export const inboundAnswer = Type.Object({
   task_id: Type.Union([Type.String(), Type.Null()]),
 })
 export type InboundAnswer = Static<typeof inboundAnswer>
-
-/** An `https://` URL with a host, as recordings, voicemails and attachments must be. */
-export function isHttpsUrl(value: string): boolean {
-  try {
-    const url = new URL(value)
-    return url.protocol === 'https:' && url.hostname !== ''
-  } catch {
-    return false
-  }
-}

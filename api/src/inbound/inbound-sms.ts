@@ -1,7 +1,8 @@
 import { findActivity, recordActivity, type SmsAttachment } from '../activities/activity-repo.js'
 import { normalizeDatetime } from '../custom-fields/custom-values.js'
 import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
-import { isHttpsUrl, type InboundAnswer, type InboundSmsBody } from './inbound-input.js'
+import { isHttpsUrl } from '../platform/text.js'
+import type { InboundAnswer, InboundSmsBody } from './inbound-input.js'
 import { assigneeOf, claimReceipt, claimRef, updateRef } from './inbound-repo.js'
 import { answered, checkPhones, insertIncomingTask, partyOf, throwIfAny, type InboundWrite } from './inbound-store.js'
 
