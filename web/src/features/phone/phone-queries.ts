@@ -1,0 +1,31 @@
+import { queryOptions } from '@tanstack/react-query'
+import type { ListEnvelope } from '@leadline/shared/list'
+import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
+import { api } from '../../lib/api'
+
+/** A call outcome as `GET /outcome/` lists it (Close's fields); the form offers those that apply to calls. */
+export interface Outcome {
+  id: string
+  name: string
+  description: string | null
+  type: string
+  applies_to: string[]
+}
+
+export const phoneQueries = {
+  outcomes: () =>
+    queryOptions({
+      queryKey: ['outcomes'],
+      queryFn: () => api.get<ListEnvelope<Outcome>>('outcome/', { _limit: 100 }),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
+  /** The organization's own numbers, which texts are sent from. */
+  internalNumbers: () =>
+    queryOptions({
+      queryKey: ['phone-numbers', 'internal'],
+      queryFn: () => api.get<ListEnvelope<PhoneNumber>>('phone_number/', { type: 'internal', _limit: 100 }),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
+}
