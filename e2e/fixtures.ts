@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { noteStarted } from './stray-processes.js'
 import { test as base, expect, type Page } from '@playwright/test'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -178,7 +179,7 @@ export async function startStack(
     env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: streamSecret },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  started.push(api)
+  launched(started, api)
   const [, apiUrl = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
   const port = await freePort()
   const bff = spawn(process.execPath, [bffMain], {
@@ -195,10 +196,20 @@ export async function startStack(
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  started.push(bff)
+  launched(started, bff)
   const baseURL = `http://127.0.0.1:${String(port)}`
   await waitForHttp(`${baseURL}/healthz`, bff)
   return { baseURL, apiUrl, apiKey: String(init.api_key), organizationId: String(init.organization_id) }
+}
+
+/**
+ * Keeps a process a stack started, to be stopped with it; and notes its pid for the run's teardown
+ * (`stray-processes.ts`), which kills it if the worker was killed first (a fixture that times out is abandoned
+ * with its `finally`, and its worker killed).
+ */
+export function launched(started: ChildProcess[], child: ChildProcess): void {
+  started.push(child)
+  noteStarted(child)
 }
 
 /** Runs `body` with a started stack, then stops every process it started (the bff first) whatever failed. */

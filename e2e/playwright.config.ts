@@ -3,6 +3,8 @@ import { defineConfig } from '@playwright/test'
 // Debian's Chromium, never a downloaded browser (ARCHITECTURE.md §3). A failed journey keeps its trace and a screenshot.
 export default defineConfig({
   testDir: './tests',
+  // Kills the api and bff processes of a worker that was killed before it could stop them.
+  globalSetup: './global-setup.config.ts',
   outputDir: './test-results',
   fullyParallel: false,
   workers: 1,

@@ -57,6 +57,21 @@ describe('seedDemoOrganization', () => {
     expect(await counts()).toEqual({ organizations: 1, users: 4, keys: 4 })
   })
 
+  it('gives it internal numbers to text from: a main line, and a direct line owned by each rep', async () => {
+    const demo = await seedDemoOrganization(database.db, new TestClock())
+    const numbers = await database.db
+      .selectFrom('phone_number')
+      .select(['number', 'type', 'user_id', 'organization_id'])
+      .orderBy('number')
+      .execute()
+    const reps = demo.users.filter((u) => u.title === 'rep').map((u) => u.user_id)
+    expect(numbers).toEqual([
+      { number: '+14155550100', type: 'internal', user_id: null, organization_id: demo.organization_id },
+      { number: '+14155550101', type: 'internal', user_id: reps[0], organization_id: demo.organization_id },
+      { number: '+14155550102', type: 'internal', user_id: reps[1], organization_id: demo.organization_id },
+    ])
+  })
+
   it('stores nothing when it fails after the organization and its admin were written', async () => {
     // How many clock readings creating the organization and its admin takes, measured on a throwaway database.
     const scratch = await createTestDatabase()

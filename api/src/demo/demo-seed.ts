@@ -1,6 +1,7 @@
 import { inTransaction, type Db } from '../db/database.js'
 import { provisionMember, provisionOrganization } from '../organizations/provision.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
+import { setUpDemoPhoneNumbers } from './demo-phone-numbers.js'
 import { setUpDemoPipelines } from './demo-pipelines.js'
 
 export const DEMO_ORGANIZATION_NAME = 'Demo Company'
@@ -48,8 +49,8 @@ const MEMBERS: DemoPerson[] = [
 ]
 
 /**
- * The demo organization with its pipelines (demo-pipelines.ts) and an admin, a manager and two reps, each with an
- * API key; all of it or nothing.
+ * The demo organization with its pipelines (demo-pipelines.ts), its phone numbers (demo-phone-numbers.ts) and an
+ * admin, a manager and two reps, each with an API key; all of it or nothing.
  */
 export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
   return inTransaction(db, async (tx) => {
@@ -73,6 +74,7 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
       })
       users.push({ ...person, user_id: member.user_id, membership_id: member.membership_id, api_key: member.api_key })
     }
+    await setUpDemoPhoneNumbers(tx, admin.organization_id, users, formatTimestamp(clock.now()))
     return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }
   })
 }

@@ -26,8 +26,11 @@ export interface EventContext {
   apiKeyId: string | null
   /** The change's stored timestamp. */
   now: string
-  /** This process's LEADLINE_LEAD_WEBHOOK_URL (applies when the CLI has stored no lead webhook setting). */
-  leadWebhookEnvUrl?: string | null
+  /**
+   * This process's LEADLINE_LEAD_WEBHOOK_URL (applies when the CLI has stored no lead webhook setting). Required, so
+   * that no writer outside a request (the dispatcher, the inbound endpoint) forgets it and drops lead deliveries.
+   */
+  leadWebhookEnvUrl: string | null
 }
 
 export function eventContext(request: FastifyRequest, now: string): EventContext {
@@ -123,7 +126,7 @@ export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly E
       .execute()
   await writeOutbox(
     tx,
-    { organizationId: ctx.organizationId, now: ctx.now, leadWebhookEnvUrl: ctx.leadWebhookEnvUrl ?? null },
+    { organizationId: ctx.organizationId, now: ctx.now, leadWebhookEnvUrl: ctx.leadWebhookEnvUrl },
     views,
   )
 }

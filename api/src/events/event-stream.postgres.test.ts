@@ -86,15 +86,26 @@ describe('a transaction that commits after a later one', () => {
     // Takes its `seq` now, commits only when released.
     const late = ctx.database.db.transaction().execute(async (tx) => {
       const now = formatTimestamp(ctx.clock.now())
-      await recordEvents(tx, { organizationId: org.id, userId: org.member.id, requestId: null, apiKeyId: null, now }, [
+      await recordEvents(
+        tx,
         {
-          objectType: 'task.lead',
-          objectId: 'task_late',
-          action: 'created',
-          leadId: lead.id,
-          data: { id: 'task_late' },
+          organizationId: org.id,
+          userId: org.member.id,
+          requestId: null,
+          apiKeyId: null,
+          now,
+          leadWebhookEnvUrl: null,
         },
-      ])
+        [
+          {
+            objectType: 'task.lead',
+            objectId: 'task_late',
+            action: 'created',
+            leadId: lead.id,
+            data: { id: 'task_late' },
+          },
+        ],
+      )
       inserted()
       await held
     })

@@ -61,15 +61,13 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     if (organization === undefined) throw new NotFoundError('Lead')
     return leadViewBody(db, views, organization, lead, config.appUrl, who)
   }
-  const organizationMeta = async (organizationId: string) => {
-    const organization = await meta.get(organizationId)
-    if (organization === undefined) throw new NotFoundError('Organization')
-    return organization
-  }
-  /** A lead's view as `tx` sees it: a write's events and answer (the metadata read before the transaction). */
-  const viewIn = async (tx: Db, organization: OrganizationMeta, id: string, who: ViewCaller) => {
-    const lead = await findLead(tx, organization.organization.id, id)
-    const [built] = lead === undefined ? [] : await leadViews(tx, organization, [lead], config.appUrl, who)
+  /**
+   * A lead's view as `tx` sees it: a write's events and answer (the metadata read before the transaction). Given its
+   * id the lead is read; given the row the transaction already holds, it is not read again.
+   */
+  const viewIn = async (tx: Db, organization: OrganizationMeta, lead: LeadRow | string, who: ViewCaller) => {
+    const row = typeof lead === 'string' ? await findLead(tx, organization.organization.id, lead) : lead
+    const [built] = row === undefined ? [] : await leadViews(tx, organization, [row], config.appUrl, who)
     if (built === undefined) throw new NotFoundError('Lead')
     return built
   }
@@ -88,8 +86,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         now: clock.now(),
         tzOffsetHours: request.tzOffsetHours,
       })
-      const organization = await meta.get(me.organizationId)
-      if (organization === undefined) throw new NotFoundError('Organization')
+      const organization = await meta.require(me.organizationId)
       const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl, viewer(request))
       return new RawJson(
         `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":[${texts.join(',')}]}`,
@@ -126,7 +123,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       const who = viewer(request)
       const source = request.query.source ?? (request.headers['x-leadline-client'] === 'web' ? 'ui' : 'api')
@@ -152,7 +149,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     { schema: { tags, summary: 'Update a lead (only the fields sent change)', params, body: leadBodySchema } },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const who = viewer(request)
       // The lead is read (and on Postgres locked) in the transaction that writes, so a concurrent status change
       // cannot make this one record a stale old status. SQLite's single writer already serialises them.
@@ -167,7 +164,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
           lead.status === undefined
             ? ''
             : ((await findLeadStatus(tx, me.organizationId, current.status_id))?.label ?? '')
-        const before = await viewIn(tx, organization, current.id, who)
+        const before = await viewIn(tx, organization, current, who)
         const statusChange = await updateLead(
           tx,
           ctx,
@@ -189,14 +186,14 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     { schema: { tags, summary: 'Delete a lead and everything under it', params } },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const who = viewer(request)
       await db.transaction().execute(async (tx) => {
         const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
         if (current === undefined) throw new NotFoundError('Lead')
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         // The lead's last state is its event's data; what was under it goes with it, unannounced one by one.
-        const last = await viewIn(tx, organization, current.id, who)
+        const last = await viewIn(tx, organization, current, who)
         await deleteLead(tx, me.organizationId, current.id)
         await recordEvents(tx, ctx.events, [leadEvent(last, 'deleted')])
       })
@@ -212,16 +209,17 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       const { source, destination } = request.body
       if (source === destination)
         throw ValidationError.field('destination', 'The source and destination must be different leads.')
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const who = viewer(request)
       const lock = { lock: dialect === 'postgres' }
       await db.transaction().execute(async (tx) => {
-        if ((await findLead(tx, me.organizationId, source, lock)) === undefined) throw new NotFoundError('Source lead')
-        if ((await findLead(tx, me.organizationId, destination, lock)) === undefined)
-          throw new NotFoundError('Destination lead')
+        const from = await findLead(tx, me.organizationId, source, lock)
+        if (from === undefined) throw new NotFoundError('Source lead')
+        const to = await findLead(tx, me.organizationId, destination, lock)
+        if (to === undefined) throw new NotFoundError('Destination lead')
         const ctx = changeContext(request, formatTimestamp(clock.now()))
-        const merged = await viewIn(tx, organization, source, who)
-        const before = await viewIn(tx, organization, destination, who)
+        const merged = await viewIn(tx, organization, from, who)
+        const before = await viewIn(tx, organization, to, who)
         await mergeLeads(tx, ctx, source, destination)
         const after = await viewIn(tx, organization, destination, who)
         // The source's `merged` event names where it went (`lead_id`); the destination's own change follows it.

@@ -141,14 +141,8 @@ function groupFields(field: string, key: string | null, names: Map<string, strin
 }
 
 export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
-  async function organizationMeta(organizationId: string) {
-    const organization = await meta.get(organizationId)
-    if (organization === undefined) throw new NotFoundError('Organization')
-    return organization
-  }
-
   async function views(organizationId: string, rows: OpportunityRow[]) {
-    return opportunityViews(db, await organizationMeta(organizationId), rows)
+    return opportunityViews(db, await meta.require(organizationId), rows)
   }
 
   /** An opportunity's view as `tx` sees it: a write's events and answer. */
@@ -309,7 +303,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const ctx = writeContext(request)
       const body = request.body
       return db.transaction().execute(async (tx) => {
@@ -376,7 +370,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const ctx = writeContext(request)
       return db.transaction().execute(async (tx) => {
         // Locked on Postgres: concurrent status changes each record the status the other left.
@@ -425,7 +419,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   app.delete('/opportunity/:id/', { schema: { tags, summary: 'Delete an opportunity', params } }, async (request) => {
     const me = caller(request)
-    const organization = await organizationMeta(me.organizationId)
+    const organization = await meta.require(me.organizationId)
     const ctx = writeContext(request)
     await db.transaction().execute(async (tx) => {
       const current = await findOpportunity(tx, me.organizationId, request.params.id)

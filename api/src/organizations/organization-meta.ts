@@ -3,6 +3,7 @@ import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { CustomObjectType, Db, HotReader } from '../db/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { organizationView } from './organization-view.js'
+import { NotFoundError } from '../platform/errors.js'
 
 /** What describes an organization, as of `version` (organization.meta_version, kept by migration 0005's triggers). */
 export interface OrganizationMeta {
@@ -32,6 +33,8 @@ export interface MetaCache {
    * read it along with its own rows, to save the lookup.
    */
   get(organizationId: string, version?: number): Promise<OrganizationMeta | undefined>
+  /** `get`, for a caller whose organization must exist: a 404 when it does not. */
+  require(organizationId: string, version?: number): Promise<OrganizationMeta>
 }
 
 const MAX_ORGANIZATIONS = 1000
@@ -112,5 +115,11 @@ export function createMetaCache(db: Db, reader: HotReader): MetaCache {
     return meta
   }
 
-  return { version, get }
+  async function require(organizationId: string, known?: number): Promise<OrganizationMeta> {
+    const meta = await get(organizationId, known)
+    if (meta === undefined) throw new NotFoundError('Organization')
+    return meta
+  }
+
+  return { version, get, require }
 }

@@ -138,18 +138,12 @@ async function setComplete(db: Db, tasks: TaskRow[], complete: boolean, ctx: Com
 }
 
 export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, meta }) => {
-  async function organizationMeta(organizationId: string): Promise<OrganizationMeta> {
-    const organization = await meta.get(organizationId)
-    if (organization === undefined) throw new NotFoundError('Organization')
-    return organization
-  }
-
   /** The caller, the time once, the completion context and the organization's metadata of a write. */
   async function writeContext(request: FastifyRequest) {
     const me = caller(request)
     const now = clock.now()
     const ctx: Completion = { organizationId: me.organizationId, userId: me.userId, now: formatTimestamp(now) }
-    return { me, now, ctx, organization: await organizationMeta(me.organizationId) }
+    return { me, now, ctx, organization: await meta.require(me.organizationId) }
   }
 
   function callerAt(request: FastifyRequest, now: Date) {
@@ -201,7 +195,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     const me = caller(request)
     const row = await findTask(db, me.organizationId, id)
     if (row === undefined) throw new NotFoundError('Task')
-    const [view] = await taskViews(db, await organizationMeta(me.organizationId), [row], callerAt(request, clock.now()))
+    const [view] = await taskViews(db, await meta.require(me.organizationId), [row], callerAt(request, clock.now()))
     return view
   }
 
@@ -240,7 +234,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     },
     async (request) => {
       const me = caller(request)
-      const organization = await organizationMeta(me.organizationId)
+      const organization = await meta.require(me.organizationId)
       const raw = request.query as Record<string, string | undefined>
       const now = clock.now()
       const { query } = selected(request, organization, raw, now)
@@ -467,7 +461,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
   app.delete('/task/:id/', { schema: { tags, summary: 'Delete a task', params } }, async (request) => {
     const me = caller(request)
     const now = clock.now()
-    const organization = await organizationMeta(me.organizationId)
+    const organization = await meta.require(me.organizationId)
     await db.transaction().execute(async (tx) => {
       const task = await findTask(tx, me.organizationId, request.params.id)
       if (task === undefined) throw new NotFoundError('Task')

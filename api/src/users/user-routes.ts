@@ -38,8 +38,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
       const key = `me:${me.organizationId}:${me.userId}`
       const cached = views.get(key, 0, version)
       if (cached !== undefined) return new RawJson(cached)
-      const organization = await meta.get(me.organizationId, version)
-      if (organization === undefined) throw new NotFoundError('Organization')
+      const organization = await meta.require(me.organizationId, version)
       const user = await db.selectFrom('user').selectAll().where('id', '=', me.userId).executeTakeFirstOrThrow()
       const phoneNumbers = await db
         .selectFrom('phone_number')
