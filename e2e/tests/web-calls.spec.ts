@@ -57,9 +57,9 @@ test('a rep logs a call with its outcome, duration, note and recording, and play
   await expect(entry).toContainText('Inbound call')
   await expect(entry).toContainText(outcome)
   await expect(entry).toContainText('2:05')
-  await expect(entry).toContainText('Ann Caller (+1 415-555-0123)')
+  await expect(entry).toContainText('Ann Caller (+1 415 555 0123)')
   await expect(entry).toContainText('Wants a demo next Tuesday')
-  const player = entry.getByLabel('Recording of the call with Ann Caller (+1 415-555-0123)')
+  const player = entry.getByLabel('Recording of the call with Ann Caller (+1 415 555 0123)')
   await expect(player).toHaveJSProperty('tagName', 'AUDIO')
   await expect(player).toHaveAttribute('controls', '')
   await expect(player).toHaveAttribute('src', 'https://recordings.example/call-1.mp3')
@@ -107,7 +107,7 @@ test('a call without an https recording has no player; a voicemail has its own',
   await expect(plain).toContainText('Outbound call · 0:42')
   await expect(plain.locator('audio')).toHaveCount(0)
   const voicemail = calls.filter({ hasText: 'Voicemail' })
-  await expect(voicemail.getByLabel('Voicemail from +1 415-555-0124, 0:31')).toHaveAttribute(
+  await expect(voicemail.getByLabel('Voicemail from +1 415 555 0124, 0:31')).toHaveAttribute(
     'src',
     'https://recordings.example/vm-1.mp3',
   )

@@ -38,10 +38,10 @@ test('a rep texts a contact, undoes it within the window, then sends it again an
   await page.reload()
   await open()
   await expect(composer.getByRole('combobox', { name: 'To' }).locator('option:checked')).toHaveText(
-    'Ann Texter — +1 415-555-0123 (mobile)',
+    'Ann Texter — +1 415 555 0123 (mobile)',
   )
   await expect(composer.getByRole('combobox', { name: 'From' }).locator('option:checked')).toHaveText(
-    '+1 415-555-0142 (Sales line)',
+    '+1 415 555 0142 (Sales line)',
   )
   const message = composer.getByRole('textbox', { name: 'Message' })
   await expect(message).toBeFocused()
@@ -98,7 +98,7 @@ test('a rep schedules a text, unschedules it and carries on with the draft', asy
   await page.goto(`/leads/${lead.id}`)
   const { timeline, composer, open } = openComposer(page)
   await open()
-  await composer.getByRole('combobox', { name: 'To' }).selectOption({ label: 'Bo Later — +1 415-555-0125 (office)' })
+  await composer.getByRole('combobox', { name: 'To' }).selectOption({ label: 'Bo Later — +1 415 555 0125 (office)' })
   await composer.getByRole('textbox', { name: 'Message' }).fill('Our offer stands until Friday.')
   await composer.getByRole('button', { name: 'Schedule for later' }).click()
   const sendAt = composer.getByLabel('Send at')
@@ -129,7 +129,7 @@ test('a rep schedules a text, unschedules it and carries on with the draft', asy
   await conversation.getByRole('button', { name: 'Edit draft' }).click()
   await expect(composer.getByRole('textbox', { name: 'Message' })).toHaveValue('Our offer stands until Friday.')
   await expect(composer.getByRole('combobox', { name: 'To' }).locator('option:checked')).toHaveText(
-    'Bo Later — +1 415-555-0125 (office)',
+    'Bo Later — +1 415 555 0125 (office)',
   )
   await expectAccessible(page)
 

@@ -186,7 +186,7 @@ function NoteComposer({ leadId }: { leadId: string }) {
           setError(undefined)
         }}
         error={error}
-        placeholder="Log a call, a meeting, a thought…"
+        placeholder="A meeting, a thought, what was agreed…"
       />
       <div className="flex justify-end">
         <Button type="submit" variant="primary" size="sm" isPending={addNote.isPending}>

@@ -90,6 +90,14 @@ export function SmsConversation({ messages, onEditDraft }: SmsConversationProps)
   )
 }
 
+/** Theirs on the left in grey, ours on the right in colour; a draft, not sent, only outlined. */
+function bubbleStyle(message: SmsActivity): string {
+  if (message.direction === 'inbound') return 'bg-slate-100 text-slate-900'
+  return message.status === 'draft'
+    ? 'border border-dashed border-indigo-400 bg-white text-slate-900'
+    : 'bg-indigo-600 text-white'
+}
+
 function Message({
   message,
   name,
@@ -105,11 +113,7 @@ function Message({
   const attachments = message.attachments.filter((a) => playableUrl(a.url) !== undefined)
   return (
     <>
-      <div
-        className={`max-w-[85%] rounded-lg px-3 py-2 text-sm whitespace-pre-wrap ${
-          inbound ? 'bg-slate-100 text-slate-900' : 'bg-indigo-600 text-white'
-        } ${message.status === 'draft' ? 'opacity-75' : ''}`}
-      >
+      <div className={`max-w-[85%] rounded-lg px-3 py-2 text-sm whitespace-pre-wrap ${bubbleStyle(message)}`}>
         {message.text}
         {attachments.length === 0 ? null : (
           <ul className="mt-1 flex flex-col gap-0.5">
