@@ -24,6 +24,8 @@ import { eventRoutes } from './events/event-routes.js'
 import { eventStreamRoutes, type EventStreamTimings } from './events/event-stream.js'
 import { webhookRoutes } from './webhooks/webhook-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
+import { callRoutes } from './calls/call-routes.js'
+import { outcomeRoutes } from './outcomes/outcome-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -132,6 +134,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(eventRoutes, deps)
       await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
       await api.register(webhookRoutes, deps)
+      await api.register(callRoutes, deps)
+      await api.register(outcomeRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   /** An outbox delivery; also the Standard Webhooks `webhook-id` of its requests. */
   outbox: 'msg_',
   outboxAttempt: 'atmp_',
+  /** A call (or meeting) outcome, as Close names them. */
+  outcome: 'outcome_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -49,6 +51,7 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   apiKey: 22,
   outbox: 22,
   outboxAttempt: 22,
+  outcome: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

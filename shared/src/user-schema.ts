@@ -1,9 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { timestampSchema } from './list.js'
+import { phoneNumberTypeSchema } from './phone-number-schema.js'
 
 export const ROLES = ['admin', 'user'] as const
 export const roleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)))
 export type Role = Static<typeof roleSchema>
+
+/** One of the user's phone numbers in the organization, as `/me/` and `/user/` list them. */
+export const userPhoneNumberSchema = Type.Object({
+  id: Type.String(),
+  number: Type.String({ description: 'E.164.' }),
+  label: Type.Union([Type.String(), Type.Null()]),
+  type: phoneNumberTypeSchema,
+})
+export type UserPhoneNumber = Static<typeof userPhoneNumberSchema>
 
 export const userSchema = Type.Object({
   id: Type.String(),
@@ -14,6 +24,9 @@ export const userSchema = Type.Object({
   image: Type.Union([Type.String(), Type.Null()]),
   last_used_timezone: Type.Union([Type.String(), Type.Null()]),
   organizations: Type.Array(Type.String()),
+  phone_numbers: Type.Array(userPhoneNumberSchema, {
+    description: 'The user’s phone numbers in the organization asked about, oldest first.',
+  }),
   date_created: timestampSchema,
   date_updated: timestampSchema,
 })

@@ -173,6 +173,10 @@ export interface NewActivity<T extends ActivityType> {
   leadId: string
   contactId?: string | null
   userId: string
+  /** Who recorded it, when not `userId` (a call logged for a teammate). */
+  createdBy?: string
+  /** Who last changed it, when not `userId`. */
+  updatedBy?: string
   type: T
   data: ActivityData[T]
   now: string
@@ -192,8 +196,8 @@ export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): A
     data: JSON.stringify(input.data),
     opportunity_id: input.opportunityId ?? null,
     task_id: input.taskId ?? null,
-    created_by: input.userId,
-    updated_by: input.userId,
+    created_by: input.createdBy ?? input.userId,
+    updated_by: input.updatedBy ?? input.userId,
     date_created: input.now,
     date_updated: input.now,
   }

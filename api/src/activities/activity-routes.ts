@@ -7,7 +7,7 @@ import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
-import { formatTimestamp } from '../platform/time.js'
+import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
 import { changeContext, recordEvents, type ChangeContext, type EventContext } from '../events/event-repo.js'
 import { FALSE } from '../platform/sql-conditions.js'
 import {
@@ -91,12 +91,9 @@ function typesWanted(query: { _type?: string; _type__in?: string }): string[] | 
 
 /** A timestamp filter in any ISO form becomes the stored wire form, so text comparison is time comparison. */
 function timestampFilter(value: string, field: string): string {
-  const isoLike = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-  if (!isoLike.test(value)) throw ValidationError.field(field, 'Enter a date (YYYY-MM-DD) or an ISO 8601 timestamp.')
-  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(value) && value.includes('T')
-  const parsed = new Date(value.includes('T') ? (hasZone ? value : `${value}Z`) : `${value}T00:00:00Z`)
-  if (Number.isNaN(parsed.getTime())) throw ValidationError.field(field, 'Enter a valid date or timestamp.')
-  return formatTimestamp(parsed)
+  const parsed = parseTimestamp(value)
+  if (parsed === undefined) throw ValidationError.field(field, TIMESTAMP_EXPECTED)
+  return parsed
 }
 
 /** A page of the organization's activities of `types` (all when undefined), newest first, as the API shows them. */

@@ -392,6 +392,22 @@ export interface OrganizationLeadCountTable {
 }
 
 /** Facts about the database as a whole, by key (app-state.ts). */
+/** A call (or meeting) outcome (migration 0017); `applies_to` is a JSON list. */
+export interface OutcomeTable {
+  id: string
+  organization_id: string
+  name: string
+  /** `name` case-folded: unique per organization. */
+  name_key: string
+  description: string | null
+  type: 'custom' | 'vm-dropped'
+  applies_to: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
 export interface AppStateTable {
   key: string
   value: string
@@ -428,6 +444,7 @@ export interface Tables {
   lead_search_org: LeadSearchOrgTable
   app_state: AppStateTable
   organization_lead_count: OrganizationLeadCountTable
+  outcome: OutcomeTable
 }
 
 export type Db = Kysely<Tables>

@@ -131,6 +131,9 @@ describe('query plans', () => {
     ['/lead/?query=status:potential', 'lead_status'],
     ['/lead/', 'lead'],
     ['/contact/', 'contact'],
+    ['/outcome/', 'outcome'],
+    ['/user/', 'phone_number'],
+    ['/activity/call/', 'activity'],
   ])('%s reads %s through an organization index', async (path, table) => {
     for (const plan of await plansFor(path, table)) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
   })

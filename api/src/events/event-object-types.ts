@@ -16,6 +16,7 @@ export const EVENT_OBJECT_TYPES: readonly string[] = [
   'status.opportunity',
   'pipeline',
   ...CUSTOM_OBJECT_TYPES.map((kind) => `custom_field.${kind}`),
+  'outcome',
 ]
 
 export function isEventObjectType(value: string): boolean {

@@ -1,6 +1,7 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
 import type { Db, PhoneNumberTable, Tx } from '../db/database.js'
+import { isUniqueViolation } from '../platform/db-errors.js'
 import { newId } from '../platform/ids.js'
 
 type Queryable = Db | Tx
@@ -129,11 +130,6 @@ export class DuplicatePhoneNumberError extends Error {
 }
 
 // Relies on the (organization_id, number) unique constraint, so two concurrent inserts cannot both succeed.
-function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return false
-  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE'
-}
-
 export async function insertPhoneNumber(
   db: Queryable,
   input: {

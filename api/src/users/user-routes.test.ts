@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../app.js'
+import { openDatabase } from '../db/database.js'
+import { provisionMember } from '../organizations/provision.js'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 
 let ctx: TestContext
@@ -86,6 +89,66 @@ describe('GET /user/{id}/', () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/${ctx.other.admin.id}/`)
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({ error: expect.any(String) })
+  })
+})
+
+describe('users’ phone numbers', () => {
+  let numbers: Record<string, { id: string; number: string; label: string | null; type: string }>
+  beforeAll(async () => {
+    const add = async (number: string, body: Record<string, unknown>, key = ctx.org.admin.key) => {
+      const res = await call(ctx.app, key, 'POST', '/phone_number/', { body: { number, ...body } })
+      expect(res.statusCode, res.body).toBe(200)
+      const { id, label, type } = res.json<{ id: string; label: string | null; type: string }>()
+      return { id, number: res.json<{ number: string }>().number, label, type }
+    }
+    numbers = {
+      desk: await add('+1 415 555 0100', { label: 'Desk', user_id: ctx.org.admin.id }),
+      unowned: await add('+1 415 555 0103', { label: 'Main line' }),
+      mobile: await add('(415) 555-0101', { type: 'external', user_id: ctx.org.admin.id }),
+      rep: await add('+1 415 555 0102', { label: 'Rey', user_id: ctx.org.member.id }),
+    }
+    // The rep is a member of the other organization too, with a number there.
+    const email = (await call(ctx.app, ctx.org.admin.key, 'GET', `/user/${ctx.org.member.id}/`)).json().email
+    await provisionMember(ctx.database.db, ctx.clock, { organizationId: ctx.other.id, email, role: 'user' })
+    numbers.elsewhere = await add('+44 20 7946 0000', { user_id: ctx.org.member.id }, ctx.other.admin.key)
+  })
+
+  it('lists each user’s numbers in the organization, oldest first, the way /me/ does', async () => {
+    const users = (await call(ctx.app, ctx.org.member.key, 'GET', '/user/')).json().data as {
+      id: string
+      phone_numbers: unknown[]
+    }[]
+    const byUser = new Map(users.map((u) => [u.id, u.phone_numbers]))
+    expect(byUser.get(ctx.org.admin.id)).toEqual([numbers.desk, numbers.mobile])
+    expect(byUser.get(ctx.org.member.id)).toEqual([numbers.rep])
+    expect(numbers.mobile).toEqual({ id: expect.any(String), number: '+14155550101', label: null, type: 'external' })
+    const one = (await call(ctx.app, ctx.org.member.key, 'GET', `/user/${ctx.org.admin.id}/`)).json()
+    expect(one.phone_numbers).toEqual([numbers.desk, numbers.mobile])
+    const me = (await call(ctx.app, ctx.org.member.key, 'GET', '/me/')).json()
+    expect(me.phone_numbers).toEqual([numbers.rep])
+    // In the other organization the rep has that organization's number only.
+    const there = (await call(ctx.app, ctx.other.admin.key, 'GET', `/user/${ctx.org.member.id}/`)).json()
+    expect(there.phone_numbers).toEqual([numbers.elsewhere])
+  })
+
+  it('reads the numbers of a whole page of users in one query', async () => {
+    const queries: string[] = []
+    const logged = openDatabase(ctx.config.databaseUrl, {
+      log: (event) => {
+        if (event.level === 'query') queries.push(event.query.sql)
+      },
+    })
+    const app = await buildApp({ database: logged, config: ctx.config, clock: ctx.clock, logger: false })
+    try {
+      const res = await call(app, ctx.org.admin.key, 'GET', '/user/')
+      expect(res.statusCode, res.body).toBe(200)
+      const withNumbers = res.json().data.filter((u: { phone_numbers: unknown[] }) => u.phone_numbers.length > 0)
+      expect(withNumbers).toHaveLength(2)
+      expect(queries.filter((q) => q.includes('phone_number'))).toHaveLength(1)
+    } finally {
+      await app.close()
+      await logged.close()
+    }
   })
 })
 

@@ -14,7 +14,7 @@ import { caller } from '../platform/request-context.js'
 import { RawJson } from '../platform/raw-json.js'
 import { formatTimestamp } from '../platform/time.js'
 import { listPresence } from './presence-repo.js'
-import { userView } from './user-view.js'
+import { userViews } from './user-view.js'
 
 const tags = ['users']
 const idParams = Type.Object({ id: Type.String() })
@@ -40,18 +40,12 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
       if (cached !== undefined) return new RawJson(cached)
       const organization = await meta.require(me.organizationId, version)
       const user = await db.selectFrom('user').selectAll().where('id', '=', me.userId).executeTakeFirstOrThrow()
-      const phoneNumbers = await db
-        .selectFrom('phone_number')
-        .selectAll()
-        .where('organization_id', '=', me.organizationId)
-        .where('user_id', '=', me.userId)
-        .execute()
+      const [view] = await userViews(db, me.organizationId, [user])
       const text = JSON.stringify({
-        ...userView(user, me.organizationId),
+        ...view,
         organizations: [organization.organization],
         memberships: organization.organization.memberships.filter((m) => m.user_id === me.userId),
         email_accounts: [],
-        phone_numbers: phoneNumbers.map((p) => ({ id: p.id, number: p.number, label: p.label, type: p.type })),
         // The SIP credentials are the user's own: shown here and nowhere else.
         sip_user: { username: user.sip_username, password: user.sip_password },
       })
@@ -65,7 +59,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
     {
       schema: {
         tags,
-        summary: 'The users of your organization',
+        summary: 'The users of your organization, each with their phone numbers in it',
         querystring: listQuerySchema('user'),
         response: { 200: listEnvelopeSchema(userSchema) },
       },
@@ -82,7 +76,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
           .orderBy('user.id'),
         request.query,
       )
-      return { has_more: page.has_more, data: page.data.map((u) => userView(u, me.organizationId)) }
+      return { has_more: page.has_more, data: await userViews(db, me.organizationId, page.data) }
     },
   )
 
@@ -138,7 +132,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
     {
       schema: {
         tags,
-        summary: 'One user of your organization',
+        summary: 'One user of your organization, with their phone numbers in it',
         params: idParams,
         querystring: fieldsQuerySchema,
         response: { 200: userSchema },
@@ -153,8 +147,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
         .where('membership.organization_id', '=', me.organizationId)
         .where('user.id', '=', request.params.id)
         .executeTakeFirst()
-      if (user === undefined) throw new NotFoundError('User')
-      return userView(user, me.organizationId)
+      const [view] = user === undefined ? [] : await userViews(db, me.organizationId, [user])
+      if (view === undefined) throw new NotFoundError('User')
+      return view
     },
   )
 }
