@@ -142,7 +142,7 @@ function DurationFields({ minutes, seconds, onChange, error }: DurationFieldsPro
   return (
     <fieldset className="flex flex-col gap-1" aria-describedby={error === undefined ? undefined : errorId}>
       <legend className={labelStyles}>Duration</legend>
-      <div className="flex items-center gap-2">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         {fields.map((field) => (
           <label key={field.key} className="flex items-center gap-1.5 text-sm text-slate-700">
             <input
@@ -153,7 +153,7 @@ function DurationFields({ minutes, seconds, onChange, error }: DurationFieldsPro
               onChange={(event) => {
                 onChange(field.key, event.target.value)
               }}
-              className={twMerge(inputStyles, 'w-16')}
+              className={twMerge(inputStyles, 'w-14')}
             />
             {field.label}
           </label>

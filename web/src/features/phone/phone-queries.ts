@@ -1,18 +1,11 @@
 import { queryOptions } from '@tanstack/react-query'
 import type { ListEnvelope } from '@leadline/shared/list'
+import type { Outcome } from '@leadline/shared/outcome-schema'
 import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
 import { api } from '../../lib/api'
 
-/** A call outcome as `GET /outcome/` lists it (Close's fields); the form offers those that apply to calls. */
-export interface Outcome {
-  id: string
-  name: string
-  description: string | null
-  type: string
-  applies_to: string[]
-}
-
 export const phoneQueries = {
+  /** The organization's call and meeting outcomes; the call form offers those that apply to calls. */
   outcomes: () =>
     queryOptions({
       queryKey: ['outcomes'],
