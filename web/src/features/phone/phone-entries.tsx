@@ -93,9 +93,7 @@ export function SmsConversation({ messages, onEditDraft }: SmsConversationProps)
 /** Theirs on the left in grey, ours on the right in colour; a draft, not sent, only outlined. */
 function bubbleStyle(message: SmsActivity): string {
   if (message.direction === 'inbound') return 'bg-slate-100 text-slate-900'
-  return message.status === 'draft'
-    ? 'border border-dashed border-indigo-400 bg-white text-slate-900'
-    : 'bg-indigo-600 text-white'
+  return message.status === 'draft' ? 'border border-indigo-400 bg-white text-slate-900' : 'bg-indigo-600 text-white'
 }
 
 function Message({
