@@ -26,6 +26,7 @@ import { webhookRoutes } from './webhooks/webhook-routes.js'
 import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { callRoutes } from './calls/call-routes.js'
 import { outcomeRoutes } from './outcomes/outcome-routes.js'
+import { inboundRoutes } from './inbound/inbound-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -136,6 +137,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(webhookRoutes, deps)
       await api.register(callRoutes, deps)
       await api.register(outcomeRoutes, deps)
+      await api.register(inboundRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

@@ -13,7 +13,6 @@ import { closeOnSignals, serve } from './main.js'
 import { findOrganization } from './organizations/organization-repo.js'
 import { provisionMember, provisionOrganization } from './organizations/provision.js'
 import { ValidationError } from './platform/errors.js'
-import { systemClock } from './platform/time.js'
 import { isEmail } from './users/user-repo.js'
 import {
   clearLeadWebhookUrl,
@@ -25,6 +24,9 @@ import {
   type LeadWebhookSetting,
 } from './outbox/lead-webhook.js'
 import { standardWebhooksSecret } from './outbox/outbox-signing.js'
+import { inboundSecret, inboundSecretView, rotateInboundSecret } from './inbound/inbound-secret.js'
+import type { InboundSecretTable } from './db/database.js'
+import { formatTimestamp, systemClock } from './platform/time.js'
 
 /** Bad input: reported with the command's usage hint, exit code 2. */
 class UsageError extends Error {
@@ -530,6 +532,56 @@ const leadWebhookShowCommand = leadWebhookCommand(
   () => Promise.resolve(),
 )
 
+/** An inbound-secret command: `secretOf` the organization named by --org, printed as admins see it. */
+function inboundSecretCommand(
+  verb: string,
+  summary: string,
+  details: string,
+  secretOf: (db: Db, organizationId: string, now: string) => Promise<InboundSecretTable>,
+): Command {
+  return {
+    usage: `leadline inbound-secret ${verb} --org ORG_ID`,
+    summary,
+    details: `  --org ORG_ID   the organization (orga_…)
+
+${details}
+Prints {"organization_id","secret","date_created"}: the secret as Standard Webhooks libraries take it (whsec_…).`,
+    async run(args, env) {
+      const { values, positionals } = parse({
+        args,
+        options: { ...common, org: { type: 'string' } },
+        allowPositionals: true,
+      })
+      noPositionals(positionals)
+      const organizationId = required(values.org, '--org ORG_ID')
+      const secret = await withDatabase(databaseUrl(values.db, env), async (db) => {
+        await requireOrganization(db, organizationId)
+        return secretOf(db, organizationId, formatTimestamp(systemClock.now()))
+      })
+      const view = inboundSecretView(secret)
+      return {
+        json: { ...view },
+        text: `The inbound secret of ${organizationId} (since ${view.date_created}): ${view.secret}
+The telephony side signs its requests to /api/v1/inbound/sms/ and /api/v1/inbound/call/ with it. Keep it secret.`,
+      }
+    },
+  }
+}
+
+const inboundSecretShowCommand = inboundSecretCommand(
+  'show',
+  "show the secret the organization's telephony signs incoming calls and texts with (made on first use)",
+  'The same secret admins see at GET /api/v1/inbound/secret/.',
+  inboundSecret,
+)
+
+const inboundSecretRotateCommand = inboundSecretCommand(
+  'rotate',
+  "replace the organization's inbound secret; requests signed with the old one are refused at once",
+  'Give the new secret to the telephony side: until it signs with it, its requests are refused (401).',
+  rotateInboundSecret,
+)
+
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
@@ -543,6 +595,8 @@ const COMMANDS: Record<string, Command> = {
   'lead-webhook clear': leadWebhookClearCommand,
   'lead-webhook reset': leadWebhookResetCommand,
   'lead-webhook show': leadWebhookShowCommand,
+  'inbound-secret show': inboundSecretShowCommand,
+  'inbound-secret rotate': inboundSecretRotateCommand,
 }
 
 function generalHelp(): string {

@@ -16,6 +16,7 @@ import { scheduleRetention } from './platform/retention.js'
 import { purgeArchivedTasks } from './tasks/task-retention.js'
 import { createDispatcher } from './outbox/outbox-dispatcher.js'
 import { purgeDeliveredOutbox } from './outbox/outbox-retention.js'
+import { purgeOldReceipts, RECEIPT_RETENTION_DAYS } from './inbound/inbound-repo.js'
 
 export interface ServeOptions {
   config: Config
@@ -109,6 +110,16 @@ export async function serve(options: ServeOptions): Promise<Server> {
       },
       onError: (error) => {
         app.log.error({ err: error }, 'purging delivered outbox rows failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeOldReceipts(database.db, systemClock),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`forgot ${deleted} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging inbound receipts failed')
       },
     }),
   ]

@@ -48,6 +48,23 @@ export const membershipSchema = Type.Object({
 export type Membership = Static<typeof membershipSchema>
 
 export const AVAILABILITY_TYPES = ['mobile', 'native', 'web'] as const
+
+const nullableText = () => Type.Union([Type.String(), Type.Null()])
+
+/** A call a user is on, as the organization's telephony reported it through the inbound endpoint. */
+export const activeCallSchema = Type.Object({
+  activity_id: Type.String({ description: 'The Call activity.' }),
+  provider_call_id: Type.String({ description: "The telephony side's id of the call." }),
+  lead_id: Type.String(),
+  contact_id: nullableText(),
+  direction: nullableText(),
+  status: nullableText(),
+  remote_phone: nullableText(),
+  local_phone: nullableText(),
+  date_started: Type.Union([timestampSchema], { description: 'When the call was first reported.' }),
+})
+export type ActiveCall = Static<typeof activeCallSchema>
+
 export const availabilitySchema = Type.Object({
   user_id: Type.String(),
   status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
@@ -57,6 +74,8 @@ export const availabilitySchema = Type.Object({
     web: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
   }),
   last_seen: Type.Union([timestampSchema, Type.Null()]),
-  active_calls: Type.Array(Type.Unknown()),
+  active_calls: Type.Array(activeCallSchema, {
+    description: 'The calls the user is on (reported in progress, and not ended, within the last 4 hours).',
+  }),
 })
 export type Availability = Static<typeof availabilitySchema>

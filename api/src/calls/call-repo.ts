@@ -82,10 +82,35 @@ export async function recordCall(tx: Db, input: NewCall, events: EventContext | 
   return recordActivity(tx, { ...activity, type: 'Call', data: callData(call, input.now) }, events)
 }
 
-/** A change to a call: its own fields and, when given, its contact. */
+/** A change to a call: its own fields and, when given, its contact and whose call it is. */
 export interface CallChange {
   contactId?: string | null
+  userId?: string
   call: Omit<CallFields, 'remote_phone'>
+}
+
+const END_STATUSES: ReadonlySet<string> = new Set(['completed', 'cancel', 'no-answer', 'busy', 'failed', 'timeout'])
+
+/** Whether a call in this status is over. */
+export function isCallEnded(status: CallStatus): boolean {
+  return END_STATUSES.has(status)
+}
+
+/** Ringing, then in progress, then over: a later report never takes a call back (reports can arrive out of order). */
+function stage(status: CallStatus): number {
+  if (status === 'created') return 0
+  return status === 'in-progress' ? 1 : 2
+}
+
+/** The status a call has after a report of `reported`: that one, unless the call is already further along. */
+export function nextCallStatus(current: CallStatus, reported: CallStatus): CallStatus {
+  return stage(reported) < stage(current) ? current : reported
+}
+
+/** A stored call's fields. */
+export function callDataOf(row: ActivityTable): CallData {
+  // Written only through callData, so every field is there.
+  return parseJsonObject(row.data) as unknown as CallData
 }
 
 /**
@@ -101,10 +126,18 @@ export async function changeCall(
   const before = parseJsonObject(row.data)
   const data = { ...before, ...change.call }
   const contactId = change.contactId === undefined ? row.contact_id : change.contactId
-  if (contactId === row.contact_id && JSON.stringify(data) === JSON.stringify(before)) return row
+  const userId = change.userId ?? row.user_id
+  if (contactId === row.contact_id && userId === row.user_id && JSON.stringify(data) === JSON.stringify(before))
+    return row
   await tx
     .updateTable('activity')
-    .set({ data: JSON.stringify(data), contact_id: contactId, updated_by: writer.userId, date_updated: writer.now })
+    .set({
+      data: JSON.stringify(data),
+      contact_id: contactId,
+      user_id: userId,
+      updated_by: writer.userId,
+      date_updated: writer.now,
+    })
     .where('organization_id', '=', row.organization_id)
     .where('id', '=', row.id)
     .execute()

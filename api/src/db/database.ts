@@ -413,6 +413,35 @@ export interface AppStateTable {
   value: string
 }
 
+/** An organization's inbound signing secret (migration 0019): 32 bytes, hex. */
+export interface InboundSecretTable {
+  organization_id: string
+  secret: string
+  date_created: string
+}
+
+/** The answer given to a `webhook-id` of the inbound endpoint (migration 0019); `answer` is JSON. */
+export interface InboundReceiptTable {
+  organization_id: string
+  webhook_id: string
+  answer: string
+  date_created: string
+}
+
+/** A message or call the telephony side reported, by its id there (migration 0019). Booleans are 0/1. */
+export interface InboundRefTable {
+  organization_id: string
+  kind: 'sms' | 'call'
+  provider_id: string
+  activity_id: string | null
+  task_id: string | null
+  new_lead: number
+  in_progress: number
+  user_id: string | null
+  date_created: string
+  date_updated: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -445,6 +474,9 @@ export interface Tables {
   app_state: AppStateTable
   organization_lead_count: OrganizationLeadCountTable
   outcome: OutcomeTable
+  inbound_secret: InboundSecretTable
+  inbound_receipt: InboundReceiptTable
+  inbound_ref: InboundRefTable
 }
 
 export type Db = Kysely<Tables>

@@ -17,6 +17,7 @@ import * as m0014 from './migrations/0014-webhook-subscriptions.js'
 import * as m0015 from './migrations/0015-outbox.js'
 import * as m0016 from './migrations/0016-event-object-type.js'
 import * as m0017 from './migrations/0017-outcomes.js'
+import * as m0019 from './migrations/0019-inbound.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0015-outbox': m0015,
   '0016-event-object-type': m0016,
   '0017-outcomes': m0017,
+  '0019-inbound': m0019,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -11,6 +11,7 @@ import {
   type TestDatabase,
   type TestOrg,
 } from '../test-support/test-app.js'
+import { inboundSecretOf, signedPost } from '../test-support/inbound-client.js'
 import { openDatabase, type DatabaseHandle } from './database.js'
 import { migrateToLatest } from './migrate.js'
 
@@ -23,6 +24,7 @@ let testDb: TestDatabase
 let database: DatabaseHandle
 let app: Awaited<ReturnType<typeof buildApp>>
 let org: TestOrg
+const clock = new TestClock()
 
 beforeAll(async () => {
   testDb = await createTestDatabase()
@@ -32,7 +34,6 @@ beforeAll(async () => {
     },
   })
   await migrateToLatest(database.db)
-  const clock = new TestClock()
   app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), clock, logger: false })
   org = await createOrg(database, clock, 'Planned Inc')
   const other = await createOrg(database, clock, 'Other Inc')
@@ -134,6 +135,7 @@ describe('query plans', () => {
     ['/outcome/', 'outcome'],
     ['/user/', 'phone_number'],
     ['/activity/call/', 'activity'],
+    ['/user/availability/', 'inbound_ref'],
   ])('%s reads %s through an organization index', async (path, table) => {
     for (const plan of await plansFor(path, table)) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
   })
@@ -225,6 +227,28 @@ describe('query plans', () => {
       expect(sorts, plan.join('\n')).toEqual([])
     },
   )
+
+  it('an incoming text finds the contact with its number and the organization’s number through their indexes', async () => {
+    const number = await call(app, org.admin.key, 'POST', '/phone_number/', { body: { number: '+14155550150' } })
+    expect(number.statusCode, number.body).toBe(200)
+    captured.length = 0
+    const res = await signedPost(app, clock, 'sms', {
+      organizationId: org.id,
+      secret: await inboundSecretOf(app, org),
+      body: { id: 'SM-plan', remote_phone: '+14155550151', local_phone: '+14155550150', text: 'Planned' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    // The lookup by number goes straight to it, not through every phone of the organization.
+    const byNumber =
+      database.dialect === 'sqlite' ? /USING (COVERING )?INDEX \S+ \([^)]*\bphone=\?/ : /Index Cond: .*\(phone = /
+    for (const table of ['contact_phone', 'phone_number']) {
+      const reads = captured.filter((q) => q.sql.startsWith('select') && new RegExp(`\\b"?${table}"?\\b`).test(q.sql))
+      expect(reads.length, `an incoming text reads ${table}`).toBeGreaterThan(0)
+      const plans = await Promise.all(reads.map((read) => explain(read)))
+      for (const plan of plans) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+      if (table === 'contact_phone') expect(plans.flat().join('\n')).toMatch(byNumber)
+    }
+  })
 
   it.each(['/activity/', '/activity/?user_id=USER'])('%s walks an index in order: no scan, no sort', async (path) => {
     for (const plan of await plansFor(path.replace('USER', org.admin.id), 'activity')) {

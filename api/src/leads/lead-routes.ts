@@ -8,17 +8,15 @@ import { fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { leadBodySchema } from './lead-input.js'
-import { createLead, deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
+import { deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
 import { searchLeads } from './lead-search.js'
-import { cachedLeadText, leadViewBody, leadViews, leadViewTexts, type LeadView, type ViewCaller } from './lead-view.js'
+import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './lead-view.js'
 import type { Db, LeadRow } from '../db/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { activityEvents } from '../activities/activity-repo.js'
-import { contactEvent } from '../contacts/contact-repo.js'
-import { changeContext, recordEvents, type EventInput } from '../events/event-repo.js'
-import type { Contact } from '@leadline/shared/contact-schema'
+import { changeContext, recordEvents } from '../events/event-repo.js'
 import { RawJson } from '../platform/raw-json.js'
-import { loadWriteSetting, prepareLead } from './lead-write.js'
+import { createLeadFromBody, leadEvent, leadViewIn, loadWriteSetting, prepareLead } from './lead-write.js'
 
 const tags = ['leads']
 const params = Type.Object({ id: Type.String() })
@@ -30,15 +28,6 @@ const createQuery = Type.Object({
   source: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('import')])),
 })
 const mergeBody = Type.Object({ source: Type.String(), destination: Type.String() })
-
-/** A lead's event; its own id is its `lead_id`. */
-function leadEvent(view: LeadView, action: EventInput['action']): EventInput {
-  return { objectType: 'lead', objectId: view.id, action, leadId: view.id, data: view }
-}
-
-function contactsOf(view: LeadView): Contact[] {
-  return Array.isArray(view.contacts) ? (view.contacts as Contact[]) : []
-}
 
 // The lead and its organization's meta version in one read: all a cached view needs to be served.
 // (A subquery, not a join: SQLite plans the join as a scan of organization, several times slower.)
@@ -61,16 +50,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     if (organization === undefined) throw new NotFoundError('Lead')
     return leadViewBody(db, views, organization, lead, config.appUrl, who)
   }
-  /**
-   * A lead's view as `tx` sees it: a write's events and answer (the metadata read before the transaction). Given its
-   * id the lead is read; given the row the transaction already holds, it is not read again.
-   */
-  const viewIn = async (tx: Db, organization: OrganizationMeta, lead: LeadRow | string, who: ViewCaller) => {
-    const row = typeof lead === 'string' ? await findLead(tx, organization.organization.id, lead) : lead
-    const [built] = row === undefined ? [] : await leadViews(tx, organization, [row], config.appUrl, who)
-    if (built === undefined) throw new NotFoundError('Lead')
-    return built
-  }
+  const viewIn = (tx: Db, organization: OrganizationMeta, lead: LeadRow | string, who: ViewCaller) =>
+    leadViewIn(tx, organization, lead, { appUrl: config.appUrl, who })
 
   app.get(
     '/lead/',
@@ -127,20 +108,11 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       const who = viewer(request)
       const source = request.query.source ?? (request.headers['x-leadline-client'] === 'web' ? 'ui' : 'api')
-      return db.transaction().execute(async (tx) => {
-        const setting = await loadWriteSetting(tx, me.organizationId)
-        const { lead, contacts } = await prepareLead(tx, setting, request.body, 'create')
-        const status = lead.status
-        if (status === undefined) throw ValidationError.field('status', 'The organization has no lead status.')
-        const created = await createLead(tx, ctx, { ...lead, status }, contacts, source)
-        const view = await viewIn(tx, organization, created.id, who)
-        await recordEvents(tx, ctx.events, [
-          leadEvent(view, 'created'),
-          ...contactsOf(view).map((contact) => contactEvent(contact, 'created')),
-          ...(await activityEvents(tx, [created.activity], 'created')),
-        ])
-        return view
-      })
+      return db
+        .transaction()
+        .execute((tx) =>
+          createLeadFromBody(tx, ctx, organization, request.body, source, { appUrl: config.appUrl, who }),
+        )
     },
   )
 

@@ -1,5 +1,11 @@
+import type { Contact } from '@leadline/shared/contact-schema'
+import { activityEvents } from '../activities/activity-repo.js'
 import { normalizeContactBody, type ContactBody } from '../contacts/contact-input.js'
-import type { Db } from '../db/database.js'
+import { contactEvent } from '../contacts/contact-repo.js'
+import type { Db, LeadRow } from '../db/database.js'
+import { recordEvents, type ChangeContext, type EventContext, type EventInput } from '../events/event-repo.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { NotFoundError } from '../platform/errors.js'
 import {
   listCustomFieldDefs,
   parseCustomInput,
@@ -10,7 +16,8 @@ import { ValidationError } from '../platform/errors.js'
 import { cleanText, isWebAddress } from '../platform/text.js'
 import type { LeadBody } from './lead-input.js'
 import { normalizeAddress } from './lead-input.js'
-import type { LeadValues, NewContact } from './lead-repo.js'
+import { createLead, findLead, type LeadValues, type NewContact } from './lead-repo.js'
+import { leadViews, type LeadView, type ViewCaller } from './lead-view.js'
 
 export interface WriteSetting {
   organizationId: string
@@ -129,4 +136,57 @@ export async function prepareLead(
   if (status !== undefined) lead.status = status
   if (body.addresses !== undefined) lead.addresses = body.addresses.map(normalizeAddress)
   return { lead, contacts }
+}
+
+/** A lead's event; its own id is its `lead_id`. */
+export function leadEvent(view: LeadView, action: EventInput['action']): EventInput {
+  return { objectType: 'lead', objectId: view.id, action, leadId: view.id, data: view }
+}
+
+export function contactsOf(view: LeadView): Contact[] {
+  return Array.isArray(view.contacts) ? (view.contacts as Contact[]) : []
+}
+
+/** Who a written lead's view is built for, and the web app's base URL its `html_url` starts with. */
+export interface LeadViewer {
+  appUrl: string
+  who: ViewCaller
+}
+
+/**
+ * A lead's view as `tx` sees it: a write's events and answer (the metadata read before the transaction). Given its id
+ * the lead is read; given the row the transaction already holds, it is not read again.
+ */
+export async function leadViewIn(tx: Db, organization: OrganizationMeta, lead: LeadRow | string, viewer: LeadViewer) {
+  const row = typeof lead === 'string' ? await findLead(tx, organization.organization.id, lead) : lead
+  const [built] = row === undefined ? [] : await leadViews(tx, organization, [row], viewer.appUrl, viewer.who)
+  if (built === undefined) throw new NotFoundError('Lead')
+  return built
+}
+
+/**
+ * Creates a lead from a create body (validated whole first) with its contacts, addresses, custom values and
+ * `Created` activity, and records their events: the lead's first, then its contacts' and the activity's. Answers the
+ * lead's view as the transaction `tx` sees it.
+ */
+export async function createLeadFromBody(
+  tx: Db,
+  ctx: ChangeContext & { events: EventContext },
+  organization: OrganizationMeta,
+  body: LeadBody,
+  source: string,
+  viewer: LeadViewer,
+): Promise<LeadView> {
+  const setting = await loadWriteSetting(tx, ctx.organizationId)
+  const { lead, contacts } = await prepareLead(tx, setting, body, 'create')
+  const status = lead.status
+  if (status === undefined) throw ValidationError.field('status', 'The organization has no lead status.')
+  const created = await createLead(tx, ctx, { ...lead, status }, contacts, source)
+  const view = await leadViewIn(tx, organization, created.id, viewer)
+  await recordEvents(tx, ctx.events, [
+    leadEvent(view, 'created'),
+    ...contactsOf(view).map((contact) => contactEvent(contact, 'created')),
+    ...(await activityEvents(tx, [created.activity], 'created')),
+  ])
+  return view
 }

@@ -22,7 +22,10 @@ const UNSTORABLE_TEXT = 'Must not contain the NUL character or an unpaired surro
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** No API key needed (the OpenAPI document and its reference page). */
+    /**
+     * No API key needed: the OpenAPI document and its reference page, and routes that authenticate and count requests
+     * themselves (the signed inbound endpoint).
+     */
     public?: boolean
   }
 }
@@ -78,6 +81,22 @@ function clientErrorBody(error: FastifyError): { status: number; message: string
   }
 }
 
+/** A JSON request body: undefined when blank; a 400 when it is not UTF-8 or not JSON. */
+export function parseJsonBody(body: Buffer | string): unknown {
+  let text: string
+  try {
+    text = typeof body === 'string' ? body : strictUtf8.decode(body)
+  } catch {
+    throw new HttpError(400, 'The request body is not valid UTF-8.')
+  }
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new HttpError(400, 'Malformed JSON in the request body.')
+  }
+}
+
 /** The conventions every resource shares: errors, auth, rate limits, `X-TZ-Offset`, `_fields`, `_params`, 404/405. */
 export function installPlatform(app: FastifyInstance, deps: Deps): void {
   const routes = new RouteIndex()
@@ -96,22 +115,14 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     ['application/json', 'application/merge-patch+json'],
     { parseAs: 'buffer' },
     (_req, body, done) => {
-      let text: string
+      let parsed: unknown
       try {
-        text = typeof body === 'string' ? body : strictUtf8.decode(body)
-      } catch {
-        done(new HttpError(400, 'The request body is not valid UTF-8.'), undefined)
+        parsed = parseJsonBody(body)
+      } catch (error) {
+        done(asError(error), undefined)
         return
       }
-      if (text.trim() === '') {
-        done(null, undefined)
-        return
-      }
-      try {
-        done(null, JSON.parse(text))
-      } catch {
-        done(new HttpError(400, 'Malformed JSON in the request body.'), undefined)
-      }
+      done(null, parsed)
     },
   )
 
@@ -133,23 +144,11 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     // A key verified a moment ago is known at once; any other goes to the database.
     const known = key === undefined ? undefined : deps.auth.cached(key)
     return andThen(key === undefined || known !== undefined ? known : deps.auth.verify(key), (owner) => {
-      const bucket = owner === undefined ? `ip:${request.ip}` : `key:${owner.apiKeyId}`
-      const group = endpointGroup(request)
-      return andThen(deps.rateLimiter.consume(`${bucket}:${group}:${request.method}`), (outcome) => {
-        rateLimitHeaders(reply, outcome)
-        if (!outcome.allowed) {
-          throw new RateLimitedError(
-            {
-              message: 'API call count exceeded for this period',
-              rate_reset: Math.ceil(outcome.resetSeconds),
-              rate_limit: outcome.limit,
-              rate_window: deps.config.rateLimit.windowSeconds,
-              rate_limit_type: owner === undefined ? 'ip' : 'key',
-              rate_endpoint_group: group,
-            },
-            Math.max(1, Math.ceil(outcome.resetSeconds)),
-          )
-        }
+      const counted =
+        owner === undefined
+          ? countRequest(deps, request, reply, { bucket: `ip:${request.ip}`, type: 'ip' })
+          : countRequest(deps, request, reply, { bucket: `key:${owner.apiKeyId}`, type: 'key' })
+      return andThen(counted, () => {
         if (owner === undefined) throw new UnauthorizedError()
         request.auth = owner
         const client = request.headers['x-leadline-client']
@@ -250,6 +249,34 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
         .send({ error: `Method ${request.method} not allowed.` })
     }
     return reply.code(404).send({ error: 'The requested URL was not found on the server.' })
+  })
+}
+
+/**
+ * Counts a request in its bucket (`ip:…`, `key:…`, `organization:…`) for its endpoint group and method, and sets the
+ * rate-limit headers; past the limit, throws the 429. At once where the counters are in this process.
+ */
+export function countRequest(
+  deps: Pick<Deps, 'rateLimiter' | 'config'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  counted: { bucket: string; type: string },
+): undefined | Promise<undefined> {
+  const group = endpointGroup(request)
+  return andThen(deps.rateLimiter.consume(`${counted.bucket}:${group}:${request.method}`), (outcome) => {
+    rateLimitHeaders(reply, outcome)
+    if (outcome.allowed) return undefined
+    throw new RateLimitedError(
+      {
+        message: 'API call count exceeded for this period',
+        rate_reset: Math.ceil(outcome.resetSeconds),
+        rate_limit: outcome.limit,
+        rate_window: deps.config.rateLimit.windowSeconds,
+        rate_limit_type: counted.type,
+        rate_endpoint_group: group,
+      },
+      Math.max(1, Math.ceil(outcome.resetSeconds)),
+    )
   })
 }
 

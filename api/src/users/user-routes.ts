@@ -13,6 +13,7 @@ import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.
 import { caller } from '../platform/request-context.js'
 import { RawJson } from '../platform/raw-json.js'
 import { formatTimestamp } from '../platform/time.js'
+import { activeCallsByUser } from '../inbound/inbound-repo.js'
 import { listPresence } from './presence-repo.js'
 import { userViews } from './user-view.js'
 
@@ -94,7 +95,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
       const me = caller(request)
       const orgId = request.query.organization_id
       if (orgId !== undefined && orgId !== me.organizationId) throw new NotFoundError('Organization')
-      const [members, presence] = await Promise.all([
+      const [members, presence, calls] = await Promise.all([
         db
           .selectFrom('membership')
           .select('user_id')
@@ -103,6 +104,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
           .orderBy('id')
           .execute(),
         listPresence(db, me.organizationId),
+        activeCallsByUser(db, me.organizationId, clock.now()),
       ])
       const onlineSince = formatTimestamp(new Date(clock.now().getTime() - config.presenceWindowSeconds * 1000))
       const data = members.map(({ user_id }): Availability => {
@@ -115,12 +117,14 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
             .map((p) => p.last_seen)
             .sort()
             .at(-1) ?? null
+        // A user on a call is online, whatever client they were last seen with.
+        const activeCalls = calls.get(user_id) ?? []
         return {
           user_id,
-          status: Object.values(statusByType).includes('online') ? 'online' : 'offline',
+          status: activeCalls.length > 0 || Object.values(statusByType).includes('online') ? 'online' : 'offline',
           status_by_type: statusByType,
           last_seen: lastSeen,
-          active_calls: [],
+          active_calls: activeCalls,
         }
       })
       return { has_more: false, data }
