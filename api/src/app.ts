@@ -27,6 +27,7 @@ import { customFieldRoutes } from './custom-fields/custom-field-routes.js'
 import { callRoutes } from './calls/call-routes.js'
 import { outcomeRoutes } from './outcomes/outcome-routes.js'
 import { inboundRoutes } from './inbound/inbound-routes.js'
+import { smsRoutes } from './sms/sms-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -138,6 +139,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(callRoutes, deps)
       await api.register(outcomeRoutes, deps)
       await api.register(inboundRoutes, deps)
+      await api.register(smsRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

@@ -101,3 +101,62 @@ describe('loadConfig stream secret', () => {
       expect(() => loadConfig({ LEADLINE_STREAM_SECRET: bad })).toThrow('LEADLINE_STREAM_SECRET must be')
   })
 })
+
+describe('loadConfig SMS provider', () => {
+  const key = Buffer.alloc(32, 7)
+  const secret = `whsec_${key.toString('base64')}`
+  const http = {
+    LEADLINE_SMS_PROVIDER: 'http',
+    LEADLINE_SMS_PROVIDER_URL: 'https://sms-gateway.example.com/send',
+    LEADLINE_SMS_PROVIDER_SECRET: secret,
+  }
+
+  it('logs texts by default, retrying a failed send after 15 s', () => {
+    expect(loadConfig({}).sms).toEqual({ provider: 'log', url: null, signingKey: null, retrySeconds: 15 })
+    expect(loadConfig({ LEADLINE_SMS_PROVIDER: 'log', LEADLINE_SMS_RETRY_SECONDS: '3' }).sms.retrySeconds).toBe(3)
+  })
+
+  it('posts to the URL, signing with the key bytes of the whsec_ secret; a URL alone means http', () => {
+    const expected = {
+      provider: 'http',
+      url: 'https://sms-gateway.example.com/send',
+      signingKey: key.toString('hex'),
+      retrySeconds: 15,
+    }
+    expect(loadConfig(http).sms).toEqual(expected)
+    expect(loadConfig({ ...http, LEADLINE_SMS_PROVIDER: undefined }).sms).toEqual(expected)
+  })
+
+  it.each([
+    [{ LEADLINE_SMS_PROVIDER: 'twilio' }, 'LEADLINE_SMS_PROVIDER must be log or http, got "twilio"'],
+    [
+      { LEADLINE_SMS_PROVIDER_URL: undefined },
+      'LEADLINE_SMS_PROVIDER_URL is required when LEADLINE_SMS_PROVIDER is http',
+    ],
+    [
+      { LEADLINE_SMS_PROVIDER_URL: 'ftp://gateway.example.com/' },
+      'LEADLINE_SMS_PROVIDER_URL: Must be an https:// URL.',
+    ],
+    [
+      { LEADLINE_SMS_PROVIDER_URL: 'http://gateway.example.com/' },
+      'LEADLINE_SMS_PROVIDER_URL: Must be an https:// URL.',
+    ],
+    [{ LEADLINE_SMS_PROVIDER_URL: 'not a url' }, 'LEADLINE_SMS_PROVIDER_URL: Enter a valid URL.'],
+    [{ LEADLINE_SMS_PROVIDER_URL: 'https://192.168.1.9/send' }, 'LEADLINE_SMS_PROVIDER_URL: Must not point to'],
+    [{ LEADLINE_SMS_PROVIDER_URL: 'https://user:pw@gateway.example.com/' }, 'user name or password'],
+    [{ LEADLINE_SMS_PROVIDER_SECRET: undefined }, 'LEADLINE_SMS_PROVIDER_SECRET is required'],
+    [{ LEADLINE_SMS_PROVIDER_SECRET: key.toString('base64') }, 'LEADLINE_SMS_PROVIDER_SECRET must be whsec_'],
+    [{ LEADLINE_SMS_PROVIDER_SECRET: `whsec_${Buffer.alloc(16).toString('base64')}` }, '24 to 64 random bytes'],
+    [{ LEADLINE_SMS_PROVIDER_SECRET: 'whsec_not*base64' }, 'LEADLINE_SMS_PROVIDER_SECRET must be whsec_'],
+    [{ LEADLINE_SMS_PROVIDER: 'log' }, 'need LEADLINE_SMS_PROVIDER=http'],
+    [{ LEADLINE_SMS_RETRY_SECONDS: '0' }, 'LEADLINE_SMS_RETRY_SECONDS must be a positive integer, got "0"'],
+  ])('refuses %j', (change, message) => {
+    expect(() => loadConfig({ ...http, ...change })).toThrow(message)
+  })
+
+  it('takes a gateway on this machine or a private network, over http too, where private addresses are allowed', () => {
+    const local = { ...http, LEADLINE_SMS_PROVIDER_URL: 'http://127.0.0.1:8025/sms' }
+    expect(() => loadConfig(local)).toThrow('LEADLINE_SMS_PROVIDER_URL')
+    expect(loadConfig({ ...local, LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }).sms.url).toBe('http://127.0.0.1:8025/sms')
+  })
+})

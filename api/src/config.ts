@@ -2,6 +2,7 @@ import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
 import { parseLeadWebhookUrl } from './outbox/lead-webhook.js'
+import { webhookUrlProblem } from './webhooks/webhook-url.js'
 import { DEFAULT_TASK_RETENTION_DAYS } from './tasks/task-retention.js'
 
 export interface Config {
@@ -35,6 +36,8 @@ export interface Config {
   leadWebhookUrl: string | null
   /** Deliveries through the outbox (docs/decisions/0024-outbox-and-delivery.md). */
   outbox: OutboxConfig
+  /** Where text messages are sent (docs/decisions/0026-sms-sending.md). */
+  sms: SmsConfig
 }
 
 export interface OutboxConfig {
@@ -46,6 +49,18 @@ export interface OutboxConfig {
   leadWebhookRetrySeconds: number
   /** Deliveries one process makes at once. */
   concurrency: number
+}
+
+/** Where text messages go (docs/decisions/0026-sms-sending.md). */
+export interface SmsConfig {
+  /** `log`: written to the process log, nothing leaves the machine; `http`: POSTed, signed, to `url`. */
+  provider: 'log' | 'http'
+  /** The http provider's endpoint (null with `log`). */
+  url: string | null
+  /** The http provider's signing key, as 64 hex characters (from `LEADLINE_SMS_PROVIDER_SECRET`'s `whsec_…`). */
+  signingKey: string | null
+  /** The first retry's delay of a failed send; each next one waits about twice as long. */
+  retrySeconds: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -118,5 +133,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leadWebhookRetrySeconds: positiveInt(env, 'LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS', 300),
       concurrency: positiveInt(env, 'LEADLINE_OUTBOX_CONCURRENCY', 8),
     },
+    sms: smsConfigFrom(env, outboundAllowPrivateFrom(env)),
   }
+}
+
+/**
+ * `LEADLINE_SMS_PROVIDER` (`log` or `http`; a URL without it means `http`), `LEADLINE_SMS_PROVIDER_URL` (a lead
+ * webhook URL's rules: https, not private, unless `allowPrivate`), `LEADLINE_SMS_PROVIDER_SECRET` (`whsec_` and the
+ * base64 of 24 to 64 bytes, as Standard Webhooks libraries take it) and `LEADLINE_SMS_RETRY_SECONDS`.
+ */
+function smsConfigFrom(env: NodeJS.ProcessEnv, allowPrivate: boolean): SmsConfig {
+  const retrySeconds = positiveInt(env, 'LEADLINE_SMS_RETRY_SECONDS', 15)
+  const named = env.LEADLINE_SMS_PROVIDER ?? ''
+  const rawUrl = env.LEADLINE_SMS_PROVIDER_URL ?? ''
+  const rawSecret = env.LEADLINE_SMS_PROVIDER_SECRET ?? ''
+  if (named !== '' && named !== 'log' && named !== 'http') {
+    throw new Error(`LEADLINE_SMS_PROVIDER must be log or http, got "${named}"`)
+  }
+  const provider = named === '' ? (rawUrl === '' ? 'log' : 'http') : named
+  if (provider === 'log') {
+    // Set but unused, they would make an operator believe texts go out.
+    if (rawUrl !== '' || rawSecret !== '') {
+      throw new Error('LEADLINE_SMS_PROVIDER_URL and LEADLINE_SMS_PROVIDER_SECRET need LEADLINE_SMS_PROVIDER=http')
+    }
+    return { provider, url: null, signingKey: null, retrySeconds }
+  }
+  if (rawUrl === '') throw new Error('LEADLINE_SMS_PROVIDER_URL is required when LEADLINE_SMS_PROVIDER is http')
+  const problem = webhookUrlProblem(rawUrl, allowPrivate)
+  if (problem !== undefined) throw new Error(`LEADLINE_SMS_PROVIDER_URL: ${problem}`)
+  if (rawSecret === '') throw new Error('LEADLINE_SMS_PROVIDER_SECRET is required when LEADLINE_SMS_PROVIDER is http')
+  const encoded = rawSecret.startsWith('whsec_') ? rawSecret.slice('whsec_'.length) : ''
+  const key = Buffer.from(encoded, 'base64')
+  const canonical = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) && key.toString('base64') === encoded
+  if (!canonical || key.length < 24 || key.length > 64) {
+    throw new Error('LEADLINE_SMS_PROVIDER_SECRET must be whsec_ followed by the base64 of 24 to 64 random bytes')
+  }
+  return { provider, url: rawUrl, signingKey: key.toString('hex'), retrySeconds }
 }

@@ -17,6 +17,9 @@ import { purgeArchivedTasks } from './tasks/task-retention.js'
 import { createDispatcher } from './outbox/outbox-dispatcher.js'
 import { purgeDeliveredOutbox } from './outbox/outbox-retention.js'
 import { purgeOldReceipts, RECEIPT_RETENTION_DAYS } from './inbound/inbound-repo.js'
+import { createOutboundClient } from './outbound/outbound-client.js'
+import { SMS_SEND_KIND, smsSendHandler } from './sms/sms-send.js'
+import { smsProviderFrom } from './sms/sms-provider.js'
 
 export interface ServeOptions {
   config: Config
@@ -124,6 +127,13 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }),
   ]
 
+  // Texts go through the outbox too (docs/decisions/0026): by default to the log, so nothing leaves the machine.
+  const smsProvider = smsProviderFrom(config.sms, {
+    log: (fields, line) => {
+      app.log.info(fields, line)
+    },
+    client: () => createOutboundClient({ allowPrivate: config.outboundAllowPrivate }),
+  })
   // Every api process delivers webhooks; on Postgres they share the work (docs/decisions/0024).
   const dispatcher = createDispatcher({
     db: database.db,
@@ -132,6 +142,15 @@ export async function serve(options: ServeOptions): Promise<Server> {
     config,
     onError: (error, what) => {
       app.log.error({ err: error }, `outbox: ${what} failed`)
+    },
+    handlers: {
+      [SMS_SEND_KIND]: smsSendHandler({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        config,
+        provider: smsProvider,
+      }),
     },
   })
   dispatcher.start()
@@ -156,7 +175,13 @@ export async function serve(options: ServeOptions): Promise<Server> {
       }, SHUTDOWN_GRACE_MS)
       deadline.unref()
       // A purge or a delivery under way finishes (and is recorded) before the database closes under it.
-      closing = Promise.all([...retentions.map((r) => r.stop()), dispatcher.stop(), app.close()])
+      closing = Promise.all([
+        ...retentions.map((r) => r.stop()),
+        dispatcher.stop().finally(() => {
+          smsProvider.close()
+        }),
+        app.close(),
+      ])
         .then(() => undefined)
         .finally(async () => {
           clearTimeout(deadline)

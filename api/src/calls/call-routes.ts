@@ -17,7 +17,7 @@ import {
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { caller } from '../platform/request-context.js'
-import { cleanText } from '../platform/text.js'
+import { cleanText, isHttpsUrl } from '../platform/text.js'
 import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
 import { CALL_DISPOSITIONS, changeCall, recordCall, type CallFields } from './call-repo.js'
 
@@ -90,16 +90,6 @@ const updateBody = Type.Object(editable, {
   description: 'Only the fields sent change; null clears a field (a duration of null is 0).',
 })
 type UpdateBody = Static<typeof updateBody>
-
-/** A URL a browser may load a call's audio from: https only, so a page served over https can play it. */
-function isHttpsUrl(value: string): boolean {
-  try {
-    const url = new URL(value)
-    return url.protocol === 'https:' && url.hostname !== ''
-  } catch {
-    return false
-  }
-}
 
 type Errors = Record<string, string>
 const HTTPS_ONLY = 'Enter a URL that starts with https://.'

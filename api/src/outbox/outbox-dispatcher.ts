@@ -29,6 +29,17 @@ const REQUEST_TIMEOUT_MS = 10_000
 /** `next_attempt_at` of a row whose subscription is paused: past every real time, so no claim considers it. */
 export const PARKED = '9999-12-31T00:00:00.000000+00:00'
 
+/** What a kind's handler is given: whose lease its rows are under, and how long a request it makes may take. */
+export interface HandlerContext {
+  owner: string
+  timeoutMs: number
+  /** [0, 1): the jitter of retry delays. */
+  random: () => number
+}
+
+/** Handles the claimed rows of one `kind`; answers whether it made an attempt (rather than setting the row aside). */
+export type OutboxHandler = (row: OutboxRow) => Promise<boolean>
+
 export interface DispatcherOptions {
   db: Db
   dialect: Dialect
@@ -43,6 +54,8 @@ export interface DispatcherOptions {
   /** How often an idle dispatcher looks for rows other processes wrote. */
   pollMs?: number
   onError?: (error: unknown, what: string) => void
+  /** Handlers of kinds other than the webhooks', by kind (`sms_send`…), each made once with this dispatcher's context. */
+  handlers?: Record<string, (context: HandlerContext) => OutboxHandler>
 }
 
 export interface Dispatcher {
@@ -55,10 +68,68 @@ export interface Dispatcher {
   stop(): Promise<void>
 }
 
-/** The wait before attempt `attempt + 1` of a webhook delivery: from the base, doubling, capped, ±25 % jitter. */
-export function webhookRetryDelayMs(attempt: number, baseMs: number, random: number): number {
-  const plain = Math.min(WEBHOOK_RETRY_CAP_MS, baseMs * 2 ** Math.min(attempt - 1, 30))
+/** The wait before attempt `attempt + 1`: from the base, doubling, capped at `capMs`, ±25 % jitter. */
+export function retryDelayMs(attempt: number, baseMs: number, capMs: number, random: number): number {
+  const plain = Math.min(capMs, baseMs * 2 ** Math.min(attempt - 1, 30))
   return Math.round(plain * (0.75 + 0.5 * random))
+}
+
+/** The wait before attempt `attempt + 1` of a webhook delivery: from the base, doubling, up to 3 hours. */
+export function webhookRetryDelayMs(attempt: number, baseMs: number, random: number): number {
+  return retryDelayMs(attempt, baseMs, WEBHOOK_RETRY_CAP_MS, random)
+}
+
+/** One attempt at a claimed row, as `recordAttempt` stores it. */
+export interface AttemptRecord {
+  /** Where it went: the URL, or what stands for it (`log:`). */
+  url: string
+  result: OutboundResult
+  /** When to try again; null when the attempt succeeded or the row has failed for good. */
+  nextAt: string | null
+  at: string
+}
+
+/**
+ * Records an attempt at a row this process holds (`owner`'s lease) and settles or reschedules the row, in the
+ * caller's transaction; answers false, changing nothing but the attempt's record, when the row is no longer pending
+ * under that lease.
+ */
+export async function recordAttempt(tx: Db, row: OutboxRow, owner: string, attempt: AttemptRecord): Promise<boolean> {
+  const { result, nextAt, at } = attempt
+  const count = row.attempts + 1
+  await tx
+    .insertInto('outbox_attempt')
+    .values({
+      id: newId('outboxAttempt'),
+      organization_id: row.organization_id,
+      outbox_id: row.id,
+      subscription_id: row.subscription_id,
+      event_id: row.event_id,
+      attempt: count,
+      url: attempt.url,
+      status_code: result.statusCode,
+      duration_ms: result.durationMs,
+      error: result.error,
+      date_created: at,
+    })
+    .execute()
+  const settled = await tx
+    .updateTable('outbox')
+    .set({
+      status: result.ok ? 'delivered' : nextAt === null ? 'failed' : 'pending',
+      attempts: count,
+      last_status_code: result.statusCode,
+      last_error: result.error,
+      lease_until: null,
+      date_updated: at,
+      ...(nextAt === null ? {} : { next_attempt_at: nextAt }),
+    })
+    .where('seq', '=', row.seq)
+    .where('lease_owner', '=', owner)
+    // Not one cancelled meanwhile (its subscription deleted while the request was under way).
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+  return Number(settled.numUpdatedRows) > 0
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -209,38 +280,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const next = result.ok ? null : retryAt(row, attempt, now)
     const nextAt = next === null ? null : formatTimestamp(next)
     await db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('outbox_attempt')
-        .values({
-          id: newId('outboxAttempt'),
-          organization_id: row.organization_id,
-          outbox_id: row.id,
-          subscription_id: row.subscription_id,
-          event_id: row.event_id,
-          attempt,
-          url: target.url,
-          status_code: result.statusCode,
-          duration_ms: result.durationMs,
-          error: result.error,
-          date_created: at,
-        })
-        .execute()
-      await tx
-        .updateTable('outbox')
-        .set({
-          status: result.ok ? 'delivered' : nextAt === null ? 'failed' : 'pending',
-          attempts: attempt,
-          last_status_code: result.statusCode,
-          last_error: result.error,
-          lease_until: null,
-          date_updated: at,
-          ...(nextAt === null ? {} : { next_attempt_at: nextAt }),
-        })
-        .where('seq', '=', row.seq)
-        .where('lease_owner', '=', owner)
-        // Not one cancelled meanwhile (its subscription deleted while the request was under way).
-        .where('status', '=', 'pending')
-        .execute()
+      await recordAttempt(tx, row, owner, { url: target.url, result, nextAt, at })
       if (nextAt !== null) {
         // The rows behind this one cannot go before it: they need not be looked at until it is tried again.
         await tx
@@ -277,7 +317,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     })
   }
 
-  async function deliver(row: OutboxRow): Promise<boolean> {
+  async function deliverWebhook(row: OutboxRow): Promise<boolean> {
     const target = await targetOf(row)
     if (target === undefined) return false
     const timestamp = Math.floor(clock.now().getTime() / 1000)
@@ -290,6 +330,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     })
     await record(row, target, result)
     return true
+  }
+
+  const context: HandlerContext = { owner, timeoutMs, random }
+  const handlers = new Map<string, OutboxHandler>([
+    ['webhook', deliverWebhook],
+    ['lead_webhook', deliverWebhook],
+    ...Object.entries(options.handlers ?? {}).map(([kind, make]): [string, OutboxHandler] => [kind, make(context)]),
+  ])
+
+  async function deliver(row: OutboxRow): Promise<boolean> {
+    const handle = handlers.get(row.kind)
+    // A kind this process cannot handle stays leased; another process may when the lease runs out.
+    if (handle === undefined) throw new Error(`no handler for outbox rows of kind ${row.kind}`)
+    return handle(row)
   }
 
   async function drain(): Promise<number> {

@@ -15,6 +15,16 @@ export function isWebAddress(value: string): boolean {
   }
 }
 
+/** An `https://` URL with a host: what a browser on an https page may load (recordings, MMS attachments). */
+export function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
 const ASCII = /^\p{ASCII}*$/u
 
 /**
