@@ -56,3 +56,9 @@ export function localDate(at: Date = new Date()): string {
   const pad = (n: number) => String(n).padStart(2, '0')
   return `${String(at.getFullYear())}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`
 }
+
+/** A length in seconds as minutes and seconds: 75 → "1:15", 3600 → "60:00". */
+export function formatDuration(seconds: number): string {
+  const total = Math.max(0, Math.round(seconds))
+  return `${String(Math.floor(total / 60))}:${String(total % 60).padStart(2, '0')}`
+}

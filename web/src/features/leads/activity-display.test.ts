@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { activityStyle, activityTypeLabel, unknownActivityText } from './activity-display'
+import { smsFixture } from '../phone/phone-fixture'
+import { activityStyle, activityTypeLabel, timelineItems, unknownActivityText } from './activity-display'
 
 describe('activityStyle', () => {
   it('keeps the known types’ labels', () => {
@@ -35,5 +36,28 @@ describe('unknownActivityText', () => {
     expect(unknownActivityText({ _type: 'Call', note: 'Left a voicemail', duration: 30 })).toBe('Left a voicemail')
     expect(unknownActivityText({ _type: 'Call', note: '', duration: 30 })).toBeUndefined()
     expect(unknownActivityText({ _type: 'Call', note: 42 })).toBeUndefined()
+  })
+})
+
+describe('timelineItems', () => {
+  it('gathers each contact’s messages into one conversation where its newest stands', () => {
+    const note = (id: string) => ({ ...smsFixture(id), _type: 'Note' as const, note: id, note_html: id })
+    const items = timelineItems([
+      smsFixture('sms3', { contact_id: 'cont_1' }),
+      note('note2'),
+      smsFixture('sms2', { contact_id: 'cont_2' }),
+      smsFixture('sms1', { contact_id: 'cont_1' }),
+      smsFixture('sms0', { contact_id: null, remote_phone: '+15550001111' }),
+      note('note1'),
+      smsFixture('sms-1', { contact_id: null, remote_phone: '+15550001111' }),
+    ])
+    expect(items.map((item) => ('messages' in item ? item.messages.map((m) => m.id) : item.activity.id))).toEqual([
+      ['sms3', 'sms1'],
+      'note2',
+      ['sms2'],
+      ['sms0', 'sms-1'],
+      'note1',
+    ])
+    expect(new Set(items.map((item) => item.key)).size).toBe(items.length)
   })
 })

@@ -48,3 +48,31 @@ export function activityStyle(type: string): ActivityStyle {
 export function unknownActivityText(activity: Record<string, unknown>): string | undefined {
   return textOf(activity, 'subject', 'note', 'body_text', 'text', 'title')
 }
+
+/** One entry of the timeline: an activity, or the text messages with one contact (or number) as a conversation. */
+export type TimelineItem =
+  { key: string; activity: Activity } | { key: string; messages: Extract<Activity, { _type: 'SMS' }>[] }
+
+/**
+ * The timeline's entries in the list's order (newest first): each contact's messages gather into one conversation,
+ * which stands where its newest message would.
+ */
+export function timelineItems(activities: readonly Activity[]): TimelineItem[] {
+  const conversations = new Map<string, Extract<Activity, { _type: 'SMS' }>[]>()
+  const items: TimelineItem[] = []
+  for (const activity of activities) {
+    if (activity._type !== 'SMS') {
+      items.push({ key: activity.id, activity })
+      continue
+    }
+    const key = activity.contact_id ?? activity.remote_phone ?? activity.id
+    const messages = conversations.get(key)
+    if (messages !== undefined) messages.push(activity)
+    else {
+      const started = [activity]
+      conversations.set(key, started)
+      items.push({ key: `sms:${key}`, messages: started })
+    }
+  }
+  return items
+}

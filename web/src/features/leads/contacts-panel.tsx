@@ -111,7 +111,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
               <a href={`tel:${phone.phone}`} className="hover:underline">
                 {phone.phone_formatted}
               </a>{' '}
-              <span className="text-xs text-slate-400">{phone.type}</span>
+              <span className="text-xs text-slate-500">{phone.type}</span>
             </li>
           ))}
           {contact.emails.map((email) => (
@@ -119,7 +119,7 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
               <a href={`mailto:${email.email}`} className="text-indigo-700 hover:underline">
                 {email.email}
               </a>{' '}
-              <span className="text-xs text-slate-400">{email.type}</span>
+              <span className="text-xs text-slate-500">{email.type}</span>
             </li>
           ))}
           {contact.urls.map((url) => (

@@ -59,7 +59,7 @@ export function LeadPage({ leadId, activity }: { leadId: string; activity: Activ
           <TasksPanel lead={lead} />
         </div>
         <div className="lg:col-span-2">
-          <LeadTimeline leadId={lead.id} kind={activity} />
+          <LeadTimeline lead={lead} kind={activity} />
         </div>
       </div>
     </div>

@@ -1,21 +1,78 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import type { Activity } from '@leadline/shared/activity-schema'
-import { useState, type SubmitEvent } from 'react'
+import type { Lead } from '@leadline/shared/lead-schema'
+import { lazy, Suspense, useRef, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { Dialog } from '../../components/ui/dialog'
 import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import { Panel } from '../../components/ui/panel'
 import { TextField } from '../../components/ui/text-field'
 import { formatDateTime } from '../../lib/format'
-import { activityStyle, unknownActivityText } from './activity-display'
+import { activityStyle, timelineItems, unknownActivityText } from './activity-display'
 import { ACTIVITY_KINDS, type ActivityKind } from './activity-kinds'
 import { leadQueries, useAddNote } from './lead-queries'
 
-/** The lead's activities, newest first as the API returns them, with a note composer and a filter by kind on top. */
-export function LeadTimeline({ leadId, kind }: { leadId: string; kind: ActivityKind | undefined }) {
+// Calls and texts load their code when first used or shown: the lead page's first visit stays inside its budget.
+const CallForm = lazy(() => import('../phone/call-form').then((m) => ({ default: m.CallForm })))
+const CallDetails = lazy(() => import('../phone/phone-entries').then((m) => ({ default: m.CallDetails })))
+const SmsComposer = lazy(() => import('../phone/sms-composer').then((m) => ({ default: m.SmsComposer })))
+const SmsConversation = lazy(() => import('../phone/phone-entries').then((m) => ({ default: m.SmsConversation })))
+
+type Sms = Extract<Activity, { _type: 'SMS' }>
+const loading = <p className="text-sm text-slate-500">Loading…</p>
+
+/**
+ * The lead's activities, newest first as the API returns them (each contact's texts as one conversation), with the
+ * note composer, Log a call, the SMS composer and a filter by kind on top.
+ */
+export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | undefined }) {
+  const leadId = lead.id
   const activities = useQuery(leadQueries.activities(leadId, kind))
+  const [loggingCall, setLoggingCall] = useState(false)
+  // The SMS composer: closed, open on a new message, or carrying on with a draft.
+  const [composer, setComposer] = useState<{ draft?: Sms }>()
+  const smsButton = useRef<HTMLButtonElement>(null)
   return (
-    <Panel title="Activity">
+    <Panel
+      title="Activity"
+      actions={
+        <div className="flex gap-2">
+          <Button
+            size="sm"
+            onPress={() => {
+              setLoggingCall(true)
+            }}
+          >
+            Log a call
+          </Button>
+          <Button
+            ref={smsButton}
+            size="sm"
+            aria-expanded={composer !== undefined}
+            onPress={() => {
+              setComposer((c) => c ?? {})
+            }}
+          >
+            Send SMS
+          </Button>
+        </div>
+      }
+    >
+      {composer === undefined ? null : (
+        <Suspense fallback={loading}>
+          <SmsComposer
+            key={composer.draft?.id ?? 'new'}
+            leadId={leadId}
+            contacts={lead.contacts}
+            draft={composer.draft}
+            onClose={() => {
+              setComposer(undefined)
+              smsButton.current?.focus()
+            }}
+          />
+        </Suspense>
+      )}
       <NoteComposer leadId={leadId} />
       <KindFilter kind={kind} />
       <div className="mt-3">
@@ -36,14 +93,36 @@ export function LeadTimeline({ leadId, kind }: { leadId: string; kind: ActivityK
           </p>
         ) : (
           <ol className="flex flex-col gap-3">
-            {activities.data.data.map((activity) => (
-              <li key={activity.id}>
-                <ActivityItem activity={activity} />
+            {timelineItems(activities.data.data).map((item) => (
+              <li key={item.key}>
+                {'messages' in item ? (
+                  <Suspense fallback={<Skeleton className="h-16 w-full" />}>
+                    <SmsConversation
+                      messages={item.messages}
+                      onEditDraft={(draft) => {
+                        setComposer({ draft })
+                      }}
+                    />
+                  </Suspense>
+                ) : (
+                  <ActivityItem activity={item.activity} />
+                )}
               </li>
             ))}
           </ol>
         )}
       </div>
+      <Dialog title="Log a call" isOpen={loggingCall} onOpenChange={setLoggingCall} isDismissable={false}>
+        <Suspense fallback={loading}>
+          <CallForm
+            leadId={leadId}
+            contacts={lead.contacts}
+            onDone={() => {
+              setLoggingCall(false)
+            }}
+          />
+        </Suspense>
+      </Dialog>
     </Panel>
   )
 }
@@ -107,7 +186,7 @@ function NoteComposer({ leadId }: { leadId: string }) {
           setError(undefined)
         }}
         error={error}
-        placeholder="Log a call, a meeting, a thought…"
+        placeholder="A meeting, a thought, what was agreed…"
       />
       <div className="flex justify-end">
         <Button type="submit" variant="primary" size="sm" isPending={addNote.isPending}>
@@ -176,6 +255,12 @@ function ActivityBody({ activity, who }: { activity: Activity; who: string }) {
           <strong>{activity.new_status_label}</strong>
           {activity.opportunity_value_formatted === null ? '' : ` (${activity.opportunity_value_formatted})`}.
         </p>
+      )
+    case 'Call':
+      return (
+        <Suspense fallback={loading}>
+          <CallDetails call={activity} />
+        </Suspense>
       )
     case 'TaskCompleted':
       return (

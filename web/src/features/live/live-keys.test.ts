@@ -6,6 +6,7 @@ import { filtersOf } from '../opportunities/board-search'
 import { opportunityDetail } from '../opportunities/opportunity-mutations'
 import { listsKey } from '../opportunities/opportunity-move'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
+import { phoneQueries } from '../phone/phone-queries'
 import { reportQueries } from '../reports/report-queries'
 import { settingsQueries } from '../settings/settings-queries'
 import { taskQueries } from '../tasks/task-queries'
@@ -50,6 +51,7 @@ const SCREENS: Record<string, QueryKey> = {
   leadFields: setupQueries.customFields('lead').queryKey,
   contactFields: setupQueries.customFields('contact').queryKey,
   members: setupQueries.members().queryKey,
+  outcomes: phoneQueries.outcomes().queryKey,
   session: ['session', 'current'],
 }
 
@@ -120,6 +122,10 @@ describe('what a teammate’s change makes stale', () => {
     expect(
       staleScreens(event({ object_type: 'lead', object_id: 'lead_9', lead_id: 'lead_1', action: 'merged' })),
     ).toEqual([...leadPage, 'otherLead'].sort())
+  })
+
+  it('an outcome: the outcomes calls are logged with and shown by', () => {
+    expect(staleScreens(event({ object_type: 'outcome', object_id: 'outcome_1', lead_id: null }))).toEqual(['outcomes'])
   })
 
   it('statuses, pipelines and custom fields: their settings', () => {

@@ -2,6 +2,7 @@ import type { QueryFilters } from '@tanstack/react-query'
 import type { LiveEvent } from '@leadline/shared/live-event'
 import { leadQueries, setupQueries } from '../leads/lead-queries'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
+import { phoneQueries } from '../phone/phone-queries'
 import { taskQueries } from '../tasks/task-queries'
 
 // Imports only the query factories the first screens load anyway: the live client adds no code of its own to them.
@@ -63,6 +64,9 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
       return [under(opportunityQueries.pipelines().queryKey)]
     case 'custom_field':
       return subtype === 'lead' || subtype === 'contact' ? [under(setupQueries.customFields(subtype).queryKey)] : []
+    case 'outcome':
+      // The call form's choices, and the names calls in timelines show.
+      return [under(phoneQueries.outcomes().queryKey)]
     default:
       return []
   }

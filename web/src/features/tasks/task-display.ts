@@ -1,4 +1,5 @@
 import type { Task } from '@leadline/shared/task-schema'
+import { formatDuration } from '../../lib/format'
 import { textOf } from '../../lib/record'
 
 // What a row shows for each task type: the few fields that matter for it. No React, so it is unit-tested.
@@ -18,8 +19,7 @@ const joined = (...parts: string[]) => parts.filter((p) => p !== '').join(' · '
 
 function duration(seconds: unknown): string {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return ''
-  const minutes = Math.floor(seconds / 60)
-  return `${String(minutes)}:${String(Math.round(seconds % 60)).padStart(2, '0')}`
+  return formatDuration(seconds)
 }
 
 /** A recording's link, only for an https address. */

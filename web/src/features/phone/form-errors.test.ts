@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { ApiError } from '../../lib/api'
+import { placeErrors } from './form-errors'
+
+const refused = (fieldErrors: Record<string, string>) => new ApiError(400, { errors: [], 'field-errors': fieldErrors })
+
+describe('placeErrors', () => {
+  it('puts each field error beside its field and gathers the others into one message', () => {
+    expect(placeErrors(['text', 'local_phone'], null)).toEqual({ beside: {}, general: undefined })
+    expect(placeErrors(['text', 'local_phone'], refused({ text: 'Too long.' }))).toEqual({
+      beside: { text: 'Too long.' },
+      general: undefined,
+    })
+    expect(
+      placeErrors(
+        ['text', 'local_phone'],
+        refused({ local_phone: 'Not an internal number.', send_in: 'At most 59.', status: 'Unknown status.' }),
+      ),
+    ).toEqual({
+      beside: { local_phone: 'Not an internal number.' },
+      general: 'send_in: At most 59. status: Unknown status.',
+    })
+  })
+
+  it('says what went wrong when no field is named', () => {
+    expect(placeErrors(['text'], new ApiError(404, { error: 'Not found' }))).toEqual({
+      beside: {},
+      general: 'Not found',
+    })
+    expect(placeErrors(['text'], new ApiError(0, null)).general).toBe(
+      'The server cannot be reached. Check your connection.',
+    )
+  })
+})

@@ -1,0 +1,24 @@
+import { isApiError } from '../../lib/api'
+
+// Where a form shows why the API refused it; no React, so the rule is unit-tested.
+
+/**
+ * A failed save's field errors beside the fields the form shows, and one message for the rest: the other fields'
+ * errors, or the error's own message when it names no field (undefined when there is nothing more to say).
+ */
+export function placeErrors<F extends string>(
+  fields: readonly F[],
+  error: Error | null,
+): { beside: Partial<Record<F, string>>; general: string | undefined } {
+  if (error === null) return { beside: {}, general: undefined }
+  const errors = isApiError(error) ? error.fieldErrors : {}
+  const beside: Partial<Record<F, string>> = {}
+  const rest: string[] = []
+  for (const [key, message] of Object.entries(errors)) {
+    const field = fields.find((f) => f === key)
+    if (field === undefined) rest.push(`${key}: ${message}`)
+    else beside[field] = message
+  }
+  if (rest.length > 0) return { beside, general: rest.join(' ') }
+  return { beside, general: Object.keys(beside).length === 0 ? error.message : undefined }
+}

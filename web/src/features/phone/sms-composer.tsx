@@ -1,0 +1,251 @@
+import { useQuery } from '@tanstack/react-query'
+import type { Contact } from '@leadline/shared/contact-schema'
+import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { SelectField } from '../../components/ui/select-field'
+import { TextField } from '../../components/ui/text-field'
+import { browserTimeZone, formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
+import { authQueries } from '../auth/auth-queries'
+import { placeErrors } from './form-errors'
+import { useSendSms, useSmsToDraft } from './phone-mutations'
+import { phoneQueries } from './phone-queries'
+import type { SmsActivity } from './sms-display'
+import {
+  defaultSender,
+  recipientKey,
+  recipientsOf,
+  SEND_IN_SECONDS,
+  senderLabel,
+  smsBodyOf,
+  SMS_FIELDS,
+  type SmsField,
+} from './sms-draft'
+import { smsLengthText } from './sms-segments'
+
+// The lead page's SMS composer; loaded when "Send SMS" (or a draft's "Edit draft") first opens it.
+
+export interface SmsComposerProps {
+  leadId: string
+  contacts: readonly Contact[]
+  /** A draft to carry on with; without it, a new message. */
+  draft?: SmsActivity | undefined
+  onClose: () => void
+}
+
+/** What the live region says: the undo window of a message just sent, or a sentence. */
+type Notice = { kind: 'window'; id: string; name: string } | { kind: 'said'; text: string; tone: 'plain' | 'error' }
+
+export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerProps) {
+  const headingId = useId()
+  const messageBox = useRef<HTMLDivElement>(null)
+  const undoButton = useRef<HTMLButtonElement>(null)
+  const session = useQuery(authQueries.session())
+  const numbers = useQuery(phoneQueries.internalNumbers())
+  // The draft being carried on with, if any: sending sends it rather than a new message.
+  const [carried, setCarried] = useState(draft)
+  const recipients = recipientsOf(contacts, carried)
+  const [to, setTo] = useState(() =>
+    draft === undefined || draft.remote_phone === null ? '' : recipientKey(draft.contact_id, draft.remote_phone),
+  )
+  const [from, setFrom] = useState('')
+  const [text, setText] = useState(draft?.text ?? '')
+  const [mode, setMode] = useState<'send' | 'schedule'>('send')
+  const [sendAt, setSendAt] = useState('')
+  const [formErrors, setFormErrors] = useState<Partial<Record<SmsField, string>>>({})
+  const [notice, setNotice] = useState<Notice>()
+  const send = useSendSms(leadId)
+  const toDraft = useSmsToDraft(leadId)
+  const focusMessage = () => {
+    messageBox.current?.querySelector('textarea')?.focus()
+  }
+
+  // The window closes with the server's: after it, Undo could only fail. Focus on Undo moves back to the message.
+  const windowId = notice?.kind === 'window' ? notice.id : undefined
+  useEffect(() => {
+    if (windowId === undefined) return
+    const timer = setTimeout(() => {
+      if (undoButton.current !== null && document.activeElement === undoButton.current) focusMessage()
+      setNotice((n) => (n?.kind === 'window' && n.id === windowId ? undefined : n))
+    }, SEND_IN_SECONDS * 1000)
+    return () => {
+      clearTimeout(timer)
+    }
+  }, [windowId])
+
+  const recipient = recipients.find((r) => r.key === to) ?? recipients[0]
+  const sender = from !== '' ? from : defaultSender(numbers.data ?? [], session.data?.user.id, carried)
+  const server = placeErrors(SMS_FIELDS, send.error)
+  const errors = { ...server.beside, ...formErrors }
+  const generalError = server.general
+  const noNumbers = numbers.isSuccess && numbers.data.length === 0
+  const cannotSend = recipients.length === 0 || noNumbers
+
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const result = smsBodyOf(
+      { recipient, from: sender, text, mode, sendAt: sendAt === '' ? '' : fromDateTimeLocalInput(sendAt) },
+      new Date(),
+    )
+    if (!result.ok) {
+      setFormErrors(result.errors)
+      return
+    }
+    setFormErrors({})
+    const name = recipient?.name ?? 'the contact'
+    send.mutate(
+      { draftId: carried?.id, body: result.body },
+      {
+        onSuccess: (message) => {
+          setText('')
+          setCarried(undefined)
+          setMode('send')
+          setSendAt('')
+          setNotice(
+            message.status === 'scheduled' && message.date_scheduled !== null
+              ? {
+                  kind: 'said',
+                  text: `Your message to ${name} is scheduled for ${formatDateTime(message.date_scheduled)}.`,
+                  tone: 'plain',
+                }
+              : { kind: 'window', id: message.id, name },
+          )
+        },
+      },
+    )
+  }
+
+  const undo = (id: string) => {
+    toDraft.mutate(id, {
+      onSuccess: (message) => {
+        // The text comes back to be edited, unless another is being written: then it waits in its conversation.
+        if (text.trim() === '') {
+          setCarried(message)
+          setTo(message.remote_phone === null ? '' : recipientKey(message.contact_id, message.remote_phone))
+          setFrom(message.local_phone ?? '')
+          setText(message.text)
+          setNotice({ kind: 'said', text: 'Not sent. The message is back here as a draft.', tone: 'plain' })
+        } else {
+          setNotice({ kind: 'said', text: 'Not sent. It is kept as a draft in its conversation.', tone: 'plain' })
+        }
+        focusMessage()
+      },
+      onError: (error) => {
+        setNotice({ kind: 'said', text: `It could not be undone: ${error.message}`, tone: 'error' })
+      },
+    })
+  }
+
+  return (
+    <section aria-labelledby={headingId} className="mb-4 rounded-md border border-indigo-200 bg-indigo-50/40 p-3">
+      <div className="flex items-center justify-between gap-2">
+        <h3 id={headingId} className="text-sm font-semibold text-slate-900">
+          Send SMS
+        </h3>
+        <Button size="sm" variant="quiet" onPress={onClose}>
+          Close
+        </Button>
+      </div>
+      <form onSubmit={submit} noValidate className="mt-2 flex flex-col gap-3">
+        <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+          {recipients.length === 0 ? (
+            <p className="text-sm text-slate-700">
+              None of this lead’s contacts has a phone number. Add one to a contact to text them.
+            </p>
+          ) : (
+            <SelectField
+              label="To"
+              value={recipient?.key ?? ''}
+              options={recipients.map((r) => ({ value: r.key, label: r.label }))}
+              onChange={setTo}
+              error={errors.remote_phone}
+            />
+          )}
+          {noNumbers ? (
+            <p className="text-sm text-slate-700">
+              Your organization has no phone numbers to send texts from yet. An admin adds them (internal numbers).
+            </p>
+          ) : (
+            <SelectField
+              label="From"
+              value={sender}
+              options={(numbers.data ?? []).map((n) => ({ value: n.number, label: senderLabel(n) }))}
+              emptyLabel={numbers.isPending ? 'Loading numbers…' : sender === '' ? 'Choose a number' : undefined}
+              isDisabled={numbers.isPending}
+              onChange={setFrom}
+              error={errors.local_phone ?? (numbers.isError ? 'The numbers could not be loaded.' : undefined)}
+            />
+          )}
+        </div>
+        <div ref={messageBox}>
+          <TextField
+            label="Message"
+            multiline
+            rows={3}
+            value={text}
+            onChange={(value) => {
+              setText(value)
+              if (formErrors.text !== undefined) setFormErrors((e) => ({ ...e, text: undefined }))
+            }}
+            description={smsLengthText(text)}
+            error={errors.text}
+            autoFocus
+          />
+        </div>
+        {mode === 'schedule' ? (
+          <TextField
+            type="datetime-local"
+            label="Send at"
+            value={sendAt}
+            onChange={setSendAt}
+            description={`In your time zone (${browserTimeZone()}).`}
+            error={errors.date_scheduled}
+            autoFocus
+          />
+        ) : null}
+        {generalError === undefined ? null : (
+          <p role="alert" className="text-sm text-red-700">
+            {generalError}
+          </p>
+        )}
+        <div className="flex flex-wrap justify-end gap-2">
+          <Button
+            size="sm"
+            onPress={() => {
+              setMode((m) => (m === 'send' ? 'schedule' : 'send'))
+              setFormErrors((e) => ({ ...e, date_scheduled: undefined }))
+            }}
+          >
+            {mode === 'send' ? 'Schedule for later' : 'Send now instead'}
+          </Button>
+          <Button type="submit" size="sm" variant="primary" isDisabled={cannotSend} isPending={send.isPending}>
+            {mode === 'send' ? 'Send' : 'Schedule'}
+          </Button>
+        </div>
+      </form>
+      <div className="mt-2 flex min-h-8 items-center justify-end gap-2">
+        <p
+          role="status"
+          className={`text-sm ${notice?.kind === 'said' && notice.tone === 'error' ? 'text-red-700' : 'text-slate-700'}`}
+        >
+          {notice === undefined
+            ? ''
+            : notice.kind === 'window'
+              ? `Your message to ${notice.name} sends in ${String(SEND_IN_SECONDS)} s.`
+              : notice.text}
+        </p>
+        {notice?.kind === 'window' ? (
+          <Button
+            ref={undoButton}
+            size="sm"
+            isPending={toDraft.isPending}
+            onPress={() => {
+              undo(notice.id)
+            }}
+          >
+            Undo
+          </Button>
+        ) : null}
+      </div>
+    </section>
+  )
+}
