@@ -205,6 +205,16 @@ describe('POST /activity/call/', () => {
     expect(await logCall({ phone: '+44 20 7946 0958' })).toMatchObject({ contact_id: null, phone: '+442079460958' })
   })
 
+  it('takes the number of a contact logged without one from the contact, unless the number is sent as null', async () => {
+    expect(await logCall({ contact_id: ann() })).toMatchObject({
+      contact_id: ann(),
+      phone: '+14155550101',
+      remote_phone: '+14155550101',
+      remote_phone_formatted: '+1 415 555 0101',
+    })
+    expect(await logCall({ contact_id: ann(), phone: null })).toMatchObject({ contact_id: ann(), phone: null })
+  })
+
   it('ignores fields it does not take, read-only ones and Close’s it has no use for', async () => {
     const logged = await logCall({
       id: 'acti_mine',

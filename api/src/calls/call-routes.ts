@@ -188,6 +188,8 @@ async function checkedNewCall(tx: Db, me: { organizationId: string; userId: stri
     }
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  // A call logged for a contact without a number was with the contact's first one: the timeline can show it.
+  if (body.phone === undefined && contactId !== null) remote = await firstPhoneOf(tx, org, contactId)
   return {
     leadId: body.lead_id,
     contactId,
@@ -203,6 +205,17 @@ async function checkedNewCall(tx: Db, me: { organizationId: string; userId: stri
       voicemail_duration: body.voicemail_duration ?? 0,
     },
   }
+}
+
+async function firstPhoneOf(tx: Db, organizationId: string, contactId: string): Promise<string | null> {
+  const row = await tx
+    .selectFrom('contact_phone')
+    .select('phone')
+    .where('organization_id', '=', organizationId)
+    .where('contact_id', '=', contactId)
+    .orderBy('position')
+    .executeTakeFirst()
+  return row?.phone ?? null
 }
 
 async function findCall(tx: Db, organizationId: string, id: string): Promise<ActivityTable> {
