@@ -98,7 +98,7 @@ export interface ActivityData {
     recording_url: string | null
     voicemail_url: string | null
     voicemail_duration: number
-    /** Close's two sources; Leadline has no telephony of its own, so what it stores itself is `External`. */
+    /** Close's two sources: `External` for a call logged or reported by the organization's telephony. */
     source: 'External' | 'Close.io'
     /** `external` for a logged call, `regular` for one the organization's telephony reported (inbound endpoint). */
     call_method: 'external' | 'regular'
@@ -115,6 +115,7 @@ export interface ActivityData {
     text: string
     remote_phone: string | null
     local_phone: string | null
+    /** `Close.io` (Close's name for "sent through the CRM") for what Leadline sends, `External` for the rest. */
     source: 'External' | 'Close.io'
     date_scheduled: string | null
     date_sent: string | null
