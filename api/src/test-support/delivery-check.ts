@@ -13,10 +13,14 @@ import { verifySignedRequest } from './webhook-signatures.js'
 // holds each one a little (so deliveries are in flight when a process is killed), refuses some (so retries happen),
 // and, at the end, the log of what it accepted held against the event log.
 
-/** The settings that make a killed process's deliveries come back within seconds, not minutes. */
+/**
+ * The settings that make a killed process's deliveries come back within seconds, not minutes. The lease is not
+ * shorter: a request's timeout is half of it, and on a busy machine a 1-second timeout failed requests the receiver
+ * was about to accept, using up the lead webhook's three attempts.
+ */
 export const FAST_OUTBOX_ENV = {
   LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1',
-  LEADLINE_OUTBOX_LEASE_SECONDS: '2',
+  LEADLINE_OUTBOX_LEASE_SECONDS: '6',
   LEADLINE_WEBHOOK_RETRY_SECONDS: '1',
   LEADLINE_LEAD_WEBHOOK_RETRY_SECONDS: '1',
 }
