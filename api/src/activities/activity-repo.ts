@@ -14,11 +14,12 @@ export const ACTIVITY_TYPES = [
   'TaskCompleted',
   'Call',
   'SMS',
+  'Email',
 ] as const
 export type ActivityType = (typeof ACTIVITY_TYPES)[number]
 
-/** The types a list may filter by: the stored ones and those the email issue adds, which match none yet. */
-export const FILTERABLE_ACTIVITY_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'Email', 'EmailThread']
+/** The types a list may filter by: the stored ones and conversations (`EmailThread`, read from their emails). */
+export const FILTERABLE_ACTIVITY_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'EmailThread']
 
 /** Close's call statuses. */
 export const CALL_STATUSES = [
@@ -47,10 +48,23 @@ export interface SmsAttachment {
   size: number | null
 }
 
-/** One failed attempt at sending an SMS through the provider. */
+/** One failed attempt at sending an SMS through the provider, or an email through its SMTP server. */
 export interface SmsSendAttempt {
   date: string
   error: string
+}
+
+/** Close's email directions: `outgoing` from the organization, `incoming` to it. */
+export type EmailDirection = 'outgoing' | 'incoming'
+
+/** A file sent or received with an email, as Close lists them. */
+export interface EmailAttachment {
+  url: string
+  filename: string
+  content_type: string | null
+  size: number
+  /** The part's Content-ID, for images the HTML body shows inline. */
+  content_id?: string | null
 }
 
 /** The fields particular to each activity type, stored as JSON in `activity.data`. */
@@ -128,6 +142,40 @@ export interface ActivityData {
     /** The telephony side's id of a message reported through the inbound endpoint (repeats are stored once). */
     provider_message_id: string | null
   }
+  /**
+   * An email (its thread is the activity's `thread_id` column). Addresses are as written (`"Name" <a@b.c>` or
+   * `a@b.c`). `message_ids` are the Message-IDs it went out or came in with; `references` its References header.
+   * `body_preview`, `envelope` and the quoted-text splits are added when viewed.
+   */
+  Email: {
+    direction: EmailDirection
+    status: SmsStatus
+    subject: string
+    body_text: string
+    body_html: string
+    sender: string | null
+    to: string[]
+    cc: string[]
+    bcc: string[]
+    attachments: EmailAttachment[]
+    date_scheduled: string | null
+    date_sent: string | null
+    /** The account it is (or was) sent through. */
+    email_account_id: string | null
+    template_id: string | null
+    template_name: string | null
+    /** The email this one answers. */
+    in_reply_to_id: string | null
+    message_ids: string[]
+    references: string[]
+    /** When a follow-up task falls due if no reply has come (scheduled, outbox and sent emails). */
+    followup_date: string | null
+    /** Failed SMTP attempts, oldest first. */
+    send_attempts: SmsSendAttempt[]
+    error_message: string | null
+    /** When it was sent or received (its creation until then). */
+    activity_at: string
+  }
 }
 
 /** A status, as an OpportunityStatusChange names the two it moved between. */
@@ -183,6 +231,8 @@ export interface NewActivity<T extends ActivityType> {
   now: string
   opportunityId?: string
   taskId?: string
+  /** The conversation of an Email. */
+  threadId?: string
 }
 
 /** The row of a new activity, its id made here (several go in one insert when one request records many). */
@@ -197,6 +247,7 @@ export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): A
     data: JSON.stringify(input.data),
     opportunity_id: input.opportunityId ?? null,
     task_id: input.taskId ?? null,
+    thread_id: input.threadId ?? null,
     created_by: input.createdBy ?? input.userId,
     updated_by: input.updatedBy ?? input.userId,
     date_created: input.now,
@@ -297,6 +348,7 @@ export function activityView(row: ActivityTable, names: ActivityNames): Record<s
     ...data,
   }
   if (row.opportunity_id !== null) view.opportunity_id = row.opportunity_id
+  if (row.type === 'Email') view.thread_id = row.thread_id
   if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')
   if (PHONE_TYPES.has(row.type)) Object.assign(view, phoneFields(row, data, names))
   return view

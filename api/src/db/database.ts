@@ -244,6 +244,8 @@ export interface ActivityTable {
   opportunity_id: string | null
   /** The task a TaskCompleted is about. */
   task_id: string | null
+  /** The conversation an Email belongs to (migration 0022). */
+  thread_id: string | null
   created_by: string | null
   updated_by: string | null
   date_created: string
@@ -442,6 +444,27 @@ export interface InboundRefTable {
   date_updated: string
 }
 
+/** An email conversation on a lead (migration 0022); its id is an activity id. */
+export interface EmailThreadTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  /** The latest subject without `Re:`/`Fwd:` prefixes, as written. */
+  subject: string
+  /** `subject` case-folded, for joining replies that carry no references. */
+  subject_key: string
+  date_created: string
+  date_updated: string
+}
+
+/** A Message-ID an email was sent or received with (migration 0022). */
+export interface EmailMessageTable {
+  organization_id: string
+  message_id: string
+  activity_id: string
+  thread_id: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -477,6 +500,8 @@ export interface Tables {
   inbound_secret: InboundSecretTable
   inbound_receipt: InboundReceiptTable
   inbound_ref: InboundRefTable
+  email_thread: EmailThreadTable
+  email_message: EmailMessageTable
 }
 
 export type Db = Kysely<Tables>

@@ -233,6 +233,7 @@ export function demoOpportunityMaker(
           data: JSON.stringify(data),
           opportunity_id: id,
           task_id: null,
+          thread_id: null,
           created_by: owner,
           updated_by: owner,
           date_created: at,
