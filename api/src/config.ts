@@ -2,6 +2,7 @@ import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './db/database.js'
 import { DEFAULT_EVENT_RETENTION_DAYS } from './events/event-retention.js'
 import { parseLeadWebhookUrl } from './outbox/lead-webhook.js'
+import { secretBoxFrom, type SecretBox } from './platform/secret-box.js'
 import { webhookUrlProblem } from './webhooks/webhook-url.js'
 import { DEFAULT_TASK_RETENTION_DAYS } from './tasks/task-retention.js'
 
@@ -38,6 +39,11 @@ export interface Config {
   outbox: OutboxConfig
   /** Where text messages are sent (docs/decisions/0026-sms-sending.md). */
   sms: SmsConfig
+  /**
+   * Seals the secrets the api stores and must give back (SMTP passwords) under `LEADLINE_SECRET_KEY`; null when the
+   * server has none, and then no such secret can be stored (docs/decisions/0029-email-accounts.md).
+   */
+  secretBox: SecretBox | null
 }
 
 export interface OutboxConfig {
@@ -134,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: positiveInt(env, 'LEADLINE_OUTBOX_CONCURRENCY', 8),
     },
     sms: smsConfigFrom(env, outboundAllowPrivateFrom(env)),
+    secretBox: secretBoxFrom(env),
   }
 }
 

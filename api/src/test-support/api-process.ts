@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { TEST_STREAM_SECRET } from './test-app.js'
+import { TEST_SECRET_KEY, TEST_STREAM_SECRET } from './test-app.js'
 
 /** The built CLI: tests of several real api processes need `pnpm -r build` first. */
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url))
@@ -17,7 +17,13 @@ export function startApiProcess(databaseUrl: string, env: NodeJS.ProcessEnv = {}
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: build the api package first (pnpm -r build)`)
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--db', databaseUrl, '--json'], {
-      env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: TEST_STREAM_SECRET, ...env },
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        LEADLINE_STREAM_SECRET: TEST_STREAM_SECRET,
+        LEADLINE_SECRET_KEY: TEST_SECRET_KEY,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -57,6 +57,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** `LEADLINE_STREAM_SECRET` of the test apps and api processes, as `npm start` and the journeys set one. */
 export const TEST_STREAM_SECRET = 'test-stream-secret-0123456789abcdef0123456789'
 
+/** `LEADLINE_SECRET_KEY` of the test apps and api processes (32 bytes, hex), as `npm start` generates one. */
+export const TEST_SECRET_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff'
+
 /** A controllable clock that still moves forward 1 ms per reading, so creation order is observable. */
 export class TestClock implements Clock {
   constructor(private current = new Date('2026-03-01T12:00:00.000Z')) {}
@@ -120,7 +123,12 @@ export async function createTestContext(
   const database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
   const clock = new TestClock()
-  const config = loadConfig({ DATABASE_URL: testDb.url, LEADLINE_STREAM_SECRET: TEST_STREAM_SECRET, ...options.env })
+  const config = loadConfig({
+    DATABASE_URL: testDb.url,
+    LEADLINE_STREAM_SECRET: TEST_STREAM_SECRET,
+    LEADLINE_SECRET_KEY: TEST_SECRET_KEY,
+    ...options.env,
+  })
   const app = await buildApp({
     database,
     config,
