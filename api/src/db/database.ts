@@ -143,6 +143,34 @@ export interface PhoneNumberTable {
   date_updated: string
 }
 
+export interface EmailAccountTable {
+  id: string
+  organization_id: string
+  user_id: string
+  /** Lowercased. */
+  email: string
+  /** JSON: `[{name, email}]`, the account's own address first. */
+  identities: string
+  smtp_host: string
+  smtp_port: number
+  smtp_username: string | null
+  /** `v1:…` (platform/secret-box.ts), never the password itself. */
+  smtp_password: string | null
+  /** 0 or 1. */
+  smtp_use_ssl: number
+  date_created: string
+  date_updated: string
+  created_by: string | null
+  updated_by: string | null
+}
+
+/** Every address an email account sends as, lowercased: its own and its identities'. */
+export interface EmailAccountAddressTable {
+  email_account_id: string
+  organization_id: string
+  address: string
+}
+
 export interface UserPresenceTable {
   organization_id: string
   user_id: string
@@ -476,6 +504,8 @@ export interface Tables {
   opportunity: OpportunityTable
   opportunity_rollup: OpportunityRollupTable
   phone_number: PhoneNumberTable
+  email_account: EmailAccountTable
+  email_account_address: EmailAccountAddressTable
   user_presence: UserPresenceTable
   lead: LeadTable
   lead_address: LeadAddressTable

@@ -1,0 +1,35 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { timestampSchema } from './list.js'
+
+/** A name and address a user may send as. */
+export const emailIdentitySchema = Type.Object({
+  name: Type.String({ description: 'The name recipients see; may be blank.' }),
+  email: Type.String(),
+})
+export type EmailIdentityView = Static<typeof emailIdentitySchema>
+
+/** An account's SMTP server as it is shown: never the password, only whether there is one. */
+export const smtpViewSchema = Type.Object({
+  host: Type.String(),
+  port: Type.Integer(),
+  username: Type.Union([Type.String(), Type.Null()]),
+  use_ssl: Type.Boolean({ description: 'TLS from the start of the connection (SMTPS, usually port 465).' }),
+  has_password: Type.Boolean(),
+})
+
+export const emailAccountSchema = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  user_id: Type.String(),
+  email: Type.String({ description: 'The address the account sends as, lowercased.' }),
+  identities: Type.Array(emailIdentitySchema, {
+    description: 'Who the user may send as through this account; the account’s own address is always one.',
+  }),
+  default_identity: emailIdentitySchema,
+  smtp: smtpViewSchema,
+  created_by: Type.Union([Type.String(), Type.Null()]),
+  updated_by: Type.Union([Type.String(), Type.Null()]),
+  date_created: timestampSchema,
+  date_updated: timestampSchema,
+})
+export type EmailAccountView = Static<typeof emailAccountSchema>
