@@ -472,6 +472,22 @@ export interface InboundRefTable {
   date_updated: string
 }
 
+/** An email template (migration 0021): Liquid subject and HTML body; `attachments` is JSON; booleans are 0/1. */
+export interface EmailTemplateTable {
+  id: string
+  organization_id: string
+  name: string
+  subject: string
+  body: string
+  is_shared: number
+  is_archived: number
+  attachments: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
 /** An email conversation on a lead (migration 0022); its id is an activity id. */
 export interface EmailThreadTable {
   id: string
@@ -530,6 +546,7 @@ export interface Tables {
   inbound_secret: InboundSecretTable
   inbound_receipt: InboundReceiptTable
   inbound_ref: InboundRefTable
+  email_template: EmailTemplateTable
   email_thread: EmailThreadTable
   email_message: EmailMessageTable
 }

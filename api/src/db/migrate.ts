@@ -19,6 +19,7 @@ import * as m0016 from './migrations/0016-event-object-type.js'
 import * as m0017 from './migrations/0017-outcomes.js'
 import * as m0019 from './migrations/0019-inbound.js'
 import * as m0020 from './migrations/0020-email-accounts.js'
+import * as m0021 from './migrations/0021-email-templates.js'
 import * as m0022 from './migrations/0022-emails.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0017-outcomes': m0017,
   '0019-inbound': m0019,
   '0020-email-accounts': m0020,
+  '0021-email-templates': m0021,
   '0022-emails': m0022,
 }
 
