@@ -28,6 +28,7 @@ import { callRoutes } from './calls/call-routes.js'
 import { outcomeRoutes } from './outcomes/outcome-routes.js'
 import { inboundRoutes } from './inbound/inbound-routes.js'
 import { smsRoutes } from './sms/sms-routes.js'
+import { emailTemplateRoutes } from './email-templates/email-template-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -142,6 +143,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(outcomeRoutes, deps)
       await api.register(inboundRoutes, deps)
       await api.register(smsRoutes, deps)
+      await api.register(emailTemplateRoutes, deps)
     },
     { prefix: API_PREFIX },
   )
