@@ -7,7 +7,7 @@ import {
   normalizeContactPhone,
   normalizePhoneNumber,
 } from '../phone-numbers/phone-number-repo.js'
-import { isHttpsUrl } from '../platform/text.js'
+import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../platform/attachments.js'
 import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
 
 // What a request may say about a text message, and how it is checked: phones normalized (the remote one like a
@@ -20,16 +20,6 @@ const ATTACHMENTS_MAX = 10
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
 
-const attachmentInput = Type.Object(
-  {
-    url: Type.String({ maxLength: 2000, description: 'An https:// URL the file can be fetched from.' }),
-    filename: Type.String({ minLength: 1, maxLength: 255 }),
-    content_type: Type.String({ maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9!#$&^_.+-]+$' }),
-    size: Type.Optional(nullable(Type.Integer({ minimum: 0, description: 'Bytes.' }))),
-  },
-  { additionalProperties: false },
-)
-
 /** The fields only a draft may change. */
 const contentFields = {
   text: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
@@ -38,7 +28,7 @@ const contentFields = {
   ),
   contact_id: Type.Optional(nullable(Type.String({ description: 'A contact of the message’s lead.' }))),
   attachments: Type.Optional(
-    nullable(Type.Array(attachmentInput, { maxItems: ATTACHMENTS_MAX, description: 'MMS: files sent with it.' })),
+    nullable(Type.Array(attachmentInputSchema, { maxItems: ATTACHMENTS_MAX, description: 'MMS: files sent with it.' })),
   ),
 }
 const localPhone = Type.String({ maxLength: PHONE_MAX, description: 'One of the organization’s internal numbers.' })
@@ -85,7 +75,7 @@ export interface ContentInput {
   remote_phone?: string | null
   local_phone?: string
   contact_id?: string | null
-  attachments?: { url: string; filename: string; content_type: string; size?: number | null }[] | null
+  attachments?: AttachmentInput[] | null
 }
 
 /** Content as stored: only the fields the request gave. */
@@ -127,18 +117,7 @@ export async function readContent(
       errors.contact_id = 'Not a contact of this lead.'
     else content.contact_id = contact === null ? null : contact.id
   }
-  if (body.attachments !== undefined) {
-    const attachments = body.attachments ?? []
-    attachments.forEach((attachment, i) => {
-      if (!isHttpsUrl(attachment.url)) errors[`attachments.${String(i)}.url`] = 'Must be an https:// URL.'
-    })
-    content.attachments = attachments.map((a) => ({
-      url: a.url,
-      filename: a.filename,
-      content_type: a.content_type,
-      size: a.size ?? null,
-    }))
-  }
+  if (body.attachments !== undefined) content.attachments = readAttachments(body.attachments ?? [], errors)
   return content
 }
 
