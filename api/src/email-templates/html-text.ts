@@ -12,7 +12,6 @@ const HREF = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i
 
 const PARAGRAPHS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'ul', 'ol', 'table'])
 const LINES = new Set([
-  'br',
   'div',
   'li',
   'tr',
@@ -37,6 +36,13 @@ function webAddress(attributes: string): string | undefined {
   return /^https?:\/\//i.test(href) ? href : undefined
 }
 
+/** The text so far, ending in at least `count` line breaks (a block's end and the next one's start make one). */
+function endLines(text: string, count: number): string {
+  const trimmed = text.replace(/ +$/, '')
+  const present = /\n*$/.exec(trimmed)?.[0].length ?? 0
+  return trimmed + '\n'.repeat(Math.max(0, count - present))
+}
+
 /** The plain-text form of an HTML fragment or document. */
 export function htmlToText(html: string): string {
   const source = html.replace(COMMENT, '').replace(DROPPED, '').replace(/\s+/g, ' ')
@@ -57,9 +63,10 @@ export function htmlToText(html: string): string {
         if (text !== link.href) out += ` (${link.href})`
         link = undefined
       }
-    } else if (tag === 'li' && !closing) out += '\n- '
-    else if (PARAGRAPHS.has(tag)) out += '\n\n'
-    else if (LINES.has(tag)) out += '\n'
+    } else if (tag === 'br') out += '\n'
+    else if (tag === 'li' && !closing) out = endLines(out, 1) + '- '
+    else if (PARAGRAPHS.has(tag)) out = endLines(out, 2)
+    else if (LINES.has(tag)) out = endLines(out, 1)
     else if (CELLS.has(tag) && !closing) out += ' '
   }
   out += decodeHTML(source.slice(last))
