@@ -72,6 +72,24 @@ describe('seedDemoOrganization', () => {
     ])
   })
 
+  it('gives it shared email templates, by its admin', async () => {
+    const demo = await seedDemoOrganization(database.db, new TestClock())
+    const templates = await database.db
+      .selectFrom('email_template')
+      .select(['name', 'is_shared', 'created_by', 'organization_id'])
+      .orderBy('name')
+      .execute()
+    const admin = demo.users[0]?.user_id
+    expect(templates).toEqual(
+      ['Follow-up', 'Intro', 'Meeting recap'].map((name) => ({
+        name,
+        is_shared: 1,
+        created_by: admin,
+        organization_id: demo.organization_id,
+      })),
+    )
+  })
+
   it('stores nothing when it fails after the organization and its admin were written', async () => {
     // How many clock readings creating the organization and its admin takes, measured on a throwaway database.
     const scratch = await createTestDatabase()

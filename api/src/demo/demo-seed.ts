@@ -1,6 +1,7 @@
 import { inTransaction, type Db } from '../db/database.js'
 import { provisionMember, provisionOrganization } from '../organizations/provision.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
+import { setUpDemoEmailTemplates } from './demo-email-templates.js'
 import { setUpDemoOutcomes } from './demo-outcomes.js'
 import { setUpDemoPhoneNumbers } from './demo-phone-numbers.js'
 import { setUpDemoPipelines } from './demo-pipelines.js'
@@ -50,8 +51,9 @@ const MEMBERS: DemoPerson[] = [
 ]
 
 /**
- * The demo organization with its pipelines (demo-pipelines.ts), call outcomes (demo-outcomes.ts), phone numbers
- * (demo-phone-numbers.ts) and an admin, a manager and two reps, each with an API key; all of it or nothing.
+ * The demo organization with its pipelines (demo-pipelines.ts), call outcomes (demo-outcomes.ts), shared email
+ * templates (demo-email-templates.ts), phone numbers (demo-phone-numbers.ts) and an admin, a manager and two reps,
+ * each with an API key; all of it or nothing.
  */
 export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
   return inTransaction(db, async (tx) => {
@@ -64,6 +66,7 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
     const change = { userId: admin.user_id, now: formatTimestamp(clock.now()) }
     await setUpDemoPipelines(tx, admin.organization_id, change)
     await setUpDemoOutcomes(tx, admin.organization_id, change)
+    await setUpDemoEmailTemplates(tx, admin.organization_id, change)
     const users: DemoUser[] = [
       { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
     ]

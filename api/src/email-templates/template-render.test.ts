@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
+import { DEMO_EMAIL_TEMPLATES } from '../demo/demo-email-templates.js'
 import { parsedTemplate, renderEmailTemplate } from './template-render.js'
 
 let ctx: TestContext
@@ -140,6 +141,15 @@ describe('GET /email_template/{id}/render/', () => {
     expect(out.subject).toBe('THERE')
     expect(out.body_html).toBe('<p>Hi there, wayne.example</p>')
     expect(out.warnings).toEqual([])
+  })
+
+  it('renders the demo’s templates with every placeholder known', async () => {
+    for (const demo of DEMO_EMAIL_TEMPLATES) {
+      const out = await rendered({ name: demo.name, subject: demo.subject, body: demo.body })
+      expect(out.warnings, demo.name).toEqual([])
+      expect(out.body_text.startsWith('Hi Bruce,\n\n'), out.body_text).toBe(true)
+      expect(out.body_text).toContain('Wayne Enterprises')
+    }
   })
 
   it('stops a template that makes too much, with a 400', async () => {
