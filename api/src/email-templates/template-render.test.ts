@@ -226,6 +226,24 @@ describe('renderEmailTemplate', () => {
     })
   })
 
+  it('renders inside the caller’s transaction, as an email being created does', async () => {
+    const template = await createTemplate({
+      subject: 'For {{ lead.display_name }}',
+      body: '<p>{{ contact.email }}</p>',
+    })
+    const out = await ctx.database.db
+      .transaction()
+      .execute((tx) =>
+        renderEmailTemplate(tx, {
+          ...scope(),
+          templateId: template.id,
+          leadId: lead.id,
+          contactId: lead.contacts[0]?.id ?? null,
+        }),
+      )
+    expect(out).toMatchObject({ subject: 'For Wayne Enterprises', bodyText: 'bruce@wayne.example' })
+  })
+
   it('renders a lead without contacts with empty contact fields', async () => {
     const template = await createTemplate({
       subject: 'Hi {{ contact.first_name | default: "there" }}',
