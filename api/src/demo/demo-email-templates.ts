@@ -48,6 +48,7 @@ export const DEMO_EMAIL_TEMPLATES: readonly TemplateFields[] = [
   },
 ]
 
+/** Stores the demo's templates in the organization, by `change.userId`. */
 export async function setUpDemoEmailTemplates(
   db: Db,
   organizationId: string,

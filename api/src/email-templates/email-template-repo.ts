@@ -50,6 +50,7 @@ function attachmentsOf(row: EmailTemplateTable): Attachment[] {
   return Array.isArray(stored) ? (stored as Attachment[]) : []
 }
 
+/** The wire form of a stored template. */
 export function emailTemplateView(row: EmailTemplateTable): EmailTemplate {
   return {
     id: row.id,
@@ -67,6 +68,7 @@ export function emailTemplateView(row: EmailTemplateTable): EmailTemplate {
   }
 }
 
+/** What a request sets on a template, checked. */
 export interface TemplateFields {
   name: string
   subject: string
@@ -87,6 +89,7 @@ function columns(fields: TemplateFields) {
   }
 }
 
+/** Stores a new template by `userId`, who owns it while it is unshared. */
 export async function insertTemplate(
   db: Db,
   input: TemplateFields & { organizationId: string; userId: string; now: string },
@@ -104,6 +107,7 @@ export async function insertTemplate(
   return row
 }
 
+/** Replaces a template's fields; `created_by` (its owner) stays. */
 export async function updateTemplate(
   db: Db,
   row: EmailTemplateTable,
@@ -120,6 +124,7 @@ export async function updateTemplate(
   return { ...row, ...set }
 }
 
+/** Deletes a template; emails made from it keep its id and what it rendered. */
 export async function deleteTemplate(db: Db, row: EmailTemplateTable): Promise<void> {
   await db
     .deleteFrom('email_template')
