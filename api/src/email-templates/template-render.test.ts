@@ -231,16 +231,14 @@ describe('renderEmailTemplate', () => {
       subject: 'For {{ lead.display_name }}',
       body: '<p>{{ contact.email }}</p>',
     })
-    const out = await ctx.database.db
-      .transaction()
-      .execute((tx) =>
-        renderEmailTemplate(tx, {
-          ...scope(),
-          templateId: template.id,
-          leadId: lead.id,
-          contactId: lead.contacts[0]?.id ?? null,
-        }),
-      )
+    const out = await ctx.database.db.transaction().execute((tx) =>
+      renderEmailTemplate(tx, {
+        ...scope(),
+        templateId: template.id,
+        leadId: lead.id,
+        contactId: lead.contacts[0]?.id ?? null,
+      }),
+    )
     expect(out).toMatchObject({ subject: 'For Wayne Enterprises', bodyText: 'bruce@wayne.example' })
   })
 
