@@ -29,6 +29,7 @@ import { outcomeRoutes } from './outcomes/outcome-routes.js'
 import { inboundRoutes } from './inbound/inbound-routes.js'
 import { smsRoutes } from './sms/sms-routes.js'
 import { emailTemplateRoutes } from './email-templates/email-template-routes.js'
+import { emailAccountRoutes } from './email-accounts/email-account-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -144,6 +145,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(inboundRoutes, deps)
       await api.register(smsRoutes, deps)
       await api.register(emailTemplateRoutes, deps)
+      await api.register(emailAccountRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

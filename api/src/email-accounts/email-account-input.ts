@@ -65,7 +65,8 @@ export function checkedEmailAccount(fields: EmailAccountFields, ownName: string)
   const identities: EmailIdentity[] = []
   fields.identities.forEach((identity, index) => {
     const address = identity.email.trim().toLowerCase()
-    const addressProblem = emailProblem(address)
+    // The account's own address is checked as `email`.
+    const addressProblem = address === email ? undefined : emailProblem(address)
     if (addressProblem !== undefined) errors[`identities.${index}.email`] = addressProblem
     const name = identity.name.trim()
     if (name.length > IDENTITY_NAME_MAX) {

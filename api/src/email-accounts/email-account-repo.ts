@@ -206,6 +206,22 @@ export async function accountsForAddresses(
   return rows.map((row) => sendingAccount(row, null, 'skip'))
 }
 
+/**
+ * The name an account's own identity gets when the request names none: the user's first and last name (blank
+ * without them). Undefined when the user is not a member of the organization.
+ */
+export async function memberIdentityName(db: Db, organizationId: string, userId: string): Promise<string | undefined> {
+  const user = await db
+    .selectFrom('user')
+    .innerJoin('membership', 'membership.user_id', 'user.id')
+    .select(['user.first_name', 'user.last_name'])
+    .where('membership.organization_id', '=', organizationId)
+    .where('user.id', '=', userId)
+    .executeTakeFirst()
+  if (user === undefined) return undefined
+  return [user.first_name, user.last_name].filter((part) => part !== null && part.trim() !== '').join(' ')
+}
+
 /** Who changes an account, and when. */
 export interface Change {
   actorId: string | null

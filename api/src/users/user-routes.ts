@@ -14,6 +14,7 @@ import { caller } from '../platform/request-context.js'
 import { RawJson } from '../platform/raw-json.js'
 import { formatTimestamp } from '../platform/time.js'
 import { activeCallsByUser } from '../inbound/inbound-repo.js'
+import { userEmailAccountViews } from '../email-accounts/email-account-repo.js'
 import { listPresence } from './presence-repo.js'
 import { userViews } from './user-view.js'
 
@@ -32,8 +33,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
     },
     async (request) => {
       const me = caller(request)
-      // Everything /me/ shows (the user, the organization, memberships, phone numbers) moves the meta version: that
-      // one number says whether the cached answer is current, and the metadata is needed only to build a new one.
+      // Everything /me/ shows (the user, the organization, memberships, phone numbers, email accounts) moves the meta
+      // version: that one number says whether the cached answer is current, and the metadata is needed only to build
+      // a new one.
       const version = await meta.version(me.organizationId)
       if (version === undefined) throw new NotFoundError('Organization')
       const key = `me:${me.organizationId}:${me.userId}`
@@ -46,7 +48,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
         ...view,
         organizations: [organization.organization],
         memberships: organization.organization.memberships.filter((m) => m.user_id === me.userId),
-        email_accounts: [],
+        email_accounts: await userEmailAccountViews(db, me.organizationId, me.userId),
         // The SIP credentials are the user's own: shown here and nowhere else.
         sip_user: { username: user.sip_username, password: user.sip_password },
       })
