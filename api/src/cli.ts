@@ -26,6 +26,14 @@ import {
 import { standardWebhooksSecret } from './outbox/outbox-signing.js'
 import { inboundSecret, inboundSecretView, rotateInboundSecret } from './inbound/inbound-secret.js'
 import type { InboundSecretTable } from './db/database.js'
+import { checkedForMember, checkedPassword } from './email-accounts/email-account-input.js'
+import {
+  DuplicateEmailAccountError,
+  emailAccountsQuery,
+  emailAccountView,
+  insertEmailAccount,
+} from './email-accounts/email-account-repo.js'
+import { secretBoxFrom, type SecretBox } from './platform/secret-box.js'
 import { formatTimestamp, systemClock } from './platform/time.js'
 
 /** Bad input: reported with the command's usage hint, exit code 2. */
@@ -582,6 +590,143 @@ const inboundSecretRotateCommand = inboundSecretCommand(
   rotateInboundSecret,
 )
 
+// The API's field names as `email-account add` spells them.
+const EMAIL_ACCOUNT_FLAGS: Record<string, string> = {
+  user_id: '--user',
+  email: '--email',
+  'smtp.host': '--smtp-host',
+  'smtp.port': '--smtp-port',
+  'smtp.username': '--smtp-user',
+  'smtp.password': '--smtp-password-env',
+}
+
+function secretBox(env: NodeJS.ProcessEnv): SecretBox | null {
+  try {
+    return secretBoxFrom(env)
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+}
+
+const emailAccountAddCommand: Command = {
+  usage:
+    'leadline email-account add --org ORG_ID --user USER_ID --email E --smtp-host H --smtp-port P [--smtp-user U] [--smtp-password-env VAR] [--no-ssl]',
+  summary: 'add an email account a user sends through: its address and SMTP server',
+  details: `  --org ORG_ID             the organization (orga_…)
+  --user USER_ID           a member of that organization (user_…), whose account it is
+  --email E                the address it sends as; one account per address in an organization
+  --smtp-host H            the SMTP server: a host name or an IP address
+  --smtp-port P            its port, 1 to 65535
+  --smtp-user U            the login, if the server wants one
+  --smtp-password-env VAR  the name of an environment variable holding the password (never the password itself:
+                           arguments show in process lists); stored encrypted under LEADLINE_SECRET_KEY, which
+                           must be the api's
+  --no-ssl                 plain SMTP (upgraded by STARTTLS when offered) instead of TLS from the start
+
+Prints {"email_account_id"}.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: {
+        ...common,
+        org: { type: 'string' },
+        user: { type: 'string' },
+        email: { type: 'string' },
+        'smtp-host': { type: 'string' },
+        'smtp-port': { type: 'string' },
+        'smtp-user': { type: 'string' },
+        'smtp-password-env': { type: 'string' },
+        'no-ssl': { type: 'boolean' },
+      },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const organizationId = required(values.org, '--org ORG_ID')
+    const userId = required(values.user, '--user USER_ID')
+    const address = required(values.email, '--email E')
+    const host = required(values['smtp-host'], '--smtp-host H')
+    const port = Number(required(values['smtp-port'], '--smtp-port P'))
+    let password: string | null = null
+    if (values['smtp-password-env'] !== undefined) {
+      const variable = required(values['smtp-password-env'], '--smtp-password-env VAR')
+      password = env[variable] ?? ''
+      if (password === '')
+        throw new UsageError(`--smtp-password-env: the environment variable ${variable} is empty or not set`)
+    }
+    const box = secretBox(env)
+    const row = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      await requireOrganization(db, organizationId)
+      try {
+        const fields = await checkedForMember(db, organizationId, userId, {
+          email: address,
+          identities: [],
+          smtp: {
+            host,
+            port,
+            username: values['smtp-user'] ?? null,
+            use_ssl: values['no-ssl'] !== true,
+          },
+        })
+        return await insertEmailAccount(
+          db,
+          box,
+          { organizationId, userId, fields, password: checkedPassword(password, box) ?? null },
+          { actorId: null, now: formatTimestamp(systemClock.now()) },
+        )
+      } catch (error) {
+        if (error instanceof DuplicateEmailAccountError) {
+          throw new UsageError(`--email: organization "${organizationId}" already has an email account for ${address}`)
+        }
+        if (error instanceof ValidationError) {
+          const problems = Object.entries(error.fieldErrors).map(
+            ([field, message]) => `${EMAIL_ACCOUNT_FLAGS[field] ?? field}: ${message}`,
+          )
+          throw new UsageError(problems.join('; '))
+        }
+        throw error
+      }
+    })
+    const ssl = row.smtp_use_ssl === 1 ? 'TLS' : 'no TLS'
+    return {
+      json: { email_account_id: row.id },
+      text: `Added email account ${row.email} (${row.id}) for ${userId} in ${organizationId}: it sends through ${row.smtp_host}:${row.smtp_port} (${ssl})${password === null ? ', without a password' : ', with the password encrypted'}.`,
+    }
+  },
+}
+
+const emailAccountListCommand: Command = {
+  usage: 'leadline email-account list --org ORG_ID',
+  summary: "list an organization's email accounts",
+  details: `  --org ORG_ID   the organization (orga_…)
+
+Prints {"data":[…]}: each account as GET /api/v1/email_account/ shows it (never a password, only has_password).`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, org: { type: 'string' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const organizationId = required(values.org, '--org ORG_ID')
+    const accounts = await withDatabase(databaseUrl(values.db, env), async (db) => {
+      await requireOrganization(db, organizationId)
+      return (await emailAccountsQuery(db, organizationId).execute()).map(emailAccountView)
+    })
+    const rows = accounts.map((a) => [
+      a.id,
+      a.user_id,
+      a.email,
+      `${a.smtp.host}:${a.smtp.port}`,
+      a.smtp.use_ssl ? 'TLS' : 'no TLS',
+      a.smtp.has_password ? 'password' : 'no password',
+    ])
+    return {
+      json: { data: accounts },
+      text: accounts.length === 0 ? `${organizationId} has no email accounts.` : table(rows),
+    }
+  },
+}
+
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   migrate: migrateCommand,
@@ -597,6 +742,8 @@ const COMMANDS: Record<string, Command> = {
   'lead-webhook show': leadWebhookShowCommand,
   'inbound-secret show': inboundSecretShowCommand,
   'inbound-secret rotate': inboundSecretRotateCommand,
+  'email-account add': emailAccountAddCommand,
+  'email-account list': emailAccountListCommand,
 }
 
 function generalHelp(): string {

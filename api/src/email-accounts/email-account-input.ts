@@ -1,9 +1,10 @@
 import { isIP } from 'node:net'
+import type { Db } from '../db/database.js'
 import { ValidationError } from '../platform/errors.js'
 import type { SecretBox } from '../platform/secret-box.js'
 import { cleanText } from '../platform/text.js'
 import { isEmail } from '../users/user-repo.js'
-import type { EmailIdentity } from './email-account-repo.js'
+import { memberIdentityName, type EmailIdentity } from './email-account-repo.js'
 
 // What an email account may hold, checked the same for the API and the CLI; problems are field errors named as the
 // API's body names them (`smtp.port`, `identities.2.email`).
@@ -89,6 +90,18 @@ export function checkedEmailAccount(fields: EmailAccountFields, ownName: string)
 
   if (Object.keys(errors).length > 0) throw new ValidationError(errors)
   return { email, identities, smtp: { host, port, username, useSsl: fields.smtp.use_ssl } }
+}
+
+/** `checkedEmailAccount` for an account of `userId`, who must be a member of the organization (else on `user_id`). */
+export async function checkedForMember(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  fields: EmailAccountFields,
+): Promise<CheckedEmailAccount> {
+  const ownName = await memberIdentityName(db, organizationId, userId)
+  if (ownName === undefined) throw ValidationError.field('user_id', 'Not a user of your organization.')
+  return checkedEmailAccount(fields, ownName)
 }
 
 /**

@@ -9,12 +9,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../platform/erro
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
-import {
-  checkedEmailAccount,
-  checkedPassword,
-  identitiesForNewAddress,
-  type EmailAccountFields,
-} from './email-account-input.js'
+import { checkedForMember, checkedPassword, identitiesForNewAddress } from './email-account-input.js'
 import {
   deleteEmailAccount,
   DuplicateEmailAccountError,
@@ -22,7 +17,6 @@ import {
   emailAccountView,
   findEmailAccountRow,
   insertEmailAccount,
-  memberIdentityName,
   updateEmailAccount,
 } from './email-account-repo.js'
 
@@ -120,13 +114,6 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
     return row
   }
 
-  /** The checked fields and the name of the owner's own identity; `user_id` must be a member. */
-  async function checked(tx: Db, organizationId: string, userId: string, fields: EmailAccountFields) {
-    const ownName = await memberIdentityName(tx, organizationId, userId)
-    if (ownName === undefined) throw ValidationError.field('user_id', 'Not a user of your organization.')
-    return checkedEmailAccount(fields, ownName)
-  }
-
   function duplicateAddress(error: unknown): never {
     if (error instanceof DuplicateEmailAccountError) {
       throw ValidationError.field('email', 'Your organization already has an email account for this address.')
@@ -184,7 +171,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const body = request.body
       const userId = body.user_id ?? me.userId
       requireManager(me, userId)
-      const fields = await checked(db, me.organizationId, userId, {
+      const fields = await checkedForMember(db, me.organizationId, userId, {
         email: body.email,
         identities: withIdentityNames(body.identities) ?? [],
         smtp: {
@@ -228,7 +215,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
           requireManager(me, userId)
           const stored = emailAccountView(before)
           const email = body.email ?? before.email
-          const fields = await checked(tx, me.organizationId, userId, {
+          const fields = await checkedForMember(tx, me.organizationId, userId, {
             email,
             identities:
               withIdentityNames(body.identities) ??
