@@ -24,7 +24,10 @@ const bffMainPath = join(repoRoot, 'bff', 'dist', 'main.js')
 const dataDir = join(repoRoot, 'data')
 const seedFile = join(dataDir, 'demo-seed.json')
 const defaultDatabaseFile = join(dataDir, 'leadline.db')
+// The secret the api and the bff share for the live-update stream (LEADLINE_STREAM_SECRET).
 const streamSecretFile = join(dataDir, 'stream-secret')
+// The key the api encrypts the secrets it stores with, SMTP passwords (LEADLINE_SECRET_KEY): losing it loses them.
+const secretKeyFile = join(dataDir, 'secret-key')
 const apiReadyTimeoutMs = 30_000
 
 function fail(message) {
@@ -76,23 +79,23 @@ async function seedDemo() {
 }
 
 /**
- * The secret the api and the bff share for the live-update stream (LEADLINE_STREAM_SECRET): the environment's, or
- * one generated on the first start into data/stream-secret (mode 0600), written whole and linked into place.
+ * The environment's `name`, or a secret of 32 random bytes (hex) generated on the first start into `file` (mode
+ * 0600), written whole and linked into place, so two starts at once agree on one.
  */
-function streamSecret() {
-  const fromEnv = process.env.LEADLINE_STREAM_SECRET
+function persistentSecret(name, file) {
+  const fromEnv = process.env[name]
   if (fromEnv) return fromEnv
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const partial = `${streamSecretFile}.${process.pid}.tmp`
+  const partial = `${file}.${process.pid}.tmp`
   writeFileSync(partial, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 })
   try {
-    linkSync(partial, streamSecretFile)
+    linkSync(partial, file)
   } catch (error) {
     if (error?.code !== 'EEXIST') throw error
   } finally {
     rmSync(partial, { force: true })
   }
-  return readFileSync(streamSecretFile, 'utf8').trim()
+  return readFileSync(file, 'utf8').trim()
 }
 
 function startChild(name, args, env) {
@@ -103,9 +106,13 @@ function startChild(name, args, env) {
 
 function startServers(apiPort, appPort) {
   const appUrl = process.env.LEADLINE_APP_URL ?? `http://localhost:${appPort}`
-  const shared = { LEADLINE_STREAM_SECRET: streamSecret() }
+  const shared = { LEADLINE_STREAM_SECRET: persistentSecret('LEADLINE_STREAM_SECRET', streamSecretFile) }
   const children = [
-    startChild('api', [cliPath, 'serve', '--port', String(apiPort)], { ...shared, LEADLINE_APP_URL: appUrl }),
+    startChild('api', [cliPath, 'serve', '--port', String(apiPort)], {
+      ...shared,
+      LEADLINE_APP_URL: appUrl,
+      LEADLINE_SECRET_KEY: persistentSecret('LEADLINE_SECRET_KEY', secretKeyFile),
+    }),
   ]
   if (existsSync(bffMainPath)) {
     children.push(
