@@ -90,6 +90,26 @@ describe('seedDemoOrganization', () => {
     )
   })
 
+  it('gives the admin an email account sending through localhost:2525, plain, without a password', async () => {
+    const demo = await seedDemoOrganization(database.db, new TestClock())
+    const admin = demo.users.find((u) => u.title === 'admin')
+    const accounts = await database.db
+      .selectFrom('email_account')
+      .select(['organization_id', 'user_id', 'email', 'smtp_host', 'smtp_port', 'smtp_password', 'smtp_use_ssl'])
+      .execute()
+    expect(accounts).toEqual([
+      {
+        organization_id: demo.organization_id,
+        user_id: admin?.user_id,
+        email: 'admin@demo.leadline.test',
+        smtp_host: 'localhost',
+        smtp_port: 2525,
+        smtp_password: null,
+        smtp_use_ssl: 0,
+      },
+    ])
+  })
+
   it('stores nothing when it fails after the organization and its admin were written', async () => {
     // How many clock readings creating the organization and its admin takes, measured on a throwaway database.
     const scratch = await createTestDatabase()

@@ -1,6 +1,7 @@
 import { inTransaction, type Db } from '../db/database.js'
 import { provisionMember, provisionOrganization } from '../organizations/provision.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
+import { setUpDemoEmailAccount } from './demo-email-account.js'
 import { setUpDemoEmailTemplates } from './demo-email-templates.js'
 import { setUpDemoOutcomes } from './demo-outcomes.js'
 import { setUpDemoPhoneNumbers } from './demo-phone-numbers.js'
@@ -52,8 +53,8 @@ const MEMBERS: DemoPerson[] = [
 
 /**
  * The demo organization with its pipelines (demo-pipelines.ts), call outcomes (demo-outcomes.ts), shared email
- * templates (demo-email-templates.ts), phone numbers (demo-phone-numbers.ts) and an admin, a manager and two reps,
- * each with an API key; all of it or nothing.
+ * templates (demo-email-templates.ts), phone numbers (demo-phone-numbers.ts) and an admin (with an email account,
+ * demo-email-account.ts), a manager and two reps, each with an API key; all of it or nothing.
  */
 export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOrganization> {
   return inTransaction(db, async (tx) => {
@@ -67,9 +68,14 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
     await setUpDemoPipelines(tx, admin.organization_id, change)
     await setUpDemoOutcomes(tx, admin.organization_id, change)
     await setUpDemoEmailTemplates(tx, admin.organization_id, change)
-    const users: DemoUser[] = [
-      { ...ADMIN, user_id: admin.user_id, membership_id: admin.membership_id, api_key: admin.api_key },
-    ]
+    const adminUser: DemoUser = {
+      ...ADMIN,
+      user_id: admin.user_id,
+      membership_id: admin.membership_id,
+      api_key: admin.api_key,
+    }
+    await setUpDemoEmailAccount(tx, admin.organization_id, adminUser, change.now)
+    const users: DemoUser[] = [adminUser]
     for (const person of MEMBERS) {
       const member = await provisionMember(tx, clock, {
         organizationId: admin.organization_id,
