@@ -12,6 +12,7 @@ import {
   type TestOrg,
 } from '../test-support/test-app.js'
 import { inboundSecretOf, signedPost } from '../test-support/inbound-client.js'
+import { accountsForAddresses } from '../email-accounts/email-account-repo.js'
 import { openDatabase, type DatabaseHandle } from './database.js'
 import { migrateToLatest } from './migrate.js'
 
@@ -136,6 +137,8 @@ describe('query plans', () => {
     ['/user/', 'phone_number'],
     ['/activity/call/', 'activity'],
     ['/user/availability/', 'inbound_ref'],
+    ['/email_account/', 'email_account'],
+    ['/me/', 'email_account'],
   ])('%s reads %s through an organization index', async (path, table) => {
     for (const plan of await plansFor(path, table)) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
   })
@@ -249,6 +252,27 @@ describe('query plans', () => {
       if (table === 'contact_phone') expect(plans.flat().join('\n')).toMatch(byNumber)
     }
   })
+
+  it.each([null, 'org'])(
+    'incoming mail finds the accounts of an address through its index (organization: %s)',
+    async (scope) => {
+      const account = await call(app, org.member.key, 'POST', '/email_account/', {
+        body: { email: `plan-${String(scope)}@planned.example`, smtp: { host: 'smtp.planned.example', port: 587 } },
+      })
+      expect(account.statusCode, account.body).toBe(200)
+      captured.length = 0
+      const found = await accountsForAddresses(database.db, scope === null ? null : org.id, [
+        `plan-${String(scope)}@planned.example`,
+      ])
+      expect(found.map((a) => a.id)).toEqual([account.json<{ id: string }>().id])
+      const [read] = captured.filter((q) => q.sql.startsWith('select'))
+      expect(read).toBeDefined()
+      if (read === undefined) return
+      const plan = await explain(read)
+      for (const table of ['email_account', 'email_account_address'])
+        expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+    },
+  )
 
   it.each(['/activity/', '/activity/?user_id=USER'])('%s walks an index in order: no scan, no sort', async (path) => {
     for (const plan of await plansFor(path.replace('USER', org.admin.id), 'activity')) {

@@ -193,16 +193,17 @@ export async function accountsForAddresses(
 ): Promise<EmailAccount[]> {
   const wanted = [...new Set(addresses.map((address) => address.trim().toLowerCase()))]
   if (wanted.length === 0) return []
-  let query = db
+  // The organization narrows the addresses (their index leads with the address); the accounts are then read by id.
+  const rows = await db
     .selectFrom('email_account')
-    .selectAll('email_account')
-    .where('email_account.id', 'in', (eb) => {
-      let ids = eb.selectFrom('email_account_address').select('email_account_id').where('address', 'in', wanted)
-      if (organizationId !== null) ids = ids.where('organization_id', '=', organizationId)
-      return ids
+    .selectAll()
+    .where('id', 'in', (eb) => {
+      const ids = eb.selectFrom('email_account_address').select('email_account_id').where('address', 'in', wanted)
+      return organizationId === null ? ids : ids.where('organization_id', '=', organizationId)
     })
-  if (organizationId !== null) query = query.where('email_account.organization_id', '=', organizationId)
-  const rows = await query.orderBy('email_account.date_created').orderBy('email_account.id').execute()
+    .orderBy('date_created')
+    .orderBy('id')
+    .execute()
   return rows.map((row) => sendingAccount(row, null, 'skip'))
 }
 
