@@ -6,7 +6,8 @@ import { waitFor } from '../test-support/delivery-check.js'
 import { CONTACT_PHONE, INTERNAL_PHONE, smsDispatcher, smsScene, type SmsScene } from '../test-support/sms-scene.js'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 import { logSmsProvider } from './sms-provider.js'
-import { cancelSend } from './sms-send.js'
+import { cancelSend } from '../messages/message-send.js'
+import { SMS_CHANNEL } from './sms-send.js'
 
 // On Postgres a cancel and a claim of the same send are two transactions that may run at the same moment, in
 // different processes. They exclude each other by the row's lock: whichever writes it first wins, and the other,
@@ -108,7 +109,7 @@ describe('a cancel and a claim at the same moment', () => {
   it('a cancel not yet committed keeps the row from the claim, and once committed it is never sent', async () => {
     const id = await outbox('Cancelled first')
     const cancel = openTransaction((tx) =>
-      cancelSend(tx, {
+      cancelSend(tx, SMS_CHANNEL, {
         organizationId: ctx.org.id,
         activityId: id,
         now: formatTimestamp(ctx.clock.now()),

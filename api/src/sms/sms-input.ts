@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { Db } from '../db/database.js'
-import type { SmsAttachment, SmsStatus } from '../activities/activity-repo.js'
+import type { SmsAttachment } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
 import {
   findInternalPhoneNumber,
@@ -8,7 +8,7 @@ import {
   normalizePhoneNumber,
 } from '../phone-numbers/phone-number-repo.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../platform/attachments.js'
-import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
+import { addFieldError, sendFields, statusSchema } from '../messages/message-status.js'
 
 // What a request may say about a text message, and how it is checked: phones normalized (the remote one like a
 // contact's, the local one strictly, and only one of the organization's internal numbers), attachments on https,
@@ -32,40 +32,24 @@ const contentFields = {
   ),
 }
 const localPhone = Type.String({ maxLength: PHONE_MAX, description: 'One of the organization’s internal numbers.' })
-const dateScheduled = Type.Optional(
-  nullable(Type.String({ description: 'When to send it (status scheduled): an ISO 8601 timestamp in the future.' })),
-)
-const sendIn = Type.Optional(
-  nullable(
-    Type.Integer({
-      minimum: 0,
-      maximum: 59,
-      description: 'With status outbox: wait this many seconds before sending (a window to undo in).',
-    }),
-  ),
-)
-const statuses = <T extends SmsStatus>(values: readonly T[]) => Type.Union(values.map((s) => Type.Literal(s)))
-
 export const createSmsBody = Type.Object(
   {
     lead_id: Type.String(),
-    status: statuses(['inbox', 'draft', 'scheduled', 'outbox', 'sent']),
+    status: statusSchema(['inbox', 'draft', 'scheduled', 'outbox', 'sent']),
     ...contentFields,
     local_phone: localPhone,
     source: Type.Optional(Type.Union([Type.Literal('External'), Type.Literal('Close.io')])),
-    date_scheduled: dateScheduled,
-    send_in: sendIn,
+    ...sendFields,
   },
   { additionalProperties: false },
 )
 
 export const updateSmsBody = Type.Object(
   {
-    status: Type.Optional(statuses(['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error'])),
+    status: Type.Optional(statusSchema(['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error'])),
     ...contentFields,
     local_phone: Type.Optional(localPhone),
-    date_scheduled: dateScheduled,
-    send_in: sendIn,
+    ...sendFields,
   },
   { additionalProperties: false, description: 'Only a draft’s content may change; `status` moves it.' },
 )
@@ -137,11 +121,6 @@ export async function contactWithPhone(db: Db, organizationId: string, leadId: s
   return found?.contact_id ?? null
 }
 
-/** Adds a field's message unless it has one already (the first problem found is the one told). */
-export function addFieldError(errors: Record<string, string>, field: string, message: string): void {
-  if (!Object.hasOwn(errors, field)) errors[field] = message
-}
-
 /** What a message needs before it may be sent (or recorded as sent or received): someone to go to and something to say. */
 export function sendableProblems(
   message: { remote_phone: string | null; text: string; attachments: readonly SmsAttachment[] },
@@ -150,18 +129,4 @@ export function sendableProblems(
   if (message.remote_phone === null) addFieldError(errors, 'remote_phone', 'This field is required.')
   if (message.text.trim() === '' && message.attachments.length === 0)
     addFieldError(errors, 'text', 'This field may not be blank.')
-}
-
-/** A `date_scheduled` as stored, when it is a timestamp after `now`; else a message in `errors`. */
-export function readDateScheduled(raw: string, now: Date, errors: Record<string, string>): string | undefined {
-  const at = parseTimestamp(raw)
-  if (at === undefined) {
-    errors.date_scheduled = TIMESTAMP_EXPECTED
-    return undefined
-  }
-  if (Date.parse(at) <= now.getTime()) {
-    errors.date_scheduled = 'Must be in the future.'
-    return undefined
-  }
-  return at
 }
