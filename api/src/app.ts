@@ -30,6 +30,7 @@ import { inboundRoutes } from './inbound/inbound-routes.js'
 import { smsRoutes } from './sms/sms-routes.js'
 import { emailTemplateRoutes } from './email-templates/email-template-routes.js'
 import { emailAccountRoutes } from './email-accounts/email-account-routes.js'
+import { emailRoutes } from './email/email-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -146,6 +147,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(smsRoutes, deps)
       await api.register(emailTemplateRoutes, deps)
       await api.register(emailAccountRoutes, deps)
+      await api.register(emailRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

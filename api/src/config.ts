@@ -39,6 +39,8 @@ export interface Config {
   outbox: OutboxConfig
   /** Where text messages are sent (docs/decisions/0026-sms-sending.md). */
   sms: SmsConfig
+  /** How emails are retried (docs/decisions/0031-emails-and-sending.md). */
+  email: EmailConfig
   /**
    * Seals the secrets the api stores and must give back (SMTP passwords) under `LEADLINE_SECRET_KEY`; null when the
    * server has none, and then no such secret can be stored (docs/decisions/0029-email-accounts.md).
@@ -67,6 +69,12 @@ export interface SmsConfig {
   signingKey: string | null
   /** The first retry's delay of a failed send; each next one waits about twice as long. */
   retrySeconds: number
+}
+
+/** How a failed email send is retried: after `retrySeconds`, doubling (up to 10 minutes), `maxAttempts` in all. */
+export interface EmailConfig {
+  retrySeconds: number
+  maxAttempts: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -140,6 +148,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: positiveInt(env, 'LEADLINE_OUTBOX_CONCURRENCY', 8),
     },
     sms: smsConfigFrom(env, outboundAllowPrivateFrom(env)),
+    email: {
+      retrySeconds: positiveInt(env, 'LEADLINE_EMAIL_RETRY_SECONDS', 30),
+      maxAttempts: positiveInt(env, 'LEADLINE_EMAIL_MAX_ATTEMPTS', 6),
+    },
     secretBox: secretBoxFrom(env),
   }
 }

@@ -20,6 +20,7 @@ import { purgeOldReceipts, RECEIPT_RETENTION_DAYS } from './inbound/inbound-repo
 import { createOutboundClient } from './outbound/outbound-client.js'
 import { SMS_SEND_KIND, smsSendHandler } from './sms/sms-send.js'
 import { smsProviderFrom } from './sms/sms-provider.js'
+import { EMAIL_SEND_KIND, emailSendHandler } from './email/email-send.js'
 
 export interface ServeOptions {
   config: Config
@@ -150,6 +151,13 @@ export async function serve(options: ServeOptions): Promise<Server> {
         clock: systemClock,
         config,
         provider: smsProvider,
+      }),
+      // Emails go out through the SMTP server of their user's account (docs/decisions/0031).
+      [EMAIL_SEND_KIND]: emailSendHandler({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        config,
       }),
     },
   })

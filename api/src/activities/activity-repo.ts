@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js'
 import { parseJsonObject } from '../platform/raw-json.js'
 import { formatPhoneNumber, phoneCountry } from '../phone-numbers/phone-number-repo.js'
 import { userNames } from '../users/user-names.js'
+import { emailViewFields, latestIncoming } from '../email/email-view.js'
 
 export const ACTIVITY_TYPES = [
   'Created',
@@ -275,18 +276,22 @@ export function activityObjectType(type: string): string {
   return `activity.${type.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()}`
 }
 
-/** The names an activity's view shows: of its users, and of the contact a call or message was with. */
+/**
+ * What an activity's view shows besides its row: the names of its users and of the contact a call or message was
+ * with, and, for emails, when a reply last came into each thread.
+ */
 export interface ActivityNames {
   users: Map<string, string>
   contacts: Map<string, string | null>
+  replies?: Map<string, string>
 }
 
-/** Reads the names some activities' views show, in two queries at most. */
+/** Reads the names some activities' views show, in three queries at most. */
 export async function activityNames(db: Db, rows: readonly ActivityTable[]): Promise<ActivityNames> {
   const contactIds = [
     ...new Set(rows.filter((r) => PHONE_TYPES.has(r.type) && r.contact_id !== null).map((r) => r.contact_id)),
   ].filter((id): id is string => id !== null)
-  const [users, contacts] = await Promise.all([
+  const [users, contacts, replies] = await Promise.all([
     userNames(
       db,
       rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
@@ -299,8 +304,9 @@ export async function activityNames(db: Db, rows: readonly ActivityTable[]): Pro
           .where('organization_id', '=', rows[0].organization_id)
           .where('id', 'in', contactIds)
           .execute(),
+    latestIncoming(db, rows),
   ])
-  return { users, contacts: new Map(contacts.map((c) => [c.id, c.name])) }
+  return { users, contacts: new Map(contacts.map((c) => [c.id, c.name])), replies }
 }
 
 /** The events of activities, their data the API views (names read once for all of them). */
@@ -348,7 +354,10 @@ export function activityView(row: ActivityTable, names: ActivityNames): Record<s
     ...data,
   }
   if (row.opportunity_id !== null) view.opportunity_id = row.opportunity_id
-  if (row.type === 'Email') view.thread_id = row.thread_id
+  if (row.type === 'Email') {
+    view.thread_id = row.thread_id
+    Object.assign(view, emailViewFields(row, data, names.replies ?? new Map()))
+  }
   if (row.type === 'Note') view.note_html = noteHtml(typeof data.note === 'string' ? data.note : '')
   if (PHONE_TYPES.has(row.type)) Object.assign(view, phoneFields(row, data, names))
   return view

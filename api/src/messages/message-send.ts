@@ -174,11 +174,13 @@ export function retryAt(policy: RetryPolicy, due: string, attempt: number, now: 
 }
 
 /** What one attempt at a send came to. `final`: a failure no retry can mend (the message fails at once). */
-export interface SendAttempt {
+export interface SendAttempt<T extends MessageType> {
   result: OutboundResult
   /** Where it went, as the attempt's record names it (a gateway's URL, `log:`, `smtp://host:port`). */
   target: string
   final?: boolean
+  /** Fields of the channel's the message takes once sent (an email's Message-ID). */
+  sentFields?: Partial<MessageData<T>>
 }
 
 /** What the handler tells a channel's `settle` after an attempt. */
@@ -198,13 +200,8 @@ export interface MessageSenderOptions<T extends MessageType> {
   retry: RetryPolicy
   leadWebhookUrl: string | null
   /** Makes one attempt at the message (outside any transaction, under the row's lease). */
-  send(message: ActivityTable, context: { row: OutboxRow; timeoutMs: number }): Promise<SendAttempt>
-  /**
-   * Writes the message after an attempt, in the transaction that records it: the common fields are set (`sent` with
-   * `date_sent`; the failure appended to `send_attempts`; `error` with `error_message`); `extra` adds a channel's.
-   */
-  settled?(tx: Db, message: ActivityTable, settlement: SendSettlement): Promise<Partial<MessageData<T>>>
-  /** Runs after the message's new state is written, in the same transaction. */
+  send(message: ActivityTable, context: { row: OutboxRow; timeoutMs: number }): Promise<SendAttempt<T>>
+  /** Runs after the message's new state is written, in the same transaction (an email's follow-up task). */
   after?(tx: Db, message: ActivityTable, settlement: SendSettlement): Promise<void>
 }
 
@@ -290,7 +287,7 @@ export function messageSendHandler<T extends MessageType>(
           at,
           events: systemEvents(row.organization_id, at),
         }
-        const extra = options.settled === undefined ? {} : await options.settled(tx, current, settlement)
+        const extra = result.ok ? (attempt.sentFields ?? {}) : {}
         const written = await writeMessage(
           tx,
           current,

@@ -1,0 +1,90 @@
+import addressparser from 'nodemailer/lib/addressparser'
+import { htmlToText } from '../email-templates/html-text.js'
+import { isEmail } from '../users/user-repo.js'
+
+// The text of an email: its two bodies (each derived from the other when only one is given), its preview, the reply
+// told from the quoted text below it, and its addresses read into `{email, name}`.
+
+/**
+ * Both bodies of an email from what was given: HTML without text gives its text (as a template's text is made); text without HTML gives the text escaped, its line breaks as `<br>`.
+ */
+export function emailBodies(text: string | null | undefined, html: string | null | undefined) {
+  const givenText = text ?? ''
+  const givenHtml = html ?? ''
+  if (givenHtml !== '' && givenText === '') {
+    return { text: htmlToText(givenHtml), html: givenHtml }
+  }
+  if (givenText !== '' && givenHtml === '') {
+    const escaped = givenText.replace(/[&<>"']/g, (c) => `&#${String(c.charCodeAt(0))};`)
+    return { text: givenText, html: escaped.replace(/\r?\n/g, '<br>') }
+  }
+  return { text: givenText, html: givenHtml }
+}
+
+const PREVIEW_CHARS = 200
+
+/** The start of an email's text, as lists show it. */
+export function bodyPreview(text: string): string {
+  return text.slice(0, PREVIEW_CHARS)
+}
+
+/** An "On <date>, <someone> wrote:" line, which mail clients put above what they quote. */
+const ATTRIBUTION = /^\s*On\b.*\bwrote:\s*$/i
+
+/** The body's text split into the reply (`expand: true`) and the quoted text below it (`expand: false`). */
+export function quotedText(text: string): { text: string; expand: boolean }[] {
+  const lines = text.split('\n')
+  let at = lines.findIndex((line) => line.startsWith('>'))
+  if (at <= 0) return [{ text, expand: true }]
+  let before = at - 1
+  while (before > 0 && (lines[before] ?? '').trim() === '') before--
+  if (ATTRIBUTION.test(lines[before] ?? '')) at = before
+  const reply = lines.slice(0, at).join('\n')
+  if (reply.trim() === '') return [{ text, expand: true }]
+  return [
+    { text: reply, expand: true },
+    { text: lines.slice(at).join('\n'), expand: false },
+  ]
+}
+
+/** The HTML body split the same way: the quote is the first `<blockquote>`, with an attribution just above it. */
+export function quotedHtml(html: string): { html: string; expand: boolean }[] {
+  const quote = /<blockquote\b/i.exec(html)
+  if (quote === null) return [{ html, expand: true }]
+  let at = quote.index
+  const attribution = /On\b[^<]*\bwrote:\s*(?:<[^>]*>\s*)*$/i.exec(html.slice(0, at))
+  if (attribution !== null) at = attribution.index
+  const reply = html.slice(0, at)
+  if (reply.replace(/<[^>]*>/g, '').trim() === '') return [{ html, expand: true }]
+  return [
+    { html: reply, expand: true },
+    { html: html.slice(at), expand: false },
+  ]
+}
+
+/** An address as the envelope lists it. */
+export interface EnvelopeAddress {
+  email: string
+  name: string
+}
+
+/** One address written `a@b.c`, `Name <a@b.c>` or `"Name" <a@b.c>`; undefined when it is not one valid address. */
+export function parseAddress(raw: string): EnvelopeAddress | undefined {
+  const parsed = addressparser(raw, { flatten: true })
+  const [only] = parsed
+  if (parsed.length !== 1 || only === undefined || !isEmail(only.address)) return undefined
+  return { email: only.address, name: only.name }
+}
+
+/** The addresses of a field, those that read as addresses (stored ones were checked when written). */
+export function envelopeAddresses(raws: readonly (string | null)[]): EnvelopeAddress[] {
+  return raws.flatMap((raw) => {
+    const address = raw === null ? undefined : parseAddress(raw)
+    return address === undefined ? [] : [address]
+  })
+}
+
+/** The domain of an address (`a@b.c` → `b.c`), lowercased. */
+export function addressDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase()
+}

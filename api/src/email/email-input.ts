@@ -1,0 +1,193 @@
+import { Type } from '@sinclair/typebox'
+import type { EmailAttachment } from '../activities/activity-repo.js'
+import { findContact } from '../contacts/contact-repo.js'
+import type { Db } from '../db/database.js'
+import { sendFields, statusSchema } from '../messages/message-status.js'
+import { isHttpsUrl } from '../platform/text.js'
+import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
+import { parseAddress } from './email-body.js'
+
+// What a request may say about an email, and how it is checked: addresses one by one (`to.1`), the contact one of
+// the email's lead, the email it answers one of the same lead, attachments on https, a follow-up date a timestamp.
+
+const SUBJECT_MAX = 998
+const BODY_MAX = 900_000
+const ADDRESS_MAX = 998
+const ADDRESSES_MAX = 100
+const ATTACHMENTS_MAX = 20
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()])
+const addresses = (description: string) =>
+  Type.Optional(nullable(Type.Array(Type.String({ maxLength: ADDRESS_MAX }), { maxItems: ADDRESSES_MAX, description })))
+
+const attachmentInput = Type.Object(
+  {
+    url: Type.String({ maxLength: 2000, description: 'An https:// URL the file can be fetched from.' }),
+    filename: Type.String({ minLength: 1, maxLength: 255 }),
+    content_type: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
+    size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
+    content_id: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
+  },
+  { additionalProperties: true },
+)
+
+/** The fields only a draft may change. */
+const contentFields = {
+  contact_id: Type.Optional(nullable(Type.String({ description: 'A contact of the email’s lead.' }))),
+  subject: Type.Optional(nullable(Type.String({ maxLength: SUBJECT_MAX }))),
+  body_text: Type.Optional(
+    nullable(Type.String({ maxLength: BODY_MAX, description: 'Without body_html: its HTML is this text escaped.' })),
+  ),
+  body_html: Type.Optional(
+    nullable(Type.String({ maxLength: BODY_MAX, description: 'Without body_text: its text is this HTML’s.' })),
+  ),
+  sender: Type.Optional(nullable(Type.String({ maxLength: ADDRESS_MAX, description: '`a@b.c` or `"Name" <a@b.c>`.' }))),
+  to: addresses('Recipients, each `a@b.c` or `"Name" <a@b.c>`.'),
+  cc: addresses('Copied recipients.'),
+  bcc: addresses('Blind-copied recipients: delivered to, never in the headers.'),
+  attachments: Type.Optional(nullable(Type.Array(attachmentInput, { maxItems: ATTACHMENTS_MAX }))),
+  in_reply_to_id: Type.Optional(nullable(Type.String({ description: 'An email of the same lead this one answers.' }))),
+  template_id: Type.Optional(
+    nullable(
+      Type.String({ description: 'Without a body: the body (and, without a subject, the subject) rendered from it.' }),
+    ),
+  ),
+  followup_date: Type.Optional(
+    nullable(
+      Type.String({ description: 'Once sent, an email_followup task on this date unless a reply comes first.' }),
+    ),
+  ),
+}
+
+/** Close's clients send read-only fields back (`direction`, `date_created`…): they are ignored. */
+export const createEmailBody = Type.Object(
+  {
+    lead_id: Type.String(),
+    status: statusSchema(['inbox', 'draft', 'scheduled', 'outbox', 'sent']),
+    user_id: Type.Optional(
+      nullable(Type.String({ description: 'Whose email it is (a member); the caller by default.' })),
+    ),
+    ...contentFields,
+    ...sendFields,
+  },
+  { additionalProperties: true },
+)
+
+export const updateEmailBody = Type.Object(
+  {
+    status: Type.Optional(statusSchema(['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error'])),
+    ...contentFields,
+    ...sendFields,
+  },
+  { additionalProperties: true, description: 'Only a draft’s content may change; `status` moves it.' },
+)
+
+/** The content fields of a request, as typed by the schema. */
+export interface EmailContentInput {
+  contact_id?: string | null
+  subject?: string | null
+  body_text?: string | null
+  body_html?: string | null
+  sender?: string | null
+  to?: string[] | null
+  cc?: string[] | null
+  bcc?: string[] | null
+  attachments?:
+    { url: string; filename: string; content_type?: string | null; size: number; content_id?: string | null }[] | null
+  in_reply_to_id?: string | null
+  template_id?: string | null
+  followup_date?: string | null
+}
+
+/** Content as stored: only the fields the request gave, checked. */
+export interface EmailContent {
+  contact_id?: string | null
+  subject?: string
+  body_text?: string | null
+  body_html?: string | null
+  sender?: string | null
+  to?: string[]
+  cc?: string[]
+  bcc?: string[]
+  attachments?: EmailAttachment[]
+  in_reply_to_id?: string | null
+  template_id?: string | null
+  followup_date?: string | null
+}
+
+/** A list of addresses, each checked (`to.1`: the second is not an address), trimmed. */
+function readAddresses(field: string, raw: string[] | null, errors: Record<string, string>): string[] {
+  return (raw ?? []).map((address, i) => {
+    const trimmed = address.trim()
+    if (parseAddress(trimmed) === undefined) errors[`${field}.${String(i)}`] = 'Enter a valid email address.'
+    return trimmed
+  })
+}
+
+/**
+ * Checks the content a request gave, for an email of `leadId`, adding a message to `errors` for each field that is
+ * wrong; answers the content as stored.
+ */
+export async function readEmailContent(
+  db: Db,
+  scope: { organizationId: string; leadId: string },
+  body: EmailContentInput,
+  errors: Record<string, string>,
+): Promise<EmailContent> {
+  const content: EmailContent = {}
+  if (body.subject !== undefined) content.subject = body.subject ?? ''
+  if (body.body_text !== undefined) content.body_text = body.body_text
+  if (body.body_html !== undefined) content.body_html = body.body_html
+  if (body.sender !== undefined) {
+    const sender = body.sender === null || body.sender.trim() === '' ? null : body.sender.trim()
+    if (sender !== null && parseAddress(sender) === undefined) errors.sender = 'Enter a valid email address.'
+    content.sender = sender
+  }
+  for (const field of ['to', 'cc', 'bcc'] as const) {
+    const given = body[field]
+    if (given !== undefined) content[field] = readAddresses(field, given, errors)
+  }
+  if (body.contact_id !== undefined) {
+    const contact = body.contact_id === null ? null : await findContact(db, scope.organizationId, body.contact_id)
+    if (contact !== null && contact?.lead_id !== scope.leadId) errors.contact_id = 'Not a contact of this lead.'
+    else content.contact_id = contact === null ? null : contact.id
+  }
+  if (body.in_reply_to_id !== undefined) {
+    const answered =
+      body.in_reply_to_id === null
+        ? null
+        : await db
+            .selectFrom('activity')
+            .select('id')
+            .where('organization_id', '=', scope.organizationId)
+            .where('lead_id', '=', scope.leadId)
+            .where('type', '=', 'Email')
+            .where('id', '=', body.in_reply_to_id)
+            .executeTakeFirst()
+    if (answered === undefined) errors.in_reply_to_id = 'Not an email of this lead.'
+    else content.in_reply_to_id = answered === null ? null : answered.id
+  }
+  if (body.attachments !== undefined) {
+    const attachments = body.attachments ?? []
+    attachments.forEach((attachment, i) => {
+      if (!isHttpsUrl(attachment.url)) errors[`attachments.${String(i)}.url`] = 'Must be an https:// URL.'
+    })
+    content.attachments = attachments.map((a) => ({
+      url: a.url,
+      filename: a.filename,
+      content_type: a.content_type ?? null,
+      size: a.size,
+      ...(a.content_id === undefined || a.content_id === null ? {} : { content_id: a.content_id }),
+    }))
+  }
+  if (body.template_id !== undefined) content.template_id = body.template_id
+  if (body.followup_date !== undefined) {
+    if (body.followup_date === null) content.followup_date = null
+    else {
+      const at = parseTimestamp(body.followup_date)
+      if (at === undefined) errors.followup_date = TIMESTAMP_EXPECTED
+      else content.followup_date = at
+    }
+  }
+  return content
+}

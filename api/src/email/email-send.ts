@@ -1,0 +1,203 @@
+import { lookup } from 'node:dns/promises'
+import { performance } from 'node:perf_hooks'
+import nodemailer from 'nodemailer'
+import type { Config } from '../config.js'
+import type { ActivityTable, Db, Dialect } from '../db/database.js'
+import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
+import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
+import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
+import { isPrivateAddress } from '../outbound/private-address.js'
+import { outboundPrivateAllowed } from '../outbound/private-address.js'
+import type { Clock } from '../platform/time.js'
+import { addressDomain, parseAddress } from './email-body.js'
+import { createFollowup } from './email-followup.js'
+import type { EmailData } from './email-store.js'
+import { recordMessageIds } from './email-thread.js'
+
+// Sending an email (docs/decisions/0031-emails-and-sending.md): an `email_send` row in the outbox, handled like a
+// text's, through the SMTP server of the account the email was written for, with nodemailer. The server's host
+// passes the outbound guard (no private address unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1) and is connected to at the
+// address checked; TLS is implicit with `use_ssl`, else STARTTLS whenever the server offers it, and certificates are
+// verified against the host's name.
+
+export const EMAIL_SEND_KIND = 'email_send'
+/** An email's sends: `email_send` rows, ordering key `email:<activity id>`. */
+export const EMAIL_CHANNEL: SendChannel<'Email'> = { type: 'Email', kind: EMAIL_SEND_KIND, prefix: 'email' }
+/** The longest wait between two attempts at an email. */
+export const EMAIL_RETRY_CAP_MS = 600_000
+
+/** A stored email's fields (written only by this module's routes and senders, and by incoming mail). */
+export function storedEmail(row: ActivityTable): EmailData {
+  return storedMessage<'Email'>(row)
+}
+
+/** The Message-ID an email goes out with: its activity id at its sender's domain (the same on every attempt). */
+export function messageIdOf(activityId: string, sender: string | null): string {
+  const address = sender === null ? undefined : parseAddress(sender)
+  return `<${activityId}@${address === undefined ? 'leadline.invalid' : addressDomain(address.email)}>`
+}
+
+/** The `In-Reply-To` and `References` of a reply: of the email it answers, else of the thread's latest one with a Message-ID. */
+async function replyHeaders(db: Db, email: ActivityTable, data: EmailData) {
+  const earlier = await db
+    .selectFrom('activity')
+    .select(['id', 'data'])
+    .where('organization_id', '=', email.organization_id)
+    .where('type', '=', 'Email')
+    .where((eb) =>
+      data.in_reply_to_id === null
+        ? eb.and([eb('thread_id', '=', email.thread_id ?? ''), eb('id', '<>', email.id)])
+        : eb('id', '=', data.in_reply_to_id),
+    )
+    .orderBy('date_created', 'desc')
+    .orderBy('id', 'desc')
+    .limit(50)
+    .execute()
+  for (const row of earlier) {
+    const answered = storedMessage<'Email'>({ ...email, data: row.data })
+    const messageId = answered.message_ids[0]
+    if (messageId === undefined) continue
+    return { inReplyTo: messageId, references: [...answered.references.filter((r) => r !== messageId), messageId] }
+  }
+  return undefined
+}
+
+/** The address the SMTP host is reached at: resolved once, refused when private unless that is allowed. */
+async function guardedAddress(host: string, allowPrivate: boolean): Promise<string> {
+  const addresses = await lookup(host, { all: true })
+  if (!allowPrivate) {
+    const inside = addresses.find((a) => isPrivateAddress(a.address))
+    if (inside !== undefined)
+      throw new OutboundGuardError(`refused: ${host} resolves to ${inside.address}, a private address`)
+  }
+  const chosen = addresses.find((a) => a.family === 4) ?? addresses[0]
+  if (chosen === undefined) throw new Error(`${host} has no address`)
+  return chosen.address
+}
+
+class OutboundGuardError extends Error {}
+
+/** An SMTP failure as a line: the server's answer when it gave one, else what went wrong. */
+function smtpError(error: unknown): string {
+  if (error instanceof Error) {
+    const response = 'response' in error && typeof error.response === 'string' ? error.response : undefined
+    return response ?? error.message
+  }
+  return String(error)
+}
+
+export interface EmailSenderOptions {
+  db: Db
+  dialect: Dialect
+  clock: Clock
+  config: Pick<Config, 'email' | 'leadWebhookUrl' | 'outboundAllowPrivate'>
+  /** TLS settings beyond the defaults: tests trust their self-signed certificate here (`ca`). */
+  tls?: { ca?: string; rejectUnauthorized?: boolean }
+}
+
+/**
+ * The dispatcher's handler of `email_send` rows: the email goes out through its account's SMTP server; `sent` only
+ * once the server accepted it (with its Message-ID, and its follow-up task); a refusal or failure is retried with
+ * backoff up to LEADLINE_EMAIL_MAX_ATTEMPTS, then the email is `error`. An account deleted since, or a password that
+ * no longer decrypts, fails it at once.
+ */
+export function emailSendHandler(options: EmailSenderOptions): (context: HandlerContext) => OutboxHandler {
+  const { db, clock, config } = options
+  const allowPrivate = outboundPrivateAllowed(config)
+
+  async function send(email: ActivityTable, timeoutMs: number): Promise<SendAttempt<'Email'>> {
+    const started = performance.now()
+    const outcome = (error: string | null, target: string, final = false): SendAttempt<'Email'> => ({
+      result: { ok: error === null, statusCode: null, durationMs: Math.round(performance.now() - started), error },
+      target,
+      final,
+    })
+    const data = storedEmail(email)
+    let account
+    try {
+      account =
+        data.email_account_id === null
+          ? undefined
+          : await findEmailAccount(db, email.organization_id, data.email_account_id)
+    } catch (error) {
+      if (error instanceof EmailAccountSecretError) return outcome(error.message, 'smtp:', true)
+      throw error
+    }
+    if (account === undefined)
+      return outcome('The email account this email was to be sent through no longer exists.', 'smtp:', true)
+    const { smtp } = account
+    const target = `smtp://${smtp.host}:${String(smtp.port)}`
+    let address: string
+    try {
+      address = await guardedAddress(smtp.host, allowPrivate)
+    } catch (error) {
+      return outcome(smtpError(error), target, error instanceof OutboundGuardError)
+    }
+    const messageId = messageIdOf(email.id, data.sender)
+    const reply = await replyHeaders(db, email, data)
+    const transport = nodemailer.createTransport({
+      host: address,
+      port: smtp.port,
+      secure: smtp.useSsl,
+      ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
+      tls: { servername: smtp.host, ...options.tls },
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    })
+    try {
+      await transport.sendMail({
+        from: data.sender ?? account.email,
+        to: data.to,
+        cc: data.cc,
+        bcc: data.bcc,
+        subject: data.subject,
+        text: data.body_text,
+        html: data.body_html,
+        messageId,
+        date: clock.now(),
+        ...(reply === undefined ? {} : { inReplyTo: reply.inReplyTo, references: reply.references }),
+      })
+    } catch (error) {
+      return outcome(smtpError(error), target)
+    } finally {
+      transport.close()
+    }
+    return { ...outcome(null, target), sentFields: { message_ids: [messageId], references: reply?.references ?? [] } }
+  }
+
+  return messageSendHandler({
+    db,
+    dialect: options.dialect,
+    clock,
+    channel: EMAIL_CHANNEL,
+    leadWebhookUrl: config.leadWebhookUrl,
+    retry: {
+      baseMs: config.email.retrySeconds * 1000,
+      capMs: EMAIL_RETRY_CAP_MS,
+      maxAttempts: config.email.maxAttempts,
+    },
+    send: (email, { timeoutMs }) => send(email, timeoutMs),
+    async after(tx, email, settlement) {
+      if (settlement.outcome !== 'sent' || email.thread_id === null) return
+      const data = storedEmail(email)
+      const ids = { organizationId: email.organization_id, activityId: email.id, threadId: email.thread_id }
+      await recordMessageIds(tx, ids, data.message_ids)
+      if (data.followup_date === null || email.user_id === null) return
+      await createFollowup(
+        tx,
+        {
+          ...ids,
+          leadId: email.lead_id,
+          contactId: email.contact_id,
+          userId: email.user_id,
+          subject: data.subject,
+          bodyText: data.body_text,
+          followupDate: data.followup_date,
+        },
+        settlement.at,
+        settlement.events,
+      )
+    },
+  })
+}

@@ -1,0 +1,173 @@
+import { recordActivity, type ActivityData, type EmailAttachment } from '../activities/activity-repo.js'
+import type { Db } from '../db/database.js'
+import type { EventContext } from '../events/event-repo.js'
+import { emailBodies } from './email-body.js'
+import { createFollowup, replyArrived } from './email-followup.js'
+import { assignThread, emailOfMessageId, recordMessageIds } from './email-thread.js'
+
+// Storing an email, made through the API or received: its thread first, then the activity and its event, the
+// Message-IDs it carries, and what it means for follow-ups (a reply clears the thread's; one sent with a
+// `followup_date` gets its task).
+
+export type EmailData = ActivityData['Email']
+
+/**
+ * An email's stored fields in their fixed order: `direction` first, which the view's reply lookup relies on
+ * (email-view.ts), then the rest as given.
+ */
+export function emailData(fields: EmailData): EmailData {
+  const { direction, ...rest } = fields
+  return { direction, ...rest }
+}
+
+/** An email to store. */
+export interface NewEmail {
+  organizationId: string
+  leadId: string
+  contactId: string | null
+  userId: string
+  /** Who made it, when not its user. */
+  createdBy?: string
+  data: EmailData
+  /** Message-IDs its `In-Reply-To` and `References` name, most telling first: they find its thread. */
+  threadHints?: readonly string[]
+  now: string
+}
+
+/** Stores an email in its thread, with its events, Message-IDs, and follow-up effects, in the caller's transaction. */
+export async function storeEmail(
+  tx: Db,
+  email: NewEmail,
+  events: EventContext,
+): Promise<{ activityId: string; threadId: string }> {
+  const { data } = email
+  const threadId = await assignThread(tx, {
+    organizationId: email.organizationId,
+    leadId: email.leadId,
+    subject: data.subject,
+    inReplyToId: data.in_reply_to_id,
+    messageIds: email.threadHints ?? [],
+    now: email.now,
+  })
+  const activityId = await recordActivity(
+    tx,
+    {
+      organizationId: email.organizationId,
+      leadId: email.leadId,
+      contactId: email.contactId,
+      userId: email.userId,
+      ...(email.createdBy === undefined ? {} : { createdBy: email.createdBy, updatedBy: email.createdBy }),
+      type: 'Email',
+      data: emailData(data),
+      threadId,
+      now: email.now,
+    },
+    events,
+  )
+  await recordMessageIds(tx, { organizationId: email.organizationId, activityId, threadId }, data.message_ids)
+  if (data.status === 'inbox')
+    await replyArrived(tx, { organizationId: email.organizationId, threadId, now: email.now, events })
+  if (data.status === 'sent' && data.followup_date !== null) {
+    await createFollowup(
+      tx,
+      {
+        organizationId: email.organizationId,
+        activityId,
+        leadId: email.leadId,
+        contactId: email.contactId,
+        userId: email.userId,
+        threadId,
+        subject: data.subject,
+        bodyText: data.body_text,
+        followupDate: data.followup_date,
+      },
+      email.now,
+      events,
+    )
+  }
+  return { activityId, threadId }
+}
+
+export interface IncomingEmailInput {
+  organizationId: string
+  leadId: string
+  contactId: string | null
+  userId: string
+  emailAccountId: string
+  sender: string
+  to: string[]
+  cc: string[]
+  subject: string
+  bodyText: string
+  bodyHtml: string | null
+  messageId: string | null
+  inReplyTo: string | null
+  references: string[]
+  attachments: EmailAttachment[]
+  dateSent: string
+  now: string
+}
+
+/** Stores a received email as `inbox`/`incoming` on the lead, joins its thread, clears the thread's follow-ups. */
+export async function recordIncomingEmail(
+  tx: Db,
+  input: IncomingEmailInput,
+  events: EventContext,
+): Promise<{ activityId: string; threadId: string }> {
+  if (input.messageId !== null) {
+    const stored = await emailOfMessageId(tx, input.organizationId, input.messageId)
+    if (stored !== undefined) return { activityId: stored.activity_id, threadId: stored.thread_id }
+  }
+  // The References header, ending with the id it answers (so the envelope's `in_reply_to` is its last).
+  const references = [...input.references.filter((id) => id !== input.inReplyTo)]
+  if (input.inReplyTo !== null) references.push(input.inReplyTo)
+  const answered =
+    input.inReplyTo === null ? undefined : await emailOfMessageId(tx, input.organizationId, input.inReplyTo)
+  const answeredOnLead =
+    answered === undefined
+      ? undefined
+      : await tx
+          .selectFrom('activity')
+          .select('id')
+          .where('organization_id', '=', input.organizationId)
+          .where('lead_id', '=', input.leadId)
+          .where('id', '=', answered.activity_id)
+          .executeTakeFirst()
+  const bodies = emailBodies(input.bodyText, input.bodyHtml)
+  return storeEmail(
+    tx,
+    {
+      organizationId: input.organizationId,
+      leadId: input.leadId,
+      contactId: input.contactId,
+      userId: input.userId,
+      data: {
+        direction: 'incoming',
+        status: 'inbox',
+        subject: input.subject,
+        body_text: bodies.text,
+        body_html: bodies.html,
+        sender: input.sender,
+        to: input.to,
+        cc: input.cc,
+        bcc: [],
+        attachments: input.attachments,
+        date_scheduled: null,
+        date_sent: input.dateSent,
+        email_account_id: input.emailAccountId,
+        template_id: null,
+        template_name: null,
+        in_reply_to_id: answeredOnLead?.id ?? null,
+        message_ids: input.messageId === null ? [] : [input.messageId],
+        references,
+        followup_date: null,
+        send_attempts: [],
+        error_message: null,
+        activity_at: input.dateSent,
+      },
+      threadHints: [...references].reverse(),
+      now: input.now,
+    },
+    events,
+  )
+}
