@@ -4,6 +4,7 @@ import { recordEvents, type EventContext } from '../events/event-repo.js'
 import { organizationMetaIn } from '../organizations/organization-meta.js'
 import { taskEvent } from '../tasks/task-events.js'
 import { insertTask, taskViews, type TaskRow } from '../tasks/task-repo.js'
+import { parseJsonObject } from '../platform/raw-json.js'
 import { bodyPreview } from './email-body.js'
 
 // Follow-ups (docs/decisions/0031-emails-and-sending.md): an email sent with a `followup_date` gets an
@@ -52,22 +53,22 @@ export async function createFollowup(tx: Db, email: FollowedEmail, now: string, 
   return id
 }
 
-/**
- * A reply came into the thread: its open follow-up tasks are deleted (with their `deleted` events) rather than
- * completed, as nobody did them and the inbox's archive would show them done. Export for incoming mail.
- */
-export async function replyArrived(
+/** Deletes a thread's open follow-ups (only the one of `emailId` when given), with their `deleted` events. */
+async function deleteFollowups(
   tx: Db,
   input: { organizationId: string; threadId: string; now: string; events: EventContext },
+  emailId?: string,
 ): Promise<void> {
-  const open = await tx
-    .selectFrom('task')
-    .selectAll()
-    .where('organization_id', '=', input.organizationId)
-    .where('type', '=', 'email_followup')
-    .where('object_id', '=', input.threadId)
-    .where('is_complete', '=', 0)
-    .execute()
+  const open = (
+    await tx
+      .selectFrom('task')
+      .selectAll()
+      .where('organization_id', '=', input.organizationId)
+      .where('type', '=', 'email_followup')
+      .where('object_id', '=', input.threadId)
+      .where('is_complete', '=', 0)
+      .execute()
+  ).filter((task) => emailId === undefined || parseJsonObject(task.data).email_id === emailId)
   if (open.length === 0) return
   const before = await views(tx, input.organizationId, open, input.now)
   await tx
@@ -84,4 +85,23 @@ export async function replyArrived(
     input.events,
     before.map((view) => taskEvent(view, 'deleted')),
   )
+}
+
+/**
+ * A reply came into the thread: its open follow-up tasks are deleted (with their `deleted` events) rather than
+ * completed, as nobody did them and the inbox's archive would show them done. Export for incoming mail.
+ */
+export async function replyArrived(
+  tx: Db,
+  input: { organizationId: string; threadId: string; now: string; events: EventContext },
+): Promise<void> {
+  await deleteFollowups(tx, input)
+}
+
+/** An email is deleted: its open follow-up goes with it. */
+export async function emailDeleted(
+  tx: Db,
+  input: { organizationId: string; threadId: string; emailId: string; now: string; events: EventContext },
+): Promise<void> {
+  await deleteFollowups(tx, input, input.emailId)
 }

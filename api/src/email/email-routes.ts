@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { deleteActivity, oneActivity, typedRoutes } from '../activities/activity-routes.js'
+import { oneActivity, typedRoutes } from '../activities/activity-routes.js'
 import type { Db } from '../db/database.js'
 import { accountForSender, EmailAccountSecretError } from '../email-accounts/email-account-repo.js'
 import { renderEmailTemplate } from '../email-templates/template-render.js'
@@ -25,7 +25,7 @@ import { formatTimestamp } from '../platform/time.js'
 import { emailBodies, parseAddress } from './email-body.js'
 import { createEmailBody, readEmailContent, updateEmailBody, type EmailContent } from './email-input.js'
 import { EMAIL_CHANNEL, storedEmail } from './email-send.js'
-import { emailData, storeEmail, type EmailData } from './email-store.js'
+import { deleteEmail, emailData, storeEmail, type EmailData } from './email-store.js'
 import { assignThread, deleteThreadIfEmpty } from './email-thread.js'
 import { withoutOffsets } from './email-view.js'
 
@@ -286,9 +286,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
       await db.transaction().execute(async (tx) => {
         const row = await findMessage(tx, 'Email', me.organizationId, request.params.id, lock)
         if (row === undefined) throw new NotFoundError('Email')
-        await stopSend(tx, EMAIL_CHANNEL, row, { now: ctx.now, why: 'deleted' })
-        await deleteActivity(tx, ctx, row)
-        await deleteThreadIfEmpty(tx, me.organizationId, row.thread_id)
+        await deleteEmail(tx, ctx, row)
       })
       return {}
     },

@@ -360,7 +360,7 @@ describe('follow-ups', () => {
     expect((await read(email.id)).has_reply).toBe(true)
   })
 
-  it('makes the task at once for an email created sent', async () => {
+  it('makes the task at once for an email created sent, and deletes it with the email', async () => {
     const followupDate = formatTimestamp(new Date(ctx.clock.now().getTime() + 86_400_000))
     const email = await create({
       status: 'sent',
@@ -369,5 +369,9 @@ describe('follow-ups', () => {
       followup_date: followupDate,
     })
     expect((await followups()).map((t) => [t.object_id, t.date])).toEqual([[email.thread_id, followupDate]])
+    // Deleting the email takes its follow-up with it.
+    const deleted = await call(ctx.app, org.member.key, 'DELETE', `/activity/email/${email.id}/`)
+    expect(deleted.statusCode).toBe(200)
+    expect(await followups()).toEqual([])
   })
 })

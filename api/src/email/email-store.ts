@@ -1,9 +1,12 @@
 import { recordActivity, type ActivityData, type EmailAttachment } from '../activities/activity-repo.js'
-import type { Db } from '../db/database.js'
-import type { EventContext } from '../events/event-repo.js'
+import { deleteActivity } from '../activities/activity-routes.js'
+import type { ActivityTable, Db } from '../db/database.js'
+import type { ChangeContext, EventContext } from '../events/event-repo.js'
+import { stopSend } from '../messages/message-send.js'
 import { emailBodies } from './email-body.js'
-import { createFollowup, replyArrived } from './email-followup.js'
-import { assignThread, emailOfMessageId, recordMessageIds } from './email-thread.js'
+import { createFollowup, emailDeleted, replyArrived } from './email-followup.js'
+import { EMAIL_CHANNEL } from './email-send.js'
+import { assignThread, deleteThreadIfEmpty, emailOfMessageId, recordMessageIds } from './email-thread.js'
 
 // Storing an email, made through the API or received: its thread first, then the activity and its event, the
 // Message-IDs it carries, and what it means for follow-ups (a reply clears the thread's; one sent with a
@@ -170,4 +173,19 @@ export async function recordIncomingEmail(
     },
     events,
   )
+}
+
+/**
+ * Deletes an email in the caller's transaction: its waiting send is cancelled (a 400 when it is under way), its open
+ * follow-up goes, its `deleted` event is recorded, and its thread too when no email is left in it. Export for the
+ * thread endpoints.
+ */
+export async function deleteEmail(tx: Db, ctx: ChangeContext & { events: EventContext }, row: ActivityTable) {
+  await stopSend(tx, EMAIL_CHANNEL, row, { now: ctx.now, why: 'deleted' })
+  if (row.thread_id !== null) {
+    const input = { organizationId: row.organization_id, threadId: row.thread_id, emailId: row.id }
+    await emailDeleted(tx, { ...input, now: ctx.now, events: ctx.events })
+  }
+  await deleteActivity(tx, ctx, row)
+  await deleteThreadIfEmpty(tx, row.organization_id, row.thread_id)
 }
