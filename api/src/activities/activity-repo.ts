@@ -145,8 +145,9 @@ export interface ActivityData {
   }
   /**
    * An email (its thread is the activity's `thread_id` column). Addresses are as written (`"Name" <a@b.c>` or
-   * `a@b.c`). `message_ids` are the Message-IDs it went out or came in with; `references` its References header.
-   * `body_preview`, `envelope` and the quoted-text splits are added when viewed.
+   * `a@b.c`). `message_ids` are the Message-IDs it went out or came in with; `references` its References header,
+   * ending with the id it answers (its In-Reply-To). `body_preview`, `envelope`, the quoted-text splits and
+   * `has_reply` are added when viewed (email/email-view.ts).
    */
   Email: {
     direction: EmailDirection

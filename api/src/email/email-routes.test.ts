@@ -219,6 +219,14 @@ describe('validation', () => {
     })
   })
 
+  it('takes attachments on https only', async () => {
+    const file = { filename: 'quote.pdf', content_type: 'application/pdf', size: 1200 }
+    const res = await post({ status: 'draft', attachments: [{ ...file, url: 'http://files.example/q.pdf' }] })
+    expect(fieldErrors(res)).toEqual({ 'attachments.0.url': 'Must be an https:// URL.' })
+    const email = await create({ status: 'draft', attachments: [{ ...file, url: 'https://files.example/q.pdf' }] })
+    expect(email.attachments).toEqual([{ ...file, url: 'https://files.example/q.pdf' }])
+  })
+
   it('needs a recipient and a sender one of the user’s accounts sends as, to send', async () => {
     expect(fieldErrors(await post({ ...outbox, to: [] }))).toEqual({ to: 'Add at least one recipient.' })
     expect(fieldErrors(await post({ ...outbox, sender: 'someone@else.example' }))).toEqual({
@@ -322,6 +330,29 @@ describe('PUT /activity/email/{id}/', () => {
       to: 'Add at least one recipient.',
       sender: 'This field is required.',
     })
+  })
+
+  it('refuses, from each status, every status it cannot become', async () => {
+    const allowed: Record<string, string[]> = {
+      draft: ['scheduled', 'outbox'],
+      scheduled: ['draft'],
+      outbox: ['draft'],
+    }
+    const statuses = ['inbox', 'draft', 'scheduled', 'outbox', 'sent', 'error']
+    for (const from of ['inbox', 'draft', 'scheduled', 'outbox', 'sent']) {
+      const email = await create({
+        status: from,
+        subject: `From ${from}`,
+        sender: from === 'inbox' ? CONTACT_ADDRESS : REP_ADDRESS,
+        to: [CONTACT_ADDRESS],
+        ...(from === 'scheduled' ? { date_scheduled: inOneHour() } : {}),
+      })
+      for (const to of statuses.filter((s) => s !== from && !(allowed[from] ?? []).includes(s))) {
+        const res = await put(email.id, { status: to })
+        expect(res.statusCode, `${from} → ${to}`).toBe(400)
+        expect(Object.keys(fieldErrors(res)), `${from} → ${to}`).toEqual(['status'])
+      }
+    }
   })
 
   it('moves a draft to the thread of its new subject', async () => {
