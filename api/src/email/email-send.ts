@@ -6,8 +6,7 @@ import type { ActivityTable, Db, Dialect } from '../db/database.js'
 import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
 import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
-import { isPrivateAddress } from '../outbound/private-address.js'
-import { outboundPrivateAllowed } from '../outbound/private-address.js'
+import { isPrivateAddress, outboundPrivateAllowed } from '../outbound/private-address.js'
 import type { Clock } from '../platform/time.js'
 import { addressDomain, parseAddress } from './email-body.js'
 import { createFollowup } from './email-followup.js'
@@ -62,6 +61,9 @@ async function replyHeaders(db: Db, email: ActivityTable, data: EmailData) {
   return undefined
 }
 
+/** An SMTP host the outbound guard refuses: no retry will reach it. */
+class OutboundGuardError extends Error {}
+
 /** The address the SMTP host is reached at: resolved once, refused when private unless that is allowed. */
 async function guardedAddress(host: string, allowPrivate: boolean): Promise<string> {
   const addresses = await lookup(host, { all: true })
@@ -74,8 +76,6 @@ async function guardedAddress(host: string, allowPrivate: boolean): Promise<stri
   if (chosen === undefined) throw new Error(`${host} has no address`)
   return chosen.address
 }
-
-class OutboundGuardError extends Error {}
 
 /** An SMTP failure as a line: the server's answer when it gave one, else what went wrong. */
 function smtpError(error: unknown): string {
