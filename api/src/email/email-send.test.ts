@@ -109,6 +109,9 @@ describe('sending over SMTP', () => {
     expect(mail.rcptTo.sort()).toEqual(['archive@acme.example', 'boss@client.example', CONTACT_ADDRESS])
     const { parsed } = mail
     expect(parsed.from?.value).toEqual([{ address: REP_ADDRESS, name: 'Rey Rep' }])
+    const addresses = (field: typeof parsed.to) => (Array.isArray(field) ? field : field === undefined ? [] : [field])
+    expect(addresses(parsed.to).flatMap((a) => a.value)).toEqual([{ address: CONTACT_ADDRESS, name: 'Tess Mail' }])
+    expect(addresses(parsed.cc).flatMap((a) => a.value)).toEqual([{ address: 'boss@client.example', name: '' }])
     expect(parsed.subject).toBe('Our proposal')
     expect(parsed.messageId).toBe(`<${email.id}@acme.example>`)
     expect(parsed.text?.trim()).toBe('Hi Tess,\nhere it is.')
