@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config.js'
@@ -140,7 +141,8 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       port: smtp.port,
       secure: smtp.useSsl,
       ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
-      tls: { servername: smtp.host, ...options.tls },
+      // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
+      tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
