@@ -183,7 +183,7 @@ export interface SendAttempt<T extends MessageType> {
   sentFields?: Partial<MessageData<T>>
 }
 
-/** What the handler tells a channel's `settle` after an attempt. */
+/** What an attempt came to, as the handler tells a channel's `after`. */
 export interface SendSettlement {
   /** `sent`, `retry` (still in the outbox) or `failed` (the message is `error`). */
   outcome: 'sent' | 'retry' | 'failed'
