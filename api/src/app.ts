@@ -31,6 +31,8 @@ import { smsRoutes } from './sms/sms-routes.js'
 import { emailTemplateRoutes } from './email-templates/email-template-routes.js'
 import { emailAccountRoutes } from './email-accounts/email-account-routes.js'
 import { emailRoutes } from './email/email-routes.js'
+import { emailThreadRoutes } from './email-threads/email-thread-routes.js'
+import { emailAttachmentRoutes } from './email-attachments/email-attachment-routes.js'
 import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
@@ -148,6 +150,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(emailTemplateRoutes, deps)
       await api.register(emailAccountRoutes, deps)
       await api.register(emailRoutes, deps)
+      await api.register(emailThreadRoutes, deps)
+      await api.register(emailAttachmentRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

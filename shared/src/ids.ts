@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   outboxAttempt: 'atmp_',
   /** A call (or meeting) outcome, as Close names them. */
   outcome: 'outcome_',
+  /** A file received with an email (`/email_attachment/{id}/`). */
+  emailAttachment: 'attach_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -52,6 +54,7 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   outbox: 22,
   outboxAttempt: 22,
   outcome: 43,
+  emailAttachment: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

@@ -1,16 +1,21 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { ActivityTable, Db } from '../db/database.js'
+import { sql, type SelectQueryBuilder } from 'kysely'
+import type { ActivityTable, Db, Tables } from '../db/database.js'
 import { findContact } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
-import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../platform/list.js'
+import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
-import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
+import { formatTimestamp } from '../platform/time.js'
 import { changeContext, recordEvents, type ChangeContext, type EventContext } from '../events/event-repo.js'
 import { FALSE } from '../platform/sql-conditions.js'
+import { threadKeysQuery } from '../email-threads/email-thread-repo.js'
+import { emailThreadViews } from '../email-threads/email-thread-view.js'
+import { checkActivityFilters, whereActivityFilters, type ActivityFilters } from './activity-filters.js'
 import {
+  ACTIVITY_TYPES,
   activityEvents,
   activityNames,
   activityView,
@@ -42,19 +47,14 @@ const typeFilters = Type.Object({
     }),
   ),
   _type__in: Type.Optional(Type.String({ description: 'Comma-separated activity types; activities of any of them.' })),
+  thread_emails: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('only')], {
+      description:
+        'Unset: an Email object per message. `true`: EmailThread objects instead, each listing its emails stripped down (`emails`). `only`: EmailThread objects without their emails. A thread sits where its latest email would.',
+    }),
+  ),
 })
 const mixedListQuery = Type.Composite([activityListQuery, typeFilters])
-export type ActivityFilters = ListQuery & {
-  lead_id?: string
-  user_id?: string
-  contact_id?: string
-  opportunity_id?: string
-  task_id?: string
-  date_created__gt?: string
-  date_created__gte?: string
-  date_created__lt?: string
-  date_created__lte?: string
-}
 
 const noteBody = Type.Object(
   {
@@ -89,37 +89,71 @@ function typesWanted(query: { _type?: string; _type__in?: string }): string[] | 
   return types
 }
 
-/** A timestamp filter in any ISO form becomes the stored wire form, so text comparison is time comparison. */
-function timestampFilter(value: string, field: string): string {
-  const parsed = parseTimestamp(value)
-  if (parsed === undefined) throw ValidationError.field(field, TIMESTAMP_EXPECTED)
-  return parsed
+/** How `/activity/` shows emails (`thread_emails`): one Email each, or their threads, with or without the emails. */
+export type ThreadEmails = 'none' | 'true' | 'only'
+
+/** What a list shows: which stored activity types (undefined: all of them), and whether email threads. */
+function listPlan(types: readonly string[] | undefined, threadEmails: ThreadEmails) {
+  const threaded = threadEmails !== 'none'
+  const stored = (types ?? ACTIVITY_TYPES).filter((t) => t !== 'EmailThread' && !(threaded && t === 'Email'))
+  return {
+    // Every type, unfiltered, when nothing is left out: the list reads its index without a type condition.
+    storedTypes: types === undefined && !threaded ? undefined : stored,
+    threads: threaded
+      ? types === undefined || types.includes('Email') || types.includes('EmailThread')
+      : (types?.includes('EmailThread') ?? false),
+    withEmails: threadEmails !== 'only',
+  }
 }
 
-/** A page of the organization's activities of `types` (all when undefined), newest first, as the API shows them. */
+/**
+ * A page of the organization's activities of `types` (all when undefined), newest first, as the API shows them.
+ * With `threadEmails`, emails are shown as their threads (a thread dated by its latest email), and `EmailThread` in
+ * `types` asks for threads in any case.
+ */
 export async function listActivities(
   db: Db,
   organizationId: string,
   types: readonly string[] | undefined,
   query: ActivityFilters,
+  threadEmails: ThreadEmails = 'none',
 ) {
-  let q = db.selectFrom('activity').selectAll().where('organization_id', '=', organizationId)
-  if (types !== undefined) q = types.length === 0 ? q.where(FALSE) : q.where('type', 'in', types)
-  if (query.lead_id !== undefined) q = q.where('lead_id', '=', query.lead_id)
-  if (query.user_id !== undefined) q = q.where('user_id', '=', query.user_id)
-  if (query.contact_id !== undefined) q = q.where('contact_id', '=', query.contact_id)
-  if (query.opportunity_id !== undefined) q = q.where('opportunity_id', '=', query.opportunity_id)
-  if (query.task_id !== undefined) q = q.where('task_id', '=', query.task_id)
-  if (query.date_created__gt !== undefined)
-    q = q.where('date_created', '>', timestampFilter(query.date_created__gt, 'date_created__gt'))
-  if (query.date_created__gte !== undefined)
-    q = q.where('date_created', '>=', timestampFilter(query.date_created__gte, 'date_created__gte'))
-  if (query.date_created__lt !== undefined)
-    q = q.where('date_created', '<', timestampFilter(query.date_created__lt, 'date_created__lt'))
-  if (query.date_created__lte !== undefined)
-    q = q.where('date_created', '<=', timestampFilter(query.date_created__lte, 'date_created__lte'))
-  const page = await fetchPage(q.orderBy('date_created', 'desc').orderBy('id', 'desc'), query)
-  return { has_more: page.has_more, data: await views(db, page.data) }
+  const filters = checkActivityFilters(query)
+  const plan = listPlan(types, threadEmails)
+  const typed = <O>(q: SelectQueryBuilder<Tables, 'activity', O>) => {
+    const filtered = whereActivityFilters(q.where('organization_id', '=', organizationId), filters)
+    if (plan.storedTypes === undefined) return filtered
+    return plan.storedTypes.length === 0 ? filtered.where(FALSE) : filtered.where('type', 'in', plan.storedTypes)
+  }
+  if (!plan.threads) {
+    const page = await fetchPage(
+      typed(db.selectFrom('activity').selectAll()).orderBy('date_created', 'desc').orderBy('id', 'desc'),
+      query,
+    )
+    return { has_more: page.has_more, data: await views(db, page.data) }
+  }
+  // Activities and threads in one order: their keys are paged together, then each page's objects are read.
+  const keys = typed(db.selectFrom('activity').select(['id', 'date_created', sql<string>`'activity'`.as('kind')]))
+  const listed = db.selectFrom(keys.unionAll(threadKeysQuery(db, organizationId, filters)).as('listed')).selectAll()
+  const page = await fetchPage(listed.orderBy('date_created', 'desc').orderBy('id', 'desc'), query)
+  const ids = (kind: string) => page.data.filter((r) => r.kind === kind).map((r) => r.id)
+  const activityIds = ids('activity')
+  const [activities, threads] = await Promise.all([
+    activityIds.length === 0
+      ? []
+      : db
+          .selectFrom('activity')
+          .selectAll()
+          .where('organization_id', '=', organizationId)
+          .where('id', 'in', activityIds)
+          .execute(),
+    emailThreadViews(db, organizationId, ids('thread'), { withEmails: plan.withEmails }),
+  ])
+  const shown = new Map<string, unknown>([
+    ...(await views(db, activities)).map((v) => [String(v.id), v] as const),
+    ...threads.map((t) => [t.id, t] as const),
+  ])
+  return { has_more: page.has_more, data: page.data.flatMap((r) => shown.get(r.id) ?? []) }
 }
 
 async function views(db: Db, rows: ActivityTable[]) {
@@ -164,7 +198,14 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
         querystring: mixedListQuery,
       },
     },
-    async (request) => listActivities(db, caller(request).organizationId, typesWanted(request.query), request.query),
+    async (request) =>
+      listActivities(
+        db,
+        caller(request).organizationId,
+        typesWanted(request.query),
+        request.query,
+        request.query.thread_emails ?? 'none',
+      ),
   )
 
   typedRoutes(app, db, '/activity/created/', 'Created')

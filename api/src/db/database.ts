@@ -509,6 +509,21 @@ export interface EmailMessageTable {
   thread_id: string
 }
 
+/** A file received with an email (migration 0023): its bytes in base64. */
+export interface EmailAttachmentTable {
+  id: string
+  organization_id: string
+  activity_id: string
+  filename: string
+  content_type: string
+  /** The part's Content-ID without angle brackets, for inline images; else null. */
+  content_id: string | null
+  /** Decoded bytes. */
+  size: number
+  content: string
+  date_created: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -549,6 +564,7 @@ export interface Tables {
   email_template: EmailTemplateTable
   email_thread: EmailThreadTable
   email_message: EmailMessageTable
+  email_attachment: EmailAttachmentTable
 }
 
 export type Db = Kysely<Tables>

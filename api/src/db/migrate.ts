@@ -21,6 +21,7 @@ import * as m0019 from './migrations/0019-inbound.js'
 import * as m0020 from './migrations/0020-email-accounts.js'
 import * as m0021 from './migrations/0021-email-templates.js'
 import * as m0022 from './migrations/0022-emails.js'
+import * as m0023 from './migrations/0023-email-attachments.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0020-email-accounts': m0020,
   '0021-email-templates': m0021,
   '0022-emails': m0022,
+  '0023-email-attachments': m0023,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
