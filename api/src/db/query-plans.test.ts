@@ -139,6 +139,10 @@ describe('query plans', () => {
     ['/user/availability/', 'inbound_ref'],
     ['/email_account/', 'email_account'],
     ['/me/', 'email_account'],
+    ['/activity/emailthread/', 'activity'],
+    ['/activity/emailthread/?contact_id=cont_x', 'activity'],
+    ['/activity/?thread_emails=true', 'activity'],
+    ['/activity/?thread_emails=only&lead_id=lead_x&user_id=user_x', 'activity'],
   ])('%s reads %s through an organization index', async (path, table) => {
     for (const plan of await plansFor(path, table)) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
   })
