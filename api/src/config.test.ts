@@ -160,3 +160,39 @@ describe('loadConfig SMS provider', () => {
     expect(loadConfig({ ...local, LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }).sms.url).toBe('http://127.0.0.1:8025/sms')
   })
 })
+
+describe('loadConfig incoming mail', () => {
+  it('receives no mail unless a port is set; 25 MiB messages, 10 MiB files, no STARTTLS by default', () => {
+    expect(loadConfig({}).emailReceive).toEqual({
+      port: null,
+      tls: null,
+      maxMessageBytes: 26_214_400,
+      maxAttachmentBytes: 10_485_760,
+    })
+  })
+
+  it('reads them from the environment', () => {
+    const config = loadConfig({
+      LEADLINE_SMTP_RECEIVE_PORT: '2525',
+      LEADLINE_SMTP_TLS_CERT: 'cert.pem',
+      LEADLINE_SMTP_TLS_KEY: 'key.pem',
+      LEADLINE_SMTP_MAX_MESSAGE_BYTES: '1000',
+      LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '500',
+    })
+    expect(config.emailReceive).toEqual({
+      port: 2525,
+      tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
+      maxMessageBytes: 1000,
+      maxAttachmentBytes: 500,
+    })
+  })
+
+  it.each([
+    [{ LEADLINE_SMTP_RECEIVE_PORT: '0' }, 'LEADLINE_SMTP_RECEIVE_PORT must be a positive integer, got "0"'],
+    [{ LEADLINE_SMTP_RECEIVE_PORT: '70000' }, 'LEADLINE_SMTP_RECEIVE_PORT must be a port number, got "70000"'],
+    [{ LEADLINE_SMTP_TLS_CERT: 'cert.pem' }, 'LEADLINE_SMTP_TLS_CERT and LEADLINE_SMTP_TLS_KEY go together'],
+    [{ LEADLINE_SMTP_MAX_MESSAGE_BYTES: 'big' }, 'LEADLINE_SMTP_MAX_MESSAGE_BYTES must be a positive integer'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+})

@@ -46,6 +46,20 @@ export interface Config {
    * server has none, and then no such secret can be stored (docs/decisions/0029-email-accounts.md).
    */
   secretBox: SecretBox | null
+  /** The SMTP receiver for incoming mail (docs/decisions/0032-incoming-mail.md). */
+  emailReceive: EmailReceiveConfig
+}
+
+/** The SMTP receiver for incoming mail (docs/decisions/0032-incoming-mail.md). */
+export interface EmailReceiveConfig {
+  /** Where it listens (on `HOST`); null: no receiver. */
+  port: number | null
+  /** PEM files for STARTTLS; null: STARTTLS is not offered. */
+  tls: { certFile: string; keyFile: string } | null
+  /** The largest message accepted, announced with SIZE. */
+  maxMessageBytes: number
+  /** The largest file a message may carry; a message with a larger one is refused. */
+  maxAttachmentBytes: number
 }
 
 export interface OutboxConfig {
@@ -153,6 +167,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: positiveInt(env, 'LEADLINE_EMAIL_MAX_ATTEMPTS', 6),
     },
     secretBox: secretBoxFrom(env),
+    emailReceive: emailReceiveConfigFrom(env),
+  }
+}
+
+/**
+ * `LEADLINE_SMTP_RECEIVE_PORT` (unset: no receiver), `LEADLINE_SMTP_TLS_CERT` and `LEADLINE_SMTP_TLS_KEY` (both or
+ * neither), `LEADLINE_SMTP_MAX_MESSAGE_BYTES` (25 MiB) and `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES` (10 MiB).
+ */
+function emailReceiveConfigFrom(env: NodeJS.ProcessEnv): EmailReceiveConfig {
+  const rawPort = env.LEADLINE_SMTP_RECEIVE_PORT ?? ''
+  const port = rawPort === '' ? null : positiveInt(env, 'LEADLINE_SMTP_RECEIVE_PORT', 0)
+  if (port !== null && port > 65_535) {
+    throw new Error(`LEADLINE_SMTP_RECEIVE_PORT must be a port number, got "${rawPort}"`)
+  }
+  const certFile = env.LEADLINE_SMTP_TLS_CERT ?? ''
+  const keyFile = env.LEADLINE_SMTP_TLS_KEY ?? ''
+  if ((certFile === '') !== (keyFile === '')) {
+    throw new Error('LEADLINE_SMTP_TLS_CERT and LEADLINE_SMTP_TLS_KEY go together: set both or neither')
+  }
+  return {
+    port,
+    tls: certFile === '' ? null : { certFile, keyFile },
+    maxMessageBytes: positiveInt(env, 'LEADLINE_SMTP_MAX_MESSAGE_BYTES', 25 * 1024 * 1024),
+    maxAttachmentBytes: positiveInt(env, 'LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024),
   }
 }
 
