@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordActivity, type ActivityData } from '../activities/activity-repo.js'
 import { emailAttachmentUrl, insertEmailAttachments, receivedFile } from '../email-attachments/email-attachment-repo.js'
 import { newId } from '../platform/ids.js'
+import { CONTACT_ADDRESS, emailScene, REP_ADDRESS } from '../test-support/email-scene.js'
 import { formatTimestamp } from '../platform/time.js'
 import { call, createTestContext, type TestContext, type TestEvent, type TestOrg } from '../test-support/test-app.js'
 
@@ -375,6 +376,35 @@ describe('/activity/emailthread/', () => {
       pricing,
       welcome,
     ])
+  })
+
+  it('cancels the send an email of the thread is waiting for, with the email', async () => {
+    const scene = await emailScene(ctx.app, ctx.database.db, ctx.org, { host: 'smtp.acme.example', port: 587 })
+    const res = await call(ctx.app, rep(), 'POST', '/activity/email/', {
+      body: {
+        lead_id: scene.leadId,
+        status: 'scheduled',
+        date_scheduled: formatTimestamp(new Date(ctx.clock.now().getTime() + 3_600_000)),
+        sender: REP_ADDRESS,
+        to: [CONTACT_ADDRESS],
+        subject: 'Later',
+        body_text: 'In an hour.',
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const email = res.json<{ id: string; thread_id: string }>()
+    const send = () =>
+      ctx.database.db
+        .selectFrom('outbox')
+        .select('status')
+        .where('ordering_key', '=', `email:${email.id}`)
+        .executeTakeFirstOrThrow()
+    expect(await send()).toEqual({ status: 'pending' })
+
+    expect((await call(ctx.app, rep(), 'DELETE', `/activity/emailthread/${email.thread_id}/`)).statusCode).toBe(200)
+    expect(await send()).toEqual({ status: 'cancelled' })
+    expect((await call(ctx.app, rep(), 'GET', `/activity/email/${email.id}/`)).statusCode).toBe(404)
+    expect((await call(ctx.app, rep(), 'GET', `/activity/emailthread/${email.thread_id}/`)).statusCode).toBe(404)
   })
 
   describe('GET /activity/?thread_emails=', () => {

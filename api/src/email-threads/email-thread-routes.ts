@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import { emailThreadSchema } from '@leadline/shared/email-thread-schema'
 import { checkActivityFilters } from '../activities/activity-filters.js'
-import { deleteActivity } from '../activities/activity-routes.js'
+import { deleteEmail } from '../email/email-store.js'
 import { changeContext } from '../events/event-repo.js'
 import type { Deps } from '../platform/deps.js'
 import { NotFoundError } from '../platform/errors.js'
@@ -85,9 +85,9 @@ export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         // On Postgres no email joins the thread while it goes.
         const thread = await (dialect === 'postgres' ? found.forUpdate() : found).executeTakeFirst()
         if (thread === undefined) throw new NotFoundError('Email thread')
-        for (const row of await threadEmailRows(tx, ctx.organizationId, [thread.id])) {
-          await deleteActivity(tx, ctx, row)
-        }
+        // Each as deleting it alone would: a waiting send cancelled (a 400 if one is under way), its follow-up gone.
+        for (const row of await threadEmailRows(tx, ctx.organizationId, [thread.id])) await deleteEmail(tx, ctx, row)
+        // Gone with its last email, unless it had none.
         await tx
           .deleteFrom('email_thread')
           .where('organization_id', '=', ctx.organizationId)

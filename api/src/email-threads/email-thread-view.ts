@@ -2,17 +2,7 @@ import type { EmailThread, ThreadEmail } from '@leadline/shared/email-thread-sch
 import type { ActivityTable, Db, EmailThreadTable } from '../db/database.js'
 import type { EmailAttachment } from '../activities/activity-repo.js'
 import { parseJsonObject } from '../platform/raw-json.js'
-
-/** How much of an email's text a thread shows of it. */
-const PREVIEW_CHARS = 200
-
-/** `"Name" <a@b.c>`, `Name <a@b.c>` or `a@b.c` as `{email, name}`; the address lower-cased, the name unquoted. */
-export function parseMailbox(text: string): { email: string; name: string } {
-  const angled = /^\s*(.*?)\s*<([^<>]*)>\s*$/.exec(text)
-  if (angled === null) return { email: text.trim().toLowerCase(), name: '' }
-  const name = (angled[1] ?? '').replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1')
-  return { email: (angled[2] ?? '').trim().toLowerCase(), name }
-}
+import { bodyPreview, parseAddress } from '../email/email-body.js'
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null)
 const texts = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [])
@@ -30,7 +20,7 @@ function threadEmail(row: ActivityTable): ThreadEmail {
     to: texts(data.to),
     cc: texts(data.cc),
     subject: text(data.subject) ?? '',
-    body_preview: (text(data.body_text) ?? '').slice(0, PREVIEW_CHARS),
+    body_preview: bodyPreview(text(data.body_text) ?? ''),
     date_created: row.date_created,
     date_sent: text(data.date_sent),
     activity_at: text(data.activity_at) ?? row.date_created,
@@ -44,11 +34,12 @@ function participants(emails: readonly ThreadEmail[]): { email: string; name: st
   const found = new Map<string, { email: string; name: string }>()
   for (const email of emails) {
     for (const written of [...(email.sender === null ? [] : [email.sender]), ...email.to, ...email.cc]) {
-      const mailbox = parseMailbox(written)
-      if (mailbox.email === '') continue
-      const seen = found.get(mailbox.email)
-      if (seen === undefined) found.set(mailbox.email, mailbox)
-      else if (seen.name === '') seen.name = mailbox.name
+      const address = parseAddress(written)
+      if (address === undefined) continue
+      const email = address.email.toLowerCase()
+      const seen = found.get(email)
+      if (seen === undefined) found.set(email, { email, name: address.name })
+      else if (seen.name === '') seen.name = address.name
     }
   }
   return [...found.values()]
