@@ -21,6 +21,7 @@ import { createOutboundClient } from './outbound/outbound-client.js'
 import { SMS_SEND_KIND, smsSendHandler } from './sms/sms-send.js'
 import { smsProviderFrom } from './sms/sms-provider.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from './email/email-send.js'
+import { startEmailReceiver, type EmailReceiver } from './email-receive/email-receiver.js'
 
 export interface ServeOptions {
   config: Config
@@ -38,6 +39,8 @@ export interface Server {
   app: FastifyInstance
   /** The bound URL, e.g. `http://127.0.0.1:4000`. */
   url: string
+  /** The SMTP receiver, when `LEADLINE_SMTP_RECEIVE_PORT` is set. */
+  emailReceiver: EmailReceiver | undefined
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>
 }
@@ -60,6 +63,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
   }
   let app: FastifyInstance
   let url: string
+  let emailReceiver: EmailReceiver | undefined
   try {
     await migrateToLatest(database.db)
     app = await buildApp({
@@ -74,6 +78,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         host: options.host ?? config.host,
         listenTextResolver: (address) => `listening on ${address}`,
       })
+      emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
     } catch (error) {
       await app.close()
       throw error
@@ -189,6 +194,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
           smsProvider.close()
         }),
         app.close(),
+        emailReceiver?.close(),
       ])
         .then(() => undefined)
         .finally(async () => {
@@ -199,7 +205,27 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
     return closing
   }
-  return { app, url, close }
+  return { app, url, emailReceiver, close }
+}
+
+/** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */
+async function receiveEmail(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  host: string,
+): Promise<EmailReceiver | undefined> {
+  if (config.emailReceive.port === null) return undefined
+  const receiver = await startEmailReceiver({
+    db,
+    clock: systemClock,
+    config: config.emailReceive,
+    leadWebhookEnvUrl: config.leadWebhookUrl,
+    host,
+    log: app.log,
+  })
+  app.log.info(`receiving email on ${host}:${String(receiver.port)}`)
+  return receiver
 }
 
 /** Search documents in an older format miss what the current search looks for: rebuild them before serving. */

@@ -24,6 +24,9 @@ export interface InboundWrite {
   viewer: LeadViewer
 }
 
+/** What writing a system task needs: the transaction, its organization, when, and the context its events carry. */
+export type SystemTaskWrite = Pick<InboundWrite, 'tx' | 'organization' | 'events' | 'now'>
+
 /** The phones of a request: the other party's as contacts keep phones, and the organization's number it came in on. */
 export interface InboundPhones {
   remote: string
@@ -66,7 +69,7 @@ export async function partyOf(
 
 /** A system task of a call or message, due when it came in, with its `created` event; answers its id. */
 export async function insertIncomingTask(
-  w: InboundWrite,
+  w: SystemTaskWrite,
   input: {
     type: TaskType
     leadId: string
@@ -93,7 +96,7 @@ export async function insertIncomingTask(
 }
 
 /** A task as the transaction sees it (in UTC: nobody's zone), or undefined when it is gone. */
-async function taskViewIn(w: InboundWrite, id: string): Promise<Task | undefined> {
+async function taskViewIn(w: SystemTaskWrite, id: string): Promise<Task | undefined> {
   const row = await findTask(w.tx, w.organization.organization.id, id)
   if (row === undefined) return undefined
   const [view] = await taskViews(w.tx, w.organization, [row], { offsetHours: 0, now: new Date(w.now) })
@@ -101,11 +104,12 @@ async function taskViewIn(w: InboundWrite, id: string): Promise<Task | undefined
 }
 
 /**
- * Turns an open system task of type `from` into one of type `to` with `data`, with its `updated` event (the task as
- * it was in `previous`); a task of another type, completed or gone is left alone. Answers whether it changed.
+ * Turns an open system task of type `from` into one of type `to` (or, of the same type, only changes its data) with
+ * `data`, with its `updated` event (the task as it was in `previous`); a task of another type, completed or gone is
+ * left alone. Answers whether it changed.
  */
 export async function retypeIncomingTask(
-  w: InboundWrite,
+  w: SystemTaskWrite,
   id: string,
   change: { from: TaskType; to: TaskType; data: Record<string, unknown> },
 ): Promise<boolean> {
