@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import nodemailer, { type Transporter } from 'nodemailer'
 import type Mail from 'nodemailer/lib/mailer'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.js'
 import { serve } from '../main.js'
@@ -430,6 +431,51 @@ describe('refusals store nothing', () => {
     expect(await refusal({ envelope, raw: `To: ${REP_ADDRESS}\r\nSubject: Who?\r\n\r\nNo sender.\r\n` })).toBe(550)
     expect(await refusal({ envelope, raw: `From: somebody\r\nTo: ${REP_ADDRESS}\r\n\r\nNo address.\r\n` })).toBe(550)
     expect(await counts()).toEqual(before)
+  })
+})
+
+describe('a failure while storing', () => {
+  it('leaves nothing half-stored and tells the sender to try again later (451)', async () => {
+    const db = ctx.database.db
+    // The email goes in first, then its file, which the database now refuses: the email must go too.
+    if (ctx.database.dialect === 'sqlite') {
+      await sql`CREATE TRIGGER refuse_files BEFORE INSERT ON email_attachment BEGIN SELECT RAISE(ABORT, 'disk full'); END`.execute(
+        db,
+      )
+    } else {
+      await sql`CREATE FUNCTION refuse_files() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`.execute(
+        db,
+      )
+      await sql`CREATE TRIGGER refuse_files BEFORE INSERT ON email_attachment FOR EACH ROW EXECUTE FUNCTION refuse_files()`.execute(
+        db,
+      )
+    }
+    const before = await counts()
+    try {
+      const code = await refusal({
+        from: CONTACT_ADDRESS,
+        to: REP_ADDRESS,
+        subject: 'With a file',
+        text: 'x',
+        attachments: [{ filename: 'a.txt', content: 'a' }],
+      })
+      expect(code).toBe(451)
+      expect(await counts()).toEqual(before)
+      expect(logged.at(-1)).toBe('incoming email: storing failed')
+    } finally {
+      await sql`DROP TRIGGER refuse_files${sql.raw(ctx.database.dialect === 'sqlite' ? '' : ' ON email_attachment')}`.execute(
+        db,
+      )
+    }
+    // Once the database takes it again, the sender's next try is stored.
+    await transport.sendMail({
+      from: CONTACT_ADDRESS,
+      to: REP_ADDRESS,
+      subject: 'With a file',
+      text: 'x',
+      attachments: [{ filename: 'a.txt', content: 'a' }],
+    })
+    expect((await counts()).attachments).toBe(before.attachments + 1)
   })
 })
 
