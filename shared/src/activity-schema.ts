@@ -129,6 +129,54 @@ export const smsActivitySchema = Type.Object({
   template_id: nullableString(),
 })
 
+const emailAddressSchema = Type.Object({ email: Type.String(), name: Type.String() })
+
+/** Close's Email activity: an email written, scheduled, sent or received on a lead, in a thread (`thread_id`). */
+export const emailActivitySchema = Type.Object({
+  ...activityBase,
+  _type: Type.Literal('Email'),
+  created_by_name: nullableString(),
+  updated_by_name: nullableString(),
+  direction: Type.String({ description: 'outgoing or incoming' }),
+  status: Type.String({ description: 'inbox, draft, scheduled, outbox, sent, error' }),
+  thread_id: nullableString(),
+  subject: Type.String(),
+  body_text: Type.String(),
+  body_html: Type.String(),
+  body_preview: Type.String(),
+  body_text_quoted: Type.Array(Type.Object({ text: Type.String(), expand: Type.Boolean() }), {
+    description: 'The text split into the email’s own words (`expand: true`) and the text it quotes.',
+  }),
+  body_html_quoted: Type.Array(Type.Object({ html: Type.String(), expand: Type.Boolean() })),
+  sender: nullableString(),
+  to: Type.Array(Type.String()),
+  cc: Type.Array(Type.String()),
+  bcc: Type.Array(Type.String()),
+  envelope: Type.Object({
+    from: Type.Array(emailAddressSchema),
+    to: Type.Array(emailAddressSchema),
+    cc: Type.Array(emailAddressSchema),
+  }),
+  attachments: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      filename: Type.String(),
+      content_type: nullableString(),
+      size: Type.Integer(),
+    }),
+  ),
+  date_scheduled: nullableString(),
+  date_sent: nullableString(),
+  email_account_id: nullableString(),
+  template_id: nullableString(),
+  template_name: nullableString(),
+  in_reply_to_id: nullableString(),
+  error_message: nullableString(),
+  send_attempts: Type.Array(Type.Object({ date: Type.String(), error: Type.String() }), {
+    description: 'Failed attempts at handing the email to its SMTP server, oldest first (not in Close).',
+  }),
+})
+
 export const activitySchema = Type.Union([
   createdActivitySchema,
   noteActivitySchema,
@@ -137,6 +185,7 @@ export const activitySchema = Type.Union([
   taskCompletedActivitySchema,
   callActivitySchema,
   smsActivitySchema,
+  emailActivitySchema,
 ])
 export type Activity = Static<typeof activitySchema>
 export type ActivityType = Activity['_type']

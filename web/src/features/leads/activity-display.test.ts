@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest'
+import { emailFixture } from '../email/email-fixture'
 import { smsFixture } from '../phone/phone-fixture'
-import { activityStyle, activityTypeLabel, timelineItems, unknownActivityText } from './activity-display'
+import {
+  activityStyle,
+  activityTypeLabel,
+  timelineItems,
+  unknownActivityText,
+  type TimelineItem,
+} from './activity-display'
+
+const ids = (item: TimelineItem) =>
+  'messages' in item
+    ? item.messages.map((m) => m.id)
+    : 'emails' in item
+      ? item.emails.map((e) => e.id)
+      : item.activity.id
 
 describe('activityStyle', () => {
   it('keeps the known types’ labels', () => {
@@ -51,13 +65,19 @@ describe('timelineItems', () => {
       note('note1'),
       smsFixture('sms-1', { contact_id: null, remote_phone: '+15550001111' }),
     ])
-    expect(items.map((item) => ('messages' in item ? item.messages.map((m) => m.id) : item.activity.id))).toEqual([
-      ['sms3', 'sms1'],
-      'note2',
-      ['sms2'],
-      ['sms0', 'sms-1'],
-      'note1',
+    expect(items.map(ids)).toEqual([['sms3', 'sms1'], 'note2', ['sms2'], ['sms0', 'sms-1'], 'note1'])
+    expect(new Set(items.map((item) => item.key)).size).toBe(items.length)
+  })
+
+  it('gathers each thread’s emails into one entry where its newest stands, apart from texts', () => {
+    const items = timelineItems([
+      emailFixture('e3', { thread_id: 'acti_t1' }),
+      smsFixture('sms1', { contact_id: 'cont_1' }),
+      emailFixture('e2', { thread_id: 'acti_t2' }),
+      emailFixture('e1', { thread_id: 'acti_t1' }),
+      emailFixture('e0', { thread_id: null }),
     ])
+    expect(items.map(ids)).toEqual([['e3', 'e1'], ['sms1'], ['e2'], ['e0']])
     expect(new Set(items.map((item) => item.key)).size).toBe(items.length)
   })
 })

@@ -22,6 +22,7 @@ const knownStyles: Record<Activity['_type'], ActivityStyle> = {
   TaskCompleted: { badge: 'bg-teal-100 text-teal-800', label: 'Task', border: 'border-l-teal-400' },
   Call: { badge: 'bg-rose-100 text-rose-800', label: 'Call', border: 'border-l-rose-400' },
   SMS: { badge: 'bg-indigo-100 text-indigo-800', label: 'SMS', border: 'border-l-indigo-400' },
+  Email: { badge: 'bg-cyan-100 text-cyan-800', label: 'Email', border: 'border-l-cyan-400' },
 }
 
 // A Map, so a type named like an Object.prototype key ("constructor") is unknown too.
@@ -49,30 +50,43 @@ export function unknownActivityText(activity: Record<string, unknown>): string |
   return textOf(activity, 'subject', 'note', 'body_text', 'text', 'title')
 }
 
-/** One entry of the timeline: an activity, or the text messages with one contact (or number) as a conversation. */
-export type TimelineItem =
-  { key: string; activity: Activity } | { key: string; messages: Extract<Activity, { _type: 'SMS' }>[] }
+type Sms = Extract<Activity, { _type: 'SMS' }>
+type Email = Extract<Activity, { _type: 'Email' }>
 
 /**
- * The timeline's entries in the list's order (newest first): each contact's messages gather into one conversation,
- * which stands where its newest message would.
+ * One entry of the timeline: an activity, the text messages with one contact (or number) as a conversation, or the
+ * emails of one thread.
+ */
+export type TimelineItem =
+  { key: string; activity: Activity } | { key: string; messages: Sms[] } | { key: string; emails: Email[] }
+
+/**
+ * The timeline's entries in the list's order (newest first): each contact's messages gather into one conversation and
+ * each thread's emails into one entry, which stands where its newest message would.
  */
 export function timelineItems(activities: readonly Activity[]): TimelineItem[] {
-  const conversations = new Map<string, Extract<Activity, { _type: 'SMS' }>[]>()
+  const conversations = new Map<string, Sms[]>()
+  const threads = new Map<string, Email[]>()
   const items: TimelineItem[] = []
   for (const activity of activities) {
-    if (activity._type !== 'SMS') {
-      items.push({ key: activity.id, activity })
-      continue
-    }
-    const key = activity.contact_id ?? activity.remote_phone ?? activity.id
-    const messages = conversations.get(key)
-    if (messages !== undefined) messages.push(activity)
-    else {
-      const started = [activity]
-      conversations.set(key, started)
-      items.push({ key: `sms:${key}`, messages: started })
-    }
+    if (activity._type === 'SMS') {
+      const key = `sms:${activity.contact_id ?? activity.remote_phone ?? activity.id}`
+      gather(conversations, key, activity, (messages) => items.push({ key, messages }))
+    } else if (activity._type === 'Email') {
+      const key = `email:${activity.thread_id ?? activity.id}`
+      gather(threads, key, activity, (emails) => items.push({ key, emails }))
+    } else items.push({ key: activity.id, activity })
   }
   return items
+}
+
+/** Adds `item` to its group, or starts the group (and `start` places it) when it is the first. */
+function gather<T>(groups: Map<string, T[]>, key: string, item: T, start: (group: T[]) => void) {
+  const group = groups.get(key)
+  if (group !== undefined) group.push(item)
+  else {
+    const started = [item]
+    groups.set(key, started)
+    start(started)
+  }
 }

@@ -1,12 +1,13 @@
 import type { ActivityType } from '@leadline/shared/activity-schema'
 
-// The timeline's filter: each kind, its button and the activity types it asks the API for. Emails join as one line
-// when their issue adds them. No React: the route's search check and the query use it.
+// The timeline's filter: each kind, its button and the activity types it asks the API for. No React: the route's
+// search check and the query use it.
 
 export const ACTIVITY_KINDS = [
   { kind: 'notes', label: 'Notes', types: ['Note'], empty: 'No notes yet.' },
   { kind: 'calls', label: 'Calls', types: ['Call'], empty: 'No calls yet.' },
   { kind: 'sms', label: 'SMS', types: ['SMS'], empty: 'No text messages yet.' },
+  { kind: 'email', label: 'Email', types: ['Email'], empty: 'No emails yet.' },
   { kind: 'status', label: 'Status changes', types: ['LeadStatusChange'], empty: 'No status changes yet.' },
   { kind: 'tasks', label: 'Tasks', types: ['TaskCompleted'], empty: 'No completed tasks yet.' },
   {

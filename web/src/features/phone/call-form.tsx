@@ -6,7 +6,7 @@ import { SelectField } from '../../components/ui/select-field'
 import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { twMerge } from '../../lib/class-merge'
 import { callBodyOf, CALL_FIELDS, emptyCallDraft, type CallDraft, type CallField } from './call-draft'
-import { placeErrors } from './form-errors'
+import { placeErrors } from '../../lib/form-errors'
 import { useLogCall } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
 

@@ -5,7 +5,7 @@ import { activityStyle } from '../leads/activity-display'
 import { callHeadline, callParty, playableUrl, type CallActivity } from './call-display'
 import { useSmsToDraft } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
-import { conversationName, conversationOrder, smsState, type SmsActivity } from './sms-display'
+import { conversationName, conversationOrder, messageState, type SmsActivity } from './sms-display'
 
 // How calls and text messages show in the lead's timeline: one chunk, loaded when the first of either shows.
 
@@ -106,7 +106,7 @@ function Message({
   onEditDraft: (message: SmsActivity) => void
 }) {
   const inbound = message.direction === 'inbound'
-  const state = smsState(message, formatDateTime)
+  const state = messageState(message, formatDateTime)
   const toDraft = useSmsToDraft(message.lead_id)
   const attachments = message.attachments.filter((a) => playableUrl(a.url) !== undefined)
   return (

@@ -1,27 +1,11 @@
-import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
-import type { Activity } from '@leadline/shared/activity-schema'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../lib/api'
-import type { ActivityKind } from '../leads/activity-kinds'
 import { leadQueries } from '../leads/lead-queries'
+import { showInTimeline } from '../leads/timeline-cache'
 import type { CallBody } from './call-draft'
 import type { CallActivity } from './call-display'
 import type { SmsBody } from './sms-draft'
 import type { SmsActivity } from './sms-display'
-
-/**
- * Shows a saved call or message in the lead's timeline at once (All, and its kind's filter), before the refetch the
- * mutation's key starts: a new one on top, a changed one in its place.
- */
-function showInTimeline(queryClient: QueryClient, activity: Activity, kind: ActivityKind) {
-  for (const key of [undefined, kind]) {
-    queryClient.setQueryData(leadQueries.activities(activity.lead_id, key).queryKey, (page) => {
-      if (page === undefined) return page
-      const known = page.data.some((a) => a.id === activity.id)
-      const data = known ? page.data.map((a) => (a.id === activity.id ? activity : a)) : [activity, ...page.data]
-      return { ...page, data }
-    })
-  }
-}
 
 export function useLogCall(leadId: string) {
   const queryClient = useQueryClient()

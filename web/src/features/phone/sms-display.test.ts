@@ -1,25 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { smsFixture } from './phone-fixture'
-import { conversationName, conversationOrder, smsState } from './sms-display'
+import { conversationName, conversationOrder, messageState } from './sms-display'
 
 const format = (timestamp: string) => `<${timestamp.slice(0, 16)}>`
 
-describe('smsState', () => {
+describe('messageState', () => {
   it('says each status in words, with the instant it is about', () => {
-    expect(smsState(smsFixture('a', { status: 'sent', date_sent: '2026-03-02T10:00:05+00:00' }), format)).toEqual({
+    expect(messageState(smsFixture('a', { status: 'sent', date_sent: '2026-03-02T10:00:05+00:00' }), format)).toEqual({
       label: 'Sent',
       tone: 'plain',
       at: '2026-03-02T10:00:05+00:00',
     })
-    expect(smsState(smsFixture('a', { status: 'inbox', direction: 'inbound' }), format)).toMatchObject({
+    expect(messageState(smsFixture('a', { status: 'inbox', direction: 'inbound' }), format)).toMatchObject({
       label: 'Received',
       at: '2026-03-02T10:00:00.000000+00:00',
     })
-    expect(smsState(smsFixture('a', { status: 'draft' }), format)).toEqual({ label: 'Draft', tone: 'pending' })
+    expect(messageState(smsFixture('a', { status: 'draft' }), format)).toEqual({ label: 'Draft', tone: 'pending' })
     expect(
-      smsState(smsFixture('a', { status: 'scheduled', date_scheduled: '2026-03-05T09:30:00+00:00' }), format),
+      messageState(smsFixture('a', { status: 'scheduled', date_scheduled: '2026-03-05T09:30:00+00:00' }), format),
     ).toEqual({ label: 'Scheduled for <2026-03-05T09:30>', tone: 'pending' })
-    expect(smsState(smsFixture('a', { status: 'outbox' }), format)).toEqual({ label: 'Sending…', tone: 'pending' })
+    expect(messageState(smsFixture('a', { status: 'outbox' }), format)).toEqual({ label: 'Sending…', tone: 'pending' })
   })
 
   it('shows why a send failed: the last attempt while it is retried, the error once given up', () => {
@@ -27,20 +27,20 @@ describe('smsState', () => {
       { date: '2026-03-02T10:00:05+00:00', error: 'timeout' },
       { date: '2026-03-02T10:00:35+00:00', error: 'provider said 503' },
     ]
-    expect(smsState(smsFixture('a', { status: 'outbox', send_attempts: attempts }), format)).toEqual({
+    expect(messageState(smsFixture('a', { status: 'outbox', send_attempts: attempts }), format)).toEqual({
       label: 'Sending… (last try failed: provider said 503)',
       tone: 'error',
     })
     expect(
-      smsState(
+      messageState(
         smsFixture('a', { status: 'error', error_message: 'Number unreachable', send_attempts: attempts }),
         format,
       ),
-    ).toEqual({ label: 'Failed: Number unreachable', tone: 'error' })
-    expect(smsState(smsFixture('a', { status: 'error', send_attempts: attempts }), format).label).toBe(
-      'Failed: provider said 503',
+    ).toEqual({ label: 'Failed to send: Number unreachable', tone: 'error' })
+    expect(messageState(smsFixture('a', { status: 'error', send_attempts: attempts }), format).label).toBe(
+      'Failed to send: provider said 503',
     )
-    expect(smsState(smsFixture('a', { status: 'error' }), format).label).toBe('Failed: not sent')
+    expect(messageState(smsFixture('a', { status: 'error' }), format).label).toBe('Failed to send: not sent')
   })
 })
 

@@ -4,16 +4,22 @@ import type { Activity } from '@leadline/shared/activity-schema'
 
 export type SmsActivity = Extract<Activity, { _type: 'SMS' }>
 
-export interface SmsState {
-  /** "Sent", "Scheduled for …", "Sending…", "Failed: …", "Draft", "Received". */
+export interface MessageState {
+  /** "Sent", "Scheduled for …", "Sending…", "Failed to send: …", "Draft", "Received". */
   label: string
   tone: 'plain' | 'pending' | 'error'
   /** The instant the label is about, if any. */
   at?: string | undefined
 }
 
-/** A message's status in words; `format` writes an instant (the caller's locale and zone). */
-export function smsState(message: SmsActivity, format: (timestamp: string) => string): SmsState {
+/** What a message's state is read from: a text message's fields, which an email has too. */
+export type MessageStateFields = Pick<
+  SmsActivity,
+  'status' | 'activity_at' | 'date_scheduled' | 'date_sent' | 'error_message' | 'send_attempts'
+>
+
+/** A text message's or an email's status in words; `format` writes an instant (the caller's locale and zone). */
+export function messageState(message: MessageStateFields, format: (timestamp: string) => string): MessageState {
   const lastAttempt = message.send_attempts.at(-1)?.error
   switch (message.status) {
     case 'inbox':
@@ -32,14 +38,14 @@ export function smsState(message: SmsActivity, format: (timestamp: string) => st
     case 'sent':
       return { label: 'Sent', tone: 'plain', at: message.date_sent ?? message.activity_at }
     case 'error':
-      return { label: `Failed: ${message.error_message ?? lastAttempt ?? 'not sent'}`, tone: 'error' }
+      return { label: `Failed to send: ${message.error_message ?? lastAttempt ?? 'not sent'}`, tone: 'error' }
     default:
       return { label: message.status, tone: 'plain', at: message.activity_at }
   }
 }
 
 /** When a message stands in its conversation: when sent, when it is due, or when it was written or received. */
-function momentOf(message: SmsActivity): number {
+function momentOf(message: MessageStateFields): number {
   const at =
     message.status === 'sent'
       ? (message.date_sent ?? message.activity_at)
@@ -50,9 +56,9 @@ function momentOf(message: SmsActivity): number {
   return Number.isNaN(time) ? 0 : time
 }
 
-/** Oldest first, as a conversation reads; drafts, not yet part of it, at the end. */
-export function conversationOrder(messages: readonly SmsActivity[]): SmsActivity[] {
-  const rank = (m: SmsActivity) => (m.status === 'draft' ? 1 : 0)
+/** Oldest first, as a conversation (or an email thread) reads; drafts, not yet part of it, at the end. */
+export function conversationOrder<M extends MessageStateFields & { id: string }>(messages: readonly M[]): M[] {
+  const rank = (m: M) => (m.status === 'draft' ? 1 : 0)
   return [...messages].sort((a, b) => rank(a) - rank(b) || momentOf(a) - momentOf(b) || a.id.localeCompare(b.id))
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../lib/api'
+import { ApiError } from './api'
 import { placeErrors } from './form-errors'
 
 const refused = (fieldErrors: Record<string, string>) => new ApiError(400, { errors: [], 'field-errors': fieldErrors })
@@ -20,6 +20,16 @@ describe('placeErrors', () => {
       beside: { local_phone: 'Not an internal number.' },
       general: 'send_in: At most 59. status: Unknown status.',
     })
+  })
+
+  it('puts the errors of a list’s items beside the list', () => {
+    expect(
+      placeErrors(['to', 'cc'], refused({ 'to.0': 'Not an address.', 'to.2': 'Not either.', 'cc.x': 'No.' })),
+    ).toEqual({
+      beside: { to: 'Not an address. Not either.', cc: 'No.' },
+      general: undefined,
+    })
+    expect(placeErrors(['to'], refused({ tone: 'Unknown.' })).general).toBe('tone: Unknown.')
   })
 
   it('says what went wrong when no field is named', () => {

@@ -1,0 +1,51 @@
+import type { EmailActivity } from './email-wire'
+
+// Emails as the API answers them, for unit tests.
+
+export function emailFixture(id: string, extra: Partial<EmailActivity> = {}): EmailActivity {
+  return {
+    id,
+    _type: 'Email',
+    organization_id: 'orga_1',
+    lead_id: 'lead_1',
+    contact_id: 'cont_1',
+    user_id: 'user_1',
+    user_name: 'Casey Closer',
+    created_by: 'user_1',
+    created_by_name: 'Casey Closer',
+    updated_by: 'user_1',
+    updated_by_name: 'Casey Closer',
+    date_created: '2026-03-02T10:00:00.000000+00:00',
+    date_updated: '2026-03-02T10:00:00.000000+00:00',
+    activity_at: '2026-03-02T10:00:00.000000+00:00',
+    users: [],
+    direction: 'outgoing',
+    status: 'sent',
+    thread_id: 'acti_thread1',
+    subject: 'Proposal',
+    body_text: 'Hello',
+    body_html: '<p>Hello</p>',
+    body_preview: 'Hello',
+    body_text_quoted: [],
+    body_html_quoted: [],
+    sender: '"Casey Closer" <casey@journey.test>',
+    to: ['"Ann Smith" <ann@example.com>'],
+    cc: [],
+    bcc: [],
+    envelope: {
+      from: [{ name: 'Casey Closer', email: 'casey@journey.test' }],
+      to: [{ name: 'Ann Smith', email: 'ann@example.com' }],
+      cc: [],
+    },
+    attachments: [],
+    date_scheduled: null,
+    date_sent: null,
+    email_account_id: 'emailacct_1',
+    template_id: null,
+    template_name: null,
+    in_reply_to_id: null,
+    error_message: null,
+    send_attempts: [],
+    ...extra,
+  }
+}
