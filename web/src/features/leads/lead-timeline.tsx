@@ -18,13 +18,18 @@ const CallForm = lazy(() => import('../phone/call-form').then((m) => ({ default:
 const CallDetails = lazy(() => import('../phone/phone-entries').then((m) => ({ default: m.CallDetails })))
 const SmsComposer = lazy(() => import('../phone/sms-composer').then((m) => ({ default: m.SmsComposer })))
 const SmsConversation = lazy(() => import('../phone/phone-entries').then((m) => ({ default: m.SmsConversation })))
+// Emails too (decision 0033).
+const EmailComposer = lazy(() => import('../email/email-composer').then((m) => ({ default: m.EmailComposer })))
+const EmailThread = lazy(() => import('../email/email-thread').then((m) => ({ default: m.EmailThread })))
 
 type Sms = Extract<Activity, { _type: 'SMS' }>
+type Email = Extract<Activity, { _type: 'Email' }>
 const loading = <p className="text-sm text-slate-500">Loading…</p>
 
 /**
- * The lead's activities, newest first as the API returns them (each contact's texts as one conversation), with the
- * note composer, Log a call, the SMS composer and a filter by kind on top.
+ * The lead's activities, newest first as the API returns them (each contact's texts as one conversation, each
+ * thread's emails as one entry), with the note composer, Log a call, the SMS and email composers and a filter by kind
+ * on top.
  */
 export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | undefined }) {
   const leadId = lead.id
@@ -33,6 +38,9 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
   // The SMS composer: closed, open on a new message, or carrying on with a draft.
   const [composer, setComposer] = useState<{ draft?: Sms }>()
   const smsButton = useRef<HTMLButtonElement>(null)
+  // The email composer: closed, or open on a new email, a reply or a draft.
+  const [emailing, setEmailing] = useState<{ draft?: Email; replyTo?: Email }>()
+  const emailButton = useRef<HTMLButtonElement>(null)
   return (
     <Panel
       title="Activity"
@@ -56,6 +64,16 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
           >
             Send SMS
           </Button>
+          <Button
+            ref={emailButton}
+            size="sm"
+            aria-expanded={emailing !== undefined}
+            onPress={() => {
+              setEmailing((e) => e ?? {})
+            }}
+          >
+            Send email
+          </Button>
         </div>
       }
     >
@@ -69,6 +87,21 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
             onClose={() => {
               setComposer(undefined)
               smsButton.current?.focus()
+            }}
+          />
+        </Suspense>
+      )}
+      {emailing === undefined ? null : (
+        <Suspense fallback={loading}>
+          <EmailComposer
+            key={emailing.draft?.id ?? emailing.replyTo?.id ?? 'new'}
+            leadId={leadId}
+            contacts={lead.contacts}
+            draft={emailing.draft}
+            replyTo={emailing.replyTo}
+            onClose={() => {
+              setEmailing(undefined)
+              emailButton.current?.focus()
             }}
           />
         </Suspense>
@@ -101,6 +134,18 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
                       messages={item.messages}
                       onEditDraft={(draft) => {
                         setComposer({ draft })
+                      }}
+                    />
+                  </Suspense>
+                ) : 'emails' in item ? (
+                  <Suspense fallback={<Skeleton className="h-16 w-full" />}>
+                    <EmailThread
+                      emails={item.emails}
+                      onReply={(replyTo) => {
+                        setEmailing({ replyTo })
+                      }}
+                      onEditDraft={(draft) => {
+                        setEmailing({ draft })
                       }}
                     />
                   </Suspense>

@@ -1,0 +1,44 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { api } from '../../lib/api'
+import { leadQueries } from '../leads/lead-queries'
+import { showInTimeline } from '../leads/timeline-cache'
+import type { EmailBody } from './email-draft'
+import type { EmailActivity } from './email-wire'
+
+const emailPath = (id: string) => `activity/email/${encodeURIComponent(id)}/`
+
+/** Sends, schedules or keeps as a draft: a new email, or the draft it was (`draftId`), with what the composer holds. */
+export function useSaveEmail(leadId: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: leadQueries.activities(leadId).queryKey,
+    mutationFn: ({ draftId, body }: { draftId: string | undefined; body: EmailBody }) =>
+      draftId === undefined
+        ? api.post<EmailActivity>('activity/email/', { ...body, lead_id: leadId })
+        : api.put<EmailActivity>(emailPath(draftId), body),
+    onSuccess: (email) => {
+      showInTimeline(queryClient, email, 'email')
+    },
+    // The composer shows the API's errors beside their fields.
+    meta: { errorTitle: false },
+  })
+}
+
+/**
+ * Moves an email on: back to a draft (the undo of a send within its window, or of a schedule), or a failed one
+ * through a draft into the outbox again.
+ */
+export function useEmailStatus(leadId: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: leadQueries.activities(leadId).queryKey,
+    mutationFn: async ({ id, to }: { id: string; to: 'draft' | 'retry' }) => {
+      const draft = await api.put<EmailActivity>(emailPath(id), { status: 'draft' })
+      return to === 'draft' ? draft : api.put<EmailActivity>(emailPath(id), { status: 'outbox' })
+    },
+    onSuccess: (email) => {
+      showInTimeline(queryClient, email, 'email')
+    },
+    meta: { errorTitle: false },
+  })
+}

@@ -1,0 +1,177 @@
+import { useId, useState } from 'react'
+import { Button } from '../../components/ui/button'
+import { formatDateTime } from '../../lib/format'
+import { activityStyle } from '../leads/activity-display'
+import { conversationOrder, messageState } from '../phone/sms-display'
+import { emailFrom, emailParts, emailTo, threadParticipants, threadSubject, type EmailPart } from './email-display'
+import { safeEmailHtml } from './email-html'
+import { useEmailStatus } from './email-mutations'
+import type { EmailActivity } from './email-wire'
+
+// A thread in the lead's timeline: collapsed to its subject, who is in it, how many emails and the newest one's
+// start; opened, each email with its quoted text folded. Loaded when the first thread shows.
+
+export interface EmailThreadProps {
+  /** The thread's emails, in any order. */
+  emails: readonly EmailActivity[]
+  /** Opens the composer on a reply to this email. */
+  onReply: (email: EmailActivity) => void
+  /** Carries on with a draft in the composer. */
+  onEditDraft: (email: EmailActivity) => void
+}
+
+const toneStyles = { plain: 'text-slate-500', pending: 'text-amber-800', error: 'text-red-700' } as const
+const linkButton = 'px-1 py-0 text-xs text-indigo-700'
+
+export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) {
+  const listId = useId()
+  const [open, setOpen] = useState(false)
+  const ordered = conversationOrder(emails)
+  const latest = ordered.at(-1)
+  const subject = threadSubject(ordered)
+  const style = activityStyle('Email')
+  const count = ordered.length === 1 ? '1 email' : `${String(ordered.length)} emails`
+  const state = latest === undefined ? undefined : messageState(latest, formatDateTime)
+  return (
+    <article
+      aria-label={`Email thread: ${subject}`}
+      data-activity-type="Email"
+      className={`rounded-md border border-l-4 border-slate-200 bg-white p-3 ${style.border}`}
+    >
+      <header className="flex flex-wrap items-center gap-2 text-xs text-slate-500">
+        <span className={`rounded px-1.5 py-0.5 font-semibold ${style.badge}`}>{style.label}</span>
+        <span className="font-medium text-slate-700">{threadParticipants(ordered).join(', ')}</span>
+        <span>{count}</span>
+        {latest === undefined ? null : <time dateTime={latest.activity_at}>{formatDateTime(latest.activity_at)}</time>}
+      </header>
+      <p className="mt-2 text-sm font-semibold text-slate-900">{subject}</p>
+      {open || latest === undefined || state === undefined ? null : (
+        <p className="mt-1 text-sm text-slate-700">
+          <span className={`mr-1.5 text-xs ${toneStyles[state.tone]}`}>{state.label}</span>
+          <span className="line-clamp-2">{latest.body_preview}</span>
+        </p>
+      )}
+      <Button
+        size="sm"
+        variant="quiet"
+        className={`mt-1 ${linkButton}`}
+        aria-expanded={open}
+        aria-controls={open ? listId : undefined}
+        onPress={() => {
+          setOpen((o) => !o)
+        }}
+      >
+        {open ? 'Hide emails' : ordered.length === 1 ? 'Show email' : `Show ${count}`}
+      </Button>
+      {open ? (
+        <ol id={listId} aria-label={`Emails in ${subject}, oldest first`} className="mt-2 flex flex-col gap-3">
+          {ordered.map((email) => (
+            <li key={email.id} className="border-t border-slate-100 pt-3">
+              <EmailItem email={email} onReply={onReply} onEditDraft={onEditDraft} />
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </article>
+  )
+}
+
+function EmailItem({
+  email,
+  onReply,
+  onEditDraft,
+}: {
+  email: EmailActivity
+  onReply: (email: EmailActivity) => void
+  onEditDraft: (email: EmailActivity) => void
+}) {
+  const state = messageState(email, formatDateTime)
+  const change = useEmailStatus(email.lead_id)
+  const from = emailFrom(email)
+  return (
+    <article aria-label={`Email from ${from}`} className="flex flex-col gap-2 text-sm">
+      <header className="flex flex-col gap-0.5 text-xs text-slate-500">
+        <p className="flex flex-wrap items-center gap-x-1.5">
+          <span className="font-medium text-slate-800">{from}</span>
+          <span aria-hidden="true">·</span>
+          <span className={toneStyles[state.tone]}>{state.label}</span>
+          {state.at === undefined ? null : <time dateTime={state.at}>{formatDateTime(state.at)}</time>}
+        </p>
+        <p>To {emailTo(email) || 'no one yet'}</p>
+      </header>
+      {emailParts(email).map((part, i) => (
+        <EmailPartView key={i} part={part} />
+      ))}
+      <p className="flex flex-wrap gap-1.5">
+        {email.status === 'sent' || email.status === 'inbox' ? (
+          <Button
+            size="sm"
+            variant="quiet"
+            className={linkButton}
+            onPress={() => {
+              onReply(email)
+            }}
+          >
+            Reply
+          </Button>
+        ) : email.status === 'draft' ? (
+          <Button
+            size="sm"
+            variant="quiet"
+            className={linkButton}
+            onPress={() => {
+              onEditDraft(email)
+            }}
+          >
+            Edit draft
+          </Button>
+        ) : email.status === 'scheduled' || email.status === 'error' ? (
+          <Button
+            size="sm"
+            variant="quiet"
+            className={linkButton}
+            isPending={change.isPending}
+            onPress={() => {
+              change.mutate({ id: email.id, to: email.status === 'error' ? 'retry' : 'draft' })
+            }}
+          >
+            {email.status === 'error' ? 'Try again' : 'Unschedule'}
+          </Button>
+        ) : null}
+      </p>
+      {change.error === null ? null : (
+        <p role="alert" className="text-xs text-red-700">
+          That did not work: {change.error.message}
+        </p>
+      )}
+    </article>
+  )
+}
+
+/** A piece of the body: its own words shown; quoted text behind a button. */
+function EmailPartView({ part }: { part: EmailPart }) {
+  const id = useId()
+  const [shown, setShown] = useState(false)
+  const body = (
+    // Sanitized by DOMPurify (email-html.ts): only text formatting and links are left.
+    <div id={id} className="email-body text-slate-800" dangerouslySetInnerHTML={{ __html: safeEmailHtml(part.html) }} />
+  )
+  if (!part.quoted) return body
+  return (
+    <div>
+      <Button
+        size="sm"
+        variant="quiet"
+        className={linkButton}
+        aria-expanded={shown}
+        aria-controls={shown ? id : undefined}
+        onPress={() => {
+          setShown((s) => !s)
+        }}
+      >
+        {shown ? 'Hide quoted text' : 'Show quoted text'}
+      </Button>
+      {shown ? body : null}
+    </div>
+  )
+}

@@ -1,0 +1,83 @@
+import { useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { Button } from '../../components/ui/button'
+import { SelectField } from '../../components/ui/select-field'
+import { emailQueries } from './email-queries'
+import type { RenderedEmailTemplate } from './email-wire'
+
+export interface TemplatePickerProps {
+  leadId: string
+  /** The contact the email is with, whose details fill the template; undefined when the lead has none. */
+  contactId: string | undefined
+  onUse: (templateId: string, rendered: RenderedEmailTemplate) => void
+}
+
+/** A template (shared or the user's own), previewed for the email's contact before it fills the subject and message. */
+export function TemplatePicker({ leadId, contactId, onUse }: TemplatePickerProps) {
+  const templates = useQuery(emailQueries.templates())
+  const [chosen, setChosen] = useState('')
+  const rendered = useQuery({
+    ...emailQueries.rendered(chosen, leadId, contactId ?? ''),
+    enabled: chosen !== '' && contactId !== undefined,
+  })
+  const options = (templates.data ?? []).map((t) => ({
+    value: t.id,
+    label: t.is_shared ? `${t.name} (shared)` : t.name,
+  }))
+  return (
+    <div className="flex flex-col gap-2">
+      <SelectField
+        label="Template"
+        value={chosen}
+        options={options}
+        emptyLabel={templates.isPending ? 'Loading templates…' : options.length === 0 ? 'No templates yet' : 'None'}
+        isDisabled={options.length === 0}
+        onChange={setChosen}
+        error={templates.isError ? 'The templates could not be loaded.' : undefined}
+      />
+      {chosen === '' ? null : (
+        <section aria-label="Template preview" className="rounded-md border border-slate-200 bg-white p-3 text-sm">
+          {contactId === undefined ? (
+            <p className="text-slate-700">Add a contact to this lead to preview a template for them.</p>
+          ) : rendered.isPending ? (
+            <p className="text-slate-500">Loading the preview…</p>
+          ) : rendered.isError ? (
+            <p role="alert" className="text-red-700">
+              The preview could not be made: {rendered.error.message}
+            </p>
+          ) : (
+            <>
+              <p>
+                <span className="text-slate-500">Subject: </span>
+                <strong>{rendered.data.subject}</strong>
+              </p>
+              <p className="mt-2 whitespace-pre-wrap text-slate-800">{rendered.data.body_text}</p>
+              {rendered.data.warnings.length === 0 ? null : (
+                <div className="mt-2 rounded bg-amber-50 p-2 text-amber-900">
+                  <p className="font-medium">Some placeholders have no value here and are left empty:</p>
+                  <ul className="mt-1 pl-3">
+                    {rendered.data.warnings.map((w) => (
+                      <li key={w}>{w}</li>
+                    ))}
+                  </ul>
+                </div>
+              )}
+              <div className="mt-2 flex justify-end">
+                <Button
+                  size="sm"
+                  variant="primary"
+                  onPress={() => {
+                    onUse(chosen, rendered.data)
+                    setChosen('')
+                  }}
+                >
+                  Use template
+                </Button>
+              </div>
+            </>
+          )}
+        </section>
+      )}
+    </div>
+  )
+}
