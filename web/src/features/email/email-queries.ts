@@ -1,7 +1,8 @@
 import { queryOptions } from '@tanstack/react-query'
+import type { EmailTemplate, RenderedEmailTemplate } from '@leadline/shared/email-template-schema'
 import type { ListEnvelope } from '@leadline/shared/list'
 import { api } from '../../lib/api'
-import type { EmailTemplate, Me, RenderedEmailTemplate } from './email-wire'
+import type { Me } from './email-wire'
 
 export const emailQueries = {
   /** The user's email accounts, from `/me/`: the addresses the composer sends from. */
@@ -10,7 +11,7 @@ export const emailQueries = {
       queryKey: ['me', 'email-accounts'],
       queryFn: () => api.get<Me>('me/'),
       staleTime: 5 * 60_000,
-      select: (me) => me.email_accounts ?? [],
+      select: (me) => me.email_accounts,
     }),
   /** The templates the user may use: the organization's shared ones and their own. */
   templates: () =>

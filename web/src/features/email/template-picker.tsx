@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
+import type { RenderedEmailTemplate } from '@leadline/shared/email-template-schema'
 import { useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { emailQueries } from './email-queries'
-import type { RenderedEmailTemplate } from './email-wire'
 
 export interface TemplatePickerProps {
   leadId: string
