@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { startMailSink, type MailSink } from './mail-sink.js'
 import { noteStarted } from './stray-processes.js'
 import { test as base, expect, type Page } from '@playwright/test'
 
@@ -145,7 +146,11 @@ function isDemoUser(value: unknown): value is DemoUser {
 export async function startStack(
   dir: string,
   started: ChildProcess[],
-  { demoSeedFile, bffEnv = {} }: { demoSeedFile?: string; bffEnv?: Record<string, string> } = {},
+  {
+    demoSeedFile,
+    apiEnv = {},
+    bffEnv = {},
+  }: { demoSeedFile?: string; apiEnv?: Record<string, string>; bffEnv?: Record<string, string> } = {},
 ): Promise<Stack> {
   const db = `sqlite:${join(dir, 'e2e.db')}`
   const init = jsonObject(
@@ -176,7 +181,7 @@ export async function startStack(
   // Shared by the api and the bff, as `npm start` shares it: live updates for every signed-in user.
   const streamSecret = randomBytes(32).toString('hex')
   const api = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--db', db], {
-    env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: streamSecret },
+    env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: streamSecret, ...apiEnv },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   launched(started, api)
@@ -262,6 +267,33 @@ export const demoTest = base.extend<object, { demoStack: DemoStack }>({
   ],
   baseURL: async ({ demoStack }, use) => {
     await use(demoStack.baseURL)
+  },
+})
+
+/**
+ * A stack of its own beside a real SMTP server (`mail-sink.ts`) on this machine, which the api may send to
+ * (`LEADLINE_OUTBOUND_ALLOW_PRIVATE`): the email journeys give the user an account pointing at it.
+ */
+export const mailTest = base.extend<{ api: CrmClient }, { mailStack: Stack & { sink: MailSink } }>({
+  mailStack: [
+    async ({}, use) => {
+      const sink = await startMailSink()
+      try {
+        await withStack(
+          (dir, started) => startStack(dir, started, { apiEnv: { LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' } }),
+          (stack) => use({ ...stack, sink }),
+        )
+      } finally {
+        await sink.close()
+      }
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  baseURL: async ({ mailStack }, use) => {
+    await use(mailStack.baseURL)
+  },
+  api: async ({ mailStack }, use) => {
+    await use(new CrmClient(mailStack.apiUrl, mailStack.apiKey))
   },
 })
 
