@@ -96,9 +96,12 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
     }
   }, [windowId])
 
-  const senders = senderOptions(accounts.data ?? [])
-  const sender = from !== '' ? from : defaultSender(senders, carried, replyTo)
-  const noAccount = accounts.isSuccess && senders.length === 0
+  const own = senderOptions(accounts.data ?? [])
+  const sender = from !== '' ? from : defaultSender(own, carried, replyTo)
+  // A draft written as an address the user no longer has keeps it until they choose another.
+  const senders =
+    sender === '' || own.some((o) => o.value === sender) ? own : [...own, { value: sender, label: sender }]
+  const noAccount = accounts.isSuccess && own.length === 0
   const contactId = contactOf(fields.to, known) ?? fields.contactId
   const server = placeErrors(EMAIL_FIELDS, save.error)
   const errors = { ...server.beside, ...formErrors }

@@ -3,7 +3,7 @@ import { api } from '../../lib/api'
 import { leadQueries } from '../leads/lead-queries'
 import { showInTimeline } from '../leads/timeline-cache'
 import type { EmailBody } from './email-draft'
-import type { EmailActivity } from './email-wire'
+import { withUtcOffsets, type EmailActivity } from './email-wire'
 
 const emailPath = (id: string) => `activity/email/${encodeURIComponent(id)}/`
 
@@ -12,10 +12,12 @@ export function useSaveEmail(leadId: string) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationKey: leadQueries.activities(leadId).queryKey,
-    mutationFn: ({ draftId, body }: { draftId: string | undefined; body: EmailBody }) =>
-      draftId === undefined
-        ? api.post<EmailActivity>('activity/email/', { ...body, lead_id: leadId })
-        : api.put<EmailActivity>(emailPath(draftId), body),
+    mutationFn: async ({ draftId, body }: { draftId: string | undefined; body: EmailBody }) =>
+      withUtcOffsets(
+        await (draftId === undefined
+          ? api.post<EmailActivity>('activity/email/', { ...body, lead_id: leadId })
+          : api.put<EmailActivity>(emailPath(draftId), body)),
+      ),
     onSuccess: (email) => {
       showInTimeline(queryClient, email, 'email')
     },
@@ -34,7 +36,7 @@ export function useEmailStatus(leadId: string) {
     mutationKey: leadQueries.activities(leadId).queryKey,
     mutationFn: async ({ id, to }: { id: string; to: 'draft' | 'retry' }) => {
       const draft = await api.put<EmailActivity>(emailPath(id), { status: 'draft' })
-      return to === 'draft' ? draft : api.put<EmailActivity>(emailPath(id), { status: 'outbox' })
+      return withUtcOffsets(to === 'draft' ? draft : await api.put<EmailActivity>(emailPath(id), { status: 'outbox' }))
     },
     onSuccess: (email) => {
       showInTimeline(queryClient, email, 'email')
