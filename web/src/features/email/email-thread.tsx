@@ -46,9 +46,9 @@ export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) 
       </header>
       <p className="mt-2 text-sm font-semibold text-slate-900">{subject}</p>
       {open || latest === undefined || state === undefined ? null : (
-        <p className="mt-1 text-sm text-slate-700">
+        <p className="mt-1 line-clamp-2 text-sm text-slate-700">
           <span className={`mr-1.5 text-xs ${toneStyles[state.tone]}`}>{state.label}</span>
-          <span className="line-clamp-2">{latest.body_preview}</span>
+          {latest.body_preview}
         </p>
       )}
       <Button
