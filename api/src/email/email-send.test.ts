@@ -202,27 +202,6 @@ describe('sending over SMTP', () => {
     expect(rows).toHaveLength(MAX_ATTEMPTS)
   })
 
-  it('sends a failed email again once it went back to draft and into the outbox (Try again)', async () => {
-    sink.answerWith(() => ({ accept: false, code: 550, message: 'Mailbox unavailable' }))
-    const email = await create({ status: 'outbox', subject: 'Again', to: [CONTACT_ADDRESS] })
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      expect(await dispatcher.drain()).toBe(1)
-      ctx.clock.advance(600_000)
-    }
-    expect((await read(email.id)).status).toBe('error')
-    const put = (body: Record<string, unknown>) =>
-      call(ctx.app, org.member.key, 'PUT', `/activity/email/${email.id}/`, { body })
-    const sent = await put({ status: 'sent' })
-    expect(sent.statusCode).toBe(400)
-    expect(sent.json()['field-errors'].status).toContain('an error message can only become draft')
-    sink.answerWith(() => ({ accept: true }))
-    expect((await put({ status: 'draft' })).json()).toMatchObject({ status: 'draft' })
-    expect((await put({ status: 'outbox' })).json()).toMatchObject({ status: 'outbox' })
-    expect(await dispatcher.drain()).toBe(1)
-    expect(await read(email.id)).toMatchObject({ status: 'sent', error_message: null })
-    expect(sink.received.map((m) => m.parsed.subject)).toEqual(['Again'])
-  })
-
   it('fails at once, with a clear message, when the account was deleted since', async () => {
     const email = await create({ status: 'outbox', subject: 'Orphan', to: [CONTACT_ADDRESS] })
     await deleteEmailAccount(ctx.database.db, org.id, scene.accountId)

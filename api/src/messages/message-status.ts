@@ -4,8 +4,7 @@ import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../platform
 
 // The state machine texts and emails share (docs/decisions/0026-sms-sending.md): a draft may be scheduled (with
 // `date_scheduled`) or put in the outbox (sent now, or after `send_in` seconds); a message scheduled or in the outbox
-// may go back to draft, which cancels its send unless it is under way; so may one whose send failed for good
-// (`error`), to be put right and sent again; `inbox` and `sent` keep their status.
+// may go back to draft, which cancels its send unless it is under way; `inbox`, `sent` and `error` keep their status.
 
 /** A message's statuses: Close's, as texts and emails move through them. */
 export type MessageStatus = SmsStatus
@@ -17,7 +16,7 @@ export const TRANSITIONS: Record<MessageStatus, readonly MessageStatus[]> = {
   outbox: ['draft'],
   inbox: [],
   sent: [],
-  error: ['draft'],
+  error: [],
 }
 
 /** The statuses of a message waiting for its send. */
