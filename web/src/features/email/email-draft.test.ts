@@ -8,6 +8,7 @@ import {
   defaultSender,
   emailBodyOf,
   replySubject,
+  resendBody,
   senderOptions,
   type EmailDraft,
 } from './email-draft'
@@ -202,5 +203,36 @@ describe('the composer’s starting point', () => {
     expect(defaultSender(options, undefined, toSales)).toBe('"Sales" <sales@journey.test>')
     expect(defaultSender(options, emailFixture('acti_d', { sender: 'x@y.zz' }), toSales)).toBe('x@y.zz')
     expect(defaultSender([], undefined, undefined)).toBe('')
+  })
+})
+
+describe('resendBody', () => {
+  it('sends a failed email again as a copy into the outbox, in its thread, with the undo window', () => {
+    const failed = emailFixture('acti_failed', {
+      status: 'error',
+      sender: 'casey@journey.test',
+      to: ['ann@example.com'],
+      bcc: ['boss@journey.test'],
+      subject: 'Re: Proposal',
+      body_text: 'Hi',
+      body_html: '<p>Hi</p>',
+      contact_id: 'cont_1',
+      in_reply_to_id: 'acti_first',
+      template_id: null,
+    })
+    expect(resendBody(failed)).toEqual({
+      lead_id: failed.lead_id,
+      status: 'outbox',
+      sender: 'casey@journey.test',
+      to: ['ann@example.com'],
+      cc: failed.cc,
+      bcc: ['boss@journey.test'],
+      subject: 'Re: Proposal',
+      body_text: 'Hi',
+      body_html: '<p>Hi</p>',
+      contact_id: 'cont_1',
+      in_reply_to_id: 'acti_first',
+      send_in: 5,
+    })
   })
 })

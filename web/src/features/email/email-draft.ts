@@ -88,6 +88,29 @@ export function emailBodyOf(draft: EmailDraft, action: EmailAction, now: Date): 
   return { ok: true, body }
 }
 
+/**
+ * A failed email sent again: a copy into the outbox, with the same undo window as Send. The state machine has no way
+ * out of `error`, so Try again writes a new email (in the same thread: it answers what the failed one answered, with
+ * its subject) and the failed one is deleted.
+ */
+export function resendBody(failed: EmailActivity): EmailBody & { lead_id: string } {
+  return {
+    lead_id: failed.lead_id,
+    status: 'outbox',
+    ...(failed.sender === null ? {} : { sender: failed.sender }),
+    to: failed.to,
+    cc: failed.cc,
+    bcc: failed.bcc,
+    subject: failed.subject,
+    body_text: failed.body_text,
+    body_html: failed.body_html,
+    ...(failed.contact_id === null ? {} : { contact_id: failed.contact_id }),
+    ...(failed.template_id === null ? {} : { template_id: failed.template_id }),
+    ...(failed.in_reply_to_id === null ? {} : { in_reply_to_id: failed.in_reply_to_id }),
+    send_in: SEND_IN_SECONDS,
+  }
+}
+
 /** An address of one of the lead's contacts, to offer as a recipient. */
 export interface ContactAddress {
   contactId: string

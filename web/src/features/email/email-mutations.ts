@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../lib/api'
 import { leadQueries } from '../leads/lead-queries'
 import { showInTimeline } from '../leads/timeline-cache'
-import type { EmailBody } from './email-draft'
+import { resendBody, type EmailBody } from './email-draft'
 import { withUtcOffsets, type EmailActivity } from './email-wire'
 
 const emailPath = (id: string) => `activity/email/${encodeURIComponent(id)}/`
@@ -27,19 +27,23 @@ export function useSaveEmail(leadId: string) {
 }
 
 /**
- * Moves an email on: back to a draft (the undo of a send within its window, or of a schedule), or a failed one
- * through a draft into the outbox again.
+ * Moves an email on: back to a draft (the undo of a send within its window, or of a schedule), or, for a failed one,
+ * a copy into the outbox with the failed one deleted (Try again; `error` keeps its status).
  */
 export function useEmailStatus(leadId: string) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationKey: leadQueries.activities(leadId).queryKey,
-    mutationFn: async ({ id, to }: { id: string; to: 'draft' | 'retry' }) => {
-      const draft = await api.put<EmailActivity>(emailPath(id), { status: 'draft' })
-      return withUtcOffsets(to === 'draft' ? draft : await api.put<EmailActivity>(emailPath(id), { status: 'outbox' }))
+    mutationFn: async (move: { to: 'draft'; id: string } | { to: 'retry'; email: EmailActivity }) => {
+      if (move.to === 'draft')
+        return withUtcOffsets(await api.put<EmailActivity>(emailPath(move.id), { status: 'draft' }))
+      const copy = await api.post<EmailActivity>('activity/email/', resendBody(move.email))
+      await api.delete(emailPath(move.email.id))
+      return withUtcOffsets(copy)
     },
     onSuccess: (email) => {
       showInTimeline(queryClient, email, 'email')
+      void queryClient.invalidateQueries({ queryKey: leadQueries.activities(leadId).queryKey })
     },
     meta: { errorTitle: false },
   })

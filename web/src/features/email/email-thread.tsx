@@ -132,7 +132,7 @@ function EmailItem({
             className={linkButton}
             isPending={change.isPending}
             onPress={() => {
-              change.mutate({ id: email.id, to: email.status === 'error' ? 'retry' : 'draft' })
+              change.mutate(email.status === 'error' ? { to: 'retry', email } : { to: 'draft', id: email.id })
             }}
           >
             {email.status === 'error' ? 'Try again' : 'Unschedule'}
