@@ -45,7 +45,7 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
     <Panel
       title="Activity"
       actions={
-        <div className="flex gap-2">
+        <div className="flex flex-wrap justify-end gap-2">
           <Button
             size="sm"
             onPress={() => {
