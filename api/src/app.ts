@@ -37,7 +37,6 @@ import { applyMethodOverride } from './platform/method-override.js'
 import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
 import { ViewCache } from './platform/view-cache.js'
-import { useSecretBox } from './platform/secret-box.js'
 import { createAuthCache } from './api-keys/auth-cache.js'
 
 export interface BuildOptions {
@@ -106,7 +105,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     views: new ViewCache(config.viewCacheBytes),
     auth: createAuthCache(database.db, clock),
   }
-  useSecretBox(config.secretBox)
   server.install(app)
   app.decorate('leadWebhookEnvUrl', config.leadWebhookUrl)
   installPlatform(app, deps)

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EmailAccountView } from '@leadline/shared/email-account-schema'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../config.js'
+import { loadConfig, type Config } from '../config.js'
 import { openDatabase, type DatabaseHandle } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { cliPath } from '../test-support/api-process.js'
@@ -26,12 +26,13 @@ let database: DatabaseHandle
 let app: FastifyInstance
 let org: TestOrg
 const clock = new TestClock(new Date())
+let config: Config
 
 beforeAll(async () => {
   testDb = await createTestDatabase()
   database = openDatabase(testDb.url)
   await migrateToLatest(database.db)
-  const config = loadConfig({ DATABASE_URL: testDb.url, LEADLINE_SECRET_KEY: TEST_SECRET_KEY })
+  config = loadConfig({ DATABASE_URL: testDb.url, LEADLINE_SECRET_KEY: TEST_SECRET_KEY })
   app = await buildApp({ database, config, clock, logger: false })
   org = await createOrg(database, clock, 'Operators')
 })
@@ -113,7 +114,7 @@ describe('leadline email-account', { timeout: 180_000 }, () => {
       smtp: { host: 'smtp.example.com', port: 587, username: 'rey', use_ssl: true, has_password: true },
       created_by: null,
     })
-    expect((await findEmailAccount(database.db, org.id, id))?.smtp.password).toBe('s3cret from env')
+    expect((await findEmailAccount(database.db, config.secretBox, org.id, id))?.smtp.password).toBe('s3cret from env')
 
     const plain = await json(add('plain@operators.example', ['--no-ssl']))
     const plainShown = await call(app, org.admin.key, 'GET', `/email_account/${String(plain.email_account_id)}/`)

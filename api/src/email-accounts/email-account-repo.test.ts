@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { secretBoxInUse, SecretBox, useSecretBox } from '../platform/secret-box.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SecretBox } from '../platform/secret-box.js'
 import { createTestContext, type TestContext } from '../test-support/test-app.js'
 import { checkedEmailAccount } from './email-account-input.js'
 import {
@@ -37,7 +37,7 @@ async function account(
     { organizationId, userId, fields, password: options.password ?? null },
     { actorId: userId, now: new Date().toISOString() },
   )
-  const found = await findEmailAccount(ctx.database.db, organizationId, row.id)
+  const found = await findEmailAccount(ctx.database.db, box, organizationId, row.id)
   if (found === undefined) throw new Error('the account just stored is missing')
   return found
 }
@@ -48,9 +48,8 @@ let elsewhere: EmailAccount
 
 beforeAll(async () => {
   ctx = await createTestContext()
-  const inUse = secretBoxInUse()
-  if (inUse === null) throw new Error('the test app has a LEADLINE_SECRET_KEY')
-  box = inUse
+  if (ctx.config.secretBox === null) throw new Error('the test app has a LEADLINE_SECRET_KEY')
+  box = ctx.config.secretBox
   rep = {
     first: await account(ctx.org.id, ctx.org.member.id, 'Rey@Acme.example', {
       identities: [{ name: 'Acme Sales', email: 'Sales@Acme.example' }],
@@ -64,17 +63,13 @@ beforeAll(async () => {
   elsewhere = await account(ctx.other.id, ctx.other.admin.id, 'sales@acme.example')
 })
 
-afterEach(() => {
-  useSecretBox(box)
-})
-
 afterAll(async () => {
   await ctx.close()
 })
 
 describe('findEmailAccount', () => {
   it('gives the account with its password decrypted, and its own address as the first identity', async () => {
-    expect(await findEmailAccount(ctx.database.db, ctx.org.id, rep.first.id)).toEqual({
+    expect(await findEmailAccount(ctx.database.db, box, ctx.org.id, rep.first.id)).toEqual({
       id: rep.first.id,
       organizationId: ctx.org.id,
       userId: ctx.org.member.id,
@@ -95,21 +90,19 @@ describe('findEmailAccount', () => {
   })
 
   it("is undefined for another organization's account and an unknown id", async () => {
-    expect(await findEmailAccount(ctx.database.db, ctx.other.id, rep.first.id)).toBeUndefined()
-    expect(await findEmailAccount(ctx.database.db, ctx.org.id, 'emailacct_nothing')).toBeUndefined()
+    expect(await findEmailAccount(ctx.database.db, box, ctx.other.id, rep.first.id)).toBeUndefined()
+    expect(await findEmailAccount(ctx.database.db, box, ctx.org.id, 'emailacct_nothing')).toBeUndefined()
   })
 
   it('throws EmailAccountSecretError, saying why, when the key changed or the server has none', async () => {
-    useSecretBox(new SecretBox(randomBytes(32)))
-    const changed = findEmailAccount(ctx.database.db, ctx.org.id, rep.first.id)
+    const changed = findEmailAccount(ctx.database.db, new SecretBox(randomBytes(32)), ctx.org.id, rep.first.id)
     await expect(changed).rejects.toThrow(EmailAccountSecretError)
     await expect(changed).rejects.toThrow(/does not decrypt .* \(the key changed\)/)
-    useSecretBox(null)
-    await expect(findEmailAccount(ctx.database.db, ctx.org.id, rep.first.id)).rejects.toThrow(
+    await expect(findEmailAccount(ctx.database.db, null, ctx.org.id, rep.first.id)).rejects.toThrow(
       /this server has no LEADLINE_SECRET_KEY/,
     )
     // An account without a password needs no key.
-    expect((await findEmailAccount(ctx.database.db, ctx.org.id, rep.second.id))?.id).toBe(rep.second.id)
+    expect((await findEmailAccount(ctx.database.db, box, ctx.org.id, rep.second.id))?.id).toBe(rep.second.id)
   })
 
   it('does not open a password copied from another account', async () => {
@@ -123,7 +116,9 @@ describe('findEmailAccount', () => {
       .set({ smtp_password: sealed.smtp_password })
       .where('id', '=', rep.second.id)
       .execute()
-    await expect(findEmailAccount(ctx.database.db, ctx.org.id, rep.second.id)).rejects.toThrow(EmailAccountSecretError)
+    await expect(findEmailAccount(ctx.database.db, box, ctx.org.id, rep.second.id)).rejects.toThrow(
+      EmailAccountSecretError,
+    )
     await ctx.database.db
       .updateTable('email_account')
       .set({ smtp_password: null })
@@ -134,7 +129,7 @@ describe('findEmailAccount', () => {
 
 describe('accountForSender', () => {
   const sender = (userId: string, address: string | null) =>
-    accountForSender(ctx.database.db, ctx.org.id, userId, address)
+    accountForSender(ctx.database.db, box, ctx.org.id, userId, address)
 
   it("finds the user's account by its address or an identity's, ignoring case; null gives the first", async () => {
     expect((await sender(ctx.org.member.id, 'REY.other@acme.example'))?.id).toBe(rep.second.id)
@@ -149,7 +144,7 @@ describe('accountForSender', () => {
     expect(await sender(ctx.org.member.id, 'nobody@acme.example')).toBeUndefined()
     expect(await sender(ctx.org.member.id, 'ada@acme.example')).toBeUndefined()
     expect(await sender(ctx.other.member.id, null)).toBeUndefined()
-    expect(await accountForSender(ctx.database.db, ctx.other.id, ctx.org.member.id, null)).toBeUndefined()
+    expect(await accountForSender(ctx.database.db, box, ctx.other.id, ctx.org.member.id, null)).toBeUndefined()
   })
 })
 
@@ -177,7 +172,6 @@ describe('accountsForAddresses', () => {
   })
 
   it('does not decrypt passwords, so incoming mail still finds an account whose key was lost', async () => {
-    useSecretBox(null)
     const [found] = await accountsForAddresses(ctx.database.db, ctx.org.id, ['rey@acme.example'])
     expect(found).toEqual({ ...rep.first, smtp: { ...rep.first.smtp, password: null } })
   })

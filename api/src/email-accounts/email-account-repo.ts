@@ -3,7 +3,7 @@ import type { Db, EmailAccountTable } from '../db/database.js'
 import { inTransaction } from '../db/database.js'
 import { isUniqueViolation } from '../platform/db-errors.js'
 import { newId } from '../platform/ids.js'
-import { secretBoxInUse, SecretOpenError, type SecretBox } from '../platform/secret-box.js'
+import { SecretOpenError, type SecretBox } from '../platform/secret-box.js'
 import type { CheckedEmailAccount } from './email-account-input.js'
 
 // Email accounts (docs/decisions/0029-email-accounts.md): the address a user sends as, its SMTP server and the
@@ -152,11 +152,12 @@ function sendingAccount(row: EmailAccountTable, box: SecretBox | null, password:
 /** The account, its password decrypted; undefined when none. Throws EmailAccountSecretError when the password does not decrypt. */
 export async function findEmailAccount(
   db: Db,
+  box: SecretBox | null,
   organizationId: string,
   accountId: string,
 ): Promise<EmailAccount | undefined> {
   const row = await findEmailAccountRow(db, organizationId, accountId)
-  return row === undefined ? undefined : sendingAccount(row, secretBoxInUse(), 'open')
+  return row === undefined ? undefined : sendingAccount(row, box, 'open')
 }
 
 /**
@@ -166,6 +167,7 @@ export async function findEmailAccount(
  */
 export async function accountForSender(
   db: Db,
+  box: SecretBox | null,
   organizationId: string,
   userId: string,
   address: string | null,
@@ -178,7 +180,7 @@ export async function accountForSender(
       ? rows[0]
       : (rows.find((r) => r.email === wanted) ??
         rows.find((r) => storedIdentities(r).some((identity) => identity.email === wanted)))
-  return row === undefined ? undefined : sendingAccount(row, secretBoxInUse(), 'open')
+  return row === undefined ? undefined : sendingAccount(row, box, 'open')
 }
 
 /**

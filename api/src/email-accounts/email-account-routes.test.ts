@@ -460,17 +460,27 @@ describe('without LEADLINE_SECRET_KEY, or with another one', () => {
       expect(shown.statusCode).toBe(200)
       expect(shown.json().smtp.has_password).toBe(true)
       expect((await call(app, org.member.key, 'GET', '/me/')).statusCode).toBe(200)
-      await expect(findEmailAccount(ctx.database.db, org.id, account.id)).rejects.toThrow(EmailAccountSecretError)
+      await expect(findEmailAccount(ctx.database.db, newKey.secretBox, org.id, account.id)).rejects.toThrow(
+        EmailAccountSecretError,
+      )
       const edited = await call(app, org.member.key, 'PUT', `/email_account/${account.id}/`, {
         body: { smtp: { port: 587 } },
       })
       expect(edited.statusCode).toBe(200)
-      await expect(findEmailAccount(ctx.database.db, org.id, account.id)).rejects.toThrow(/key changed/)
+      await expect(findEmailAccount(ctx.database.db, newKey.secretBox, org.id, account.id)).rejects.toThrow(
+        /key changed/,
+      )
       const fixed = await call(app, org.member.key, 'PUT', `/email_account/${account.id}/`, {
         body: { smtp: { password: 'new-key-secret' } },
       })
       expect(fixed.statusCode).toBe(200)
-      expect((await findEmailAccount(ctx.database.db, org.id, account.id))?.smtp.password).toBe('new-key-secret')
+      expect((await findEmailAccount(ctx.database.db, newKey.secretBox, org.id, account.id))?.smtp.password).toBe(
+        'new-key-secret',
+      )
+      // Each app keeps its own key: the first app, still running, seals and opens with the old one.
+      const meanwhile = await create(org.member.key, body('ada@rotated.example', {}, { password: 'old-key-again' }))
+      const opened = await findEmailAccount(ctx.database.db, ctx.config.secretBox, org.id, meanwhile.id)
+      expect(opened?.smtp.password).toBe('old-key-again')
     } finally {
       await app.close()
     }

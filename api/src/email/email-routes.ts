@@ -19,6 +19,7 @@ import {
 } from '../messages/message-status.js'
 import { isMemberOf } from '../phone-numbers/phone-number-repo.js'
 import type { Deps } from '../platform/deps.js'
+import type { SecretBox } from '../platform/secret-box.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
@@ -95,6 +96,7 @@ async function withContent(
  */
 async function sendingAccount(
   db: Db,
+  box: SecretBox | null,
   email: { organizationId: string; userId: string; data: EmailData },
   errors: Errors,
 ): Promise<string | null> {
@@ -107,7 +109,7 @@ async function sendingAccount(
     return null
   }
   try {
-    const account = await accountForSender(db, email.organizationId, email.userId, sender.email)
+    const account = await accountForSender(db, box, email.organizationId, email.userId, sender.email)
     if (account !== undefined) return account.id
     addFieldError(errors, 'sender', `None of the email accounts of the email’s user sends as ${sender.email}.`)
   } catch (error) {
@@ -123,7 +125,7 @@ function followupProblem(status: MessageStatus, data: EmailData, errors: Errors)
     errors.followup_date = 'Only an email sent (or to be sent) has a followup_date.'
 }
 
-export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, config }) => {
   typedRoutes(app, db, '/activity/email/', 'Email')
   const lock = dialect === 'postgres'
 
@@ -187,7 +189,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         }
         if (data.sender === null && status === 'inbox') errors.sender = 'This field is required.'
         if (status === 'scheduled' || status === 'outbox')
-          data.email_account_id = await sendingAccount(tx, { organizationId, userId, data }, errors)
+          data.email_account_id = await sendingAccount(tx, config.secretBox, { organizationId, userId, data }, errors)
         followupProblem(status, data, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
         const { activityId } = await storeEmail(
@@ -245,7 +247,12 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         const change = readStatusChange(before, body, now, errors)
         after = { ...after, status: change.to, date_scheduled: change.dateScheduled }
         if (startsSend(change))
-          after.email_account_id = await sendingAccount(tx, { organizationId, userId, data: after }, errors)
+          after.email_account_id = await sendingAccount(
+            tx,
+            config.secretBox,
+            { organizationId, userId, data: after },
+            errors,
+          )
         followupProblem(after.status, after, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
         if (same(after, before) && contactId === row.contact_id) return oneActivity(tx, organizationId, row.id, 'Email')

@@ -91,7 +91,7 @@ export interface EmailSenderOptions {
   db: Db
   dialect: Dialect
   clock: Clock
-  config: Pick<Config, 'email' | 'leadWebhookUrl' | 'outboundAllowPrivate'>
+  config: Pick<Config, 'email' | 'leadWebhookUrl' | 'outboundAllowPrivate' | 'secretBox'>
   /** TLS settings beyond the defaults: tests trust their self-signed certificate here (`ca`). */
   tls?: { ca?: string; rejectUnauthorized?: boolean }
 }
@@ -119,7 +119,7 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       account =
         data.email_account_id === null
           ? undefined
-          : await findEmailAccount(db, email.organization_id, data.email_account_id)
+          : await findEmailAccount(db, config.secretBox, email.organization_id, data.email_account_id)
     } catch (error) {
       if (error instanceof EmailAccountSecretError) return outcome(error.message, 'smtp:', true)
       throw error

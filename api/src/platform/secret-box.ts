@@ -76,18 +76,3 @@ export function secretBoxFrom(env: Record<string, string | undefined>): SecretBo
   if (key?.length !== KEY_BYTES) throw new Error(`LEADLINE_SECRET_KEY ${KEY_HELP}`)
   return new SecretBox(key)
 }
-
-let inUse: SecretBox | null = null
-
-/**
- * Makes `box` the one this process opens stored secrets with (`buildApp` passes its config's). Module state because
- * the key is the process's, like its environment: code far from the request (the outbox's senders) reads it too.
- */
-export function useSecretBox(box: SecretBox | null): void {
-  inUse = box
-}
-
-/** The process's SecretBox (see `useSecretBox`); null when the server has no LEADLINE_SECRET_KEY. */
-export function secretBoxInUse(): SecretBox | null {
-  return inUse
-}

@@ -7,9 +7,9 @@ import { insertTemplate } from '../email-templates/email-template-repo.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from '../email/email-send.js'
 import { createOutboundClient } from '../outbound/outbound-client.js'
 import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
-import { secretBoxInUse } from '../platform/secret-box.js'
+import { secretBoxFrom } from '../platform/secret-box.js'
 import { SINK_CERT } from './smtp-sink.js'
-import { call, type TestContext, type TestOrg } from './test-app.js'
+import { call, TEST_SECRET_KEY, type TestContext, type TestOrg } from './test-app.js'
 
 /** The address the scene's rep sends as (their account's own). */
 export const REP_ADDRESS = 'rey@acme.example'
@@ -25,7 +25,7 @@ export interface EmailScene {
   templateId: string
 }
 
-/** Stores an email account of `userId` whose SMTP server is `smtp`. */
+/** Stores an email account of `userId` whose SMTP server is `smtp` (its password sealed with the test apps' key). */
 export async function addEmailAccount(
   db: Db,
   input: {
@@ -51,7 +51,7 @@ export async function addEmailAccount(
   )
   const row = await insertEmailAccount(
     db,
-    secretBoxInUse(),
+    secretBoxFrom({ LEADLINE_SECRET_KEY: TEST_SECRET_KEY }),
     { organizationId: input.organizationId, userId: input.userId, fields, password: input.smtp.password ?? null },
     { actorId: input.userId, now: new Date().toISOString() },
   )
