@@ -1,6 +1,7 @@
 import { simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from 'mailparser'
 import { formatTimestamp } from '../platform/time.js'
 import type { ReceivedFile } from '../email-attachments/email-attachment-repo.js'
+import type { ReceivedEmail } from '../email/email-store.js'
 
 /** An SMTP answer refusing a message: `responseCode` (5xx: do not retry; 4xx: retry later) and its text. */
 export class SmtpRefusal extends Error {
@@ -13,22 +14,10 @@ export class SmtpRefusal extends Error {
   }
 }
 
-/** A received message as the CRM keeps it: addresses as written (`"Name" <a@b.c>` or `a@b.c`), dates in wire form. */
-export interface IncomingMessage {
+/** A received message as parsed: the stored email's fields, who it is from and its files. */
+export interface IncomingMessage extends ReceivedEmail {
   /** The From address, lower-cased: who the message is from. */
   fromAddress: string
-  sender: string
-  to: string[]
-  cc: string[]
-  subject: string
-  bodyText: string
-  bodyHtml: string | null
-  /** With angle brackets, as the headers carry them. */
-  messageId: string | null
-  inReplyTo: string | null
-  references: string[]
-  /** Its Date header, or when it arrived when it has none (or one that is no date). */
-  dateSent: string
   /** Its files, each given an id where it is stored (once in each organization it is for). */
   files: Omit<ReceivedFile, 'id'>[]
 }

@@ -91,23 +91,30 @@ export async function storeEmail(
   return { activityId, threadId }
 }
 
-export interface IncomingEmailInput {
-  organizationId: string
-  leadId: string
-  contactId: string | null
-  userId: string
-  emailAccountId: string
+/** A received message as the CRM keeps it: addresses as written (`"Name" <a@b.c>` or `a@b.c`), dates in wire form. */
+export interface ReceivedEmail {
   sender: string
   to: string[]
   cc: string[]
   subject: string
   bodyText: string
   bodyHtml: string | null
+  /** With angle brackets, as the headers carry them. */
   messageId: string | null
   inReplyTo: string | null
   references: string[]
-  attachments: EmailAttachment[]
+  /** Its Date header, or when it arrived when it has none (or one that is no date). */
   dateSent: string
+}
+
+/** A received message, where it goes and the files it listed. */
+export interface IncomingEmailInput extends ReceivedEmail {
+  organizationId: string
+  leadId: string
+  contactId: string | null
+  userId: string
+  emailAccountId: string
+  attachments: EmailAttachment[]
   now: string
 }
 
