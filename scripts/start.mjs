@@ -29,6 +29,9 @@ const streamSecretFile = join(dataDir, 'stream-secret')
 // The key the api encrypts the secrets it stores with, SMTP passwords (LEADLINE_SECRET_KEY): losing it loses them.
 const secretKeyFile = join(dataDir, 'secret-key')
 const apiReadyTimeoutMs = 30_000
+// The demo admin's email account sends through localhost:2525: a mail catcher there keeps the demo's emails as files.
+const demoMailServer = 'localhost:2525'
+const demoMailDir = join(dataDir, 'mail')
 
 function fail(message) {
   console.error(`\nnpm start: ${message}`)
@@ -104,16 +107,36 @@ function startChild(name, args, env) {
   return Object.assign(child, { label: name })
 }
 
-function startServers(apiPort, appPort) {
+/**
+ * Whether to run the demo's mail catcher: when this start serves the demo organization, unless
+ * `LEADLINE_DEMO_MAIL=0`. A real installation (no demo seed file) never gets one.
+ */
+function catchesDemoMail() {
+  return existsSync(seedFile) && process.env.LEADLINE_DEMO_MAIL !== '0'
+}
+
+function startServers(apiPort, appPort, catchMail) {
   const appUrl = process.env.LEADLINE_APP_URL ?? `http://localhost:${appPort}`
   const shared = { LEADLINE_STREAM_SECRET: persistentSecret('LEADLINE_STREAM_SECRET', streamSecretFile) }
+  const allowedSmtp = [process.env.LEADLINE_SMTP_ALLOW_HOSTS ?? '', catchMail ? demoMailServer : '']
   const children = [
     startChild('api', [cliPath, 'serve', '--port', String(apiPort)], {
       ...shared,
       LEADLINE_APP_URL: appUrl,
       LEADLINE_SECRET_KEY: persistentSecret('LEADLINE_SECRET_KEY', secretKeyFile),
+      LEADLINE_SMTP_ALLOW_HOSTS: allowedSmtp.filter((item) => item !== '').join(','),
     }),
   ]
+  if (catchMail) {
+    // Optional: when port 2525 is taken the demo's emails fail to send (visibly, on the lead page), nothing more.
+    const [host, port] = demoMailServer.split(':')
+    const catcher = startChild(
+      'mail catcher',
+      [cliPath, 'mail-catcher', '--host', host, '--port', port, '--dir', demoMailDir],
+      {},
+    )
+    children.push(Object.assign(catcher, { optional: true }))
+  }
   if (existsSync(bffMainPath)) {
     children.push(
       startChild('bff', [bffMainPath], {
@@ -145,6 +168,11 @@ function supervise(children) {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stopAll(signal))
   for (const child of children) {
     child.on('exit', (code, signal) => {
+      if (child.optional && !stopping) {
+        console.error(`${child.label} exited (${signal ?? `code ${code}`}); carrying on without it`)
+        if (children.every(hasExited)) process.exit(exitCode)
+        return
+      }
       const stoppedByUs = stopping && signal !== null
       if (code !== 0 && !stoppedByUs && exitCode === 0) exitCode = code ?? 1
       if (!stopping) {
@@ -188,13 +216,14 @@ function printUsers(users) {
   console.log(formatTable([['role', 'title', 'email', 'api key'], ...rows]).replace(/^/gm, '    '))
 }
 
-function printWelcome(apiPort, appPort, hasBff) {
+function printWelcome(apiPort, appPort, hasBff, catchMail) {
   const apiBase = `http://localhost:${apiPort}/api/v1`
   console.log('\nLeadline is running.\n')
   if (hasBff) console.log(`  App:      http://localhost:${appPort}/`)
   else console.log('  App:      not started (bff/dist/main.js does not exist yet)')
   console.log(`  API:      ${apiBase}/`)
   console.log(`  OpenAPI:  ${apiBase}/openapi.json`)
+  if (catchMail) console.log(`  Mail:     the demo's emails are caught in ${demoMailDir} (smtp://${demoMailServer})`)
   const seed = readJsonFile(seedFile)
   const users = Array.isArray(seed?.users) ? seed.users : []
   if (users.length === 0) {
@@ -216,7 +245,8 @@ async function main() {
   const newDatabase = usesNewDefaultDatabase()
   if ((await cli(['migrate'])) !== 0) fail('migrating the database failed')
   if (newDatabase || !existsSync(seedFile)) await seedDemo()
-  const children = startServers(apiPort, appPort)
+  const catchMail = catchesDemoMail()
+  const children = startServers(apiPort, appPort, catchMail)
   const stopWithFailure = supervise(children)
   const [api] = children
   if (!api || !(await waitForApi(apiPort, api))) {
@@ -224,7 +254,7 @@ async function main() {
     stopWithFailure()
     return
   }
-  printWelcome(apiPort, appPort, children.length > 1)
+  printWelcome(apiPort, appPort, existsSync(bffMainPath), catchMail)
 }
 
 await main()

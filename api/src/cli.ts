@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { resolve } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createApiKey, revokeApiKey } from './api-keys/api-key-repo.js'
 import { loadConfig, type Config } from './config.js'
@@ -35,6 +36,7 @@ import {
 } from './email-accounts/email-account-repo.js'
 import { secretBoxFrom, type SecretBox } from './platform/secret-box.js'
 import { formatTimestamp, systemClock } from './platform/time.js'
+import { startMailCatcher } from './email/mail-catcher.js'
 
 /** Bad input: reported with the command's usage hint, exit code 2. */
 class UsageError extends Error {
@@ -51,7 +53,7 @@ interface Command {
   usage: string
   summary: string
   details: string
-  /** Resolves to undefined when the command keeps running (serve). */
+  /** Resolves to undefined when the command keeps running (serve, mail-catcher). */
   run(args: string[], env: NodeJS.ProcessEnv): Promise<Output | undefined>
 }
 
@@ -202,6 +204,51 @@ stdout gets {"url"}. SIGTERM or SIGINT finishes in-flight requests and exits 0; 
     })
     closeOnSignals(server)
     if (json) process.stdout.write(`${JSON.stringify({ url: server.url })}\n`)
+    return undefined
+  },
+}
+
+const mailCatcherCommand: Command = {
+  usage: 'leadline mail-catcher [--port N] [--host H] [--dir D]',
+  summary: 'catch outgoing email in files instead of delivering it (for the demo and development)',
+  details: `  --port N   port to listen on (0 picks a free one); default 2525
+  --host H   address to bind; default 127.0.0.1
+  --dir D    where each message is written as an .eml file; default data/mail
+
+An SMTP server that takes every message, for any recipient, with or without a password, and writes it whole into
+D; it prints one line per message (with --json, {"url","dir"} first and one JSON object per message). Point an
+email account at it, and let the api reach it: LEADLINE_SMTP_ALLOW_HOSTS=localhost:2525. Runs until SIGTERM or
+SIGINT.`,
+  async run(args) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, port: { type: 'string' }, host: { type: 'string' }, dir: { type: 'string' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const port = values.port === undefined ? 2525 : nonNegativeInt(values.port, '--port', 0, 65535)
+    const host = values.host === undefined ? '127.0.0.1' : required(values.host, '--host H')
+    const dir = resolve(values.dir === undefined ? 'data/mail' : required(values.dir, '--dir D'))
+    const json = values.json === true
+    const catcher = await startMailCatcher({
+      host,
+      port,
+      dir,
+      onMail(mail) {
+        const line = json
+          ? JSON.stringify(mail)
+          : `caught ${mail.subject === '' ? '(no subject)' : JSON.stringify(mail.subject)} from ${mail.from} to ${mail.to.join(', ')}: ${mail.file}`
+        process.stdout.write(`${line}\n`)
+      },
+    })
+    process.stdout.write(
+      json ? `${JSON.stringify({ url: catcher.url, dir })}\n` : `catching mail on ${catcher.url} into ${dir}\n`,
+    )
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        void catcher.close().then(() => process.exit(0))
+      })
+    }
     return undefined
   },
 }
@@ -744,6 +791,7 @@ const COMMANDS: Record<string, Command> = {
   'inbound-secret rotate': inboundSecretRotateCommand,
   'email-account add': emailAccountAddCommand,
   'email-account list': emailAccountListCommand,
+  'mail-catcher': mailCatcherCommand,
 }
 
 function generalHelp(): string {

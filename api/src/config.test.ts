@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from './config.js'
+import { loadConfig, smtpServerKey } from './config.js'
 
 describe('loadConfig timeouts', () => {
   it('defaults to a minute for a request, 20 s for its headers and 72 s for an idle connection', () => {
@@ -194,5 +194,25 @@ describe('loadConfig incoming mail', () => {
     [{ LEADLINE_SMTP_MAX_MESSAGE_BYTES: 'big' }, 'LEADLINE_SMTP_MAX_MESSAGE_BYTES must be a positive integer'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message)
+  })
+})
+
+describe('SMTP servers allowed past the outbound guard', () => {
+  it('allows none by default', () => {
+    expect([...loadConfig({}).email.allowedSmtpServers]).toEqual([])
+  })
+
+  it('reads host:port pairs, lower-casing the host, separated by commas or spaces', () => {
+    const config = loadConfig({ LEADLINE_SMTP_ALLOW_HOSTS: 'LocalHost:2525, relay.internal:25 [::1]:587' })
+    expect([...config.email.allowedSmtpServers]).toEqual(['localhost:2525', 'relay.internal:25', '[::1]:587'])
+    expect(config.email.allowedSmtpServers.has(smtpServerKey('LOCALHOST', 2525))).toBe(true)
+    expect(config.email.allowedSmtpServers.has(smtpServerKey('::1', 587))).toBe(true)
+    expect(config.email.allowedSmtpServers.has(smtpServerKey('localhost', 25))).toBe(false)
+  })
+
+  it.each(['localhost', 'localhost:0', 'localhost:70000', 'http://relay:25', 'relay:25/x'])('refuses "%s"', (item) => {
+    expect(() => loadConfig({ LEADLINE_SMTP_ALLOW_HOSTS: item })).toThrow(
+      `LEADLINE_SMTP_ALLOW_HOSTS takes host:port pairs (e.g. localhost:25), got "${item}"`,
+    )
   })
 })

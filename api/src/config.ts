@@ -89,6 +89,31 @@ export interface SmsConfig {
 export interface EmailConfig {
   retrySeconds: number
   maxAttempts: number
+  /**
+   * SMTP servers (`host:port`, host lower-cased) emails may be sent through even where they are on this machine or a
+   * private network, which the outbound guard refuses otherwise: a relay beside the api, or the demo's mail catcher.
+   */
+  allowedSmtpServers: ReadonlySet<string>
+}
+
+/** `LEADLINE_SMTP_ALLOW_HOSTS`: `host:port` pairs, separated by commas or spaces. */
+function allowedSmtpServersFrom(env: NodeJS.ProcessEnv): ReadonlySet<string> {
+  const raw = env.LEADLINE_SMTP_ALLOW_HOSTS ?? ''
+  const servers = new Set<string>()
+  for (const item of raw.split(/[\s,]+/).filter((part) => part !== '')) {
+    const match = /^([a-z0-9.-]+|\[[0-9a-f:.]+\]):(\d{1,5})$/i.exec(item)
+    const port = Number(match?.[2])
+    if (match === null || port < 1 || port > 65_535)
+      throw new Error(`LEADLINE_SMTP_ALLOW_HOSTS takes host:port pairs (e.g. localhost:25), got "${item}"`)
+    servers.add(`${(match[1] ?? '').toLowerCase()}:${String(port)}`)
+  }
+  return servers
+}
+
+/** The `allowedSmtpServers` key of an account's SMTP server. */
+export function smtpServerKey(host: string, port: number): string {
+  const bare = host.toLowerCase()
+  return `${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}:${String(port)}`
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -165,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     email: {
       retrySeconds: positiveInt(env, 'LEADLINE_EMAIL_RETRY_SECONDS', 30),
       maxAttempts: positiveInt(env, 'LEADLINE_EMAIL_MAX_ATTEMPTS', 6),
+      allowedSmtpServers: allowedSmtpServersFrom(env),
     },
     secretBox: secretBoxFrom(env),
     emailReceive: emailReceiveConfigFrom(env),

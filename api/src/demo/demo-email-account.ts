@@ -3,8 +3,8 @@ import { checkedEmailAccount } from '../email-accounts/email-account-input.js'
 import { insertEmailAccount } from '../email-accounts/email-account-repo.js'
 import type { DemoUser } from './demo-seed.js'
 
-// The demo admin's email account: SMTP on this machine's port 2525, plain and without a login, where a development
-// mail catcher (or Leadline's own receiver) can listen. No password, so it needs no LEADLINE_SECRET_KEY.
+// The demo admin's email account: SMTP on this machine's port 2525, plain and without a login, where `npm start` runs
+// `leadline mail-catcher` for the demo. No password, so it needs no LEADLINE_SECRET_KEY.
 
 /** An email account for `user` sending as their own address through localhost:2525. */
 export async function setUpDemoEmailAccount(tx: Db, organizationId: string, user: DemoUser, now: string) {

@@ -41,7 +41,7 @@ export interface EmailReceiver {
 const CLOSE_GRACE_MS = 10_000
 
 /** A message's bytes, up to `limit`: past it the rest is read and dropped (and `sizeExceeded` says so). */
-async function readUpTo(stream: SMTPServerDataStream, limit: number): Promise<Buffer> {
+export async function readUpTo(stream: SMTPServerDataStream, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = []
   let length = 0
   for await (const chunk of stream) {

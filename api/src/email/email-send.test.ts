@@ -89,6 +89,31 @@ function followups() {
     .execute()
 }
 
+/** A dispatcher whose email sender has the outbound guard on, and lets through the SMTP servers `allowed` names. */
+function guardedDispatcher(allowed: string[] = []) {
+  return createDispatcher({
+    db: ctx.database.db,
+    dialect: ctx.database.dialect,
+    clock: ctx.clock,
+    config: ctx.config,
+    client: createOutboundClient({ allowPrivate: true }),
+    random: () => 0.5,
+    handlers: {
+      [EMAIL_SEND_KIND]: emailSendHandler({
+        db: ctx.database.db,
+        dialect: ctx.database.dialect,
+        clock: ctx.clock,
+        config: {
+          ...ctx.config,
+          outboundAllowPrivate: false,
+          email: { ...ctx.config.email, allowedSmtpServers: new Set(allowed) },
+        },
+        tls: { ca: SINK_CERT },
+      }),
+    },
+  })
+}
+
 describe('sending over SMTP', () => {
   it('hands the message to the server with its headers, Bcc only in the envelope, both parts', async () => {
     const email = await create({
@@ -215,23 +240,7 @@ describe('sending over SMTP', () => {
   })
 
   it('fails at once when the SMTP host is a private address and the outbound guard is on', async () => {
-    const guarded = createDispatcher({
-      db: ctx.database.db,
-      dialect: ctx.database.dialect,
-      clock: ctx.clock,
-      config: ctx.config,
-      client: createOutboundClient({ allowPrivate: true }),
-      random: () => 0.5,
-      handlers: {
-        [EMAIL_SEND_KIND]: emailSendHandler({
-          db: ctx.database.db,
-          dialect: ctx.database.dialect,
-          clock: ctx.clock,
-          config: { ...ctx.config, outboundAllowPrivate: false },
-          tls: { ca: SINK_CERT },
-        }),
-      },
-    })
+    const guarded = guardedDispatcher([`localhost:${String(sink.port + 1)}`, `127.0.0.1:${String(sink.port)}`])
     const email = await create({ status: 'outbox', subject: 'Inside', to: [CONTACT_ADDRESS] })
     expect(await guarded.drain()).toBe(1)
     await guarded.stop()
@@ -240,6 +249,15 @@ describe('sending over SMTP', () => {
       error_message: expect.stringMatching(/^refused: localhost resolves to .*, a private address$/),
     })
     expect(sink.received).toEqual([])
+  })
+
+  it('sends through a private SMTP server the installation allows by host and port (LEADLINE_SMTP_ALLOW_HOSTS)', async () => {
+    const allowing = guardedDispatcher([`localhost:${String(sink.port)}`])
+    const email = await create({ status: 'outbox', subject: 'Relayed', to: [CONTACT_ADDRESS] })
+    expect(await allowing.drain()).toBe(1)
+    await allowing.stop()
+    expect((await read(email.id)).status).toBe('sent')
+    expect(sink.received.map((m) => m.parsed.subject)).toEqual(['Relayed'])
   })
 
   it('speaks implicit TLS to an account with use_ssl, and refuses a certificate it does not trust', async () => {

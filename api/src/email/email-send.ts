@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import nodemailer from 'nodemailer'
-import type { Config } from '../config.js'
+import { smtpServerKey, type Config } from '../config.js'
 import type { ActivityTable, Db, Dialect } from '../db/database.js'
 import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
@@ -16,9 +16,9 @@ import { recordMessageIds } from './email-thread.js'
 
 // Sending an email (docs/decisions/0031-emails-and-sending.md): an `email_send` row in the outbox, handled like a
 // text's, through the SMTP server of the account the email was written for, with nodemailer. The server's host
-// passes the outbound guard (no private address unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1) and is connected to at the
-// address checked; TLS is implicit with `use_ssl`, else STARTTLS whenever the server offers it, and certificates are
-// verified against the host's name.
+// passes the outbound guard (no private address unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1 or the server is one of
+// LEADLINE_SMTP_ALLOW_HOSTS) and is connected to at the address checked; TLS is implicit with `use_ssl`, else
+// STARTTLS whenever the server offers it, and certificates are verified against the host's name.
 
 export const EMAIL_SEND_KIND = 'email_send'
 /** An email's sends: `email_send` rows, ordering key `email:<activity id>`. */
@@ -130,7 +130,8 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
     const target = `smtp://${smtp.host}:${String(smtp.port)}`
     let address: string
     try {
-      address = await guardedAddress(smtp.host, allowPrivate)
+      const allowed = allowPrivate || config.email.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
+      address = await guardedAddress(smtp.host, allowed)
     } catch (error) {
       return outcome(smtpError(error), target, error instanceof OutboundGuardError)
     }
