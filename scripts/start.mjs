@@ -129,12 +129,10 @@ function startServers(apiPort, appPort, catchMail) {
   ]
   if (catchMail) {
     // Optional: when port 2525 is taken the demo's emails fail to send (visibly, on the lead page), nothing more.
-    const [host, port] = demoMailServer.split(':')
-    const catcher = startChild(
-      'mail catcher',
-      [cliPath, 'mail-catcher', '--host', host, '--port', port, '--dir', demoMailDir],
-      {},
-    )
+    // On 127.0.0.1, the address the api reaches `localhost` at (it connects over IPv4 when a name has both).
+    const port = demoMailServer.split(':')[1]
+    const args = [cliPath, 'mail-catcher', '--host', '127.0.0.1', '--port', port, '--dir', demoMailDir]
+    const catcher = startChild('mail catcher', args, {})
     children.push(Object.assign(catcher, { optional: true }))
   }
   if (existsSync(bffMainPath)) {
