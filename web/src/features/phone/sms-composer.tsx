@@ -9,6 +9,7 @@ import { authQueries } from '../auth/auth-queries'
 import { placeErrors } from '../../lib/form-errors'
 import { useSendSms, useSmsToDraft } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
+import { SendNoticeBar, type SendNotice } from './send-notice'
 import type { SmsActivity } from './sms-display'
 import {
   defaultSender,
@@ -32,9 +33,6 @@ export interface SmsComposerProps {
   onClose: () => void
 }
 
-/** What the live region says: the undo window of a message just sent, or a sentence. */
-type Notice = { kind: 'window'; id: string; name: string } | { kind: 'said'; text: string; tone: 'plain' | 'error' }
-
 export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerProps) {
   const headingId = useId()
   const messageBox = useRef<HTMLDivElement>(null)
@@ -52,7 +50,7 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   const [mode, setMode] = useState<'send' | 'schedule'>('send')
   const [sendAt, setSendAt] = useState('')
   const [formErrors, setFormErrors] = useState<Partial<Record<SmsField, string>>>({})
-  const [notice, setNotice] = useState<Notice>()
+  const [notice, setNotice] = useState<SendNotice>()
   const send = useSendSms(leadId)
   const toDraft = useSmsToDraft(leadId)
   const focusMessage = () => {
@@ -222,30 +220,13 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
           </Button>
         </div>
       </form>
-      <div className="mt-2 flex min-h-8 items-center justify-end gap-2">
-        <p
-          role="status"
-          className={`text-sm ${notice?.kind === 'said' && notice.tone === 'error' ? 'text-red-700' : 'text-slate-700'}`}
-        >
-          {notice === undefined
-            ? ''
-            : notice.kind === 'window'
-              ? `Your message to ${notice.name} sends in ${String(SEND_IN_SECONDS)} s.`
-              : notice.text}
-        </p>
-        {notice?.kind === 'window' ? (
-          <Button
-            ref={undoButton}
-            size="sm"
-            isPending={toDraft.isPending}
-            onPress={() => {
-              undo(notice.id)
-            }}
-          >
-            Undo
-          </Button>
-        ) : null}
-      </div>
+      <SendNoticeBar
+        notice={notice}
+        noun="message"
+        undoButton={undoButton}
+        undoPending={toDraft.isPending}
+        onUndo={undo}
+      />
     </section>
   )
 }
