@@ -183,6 +183,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       timeZone: current.session.timeZone,
       now: now(),
       timeoutMs: config.apiTimeoutMs,
+      attachmentMaxBytes: config.attachmentMaxBytes,
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {

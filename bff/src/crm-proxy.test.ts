@@ -1,6 +1,14 @@
-import { createServer, request as httpRequest, type Server } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
-import { basicAuthorization, HttpError, tzOffsetHeader, upstreamPath } from './crm-proxy.js'
+import {
+  basicAuthorization,
+  HttpError,
+  isUpload,
+  tzOffsetHeader,
+  UPLOAD_MARGIN_BYTES,
+  upstreamPath,
+} from './crm-proxy.js'
 import {
   closeServer,
   listen,
@@ -116,5 +124,124 @@ describe('a browser that goes away', () => {
     expect((closedAt ?? Infinity) - goneAt).toBeLessThan(2000)
     // The BFF is still fine for the next request.
     expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
+  })
+})
+
+test('only POST /api/v1/email_attachment/ itself, with or without a query, is an upload', () => {
+  expect(isUpload('POST', '/api/v1/email_attachment/')).toBe(true)
+  expect(isUpload('POST', '/api/v1/email_attachment/?filename=a%20b.pdf')).toBe(true)
+  expect(isUpload('PUT', '/api/v1/email_attachment/')).toBe(false)
+  expect(isUpload('POST', '/api/v1/email_attachment/emlatt_1/')).toBe(false)
+  expect(isUpload('POST', '/api/v1/email_attachment')).toBe(false)
+  expect(isUpload('POST', '/api/v1/lead/?x=/api/v1/email_attachment/')).toBe(false)
+})
+
+describe('file uploads', () => {
+  const MiB = 1024 * 1024
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let upstream: Server
+  let bff: StartedBff | undefined
+  /** Every request the fake API read to its end, with its body's bytes. */
+  const received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = []
+
+  beforeEach(async () => {
+    dir = await tempDir()
+    received.length = 0
+    upstream = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        const body = Buffer.concat(chunks)
+        if (req.url !== '/api/v1/me/')
+          received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(req.url === '/api/v1/me/' ? ME : { id: 'emlatt_1', size: body.length }))
+      })
+    })
+    await listen(upstream)
+  })
+  afterEach(async () => {
+    await bff?.close()
+    bff = undefined
+    await closeServer(upstream)
+    await dir.remove()
+  })
+
+  async function start(attachmentMaxBytes?: number) {
+    const config = testConfig({ apiUrl: `http://127.0.0.1:${port(upstream)}`, dataDir: dir.path })
+    bff = await startBff(attachmentMaxBytes === undefined ? config : { ...config, attachmentMaxBytes })
+    return { bff, cookie: await signIn(bff) }
+  }
+
+  test('a 2 MiB file passes to the API byte for byte, with its type and query', async () => {
+    const { bff, cookie } = await start()
+    const file = randomBytes(2 * MiB)
+    const target = '/api/v1/email_attachment/?filename=Q3%20plan%20%E2%80%93%20final.pdf'
+    const response = await bff.call(target, {
+      method: 'POST',
+      cookie,
+      headers: { 'content-type': 'application/pdf' },
+      body: file,
+    })
+    expect(response.status).toBe(200)
+    expect(response.json).toEqual({ id: 'emlatt_1', size: 2 * MiB })
+    expect(received).toHaveLength(1)
+    expect(received[0]?.url).toBe(target)
+    expect(received[0]?.headers['content-type']).toBe('application/pdf')
+    expect(received[0]?.headers['content-length']).toBe(String(2 * MiB))
+    expect(received[0]?.body.equals(file)).toBe(true)
+  })
+
+  test('a 2 MiB body to any other path, or method, is a 413 the API never sees', async () => {
+    const { bff, cookie } = await start()
+    const body = randomBytes(2 * MiB)
+    for (const [path, method] of [
+      ['/api/v1/lead/', 'POST'],
+      ['/api/v1/email_attachment/emlatt_1/', 'POST'],
+      ['/api/v1/email_attachment/', 'PUT'],
+    ] as const) {
+      const response = await bff.call(path, { method, cookie, headers: { 'content-type': 'text/plain' }, body })
+      expect(response.status, `${method} ${path}`).toBe(413)
+      expect(response.json).toEqual({ error: 'Request body is larger than 1 MiB.' })
+    }
+    expect(received).toHaveLength(0)
+  })
+
+  test('an upload over the limit (and its margin) is a 413; one at it passes', async () => {
+    const { bff, cookie } = await start(2 * MiB)
+    const upload = (body: Buffer | ReadableStream<Uint8Array>) =>
+      bff.call('/api/v1/email_attachment/?filename=big.bin', {
+        method: 'POST',
+        cookie,
+        headers: { 'content-type': 'application/octet-stream' },
+        body,
+        duplex: 'half',
+      })
+
+    const over = await upload(randomBytes(2 * MiB + UPLOAD_MARGIN_BYTES + 1))
+    expect(over.status).toBe(413)
+    expect(over.json).toEqual({ error: 'The file is larger than 2 MiB.' })
+    expect(received).toHaveLength(0)
+
+    // Sent chunked, with no length to refuse up front: cut off on the way, and the API never gets a whole body.
+    const chunk = new Uint8Array(64 * 1024)
+    let sent = 0
+    const chunked = await upload(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= 3 * MiB) controller.close()
+          else controller.enqueue(chunk)
+          sent += chunk.length
+        },
+      }),
+    )
+    expect(chunked.status).toBe(413)
+    expect(chunked.json).toEqual({ error: 'The file is larger than 2 MiB.' })
+    expect(received).toHaveLength(0)
+
+    const fits = randomBytes(2 * MiB + UPLOAD_MARGIN_BYTES)
+    const response = await upload(fits)
+    expect(response.status).toBe(200)
+    expect(received[0]?.body.equals(fits)).toBe(true)
   })
 })

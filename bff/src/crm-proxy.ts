@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
 import { errors, type Dispatcher, type Pool } from 'undici'
@@ -6,6 +7,13 @@ import { errors, type Dispatcher, type Pool } from 'undici'
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** Past this much an oversized body is no longer drained for a tidy 413; the connection is cut instead. */
 const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES
+/** Where the browser uploads a file for an email: its raw bytes, under their own limit rather than 1 MiB. */
+const UPLOAD_PATH = '/api/v1/email_attachment/'
+/**
+ * What an upload may exceed the API's own limit by before the BFF stops it: at the limit's edge the API answers, with
+ * its own message, and the BFF only cuts off bodies the API would refuse anyway.
+ */
+export const UPLOAD_MARGIN_BYTES = 64 * 1024
 const UPSTREAM_ERROR_BODY_LIMIT = 256 * 1024
 
 export const UNREACHABLE = 'The CRM service is not reachable.'
@@ -106,8 +114,7 @@ export function tzOffsetHeader(timeZone: string, now: Date): string {
 
 /** Reads a request body up to the cap; an oversized one is a 413 HttpError. */
 export async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? '0')
-  if (declared > BODY_LIMIT_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB.')
+  if (declaredLength(req) > BODY_LIMIT_BYTES) throw new HttpError(413, 'Request body is larger than 1 MiB.')
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
@@ -121,6 +128,59 @@ export async function readBody(req: IncomingMessage): Promise<Buffer | undefined
   return size === 0 ? undefined : Buffer.concat(chunks)
 }
 
+function declaredLength(req: IncomingMessage): number {
+  return Number(req.headers['content-length'] ?? '0')
+}
+
+/** Whether a request is a file upload: `POST /api/v1/email_attachment/`, exactly, with any query. */
+export function isUpload(method: string | undefined, path: string): boolean {
+  return method === 'POST' && path.split('?')[0] === UPLOAD_PATH
+}
+
+/** A file upload's body as it streams to the API; `overflowed` once it ran past its limit. */
+interface UploadBody {
+  stream: Readable
+  overflowed: () => boolean
+  /** Settles when the browser has sent the whole body (or gone away). */
+  ended: Promise<void>
+}
+
+/**
+ * An upload's body, passed on to the API chunk by chunk, unchanged and never held whole. A declared length over the
+ * limit is a 413 before the API is asked; a chunked body that runs past it fails the stream (so the upstream request
+ * is abandoned) and the rest is drained, up to DRAIN_LIMIT_BYTES more, for a tidy 413.
+ */
+function uploadBody(req: IncomingMessage, attachmentMaxBytes: number): UploadBody {
+  const limit = attachmentMaxBytes + UPLOAD_MARGIN_BYTES
+  if (declaredLength(req) > limit) throw new HttpError(413, uploadTooLarge(attachmentMaxBytes))
+  const stream = new PassThrough()
+  let size = 0
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (size <= limit) {
+      if (!stream.write(chunk)) req.pause()
+      return
+    }
+    if (!stream.destroyed) stream.destroy(new HttpError(413, uploadTooLarge(attachmentMaxBytes)))
+    // Cut off rather than read without end.
+    if (size > limit + DRAIN_LIMIT_BYTES) req.destroy()
+    else req.resume()
+  })
+  stream.on('drain', () => req.resume())
+  req.once('end', () => stream.end())
+  req.once('error', (error) => stream.destroy(error))
+  const ended = new Promise<void>((resolve) => {
+    req.once('end', resolve)
+    req.once('close', resolve)
+  })
+  return { stream, overflowed: () => size > limit, ended }
+}
+
+function uploadTooLarge(attachmentMaxBytes: number): string {
+  const mib = Math.round((attachmentMaxBytes / (1024 * 1024)) * 10) / 10
+  return `The file is larger than ${String(mib)} MiB.`
+}
+
 export interface ProxyRequest {
   req: IncomingMessage
   res: ServerResponse
@@ -131,6 +191,11 @@ export interface ProxyRequest {
   now: Date
   /** How long the API may take to send its status and headers. */
   timeoutMs: number
+  /**
+   * The API's largest email attachment (`LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`): an upload (`isUpload`) may be that
+   * plus UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
+   */
+  attachmentMaxBytes: number
 }
 
 /** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
@@ -154,10 +219,12 @@ export async function proxyToApi({
   timeZone,
   now,
   timeoutMs,
+  attachmentMaxBytes,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
-  const body = await readBody(req)
+  const upload = isUpload(method, path) ? uploadBody(req, attachmentMaxBytes) : undefined
+  const body = upload === undefined ? await readBody(req) : upload.stream
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers[name]
@@ -166,7 +233,10 @@ export async function proxyToApi({
   headers.authorization = basicAuthorization(apiKey)
   headers['x-tz-offset'] = tzOffsetHeader(timeZone, now)
   headers['x-leadline-client'] = 'web'
-  if (body !== undefined) headers['content-length'] = String(body.length)
+  if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
+  // A streamed upload keeps the browser's declared length; without one it goes chunked.
+  const declared = req.headers['content-length']
+  if (upload !== undefined && declared !== undefined) headers['content-length'] = declared
 
   const abort = new AbortController()
   const onClose = () => {
@@ -176,6 +246,10 @@ export async function proxyToApi({
   if (res.destroyed || req.socket.destroyed) onClose()
   try {
     return await forward(res, pool, { path, method, headers, body: body ?? null, timeoutMs, signal: abort.signal })
+  } catch (error) {
+    if (upload?.overflowed() !== true) throw error
+    await upload.ended
+    throw new HttpError(413, uploadTooLarge(attachmentMaxBytes))
   } finally {
     res.off('close', onClose)
   }
@@ -185,7 +259,7 @@ interface UpstreamCall {
   path: string
   method: Dispatcher.HttpMethod
   headers: Record<string, string>
-  body: Buffer | null
+  body: Buffer | Readable | null
   timeoutMs: number
   signal: AbortSignal
 }

@@ -31,6 +31,7 @@ describe('loadBffConfig', () => {
       demoSeedFile: undefined,
       demoSignIn: 'loopback',
       apiTimeoutMs: 30_000,
+      attachmentMaxBytes: 10 * 1024 * 1024,
       logLevel: 'info',
       streamSecret: undefined,
     })
@@ -65,6 +66,7 @@ describe('loadBffConfig', () => {
         LEADLINE_DEMO_SEED_FILE: 'data/demo-seed.json',
         LEADLINE_DEMO_SIGN_IN: '1',
         LEADLINE_API_TIMEOUT_SECONDS: '5',
+        LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '2097152',
         LEADLINE_WEB_DIST: '/srv/web',
         LOG_LEVEL: 'warn',
         LEADLINE_STREAM_SECRET: 'x'.repeat(40),
@@ -85,6 +87,7 @@ describe('loadBffConfig', () => {
       demoSeedFile: join(dir.path, 'data', 'demo-seed.json'),
       demoSignIn: 'on',
       apiTimeoutMs: 5000,
+      attachmentMaxBytes: 2097152,
       webDist: '/srv/web',
       logLevel: 'warn',
       streamSecret: 'x'.repeat(40),
@@ -114,6 +117,11 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_DEMO_SIGN_IN: 'yes' }, /LEADLINE_DEMO_SIGN_IN/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '0' }, /LEADLINE_API_TIMEOUT_SECONDS/],
     [{ LEADLINE_API_TIMEOUT_SECONDS: '2.5' }, /LEADLINE_API_TIMEOUT_SECONDS/],
+    [
+      { LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '0' },
+      /LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES must be a whole number of bytes/,
+    ],
+    [{ LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '10MB' }, /LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES/],
     [{ LEADLINE_STREAM_SECRET: 'too short' }, /LEADLINE_STREAM_SECRET must be 32 to 256 printable characters/],
     [{ LEADLINE_STREAM_SECRET: `${'x'.repeat(40)} y` }, /LEADLINE_STREAM_SECRET/],
   ])('refuses %j', (env, message) => {

@@ -33,6 +33,8 @@ export interface BffConfig {
   demoSignIn: 'loopback' | 'on' | 'off'
   /** How long the API may take to start answering before the browser gets a 504. */
   apiTimeoutMs: number
+  /** `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`, the API's too: the largest file the browser may upload for an email. */
+  attachmentMaxBytes: number
   /** The built SPA. */
   webDist: string
   /**
@@ -82,6 +84,14 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
 
   const timeoutSeconds = wholeNumber(env, 'LEADLINE_API_TIMEOUT_SECONDS', 30, 1, 3600, 'seconds')
   const webDistText = nonEmpty(env.LEADLINE_WEB_DIST)
+  const attachmentMaxBytes = wholeNumber(
+    env,
+    'LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES',
+    10 * 1024 * 1024,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'bytes',
+  )
 
   const logLevel = env.LOG_LEVEL ?? 'info'
   if (!LOG_LEVELS.has(logLevel))
@@ -103,6 +113,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     demoSeedFile: seedText === undefined ? undefined : resolve(cwd, seedText),
     demoSignIn: demoText === '1' ? 'on' : demoText === '0' ? 'off' : 'loopback',
     apiTimeoutMs: timeoutSeconds * 1000,
+    attachmentMaxBytes,
     // dist/env.js → bff/dist → ../../web/dist
     webDist:
       webDistText === undefined

@@ -194,6 +194,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     demoSeedFile: undefined,
     demoSignIn: 'loopback',
     apiTimeoutMs: 30_000,
+    attachmentMaxBytes: 10 * 1024 * 1024,
     webDist: join(overrides.dataDir, 'no-web-dist'),
     logLevel: 'info',
     streamSecret: undefined,
