@@ -168,6 +168,33 @@ describe('CSRF', () => {
     expect(upstream.requests.length).toBe(before)
     expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
   })
+
+  test("an email attachment's download link needs no header, unless another site (or subdomain) follows it", async () => {
+    const cookie = await signIn(bff)
+    const link = '/api/v1/email_attachment/emlatt_1/'
+    const noHeader = { 'x-requested-with': '' }
+    for (const site of [undefined, 'same-origin', 'none']) {
+      const headers = site === undefined ? noHeader : { ...noHeader, 'sec-fetch-site': site }
+      const response = await bff.call(link, { cookie, headers })
+      expect(response.status, String(site)).toBe(200)
+      expect(upstream.requests.at(-1)?.url).toBe(link)
+    }
+    const before = upstream.requests.length
+    for (const [path, method, site] of [
+      [link, 'GET', 'same-site'],
+      [link, 'GET', 'cross-site'],
+      [link, 'DELETE', 'same-origin'],
+      ['/api/v1/email_attachment/', 'POST', 'same-origin'],
+      ['/api/v1/email_attachment/emlatt_1/x/', 'GET', 'same-origin'],
+      ['/api/v1/lead/', 'GET', 'same-origin'],
+    ] as const) {
+      const response = await bff.call(path, { method, cookie, headers: { ...noHeader, 'sec-fetch-site': site } })
+      expect(response.status, `${method} ${path} from ${site}`).toBe(403)
+    }
+    expect(upstream.requests.length).toBe(before)
+    // Signed out, the link is a 401 like any other request.
+    expect((await bff.call(link, { headers: noHeader })).status).toBe(401)
+  })
 })
 
 describe('proxy', () => {

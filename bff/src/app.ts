@@ -161,7 +161,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   app.use(['/api', '/auth'], (req, res, next) => {
     res.setHeader('cache-control', 'no-store')
-    if (req.headers['x-requested-with'] !== 'leadline') {
+    if (req.headers['x-requested-with'] !== 'leadline' && !isDownload(req)) {
       res.status(403).json({ error: 'Requests to /api/ and /auth/ must send the header X-Requested-With: leadline.' })
       return
     }
@@ -294,6 +294,23 @@ export function isCrossSite(req: Request, publicOrigin: string | undefined): boo
   const own = `${req.protocol}://${req.host}`.toLowerCase()
   const sent = origin.toLowerCase()
   return sent !== own && sent !== publicOrigin?.toLowerCase()
+}
+
+const DOWNLOAD_PATH = /^\/api\/v1\/email_attachment\/[^/?]+\/(?:\?|$)/
+
+/**
+ * Whether a request is the browser following an email attachment's download link (`GET /api/v1/email_attachment/{id}/`
+ * from this app's own pages, or typed in), which cannot send X-Requested-With. It needs none: the session cookie is
+ * SameSite=Strict, a GET changes nothing, and the answer is always a download (docs/decisions/0032-incoming-mail.md);
+ * a Sec-Fetch-Site other than same-origin or none (another site's, or a sibling subdomain's page) still needs it.
+ */
+export function isDownload(req: Request): boolean {
+  const site = req.headers['sec-fetch-site']
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    DOWNLOAD_PATH.test(req.originalUrl) &&
+    (site === undefined || site === 'same-origin' || site === 'none')
+  )
 }
 
 async function upstreamState(pool: Pool): Promise<'ok' | 'error' | 'unreachable'> {
