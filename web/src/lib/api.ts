@@ -68,15 +68,18 @@ function withQuery(path: string, params: SearchParams | undefined): string {
   return text === '' ? path : `${path}?${text}`
 }
 
+/** A body is sent as JSON, except a file (a Blob), which is sent as its bytes with its own type. */
 async function request(method: string, url: string, body?: unknown): Promise<unknown> {
   const headers: Record<string, string> = { ...CSRF_HEADER, Accept: 'application/json' }
-  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  const file = body instanceof Blob
+  if (body !== undefined)
+    headers['Content-Type'] = !file ? 'application/json' : body.type === '' ? 'application/octet-stream' : body.type
   let response: Response
   try {
     response = await fetch(url, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: file ? body : body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
     })
   } catch {
@@ -109,6 +112,8 @@ export const api = {
   post: <T>(path: string, body: unknown) => typed<T>('POST', API_BASE + path, body),
   put: <T>(path: string, body: unknown) => typed<T>('PUT', API_BASE + path, body),
   delete: (path: string) => typed<unknown>('DELETE', API_BASE + path),
+  /** POSTs a file's raw bytes, its type as `Content-Type`; `path` may carry a query. */
+  upload: <T>(path: string, file: Blob) => typed<T>('POST', API_BASE + path, file),
 }
 
 /** The BFF's own session endpoints under `/auth/`. */

@@ -8,7 +8,9 @@ import { placeErrors } from '../../lib/form-errors'
 import { browserTimeZone, formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
 import { SEND_IN_SECONDS } from '../phone/sms-draft'
 import { AddressField } from './address-field'
+import { AttachmentField } from './attachment-field'
 import type { Address } from './email-address'
+import { isUploading } from './email-attachments'
 import { EmailBodyField } from './email-body-field'
 import {
   composerFields,
@@ -51,6 +53,7 @@ const emptyFields: Fields = {
   bcc: [],
   subject: '',
   body: '',
+  attachments: [],
   contactId: undefined,
   templateId: undefined,
   inReplyToId: undefined,
@@ -105,9 +108,10 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
   const contactId = contactOf(fields.to, known) ?? fields.contactId
   const server = placeErrors(EMAIL_FIELDS, save.error)
   const errors = { ...server.beside, ...formErrors }
+  const uploading = isUploading(fields.attachments)
   // A change answers the composer's own complaint about that field.
-  const change = (patch: Partial<Fields>, answers: readonly EmailField[]) => {
-    setFields((f) => ({ ...f, ...patch }))
+  const change = (patch: Partial<Fields> | ((f: Fields) => Partial<Fields>), answers: readonly EmailField[]) => {
+    setFields((f) => ({ ...f, ...(typeof patch === 'function' ? patch(f) : patch) }))
     setFormErrors((e) => Object.fromEntries(Object.entries(e).filter(([key]) => !answers.some((a) => a === key))))
   }
 
@@ -158,7 +162,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
       {
         onSuccess: (email) => {
           // The email comes back to be edited, unless another is being written: then it waits in its thread.
-          if (fields.subject.trim() === '' && fields.body.trim() === '') {
+          if (fields.subject.trim() === '' && fields.body.trim() === '' && fields.attachments.length === 0) {
             setCarried(email)
             setFields(composerFields(known, email, undefined))
             setFrom(email.sender ?? '')
@@ -275,6 +279,13 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
             autoFocus={writeOn}
           />
         </div>
+        <AttachmentField
+          attachments={fields.attachments}
+          onChange={(update) => {
+            change((f) => ({ attachments: update(f.attachments) }), ['attachments'])
+          }}
+          error={errors.attachments}
+        />
         {mode === 'schedule' ? (
           <TextField
             type="datetime-local"
@@ -294,6 +305,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         <div className="flex flex-wrap justify-end gap-2">
           <Button
             size="sm"
+            isDisabled={uploading}
             isPending={save.isPending}
             onPress={() => {
               submit('draft')
@@ -310,7 +322,13 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           >
             {mode === 'send' ? 'Schedule for later' : 'Send now instead'}
           </Button>
-          <Button type="submit" size="sm" variant="primary" isDisabled={noAccount} isPending={save.isPending}>
+          <Button
+            type="submit"
+            size="sm"
+            variant="primary"
+            isDisabled={noAccount || uploading}
+            isPending={save.isPending}
+          >
             {mode === 'send' ? 'Send' : 'Schedule'}
           </Button>
         </div>

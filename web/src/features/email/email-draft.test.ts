@@ -22,11 +22,20 @@ const draft = (extra: Partial<EmailDraft> = {}): EmailDraft => ({
   bcc: [{ name: '', email: 'boss@journey.test' }],
   subject: 'Proposal',
   body: 'Hi **Ann**',
+  attachments: [],
   contactId: 'cont_1',
   templateId: undefined,
   inReplyToId: undefined,
   ...extra,
 })
+
+const plan = {
+  url: '/api/v1/email_attachment/emlatt_1/',
+  filename: 'plan.pdf',
+  content_type: 'application/pdf',
+  size: 2048,
+}
+const notes = { url: '/api/v1/email_attachment/emlatt_2/', filename: 'notes.txt', content_type: 'text/plain', size: 12 }
 
 function contact(id: string, name: string, emails: string[]): Contact {
   return {
@@ -61,10 +70,34 @@ describe('emailBodyOf', () => {
         subject: 'Proposal',
         body_text: 'Hi Ann',
         body_html: '<p>Hi <strong>Ann</strong></p>',
+        attachments: [],
         contact_id: 'cont_1',
         template_id: 'tmpl_1',
       },
     })
+  })
+
+  it('carries the uploaded files, in the order they were chosen', () => {
+    const attachments: EmailDraft['attachments'] = [
+      { key: 'new-2', state: 'attached', file: notes },
+      { key: 'saved-0', state: 'attached', file: plan },
+    ]
+    const sent = emailBodyOf(draft({ attachments }), { kind: 'send' }, now)
+    expect(sent.ok && sent.body.attachments).toEqual([notes, plan])
+    const kept = emailBodyOf(draft({ attachments: attachments.slice(1) }), { kind: 'draft' }, now)
+    expect(kept.ok && kept.body.attachments).toEqual([plan])
+  })
+
+  it('waits for a file still uploading, to send and to keep a draft', () => {
+    const attachments: EmailDraft['attachments'] = [
+      { key: 'saved-0', state: 'attached', file: plan },
+      { key: 'new-1', state: 'uploading', filename: 'big.zip', size: 9_000_000 },
+    ]
+    for (const action of [{ kind: 'send' }, { kind: 'draft' }] as const)
+      expect(emailBodyOf(draft({ attachments }), action, now)).toEqual({
+        ok: false,
+        errors: { attachments: 'Wait until the files have uploaded.' },
+      })
   })
 
   it('schedules at a time to come, and asks for one otherwise', () => {
@@ -97,7 +130,7 @@ describe('emailBodyOf', () => {
     })
     expect(emailBodyOf(empty, { kind: 'draft' }, now)).toEqual({
       ok: true,
-      body: { status: 'draft', to: [], cc: [], bcc: [], subject: ' ', body_text: '', body_html: '' },
+      body: { status: 'draft', to: [], cc: [], bcc: [], subject: ' ', body_text: '', body_html: '', attachments: [] },
     })
   })
 })
@@ -130,6 +163,7 @@ describe('the composer’s starting point', () => {
     expect(composerFields(contacts, undefined, undefined)).toMatchObject({
       to: [{ name: 'Ann Smith', email: 'ann@example.com' }],
       subject: '',
+      attachments: [],
       contactId: 'cont_1',
       inReplyToId: undefined,
     })
@@ -152,12 +186,15 @@ describe('the composer’s starting point', () => {
       to: [{ name: 'Ann Smith', email: 'ann@example.com' }],
       subject: 'Re: Proposal',
     })
+    // The API lists a file's `content_id` too; a PUT names the file by the fields it takes.
+    const withContentId = { ...plan, content_id: null }
     const saved = emailFixture('acti_d', {
       status: 'draft',
       cc: ['bo@example.com'],
       body_html: '<p>Hi <strong>Ann</strong></p>',
       body_text: 'Hi Ann',
       template_id: 'tmpl_1',
+      attachments: [withContentId, notes],
     })
     expect(composerFields(contacts, saved, undefined)).toEqual({
       to: [{ name: 'Ann Smith', email: 'ann@example.com' }],
@@ -165,6 +202,10 @@ describe('the composer’s starting point', () => {
       bcc: [],
       subject: 'Proposal',
       body: 'Hi **Ann**',
+      attachments: [
+        { key: 'saved-0', state: 'attached', file: plan },
+        { key: 'saved-1', state: 'attached', file: notes },
+      ],
       contactId: 'cont_1',
       templateId: 'tmpl_1',
       inReplyToId: undefined,
@@ -207,7 +248,7 @@ describe('the composer’s starting point', () => {
 })
 
 describe('resendBody', () => {
-  it('sends a failed email again as a copy into the outbox, in its thread, with the undo window', () => {
+  it('sends a failed email again as a copy into the outbox, in its thread, with its files and the undo window', () => {
     const failed = emailFixture('acti_failed', {
       status: 'error',
       sender: 'casey@journey.test',
@@ -219,6 +260,7 @@ describe('resendBody', () => {
       contact_id: 'cont_1',
       in_reply_to_id: 'acti_first',
       template_id: null,
+      attachments: [plan],
     })
     expect(resendBody(failed)).toEqual({
       lead_id: failed.lead_id,
@@ -230,6 +272,7 @@ describe('resendBody', () => {
       subject: 'Re: Proposal',
       body_text: 'Hi',
       body_html: '<p>Hi</p>',
+      attachments: [plan],
       contact_id: 'cont_1',
       in_reply_to_id: 'acti_first',
       send_in: 5,

@@ -1,8 +1,15 @@
 import type { Contact } from '@leadline/shared/contact-schema'
 import { SEND_IN_SECONDS } from '../phone/sms-draft'
+import {
+  attachmentsOf,
+  composerAttachments,
+  emailAttachment,
+  isUploading,
+  type ComposerAttachment,
+} from './email-attachments'
 import { formatAddress, parseAddress, sameMailbox, type Address } from './email-address'
 import { composerSource, emailBodyParts } from './email-format'
-import type { EmailActivity, EmailAccount } from './email-wire'
+import type { EmailActivity, EmailAccount, EmailAttachment } from './email-wire'
 
 // The email composer's choices and the body it sends; no React, so the rules are unit-tested.
 
@@ -14,6 +21,7 @@ export interface EmailDraft {
   bcc: Address[]
   subject: string
   body: string
+  attachments: ComposerAttachment[]
   contactId: string | undefined
   templateId: string | undefined
   inReplyToId: string | undefined
@@ -32,6 +40,8 @@ export interface EmailBody {
   subject: string
   body_text: string
   body_html: string
+  /** Every file the email carries: a draft's PUT without one of its files removes it. */
+  attachments: EmailAttachment[]
   contact_id?: string
   template_id?: string
   in_reply_to_id?: string
@@ -50,14 +60,19 @@ export const EMAIL_FIELDS = [
   'body_html',
   'date_scheduled',
   'template_id',
+  'attachments',
 ] as const
 export type EmailField = (typeof EMAIL_FIELDS)[number]
 
 export type EmailBodyResult = { ok: true; body: EmailBody } | { ok: false; errors: Partial<Record<EmailField, string>> }
 
-/** Checks what sending needs (a sender, a recipient, a subject; a future time to schedule) and writes the body. */
+/**
+ * Checks what sending needs (a sender, a recipient, a subject; a future time to schedule; no file still uploading,
+ * which saving waits for too) and writes the body.
+ */
 export function emailBodyOf(draft: EmailDraft, action: EmailAction, now: Date): EmailBodyResult {
   const errors: Partial<Record<EmailField, string>> = {}
+  if (isUploading(draft.attachments)) errors.attachments = 'Wait until the files have uploaded.'
   if (action.kind !== 'draft') {
     if (draft.sender === '') errors.sender = 'Choose an address to send from.'
     if (draft.to.length + draft.cc.length + draft.bcc.length === 0) errors.to = 'Add at least one recipient.'
@@ -79,6 +94,7 @@ export function emailBodyOf(draft: EmailDraft, action: EmailAction, now: Date): 
     subject: draft.subject,
     body_text: parts.text,
     body_html: parts.html,
+    attachments: attachmentsOf(draft.attachments),
     ...(draft.contactId === undefined ? {} : { contact_id: draft.contactId }),
     ...(draft.templateId === undefined ? {} : { template_id: draft.templateId }),
     ...(draft.inReplyToId === undefined ? {} : { in_reply_to_id: draft.inReplyToId }),
@@ -89,9 +105,9 @@ export function emailBodyOf(draft: EmailDraft, action: EmailAction, now: Date): 
 }
 
 /**
- * A failed email sent again: a copy into the outbox, with the same undo window as Send. The state machine has no way
- * out of `error`, so Try again writes a new email (in the same thread: it answers what the failed one answered, with
- * its subject) and the failed one is deleted.
+ * A failed email sent again: a copy, with its files, into the outbox, with the same undo window as Send. The state
+ * machine has no way out of `error`, so Try again writes a new email (in the same thread: it answers what the failed
+ * one answered, with its subject) and the failed one is deleted.
  */
 export function resendBody(failed: EmailActivity): EmailBody & { lead_id: string } {
   return {
@@ -104,6 +120,7 @@ export function resendBody(failed: EmailActivity): EmailBody & { lead_id: string
     subject: failed.subject,
     body_text: failed.body_text,
     body_html: failed.body_html,
+    attachments: failed.attachments.map(emailAttachment),
     ...(failed.contact_id === null ? {} : { contact_id: failed.contact_id }),
     ...(failed.template_id === null ? {} : { template_id: failed.template_id }),
     ...(failed.in_reply_to_id === null ? {} : { in_reply_to_id: failed.in_reply_to_id }),
@@ -197,6 +214,7 @@ export function composerFields(
       bcc: addressesOf(draft.bcc),
       subject: draft.subject,
       body: composerSource(draft.body_html, draft.body_text),
+      attachments: composerAttachments(draft.attachments),
       contactId: draft.contact_id ?? undefined,
       templateId: draft.template_id ?? undefined,
       inReplyToId: draft.in_reply_to_id ?? undefined,
@@ -208,6 +226,7 @@ export function composerFields(
     bcc: [],
     subject: replyTo === undefined ? '' : replySubject(replyTo.subject),
     body: '',
+    attachments: [],
     contactId: replyTo?.contact_id ?? contactOf(to, contacts),
     templateId: undefined,
     inReplyToId: replyTo?.id,

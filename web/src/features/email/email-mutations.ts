@@ -3,7 +3,7 @@ import { api } from '../../lib/api'
 import { leadQueries } from '../leads/lead-queries'
 import { showInTimeline } from '../leads/timeline-cache'
 import { resendBody, type EmailBody } from './email-draft'
-import { withUtcOffsets, type EmailActivity } from './email-wire'
+import { withUtcOffsets, type EmailActivity, type UploadedAttachment } from './email-wire'
 
 const emailPath = (id: string) => `activity/email/${encodeURIComponent(id)}/`
 
@@ -45,6 +45,21 @@ export function useEmailStatus(leadId: string) {
       showInTimeline(queryClient, email, 'email')
       void queryClient.invalidateQueries({ queryKey: leadQueries.activities(leadId).queryKey })
     },
+    meta: { errorTitle: false },
+  })
+}
+
+/**
+ * Uploads a file for an email, its bytes as they are; the email names it by the answer's `url` once saved. Several
+ * run at once, so callers use `mutateAsync`, whose promise is each file's own.
+ */
+export function useUploadAttachment() {
+  return useMutation({
+    // No query lists uploaded files: the email that names one is refetched when it is saved.
+    mutationKey: ['email-attachments'],
+    mutationFn: (file: File) =>
+      api.upload<UploadedAttachment>(`email_attachment/?filename=${encodeURIComponent(file.name)}`, file),
+    // The composer says which file failed and why.
     meta: { errorTitle: false },
   })
 }

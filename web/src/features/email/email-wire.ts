@@ -5,6 +5,19 @@ import type { EmailAccountView } from '@leadline/shared/email-account-schema'
 
 export type EmailActivity = Extract<Activity, { _type: 'Email' }>
 
+/** A file on an email, as the email's POST or PUT names it and every answer lists it. */
+export type EmailAttachment = EmailActivity['attachments'][number]
+
+/** `POST /email_attachment/`'s answer: the file uploaded, whose `url` an email's `attachments` may carry. */
+export interface UploadedAttachment {
+  id: string
+  url: string
+  filename: string
+  content_type: string | null
+  size: number
+  date_created: string
+}
+
 /** One of the user's email accounts: the names and addresses it sends as. */
 export type EmailAccount = Pick<EmailAccountView, 'id' | 'email' | 'identities'>
 
