@@ -3,10 +3,11 @@ import { Button } from '../../components/ui/button'
 import { formatDateTime } from '../../lib/format'
 import { activityStyle } from '../leads/activity-display'
 import { conversationOrder, messageState } from '../phone/sms-display'
+import { attachmentHref, fileLabel, formatSize } from './email-attachments'
 import { emailFrom, emailParts, emailTo, threadParticipants, threadSubject, type EmailPart } from './email-display'
 import { safeEmailHtml } from './email-html'
 import { useEmailStatus } from './email-mutations'
-import type { EmailActivity } from './email-wire'
+import type { EmailActivity, EmailAttachment } from './email-wire'
 
 // A thread in the lead's timeline: collapsed to its subject, who is in it, how many emails and the newest one's
 // start; opened, each email with its quoted text folded. Loaded when the first thread shows.
@@ -102,6 +103,7 @@ function EmailItem({
       {emailParts(email).map((part, i) => (
         <EmailPartView key={i} part={part} />
       ))}
+      {email.attachments.length === 0 ? null : <AttachmentList files={email.attachments} />}
       <p className="flex flex-wrap gap-1.5">
         {email.status === 'sent' || email.status === 'inbox' ? (
           <Button
@@ -145,6 +147,33 @@ function EmailItem({
         </p>
       )}
     </article>
+  )
+}
+
+/** An email's files, each a download link named after it, with its size. */
+function AttachmentList({ files }: { files: readonly EmailAttachment[] }) {
+  return (
+    <ul aria-label="Attachments" className="flex flex-wrap gap-1.5">
+      {files.map((file, i) => {
+        const href = attachmentHref(file.url)
+        const label = (
+          <>
+            {fileLabel(file)} <span className="text-xs text-slate-600">({formatSize(file.size)})</span>
+          </>
+        )
+        return (
+          <li key={i} className="rounded bg-slate-100 px-2 py-0.5 text-sm text-slate-800">
+            {href === undefined ? (
+              label
+            ) : (
+              <a href={href} download rel="noreferrer" className="text-indigo-700 underline hover:text-indigo-900">
+                {label}
+              </a>
+            )}
+          </li>
+        )
+      })}
+    </ul>
   )
 }
 
