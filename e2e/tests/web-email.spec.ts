@@ -1,10 +1,12 @@
+import { readFile } from 'node:fs/promises'
 import type { Page } from '@playwright/test'
+import { simpleParser } from 'mailparser'
 import { expect, mailTest as test, signIn, type CrmClient } from '../fixtures.js'
 import { expectAccessible, jsonList } from '../journeys.js'
 import { headerOf } from '../mail-sink.js'
 
 // The lead page's email: a template previewed for the contact, sending with its 5-second Undo over real SMTP,
-// scheduling, and threads collapsed with their quoted text folded.
+// scheduling, threads collapsed with their quoted text folded, and files attached, kept with a draft and sent.
 
 function emailComposer(page: Page) {
   const timeline = page.getByRole('region', { name: 'Activity' })
@@ -226,4 +228,113 @@ test('a rep schedules an email and reads a thread: collapsed, a reply joined, qu
   expect(headerOf(answers[0]?.raw ?? '', 'Subject')).toBe('Re: Proposal')
   const [newest] = jsonList((await api.request('GET', `activity/email/?lead_id=${lead.id}`)).data)
   expect(newest).toMatchObject({ status: 'sent', thread_id: proposal.thread_id, in_reply_to_id: received.id })
+})
+
+test('a rep attaches files, keeps them with a draft, removes one and sends: only the other arrives', async ({
+  page,
+  api,
+  mailStack,
+}) => {
+  await giveAccount(api, mailStack.sink.port)
+  const lead = await api.createLead({
+    name: 'Attaching Co',
+    contacts: [{ name: 'Cy Files', emails: [{ email: 'cy@files.test', type: 'office' }] }],
+  })
+  await signIn(page, api.key)
+  await page.goto(`/leads/${lead.id}`)
+  const { timeline, composer, open } = emailComposer(page)
+  await open()
+  await composer.getByRole('textbox', { name: 'Subject' }).fill('The plan')
+  await composer.getByRole('textbox', { name: 'Message' }).fill('The plan is attached.')
+
+  // The uploads are held until the journey lets them go, to see the composer wait for them.
+  let release: () => void = () => undefined
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const uploads: string[] = []
+  await page.route(
+    (url) => url.pathname === '/api/v1/email_attachment/',
+    async (route) => {
+      uploads.push(route.request().url())
+      await held
+      await route.continue()
+    },
+  )
+
+  // Through the button, as a user does: the browser's file picker.
+  const attach = composer.getByRole('button', { name: 'Attach files' })
+  const chooser = page.waitForEvent('filechooser')
+  await attach.click()
+  await (
+    await chooser
+  ).setFiles([
+    { name: 'plan.txt', mimeType: 'text/plain', buffer: Buffer.from('Q3 plan: grow.\n') },
+    { name: 'old notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Not for Cy.\n') },
+  ])
+  const files = composer.getByRole('list', { name: 'Attachments' }).getByRole('listitem')
+  await expect(files).toHaveText([/plan\.txt\s*15 bytes\s*Uploading…/, /old notes\.txt\s*12 bytes\s*Uploading…/])
+  await expect(composer.getByRole('button', { name: 'Send', exact: true })).toBeDisabled()
+  await expect(composer.getByRole('button', { name: 'Save draft' })).toBeDisabled()
+  await expect.poll(() => uploads.length).toBe(2)
+  expect(uploads.map((url) => new URL(url).searchParams.get('filename')).sort()).toEqual(['old notes.txt', 'plan.txt'])
+  release()
+  await expect(files).toHaveText([/^plan\.txt\s*15 bytes\s*×$/, /^old notes\.txt\s*12 bytes\s*×$/])
+  await expect(composer.getByText(/^Attached (plan|old notes)\.txt\.$/)).toBeAttached()
+  await expectAccessible(page)
+
+  // A file over the limit is refused in the browser: nothing is uploaded.
+  await composer.locator('input[type="file"]').setInputFiles({
+    name: 'huge.bin',
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.alloc(10 * 1024 * 1024 + 1),
+  })
+  await expect(composer).toContainText(
+    'huge.bin is larger than 10 MB, the most an email may carry, and was not attached.',
+  )
+  await expect(files).toHaveCount(2)
+  expect(uploads).toHaveLength(2)
+
+  // Kept with the draft: both files.
+  await composer.getByRole('button', { name: 'Save draft' }).click()
+  await expect(composer.getByRole('status')).toHaveText('Saved as a draft.')
+  const [draft] = jsonList((await api.request('GET', `activity/email/?lead_id=${lead.id}`)).data)
+  expect(draft?.status).toBe('draft')
+  expect(jsonList(draft?.attachments).map((a) => [a.filename, a.size])).toEqual([
+    ['plan.txt', 15],
+    ['old notes.txt', 12],
+  ])
+
+  // Opened again from its thread: the files are there; one removed is gone from what is sent.
+  await page.reload()
+  const thread = timeline.getByRole('article', { name: 'Email thread: The plan' })
+  await thread.getByRole('button', { name: 'Show email' }).click()
+  await thread.getByRole('button', { name: 'Edit draft' }).click()
+  await expect(files).toHaveText([/plan\.txt\s*15 bytes/, /old notes\.txt\s*12 bytes/])
+  await composer.getByRole('button', { name: 'Remove old notes.txt' }).click()
+  await expect(files).toHaveText([/plan\.txt/])
+  await expect(composer.getByRole('button', { name: 'Attach files' })).toBeFocused()
+  await composer.getByRole('button', { name: 'Send', exact: true }).click()
+  await expect(composer.getByRole('status')).toHaveText('Your email to Cy Files sends in 5 s.')
+  await expect(thread.getByText('Sent', { exact: true })).toBeVisible({ timeout: 20_000 })
+
+  const arrived = mailStack.sink.messages.filter((m) => m.to.includes('cy@files.test'))
+  expect(arrived).toHaveLength(1)
+  const mail = await simpleParser(arrived[0]?.raw ?? '')
+  expect(mail.subject).toBe('The plan')
+  expect(mail.attachments.map((a) => [a.filename, a.content.toString('utf8')])).toEqual([
+    ['plan.txt', 'Q3 plan: grow.\n'],
+  ])
+  const [sent] = jsonList((await api.request('GET', `activity/email/?lead_id=${lead.id}`)).data)
+  expect(sent).toMatchObject({ id: draft?.id, status: 'sent' })
+  expect(jsonList(sent?.attachments).map((a) => a.filename)).toEqual(['plan.txt'])
+
+  // The thread offers the file sent as a download, named after it, with its size.
+  const link = thread.getByRole('list', { name: 'Attachments' }).getByRole('link', { name: 'plan.txt (15 bytes)' })
+  await expect(link).toHaveAttribute('download', '')
+  const download = page.waitForEvent('download')
+  await link.click()
+  const saved = await (await download).path()
+  expect(await readFile(saved, 'utf8')).toBe('Q3 plan: grow.\n')
+  await expectAccessible(page)
 })
