@@ -45,6 +45,13 @@ describe('screenFiles', () => {
     ])
   })
 
+  it('refuses an empty file, which would send nothing', () => {
+    expect(screenFiles([file('empty.txt', 0), file('notes.txt', 3)], 0)).toEqual({
+      accepted: [file('notes.txt', 3)],
+      refused: ['empty.txt is empty and was not attached.'],
+    })
+  })
+
   it('keeps an email within the files it may carry', () => {
     const three = [file('1.txt', 1), file('2.txt', 1), file('3.txt', 1)]
     expect(screenFiles(three, ATTACHMENTS_MAX - 2)).toEqual({

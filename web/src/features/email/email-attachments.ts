@@ -37,31 +37,33 @@ export function fileLabel(file: { filename: string }): string {
 }
 
 /**
- * The chosen files that may upload, and why the others may not (too large; more than an email carries), as
+ * The chosen files that may upload, and why the others may not (empty; too large; more than an email carries), as
  * sentences; `held` is how many the email has already.
  */
 export function screenFiles<F extends { name: string; size: number }>(
   files: readonly F[],
   held: number,
 ): { accepted: F[]; refused: string[] } {
-  const accepted: F[] = []
   const refused: string[] = []
+  const names = (some: readonly F[]) => some.map((f) => f.name).join(', ')
+  const were = (some: readonly F[]) => (some.length === 1 ? 'was' : 'were')
+  const empty = files.filter((f) => f.size === 0)
+  if (empty.length > 0)
+    refused.push(`${names(empty)} ${empty.length === 1 ? 'is' : 'are'} empty and ${were(empty)} not attached.`)
   const tooLarge = files.filter((f) => f.size > ATTACHMENT_MAX_BYTES)
   if (tooLarge.length > 0)
     refused.push(
-      `${tooLarge.map((f) => f.name).join(', ')} ${tooLarge.length === 1 ? 'is' : 'are'} larger than ` +
-        `${formatSize(ATTACHMENT_MAX_BYTES)}, the most an email may carry, and ${tooLarge.length === 1 ? 'was' : 'were'} not attached.`,
+      `${names(tooLarge)} ${tooLarge.length === 1 ? 'is' : 'are'} larger than ${formatSize(ATTACHMENT_MAX_BYTES)}, ` +
+        `the most an email may carry, and ${were(tooLarge)} not attached.`,
     )
-  const fitting = files.filter((f) => f.size <= ATTACHMENT_MAX_BYTES)
+  const fitting = files.filter((f) => f.size > 0 && f.size <= ATTACHMENT_MAX_BYTES)
   const room = Math.max(0, ATTACHMENTS_MAX - held)
-  accepted.push(...fitting.slice(0, room))
   const left = fitting.slice(room)
   if (left.length > 0)
     refused.push(
-      `An email carries at most ${String(ATTACHMENTS_MAX)} files: ${left.map((f) => f.name).join(', ')} ` +
-        `${left.length === 1 ? 'was' : 'were'} not attached.`,
+      `An email carries at most ${String(ATTACHMENTS_MAX)} files: ${names(left)} ${were(left)} not attached.`,
     )
-  return { accepted, refused }
+  return { accepted: fitting.slice(0, room), refused }
 }
 
 /** An uploaded file as an email names it. */
