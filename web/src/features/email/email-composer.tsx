@@ -6,6 +6,7 @@ import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
 import { browserTimeZone, formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
+import { SendNoticeBar, type SendNotice } from '../phone/send-notice'
 import { SEND_IN_SECONDS } from '../phone/sms-draft'
 import { AddressField } from './address-field'
 import { AttachmentField } from './attachment-field'
@@ -41,10 +42,6 @@ export interface EmailComposerProps {
   replyTo?: EmailActivity | undefined
   onClose: () => void
 }
-
-/** What the live region says: the undo window of an email just sent, or a sentence. */
-type Notice = { kind: 'window'; id: string; name: string } | { kind: 'said'; text: string; tone: 'plain' | 'error' }
-
 type Fields = Omit<EmailDraft, 'sender'>
 
 const emptyFields: Fields = {
@@ -77,7 +74,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
   const [mode, setMode] = useState<'send' | 'schedule'>('send')
   const [sendAt, setSendAt] = useState('')
   const [formErrors, setFormErrors] = useState<Partial<Record<EmailField, string>>>({})
-  const [notice, setNotice] = useState<Notice>()
+  const [notice, setNotice] = useState<SendNotice>()
   // Where the focus goes on opening: a new email is addressed first; a reply or a draft is written on.
   const [writeOn] = useState(draft !== undefined || replyTo !== undefined)
   const save = useSaveEmail(leadId)
@@ -333,30 +330,13 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           </Button>
         </div>
       </form>
-      <div className="mt-2 flex min-h-8 items-center justify-end gap-2">
-        <p
-          role="status"
-          className={`text-sm ${notice?.kind === 'said' && notice.tone === 'error' ? 'text-red-700' : 'text-slate-700'}`}
-        >
-          {notice === undefined
-            ? ''
-            : notice.kind === 'window'
-              ? `Your email to ${notice.name} sends in ${String(SEND_IN_SECONDS)} s.`
-              : notice.text}
-        </p>
-        {notice?.kind === 'window' ? (
-          <Button
-            ref={undoButton}
-            size="sm"
-            isPending={status.isPending}
-            onPress={() => {
-              undo(notice.id)
-            }}
-          >
-            Undo
-          </Button>
-        ) : null}
-      </div>
+      <SendNoticeBar
+        notice={notice}
+        noun="email"
+        undoButton={undoButton}
+        undoPending={status.isPending}
+        onUndo={undo}
+      />
     </section>
   )
 }
