@@ -289,9 +289,7 @@ test('a rep attaches files, keeps them with a draft, removes one and sends: only
     mimeType: 'application/octet-stream',
     buffer: Buffer.alloc(10 * 1024 * 1024 + 1),
   })
-  await expect(composer).toContainText(
-    'huge.bin is larger than 10 MB, the most an email may carry, and was not attached.',
-  )
+  await expect(composer).toContainText('huge.bin is larger than 10 MB, the most one file may be, and was not attached.')
   await expect(files).toHaveCount(2)
   expect(uploads).toHaveLength(2)
 

@@ -38,10 +38,10 @@ describe('screenFiles', () => {
     expect(screenFiles([small, edge], 0)).toEqual({ accepted: [small, edge], refused: [] })
     expect(screenFiles([small, file('video.mp4', ATTACHMENT_MAX_BYTES + 1)], 0)).toEqual({
       accepted: [small],
-      refused: ['video.mp4 is larger than 10 MB, the most an email may carry, and was not attached.'],
+      refused: ['video.mp4 is larger than 10 MB, the most one file may be, and was not attached.'],
     })
     expect(screenFiles([file('a.iso', 11e6), file('b.iso', 12e6)], 0).refused).toEqual([
-      'a.iso, b.iso are larger than 10 MB, the most an email may carry, and were not attached.',
+      'a.iso, b.iso are larger than 10 MB, the most one file may be, and were not attached.',
     ])
   })
 

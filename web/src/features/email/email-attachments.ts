@@ -54,7 +54,7 @@ export function screenFiles<F extends { name: string; size: number }>(
   if (tooLarge.length > 0)
     refused.push(
       `${names(tooLarge)} ${tooLarge.length === 1 ? 'is' : 'are'} larger than ${formatSize(ATTACHMENT_MAX_BYTES)}, ` +
-        `the most an email may carry, and ${were(tooLarge)} not attached.`,
+        `the most one file may be, and ${were(tooLarge)} not attached.`,
     )
   const fitting = files.filter((f) => f.size > 0 && f.size <= ATTACHMENT_MAX_BYTES)
   const room = Math.max(0, ATTACHMENTS_MAX - held)
