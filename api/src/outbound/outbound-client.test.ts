@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startFileServer, type FileServer } from '../test-support/file-server.js'
+import { SINK_CERT } from '../test-support/smtp-sink.js'
 import { startReceiver, type Receiver } from '../test-support/webhook-receiver.js'
 import { createOutboundClient, type OutboundClient, type Resolver } from './outbound-client.js'
 
@@ -138,5 +140,101 @@ describe('answers and failures', () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
     }
+  })
+})
+
+describe('downloading a file (get)', () => {
+  let files: FileServer
+  const MAX = 1000
+
+  beforeAll(async () => {
+    files = await startFileServer()
+  })
+  afterAll(async () => {
+    await files.close()
+  })
+
+  const trusting = (allowPrivate: boolean, resolve?: Resolver) => {
+    const made = createOutboundClient({ allowPrivate, ca: SINK_CERT, ...(resolve === undefined ? {} : { resolve }) })
+    clients.push(made)
+    return made
+  }
+  const get = (on: OutboundClient, url: string, maxBytes = MAX) => on.get({ url, timeoutMs: 5000, maxBytes })
+  const filesPort = () => new URL(files.origin).port
+
+  it('answers the body and its type, the certificate checked against the CA it trusts', async () => {
+    const bytes = Buffer.from([0, 1, 2, 250, 251, 252, 10, 13])
+    files.serve('/a.bin', { status: 200, body: bytes, headers: { 'content-type': 'application/x-test' } })
+    const result = await get(trusting(true), `${files.origin}/a.bin`)
+    expect(result).toMatchObject({ ok: true, statusCode: 200, error: null, failure: null })
+    expect(result.contentType).toBe('application/x-test')
+    expect(result.body?.equals(bytes)).toBe(true)
+    const untrusting = await get(client(true), `${files.origin}/a.bin`)
+    expect(untrusting).toMatchObject({ ok: false, body: null, failure: 'network' })
+    expect(untrusting.error).toMatch(/self.signed certificate/i)
+  })
+
+  it('refuses a private address, by literal or by what a name resolves to, without connecting', async () => {
+    const before = files.requests.length
+    expect(await get(trusting(false), `https://127.0.0.1:${filesPort()}/a.bin`)).toMatchObject({
+      ok: false,
+      failure: 'refused',
+      error: 'refused: 127.0.0.1 is a private address',
+    })
+    const inside: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }])
+    expect(await get(trusting(false, inside), `https://files.example.com:${filesPort()}/a.bin`)).toMatchObject({
+      ok: false,
+      failure: 'refused',
+      error: 'refused: files.example.com resolves to 127.0.0.1, a private address',
+    })
+    expect(await get(trusting(false), 'ftp://files.example.com/a.bin')).toMatchObject({ failure: 'refused' })
+    expect(files.requests.length).toBe(before)
+  })
+
+  it('never follows a redirect', async () => {
+    files.serve('/moved.bin', { status: 301, headers: { location: 'https://169.254.169.254/secret' } })
+    files.serve('/secret', { status: 200, body: Buffer.from('secret') })
+    const result = await get(trusting(true), `${files.origin}/moved.bin`)
+    expect(result).toMatchObject({
+      ok: false,
+      statusCode: 301,
+      failure: 'status',
+      body: null,
+      error: 'answered 301, a redirect to https://169.254.169.254/secret (redirects are not followed)',
+    })
+    expect(files.requests).not.toContain('/secret')
+  })
+
+  it('fails on a non-2xx answer with its status', async () => {
+    expect(await get(trusting(true), `${files.origin}/missing.bin`)).toMatchObject({
+      ok: false,
+      statusCode: 404,
+      failure: 'status',
+      error: 'answered 404',
+    })
+  })
+
+  it('breaks a download off past its limit, declared or not; a file of exactly the limit comes whole', async () => {
+    files.serve('/exact.bin', { status: 200, body: Buffer.alloc(MAX, 7) })
+    files.serve('/declared.bin', { status: 200, body: Buffer.alloc(MAX + 1, 7) })
+    files.serve('/streamed.bin', { status: 200, body: Buffer.alloc(64 * 1024, 7), chunked: true })
+    const exact = await get(trusting(true), `${files.origin}/exact.bin`)
+    expect(exact.ok).toBe(true)
+    expect(exact.body?.length).toBe(MAX)
+    for (const path of ['/declared.bin', '/streamed.bin']) {
+      expect(await get(trusting(true), `${files.origin}${path}`)).toMatchObject({
+        ok: false,
+        statusCode: 200,
+        body: null,
+        failure: 'too_large',
+        error: `the file is larger than ${String(MAX)} bytes`,
+      })
+    }
+  })
+
+  it('gives up on a file that does not come in time', async () => {
+    receiver.respondWith(() => new Promise(() => undefined))
+    const result = await trusting(true).get({ url: `${receiver.origin}/slow`, timeoutMs: 300, maxBytes: MAX })
+    expect(result).toMatchObject({ ok: false, failure: 'network', error: 'no answer within 0.3 s' })
   })
 })
