@@ -509,11 +509,12 @@ export interface EmailMessageTable {
   thread_id: string
 }
 
-/** A file received with an email (migration 0023): its bytes in base64. */
+/** A file of an email (migrations 0023, 0024): its bytes in base64. */
 export interface EmailAttachmentTable {
   id: string
   organization_id: string
-  activity_id: string
+  /** The email it is in; null for a file uploaded and not yet in one (purged after a day). */
+  activity_id: string | null
   filename: string
   content_type: string
   /** The part's Content-ID without angle brackets, for inline images; else null. */

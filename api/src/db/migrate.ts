@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely'
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely'
 import type { Db } from './database.js'
 import * as m0001 from './migrations/0001-foundation.js'
 import * as m0002 from './migrations/0002-leads.js'
@@ -22,6 +22,7 @@ import * as m0020 from './migrations/0020-email-accounts.js'
 import * as m0021 from './migrations/0021-email-templates.js'
 import * as m0022 from './migrations/0022-emails.js'
 import * as m0023 from './migrations/0023-email-attachments.js'
+import * as m0024 from './migrations/0024-email-attachment-uploads.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -47,18 +48,30 @@ const migrations: Record<string, Migration> = {
   '0021-email-templates': m0021,
   '0022-emails': m0022,
   '0023-email-attachments': m0023,
+  '0024-email-attachment-uploads': m0024,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({
+function migrator(db: Db): Migrator {
+  return new Migrator({
     db,
     provider,
     migrationTableName: 'leadline_migration',
     migrationLockTableName: 'leadline_migration_lock',
   })
-  const { error, results } = await migrator.migrateToLatest()
+}
+
+function applied({ error, results }: MigrationResultSet): string[] {
   if (error !== undefined) throw error instanceof Error ? error : new Error('Migration failed', { cause: error })
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  return applied(await migrator(db).migrateToLatest())
+}
+
+/** Migrates up to `name` and no further: a test of a migration fills the schema before it first. */
+export async function migrateUpTo(db: Db, name: string): Promise<string[]> {
+  return applied(await migrator(db).migrateTo(name))
 }
