@@ -56,9 +56,12 @@ export interface EmailReceiveConfig {
   port: number | null
   /** PEM files for STARTTLS; null: STARTTLS is not offered. */
   tls: { certFile: string; keyFile: string } | null
-  /** The largest message accepted, announced with SIZE. */
+  /** The largest message accepted, announced with SIZE; also the most an email sent may carry in files. */
   maxMessageBytes: number
-  /** The largest file a message may carry; a message with a larger one is refused. */
+  /**
+   * The largest file a message may carry (a message with a larger one is refused), and the largest file uploaded or
+   * fetched to be sent (docs/decisions/0034-outgoing-attachments.md).
+   */
   maxAttachmentBytes: number
 }
 

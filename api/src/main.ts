@@ -22,6 +22,7 @@ import { SMS_SEND_KIND, smsSendHandler } from './sms/sms-send.js'
 import { smsProviderFrom } from './sms/sms-provider.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from './email/email-send.js'
 import { startEmailReceiver, type EmailReceiver } from './email-receive/email-receiver.js'
+import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from './email-attachments/email-attachment-repo.js'
 
 export interface ServeOptions {
   config: Config
@@ -119,6 +120,17 @@ export async function serve(options: ServeOptions): Promise<Server> {
       },
       onError: (error) => {
         app.log.error({ err: error }, 'purging delivered outbox rows failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeUnboundUploads(database.db, systemClock),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0)
+          app.log.info(`deleted ${deleted} uploaded files no email took within ${UPLOAD_RETENTION_HOURS} hours`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging unused uploads failed')
       },
     }),
     scheduleRetention({

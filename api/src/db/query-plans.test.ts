@@ -13,6 +13,7 @@ import {
 } from '../test-support/test-app.js'
 import { inboundSecretOf, signedPost } from '../test-support/inbound-client.js'
 import { accountsForAddresses } from '../email-accounts/email-account-repo.js'
+import { purgeUnboundUploads } from '../email-attachments/email-attachment-repo.js'
 import { openDatabase, type DatabaseHandle } from './database.js'
 import { migrateToLatest } from './migrate.js'
 
@@ -277,6 +278,17 @@ describe('query plans', () => {
         expect(fullScans(plan, table), plan.join('\n')).toEqual([])
     },
   )
+
+  it('the purge of uploads no email took finds them through their own index, never reading every file', async () => {
+    captured.length = 0
+    await purgeUnboundUploads(database.db, clock)
+    const [purge] = captured.filter((q) => q.sql.startsWith('delete'))
+    expect(purge).toBeDefined()
+    if (purge === undefined) return
+    const plan = await explain(purge)
+    expect(fullScans(plan, 'email_attachment'), plan.join('\n')).toEqual([])
+    expect(plan.join('\n')).toContain('email_attachment_unbound_idx')
+  })
 
   it.each(['/activity/', '/activity/?user_id=USER'])('%s walks an index in order: no scan, no sort', async (path) => {
     for (const plan of await plansFor(path.replace('USER', org.admin.id), 'activity')) {

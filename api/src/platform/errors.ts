@@ -1,3 +1,10 @@
+import { bytesText } from './text.js'
+
+/** The message of a 413: the route's body limit (1 MiB, or its own) in words. */
+export function bodyTooLarge(limitBytes: number): string {
+  return `Request body is larger than ${bytesText(limitBytes)}.`
+}
+
 /** A client error answered as `{"error": message}`. */
 export class HttpError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyRequest } from 'fastify'
-import { HttpError } from './errors.js'
+import { bodyTooLarge, HttpError } from './errors.js'
 
 const OVERRIDABLE = new Set(['GET', 'PUT', 'PATCH', 'DELETE'])
 const overriddenToGet = new WeakSet<IncomingMessage>()
@@ -24,7 +24,7 @@ async function readBody(req: IncomingMessage, limitBytes: number): Promise<strin
   for await (const chunk of req) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))
     size += buffer.length
-    if (size > limitBytes) throw new HttpError(413, 'Request body is larger than 1 MiB.')
+    if (size > limitBytes) throw new HttpError(413, bodyTooLarge(limitBytes))
     chunks.push(buffer)
   }
   return Buffer.concat(chunks).toString('utf8')

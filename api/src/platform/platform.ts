@@ -3,7 +3,7 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import { createPresenceRecorder } from '../users/presence-repo.js'
 import type { Deps } from './deps.js'
 import { foreignKeyError } from './db-errors.js'
-import { HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
+import { bodyTooLarge, HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
@@ -65,10 +65,13 @@ function rateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void 
   )
 }
 
-function clientErrorBody(error: FastifyError): { status: number; message: string } | undefined {
+function clientErrorBody(
+  error: FastifyError,
+  request: FastifyRequest,
+): { status: number; message: string } | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, message: 'Request body is larger than 1 MiB.' }
+      return { status: 413, message: bodyTooLarge(request.routeOptions.bodyLimit) }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, message: 'Unsupported Content-Type: send application/json.' }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -186,10 +189,12 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
 
   // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
   // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
-  // (Synchronous hooks, like every hook on the way of a request that can be: see http-server.ts.)
+  // A raw body (a file uploaded, a Buffer) is bytes, not text. (Synchronous hooks, like every hook on the way of a
+  // request that can be: see http-server.ts.)
   app.addHook('preValidation', (request, _reply, done) => {
+    const body = Buffer.isBuffer(request.body) ? undefined : request.body
     // Most requests: no body, and nothing but plain text in the path and query string.
-    if (request.body === undefined && isStorableFlatText(request.params) && isStorableFlatText(request.query)) {
+    if (body === undefined && isStorableFlatText(request.params) && isStorableFlatText(request.query)) {
       done()
       return
     }
@@ -197,7 +202,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     for (const part of [request.params, request.query]) {
       for (const [name] of unstorableTextPaths(part)) fieldErrors[name ?? '__all__'] = UNSTORABLE_TEXT
     }
-    for (const path of unstorableTextPaths(request.body)) {
+    for (const path of unstorableTextPaths(body)) {
       fieldErrors[path.length === 0 ? '__all__' : path.join('.')] = UNSTORABLE_TEXT
     }
     done(Object.keys(fieldErrors).length > 0 ? new ValidationError(fieldErrors) : undefined)
@@ -234,7 +239,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
     if (reference !== undefined) {
       return reply.code(400).send({ errors: reference.errors, 'field-errors': reference.fieldErrors })
     }
-    const client = clientErrorBody(fastifyError)
+    const client = clientErrorBody(fastifyError, request)
     if (client !== undefined) return reply.code(client.status).send({ error: client.message })
     request.log.error({ err: error }, 'unhandled error')
     return reply.code(500).send({ error: 'Internal server error', request_id: request.id })

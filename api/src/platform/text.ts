@@ -25,6 +25,16 @@ export function isHttpsUrl(value: string): boolean {
   }
 }
 
+const KIB = 1024
+const MIB = 1024 * KIB
+
+/** A number of bytes as people read it: `1 MiB`, `512 KiB`, else `1000 bytes`. */
+export function bytesText(bytes: number): string {
+  if (bytes >= MIB && bytes % MIB === 0) return `${String(bytes / MIB)} MiB`
+  if (bytes >= KIB && bytes % KIB === 0) return `${String(bytes / KIB)} KiB`
+  return `${String(bytes)} bytes`
+}
+
 const ASCII = /^\p{ASCII}*$/u
 
 /**
