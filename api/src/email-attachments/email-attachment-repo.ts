@@ -26,6 +26,18 @@ export function emailAttachmentUrl(id: string): string {
   return `${API_PREFIX}/email_attachment/${id}/`
 }
 
+const STORED_URL = new RegExp(`^${API_PREFIX}/email_attachment/(attach_[0-9A-Za-z]+)/$`)
+
+/** The id of the stored file a URL of an email's `attachments` names, or undefined when it names none. */
+export function storedAttachmentId(url: string): string | undefined {
+  return STORED_URL.exec(url)?.[1]
+}
+
+/** The ids of the stored files among an email's attachments. */
+export function storedAttachmentIds(attachments: readonly { url: string }[]): string[] {
+  return attachments.flatMap((a) => storedAttachmentId(a.url) ?? [])
+}
+
 /** A file as the email lists it in `attachments`. */
 export function listedAttachment(file: ReceivedFile): EmailAttachment {
   return {
@@ -112,6 +124,102 @@ export async function insertUpload(
     size: file.content.length,
     date_created: file.now,
   }
+}
+
+/** A stored file's fields, without its bytes. */
+export type StoredFile = Omit<EmailAttachmentTable, 'content'>
+
+/**
+ * The organization's stored files among `ids`, by id, without their bytes; `lock` (Postgres) holds their rows to the
+ * end of the transaction, so that two emails cannot both take the same upload.
+ */
+export async function findStoredFiles(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+  lock: boolean,
+): Promise<Map<string, StoredFile>> {
+  if (ids.length === 0) return new Map()
+  const query = db
+    .selectFrom('email_attachment')
+    .select(['id', 'organization_id', 'activity_id', 'filename', 'content_type', 'content_id', 'size', 'date_created'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+  const rows = await (lock ? query.forUpdate() : query).execute()
+  return new Map(rows.map((row) => [row.id, row]))
+}
+
+/** What an email's stored files need once it is written: uploads it takes, and files of other emails it copies. */
+export interface FileBinding {
+  /** Files in no email, which become this one's. */
+  bind: string[]
+  /** Files of other emails, each copied to a new id (`to`, the one the email lists) for this one. */
+  copy: { from: string; to: string }[]
+}
+
+/** Binds and copies an email's files as `binding` says, in the caller's transaction (the email's). */
+export async function bindEmailAttachments(
+  tx: Db,
+  email: { organizationId: string; activityId: string; now: string },
+  binding: FileBinding,
+): Promise<void> {
+  if (binding.bind.length > 0) {
+    await tx
+      .updateTable('email_attachment')
+      .set({ activity_id: email.activityId })
+      .where('organization_id', '=', email.organizationId)
+      .where('id', 'in', binding.bind)
+      .where('activity_id', 'is', null)
+      .execute()
+  }
+  // Copied inside the database: the bytes never pass through the process.
+  for (const { from, to } of binding.copy) {
+    await tx
+      .insertInto('email_attachment')
+      .columns([
+        'id',
+        'organization_id',
+        'activity_id',
+        'filename',
+        'content_type',
+        'content_id',
+        'size',
+        'content',
+        'date_created',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('email_attachment')
+          .select([
+            eb.val(to).as('id'),
+            'organization_id',
+            eb.val(email.activityId).as('activity_id'),
+            'filename',
+            'content_type',
+            'content_id',
+            'size',
+            'content',
+            eb.val(email.now).as('date_created'),
+          ])
+          .where('organization_id', '=', email.organizationId)
+          .where('id', '=', from),
+      )
+      .execute()
+  }
+}
+
+/** Deletes the files of an email that it no longer lists (a draft's files taken out), in the caller's transaction. */
+export async function deleteUnlistedAttachments(
+  tx: Db,
+  email: { organizationId: string; activityId: string },
+  listedIds: readonly string[],
+): Promise<void> {
+  let query = tx
+    .deleteFrom('email_attachment')
+    .where('organization_id', '=', email.organizationId)
+    .where('activity_id', '=', email.activityId)
+  if (listedIds.length > 0) query = query.where('id', 'not in', listedIds)
+  await query.execute()
 }
 
 /** How long an upload in no email is kept. */

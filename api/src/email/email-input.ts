@@ -2,13 +2,22 @@ import { Type } from '@sinclair/typebox'
 import type { EmailAttachment } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
 import type { Db } from '../db/database.js'
+import {
+  emailAttachmentUrl,
+  findStoredFiles,
+  storedAttachmentId,
+  storedAttachmentIds,
+  type FileBinding,
+} from '../email-attachments/email-attachment-repo.js'
 import { sendFields, statusSchema } from '../messages/message-status.js'
+import { newId } from '../platform/ids.js'
 import { isHttpsUrl } from '../platform/text.js'
 import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
 import { parseAddress } from './email-body.js'
 
 // What a request may say about an email, and how it is checked: addresses one by one (`to.1`), the contact one of
-// the email's lead, the email it answers one of the same lead, attachments on https, a follow-up date a timestamp.
+// the email's lead, the email it answers one of the same lead, attachments on https or files uploaded, a follow-up
+// date a timestamp.
 
 const SUBJECT_MAX = 998
 const BODY_MAX = 900_000
@@ -22,7 +31,11 @@ const addresses = (description: string) =>
 
 const attachmentInput = Type.Object(
   {
-    url: Type.String({ maxLength: 2000, description: 'An https:// URL the file can be fetched from.' }),
+    url: Type.String({
+      maxLength: 2000,
+      description:
+        'An https:// URL the file is fetched from when the email is sent, or a stored file’s `url` (`/api/v1/email_attachment/{id}/`, from `POST /email_attachment/`), whose name, type and size are then its own.',
+    }),
     filename: Type.String({ minLength: 1, maxLength: 255 }),
     content_type: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
     size: Type.Integer({ minimum: 0, description: 'Bytes.' }),
@@ -113,6 +126,62 @@ export interface EmailContent {
   in_reply_to_id?: string | null
   template_id?: string | null
   followup_date?: string | null
+  /** Not a field: what the stored files among `attachments` need once the email is written. */
+  files?: FileBinding
+}
+
+/**
+ * An email's attachments as stored, each an https URL (fetched when it is sent) or a stored file of the organization
+ * (`attachments.2.url` when it is neither); a stored file's name, type and size are its own, whatever the request
+ * says. A file in no email becomes this email's; one of another email is copied for it, under the id it then lists.
+ */
+async function readAttachments(
+  db: Db,
+  scope: ContentScope,
+  given: NonNullable<EmailContentInput['attachments']>,
+  errors: Record<string, string>,
+): Promise<{ attachments: EmailAttachment[]; files: FileBinding }> {
+  const storedIds = storedAttachmentIds(given)
+  const stored = await findStoredFiles(db, scope.organizationId, [...new Set(storedIds)], scope.lock)
+  const files: FileBinding = { bind: [], copy: [] }
+  const copies = new Map<string, string>()
+  const attachments = given.map((a, i): EmailAttachment => {
+    const id = storedAttachmentId(a.url)
+    if (id === undefined) {
+      if (!isHttpsUrl(a.url)) errors[`attachments.${String(i)}.url`] = 'Must be an https:// URL or a file uploaded.'
+      return {
+        url: a.url,
+        filename: a.filename,
+        content_type: a.content_type ?? null,
+        size: a.size,
+        ...(a.content_id === undefined || a.content_id === null ? {} : { content_id: a.content_id }),
+      }
+    }
+    const file = stored.get(id)
+    if (file === undefined) {
+      errors[`attachments.${String(i)}.url`] = 'Not a file of your organization.'
+      return { url: a.url, filename: a.filename, content_type: a.content_type ?? null, size: a.size }
+    }
+    let listedId = id
+    if (file.activity_id === null) {
+      if (!files.bind.includes(id)) files.bind.push(id)
+    } else if (file.activity_id !== scope.emailId) {
+      const copied = copies.get(id)
+      listedId = copied ?? newId('emailAttachment')
+      if (copied === undefined) {
+        files.copy.push({ from: id, to: listedId })
+        copies.set(id, listedId)
+      }
+    }
+    return {
+      url: emailAttachmentUrl(listedId),
+      filename: file.filename,
+      content_type: file.content_type,
+      size: file.size,
+      content_id: a.content_id ?? file.content_id,
+    }
+  })
+  return { attachments, files }
 }
 
 /** A list of addresses, each checked (`to.1`: the second is not an address), trimmed. */
@@ -124,13 +193,23 @@ function readAddresses(field: string, raw: string[] | null, errors: Record<strin
   })
 }
 
+/** Whose content it is: the email's organization and lead, and the email itself once it exists. */
+export interface ContentScope {
+  organizationId: string
+  leadId: string
+  /** The email edited; undefined for one being made. */
+  emailId?: string
+  /** Whether the rows read are locked to the end of the transaction (Postgres). */
+  lock: boolean
+}
+
 /**
  * Checks the content a request gave, for an email of `leadId`, adding a message to `errors` for each field that is
  * wrong; answers the content as stored.
  */
 export async function readEmailContent(
   db: Db,
-  scope: { organizationId: string; leadId: string },
+  scope: ContentScope,
   body: EmailContentInput,
   errors: Record<string, string>,
 ): Promise<EmailContent> {
@@ -168,17 +247,9 @@ export async function readEmailContent(
     else content.in_reply_to_id = answered === null ? null : answered.id
   }
   if (body.attachments !== undefined) {
-    const attachments = body.attachments ?? []
-    attachments.forEach((attachment, i) => {
-      if (!isHttpsUrl(attachment.url)) errors[`attachments.${String(i)}.url`] = 'Must be an https:// URL.'
-    })
-    content.attachments = attachments.map((a) => ({
-      url: a.url,
-      filename: a.filename,
-      content_type: a.content_type ?? null,
-      size: a.size,
-      ...(a.content_id === undefined || a.content_id === null ? {} : { content_id: a.content_id }),
-    }))
+    const read = await readAttachments(db, scope, body.attachments ?? [], errors)
+    content.attachments = read.attachments
+    content.files = read.files
   }
   if (body.template_id !== undefined) content.template_id = body.template_id
   if (body.followup_date !== undefined) {

@@ -222,7 +222,7 @@ describe('validation', () => {
   it('takes attachments on https only', async () => {
     const file = { filename: 'quote.pdf', content_type: 'application/pdf', size: 1200 }
     const res = await post({ status: 'draft', attachments: [{ ...file, url: 'http://files.example/q.pdf' }] })
-    expect(fieldErrors(res)).toEqual({ 'attachments.0.url': 'Must be an https:// URL.' })
+    expect(fieldErrors(res)).toEqual({ 'attachments.0.url': 'Must be an https:// URL or a file uploaded.' })
     const email = await create({ status: 'draft', attachments: [{ ...file, url: 'https://files.example/q.pdf' }] })
     expect(email.attachments).toEqual([{ ...file, url: 'https://files.example/q.pdf' }])
   })

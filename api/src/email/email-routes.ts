@@ -5,6 +5,11 @@ import type { Db } from '../db/database.js'
 import { accountForSender, EmailAccountSecretError } from '../email-accounts/email-account-repo.js'
 import { renderEmailTemplate } from '../email-templates/template-render.js'
 import { changeContext } from '../events/event-repo.js'
+import {
+  bindEmailAttachments,
+  deleteUnlistedAttachments,
+  storedAttachmentIds,
+} from '../email-attachments/email-attachment-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import { findMessage, scheduleSend, stopSend, writeMessage } from '../messages/message-send.js'
 import {
@@ -153,7 +158,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         const userId = body.user_id ?? me.userId
         if (body.user_id !== undefined && body.user_id !== null && !(await isMemberOf(tx, organizationId, userId)))
           errors.user_id = 'Not a user of your organization.'
-        const content = await readEmailContent(tx, { organizationId, leadId: body.lead_id }, body, errors)
+        const content = await readEmailContent(tx, { organizationId, leadId: body.lead_id, lock }, body, errors)
         const status = body.status
         const { dateScheduled, sendIn } = readNewSend(status, body, now, errors)
         const contactId = content.contact_id ?? null
@@ -197,6 +202,8 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
           { organizationId, leadId: body.lead_id, contactId, userId, createdBy: me.userId, data, now: ctx.now },
           ctx.events,
         )
+        if (content.files !== undefined)
+          await bindEmailAttachments(tx, { organizationId, activityId, now: ctx.now }, content.files)
         const dueAt = sendDue(status, now, sendIn, dateScheduled)
         if (dueAt !== null) await scheduleSend(tx, EMAIL_CHANNEL, { organizationId, activityId, dueAt, now: ctx.now })
         return oneActivity(tx, organizationId, activityId, 'Email')
@@ -228,7 +235,12 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         if (row === undefined) throw new NotFoundError('Email')
         const before = storedEmail(row)
         const errors: Errors = {}
-        const content = await readEmailContent(tx, { organizationId, leadId: row.lead_id }, body, errors)
+        const content = await readEmailContent(
+          tx,
+          { organizationId, leadId: row.lead_id, emailId: row.id, lock },
+          body,
+          errors,
+        )
         const contactId = content.contact_id === undefined ? row.contact_id : content.contact_id
         const userId = row.user_id ?? me.userId
         const scope = { organizationId, leadId: row.lead_id, contactId, userId }
@@ -275,6 +287,12 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
           { userId: me.userId, now: ctx.now, action: 'updated', events: ctx.events },
         )
         if (threadId !== row.thread_id) await deleteThreadIfEmpty(tx, organizationId, row.thread_id)
+        if (content.files !== undefined) {
+          const email = { organizationId, activityId: row.id, now: ctx.now }
+          await bindEmailAttachments(tx, email, content.files)
+          // A draft's files it no longer lists go (no other email's attachments change).
+          if (from === 'draft') await deleteUnlistedAttachments(tx, email, storedAttachmentIds(after.attachments))
+        }
         const dueAt = startsSend(change) ? sendDue(change.to, now, change.sendIn, after.date_scheduled) : null
         if (dueAt !== null)
           await scheduleSend(tx, EMAIL_CHANNEL, { organizationId, activityId: row.id, dueAt, now: ctx.now })

@@ -1,13 +1,17 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import nodemailer from 'nodemailer'
+import { Readable } from 'node:stream'
+import nodemailer, { type Attachment } from 'nodemailer'
 import { smtpServerKey, type Config } from '../config.js'
 import type { ActivityTable, Db, Dialect } from '../db/database.js'
 import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
+import { findStoredFiles, storedAttachmentId, storedAttachmentIds } from '../email-attachments/email-attachment-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
 import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
+import { createOutboundClient, type OutboundClient, type OutboundDownload } from '../outbound/outbound-client.js'
 import { isPrivateAddress, outboundPrivateAllowed } from '../outbound/private-address.js'
+import { bytesText } from '../platform/text.js'
 import type { Clock } from '../platform/time.js'
 import { addressDomain, parseAddress } from './email-body.js'
 import { createFollowup } from './email-followup.js'
@@ -18,7 +22,9 @@ import { recordMessageIds } from './email-thread.js'
 // text's, through the SMTP server of the account the email was written for, with nodemailer. The server's host
 // passes the outbound guard (no private address unless LEADLINE_OUTBOUND_ALLOW_PRIVATE=1 or the server is one of
 // LEADLINE_SMTP_ALLOW_HOSTS) and is connected to at the address checked; TLS is implicit with `use_ssl`, else
-// STARTTLS whenever the server offers it, and certificates are verified against the host's name.
+// STARTTLS whenever the server offers it, and certificates are verified against the host's name. Its files go with it
+// (docs/decisions/0034-outgoing-attachments.md): stored ones read from the database as the message is written, https
+// ones fetched first through the outbound guard.
 
 export const EMAIL_SEND_KIND = 'email_send'
 /** An email's sends: `email_send` rows, ordering key `email:<activity id>`. */
@@ -78,6 +84,34 @@ async function guardedAddress(host: string, allowPrivate: boolean): Promise<stri
   return chosen.address
 }
 
+/** Answers to a download that no retry will change: the guard's refusal, a file too large, gone or forbidden. */
+const FINAL_STATUSES = [403, 404, 410]
+
+function finalDownloadFailure(download: OutboundDownload): boolean {
+  if (download.failure === 'refused' || download.failure === 'too_large') return true
+  const status = download.statusCode ?? 0
+  return download.failure === 'status' && (FINAL_STATUSES.includes(status) || (status >= 300 && status < 400))
+}
+
+/** A stored file's bytes as a stream that reads them from the database only when the message is written. */
+function storedContent(db: Db, organizationId: string, id: string, filename: string): Readable {
+  return Readable.from(
+    (async function* () {
+      const row = await db
+        .selectFrom('email_attachment')
+        .select('content')
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .executeTakeFirst()
+      if (row === undefined) throw new Error(`The attachment "${filename}" is no longer stored.`)
+      yield Buffer.from(row.content, 'base64')
+    })(),
+  )
+}
+
+/** The files of an email as nodemailer attaches them, or why it cannot go out (`final`: no retry mends it). */
+type EmailFiles = { files: Attachment[] } | { error: string; target: string; final: boolean }
+
 /** An SMTP failure as a line: the server's answer when it gave one, else what went wrong. */
 function smtpError(error: unknown): string {
   if (error instanceof Error) {
@@ -91,8 +125,11 @@ export interface EmailSenderOptions {
   db: Db
   dialect: Dialect
   clock: Clock
-  config: Pick<Config, 'email' | 'leadWebhookUrl' | 'outboundAllowPrivate' | 'secretBox'>
-  /** TLS settings beyond the defaults: tests trust their self-signed certificate here (`ca`). */
+  config: Pick<Config, 'email' | 'emailReceive' | 'leadWebhookUrl' | 'outboundAllowPrivate' | 'secretBox'>
+  /**
+   * TLS settings beyond the defaults: tests trust their self-signed certificate here (`ca`), for the SMTP server and
+   * for the servers attachments are fetched from.
+   */
   tls?: { ca?: string; rejectUnauthorized?: boolean }
 }
 
@@ -105,6 +142,65 @@ export interface EmailSenderOptions {
 export function emailSendHandler(options: EmailSenderOptions): (context: HandlerContext) => OutboxHandler {
   const { db, clock, config } = options
   const allowPrivate = outboundPrivateAllowed(config)
+  const ca = options.tls?.ca
+  // Downloads keep no connection open, so this client holds nothing to close.
+  const client: OutboundClient = createOutboundClient({ allowPrivate, ...(ca === undefined ? {} : { ca }) })
+  const limits = config.emailReceive
+
+  /**
+   * The email's files: stored ones (their sizes read now, their bytes as the message is written), https ones
+   * downloaded, all of them within `timeoutMs` and together within the message limit.
+   */
+  async function emailFiles(email: ActivityTable, data: EmailData, timeoutMs: number): Promise<EmailFiles> {
+    if (data.attachments.length === 0) return { files: [] }
+    const stored = await findStoredFiles(db, email.organization_id, storedAttachmentIds(data.attachments), false)
+    const deadline = performance.now() + timeoutMs
+    const files: Attachment[] = []
+    let total = 0
+    for (const listed of data.attachments) {
+      const name = `"${listed.filename}"`
+      const inline = listed.content_id === undefined || listed.content_id === null ? {} : { cid: listed.content_id }
+      const id = storedAttachmentId(listed.url)
+      if (id !== undefined) {
+        const file = stored.get(id)
+        if (file === undefined)
+          return { error: `The attachment ${name} is no longer stored.`, target: listed.url, final: true }
+        total += file.size
+        files.push({
+          filename: file.filename,
+          contentType: file.content_type,
+          content: storedContent(db, email.organization_id, id, file.filename),
+          ...inline,
+        })
+      } else {
+        const left = Math.floor(deadline - performance.now())
+        if (left <= 0) {
+          const error = `The attachments could not all be fetched within ${String(timeoutMs / 1000)} s.`
+          return { error, target: listed.url, final: false }
+        }
+        const download = await client.get({ url: listed.url, timeoutMs: left, maxBytes: limits.maxAttachmentBytes })
+        if (download.body === null) {
+          const why =
+            download.failure === 'too_large'
+              ? `is larger than ${bytesText(limits.maxAttachmentBytes)}, the limit of a file`
+              : `could not be fetched from ${listed.url}: ${download.error ?? 'no answer'}`
+          return { error: `The attachment ${name} ${why}.`, target: listed.url, final: finalDownloadFailure(download) }
+        }
+        total += download.body.length
+        files.push({
+          filename: listed.filename,
+          content: download.body,
+          ...(listed.content_type === null ? {} : { contentType: listed.content_type }),
+          ...inline,
+        })
+      }
+      if (total > limits.maxMessageBytes) {
+        const error = `The attachments add up to more than ${bytesText(limits.maxMessageBytes)}, the limit of a message.`
+        return { error, target: listed.url, final: true }
+      }
+    }
+    return { files }
+  }
 
   async function send(email: ActivityTable, timeoutMs: number): Promise<SendAttempt<'Email'>> {
     const started = performance.now()
@@ -135,6 +231,8 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
     } catch (error) {
       return outcome(smtpError(error), target, error instanceof OutboundGuardError)
     }
+    const attached = await emailFiles(email, data, timeoutMs)
+    if ('error' in attached) return outcome(attached.error, attached.target, attached.final)
     const messageId = messageIdOf(email.id, data.sender)
     const reply = await replyHeaders(db, email, data)
     const transport = nodemailer.createTransport({
@@ -159,6 +257,7 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
         html: data.body_html,
         messageId,
         date: clock.now(),
+        attachments: attached.files,
         ...(reply === undefined ? {} : { inReplyTo: reply.inReplyTo, references: reply.references }),
       })
     } catch (error) {
