@@ -45,7 +45,8 @@ export function visibleTemplatesQuery(
   return query.orderBy(sql`name${collate}`).orderBy('id')
 }
 
-function attachmentsOf(row: EmailTemplateTable): Attachment[] {
+/** The files a template lists. */
+export function templateAttachments(row: EmailTemplateTable): Attachment[] {
   const stored: unknown = JSON.parse(row.attachments)
   return Array.isArray(stored) ? (stored as Attachment[]) : []
 }
@@ -60,7 +61,7 @@ export function emailTemplateView(row: EmailTemplateTable): EmailTemplate {
     body: row.body,
     is_shared: row.is_shared === 1,
     is_archived: row.is_archived === 1,
-    attachments: attachmentsOf(row),
+    attachments: templateAttachments(row),
     created_by: row.created_by,
     updated_by: row.updated_by,
     date_created: row.date_created,

@@ -223,6 +223,7 @@ describe('renderEmailTemplate', () => {
       bodyText: 'Hello',
       bodyHtml: '<p>Hello</p>',
       warnings: [],
+      attachments: [],
     })
   })
 

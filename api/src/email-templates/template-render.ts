@@ -1,7 +1,8 @@
 import { LiquidError } from 'liquidjs'
 import type { Db, EmailTemplateTable } from '../db/database.js'
 import { ValidationError } from '../platform/errors.js'
-import { findVisibleTemplate } from './email-template-repo.js'
+import type { Attachment } from '../platform/attachments.js'
+import { findVisibleTemplate, templateAttachments } from './email-template-repo.js'
 import { htmlToText } from './html-text.js'
 import { templateContext, type ContextInput } from './template-context.js'
 import { parsePart, renderPart, unknownPlaceholders, type ParsedPart } from './template-engine.js'
@@ -12,6 +13,8 @@ export interface RenderedTemplate {
   bodyText: string
   bodyHtml: string
   warnings: string[]
+  /** The template's files, which an email made from it carries unless it names its own. */
+  attachments: Attachment[]
 }
 
 interface CachedTemplate {
@@ -80,6 +83,7 @@ export async function renderTemplateRow(
     bodyText: htmlToText(bodyHtml),
     bodyHtml,
     warnings: unknownPlaceholders([...parts.subject.placeholders, ...parts.body.placeholders], context),
+    attachments: templateAttachments(row),
   }
 }
 

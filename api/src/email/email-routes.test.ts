@@ -285,6 +285,19 @@ describe('validation', () => {
     const own = await create({ status: 'draft', template_id: scene.templateId, subject: 'Mine', body_text: 'My words' })
     expect(own).toMatchObject({ subject: 'Mine', body_text: 'My words', template_name: 'Intro' })
   })
+
+  it('carries the template’s files, unless the request names the email’s own', async () => {
+    const file = { url: 'https://files.acme.example/deck.pdf', filename: 'deck.pdf', content_type: 'application/pdf' }
+    const made = await call(ctx.app, rep(), 'POST', '/email_template/', {
+      body: { name: 'With deck', subject: 'Deck', body: '<p>Attached.</p>', attachments: [{ ...file, size: 2048 }] },
+    })
+    expect(made.statusCode, made.body).toBe(200)
+    const templateId = made.json<{ id: string }>().id
+    const carried = await create({ status: 'draft', template_id: templateId })
+    expect(carried.attachments).toEqual([{ ...file, size: 2048 }])
+    const without = await create({ status: 'draft', template_id: templateId, attachments: [] })
+    expect(without.attachments).toEqual([])
+  })
 })
 
 describe('PUT /activity/email/{id}/', () => {

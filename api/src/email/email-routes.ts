@@ -89,6 +89,15 @@ async function withContent(
           next.body_html = rendered.bodyHtml
         }
         if (content.subject === undefined && next.subject === '') next.subject = rendered.subject
+        // The template's files, unless the request names the email's own or the draft has some already.
+        if (content.attachments === undefined && next.attachments.length === 0)
+          next.attachments = rendered.attachments.map((file) => ({
+            url: file.url,
+            filename: file.filename,
+            content_type: file.content_type,
+            // A size the template does not know is the file's when it is fetched; until then 0.
+            size: file.size ?? 0,
+          }))
       }
     }
   }
