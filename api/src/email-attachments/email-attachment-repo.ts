@@ -54,26 +54,32 @@ export function receivedFile(input: Omit<ReceivedFile, 'id'>): ReceivedFile {
   return { id: newId('emailAttachment'), ...input }
 }
 
+/** A file's row: in the email `activityId`, or in none (an upload). */
+function fileRow(
+  file: ReceivedFile,
+  where: { organizationId: string; activityId: string | null; now: string },
+): EmailAttachmentTable {
+  return {
+    id: file.id,
+    organization_id: where.organizationId,
+    activity_id: where.activityId,
+    filename: file.filename,
+    content_type: file.contentType,
+    content_id: file.contentId,
+    size: file.content.length,
+    content: file.content.toString('base64'),
+    date_created: where.now,
+  }
+}
+
 /** Stores the files of an email in the caller's transaction (they go when the email goes). */
 export async function insertEmailAttachments(
   tx: Db,
   email: { organizationId: string; activityId: string; now: string },
   files: readonly ReceivedFile[],
 ): Promise<void> {
-  if (files.length === 0) return
-  const rows: EmailAttachmentTable[] = files.map((file) => ({
-    id: file.id,
-    organization_id: email.organizationId,
-    activity_id: email.activityId,
-    filename: file.filename,
-    content_type: file.contentType,
-    content_id: file.contentId,
-    size: file.content.length,
-    content: file.content.toString('base64'),
-    date_created: email.now,
-  }))
-  // One file per statement: a statement of several large files would hold all their text at once.
-  for (const row of rows) await tx.insertInto('email_attachment').values(row).execute()
+  // One file per statement, its base64 text made just before: several large files' text is never held at once.
+  for (const file of files) await tx.insertInto('email_attachment').values(fileRow(file, email)).execute()
 }
 
 /** One stored file of the organization, with its bytes. */
@@ -101,28 +107,18 @@ export async function insertUpload(
   db: Db,
   file: { organizationId: string; filename: string; contentType: string; content: Buffer; now: string },
 ): Promise<UploadedFile> {
-  const id = newId('emailAttachment')
-  await db
-    .insertInto('email_attachment')
-    .values({
-      id,
-      organization_id: file.organizationId,
-      activity_id: null,
-      filename: file.filename,
-      content_type: file.contentType,
-      content_id: null,
-      size: file.content.length,
-      content: file.content.toString('base64'),
-      date_created: file.now,
-    })
-    .execute()
+  const row = fileRow(
+    receivedFile({ filename: file.filename, contentType: file.contentType, contentId: null, content: file.content }),
+    { organizationId: file.organizationId, activityId: null, now: file.now },
+  )
+  await db.insertInto('email_attachment').values(row).execute()
   return {
-    id,
-    url: emailAttachmentUrl(id),
-    filename: file.filename,
-    content_type: file.contentType,
-    size: file.content.length,
-    date_created: file.now,
+    id: row.id,
+    url: emailAttachmentUrl(row.id),
+    filename: row.filename,
+    content_type: row.content_type,
+    size: row.size,
+    date_created: row.date_created,
   }
 }
 

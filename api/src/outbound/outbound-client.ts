@@ -5,11 +5,11 @@ import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { isPrivateAddress } from './private-address.js'
 
-// Requests to URLs that customers and operators give us (webhooks, and files to attach to emails). The guard is at connect time: the client resolves
-// the host itself and connects only when no address it resolves to is private (loopback, private ranges, link-local,
-// cloud metadata), so a name that resolves to 127.0.0.1, or to a public address and a private one, cannot reach
-// inside; IP-literal hosts are checked the same way. Redirects are never followed (a 3xx answer is a failure), so
-// one cannot lead there either.
+// Requests to URLs that customers and operators give us (webhooks, and files to attach to emails). The guard is at
+// connect time: the client resolves the host itself and connects only when no address it resolves to is private
+// (loopback, private ranges, link-local, cloud metadata), so a name that resolves to 127.0.0.1, or to a public address
+// and a private one, cannot reach inside; IP-literal hosts are checked the same way. Redirects are never followed (a
+// 3xx answer is a failure), so one cannot lead there either.
 
 /** Resolves a host name to every address it has (dns.lookup with `all`, unless a test gives its own). */
 export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>
