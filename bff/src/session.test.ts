@@ -129,6 +129,19 @@ test('a tampered sealed key, or one moved to another session, does not unseal', 
   expect(store.apiKey(b, sessionB)).toBe('api_other')
 })
 
+test('a sealed key whose tag is cut short does not unseal, though GCM would check the shorter tag', () => {
+  const store = open()
+  const id = store.create(profile, KEY, t0)
+  const session = store.get(id, t0)
+  if (session === undefined) throw new Error('session missing')
+  const [version, iv, tag = '', data] = session.sealedKey.split('.')
+  for (const bytes of [4, 8, 12, 15]) {
+    const short = Buffer.from(tag, 'base64url').subarray(0, bytes).toString('base64url')
+    expect(store.apiKey(id, { ...session, sealedKey: [version, iv, short, data].join('.') })).toBeUndefined()
+  }
+  expect(store.apiKey(id, session)).toBe(KEY)
+})
+
 test('idle sessions expire and are purged; a store opened later does not see them', () => {
   const store = open({ idleMinutes: 30 })
   const stale = store.create(profile, KEY, t0)

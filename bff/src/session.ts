@@ -255,6 +255,10 @@ export function hashId(id: string): string {
 }
 
 const SEAL_INFO = 'leadline-bff session api key v2'
+const IV_BYTES = 12
+// GCM accepts tags as short as 4 bytes unless told the length; a shortened tag is easier to forge, so only a full
+// 16-byte tag opens anything.
+const TAG_BYTES = 16
 
 /**
  * The AES-256-GCM key for one session: HKDF over the cookie's 32 random bytes, with the server secret as salt.
@@ -266,8 +270,8 @@ function sessionCipherKey(id: string, secret: Buffer): Buffer {
 
 /** `v2.<iv>.<tag>.<ciphertext>` (base64url parts), bound to the session by the cookie hash as associated data. */
 export function sealApiKey(apiKey: string, id: string, secret: Buffer): string {
-  const iv = randomBytes(12)
-  const cipher = createCipheriv('aes-256-gcm', sessionCipherKey(id, secret), iv)
+  const iv = randomBytes(IV_BYTES)
+  const cipher = createCipheriv('aes-256-gcm', sessionCipherKey(id, secret), iv, { authTagLength: TAG_BYTES })
   cipher.setAAD(Buffer.from(hashId(id)))
   const data = Buffer.concat([cipher.update(apiKey, 'utf8'), cipher.final()])
   return ['v2', ...[iv, cipher.getAuthTag(), data].map((part) => part.toString('base64url'))].join('.')
@@ -277,10 +281,15 @@ export function sealApiKey(apiKey: string, id: string, secret: Buffer): string {
 export function unsealApiKey(sealed: string, id: string, secret: Buffer): string | undefined {
   const [version, iv, tag, data] = sealed.split('.')
   if (version !== 'v2' || iv === undefined || tag === undefined || data === undefined) return undefined
+  const ivBytes = Buffer.from(iv, 'base64url')
+  const tagBytes = Buffer.from(tag, 'base64url')
+  if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) return undefined
   try {
-    const decipher = createDecipheriv('aes-256-gcm', sessionCipherKey(id, secret), Buffer.from(iv, 'base64url'))
+    const decipher = createDecipheriv('aes-256-gcm', sessionCipherKey(id, secret), ivBytes, {
+      authTagLength: TAG_BYTES,
+    })
     decipher.setAAD(Buffer.from(hashId(id)))
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+    decipher.setAuthTag(tagBytes)
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8')
   } catch {
     return undefined

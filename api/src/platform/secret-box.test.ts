@@ -39,6 +39,12 @@ describe('SecretBox', () => {
     expect(() => box.open(flipped(sealed, 2, 'hunter2'.length + 15), 'ctx')).toThrow(SecretOpenError)
     // Cut short: no room for the tag.
     expect(() => box.open(`v1:${sealed.split(':')[1] ?? ''}:AAAA`, 'ctx')).toThrow(SecretOpenError)
+    // Cut short by a few bytes: the last 16 bytes are taken as the tag, so a shortened tag is never checked.
+    const [, iv = '', body = ''] = sealed.split(':')
+    for (const cut of [1, 4, 8]) {
+      const shorter = Buffer.from(body, 'base64').subarray(0, -cut).toString('base64')
+      expect(() => box.open(`v1:${iv}:${shorter}`, 'ctx')).toThrow(SecretOpenError)
+    }
   })
 
   it('does not open under another key, nor for another context (a value copied to another row)', () => {

@@ -32,7 +32,7 @@ export class SecretBox {
    */
   seal(plaintext: string, context: string): string {
     const iv = randomBytes(IV_BYTES)
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv)
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES })
     cipher.setAAD(Buffer.from(context, 'utf8'))
     const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()])
     return `${VERSION}:${iv.toString('base64')}:${sealed.toString('base64')}`
