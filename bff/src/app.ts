@@ -88,7 +88,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
         : 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: the BFF listens beyond loopback, where anyone ' +
             'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
     )
-  const limiter = new SignInLimiter({ limit: config.signInAttempts, windowMs: config.signInWindowMs })
+  const limiter = new SignInLimiter({ store, limit: config.signInAttempts, windowMs: config.signInWindowMs })
   const live = new LiveEvents({
     apiUrl: config.apiUrl,
     streamSecret: config.streamSecret,
@@ -256,8 +256,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   const purge = setInterval(() => {
-    limiter.purge(now())
     try {
+      limiter.purge(now())
       store.purgeExpired(now())
     } catch (error) {
       logger.error({ err: error }, 'purging expired sessions failed')

@@ -43,7 +43,7 @@ export const SESSION_DB_FILE = 'sessions.db'
 const WRITE_LAST_SEEN_EVERY_MS = 60_000
 // Another process may hold the write lock for a moment (a sign-in, a purge); wait rather than fail the request.
 const BUSY_TIMEOUT_MS = 5000
-const SCHEMA_VERSION = 1
+const SCHEMA_VERSION = 2
 
 interface SessionRow {
   id_hash: string
@@ -62,7 +62,8 @@ interface SessionRow {
 }
 
 /**
- * Server-side sessions in one SQLite table (WAL mode), so several BFF processes on one data folder share them.
+ * Server-side sessions in one SQLite table (WAL mode), so several BFF processes on one data folder share them, and
+ * beside them the failed sign-ins every process counts against (see sign-in-limiter.ts).
  * Rows are keyed by the SHA-256 of the cookie value, and the API key is sealed under a key derived from the cookie
  * value itself: neither the value nor anything that opens the key without it is ever stored.
  */
@@ -154,6 +155,44 @@ export class SessionStore {
     this.#purge(now.getTime())
   }
 
+  /** The times (epoch ms) of an address's failed sign-ins after `sinceMs`, newest first, at most `limit` of them. */
+  signInFailures(address: string, sinceMs: number, limit: number): number[] {
+    return this.#statements.failures
+      .all({ address, since: sinceMs, limit })
+      .flatMap((row) =>
+        typeof row === 'object' && row !== null && 'failed_at' in row && typeof row.failed_at === 'number'
+          ? [row.failed_at]
+          : [],
+      )
+  }
+
+  /**
+   * Records a failed sign-in. The address keeps only its newest `keep` failures, failures at or before `sinceMs` are
+   * forgotten, and past `maxRows` in all the oldest go first, so a spray from many addresses cannot grow the file.
+   * Each step is an index lookup: a failed sign-in costs the same however many are on record.
+   */
+  recordSignInFailure(address: string, atMs: number, bounds: { keep: number; sinceMs: number; maxRows: number }): void {
+    this.#db
+      .transaction(() => {
+        this.#statements.insertFailure.run({ address, failed_at: atMs })
+        this.#statements.trimAddress.run({ address, keep: bounds.keep })
+        this.#statements.purgeFailures.run(bounds.sinceMs)
+        this.#statements.trimAll.run(bounds.maxRows)
+      })
+      .immediate()
+  }
+
+  /** Forgets failed sign-ins at or before `sinceMs`; the app calls it on a timer. */
+  purgeSignInFailures(sinceMs: number): void {
+    this.#statements.purgeFailures.run(sinceMs)
+  }
+
+  /** How many addresses have failures on record. */
+  get signInFailureAddresses(): number {
+    const row = this.#statements.failureAddresses.get()
+    return typeof row === 'object' && row !== null && 'n' in row && typeof row.n === 'number' ? row.n : 0
+  }
+
   close(): void {
     if (this.#db.open) this.#db.close()
   }
@@ -184,7 +223,7 @@ function openDatabase(file: string | undefined): Database.Database {
     db.transaction(() => {
       const version = db.pragma('user_version', { simple: true })
       if (version === SCHEMA_VERSION) return
-      if (version !== 0)
+      if (version !== 0 && version !== 1)
         throw new Error(
           `${file ?? 'the session store'} has session schema ${String(version)}; this BFF knows ${SCHEMA_VERSION}`,
         )
@@ -206,6 +245,12 @@ function openDatabase(file: string | undefined): Database.Database {
         ) STRICT;
         CREATE INDEX IF NOT EXISTS session_last_seen ON session (last_seen);
         CREATE INDEX IF NOT EXISTS session_created_at ON session (created_at);
+        CREATE TABLE IF NOT EXISTS sign_in_failure (
+          address TEXT NOT NULL,
+          failed_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS sign_in_failure_address ON sign_in_failure (address, failed_at);
+        CREATE INDEX IF NOT EXISTS sign_in_failure_failed_at ON sign_in_failure (failed_at);
       `)
       db.pragma(`user_version = ${SCHEMA_VERSION}`)
     }).immediate()
@@ -230,6 +275,19 @@ function prepare(db: Database.Database) {
     setTimeZone: db.prepare('UPDATE session SET time_zone = @time_zone WHERE id_hash = @id_hash'),
     delete: db.prepare('DELETE FROM session WHERE id_hash = ?'),
     purge: db.prepare('DELETE FROM session WHERE last_seen < @idle_before OR created_at < @created_before'),
+    failures: db.prepare(
+      `SELECT failed_at FROM sign_in_failure WHERE address = @address AND failed_at > @since
+       ORDER BY failed_at DESC LIMIT @limit`,
+    ),
+    failureAddresses: db.prepare('SELECT count(DISTINCT address) AS n FROM sign_in_failure'),
+    insertFailure: db.prepare('INSERT INTO sign_in_failure (address, failed_at) VALUES (@address, @failed_at)'),
+    trimAddress: db.prepare(
+      `DELETE FROM sign_in_failure WHERE address = @address AND rowid NOT IN
+         (SELECT rowid FROM sign_in_failure WHERE address = @address ORDER BY failed_at DESC LIMIT @keep)`,
+    ),
+    purgeFailures: db.prepare('DELETE FROM sign_in_failure WHERE failed_at <= ?'),
+    // Row ids grow with each insert, so this keeps the newest rows, by the index alone rather than a count.
+    trimAll: db.prepare('DELETE FROM sign_in_failure WHERE rowid <= (SELECT max(rowid) FROM sign_in_failure) - ?'),
   }
 }
 

@@ -1,56 +1,60 @@
+/** Where failed sign-ins are counted: the session store, which every BFF process on the data folder shares. */
+export interface SignInFailureStore {
+  signInFailures(address: string, sinceMs: number, limit: number): number[]
+  recordSignInFailure(address: string, atMs: number, bounds: { keep: number; sinceMs: number; maxRows: number }): void
+  purgeSignInFailures(sinceMs: number): void
+}
+
 /**
- * Failed sign-ins per client address, in this process's memory: each BFF process keeps its own count, so with N
- * processes behind a load balancer an address may try up to N times the limit (docs/decisions/0020).
+ * Failed sign-ins per client address, counted in the shared session store: with N processes behind a load balancer
+ * an address still gets the limit once, and a restart forgets nothing (docs/decisions/0020).
  */
 export class SignInLimiter {
-  readonly #failures = new Map<string, number[]>()
+  readonly #store: SignInFailureStore
   readonly #limit: number
   readonly #windowMs: number
-  readonly #maxAddresses: number
+  readonly #maxFailures: number
 
-  constructor({ limit, windowMs, maxAddresses = 100_000 }: { limit: number; windowMs: number; maxAddresses?: number }) {
+  constructor({
+    store,
+    limit,
+    windowMs,
+    maxFailures = 100_000,
+  }: {
+    store: SignInFailureStore
+    limit: number
+    windowMs: number
+    /** The most failures kept in all; the oldest are forgotten first. */
+    maxFailures?: number
+  }) {
+    this.#store = store
     this.#limit = limit
     this.#windowMs = windowMs
-    this.#maxAddresses = maxAddresses
+    this.#maxFailures = maxFailures
   }
 
   /** Seconds until the address may try again, or 0 when it may try now. */
   retryAfterSeconds(address: string, now: Date): number {
-    const recent = this.#recent(address, now.getTime())
-    if (recent.length < this.#limit) return 0
-    const oldest = recent[recent.length - this.#limit] ?? now.getTime()
-    return Math.max(1, Math.ceil((oldest + this.#windowMs - now.getTime()) / 1000))
+    const nowMs = now.getTime()
+    const recent = this.#store.signInFailures(address, nowMs - this.#windowMs, this.#limit)
+    // Newest first: when the last `limit` failures all fall in the window, the oldest of them decides.
+    const oldest = recent[this.#limit - 1]
+    if (oldest === undefined) return 0
+    return Math.max(1, Math.ceil((oldest + this.#windowMs - nowMs) / 1000))
   }
 
   recordFailure(address: string, now: Date): void {
-    const recent = this.#recent(address, now.getTime())
-    recent.push(now.getTime())
+    const nowMs = now.getTime()
     // Only the newest `limit` failures decide when the address may try again.
-    if (recent.length > this.#limit) recent.splice(0, recent.length - this.#limit)
-    this.#failures.delete(address)
-    this.#failures.set(address, recent)
-    // Bounded memory under a spray from many addresses: the least recently failing ones are forgotten first.
-    for (const oldest of this.#failures.keys()) {
-      if (this.#failures.size <= this.#maxAddresses) break
-      this.#failures.delete(oldest)
-    }
+    this.#store.recordSignInFailure(address, nowMs, {
+      keep: this.#limit,
+      sinceMs: nowMs - this.#windowMs,
+      maxRows: this.#maxFailures,
+    })
   }
 
-  /** Forgets addresses whose failures have all left the window; the app calls it on a timer. */
+  /** Forgets failures that have left the window; the app calls it on a timer. */
   purge(now: Date): void {
-    for (const address of [...this.#failures.keys()]) this.#recent(address, now.getTime())
-  }
-
-  get addresses(): number {
-    return this.#failures.size
-  }
-
-  #recent(address: string, nowMs: number): number[] {
-    const all = this.#failures.get(address)
-    if (all === undefined) return []
-    const recent = all.filter((at) => nowMs - at < this.#windowMs)
-    if (recent.length === 0) this.#failures.delete(address)
-    else this.#failures.set(address, recent)
-    return recent
+    this.#store.purgeSignInFailures(now.getTime() - this.#windowMs)
   }
 }
