@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compareTaskDates, isDateOnly, nextDay, startOfLocalDay, taskViewAt } from './task-dates.js'
+import { compareTaskDates, isDateOnly, localDateIn, nextDay, startOfLocalDay, taskViewAt } from './task-dates.js'
 
 const open = (date: string) => ({ is_complete: false, is_dateless: false, date })
 
@@ -52,4 +53,68 @@ describe('task dates', () => {
     }
     // About a second alone; several times that on a busy machine, past vitest's default of five.
   }, 30_000)
+})
+
+describe('days in a zone with daylight saving time', () => {
+  const at = (iso: string) => new Date(iso)
+
+  it.each([
+    // New York springs forward at 07:00 UTC on 2026-03-08: at 01:00 EST the day still ends at midnight EDT.
+    ['America/New_York', '2026-03-08T06:00:00Z', '2026-03-09T04:00:00.000Z'],
+    // …and falls back at 06:00 UTC on 2026-11-01: at 00:30 EDT the day ends at midnight EST, 25 hours later.
+    ['America/New_York', '2026-11-01T04:30:00Z', '2026-11-02T05:00:00.000Z'],
+    ['Europe/London', '2026-03-29T00:30:00Z', '2026-03-29T23:00:00.000Z'],
+    ['Europe/London', '2026-10-24T23:30:00Z', '2026-10-26T00:00:00.000Z'],
+    // Lord Howe Island moves by half an hour: +10:30 to +11 at 02:00 local on 2026-10-04, back on 2026-04-05.
+    ['Australia/Lord_Howe', '2026-10-03T14:00:00Z', '2026-10-04T13:00:00.000Z'],
+    ['Australia/Lord_Howe', '2026-04-04T13:30:00Z', '2026-04-05T13:30:00.000Z'],
+  ])('in %s at %s today ends at %s', (zone, now, end) => {
+    const today = localDateIn(zone, at(now))
+    expect(startOfLocalDay(nextDay(today), zone).toISOString()).toBe(end)
+    const justBefore = new Date(Date.parse(end) - 60_000).toISOString().replace('Z', '000+00:00')
+    const justAfter = end.replace('Z', '000+00:00')
+    expect(taskViewAt(open(justBefore), zone, at(now))).toBe('inbox')
+    expect(taskViewAt(open(justAfter), zone, at(now))).toBe('future')
+  })
+
+  it('starts a day whose midnight is skipped at the change (Santiago, 2026-09-06 00:00 → 01:00)', () => {
+    expect(startOfLocalDay('2026-09-06', 'America/Santiago').toISOString()).toBe('2026-09-06T04:00:00.000Z')
+    expect(localDateIn('America/Santiago', at('2026-09-06T03:59:59Z'))).toBe('2026-09-05')
+  })
+
+  it('holds for any instant and any zone: a day starts at its first instant, and today ends where tomorrow starts', () => {
+    const zones = [
+      'America/New_York',
+      'Europe/London',
+      'Australia/Lord_Howe',
+      'America/Santiago',
+      'America/Havana',
+      'Asia/Beirut',
+      'Pacific/Chatham',
+      'America/Sao_Paulo',
+      'Asia/Kathmandu',
+      'UTC',
+    ]
+    const instant = fc.integer({ min: Date.parse('2020-01-01T00:00:00Z'), max: Date.parse('2030-12-31T00:00:00Z') })
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        instant,
+        fc.integer({ min: -3 * 86_400, max: 3 * 86_400 }),
+        (zone, ms, s) => {
+          const now = new Date(ms)
+          const day = localDateIn(zone, now)
+          const start = startOfLocalDay(day, zone)
+          expect(start.getTime()).toBeLessThanOrEqual(ms)
+          expect(localDateIn(zone, start)).toBe(day)
+          expect(localDateIn(zone, new Date(start.getTime() - 1000)) < day).toBe(true)
+          // A timed task is in the inbox exactly when its local day is today or earlier.
+          const due = new Date(Math.floor(ms / 1000) * 1000 + s * 1000)
+          const date = due.toISOString().replace('Z', '000+00:00')
+          expect(taskViewAt(open(date), zone, now) === 'inbox').toBe(localDateIn(zone, due) <= day)
+        },
+      ),
+      { seed: 27, numRuns: 200 },
+    )
+  })
 })

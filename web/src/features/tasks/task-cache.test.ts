@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { localDate } from '../../lib/format'
-import { applyChanged, cachedLists, restoreTasks, snapshotLists } from './task-cache'
+import { applyChanged, belongsTo, cachedLists, restoreTasks, snapshotLists } from './task-cache'
 import { taskFixture } from './task-fixture'
 import { changedTask } from './task-mutations'
 import { taskQueries } from './task-queries'
@@ -60,5 +60,26 @@ describe('the task lists on screen', () => {
       ['list', 'cd'],
       ['lead', 'abcd'],
     ])
+  })
+})
+
+describe('the end of today on a day the clocks change', () => {
+  const zoneBefore = process.env.TZ
+  afterEach(() => {
+    if (zoneBefore === undefined) delete process.env.TZ
+    else process.env.TZ = zoneBefore
+  })
+  const inbox = { view: 'inbox', assignee: 'all' } as const
+
+  it('is the next local midnight, however many hours away (New York, spring and autumn)', () => {
+    process.env.TZ = 'America/New_York'
+    // 00:30 EDT on 2026-11-01; the day ends at midnight EST, 05:00 UTC.
+    const autumn = new Date('2026-11-01T04:30:00Z')
+    expect(belongsTo(taskFixture('late', '2026-11-02T04:30:00.000000+00:00'), inbox, autumn)).toBe(true)
+    expect(belongsTo(taskFixture('next', '2026-11-02T05:00:00.000000+00:00'), inbox, autumn)).toBe(false)
+    // 01:00 EST on 2026-03-08; the day ends at midnight EDT, 04:00 UTC.
+    const spring = new Date('2026-03-08T06:00:00Z')
+    expect(belongsTo(taskFixture('late', '2026-03-09T03:30:00.000000+00:00'), inbox, spring)).toBe(true)
+    expect(belongsTo(taskFixture('next', '2026-03-09T04:30:00.000000+00:00'), inbox, spring)).toBe(false)
   })
 })

@@ -17,14 +17,17 @@ export interface CachedList {
   write: (tasks: Task[]) => void
 }
 
-/** The user's offset from UTC in hours now: the browser's zone is the one the BFF sends the API. */
-export function browserOffsetHours(now: Date): number {
-  return -now.getTimezoneOffset() / 60
+/**
+ * The user's zone: the browser's is the one the BFF sends the API. Its name, not today's offset, so that a day
+ * whose offset changes at 2 a.m. still ends at the next midnight.
+ */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone
 }
 
 export function belongsTo(task: Task, filter: TaskListFilter, now: Date): boolean {
   return (
-    taskViewAt(task, browserOffsetHours(now), now) === filter.view &&
+    taskViewAt(task, browserTimeZone(), now) === filter.view &&
     (filter.assignee === 'all' || task.assigned_to === filter.assignee)
   )
 }
