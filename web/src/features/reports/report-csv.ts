@@ -28,6 +28,10 @@ export function majorUnits(value: number, currency: string): number {
   return value / 10 ** minorDigits(currency)
 }
 
+// The browser reads the file after the click has been handled, in a later task: revoked at once, the download may
+// find nothing. A minute is long enough for any browser to have started it, and a CSV held that long costs little.
+const REVOKE_AFTER_MS = 60_000
+
 /** Saves text as a file through a temporary link (the browser's download). */
 export function downloadText(fileName: string, text: string, type = 'text/csv;charset=utf-8') {
   const url = URL.createObjectURL(new Blob([text], { type }))
@@ -35,5 +39,7 @@ export function downloadText(fileName: string, text: string, type = 'text/csv;ch
   link.href = url
   link.download = fileName
   link.click()
-  URL.revokeObjectURL(url)
+  setTimeout(() => {
+    URL.revokeObjectURL(url)
+  }, REVOKE_AFTER_MS)
 }
