@@ -239,3 +239,39 @@ test('a report by owner matches the API, and a preset sets its dates in the URL'
   await expect(page.getByRole('button', { name: 'This year' })).toHaveAttribute('aria-pressed', 'true')
   await expect(page.getByText('No opportunities match')).toBeVisible()
 })
+
+test('the report screen, its chart and a drill-down run under the Content Security Policy without a violation', async ({
+  page,
+  demoStack,
+}) => {
+  const violations: string[] = []
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text())
+  })
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.sample}`)
+    })
+  })
+  const s = await seed(demoStack.users, demoStack.apiUrl)
+  await signInAs(page, demoUser(demoStack.users, 'admin'))
+  await page.goto(reportUrl(s, 'month'))
+  // The chart loads after the table; on a busy machine, well after.
+  const chart = page.getByRole('figure')
+  await expect(chart.getByRole('link', { name: /^March 2025: .* won$/ })).toBeVisible({ timeout: 20_000 })
+  // The legend's swatches carry their colour as SVG attributes, not as style attributes a policy could refuse.
+  await expect(chart.getByText('Won (annualized)')).toBeVisible()
+  await expect(chart.locator('figcaption [style]')).toHaveCount(0)
+  await page.getByRole('combobox', { name: 'Group by' }).selectOption({ label: 'Owner' })
+  await expect(page.getByRole('table', { name: /^Opportunities by/ }).locator('tbody tr')).toHaveCount(2)
+  await page
+    .getByRole('link', { name: /: .* expected$/ })
+    .first()
+    .click()
+  await expect(page.getByRole('link', { name: 'Back to the report' })).toBeVisible()
+  await page.getByRole('link', { name: 'Back to the report' }).click()
+  await page.getByRole('button', { name: 'All dates' }).click()
+  await expect(chart.getByRole('link').first()).toBeVisible()
+
+  expect(violations).toEqual([])
+})

@@ -72,7 +72,10 @@ export function ReportChart({
       <figcaption className="flex flex-wrap gap-4 text-sm text-slate-700">
         {series.map((s) => (
           <span key={s.name} className="flex items-center gap-1.5">
-            <span aria-hidden="true" className="inline-block size-3 rounded-sm" style={{ background: s.color }} />
+            {/* The colour as an SVG attribute: a style attribute would be an inline style, which the policy refuses. */}
+            <svg aria-hidden="true" viewBox="0 0 12 12" className="size-3">
+              <rect width="12" height="12" rx="2" fill={s.color} />
+            </svg>
             {s.name}
           </span>
         ))}
