@@ -15,7 +15,6 @@ import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pi
 import { cleanLabel, labelSchema } from './status-input.js'
 import {
   countLeadStatuses,
-  countPipelineStatuses,
   deleteLeadStatus,
   deleteOpportunityStatus,
   findLeadStatus,
@@ -384,7 +383,9 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
     {
       schema: {
         tags: opportunityTags,
-        summary: 'Delete an opportunity status no opportunity uses; the last one of a pipeline stays (admin)',
+        summary: 'Delete an opportunity status no opportunity uses, the last of its pipeline too (admin)',
+        description:
+          'A pipeline may be left without statuses, and then deleted (decision 0040); an opportunity created without a status takes the first active one of the first pipeline that has statuses.',
         params,
         response: { 200: deletedSchema },
       },
@@ -396,9 +397,6 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
         if (status === undefined) throw opportunityStatusNotFound()
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id, 'opportunity'), 'opportunities')
-        if ((await countPipelineStatuses(tx, status.pipeline_id)) <= 1) {
-          throw new HttpError(400, 'The last status of a pipeline cannot be deleted: every opportunity needs a status.')
-        }
         await deleteOpportunityStatus(tx, me.organizationId, status.id)
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         await recordEvents(tx, ctx.events, [statusEvent('opportunity', opportunityStatusView(status), 'deleted')])
