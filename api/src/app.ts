@@ -38,6 +38,8 @@ import type { Deps } from './platform/deps.js'
 import { createMetaCache } from './organizations/organization-meta.js'
 import { ViewCache } from './platform/view-cache.js'
 import { createAuthCache } from './api-keys/auth-cache.js'
+import type { Resolver } from './outbound/host-check.js'
+import { systemResolver } from './outbound/outbound-client.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -48,6 +50,8 @@ export interface BuildOptions {
   rateLimiter?: RateLimiter
   /** The event stream's poll, heartbeat and settle times, which tests shorten. */
   eventStream?: EventStreamTimings
+  /** How host names are resolved when a URL is saved; the system's resolver unless a test gives its own. */
+  resolve?: Resolver
 }
 
 export const REDACTED_PATHS = [
@@ -104,6 +108,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     meta: createMetaCache(database.db, database.reader),
     views: new ViewCache(config.viewCacheBytes),
     auth: createAuthCache(database.db, clock),
+    resolve: options.resolve ?? systemResolver,
   }
   server.install(app)
   app.decorate('leadWebhookEnvUrl', config.leadWebhookUrl)

@@ -6,7 +6,7 @@ import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
-import { requireAdmin } from '../platform/roles.js'
+import { requireAdmin, requireAdminOver } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { changeContext, recordEvents, type EventAction, type EventInput } from '../events/event-repo.js'
 import {
@@ -152,6 +152,8 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       const hide = base !== 'custom_field'
       const what = `${label[objectType]} custom field`
       const notFound = () => new NotFoundError(what)
+      // Role checks read with no lock (platform/roles.ts), before the transaction that takes the organization's.
+      const fieldOf = (id: string) => (organizationId: string) => findCustomField(db, organizationId, objectType, id)
       const nameTaken = () =>
         ValidationError.field('name', `A ${objectType} custom field with this name already exists.`)
 
@@ -249,12 +251,11 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           },
         },
         async (request) => {
-          const me = caller(request)
+          const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
           return db.transaction().execute(async (tx) => {
             await lockOrganizationCustomFields(tx, dialect, me.organizationId)
             const current = await findCustomField(tx, me.organizationId, objectType, request.params.id)
             if (current === undefined) throw notFound()
-            requireAdmin(request)
             if (Object.keys(request.body).length === 0) return customFieldView(current)
             const values = patched(current, request.body)
             if (
@@ -305,11 +306,10 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           },
         },
         async (request) => {
-          const me = caller(request)
+          const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
           await db.transaction().execute(async (tx) => {
             const field = await findCustomField(tx, me.organizationId, objectType, request.params.id)
             if (field === undefined) throw notFound()
-            requireAdmin(request)
             await deleteCustomField(tx, me.organizationId, field.id)
             const ctx = changeContext(request, formatTimestamp(clock.now()))
             await recordEvents(tx, ctx.events, [customFieldEvent(objectType, customFieldView(field), 'deleted')])

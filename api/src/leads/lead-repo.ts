@@ -167,8 +167,10 @@ async function appendAddresses(db: Db, organizationId: string, sourceId: string,
 
 /**
  * Merges `sourceId` into `destinationId`: contacts, activities and addresses move, empty fields and custom values of
- * the destination are filled from the source, and the source is deleted. Opportunities and tasks move too. The caller
- * holds the transaction.
+ * the destination are filled from the source, and the source is deleted. Opportunities, tasks and email threads move
+ * too: every row that would cascade-delete with the source and belongs to what moved. (Calls and texts are activities;
+ * their files, Message-IDs, telephony ids and outbox sends name the activity, not the lead, and so follow it.) The
+ * caller holds the transaction.
  */
 export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, destinationId: string): Promise<void> {
   const source = await findLead(db, ctx.organizationId, sourceId)
@@ -177,7 +179,14 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
   const move = { lead_id: destinationId }
   const org = ctx.organizationId
   await db.updateTable('contact').set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
-  for (const table of ['contact_email', 'contact_phone', 'contact_url', 'opportunity', 'task'] as const) {
+  for (const table of [
+    'contact_email',
+    'contact_phone',
+    'contact_url',
+    'opportunity',
+    'task',
+    'email_thread',
+  ] as const) {
     await db.updateTable(table).set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   }
   await db

@@ -243,6 +243,102 @@ describe('POST /lead/merge/', () => {
     expect(notes.map((n: { note: string }) => n.note)).toEqual(['Met at the fair'])
   })
 
+  it('moves emails with their threads, calls and texts with their sends, so threads answer and replies join', async () => {
+    const phone = await call(ctx.app, admin(), 'POST', '/phone_number/', {
+      body: { number: '+14155550100', type: 'internal' },
+    })
+    expect(phone.statusCode, phone.body).toBe(200)
+    const source = await createLead({ name: 'Threaded Source', contacts: [{ name: 'Tess Thread' }] })
+    const destination = await createLead({ name: 'Threaded Destination' })
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(ctx.app, rep(), 'POST', path, { body: { lead_id: source.id, ...body } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json<{ id: string; thread_id?: string }>()
+    }
+    const asked = await post('/activity/email/', {
+      status: 'inbox',
+      subject: 'Pricing',
+      body_text: 'How much?',
+      sender: 'tess@client.example',
+      to: ['rep@acme.example'],
+    })
+    const answered = await post('/activity/email/', {
+      status: 'sent',
+      subject: 'Re: Pricing',
+      body_text: 'Not much.',
+      to: ['tess@client.example'],
+      in_reply_to_id: asked.id,
+    })
+    expect(answered.thread_id).toBe(asked.thread_id)
+    const threadId = asked.thread_id ?? ''
+    const called = await post('/activity/call/', { direction: 'outbound', duration: 60, phone: '+14155550123' })
+    const texted = await post('/activity/sms/', {
+      status: 'inbox',
+      text: 'Hi',
+      remote_phone: '+14155550123',
+      local_phone: '+14155550100',
+    })
+    const dateScheduled = new Date(ctx.clock.now().getTime() + 86_400_000).toISOString()
+    const scheduled = await post('/activity/sms/', {
+      status: 'scheduled',
+      text: 'Tomorrow',
+      remote_phone: '+14155550123',
+      local_phone: '+14155550100',
+      date_scheduled: dateScheduled,
+    })
+
+    const res = await call(ctx.app, rep(), 'POST', '/lead/merge/', {
+      body: { source: source.id, destination: destination.id },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+
+    for (const [path, id] of [
+      ['email', asked.id],
+      ['email', answered.id],
+      ['call', called.id],
+      ['sms', texted.id],
+      ['sms', scheduled.id],
+      ['emailthread', threadId],
+    ] as const) {
+      const read = await call(ctx.app, rep(), 'GET', `/activity/${path}/${id}/`)
+      expect(read.statusCode, `${path} ${read.body}`).toBe(200)
+      expect(read.json().lead_id, path).toBe(destination.id)
+    }
+    const thread = (await call(ctx.app, rep(), 'GET', `/activity/emailthread/${threadId}/`)).json()
+    expect(thread.n_emails).toBe(2)
+    const threads = await call(ctx.app, rep(), 'GET', '/activity/emailthread/', { query: { lead_id: destination.id } })
+    expect(threads.json().data.map((t: { id: string }) => t.id)).toEqual([threadId])
+    const texts = await call(ctx.app, rep(), 'GET', '/activity/sms/', { query: { lead_id: destination.id } })
+    expect(
+      texts
+        .json()
+        .data.map((t: { id: string }) => t.id)
+        .sort(),
+    ).toEqual([texted.id, scheduled.id].sort())
+    expect((await call(ctx.app, rep(), 'GET', `/activity/sms/${scheduled.id}/`)).json().status).toBe('scheduled')
+    const sends = await ctx.database.db
+      .selectFrom('outbox')
+      .select('status')
+      .where('ordering_key', '=', `sms:${scheduled.id}`)
+      .execute()
+    expect(sends).toEqual([{ status: 'pending' }])
+
+    const reply = await call(ctx.app, rep(), 'POST', '/activity/email/', {
+      body: {
+        lead_id: destination.id,
+        status: 'inbox',
+        subject: 'Re: Pricing',
+        body_text: 'Deal.',
+        sender: 'tess@client.example',
+        to: ['rep@acme.example'],
+        in_reply_to_id: answered.id,
+      },
+    })
+    expect(reply.statusCode, reply.body).toBe(200)
+    expect(reply.json().thread_id).toBe(threadId)
+    expect((await call(ctx.app, rep(), 'GET', `/activity/emailthread/${threadId}/`)).json().n_emails).toBe(3)
+  })
+
   it('answers clear errors for unknown, foreign and identical ids', async () => {
     const lead = await createLead({ name: 'Lonely Co' })
     const theirs = (await call(ctx.app, ctx.other.member.key, 'POST', '/lead/', { body: { name: 'Theirs' } })).json()

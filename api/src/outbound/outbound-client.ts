@@ -3,6 +3,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { privateAddressAmong, type Resolver } from './host-check.js'
 import { isPrivateAddress } from './private-address.js'
 
 // Requests to URLs that customers and operators give us (webhooks, and files to attach to emails). The guard is at
@@ -11,8 +12,7 @@ import { isPrivateAddress } from './private-address.js'
 // and a private one, cannot reach inside; IP-literal hosts are checked the same way. Redirects are never followed (a
 // 3xx answer is a failure), so one cannot lead there either.
 
-/** Resolves a host name to every address it has (dns.lookup with `all`, unless a test gives its own). */
-export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>
+export type { Resolver }
 
 export interface OutboundClientOptions {
   /** Whether private addresses may be reached (`outboundPrivateAllowed(config)`: local development and tests). */
@@ -98,7 +98,8 @@ interface ExchangeSpec<T> {
 const ERROR_BODY_CHARS = 200
 const USER_AGENT = 'Leadline-Webhooks/1.0'
 
-function systemResolver(hostname: string): Promise<readonly LookupAddress[]> {
+/** The system's resolver, as connections use it. */
+export function systemResolver(hostname: string): Promise<readonly LookupAddress[]> {
   return new Promise((resolve, reject) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
       if (error === null) resolve(addresses)
@@ -129,7 +130,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
           callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '')
           return
         }
-        const inside = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address))
+        const inside = allowPrivate ? undefined : privateAddressAmong(addresses)
         if (inside !== undefined) {
           callback(
             new OutboundRefusedError(`refused: ${hostname} resolves to ${inside.address}, a private address`),

@@ -13,7 +13,7 @@ import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
-import { requireAdmin } from '../platform/roles.js'
+import { requireAdmin, requireAdminOver } from '../platform/roles.js'
 import { cleanText } from '../platform/text.js'
 import { formatTimestamp } from '../platform/time.js'
 import { LABEL_MAX, labelProblem } from '../statuses/status-input.js'
@@ -98,6 +98,10 @@ function sameFields(row: OutcomeTable, fields: OutcomeFields): boolean {
 }
 
 export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // Role checks come first, with one read and no transaction (platform/roles.ts).
+  const outcomeOf = (id: string) => (organizationId: string) => findOutcome(db, organizationId, id)
+  const outcomeNotFound = () => new NotFoundError('Outcome')
+
   app.get(
     '/outcome/',
     {
@@ -183,13 +187,12 @@ export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, outcomeOf(request.params.id), outcomeNotFound)
       const body = request.body
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       return db.transaction().execute(async (tx) => {
         const row = await findOutcome(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw new NotFoundError('Outcome')
-        requireAdmin(request)
+        if (row === undefined) throw outcomeNotFound()
         const before = outcomeView(row)
         const type = body.type ?? before.type
         const fields = checkedFields({
@@ -218,12 +221,11 @@ export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, outcomeOf(request.params.id), outcomeNotFound)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
         const row = await findOutcome(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw new NotFoundError('Outcome')
-        requireAdmin(request)
+        if (row === undefined) throw outcomeNotFound()
         await deleteOutcome(tx, row)
         await recordEvents(tx, ctx.events, [outcomeEvent(outcomeView(row), 'deleted')])
       })

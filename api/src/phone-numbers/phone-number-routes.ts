@@ -8,7 +8,7 @@ import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
-import { requireAdmin } from '../platform/roles.js'
+import { requireAdmin, requireAdminOver } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import {
   DuplicatePhoneNumberError,
@@ -81,6 +81,10 @@ function restorePlus(raw: string): string {
 }
 
 export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
+  // Role checks come first, with one read (platform/roles.ts).
+  const phoneNumberOf = (id: string) => (organizationId: string) => findPhoneNumber(db, organizationId, id)
+  const phoneNumberNotFound = () => new NotFoundError('Phone number')
+
   async function checkMember(organizationId: string, userId: string | null | undefined): Promise<void> {
     if (typeof userId === 'string' && !(await isMemberOf(db, organizationId, userId))) {
       throw ValidationError.field('user_id', 'Not a user of your organization.')
@@ -186,10 +190,9 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, phoneNumberOf(request.params.id), phoneNumberNotFound)
       const existing = await findPhoneNumber(db, me.organizationId, request.params.id)
-      if (existing === undefined) throw new NotFoundError('Phone number')
-      requireAdmin(request)
+      if (existing === undefined) throw phoneNumberNotFound()
       const body = request.body
       await checkMember(me.organizationId, body.user_id)
       const label = cleanLabel(body.label)
@@ -216,10 +219,9 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, phoneNumberOf(request.params.id), phoneNumberNotFound)
       const existing = await findPhoneNumber(db, me.organizationId, request.params.id)
-      if (existing === undefined) throw new NotFoundError('Phone number')
-      requireAdmin(request)
+      if (existing === undefined) throw phoneNumberNotFound()
       await deletePhoneNumber(db, me.organizationId, existing.id)
       return {}
     },

@@ -416,6 +416,40 @@ describe('deleting a pipeline', () => {
     expect((await pipelines(org)).map((p) => [p.name, labels(p)])).toEqual([['Renewals', ['Active', 'Won', 'Lost']]])
   })
 
+  it('empties a pipeline by deleting its statuses, the last one too once no opportunity uses it, and then it goes', async () => {
+    const org = await ctx.createOrg('Delete statuses then pipeline')
+    const sales = await salesPipeline(org)
+    const renewals = await createPipeline(org, 'Renewals', [{ label: 'Renewing' }, { label: 'Renewed', type: 'won' }])
+    const [renewing, renewed] = renewals.statuses
+    const lead = await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Renewal Co' } })
+    expect(lead.statusCode, lead.body).toBe(200)
+    const deal = await call(ctx.app, org.member.key, 'POST', '/opportunity/', {
+      body: { lead_id: lead.json().id, status_id: renewing?.id },
+    })
+    expect(deal.statusCode, deal.body).toBe(200)
+    const remove = (id: string | undefined) =>
+      call(ctx.app, org.admin.key, 'DELETE', `/status/opportunity/${id ?? ''}/`)
+
+    expect((await remove(renewed?.id)).statusCode).toBe(200)
+    // The last status, while an opportunity is in it: refused, and nothing changes.
+    const used = await remove(renewing?.id)
+    expect(used.statusCode).toBe(400)
+    expect(used.json()).toEqual({ error: expect.stringContaining('1 opportunit') })
+    expect(labels(await pipeline(org, renewals.id))).toEqual(['Renewing'])
+    const held = await call(ctx.app, org.admin.key, 'DELETE', `/pipeline/${renewals.id}/`)
+    expect(held.statusCode).toBe(400)
+
+    const moved = await call(ctx.app, org.member.key, 'PUT', `/opportunity/${deal.json().id}/`, {
+      body: { status_id: sales.statuses[0]?.id },
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    const last = await remove(renewing?.id)
+    expect(last.statusCode, last.body).toBe(200)
+    expect(labels(await pipeline(org, renewals.id))).toEqual([])
+    expect((await call(ctx.app, org.admin.key, 'DELETE', `/pipeline/${renewals.id}/`)).statusCode).toBe(204)
+    expect((await pipelines(org)).map((p) => [p.name, labels(p)])).toEqual([['Sales', ['Active', 'Won', 'Lost']]])
+  })
+
   it('refuses to delete the organization’s last pipeline', async () => {
     const org = await ctx.createOrg('Last pipeline')
     const sales = await salesPipeline(org)

@@ -11,7 +11,7 @@ import { caller, callerToday } from '../platform/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
 import { changeContext, recordEvents, type EventAction, type EventInput } from '../events/event-repo.js'
-import { requireAdmin } from '../platform/roles.js'
+import { requireAdmin, requireAdminOver } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { LABEL_MAX, labelProblem, labelSchema, sameLabel } from '../statuses/status-input.js'
 import {
@@ -181,13 +181,18 @@ function pipelineChanges(
   ]
 }
 
+const pipelineNotFound = () => new NotFoundError('Pipeline')
+
 async function viewOf(db: Db | Tx, organizationId: string, id: string): Promise<Pipeline> {
   const view = await findPipelineView(db, organizationId, id)
-  if (view === undefined) throw new NotFoundError('Pipeline')
+  if (view === undefined) throw pipelineNotFound()
   return view
 }
 
 export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // Role checks read with no lock (platform/roles.ts), before the transaction that takes the organization's.
+  const pipelineOf = (id: string) => (organizationId: string) => findPipeline(db, organizationId, id)
+
   app.get(
     '/pipeline/',
     {
@@ -279,13 +284,12 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, pipelineOf(request.params.id), pipelineNotFound)
       const body = request.body
       return db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const pipeline = await findPipeline(tx, me.organizationId, request.params.id)
-        if (pipeline === undefined) throw new NotFoundError('Pipeline')
-        requireAdmin(request)
+        if (pipeline === undefined) throw pipelineNotFound()
         if (body.name === undefined && body.statuses === undefined) return viewOf(tx, me.organizationId, pipeline.id)
 
         const errors: Record<string, string> = {}
@@ -360,11 +364,10 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       },
     },
     async (request, reply) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, pipelineOf(request.params.id), pipelineNotFound)
       await db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const pipeline = await viewOf(tx, me.organizationId, request.params.id)
-        requireAdmin(request)
         if ((await countPipelines(tx, me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last pipeline of an organization cannot be deleted.')
         }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js'
+import type { Resolver } from '../outbound/host-check.js'
 import type { Db, Dialect, HotReader } from '../db/database.js'
 import type { ViewCache } from './view-cache.js'
 import type { MetaCache } from '../organizations/organization-meta.js'
@@ -19,4 +20,6 @@ export interface Deps {
   /** Built views by object id, shared by the resources that cache theirs. */
   views: ViewCache
   auth: AuthCache
+  /** Host names to addresses, for checking a URL when it is saved (outbound/host-check.ts); tests give their own. */
+  resolve: Resolver
 }

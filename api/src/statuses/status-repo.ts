@@ -184,15 +184,6 @@ export async function opportunityStatusLabelTaken(
   return rows.some((row) => row.id !== exceptId && sameLabel(row.label, label))
 }
 
-export async function countPipelineStatuses(db: Queryable, pipelineId: string): Promise<number> {
-  const row = await db
-    .selectFrom('opportunity_status')
-    .select((eb) => eb.fn.countAll<string | number>().as('count'))
-    .where('pipeline_id', '=', pipelineId)
-    .executeTakeFirstOrThrow()
-  return Number(row.count)
-}
-
 /** The position after the last status of a pipeline. */
 export async function nextStatusPosition(db: Queryable, pipelineId: string): Promise<number> {
   const last = await db

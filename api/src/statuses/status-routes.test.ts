@@ -416,7 +416,7 @@ describe('opportunity statuses', () => {
     expect((await opportunityStatuses(org)).map((s) => s.label)).toEqual(['Active', 'Lost'])
   })
 
-  it('refuses to delete the last status of a pipeline', async () => {
+  it('deletes the last status of a pipeline when no opportunity uses it, leaving the pipeline empty', async () => {
     const org = await ctx.createOrg('Last of a pipeline')
     const renewals = await seedPipeline(org, 'Renewals', 1)
     const only = (
@@ -425,12 +425,11 @@ describe('opportunity statuses', () => {
       })
     ).json()
     const res = await call(ctx.app, org.admin.key, 'DELETE', `/status/opportunity/${only.id}/`)
-    expect(res.statusCode).toBe(400)
-    expect(res.json()).toEqual({ error: expect.any(String) })
-    expect((await call(ctx.app, org.admin.key, 'GET', `/status/opportunity/${only.id}/`)).statusCode).toBe(200)
-    // The other pipeline still has three statuses, so one of them can go.
-    const [active] = await opportunityStatuses(org)
-    expect((await call(ctx.app, org.admin.key, 'DELETE', `/status/opportunity/${active?.id}/`)).statusCode).toBe(200)
+    expect(res.statusCode, res.body).toBe(200)
+    expect((await call(ctx.app, org.admin.key, 'GET', `/status/opportunity/${only.id}/`)).statusCode).toBe(404)
+    const emptied = await call(ctx.app, org.admin.key, 'GET', `/pipeline/${renewals}/`)
+    expect(emptied.json().statuses).toEqual([])
+    expect((await opportunityStatuses(org)).map((s) => s.label)).toEqual(['Active', 'Won', 'Lost'])
   })
 })
 

@@ -9,13 +9,12 @@ import { caller, callerToday } from '../platform/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
 import { changeContext, recordEvents } from '../events/event-repo.js'
-import { requireAdmin } from '../platform/roles.js'
+import { requireAdmin, requireAdminOver } from '../platform/roles.js'
 import { formatTimestamp } from '../platform/time.js'
 import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
 import { cleanLabel, labelSchema } from './status-input.js'
 import {
   countLeadStatuses,
-  countPipelineStatuses,
   deleteLeadStatus,
   deleteOpportunityStatus,
   findLeadStatus,
@@ -76,6 +75,11 @@ function refuseWhileUsed(usage: number, holders: 'leads' | 'opportunities'): voi
 }
 
 export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // Role checks read with no lock (platform/roles.ts), before the transaction that takes the organization's.
+  const leadStatusOf = (id: string) => (organizationId: string) => findLeadStatus(db, organizationId, id)
+  const opportunityStatusOf = (id: string) => (organizationId: string) => findOpportunityStatus(db, organizationId, id)
+  const opportunityStatusNotFound = () => new NotFoundError('Opportunity status')
+
   // --- lead statuses ---
 
   app.get(
@@ -155,12 +159,15 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(
+        request,
+        leadStatusOf(request.params.id),
+        () => new NotFoundError('Lead status'),
+      )
       return db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const status = await findLeadStatus(tx, me.organizationId, request.params.id)
         if (status === undefined) throw new NotFoundError('Lead status')
-        requireAdmin(request)
         if (request.body.label === undefined) return leadStatusView(status)
         const label = cleanLabel(request.body.label)
         if (await leadStatusLabelTaken(tx, me.organizationId, label, status.id)) {
@@ -188,12 +195,15 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(
+        request,
+        leadStatusOf(request.params.id),
+        () => new NotFoundError('Lead status'),
+      )
       await db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const status = await findLeadStatus(tx, me.organizationId, request.params.id)
         if (status === undefined) throw new NotFoundError('Lead status')
-        requireAdmin(request)
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'leads')
         if ((await countLeadStatuses(tx, me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last lead status cannot be deleted: every lead needs a status.')
@@ -311,12 +321,11 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, opportunityStatusOf(request.params.id), opportunityStatusNotFound)
       return db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw new NotFoundError('Opportunity status')
-        requireAdmin(request)
+        if (status === undefined) throw opportunityStatusNotFound()
         const label = request.body.label === undefined ? undefined : cleanLabel(request.body.label)
         const type = request.body.type
         const pipelineId = request.body.pipeline_id
@@ -374,22 +383,20 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
     {
       schema: {
         tags: opportunityTags,
-        summary: 'Delete an opportunity status no opportunity uses; the last one of a pipeline stays (admin)',
+        summary: 'Delete an opportunity status no opportunity uses, the last of its pipeline too (admin)',
+        description:
+          'A pipeline may be left without statuses, and then deleted (decision 0040); an opportunity created without a status takes the first active one of the first pipeline that has statuses.',
         params,
         response: { 200: deletedSchema },
       },
     },
     async (request) => {
-      const me = caller(request)
+      const me = await requireAdminOver(request, opportunityStatusOf(request.params.id), opportunityStatusNotFound)
       await db.transaction().execute(async (tx) => {
         await lockOrganizationStatuses(tx, dialect, me.organizationId)
         const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw new NotFoundError('Opportunity status')
-        requireAdmin(request)
+        if (status === undefined) throw opportunityStatusNotFound()
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id, 'opportunity'), 'opportunities')
-        if ((await countPipelineStatuses(tx, status.pipeline_id)) <= 1) {
-          throw new HttpError(400, 'The last status of a pipeline cannot be deleted: every opportunity needs a status.')
-        }
         await deleteOpportunityStatus(tx, me.organizationId, status.id)
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         await recordEvents(tx, ctx.events, [statusEvent('opportunity', opportunityStatusView(status), 'deleted')])

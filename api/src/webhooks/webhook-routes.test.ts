@@ -1,3 +1,4 @@
+import type { LookupAddress } from 'node:dns'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -61,6 +62,10 @@ async function storedKey(id: string): Promise<string> {
     .where('id', '=', id)
     .executeTakeFirstOrThrow()
   return row.signature_key
+}
+
+async function countSubscriptions(): Promise<number> {
+  return (await ctx.database.db.selectFrom('webhook_subscription').select('id').execute()).length
 }
 
 function fieldErrors(res: LightMyRequestResponse): Record<string, string> {
@@ -196,6 +201,76 @@ describe('POST /webhook/', () => {
       'https://hooks.example.com:8443/a?b=c',
     ]) {
       expect((await create({ url, events: [leadCreated] })).statusCode).toBe(201)
+    }
+  })
+
+  it('resolves a host name when the subscription is saved, and refuses one that reaches inside (400 on url)', async () => {
+    // `vm` stands for a name in /etc/hosts; `slow` for one whose DNS answers later than a save waits.
+    const names: Record<string, readonly LookupAddress[]> = {
+      vm: [{ address: '127.0.0.1', family: 4 }],
+      'split.example.com': [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ],
+      'metadata.example.com': [{ address: 'fd00:ec2::254', family: 6 }],
+      'public.example.com': [{ address: '93.184.216.34', family: 4 }],
+    }
+    const asked: string[] = []
+    const resolving = await buildApp({
+      database: ctx.database,
+      config: ctx.config,
+      clock: ctx.clock,
+      logger: false,
+      resolve: async (hostname) => {
+        asked.push(hostname)
+        if (hostname === 'slow.example.com') return new Promise(() => {})
+        const found = names[hostname]
+        if (found === undefined) throw Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' })
+        return found
+      },
+    })
+    try {
+      const before = await countSubscriptions()
+      for (const [url, address] of [
+        ['https://vm:4443/hook', 'vm resolves to 127.0.0.1'],
+        ['https://split.example.com/hook', 'split.example.com resolves to 10.0.0.7'],
+        ['https://metadata.example.com/hook', 'metadata.example.com resolves to fd00:ec2::254'],
+      ] as const) {
+        const res = await create({ url, events: [leadCreated] }, ctx.org.admin.key, resolving)
+        expect(fieldErrors(res), url).toEqual({
+          url: `Must not point to a loopback, private, link-local or reserved address: ${address}.`,
+        })
+      }
+      expect(await countSubscriptions()).toBe(before)
+
+      const sub = await create(
+        { url: 'https://public.example.com/hook', events: [leadCreated] },
+        ctx.org.admin.key,
+        resolving,
+      )
+      expect(sub.statusCode, sub.body).toBe(201)
+      const id = sub.json<CreatedWebhookSubscription>().id
+      const moved = await call(resolving, ctx.org.admin.key, 'PUT', `/webhook/${id}/`, {
+        body: { url: 'https://vm/hook', status: 'paused' },
+      })
+      expect(fieldErrors(moved)).toEqual({
+        url: 'Must not point to a loopback, private, link-local or reserved address: vm resolves to 127.0.0.1.',
+      })
+      const kept = await call(resolving, ctx.org.admin.key, 'GET', `/webhook/${id}/`)
+      expect(kept.json()).toMatchObject({ url: 'https://public.example.com/hook', status: 'active' })
+
+      // A name that does not resolve, or not in time, is taken: each delivery checks it again when it connects.
+      const started = Date.now()
+      for (const url of ['https://nowhere.example.com/hook', 'https://slow.example.com/hook']) {
+        const res = await create({ url, events: [leadCreated] }, ctx.org.admin.key, resolving)
+        expect(res.statusCode, url).toBe(201)
+      }
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(asked).toEqual(
+        expect.arrayContaining(['vm', 'split.example.com', 'nowhere.example.com', 'slow.example.com']),
+      )
+    } finally {
+      await resolving.close()
     }
   })
 

@@ -33,7 +33,7 @@ import {
   updateSubscription,
   type SubscriptionChange,
 } from './webhook-repo.js'
-import { WEBHOOK_URL_MAX, webhookUrlProblem } from './webhook-url.js'
+import { WEBHOOK_URL_MAX, webhookTargetProblem } from './webhook-url.js'
 
 const tags = ['webhooks']
 const params = Type.Object({ id: Type.String() })
@@ -131,7 +131,7 @@ async function viewOf(db: Db, organizationId: string, id: string): Promise<Webho
   return subscriptionView(row)
 }
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   const allowPrivate = outboundPrivateAllowed(config)
 
   app.get(
@@ -181,7 +181,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const body = request.body
       const errors: Record<string, string> = {}
       const url = body.url.trim()
-      const urlProblem = webhookUrlProblem(url, allowPrivate)
+      const urlProblem = await webhookTargetProblem(url, allowPrivate, resolve)
       if (urlProblem !== undefined) errors.url = urlProblem
       const events = cleanEvents(body.events, errors)
       refuseEventFilter(body.event_filter, errors)
@@ -215,12 +215,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     async (request) => {
       const me = requireAdmin(request)
       const body = request.body
+      const url = body.url?.trim()
+      // Resolved before the transaction, which never waits on DNS.
+      const urlProblem = url === undefined ? undefined : await webhookTargetProblem(url, allowPrivate, resolve)
       return db.transaction().execute(async (tx) => {
         const row = await findSubscription(tx, me.organizationId, request.params.id)
         if (row === undefined) throw new NotFoundError('Webhook subscription')
         const errors: Record<string, string> = {}
-        const url = body.url?.trim()
-        const urlProblem = url === undefined ? undefined : webhookUrlProblem(url, allowPrivate)
         if (urlProblem !== undefined) errors.url = urlProblem
         const events = body.events === undefined ? undefined : cleanEvents(body.events, errors)
         refuseEventFilter(body.event_filter, errors)
