@@ -4,7 +4,7 @@ import type { Deps } from '../platform/deps.js'
 import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
-import { bytesText } from '../platform/text.js'
+import { bytesText, hasControlCharacter, NO_CONTROL_CHARACTERS } from '../platform/text.js'
 import { rawBodySchema } from '../platform/validator.js'
 import { findEmailAttachment, insertUpload } from './email-attachment-repo.js'
 
@@ -17,8 +17,6 @@ const MEDIA_TYPE =
 const MEDIA_TYPE_MAX = 255
 const BYTES = 'application/octet-stream'
 const FILENAME_MAX = 255
-const CONTROL_CHARACTERS = /\p{Cc}/u
-
 /** The type an uploaded file is stored with: its request's media type, or bytes when it has none (or no valid one). */
 export function uploadedMediaType(header: string | undefined): string {
   const given = (header ?? '').trim()
@@ -81,7 +79,7 @@ export const emailAttachmentRoutes: FastifyPluginAsyncTypebox<Deps> = async (app
         const filename = request.query.filename.trim()
         const errors: Record<string, string> = {}
         if (filename === '') errors.filename = 'This field is required.'
-        else if (CONTROL_CHARACTERS.test(filename)) errors.filename = 'Must not contain control characters.'
+        else if (hasControlCharacter(request.query.filename)) errors.filename = NO_CONTROL_CHARACTERS
         const content = request.body
         if (content === undefined || content.length === 0)
           errors.file = 'The file is empty: send its bytes as the request body.'

@@ -10,6 +10,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../platform/erro
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
+import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../platform/text.js'
 import {
   deleteTemplate,
   emailTemplateView,
@@ -100,7 +101,9 @@ function checkedFields(input: FieldsInput): TemplateFields {
   const name = input.name.trim()
   if (name === '') errors.name = 'This field may not be blank.'
   else if (name.length > NAME_MAX) errors.name = `Ensure this field has no more than ${String(NAME_MAX)} characters.`
-  const subjectProblem = templateProblem('subject', input.subject)
+  const subjectProblem = hasControlCharacter(input.subject)
+    ? NO_CONTROL_CHARACTERS
+    : templateProblem('subject', input.subject)
   if (subjectProblem !== undefined) errors.subject = subjectProblem
   const bodyProblem = templateProblem('body', input.body)
   if (bodyProblem !== undefined) errors.body = bodyProblem

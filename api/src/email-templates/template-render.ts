@@ -2,6 +2,7 @@ import { LiquidError } from 'liquidjs'
 import type { Db, EmailTemplateTable } from '../db/database.js'
 import { ValidationError } from '../platform/errors.js'
 import type { Attachment } from '../platform/attachments.js'
+import { oneLine } from '../platform/text.js'
 import { findVisibleTemplate, templateAttachments } from './email-template-repo.js'
 import { htmlToText } from './html-text.js'
 import { templateContext, type ContextInput } from './template-context.js'
@@ -72,10 +73,8 @@ export async function renderTemplateRow(
 ): Promise<RenderedTemplate> {
   const parts = parsedTemplate(row)
   const context = await templateContext(db, input)
-  // A value with a line break must not start a new header line.
-  const subject = renderPart('subject', parts.subject, context)
-    .replace(/[\r\n]+/g, ' ')
-    .trim()
+  // A value with a line break (or any control character) must not start a new header line: it becomes a space.
+  const subject = oneLine(renderPart('subject', parts.subject, context)).trim()
   const bodyHtml = renderPart('body', parts.body, context)
   return {
     templateName: row.name,

@@ -76,6 +76,17 @@ export function parseAddress(raw: string): EnvelopeAddress | undefined {
   return { email: only.address, name: only.name }
 }
 
+/**
+ * One mailbox as an email is written to and sent to: like `parseAddress`, but a group (`Name: a@b.c;`), whose name
+ * shows while the address inside it receives, is not one.
+ */
+export function parseMailbox(raw: string): EnvelopeAddress | undefined {
+  const parsed = addressparser(raw)
+  const [only] = parsed
+  if (parsed.length !== 1 || only === undefined || only.group !== undefined) return undefined
+  return parseAddress(raw)
+}
+
 /** The addresses of a field, those that read as addresses (stored ones were checked when written). */
 export function envelopeAddresses(raws: readonly (string | null)[]): EnvelopeAddress[] {
   return raws.flatMap((raw) => {

@@ -11,9 +11,9 @@ import {
 } from '../email-attachments/email-attachment-repo.js'
 import { sendFields, statusSchema } from '../messages/message-status.js'
 import { newId } from '../platform/ids.js'
-import { isHttpsUrl } from '../platform/text.js'
+import { hasControlCharacter, isHttpsUrl, NO_CONTROL_CHARACTERS } from '../platform/text.js'
 import { parseTimestamp, TIMESTAMP_EXPECTED } from '../platform/time.js'
-import { parseAddress } from './email-body.js'
+import { parseMailbox } from './email-body.js'
 
 // What a request may say about an email, and how it is checked: addresses one by one (`to.1`), the contact one of
 // the email's lead, the email it answers one of the same lead, attachments on https or files uploaded, a follow-up
@@ -146,6 +146,11 @@ async function readAttachments(
   const files: FileBinding = { bind: [], copy: [] }
   const copies = new Map<string, string>()
   const attachments = given.map((a, i): EmailAttachment => {
+    for (const field of ['filename', 'content_type', 'content_id'] as const) {
+      const value = a[field]
+      if (typeof value === 'string' && hasControlCharacter(value))
+        errors[`attachments.${String(i)}.${field}`] = NO_CONTROL_CHARACTERS
+    }
     const id = storedAttachmentId(a.url)
     if (id === undefined) {
       if (!isHttpsUrl(a.url)) errors[`attachments.${String(i)}.url`] = 'Must be an https:// URL or a file uploaded.'
@@ -184,12 +189,19 @@ async function readAttachments(
   return { attachments, files }
 }
 
+/** Why an address (a recipient, the sender) as given cannot be stored, if it cannot. */
+function addressProblem(address: string): string | undefined {
+  // Refused, not cleaned: a line break in an address is a header injection, and what is stored must be what is sent.
+  if (hasControlCharacter(address)) return NO_CONTROL_CHARACTERS
+  return parseMailbox(address.trim()) === undefined ? 'Enter a valid email address.' : undefined
+}
+
 /** A list of addresses, each checked (`to.1`: the second is not an address), trimmed. */
 function readAddresses(field: string, raw: string[] | null, errors: Record<string, string>): string[] {
   return (raw ?? []).map((address, i) => {
-    const trimmed = address.trim()
-    if (parseAddress(trimmed) === undefined) errors[`${field}.${String(i)}`] = 'Enter a valid email address.'
-    return trimmed
+    const problem = addressProblem(address)
+    if (problem !== undefined) errors[`${field}.${String(i)}`] = problem
+    return address.trim()
   })
 }
 
@@ -214,12 +226,16 @@ export async function readEmailContent(
   errors: Record<string, string>,
 ): Promise<EmailContent> {
   const content: EmailContent = {}
-  if (body.subject !== undefined) content.subject = body.subject ?? ''
+  if (body.subject !== undefined) {
+    content.subject = body.subject ?? ''
+    if (hasControlCharacter(content.subject)) errors.subject = NO_CONTROL_CHARACTERS
+  }
   if (body.body_text !== undefined) content.body_text = body.body_text
   if (body.body_html !== undefined) content.body_html = body.body_html
   if (body.sender !== undefined) {
     const sender = body.sender === null || body.sender.trim() === '' ? null : body.sender.trim()
-    if (sender !== null && parseAddress(sender) === undefined) errors.sender = 'Enter a valid email address.'
+    const problem = body.sender === null ? undefined : addressProblem(body.sender)
+    if (sender !== null && problem !== undefined) errors.sender = problem
     content.sender = sender
   }
   for (const field of ['to', 'cc', 'bcc'] as const) {

@@ -154,10 +154,13 @@ describe('each status on create', () => {
     })
     expect(email.date_sent).toBe(email.date_created)
     expect(await sends(email.id)).toEqual([])
-    const forAdmin = await create({ status: 'sent', subject: 'For the admin', user_id: ctx.org.admin.id })
-    expect(forAdmin.sender).toMatch(/^admin-.*@example\.com$/)
-    expect(forAdmin.user_id).toBe(ctx.org.admin.id)
-    expect(forAdmin.created_by).toBe(ctx.org.member.id)
+    // An admin may log a colleague's email (decision 0037); the sender is then the colleague's address.
+    const logged = await post({ status: 'sent', subject: 'For the rep', user_id: ctx.org.member.id }, ctx.org.admin.key)
+    expect(logged.statusCode, logged.body).toBe(200)
+    const forRep = logged.json<Email>()
+    expect(forRep.sender).toMatch(/^rep-.*@example\.com$/)
+    expect(forRep.user_id).toBe(ctx.org.member.id)
+    expect(forRep.created_by).toBe(ctx.org.admin.id)
   })
 
   it('outbox: goes through the sender’s account, after send_in seconds', async () => {
@@ -232,8 +235,8 @@ describe('validation', () => {
     expect(fieldErrors(await post({ ...outbox, sender: 'someone@else.example' }))).toEqual({
       sender: 'None of the email accounts of the email’s user sends as someone@else.example.',
     })
-    // The admin has no account: the rep's address is not theirs to send as.
-    expect(fieldErrors(await post({ ...outbox, user_id: ctx.org.admin.id }))).toEqual({
+    // The rep's address is not the admin's to send as.
+    expect(fieldErrors(await post(outbox, ctx.org.admin.key))).toEqual({
       sender: `None of the email accounts of the email’s user sends as ${REP_ADDRESS}.`,
     })
     expect(fieldErrors(await post({ ...outbox, sender: null }))).toEqual({ sender: 'This field is required.' })

@@ -11,6 +11,7 @@ import {
   storedAttachmentIds,
 } from '../email-attachments/email-attachment-repo.js'
 import { findLead } from '../leads/lead-repo.js'
+import { checkMessageChange, checkNewMessageUser } from '../messages/message-owner.js'
 import { findMessage, scheduleSend, stopSend, writeMessage } from '../messages/message-send.js'
 import {
   addFieldError,
@@ -167,6 +168,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         const userId = body.user_id ?? me.userId
         if (body.user_id !== undefined && body.user_id !== null && !(await isMemberOf(tx, organizationId, userId)))
           errors.user_id = 'Not a user of your organization.'
+        else checkNewMessageUser(me, userId, body.status)
         const content = await readEmailContent(tx, { organizationId, leadId: body.lead_id, lock }, body, errors)
         const status = body.status
         const { dateScheduled, sendIn } = readNewSend(status, body, now, errors)
@@ -251,6 +253,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
           errors,
         )
         const contactId = content.contact_id === undefined ? row.contact_id : content.contact_id
+        // A draft sends only as its own user (checked below), so a user since removed leaves it unsendable.
         const userId = row.user_id ?? me.userId
         const scope = { organizationId, leadId: row.lead_id, contactId, userId }
         const from = before.status
@@ -267,6 +270,8 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         }
         const change = readStatusChange(before, body, now, errors)
         after = { ...after, status: change.to, date_scheduled: change.dateScheduled }
+        const edited = !same({ ...after, status: before.status }, before) || contactId !== row.contact_id
+        checkMessageChange(me, row.user_id, change, edited)
         if (startsSend(change))
           after.email_account_id = await sendingAccount(
             tx,

@@ -9,11 +9,17 @@ import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/ema
 import { findStoredFiles, storedAttachmentId, storedAttachmentIds } from '../email-attachments/email-attachment-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
 import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
-import { createOutboundClient, type OutboundClient, type OutboundDownload } from '../outbound/outbound-client.js'
+import {
+  createOutboundClient,
+  type OutboundClient,
+  type OutboundDownload,
+  type Resolver,
+} from '../outbound/outbound-client.js'
 import { isPrivateAddress, outboundPrivateAllowed } from '../outbound/private-address.js'
-import { bytesText } from '../platform/text.js'
+import type { SendDeadline } from '../outbound/send-deadline.js'
+import { bytesText, hasControlCharacter } from '../platform/text.js'
 import type { Clock } from '../platform/time.js'
-import { addressDomain, parseAddress } from './email-body.js'
+import { addressDomain, parseAddress, parseMailbox, type EnvelopeAddress } from './email-body.js'
 import { createFollowup } from './email-followup.js'
 import type { EmailData } from './email-store.js'
 import { recordMessageIds } from './email-thread.js'
@@ -24,7 +30,9 @@ import { recordMessageIds } from './email-thread.js'
 // LEADLINE_SMTP_ALLOW_HOSTS) and is connected to at the address checked; TLS is implicit with `use_ssl`, else
 // STARTTLS whenever the server offers it, and certificates are verified against the host's name. Its files go with it
 // (docs/decisions/0034-outgoing-attachments.md): stored ones read from the database as the message is written, https
-// ones fetched first through the outbound guard.
+// ones fetched first through the outbound guard. Every step is within the send's one deadline (half the outbox
+// lease), and nothing goes out whose headers would carry a control character or whose envelope would differ from
+// the addresses stored (docs/decisions/0037-who-sends-clean-headers-send-deadline.md).
 
 export const EMAIL_SEND_KIND = 'email_send'
 /** An email's sends: `email_send` rows, ordering key `email:<activity id>`. */
@@ -71,9 +79,20 @@ async function replyHeaders(db: Db, email: ActivityTable, data: EmailData) {
 /** An SMTP host the outbound guard refuses: no retry will reach it. */
 class OutboundGuardError extends Error {}
 
-/** The address the SMTP host is reached at: resolved once, refused when private unless that is allowed. */
-async function guardedAddress(host: string, allowPrivate: boolean): Promise<string> {
-  const addresses = await lookup(host, { all: true })
+/** Every address of a host name, as the system resolves it. */
+const systemResolver: Resolver = (host) => lookup(host, { all: true })
+
+/**
+ * The address the SMTP host is reached at: resolved once (within the send's deadline), refused when private unless
+ * that is allowed.
+ */
+async function guardedAddress(
+  host: string,
+  allowPrivate: boolean,
+  resolve: Resolver,
+  deadline: SendDeadline,
+): Promise<string> {
+  const addresses = await deadline.within(resolve(host), `Looking up ${host}`)
   if (!allowPrivate) {
     const inside = addresses.find((a) => isPrivateAddress(a.address))
     if (inside !== undefined)
@@ -109,6 +128,48 @@ function storedContent(db: Db, organizationId: string, id: string, filename: str
   )
 }
 
+/**
+ * The values of an email that become header lines (or parts' headers), named as a request's field errors name them:
+ * a control character in one could end its line and start another header, so the email does not go out.
+ */
+function headerValues(data: EmailData): [string, string][] {
+  const values: [string, string][] = [
+    ['sender', data.sender ?? ''],
+    ['subject', data.subject],
+  ]
+  for (const field of ['to', 'cc', 'bcc'] as const)
+    data[field].forEach((value, i) => values.push([`${field}.${String(i)}`, value]))
+  data.attachments.forEach((file, i) => {
+    const at = `attachments.${String(i)}`
+    values.push([`${at}.filename`, file.filename], [`${at}.content_type`, file.content_type ?? ''])
+    values.push([`${at}.content_id`, file.content_id ?? ''])
+  })
+  data.references.forEach((value, i) => values.push([`references.${String(i)}`, value]))
+  return values
+}
+
+/** The envelope and address headers of an email: each stored address read as exactly one mailbox, or the one that is not. */
+type EmailAddresses =
+  { from: EnvelopeAddress; to: EnvelopeAddress[]; cc: EnvelopeAddress[]; bcc: EnvelopeAddress[] } | { problem: string }
+
+function emailAddresses(data: EmailData, accountAddress: string): EmailAddresses {
+  const read = (field: string, value: string): EnvelopeAddress | string => {
+    const address = parseMailbox(value)
+    return address ?? `${field} (${value}) is not one email address`
+  }
+  const from = read('sender', data.sender ?? accountAddress)
+  if (typeof from === 'string') return { problem: from }
+  const lists = { to: [] as EnvelopeAddress[], cc: [] as EnvelopeAddress[], bcc: [] as EnvelopeAddress[] }
+  for (const field of ['to', 'cc', 'bcc'] as const) {
+    for (const [i, value] of data[field].entries()) {
+      const address = read(`${field}.${String(i)}`, value)
+      if (typeof address === 'string') return { problem: address }
+      lists[field].push(address)
+    }
+  }
+  return { from, ...lists }
+}
+
 /** The files of an email as nodemailer attaches them, or why it cannot go out (`final`: no retry mends it). */
 type EmailFiles = { files: Attachment[] } | { error: string; target: string; final: boolean }
 
@@ -131,6 +192,8 @@ export interface EmailSenderOptions {
    * for the servers attachments are fetched from.
    */
   tls?: { ca?: string; rejectUnauthorized?: boolean }
+  /** How SMTP hosts and attachments' hosts are resolved; the system's by default (tests give one that never answers). */
+  resolve?: Resolver
 }
 
 /**
@@ -144,17 +207,21 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
   const allowPrivate = outboundPrivateAllowed(config)
   const ca = options.tls?.ca
   // Downloads keep no connection open, so this client holds nothing to close.
-  const client: OutboundClient = createOutboundClient({ allowPrivate, ...(ca === undefined ? {} : { ca }) })
+  const resolve = options.resolve ?? systemResolver
+  const client: OutboundClient = createOutboundClient({
+    allowPrivate,
+    ...(ca === undefined ? {} : { ca }),
+    ...(options.resolve === undefined ? {} : { resolve }),
+  })
   const limits = config.emailReceive
 
   /**
    * The email's files: stored ones (their sizes read now, their bytes as the message is written), https ones
-   * downloaded, all of them within `timeoutMs` and together within the message limit.
+   * downloaded, all of them within the send's deadline and together within the message limit.
    */
-  async function emailFiles(email: ActivityTable, data: EmailData, timeoutMs: number): Promise<EmailFiles> {
+  async function emailFiles(email: ActivityTable, data: EmailData, deadline: SendDeadline): Promise<EmailFiles> {
     if (data.attachments.length === 0) return { files: [] }
     const stored = await findStoredFiles(db, email.organization_id, storedAttachmentIds(data.attachments), false)
-    const deadline = performance.now() + timeoutMs
     const files: Attachment[] = []
     let total = 0
     for (const listed of data.attachments) {
@@ -173,9 +240,9 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
           ...inline,
         })
       } else {
-        const left = Math.floor(deadline - performance.now())
+        const left = deadline.left()
         if (left <= 0) {
-          const error = `The attachments could not all be fetched within ${String(timeoutMs / 1000)} s.`
+          const error = 'The attachments could not all be fetched within the time a send has.'
           return { error, target: listed.url, final: false }
         }
         const download = await client.get({ url: listed.url, timeoutMs: left, maxBytes: limits.maxAttachmentBytes })
@@ -202,7 +269,7 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
     return { files }
   }
 
-  async function send(email: ActivityTable, timeoutMs: number): Promise<SendAttempt<'Email'>> {
+  async function send(email: ActivityTable, deadline: SendDeadline): Promise<SendAttempt<'Email'>> {
     const started = performance.now()
     const outcome = (error: string | null, target: string, final = false): SendAttempt<'Email'> => ({
       result: { ok: error === null, statusCode: null, durationMs: Math.round(performance.now() - started), error },
@@ -224,17 +291,29 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       return outcome('The email account this email was to be sent through no longer exists.', 'smtp:', true)
     const { smtp } = account
     const target = `smtp://${smtp.host}:${String(smtp.port)}`
+    // The last guard: what the API refused on the way in (decision 0037) does not go out if it was stored anyway.
+    const unsafe = headerValues(data).find(([, value]) => hasControlCharacter(value))
+    if (unsafe !== undefined)
+      return outcome(
+        `Not sent: the email’s ${unsafe[0]} holds a line break or another control character.`,
+        target,
+        true,
+      )
+    const addresses = emailAddresses(data, account.email)
+    if ('problem' in addresses) return outcome(`Not sent: ${addresses.problem}.`, target, true)
     let address: string
     try {
       const allowed = allowPrivate || config.email.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
-      address = await guardedAddress(smtp.host, allowed)
+      address = await guardedAddress(smtp.host, allowed, resolve, deadline)
     } catch (error) {
       return outcome(smtpError(error), target, error instanceof OutboundGuardError)
     }
-    const attached = await emailFiles(email, data, timeoutMs)
+    const attached = await emailFiles(email, data, deadline)
     if ('error' in attached) return outcome(attached.error, attached.target, attached.final)
     const messageId = messageIdOf(email.id, data.sender)
     const reply = await replyHeaders(db, email, data)
+    const left = deadline.left()
+    if (left <= 0) return outcome('The send ran out of time before it reached the SMTP server.', target)
     const transport = nodemailer.createTransport({
       host: address,
       port: smtp.port,
@@ -242,16 +321,22 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
       // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
       tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
+      connectionTimeout: left,
+      greetingTimeout: left,
+      socketTimeout: left,
     })
+    const mailbox = (a: EnvelopeAddress) => ({ name: a.name, address: a.email })
+    const { from, to, cc, bcc } = addresses
     try {
       await transport.sendMail({
-        from: data.sender ?? account.email,
-        to: data.to,
-        cc: data.cc,
-        bcc: data.bcc,
+        from: mailbox(from),
+        to: to.map(mailbox),
+        cc: cc.map(mailbox),
+        bcc: bcc.map(mailbox),
+        // Exactly the stored recipients, each once as stored: nodemailer does not work the envelope out itself.
+        envelope: { from: from.email, to: [...to, ...cc, ...bcc].map((a) => a.email) },
+        // Aborts the SMTP dialogue (connection, TLS, every command) when the deadline passes.
+        signal: deadline.signal,
         subject: data.subject,
         text: data.body_text,
         html: data.body_html,
@@ -261,7 +346,8 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
         ...(reply === undefined ? {} : { inReplyTo: reply.inReplyTo, references: reply.references }),
       })
     } catch (error) {
-      return outcome(smtpError(error), target)
+      const late = deadline.signal.aborted ? ' (cut off: the send took longer than the time it has)' : ''
+      return outcome(`${smtpError(error)}${late}`, target)
     } finally {
       transport.close()
     }
@@ -279,7 +365,7 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       capMs: EMAIL_RETRY_CAP_MS,
       maxAttempts: config.email.maxAttempts,
     },
-    send: (email, { timeoutMs }) => send(email, timeoutMs),
+    send: (email, { deadline }) => send(email, deadline),
     async after(tx, email, settlement) {
       if (settlement.outcome !== 'sent' || email.thread_id === null) return
       const data = storedEmail(email)

@@ -3,6 +3,7 @@ import { activityEvents, type ActivityData } from '../activities/activity-repo.j
 import { recordEvents, type EventAction, type EventContext } from '../events/event-repo.js'
 import type { OutboundResult } from '../outbound/outbound-client.js'
 import {
+  leaseHeld,
   recordAttempt,
   retryDelayMs,
   type HandlerContext,
@@ -10,6 +11,7 @@ import {
   type OutboxRow,
 } from '../outbox/outbox-dispatcher.js'
 import { outboxWritten } from '../outbox/outbox-signal.js'
+import { sendDeadline, type SendDeadline } from '../outbound/send-deadline.js'
 import { newId } from '../platform/ids.js'
 import { parseJsonObject } from '../platform/raw-json.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
@@ -199,8 +201,11 @@ export interface MessageSenderOptions<T extends MessageType> {
   channel: SendChannel<T>
   retry: RetryPolicy
   leadWebhookUrl: string | null
-  /** Makes one attempt at the message (outside any transaction, under the row's lease). */
-  send(message: ActivityTable, context: { row: OutboxRow; timeoutMs: number }): Promise<SendAttempt<T>>
+  /**
+   * Makes one attempt at the message (outside any transaction, under the row's lease), every step of it within
+   * `deadline`: what it has not done by then it breaks off, as a failure.
+   */
+  send(message: ActivityTable, context: { row: OutboxRow; deadline: SendDeadline }): Promise<SendAttempt<T>>
   /** Runs after the message's new state is written, in the same transaction (an email's follow-up task). */
   after?(tx: Db, message: ActivityTable, settlement: SendSettlement): Promise<void>
 }
@@ -235,7 +240,7 @@ export function messageSendHandler<T extends MessageType>(
 ): (context: HandlerContext) => OutboxHandler {
   const { db, clock, channel } = options
   const lock = options.dialect === 'postgres'
-  return ({ owner, timeoutMs, random }) => {
+  return ({ owner, sendTimeoutMs, random, leaseLost }) => {
     const systemEvents = (organizationId: string, now: string): EventContext => ({
       organizationId,
       userId: null,
@@ -259,28 +264,31 @@ export function messageSendHandler<T extends MessageType>(
             date_updated: formatTimestamp(clock.now()),
           })
           .where('seq', '=', row.seq)
-          .where('lease_owner', '=', owner)
+          .where(leaseHeld(row, owner))
           .execute()
         return undefined
       })
     }
 
     return async (row) => {
+      // The deadline runs from the start of the delivery, just after the claim: reading the message counts too.
+      const deadline = sendDeadline(sendTimeoutMs)
       const { activityId, due } = sendPayload(row)
       const message = await waitingMessage(row, activityId)
       if (message === undefined) return false
-      const attempt = await options.send(message, { row, timeoutMs })
+      const attempt = await options.send(message, { row, deadline })
       const { result } = attempt
       const now = clock.now()
       const at = formatTimestamp(now)
       const nextAt =
         result.ok || attempt.final === true ? null : retryAt(options.retry, due, row.attempts + 1, now, random())
-      await db.transaction().execute(async (tx) => {
+      const held = await db.transaction().execute(async (tx) => {
         const current = await findMessage(tx, channel.type, row.organization_id, activityId, lock)
-        if (!(await recordAttempt(tx, row, owner, { url: attempt.target, result, nextAt, at }))) return
-        if (current === undefined) return
+        // A lease lost (another claim took the send, or it was cancelled) records nothing: the message is theirs.
+        if (!(await recordAttempt(tx, row, owner, { url: attempt.target, result, nextAt, at }))) return false
+        if (current === undefined) return true
         const before = storedMessage<T>(current)
-        if (!WAITING_STATUSES.includes(before.status)) return
+        if (!WAITING_STATUSES.includes(before.status)) return true
         const settlement: SendSettlement = {
           outcome: result.ok ? 'sent' : nextAt === null ? 'failed' : 'retry',
           error: result.error ?? 'The message was refused.',
@@ -295,7 +303,9 @@ export function messageSendHandler<T extends MessageType>(
           { userId: null, now: at, action: result.ok ? 'sent' : 'updated', events: settlement.events },
         )
         if (options.after !== undefined) await options.after(tx, written, settlement)
+        return true
       })
+      if (!held) leaseLost(row, result.ok ? 'sent' : (result.error ?? 'failed'))
       return true
     }
   }

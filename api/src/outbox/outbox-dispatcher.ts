@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
-import { sql, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely'
 import type { Config } from '../config.js'
-import type { Db, Dialect, OutboxTable } from '../db/database.js'
+import type { Db, Dialect, OutboxTable, Tables } from '../db/database.js'
 import { createOutboundClient, type OutboundClient, type OutboundResult } from '../outbound/outbound-client.js'
 import { outboundPrivateAllowed } from '../outbound/private-address.js'
 import { newId, randomBase62 } from '../platform/ids.js'
@@ -33,8 +33,24 @@ export const PARKED = '9999-12-31T00:00:00.000000+00:00'
 export interface HandlerContext {
   owner: string
   timeoutMs: number
+  /**
+   * How long one send (an email's, a text's) may take from its claim, every step of it: half the lease, so that it
+   * is over, and recorded, before another process could claim the row again.
+   */
+  sendTimeoutMs: number
   /** [0, 1): the jitter of retry delays. */
   random: () => number
+  /** Tells the operator that a delivery's lease was lost before its outcome could be recorded (nothing was). */
+  leaseLost: (row: OutboxRow, outcome: string) => void
+}
+
+/**
+ * The row as the claim that returned it holds it: the same owner and the same `lease_until`. A later claim, by
+ * another process or by this one once the lease ran out, writes a later `lease_until`, so this tells them apart.
+ */
+export function leaseHeld(row: OutboxRow, owner: string) {
+  return (eb: ExpressionBuilder<Tables, 'outbox'>) =>
+    eb.and([eb('lease_owner', '=', owner), eb('lease_until', '=', row.lease_until ?? '')])
 }
 
 /** Handles the claimed rows of one `kind`; answers whether it made an attempt (rather than setting the row aside). */
@@ -90,13 +106,30 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt at a row this process holds (`owner`'s lease) and settles or reschedules the row, in the
- * caller's transaction; answers false, changing nothing but the attempt's record, when the row is no longer pending
- * under that lease.
+ * Records an attempt at a row this claim holds (`owner`'s lease, as claimed) and settles or reschedules the row, in
+ * the caller's transaction; answers false, changing nothing, when the row is no longer pending under that lease
+ * (another claim took it, or it was cancelled once the lease had run out).
  */
 export async function recordAttempt(tx: Db, row: OutboxRow, owner: string, attempt: AttemptRecord): Promise<boolean> {
   const { result, nextAt, at } = attempt
   const count = row.attempts + 1
+  const settled = await tx
+    .updateTable('outbox')
+    .set({
+      status: result.ok ? 'delivered' : nextAt === null ? 'failed' : 'pending',
+      attempts: count,
+      last_status_code: result.statusCode,
+      last_error: result.error,
+      lease_until: null,
+      date_updated: at,
+      ...(nextAt === null ? {} : { next_attempt_at: nextAt }),
+    })
+    .where('seq', '=', row.seq)
+    .where(leaseHeld(row, owner))
+    // Not one cancelled meanwhile (its subscription deleted while the request was under way).
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+  if (Number(settled.numUpdatedRows) === 0) return false
   await tx
     .insertInto('outbox_attempt')
     .values({
@@ -113,23 +146,7 @@ export async function recordAttempt(tx: Db, row: OutboxRow, owner: string, attem
       date_created: at,
     })
     .execute()
-  const settled = await tx
-    .updateTable('outbox')
-    .set({
-      status: result.ok ? 'delivered' : nextAt === null ? 'failed' : 'pending',
-      attempts: count,
-      last_status_code: result.statusCode,
-      last_error: result.error,
-      lease_until: null,
-      date_updated: at,
-      ...(nextAt === null ? {} : { next_attempt_at: nextAt }),
-    })
-    .where('seq', '=', row.seq)
-    .where('lease_owner', '=', owner)
-    // Not one cancelled meanwhile (its subscription deleted while the request was under way).
-    .where('status', '=', 'pending')
-    .executeTakeFirst()
-  return Number(settled.numUpdatedRows) > 0
+  return true
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -141,6 +158,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const leaseMs = config.outbox.leaseSeconds * 1000
   // A request must end well within its lease, or another process could claim the row while it is still under way.
   const timeoutMs = Math.min(REQUEST_TIMEOUT_MS, Math.floor(leaseMs / 2))
+  const sendTimeoutMs = Math.floor(leaseMs / 2)
   const report =
     options.onError ??
     ((error: unknown, what: string) => {
@@ -221,7 +239,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           : { next_attempt_at: PARKED, lease_until: null, date_updated: at },
       )
       .where('seq', '=', row.seq)
-      .where('lease_owner', '=', owner)
+      .where(leaseHeld(row, owner))
       .execute()
   }
 
@@ -279,8 +297,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const attempt = row.attempts + 1
     const next = result.ok ? null : retryAt(row, attempt, now)
     const nextAt = next === null ? null : formatTimestamp(next)
-    await db.transaction().execute(async (tx) => {
-      await recordAttempt(tx, row, owner, { url: target.url, result, nextAt, at })
+    const held = await db.transaction().execute(async (tx) => {
+      // A lease lost (another claim took the row, or it was cancelled) records, reschedules and pauses nothing.
+      if (!(await recordAttempt(tx, row, owner, { url: target.url, result, nextAt, at }))) return false
       if (nextAt !== null) {
         // The rows behind this one cannot go before it: they need not be looked at until it is tried again.
         await tx
@@ -292,11 +311,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           .where('next_attempt_at', '<', nextAt)
           .execute()
       }
-      if (row.kind !== 'webhook' || row.subscription_id === null) return
+      if (row.kind !== 'webhook' || row.subscription_id === null) return true
       const subscription = tx.updateTable('webhook_subscription').where('id', '=', row.subscription_id)
       if (result.ok) {
         await subscription.set({ failing_since: null }).where('failing_since', 'is not', null).execute()
-        return
+        return true
       }
       await subscription.set({ failing_since: at }).where('failing_since', 'is', null).execute()
       const state = await tx
@@ -305,7 +324,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         .where('id', '=', row.subscription_id)
         .executeTakeFirst()
       const since = state?.failing_since ?? at
-      if (state?.status !== 'active' || Date.parse(since) > now.getTime() - WEBHOOK_PAUSE_AFTER_MS) return
+      if (state?.status !== 'active' || Date.parse(since) > now.getTime() - WEBHOOK_PAUSE_AFTER_MS) return true
       await subscription
         .set({
           status: 'paused',
@@ -314,7 +333,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         })
         .where('status', '=', 'active')
         .execute()
+      return true
     })
+    if (!held) leaseLost(row, result.ok ? 'delivered' : (result.error ?? 'failed'))
   }
 
   async function deliverWebhook(row: OutboxRow): Promise<boolean> {
@@ -332,7 +353,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return true
   }
 
-  const context: HandlerContext = { owner, timeoutMs, random }
+  function leaseLost(row: OutboxRow, outcome: string): void {
+    report(
+      new Error(
+        `the lease was lost before the outcome (${outcome}) could be recorded: another claim holds the row, or it was cancelled; nothing was recorded`,
+      ),
+      `delivering ${row.id}`,
+    )
+  }
+
+  const context: HandlerContext = { owner, timeoutMs, sendTimeoutMs, random, leaseLost }
   const handlers = new Map<string, OutboxHandler>([
     ['webhook', deliverWebhook],
     ['lead_webhook', deliverWebhook],

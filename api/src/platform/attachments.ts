@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { isHttpsUrl } from './text.js'
+import { hasControlCharacter, isHttpsUrl, NO_CONTROL_CHARACTERS } from './text.js'
 
 /** A file sent with a message (a text, an email, every email made from a template), as a request gives it. */
 export const attachmentInputSchema = Type.Object(
@@ -21,7 +21,10 @@ export interface Attachment {
   size: number | null
 }
 
-/** The attachments as stored (`size` null when not given); a field error (`<field>.<i>.url`) for each URL not https. */
+/**
+ * The attachments as stored (`size` null when not given); a field error for each URL not https (`<field>.<i>.url`)
+ * and each file name with a control character (`<field>.<i>.filename`: it goes into a header).
+ */
 export function readAttachments(
   input: readonly AttachmentInput[],
   errors: Record<string, string>,
@@ -29,6 +32,7 @@ export function readAttachments(
 ): Attachment[] {
   input.forEach((attachment, i) => {
     if (!isHttpsUrl(attachment.url)) errors[`${field}.${String(i)}.url`] = 'Must be an https:// URL.'
+    if (hasControlCharacter(attachment.filename)) errors[`${field}.${String(i)}.filename`] = NO_CONTROL_CHARACTERS
   })
   return input.map((a) => ({ url: a.url, filename: a.filename, content_type: a.content_type, size: a.size ?? null }))
 }

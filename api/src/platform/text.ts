@@ -102,3 +102,21 @@ export function unstorableTextPaths(value: unknown, limit = 10): string[][] {
   }
   return found
 }
+
+// C0 controls (NUL, TAB, LF, CR…), DEL, C1 controls (NEL among them), and the Unicode line and paragraph separators:
+// none belongs in a header, and each can end one. One character class, so the test is linear in the text.
+const CONTROL = /[\p{Cc}\u2028\u2029]/u
+const CONTROL_RUNS = /[\p{Cc}\u2028\u2029\s]+/gu
+
+/** What a field that ends up in a message header (an address, a subject, a file name) may not contain. */
+export const NO_CONTROL_CHARACTERS = 'Must not contain line breaks or other control characters.'
+
+/** Whether the text holds a control character or a line or paragraph separator. */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL.test(text)
+}
+
+/** The text on one line: each run of control characters, separators and white space becomes one space. */
+export function oneLine(text: string): string {
+  return text.replace(CONTROL_RUNS, ' ')
+}

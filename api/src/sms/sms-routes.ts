@@ -17,6 +17,7 @@ import {
   updateSmsBody,
   type Content,
 } from './sms-input.js'
+import { checkMessageChange } from '../messages/message-owner.js'
 import { scheduleSend, stopSend, writeMessage } from '../messages/message-send.js'
 import { readNewSend, readStatusChange, same, sendDue, startsSend, stopsSend } from '../messages/message-status.js'
 import { findSms, SMS_CHANNEL, storedSms, type SmsData } from './sms-send.js'
@@ -158,6 +159,8 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
         }
         const change = readStatusChange(before, body, now, errors)
         after = { ...after, status: change.to, date_scheduled: change.dateScheduled }
+        const edited = !same({ ...after, status: before.status }, before) || contactId !== row.contact_id
+        checkMessageChange(me, row.user_id, change, edited)
         if (startsSend(change)) {
           sendableProblems(after, errors)
           // The number may have been taken off the organization's internal numbers since the draft was written.

@@ -52,8 +52,9 @@ export function smsSendHandler(options: SmsSenderOptions): (context: HandlerCont
     channel: SMS_CHANNEL,
     leadWebhookUrl: config.leadWebhookUrl,
     retry: { baseMs: config.sms.retrySeconds * 1000, capMs: SMS_RETRY_CAP_MS, windowMs: SMS_RETRY_WINDOW_MS },
-    async send(message, { row, timeoutMs }) {
+    async send(message, { row, deadline }) {
       const data = storedSms(message)
+      // The gateway's request gets what is left of the send's time (its client breaks it off then, lookup included).
       const result = await provider.send(
         {
           id: message.id,
@@ -64,7 +65,7 @@ export function smsSendHandler(options: SmsSenderOptions): (context: HandlerCont
           text: data.text,
           attachments: data.attachments,
         },
-        { timeoutMs, timestampSeconds: Math.floor(clock.now().getTime() / 1000) },
+        { timeoutMs: Math.max(deadline.left(), 1), timestampSeconds: Math.floor(clock.now().getTime() / 1000) },
       )
       return {
         result: { ...result, error: result.ok ? null : (result.error ?? 'The provider refused the message.') },
