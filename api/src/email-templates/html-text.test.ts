@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { pathologicalHtml } from '../test-support/pathological-html.js'
 import { htmlToText } from './html-text.js'
 import { parsePart, renderPart } from './template-engine.js'
 
@@ -64,6 +65,54 @@ describe('escaping in the HTML body', () => {
           expect(htmlToText(html)).toBe(`Hi ${name}!`.replace(/\s+/g, ' '))
         },
       ),
+    )
+  })
+})
+
+describe('htmlToText on hostile HTML', () => {
+  it.each(Object.entries(pathologicalHtml(1_000_000)))('reads 1 MB of %s in under a second', (_name, html) => {
+    const started = performance.now()
+    htmlToText(html)
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+
+  it('drops the head, scripts, styles and comments, also when the HTML leaves them open', () => {
+    expect(htmlToText('<head><meta charset="utf-8"><title>T</title><p>Shown')).toBe('Shown')
+    expect(htmlToText('Before<script>alert(1)')).toBe('Before')
+    expect(htmlToText('a<!-- b')).toBe('a')
+    expect(htmlToText('<!DOCTYPE html><p>x</p>')).toBe('x')
+  })
+
+  const word = fc.stringMatching(/^[a-z]{1,8}$/).map((w) => ({ html: w, words: [w] }))
+  const tagName = fc.constantFrom('p', 'div', 'b', 'i', 'span', 'li', 'td', 'h1', 'a', 'blockquote', 'em')
+  const attribute = fc
+    .tuple(
+      fc.constantFrom('class', 'title', 'href', 'data-x'),
+      fc.string({ unit: fc.constantFrom('a', '<', '>', "'", ' ', '=', '"') }),
+    )
+    .map(([name, value]) => ` ${name}="${value.replaceAll('"', '&quot;')}"`)
+  /** Well-formed HTML and the words of its text, in order. */
+  const { tree } = fc.letrec<{ tree: { html: string; words: string[] } }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small' },
+      word,
+      fc
+        .tuple(tagName, fc.array(attribute, { maxLength: 2 }), fc.array(tie('tree'), { maxLength: 4 }))
+        .map(([name, attributes, children]) => ({
+          html: `<${name}${attributes.join('')}>${children.map((c) => c.html).join(' ')}</${name}>`,
+          words: children.flatMap((c) => c.words),
+        })),
+    ),
+  }))
+
+  it('gives well-formed HTML as its words, without a tag or a bracket', () => {
+    fc.assert(
+      fc.property(tree, ({ html, words }) => {
+        const text = htmlToText(html)
+        expect(text).not.toMatch(/[<>]/)
+        expect(text.split(/[^a-z]+/).filter((w) => w !== '')).toEqual(words)
+      }),
+      { seed: 27, numRuns: 300 },
     )
   })
 })

@@ -1,5 +1,6 @@
 import addressparser from 'nodemailer/lib/addressparser'
 import { htmlToText } from '../email-templates/html-text.js'
+import { scanHtml } from '../platform/html-scan.js'
 import { isEmail } from '../users/user-repo.js'
 
 // The text of an email: its two bodies (each derived from the other when only one is given), its preview, the reply
@@ -29,7 +30,10 @@ export function bodyPreview(text: string): string {
 }
 
 /** An "On <date>, <someone> wrote:" line, which mail clients put above what they quote. */
-const ATTRIBUTION = /^\s*On\b.*\bwrote:\s*$/i
+function isAttribution(line: string): boolean {
+  const trimmed = line.trim()
+  return /^on\b/i.test(trimmed) && /\bwrote:$/i.test(trimmed)
+}
 
 /** The body's text split into the reply (`expand: true`) and the quoted text below it (`expand: false`). */
 export function quotedText(text: string): { text: string; expand: boolean }[] {
@@ -38,7 +42,7 @@ export function quotedText(text: string): { text: string; expand: boolean }[] {
   if (at <= 0) return [{ text, expand: true }]
   let before = at - 1
   while (before > 0 && (lines[before] ?? '').trim() === '') before--
-  if (ATTRIBUTION.test(lines[before] ?? '')) at = before
+  if (isAttribution(lines[before] ?? '')) at = before
   const reply = lines.slice(0, at).join('\n')
   if (reply.trim() === '') return [{ text, expand: true }]
   return [
@@ -47,17 +51,36 @@ export function quotedText(text: string): { text: string; expand: boolean }[] {
   ]
 }
 
-/** The HTML body split the same way: the quote is the first `<blockquote>`, with an attribution just above it. */
+/**
+ * The HTML body split the same way: the quote starts at the first `<blockquote>`, or at an attribution that ends the
+ * last text above it (only tags and spaces between). Read with a tokenizer, in time linear in the HTML.
+ */
 export function quotedHtml(html: string): { html: string; expand: boolean }[] {
-  const quote = /<blockquote\b/i.exec(html)
-  if (quote === null) return [{ html, expand: true }]
-  let at = quote.index
-  const attribution = /On\b[^<]*\bwrote:\s*(?:<[^>]*>\s*)*$/i.exec(html.slice(0, at))
-  if (attribution !== null) at = attribution.index
-  const reply = html.slice(0, at)
-  if (reply.replace(/<[^>]*>/g, '').trim() === '') return [{ html, expand: true }]
+  let quote = -1
+  /** The last text with more than spaces before the quote, and whether any such text came before it. */
+  let last: { raw: string; start: number } | undefined
+  let textBeforeLast = false
+  scanHtml(html, {
+    text(raw, start) {
+      if (quote >= 0 || raw.trim() === '') return
+      textBeforeLast ||= last !== undefined
+      last = { raw, start }
+    },
+    openTag(name, _attributes, start) {
+      if (quote < 0 && name === 'blockquote') quote = start
+    },
+  })
+  if (quote < 0 || last === undefined) return [{ html, expand: true }]
+  let at = quote
+  let replyHasText = true
+  const attribution = /\bwrote:$/i.test(last.raw.trimEnd()) ? /\bon\b/i.exec(last.raw) : null
+  if (attribution !== null) {
+    at = last.start + attribution.index
+    replyHasText = textBeforeLast || last.raw.slice(0, attribution.index).trim() !== ''
+  }
+  if (!replyHasText) return [{ html, expand: true }]
   return [
-    { html: reply, expand: true },
+    { html: html.slice(0, at), expand: true },
     { html: html.slice(at), expand: false },
   ]
 }
