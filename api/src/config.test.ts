@@ -168,6 +168,11 @@ describe('loadConfig incoming mail', () => {
       tls: null,
       maxMessageBytes: 26_214_400,
       maxAttachmentBytes: 10_485_760,
+      maxClients: 100,
+      maxClientsPerAddress: 10,
+      rateMessages: 60,
+      rateWindowSeconds: 60,
+      senderCheckSeconds: 15,
     })
   })
 
@@ -178,12 +183,22 @@ describe('loadConfig incoming mail', () => {
       LEADLINE_SMTP_TLS_KEY: 'key.pem',
       LEADLINE_SMTP_MAX_MESSAGE_BYTES: '1000',
       LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '500',
+      LEADLINE_SMTP_RECEIVE_MAX_CLIENTS: '20',
+      LEADLINE_SMTP_RECEIVE_MAX_CLIENTS_PER_ADDRESS: '2',
+      LEADLINE_SMTP_RECEIVE_RATE_MESSAGES: '30',
+      LEADLINE_SMTP_RECEIVE_RATE_WINDOW: '600',
+      LEADLINE_SMTP_RECEIVE_SENDER_CHECK_TIMEOUT: '5',
     })
     expect(config.emailReceive).toEqual({
       port: 2525,
       tls: { certFile: 'cert.pem', keyFile: 'key.pem' },
       maxMessageBytes: 1000,
       maxAttachmentBytes: 500,
+      maxClients: 20,
+      maxClientsPerAddress: 2,
+      rateMessages: 30,
+      rateWindowSeconds: 600,
+      senderCheckSeconds: 5,
     })
   })
 
@@ -192,6 +207,8 @@ describe('loadConfig incoming mail', () => {
     [{ LEADLINE_SMTP_RECEIVE_PORT: '70000' }, 'LEADLINE_SMTP_RECEIVE_PORT must be a port number, got "70000"'],
     [{ LEADLINE_SMTP_TLS_CERT: 'cert.pem' }, 'LEADLINE_SMTP_TLS_CERT and LEADLINE_SMTP_TLS_KEY go together'],
     [{ LEADLINE_SMTP_MAX_MESSAGE_BYTES: 'big' }, 'LEADLINE_SMTP_MAX_MESSAGE_BYTES must be a positive integer'],
+    [{ LEADLINE_SMTP_RECEIVE_MAX_CLIENTS: '0' }, 'LEADLINE_SMTP_RECEIVE_MAX_CLIENTS must be a positive integer'],
+    [{ LEADLINE_SMTP_RECEIVE_RATE_WINDOW: '1.5' }, 'LEADLINE_SMTP_RECEIVE_RATE_WINDOW must be a positive integer'],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message)
   })

@@ -63,6 +63,15 @@ export interface EmailReceiveConfig {
    * fetched to be sent (docs/decisions/0034-outgoing-attachments.md).
    */
   maxAttachmentBytes: number
+  /** Connections open at once, from everyone; the next one is answered `421` and closed. */
+  maxClients: number
+  /** Connections open at once from one address (an IPv6 address's /64); the next one is answered `421`. */
+  maxClientsPerAddress: number
+  /** Messages one address (an IPv6 address's /64) may start per `rateWindowSeconds`; more are answered `451 4.7.1`. */
+  rateMessages: number
+  rateWindowSeconds: number
+  /** How long checking a message's sender (SPF, DKIM, DMARC lookups) may take before it is answered `451 4.4.3`. */
+  senderCheckSeconds: number
 }
 
 export interface OutboxConfig {
@@ -202,7 +211,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /**
  * `LEADLINE_SMTP_RECEIVE_PORT` (unset: no receiver), `LEADLINE_SMTP_TLS_CERT` and `LEADLINE_SMTP_TLS_KEY` (both or
- * neither), `LEADLINE_SMTP_MAX_MESSAGE_BYTES` (25 MiB) and `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES` (10 MiB).
+ * neither), `LEADLINE_SMTP_MAX_MESSAGE_BYTES` (25 MiB), `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES` (10 MiB), and the
+ * receiver's limits (docs/decisions/0039-receiver-limits-and-sender-checks.md): `LEADLINE_SMTP_RECEIVE_MAX_CLIENTS`
+ * (100), `LEADLINE_SMTP_RECEIVE_MAX_CLIENTS_PER_ADDRESS` (10), `LEADLINE_SMTP_RECEIVE_RATE_MESSAGES` (60) per
+ * `LEADLINE_SMTP_RECEIVE_RATE_WINDOW` seconds (60), `LEADLINE_SMTP_RECEIVE_SENDER_CHECK_TIMEOUT` seconds (15).
  */
 function emailReceiveConfigFrom(env: NodeJS.ProcessEnv): EmailReceiveConfig {
   const rawPort = env.LEADLINE_SMTP_RECEIVE_PORT ?? ''
@@ -220,6 +232,11 @@ function emailReceiveConfigFrom(env: NodeJS.ProcessEnv): EmailReceiveConfig {
     tls: certFile === '' ? null : { certFile, keyFile },
     maxMessageBytes: positiveInt(env, 'LEADLINE_SMTP_MAX_MESSAGE_BYTES', 25 * 1024 * 1024),
     maxAttachmentBytes: positiveInt(env, 'LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024),
+    maxClients: positiveInt(env, 'LEADLINE_SMTP_RECEIVE_MAX_CLIENTS', 100),
+    maxClientsPerAddress: positiveInt(env, 'LEADLINE_SMTP_RECEIVE_MAX_CLIENTS_PER_ADDRESS', 10),
+    rateMessages: positiveInt(env, 'LEADLINE_SMTP_RECEIVE_RATE_MESSAGES', 60),
+    rateWindowSeconds: positiveInt(env, 'LEADLINE_SMTP_RECEIVE_RATE_WINDOW', 60),
+    senderCheckSeconds: positiveInt(env, 'LEADLINE_SMTP_RECEIVE_SENDER_CHECK_TIMEOUT', 15),
   }
 }
 

@@ -175,6 +175,19 @@ export const emailActivitySchema = Type.Object({
   send_attempts: Type.Array(Type.Object({ date: Type.String(), error: Type.String() }), {
     description: 'Failed attempts at handing the email to its SMTP server, oldest first (not in Close).',
   }),
+  sender_check: Type.Union(
+    [
+      Type.Object({
+        result: Type.Union([Type.Literal('pass'), Type.Literal('fail'), Type.Literal('none')]),
+        reason: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'Not in Close; read-only. What the SMTP receiver found of a received email’s sender (SPF, DKIM, DMARC): `pass`, the From domain vouches for it; `fail`, it disowns it (the email completed no follow-up and was matched to no contact by its address); `none`, nothing said either way. Null for every other email.',
+    },
+  ),
 })
 
 export const activitySchema = Type.Union([

@@ -235,6 +235,8 @@ export interface NewActivity<T extends ActivityType> {
   taskId?: string
   /** The conversation of an Email. */
   threadId?: string
+  /** A received Email's sender check (email-receive/sender-check.ts). */
+  senderCheck?: { result: string; reason: string }
 }
 
 /** The row of a new activity, its id made here (several go in one insert when one request records many). */
@@ -250,6 +252,8 @@ export function newActivityRow<T extends ActivityType>(input: NewActivity<T>): A
     opportunity_id: input.opportunityId ?? null,
     task_id: input.taskId ?? null,
     thread_id: input.threadId ?? null,
+    sender_check: input.senderCheck?.result ?? null,
+    sender_check_reason: input.senderCheck?.reason ?? null,
     created_by: input.createdBy ?? input.userId,
     updated_by: input.updatedBy ?? input.userId,
     date_created: input.now,

@@ -274,6 +274,9 @@ export interface ActivityTable {
   task_id: string | null
   /** The conversation an Email belongs to (migration 0022). */
   thread_id: string | null
+  /** A received Email's sender check, `pass`, `fail` or `none`, and why (migration 0026); null otherwise. */
+  sender_check: string | null
+  sender_check_reason: string | null
   created_by: string | null
   updated_by: string | null
   date_created: string

@@ -234,6 +234,8 @@ export function demoOpportunityMaker(
           opportunity_id: id,
           task_id: null,
           thread_id: null,
+          sender_check: null,
+          sender_check_reason: null,
           created_by: owner,
           updated_by: owner,
           date_created: at,

@@ -38,13 +38,15 @@ export function storedAttachmentIds(attachments: readonly { url: string }[]): st
   return attachments.flatMap((a) => storedAttachmentId(a.url) ?? [])
 }
 
-/** A file as the email lists it in `attachments`. */
-export function listedAttachment(file: ReceivedFile): EmailAttachment {
+/** A file as the email lists it in `attachments`: one in memory, or one of `size` bytes read when it is stored. */
+export function listedAttachment(
+  file: Omit<ReceivedFile, 'content'> & ({ content: Buffer } | { size: number }),
+): EmailAttachment {
   return {
     url: emailAttachmentUrl(file.id),
     filename: file.filename,
     content_type: file.contentType,
-    size: file.content.length,
+    size: 'size' in file ? file.size : file.content.length,
     content_id: file.contentId,
   }
 }

@@ -1,10 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { connect } from 'node:net'
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DNSResolver } from 'mailauth'
 import nodemailer, { type Transporter } from 'nodemailer'
 import type Mail from 'nodemailer/lib/mailer'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { loadConfig } from '../config.js'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { loadConfig, type EmailReceiveConfig } from '../config.js'
 import { serve } from '../main.js'
 import type { Dispatcher } from '../outbox/outbox-dispatcher.js'
 import { formatTimestamp } from '../platform/time.js'
@@ -35,6 +40,35 @@ let receiver: EmailReceiver
 let transport: Transporter
 const logged: string[] = []
 
+/**
+ * The DNS the sender checks see: TXT records by name (`client.example`, `_dmarc.client.example`); any other name does
+ * not exist. Each test that needs records sets them and clears them after.
+ */
+const txtRecords = new Map<string, string>()
+const fakeDns: DNSResolver = (domain, rrtype) => {
+  const record = rrtype === 'TXT' ? txtRecords.get(domain.toLowerCase()) : undefined
+  if (record !== undefined) return Promise.resolve([[record]])
+  return Promise.reject(Object.assign(new Error(`queryTxt ENOTFOUND ${domain}`), { code: 'ENOTFOUND' }))
+}
+
+/** Starts another receiver on the scene's database, with some of its settings changed. */
+async function otherReceiver(
+  config: Partial<EmailReceiveConfig>,
+  more: { resolver?: DNSResolver; spoolDir?: string } = {},
+): Promise<EmailReceiver> {
+  return startEmailReceiver({
+    db: ctx.database.db,
+    clock: ctx.clock,
+    config: { ...ctx.config.emailReceive, ...config },
+    leadWebhookEnvUrl: null,
+    host: '127.0.0.1',
+    port: 0,
+    log: { info: () => undefined, error: () => undefined },
+    resolver: more.resolver ?? fakeDns,
+    ...(more.spoolDir === undefined ? {} : { spoolDir: more.spoolDir }),
+  })
+}
+
 beforeAll(async () => {
   ctx = await createTestContext({
     env: {
@@ -58,6 +92,7 @@ beforeAll(async () => {
       info: (_fields, line) => logged.push(line),
       error: (_fields, line) => logged.push(line),
     },
+    resolver: fakeDns,
   })
   transport = nodemailer.createTransport({ host: '127.0.0.1', port: receiver.port, secure: false })
 })
@@ -521,6 +556,7 @@ describe('STARTTLS', () => {
       host: '127.0.0.1',
       port: 0,
       log: { info: () => undefined, error: () => undefined },
+      resolver: fakeDns,
     }).catch(() => undefined)
     // Files that cannot be read stop it from starting.
     expect(tlsReceiver).toBeUndefined()
@@ -537,6 +573,7 @@ describe('STARTTLS', () => {
       host: '127.0.0.1',
       port: 0,
       log: { info: () => undefined, error: () => undefined },
+      resolver: fakeDns,
     })
     const tlsTransport = nodemailer.createTransport({
       host: '127.0.0.1',
@@ -601,3 +638,338 @@ async function freePort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('no port')
   return address.port
 }
+
+/** Connects and reads the server's first reply; the socket stays open until the test destroys it. */
+async function firstReply(port: number): Promise<{ socket: Socket; reply: string }> {
+  const socket = connect(port, '127.0.0.1')
+  const reply = await new Promise<string>((resolve, reject) => {
+    let buffer = ''
+    socket.on('error', reject)
+    socket.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString()
+      if (buffer.includes('\r\n')) resolve(buffer.split('\r\n')[0] ?? '')
+    })
+  })
+  return { socket, reply }
+}
+
+describe('connection limits', () => {
+  it('answers 421 to a connection past maxClients, and takes one again once another has gone', async () => {
+    const limited = await otherReceiver({ maxClients: 2, maxClientsPerAddress: 10 })
+    const open: Socket[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { socket, reply } = await firstReply(limited.port)
+        open.push(socket)
+        expect(reply).toMatch(/^220 /)
+      }
+      const third = await firstReply(limited.port)
+      third.socket.destroy()
+      expect(third.reply).toMatch(/^421 /)
+      await new Promise<void>((resolve) => {
+        open.shift()?.once('close', resolve).end('QUIT\r\n')
+      })
+      const again = await firstReply(limited.port)
+      open.push(again.socket)
+      expect(again.reply).toMatch(/^220 /)
+    } finally {
+      for (const socket of open) socket.destroy()
+      await limited.close()
+    }
+  })
+
+  it('answers 421 to an address past its own limit, and takes it again once one of its connections has gone', async () => {
+    const limited = await otherReceiver({ maxClients: 100, maxClientsPerAddress: 2 })
+    const open: Socket[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { socket, reply } = await firstReply(limited.port)
+        open.push(socket)
+        expect(reply).toMatch(/^220 /)
+      }
+      const third = await firstReply(limited.port)
+      third.socket.destroy()
+      expect(third.reply).toMatch(/^421 4\.7\.0 Too many connections from your address/)
+      await new Promise<void>((resolve) => {
+        open.shift()?.once('close', resolve).end('QUIT\r\n')
+      })
+      // The server counts the connection gone once its own side has closed too: the next one is let in.
+      const again = await conversation(limited.port, ['QUIT'])
+      expect(again[0]).toMatch(/^220 /)
+    } finally {
+      for (const socket of open) socket.destroy()
+      await limited.close()
+    }
+  })
+})
+
+describe('the rate of messages', () => {
+  it('answers 451 past the messages one address may send in a window, and takes them again in the next', async () => {
+    const limited = await otherReceiver({ rateMessages: 2, rateWindowSeconds: 600 })
+    const sender = nodemailer.createTransport({ host: '127.0.0.1', port: limited.port, secure: false })
+    const mail = { from: CONTACT_ADDRESS, to: REP_ADDRESS, subject: 'Rate', text: 'x' }
+    try {
+      await sender.sendMail(mail)
+      await sender.sendMail(mail)
+      const before = await counts()
+      const code = await sender.sendMail(mail).then(
+        () => undefined,
+        (error: unknown) => smtpCode(error),
+      )
+      expect(code).toBe(451)
+      expect(await counts()).toEqual(before)
+      ctx.clock.advance(600_000)
+      const info = await sender.sendMail(mail)
+      expect(info.accepted).toEqual([REP_ADDRESS])
+    } finally {
+      sender.close()
+      await limited.close()
+    }
+  })
+})
+
+describe('a large message', () => {
+  const MiB = 1024 * 1024
+  let spoolDir: string
+  let large: EmailReceiver
+  let sender: Transporter
+
+  beforeAll(async () => {
+    spoolDir = await mkdtemp(join(tmpdir(), 'leadline-spool-test-'))
+    large = await otherReceiver({ maxMessageBytes: 25 * MiB, maxAttachmentBytes: 10 * MiB }, { spoolDir })
+    sender = nodemailer.createTransport({ host: '127.0.0.1', port: large.port, secure: false })
+  })
+  afterAll(async () => {
+    sender.close()
+    await large.close()
+    await rm(spoolDir, { recursive: true, force: true })
+  })
+
+  // Base64 makes its 15 MiB of files over 20 MiB on the wire.
+  it('of 20 MiB is stored whole, its files byte for byte, and its spooled copy is gone', async () => {
+    const files = [randomBytes(7.5 * MiB), randomBytes(7.5 * MiB)]
+    const digest = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
+    const info = await sender.sendMail({
+      from: CONTACT_ADDRESS,
+      to: REP_ADDRESS,
+      subject: 'Large files',
+      text: 'Two large files.',
+      attachments: files.map((content, i) => ({ filename: `part-${String(i + 1)}.bin`, content })),
+    })
+    expect(info.accepted).toEqual([REP_ADDRESS])
+    const email = await latestEmail()
+    expect(JSON.parse(email.data)).toMatchObject({ subject: 'Large files' })
+    const view = await call(ctx.app, rep(), 'GET', `/activity/email/${email.id}/`)
+    const attachments = view.json<{ attachments: { url: string; filename: string; size: number }[] }>().attachments
+    expect(attachments.map((a) => [a.filename, a.size])).toEqual([
+      ['part-1.bin', files[0]?.length],
+      ['part-2.bin', files[1]?.length],
+    ])
+    for (const [i, attachment] of attachments.entries()) {
+      const file = await call(ctx.app, rep(), 'GET', attachment.url.replace('/api/v1', ''))
+      expect(digest(file.rawPayload)).toBe(digest(files[i] ?? Buffer.alloc(0)))
+    }
+    expect(await readdir(spoolDir)).toEqual([])
+  })
+
+  it('is written to the disk as it arrives, not held in memory', async () => {
+    const socket = connect(large.port, '127.0.0.1')
+    try {
+      await new Promise<void>((resolve) =>
+        socket.once('data', () => {
+          resolve()
+        }),
+      )
+      socket.write(`EHLO sender.example\r\nMAIL FROM:<${CONTACT_ADDRESS}>\r\nRCPT TO:<${REP_ADDRESS}>\r\nDATA\r\n`)
+      const line = `${'z'.repeat(998)}\r\n`
+      socket.write(`From: ${CONTACT_ADDRESS}\r\nTo: ${REP_ADDRESS}\r\nSubject: Slow\r\n\r\n${line.repeat(2048)}`)
+      // While the sender is still sending (no final dot yet), its 2 MB so far are in a file.
+      await vi.waitFor(
+        async () => {
+          const [dir] = await readdir(spoolDir)
+          expect((await stat(join(spoolDir, dir ?? '', 'message.eml'))).size).toBeGreaterThanOrEqual(2_000_000)
+        },
+        { timeout: 10_000, interval: 20 },
+      )
+    } finally {
+      socket.destroy()
+    }
+    // A sender that goes away mid-message leaves nothing behind.
+    await vi.waitFor(
+      async () => {
+        expect(await readdir(spoolDir)).toEqual([])
+      },
+      { timeout: 10_000, interval: 20 },
+    )
+  })
+
+  it('over the limit is refused with 552, nothing stored and nothing left on the disk', async () => {
+    const before = await counts()
+    const code = await sender
+      .sendMail({
+        from: CONTACT_ADDRESS,
+        to: REP_ADDRESS,
+        subject: 'Too large',
+        text: 'x',
+        // 21 MiB of files, 29 MiB in base64: each file under its limit, the message over its own.
+        attachments: ['a', 'b', 'c'].map((name) => ({ filename: `${name}.bin`, content: randomBytes(7 * MiB) })),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => smtpCode(error),
+      )
+    expect(code).toBe(552)
+    expect(await counts()).toEqual(before)
+    expect(await readdir(spoolDir)).toEqual([])
+  })
+})
+
+describe('the sender check', () => {
+  interface Checked {
+    id: string
+    contact_id: string | null
+    thread_id: string
+    sender_check: { result: string; reason: string } | null
+  }
+
+  async function latestChecked(): Promise<Checked> {
+    const res = await call(ctx.app, rep(), 'GET', `/activity/email/${(await latestEmail()).id}/`)
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json<Checked>()
+  }
+
+  /** Runs `body` with these TXT records published, and none after. */
+  async function withRecords(records: Record<string, string>, body: () => Promise<void>): Promise<void> {
+    for (const [name, value] of Object.entries(records)) txtRecords.set(name, value)
+    try {
+      await body()
+    } finally {
+      txtRecords.clear()
+    }
+  }
+
+  it('stores pass when the From domain’s SPF allows the sending address', async () => {
+    await withRecords({ 'client.example': 'v=spf1 ip4:127.0.0.1 ip6:::1 -all' }, async () => {
+      await transport.sendMail({ from: CONTACT_ADDRESS, to: REP_ADDRESS, subject: 'Checked', text: 'x' })
+    })
+    expect(await latestChecked()).toMatchObject({
+      contact_id: scene.contactId,
+      sender_check: { result: 'pass', reason: expect.stringMatching(/^SPF pass: client\.example allows /) },
+    })
+  })
+
+  it('stores none when the domains publish nothing', async () => {
+    await transport.sendMail({ from: CONTACT_ADDRESS, to: REP_ADDRESS, subject: 'Unchecked', text: 'x' })
+    expect((await latestChecked()).sender_check).toEqual({
+      result: 'none',
+      reason: 'No DMARC policy for client.example; SPF none for client.example',
+    })
+  })
+
+  it('stores fail when SPF disowns the sending address, which completes no follow-up', async () => {
+    const proposal = await sentEmail('Forged reply')
+    await withRecords({ 'client.example': 'v=spf1 ip4:192.0.2.1 -all' }, async () => {
+      const info = await transport.sendMail({
+        from: CONTACT_ADDRESS,
+        to: REP_ADDRESS,
+        subject: 'Re: Forged reply',
+        text: 'Not really me.',
+        inReplyTo: proposal.message_ids[0],
+      })
+      expect(info.accepted).toEqual([REP_ADDRESS])
+    })
+    const forged = await latestChecked()
+    // It names the thread's Message-ID, so it joins that thread, but it is nobody's by its address.
+    expect(forged).toMatchObject({
+      thread_id: proposal.thread_id,
+      contact_id: null,
+      sender_check: {
+        result: 'fail',
+        reason: expect.stringMatching(/^SPF fail: client\.example does not allow .* to send its mail$/),
+      },
+    })
+    expect(await tasksOfThread(proposal.thread_id, 'email_followup')).toMatchObject([{ is_complete: false }])
+    // Its user sees it all the same, with the warning.
+    expect(await tasksOfThread(proposal.thread_id, 'incoming_email')).toMatchObject([{ emails: [forged.id] }])
+  })
+
+  it('stores fail when DMARC finds neither SPF nor DKIM for the From domain', async () => {
+    const records = {
+      'client.example': 'v=spf1 ip4:192.0.2.1 -all',
+      '_dmarc.client.example': 'v=DMARC1; p=reject',
+      // The envelope's domain allows the address: SPF passes, for a domain that is not the From's.
+      'bounces.example': 'v=spf1 ip4:127.0.0.1 ip6:::1 -all',
+    }
+    const proposal = await sentEmail('DMARC')
+    await withRecords(records, async () => {
+      await transport.sendMail({
+        envelope: { from: 'x@bounces.example', to: [REP_ADDRESS] },
+        from: CONTACT_ADDRESS,
+        to: REP_ADDRESS,
+        subject: 'Re: DMARC',
+        text: 'x',
+        references: proposal.message_ids,
+      })
+    })
+    expect(await latestChecked()).toMatchObject({
+      thread_id: proposal.thread_id,
+      contact_id: null,
+      sender_check: {
+        result: 'fail',
+        reason:
+          'DMARC fail: client.example (policy reject) does not vouch for the message: neither SPF nor DKIM passed for it',
+      },
+    })
+    expect(await tasksOfThread(proposal.thread_id, 'email_followup')).toMatchObject([{ is_complete: false }])
+  })
+
+  it('fails a sender that names no thread: matched by its address alone it lands nowhere', async () => {
+    const proposal = await sentEmail('By address')
+    const before = await counts()
+    await withRecords({ 'client.example': 'v=spf1 -all' }, async () => {
+      await transport.sendMail({ from: CONTACT_ADDRESS, to: REP_ADDRESS, subject: 'Re: By address', text: 'x' })
+    })
+    expect(await counts()).toEqual(before)
+    expect(logged.at(-1)).toBe('incoming email accepted, not stored (unknown-sender)')
+    expect(await tasksOfThread(proposal.thread_id, 'email_followup')).toHaveLength(1)
+  })
+
+  it('is read-only', async () => {
+    await withRecords({ 'client.example': 'v=spf1 -all' }, async () => {
+      const proposal = await sentEmail('Read-only')
+      await transport.sendMail({
+        from: CONTACT_ADDRESS,
+        to: REP_ADDRESS,
+        subject: 'Re: Read-only',
+        text: 'x',
+        inReplyTo: proposal.message_ids[0],
+      })
+    })
+    const forged = await latestChecked()
+    const put = await call(ctx.app, rep(), 'PUT', `/activity/email/${forged.id}/`, {
+      body: { sender_check: { result: 'pass', reason: 'trust me' } },
+    })
+    expect(put.statusCode, put.body).toBe(200)
+    expect((await latestChecked()).sender_check).toMatchObject({ result: 'fail' })
+  })
+
+  it('answers 451 and stores nothing when the DNS does not answer in time', async () => {
+    const silent: DNSResolver = () => new Promise(() => undefined)
+    const slow = await otherReceiver({ senderCheckSeconds: 1 }, { resolver: silent })
+    const sender = nodemailer.createTransport({ host: '127.0.0.1', port: slow.port, secure: false })
+    const before = await counts()
+    try {
+      const code = await sender
+        .sendMail({ from: CONTACT_ADDRESS, to: REP_ADDRESS, subject: 'Slow DNS', text: 'x' })
+        .then(
+          () => undefined,
+          (error: unknown) => smtpCode(error),
+        )
+      expect(code).toBe(451)
+      expect(await counts()).toEqual(before)
+    } finally {
+      sender.close()
+      await slow.close()
+    }
+  })
+})

@@ -1,5 +1,11 @@
-import { readFileSync } from 'node:fs'
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { DNSResolver } from 'mailauth'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import type { EmailReceiveConfig } from '../config.js'
 import type { Db } from '../db/database.js'
@@ -7,6 +13,8 @@ import { accountsForAddresses, type EmailAccount } from '../email-accounts/email
 import { formatTimestamp, type Clock } from '../platform/time.js'
 import { readIncomingMessage, SmtpRefusal } from './incoming-message.js'
 import { storeIncomingMessage, type IncomingOutcome } from './incoming-store.js'
+import { clientKey, OpenConnections, WindowCounter } from './receiver-limits.js'
+import { checkSender, SenderCheckUnavailable, systemResolver } from './sender-check.js'
 
 // The organizations' MX (decision 0032): mail for the address (or an identity) of any organization's email account
 // is stored on the lead of the contact it is from. No AUTH: senders are other mail servers, and what they may do is
@@ -28,6 +36,10 @@ export interface EmailReceiverOptions {
   /** Overrides `config.port` (0: any free port, for tests). */
   port?: number
   log: ReceiverLog
+  /** Answers the sender checks' DNS queries (tests); the system's DNS otherwise. */
+  resolver?: DNSResolver
+  /** Where each message is written while it is read (a directory of its own in it); the system's temporary one. */
+  spoolDir?: string
 }
 
 export interface EmailReceiver {
@@ -39,6 +51,21 @@ export interface EmailReceiver {
 
 /** How long closing waits for a sender still talking before hanging up on it (the sender retries later). */
 const CLOSE_GRACE_MS = 10_000
+
+/** Addresses whose message counts are kept at once (decision 0039); past it the oldest count goes. */
+const RATE_ADDRESSES = 10_000
+
+/** Writes a message's bytes to `file`, up to `limit`: past it the rest is read and dropped (`sizeExceeded` says so). */
+async function spoolUpTo(stream: SMTPServerDataStream, limit: number, file: string): Promise<void> {
+  let length = 0
+  const cap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      length += chunk.length
+      done(null, length <= limit ? chunk : undefined)
+    },
+  })
+  await pipeline(stream, cap, createWriteStream(file, { flags: 'wx', mode: 0o600 }))
+}
 
 /** A message's bytes, up to `limit`: past it the rest is read and dropped (and `sizeExceeded` says so). */
 export async function readUpTo(stream: SMTPServerDataStream, limit: number): Promise<Buffer> {
@@ -69,31 +96,58 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
   const tls =
     config.tls === null ? {} : { key: readFileSync(config.tls.keyFile), cert: readFileSync(config.tls.certFile) }
 
+  const resolver = options.resolver ?? systemResolver(config.senderCheckSeconds * 1000)
+  const spoolRoot = options.spoolDir ?? tmpdir()
   const receive = async (stream: SMTPServerDataStream, session: SMTPServerSession): Promise<IncomingOutcome[]> => {
-    const raw = await readUpTo(stream, config.maxMessageBytes)
-    if (stream.sizeExceeded) {
-      throw new SmtpRefusal(552, `5.3.4 The message is over the limit of ${String(config.maxMessageBytes)} bytes`)
-    }
-    const now = clock.now()
-    const message = await readIncomingMessage(raw, config, now)
-    const accounts = await recipientAccounts(db, session)
-    const outcomes = await storeIncomingMessage(db, message, accounts, {
-      now: formatTimestamp(now),
-      leadWebhookEnvUrl: options.leadWebhookEnvUrl,
-    })
-    for (const outcome of outcomes) {
-      log.info(
+    // The message goes to a file as it arrives, and is parsed from there: the api never holds it whole.
+    const spool = await mkdtemp(join(spoolRoot, 'leadline-mail-'))
+    try {
+      const file = join(spool, 'message.eml')
+      await spoolUpTo(stream, config.maxMessageBytes, file)
+      if (stream.sizeExceeded) {
+        throw new SmtpRefusal(552, `5.3.4 The message is over the limit of ${String(config.maxMessageBytes)} bytes`)
+      }
+      const now = clock.now()
+      const message = await readIncomingMessage(file, config, now, spool)
+      const mailFrom = session.envelope.mailFrom
+      const senderCheck = await checkSender(
+        createReadStream(file),
         {
-          organization_id: outcome.organizationId,
-          message_id: message.messageId,
-          from: message.fromAddress,
-          ...outcome,
+          ip: session.remoteAddress,
+          helo: session.hostNameAppearsAs,
+          mailFrom: mailFrom === false ? '' : mailFrom.address,
         },
-        'stored' in outcome ? 'incoming email stored' : `incoming email accepted, not stored (${outcome.skipped})`,
+        resolver,
+        config.senderCheckSeconds * 1000,
       )
+      const accounts = await recipientAccounts(db, session)
+      const outcomes = await storeIncomingMessage(db, message, accounts, {
+        now: formatTimestamp(now),
+        leadWebhookEnvUrl: options.leadWebhookEnvUrl,
+        senderCheck,
+      })
+      for (const outcome of outcomes) {
+        log.info(
+          {
+            organization_id: outcome.organizationId,
+            message_id: message.messageId,
+            from: message.fromAddress,
+            sender_check: senderCheck,
+            ...outcome,
+          },
+          'stored' in outcome ? 'incoming email stored' : `incoming email accepted, not stored (${outcome.skipped})`,
+        )
+      }
+      return outcomes
+    } finally {
+      await rm(spool, { recursive: true, force: true })
     }
-    return outcomes
   }
+
+  // Open connections per address (bounded by maxClients), and messages per address per window.
+  const openConnections = new OpenConnections(config.maxClientsPerAddress)
+  const countedSessions = new Map<string, string>()
+  const messages = new WindowCounter(config.rateMessages, config.rateWindowSeconds * 1000, RATE_ADDRESSES)
 
   const server = new SMTPServer({
     banner: 'Leadline',
@@ -104,7 +158,35 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
     size: config.maxMessageBytes,
     closeTimeout: CLOSE_GRACE_MS,
     logger: false,
+    maxClients: config.maxClients,
+    // A PTR name is the sender's to choose, and nothing here reads it: no lookup per connection.
+    disableReverseLookup: true,
     ...tls,
+    onConnect(session, callback) {
+      const key = clientKey(session.remoteAddress)
+      if (!openConnections.tryOpen(key)) {
+        log.info({ remote: key }, 'incoming email: too many connections from one address')
+        callback(new SmtpRefusal(421, '4.7.0 Too many connections from your address, try again later'))
+        return
+      }
+      countedSessions.set(session.id, key)
+      callback()
+    },
+    onClose(session) {
+      const key = countedSessions.get(session.id)
+      if (key === undefined) return
+      countedSessions.delete(session.id)
+      openConnections.close(key)
+    },
+    onMailFrom(_address, session, callback) {
+      const key = clientKey(session.remoteAddress)
+      if (messages.take(key, clock.now().getTime())) {
+        callback()
+        return
+      }
+      log.info({ remote: key }, 'incoming email: too many messages from one address')
+      callback(new SmtpRefusal(451, '4.7.1 Too many messages from your address, try again later'))
+    },
     onRcptTo(address, _session, callback) {
       accountsForAddresses(db, null, [address.address]).then(
         (accounts) => {
@@ -125,6 +207,12 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
           if (error instanceof SmtpRefusal) {
             log.info({ code: error.responseCode, reason: error.message }, 'incoming email refused')
             callback(error)
+            return
+          }
+          if (error instanceof SenderCheckUnavailable) {
+            // RFC 7208 and 7489: a check that could not finish is a temporary error; the sender tries again later.
+            log.info({ reason: error.message }, 'incoming email: the sender could not be checked')
+            callback(new SmtpRefusal(451, '4.4.3 The sender could not be checked, try again later'))
             return
           }
           // Nothing was stored (one transaction): the sending server keeps the message and tries again.

@@ -1,12 +1,22 @@
+import { readFile } from 'node:fs/promises'
 import type { Db } from '../db/database.js'
 import { recordIncomingEmail } from '../email/email-store.js'
 import { accountsForAddresses, type EmailAccount } from '../email-accounts/email-account-repo.js'
-import { insertEmailAttachments, listedAttachment, receivedFile } from '../email-attachments/email-attachment-repo.js'
+import { insertEmailAttachments, listedAttachment } from '../email-attachments/email-attachment-repo.js'
 import { bodyPreview } from '../email/email-body.js'
 import type { EventContext } from '../events/event-repo.js'
 import { organizationMetaIn } from '../organizations/organization-meta.js'
+import { newId } from '../platform/ids.js'
 import type { IncomingMessage } from './incoming-message.js'
 import { noteIncomingEmail } from './incoming-task.js'
+import type { SenderCheck } from './sender-check.js'
+
+/** When a message is stored, where its events point, and what its sender's check found. */
+interface StoreContext {
+  now: string
+  leadWebhookEnvUrl: string | null
+  senderCheck: SenderCheck
+}
 
 /** What became of a message in one organization it was sent to. */
 export type IncomingOutcome =
@@ -63,15 +73,17 @@ async function contactsWithEmail(tx: Db, organizationId: string, address: string
 /**
  * Where a message goes in an organization: the contact with the sender's address (on the lead of the thread it
  * answers, if the contact is there too); else, from someone who is no contact, the lead of the thread it answers (a
- * colleague of the contact replying); else nowhere.
+ * colleague of the contact replying); else nowhere. A sender that failed its check is never taken for a contact by
+ * its address: its message goes only where the thread it names is, without a contact (decision 0039).
  */
 async function destinationOf(
   tx: Db,
   organizationId: string,
   message: IncomingMessage,
+  senderCheck: SenderCheck,
 ): Promise<Destination | undefined> {
   const [contacts, thread] = await Promise.all([
-    contactsWithEmail(tx, organizationId, message.fromAddress),
+    senderCheck.result === 'fail' ? [] : contactsWithEmail(tx, organizationId, message.fromAddress),
     answeredThread(tx, organizationId, message),
   ])
   const contact = contacts.find((c) => c.lead_id === thread?.lead_id) ?? contacts[0]
@@ -95,7 +107,7 @@ async function storeIn(
   tx: Db,
   message: IncomingMessage,
   account: EmailAccount,
-  context: { now: string; leadWebhookEnvUrl: string | null },
+  context: StoreContext,
 ): Promise<IncomingOutcome> {
   const organizationId = account.organizationId
   if (await isStored(tx, organizationId, message.messageId)) return { organizationId, skipped: 'repeated' }
@@ -103,7 +115,7 @@ async function storeIn(
   if ((await accountsForAddresses(tx, organizationId, [message.fromAddress])).length > 0) {
     return { organizationId, skipped: 'own-address' }
   }
-  const destination = await destinationOf(tx, organizationId, message)
+  const destination = await destinationOf(tx, organizationId, message, context.senderCheck)
   const organization = await organizationMetaIn(tx, organizationId)
   if (destination === undefined || organization === undefined) return { organizationId, skipped: 'unknown-sender' }
 
@@ -116,7 +128,7 @@ async function storeIn(
     now: context.now,
     leadWebhookEnvUrl: context.leadWebhookEnvUrl,
   }
-  const files = message.files.map(receivedFile)
+  const files = message.files.map((file) => ({ ...file, id: newId('emailAttachment') }))
   const { activityId, threadId } = await recordIncomingEmail(
     tx,
     {
@@ -127,11 +139,18 @@ async function storeIn(
       emailAccountId: account.id,
       ...message,
       attachments: files.map(listedAttachment),
+      senderCheck: context.senderCheck,
       now: context.now,
     },
     events,
   )
-  await insertEmailAttachments(tx, { organizationId, activityId, now: context.now }, files)
+  // Read from the disk one at a time: one file's bytes in memory at once, never the message's.
+  for (const file of files) {
+    const { path: _path, size: _size, ...fields } = file
+    await insertEmailAttachments(tx, { organizationId, activityId, now: context.now }, [
+      { ...fields, content: await readFile(file.path) },
+    ])
+  }
   const taskId = await noteIncomingEmail(
     { tx, organization, events, now: context.now },
     {
@@ -156,7 +175,7 @@ export async function storeIncomingMessage(
   db: Db,
   message: IncomingMessage,
   accounts: readonly EmailAccount[],
-  context: { now: string; leadWebhookEnvUrl: string | null },
+  context: StoreContext,
 ): Promise<IncomingOutcome[]> {
   const first = new Map<string, EmailAccount>()
   for (const account of accounts) if (!first.has(account.organizationId)) first.set(account.organizationId, account)

@@ -34,6 +34,11 @@ export interface NewEmail {
   data: EmailData
   /** Message-IDs its `In-Reply-To` and `References` name, most telling first: they find its thread. */
   threadHints?: readonly string[]
+  /**
+   * A received email's sender check (decision 0039). One that failed is stored but is no reply for follow-ups: its
+   * sender may not be the contact it claims to be.
+   */
+  senderCheck?: { result: 'pass' | 'fail' | 'none'; reason: string }
   now: string
 }
 
@@ -63,12 +68,13 @@ export async function storeEmail(
       type: 'Email',
       data: emailData(data),
       threadId,
+      ...(email.senderCheck === undefined ? {} : { senderCheck: email.senderCheck }),
       now: email.now,
     },
     events,
   )
   await recordMessageIds(tx, { organizationId: email.organizationId, activityId, threadId }, data.message_ids)
-  if (data.status === 'inbox')
+  if (data.status === 'inbox' && email.senderCheck?.result !== 'fail')
     await replyArrived(tx, { organizationId: email.organizationId, threadId, now: email.now, events })
   if (data.status === 'sent' && data.followup_date !== null) {
     await createFollowup(
@@ -115,6 +121,8 @@ export interface IncomingEmailInput extends ReceivedEmail {
   userId: string
   emailAccountId: string
   attachments: EmailAttachment[]
+  /** What the receiver's check found of its sender; none for an email stored otherwise. */
+  senderCheck?: NewEmail['senderCheck']
   now: string
 }
 
@@ -176,6 +184,7 @@ export async function recordIncomingEmail(
         activity_at: input.dateSent,
       },
       threadHints: [...references].reverse(),
+      ...(input.senderCheck === undefined ? {} : { senderCheck: input.senderCheck }),
       now: input.now,
     },
     events,

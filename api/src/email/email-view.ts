@@ -71,6 +71,9 @@ export function emailViewFields(
       is_autoreply: false,
     },
     has_reply: data.direction === 'outgoing' && replyAt !== undefined && replyAt > row.date_created,
+    // Leadline's own (decision 0039): what the receiver found of a received email's sender; read-only.
+    sender_check:
+      row.sender_check === null ? null : { result: row.sender_check, reason: row.sender_check_reason ?? '' },
     opens: [],
     opens_summary: null,
     need_smtp_credentials: false,

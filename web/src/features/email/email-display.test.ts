@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { emailFixture } from './email-fixture'
-import { emailFrom, emailParts, emailTo, threadParticipants, threadSubject } from './email-display'
+import { emailFrom, emailParts, emailTo, senderWarning, threadParticipants, threadSubject } from './email-display'
 
 describe('threadSubject', () => {
   it('is the newest email’s subject without its reply and forward prefixes', () => {
@@ -85,5 +85,23 @@ describe('emailParts', () => {
       { html: 'Hi<br>there', quoted: false },
     ])
     expect(emailParts(emailFixture('a', { body_html: '', body_text: '' }))).toEqual([])
+  })
+})
+
+describe('senderWarning', () => {
+  it('warns of a received email whose sender failed the check, with the reason', () => {
+    const failed = emailFixture('a', {
+      direction: 'incoming',
+      status: 'inbox',
+      sender_check: { result: 'fail', reason: 'SPF fail: journey.test does not allow 192.0.2.1 to send its mail' },
+    })
+    expect(senderWarning(failed)).toBe(
+      'The sender could not be verified: this email may not be from Casey Closer <casey@journey.test>. SPF fail: journey.test does not allow 192.0.2.1 to send its mail',
+    )
+    expect(senderWarning(emailFixture('b', { sender_check: { result: 'pass', reason: 'SPF pass' } }))).toBeUndefined()
+    expect(
+      senderWarning(emailFixture('c', { sender_check: { result: 'none', reason: 'No DMARC policy' } })),
+    ).toBeUndefined()
+    expect(senderWarning(emailFixture('d'))).toBeUndefined()
   })
 })

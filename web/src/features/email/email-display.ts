@@ -66,3 +66,12 @@ export function emailParts(email: EmailActivity): EmailPart[] {
   }
   return parts
 }
+
+/**
+ * The warning a received email shows when its sender failed the receiver's check (SPF/DMARC): the From address may
+ * be forged. Undefined otherwise.
+ */
+export function senderWarning(email: EmailActivity): string | undefined {
+  if (email.sender_check?.result !== 'fail') return undefined
+  return `The sender could not be verified: this email may not be from ${emailFrom(email)}. ${email.sender_check.reason}`
+}

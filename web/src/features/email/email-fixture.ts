@@ -46,6 +46,7 @@ export function emailFixture(id: string, extra: Partial<EmailActivity> = {}): Em
     in_reply_to_id: null,
     error_message: null,
     send_attempts: [],
+    sender_check: null,
     ...extra,
   }
 }

@@ -4,7 +4,15 @@ import { formatDateTime } from '../../lib/format'
 import { activityStyle } from '../leads/activity-display'
 import { conversationOrder, messageState } from '../phone/sms-display'
 import { attachmentHref, fileLabel, formatSize } from './email-attachments'
-import { emailFrom, emailParts, emailTo, threadParticipants, threadSubject, type EmailPart } from './email-display'
+import {
+  emailFrom,
+  emailParts,
+  emailTo,
+  senderWarning,
+  threadParticipants,
+  threadSubject,
+  type EmailPart,
+} from './email-display'
 import { safeEmailHtml } from './email-html'
 import { useEmailStatus } from './email-mutations'
 import type { EmailActivity, EmailAttachment } from './email-wire'
@@ -33,6 +41,7 @@ export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) 
   const style = activityStyle('Email')
   const count = ordered.length === 1 ? '1 email' : `${String(ordered.length)} emails`
   const state = latest === undefined ? undefined : messageState(latest, formatDateTime)
+  const unverified = ordered.some((email) => senderWarning(email) !== undefined)
   return (
     <article
       aria-label={`Email thread: ${subject}`}
@@ -43,6 +52,9 @@ export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) 
         <span className={`rounded px-1.5 py-0.5 font-semibold ${style.badge}`}>{style.label}</span>
         <span className="font-medium text-slate-700">{threadParticipants(ordered).join(', ')}</span>
         <span>{count}</span>
+        {unverified ? (
+          <span className="rounded bg-amber-100 px-1.5 py-0.5 font-semibold text-amber-900">Unverified sender</span>
+        ) : null}
         {latest === undefined ? null : <time dateTime={latest.activity_at}>{formatDateTime(latest.activity_at)}</time>}
       </header>
       <p className="mt-2 text-sm font-semibold text-slate-900">{subject}</p>
@@ -89,6 +101,7 @@ function EmailItem({
   const state = messageState(email, formatDateTime)
   const change = useEmailStatus(email.lead_id)
   const from = emailFrom(email)
+  const warning = senderWarning(email)
   return (
     <article aria-label={`Email from ${from}`} className="flex flex-col gap-2 text-sm">
       <header className="flex flex-col gap-0.5 text-xs text-slate-500">
@@ -100,6 +113,11 @@ function EmailItem({
         </p>
         <p>To {emailTo(email) || 'no one yet'}</p>
       </header>
+      {warning === undefined ? null : (
+        <p role="note" className="rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900">
+          {warning}
+        </p>
+      )}
       {emailParts(email).map((part, i) => (
         <EmailPartView key={i} part={part} />
       ))}
