@@ -1,0 +1,117 @@
+import type { EveryObject } from './every-object.js'
+import { nonNull, type Hints, type Operation, type SchemaNode } from './openapi-walk.js'
+
+/**
+ * What object a request field names, by the field's name (and, where one name means two things, its route): the
+ * security suites put another organization's object, or a colleague's, in each such field.
+ */
+const REFERENCES: Record<string, string> = {
+  lead_id: 'lead',
+  'POST /lead/merge/ source': 'lead',
+  'POST /lead/merge/ destination': 'lead',
+  contact_id: 'contact',
+  opportunity_id: 'opportunity',
+  task_id: 'task',
+  user_id: 'user',
+  assigned_to: 'user',
+  created_by: 'user',
+  membership_id: 'membership',
+  organization_id: 'organization',
+  pipeline_id: 'pipeline',
+  outcome_id: 'outcome',
+  template_id: 'template',
+  in_reply_to_id: 'email',
+  object_id: 'event_object',
+  request_id: 'request',
+  local_phone: 'phone',
+  sender: 'email_address',
+}
+
+/** Fields named like a reference that name nothing of an organization's, with why. */
+const NOT_REFERENCES: Record<string, string> = {
+  content_id: 'the MIME Content-ID an HTML body uses for an inline file, not an object',
+}
+
+const ID_LIKE = /(^|_)id$/
+
+/**
+ * The kind of object a field names (a key of `EveryObject.byReference`); null when it names none; undefined
+ * when it looks like a reference (`…_id`) but no kind is known, which the suites report as not covered.
+ */
+export function referenceKind(op: Operation, name: string, schema: SchemaNode): string | null | undefined {
+  const field = name.split('.').filter((s) => !/^\d+$/.test(s))
+  const last = (field.at(-1) ?? '').replace(/__in$/, '')
+  if (NOT_REFERENCES[`${op.key} ${name}`] !== undefined || NOT_REFERENCES[last] !== undefined) return null
+  if (nonNull(schema).description?.includes('/email_attachment/') === true) return 'attachment_url'
+  if (last === 'status_id') return op.path.startsWith('/lead/') ? 'lead_status' : 'opportunity_status'
+  if (last === 'id' && field.length > 1) {
+    if (field.at(-2) === 'lead_statuses') return 'lead_status'
+    if (field.at(-2) === 'statuses') return 'opportunity_status'
+    return undefined
+  }
+  if (last === 'id' && op.path === '/task/') return 'task'
+  const kind = REFERENCES[`${op.key} ${name}`] ?? REFERENCES[last]
+  if (kind !== undefined) return kind
+  return ID_LIKE.test(last) ? undefined : null
+}
+
+/** A list filter's value for a kind: `…__in` takes a comma-separated list. */
+export function referenceValue(objects: EveryObject, kind: string): string {
+  const value = objects.byReference[kind]
+  if (value === undefined) throw new Error(`no object of kind ${kind}`)
+  return value
+}
+
+let counter = 0
+
+/** The next of a run of numbers, for names and addresses an organization keeps unique. */
+export function nextUnique(): number {
+  counter += 1
+  return counter
+}
+
+/**
+ * Values a smallest body needs where the schema alone cannot say what is accepted: references (the organization's
+ * own objects), names unique in an organization, addresses, URLs, a webhook's events.
+ */
+export function bodyHints(op: Operation, own: EveryObject): Hints {
+  return (name, schema, path) => {
+    const dotted = path.join('.')
+    const kind = referenceKind(op, dotted, schema)
+    if (kind !== null && kind !== undefined) {
+      return own.byReference[kind]
+    }
+    const n = nextUnique()
+    const node = nonNull(schema)
+    if (node.enum !== undefined || node.anyOf !== undefined) return undefined
+    switch (name) {
+      case 'name':
+      case 'label':
+        return `Made ${n}`
+      case 'email':
+        return `made${n}@org-own.example`
+      case 'host':
+        return 'smtp.example.com'
+      case 'port':
+        return 465
+      case 'url':
+        return `https://hooks.example.com/made/${n}`
+      case 'number':
+        return `+1415556${String(n % 10000).padStart(4, '0')}`
+      case 'object_type':
+        return 'lead'
+      case 'action':
+        return 'created'
+      case 'filename':
+        return 'made.txt'
+      case 'content_type':
+        return 'text/plain'
+      case 'date':
+      case 'due_date':
+      case 'followup_date':
+        return '2026-03-02'
+      default:
+        return undefined
+    }
+  }
+}
