@@ -2,15 +2,17 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Resolver } from '../outbound/outbound-client.js'
+import { EMAIL_SEND_KIND, emailSendHandler } from '../email/email-send.js'
+import { createOutboundClient, type Resolver } from '../outbound/outbound-client.js'
 import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
+import { httpSmsProvider } from '../sms/sms-provider.js'
 import { CONTACT_ADDRESS, emailScene, REP_ADDRESS, type EmailScene } from '../test-support/email-scene.js'
+import { CONTACT_PHONE, INTERNAL_PHONE, smsDispatcher, smsScene } from '../test-support/sms-scene.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
-import { EMAIL_SEND_KIND, emailSendHandler } from './email-send.js'
 
 // A send has one deadline, half the outbox lease (decision 0037): an SMTP server that answers each command just
-// within the socket's timeout, or a name that never resolves, cannot stretch a send past it, so no other process can
-// claim the row and send the email again while this one is still at it.
+// within the socket's timeout, or a name (an SMTP server's, a text gateway's) that never resolves, cannot stretch a
+// send past it, so no other process can claim the row and send the message again while this one is still at it.
 
 const LEASE_SECONDS = 4
 const DEADLINE_MS = (LEASE_SECONDS * 1000) / 2
@@ -132,5 +134,40 @@ describe('a send has one deadline, well within its lease', () => {
     const email = await emailOf(id)
     expect(email.status).toBe('outbox')
     expect(email.send_attempts.at(-1)?.error).toMatch(/^Looking up mail\.silent\.example took longer than/)
+  })
+
+  it('a text gateway whose name never resolves is cut off at the deadline', async () => {
+    org = await ctx.createOrg('Silent gateway')
+    const scene = await smsScene(ctx.app, org)
+    const res = await call(ctx.app, org.member.key, 'POST', '/activity/sms/', {
+      body: {
+        lead_id: scene.leadId,
+        status: 'outbox',
+        local_phone: INTERNAL_PHONE,
+        remote_phone: CONTACT_PHONE,
+        text: 'Hi',
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const never: Resolver = () =>
+      new Promise(() => {
+        // Never answers.
+      })
+    const provider = httpSmsProvider({
+      url: 'https://gateway.silent.example/sms',
+      keyHex: '00'.repeat(32),
+      client: createOutboundClient({ allowPrivate: true, resolve: never }),
+    })
+    const sender = smsDispatcher(ctx, provider)
+    dispatcher = sender
+    ctx.clock.advance(1000)
+    const started = performance.now()
+    expect(await sender.drain()).toBe(1)
+    expect(performance.now() - started).toBeLessThan(LEASE_SECONDS * 1000)
+    const sms = await call(ctx.app, org.member.key, 'GET', `/activity/sms/${res.json<{ id: string }>().id}/`)
+    expect(sms.json()).toMatchObject({
+      status: 'outbox',
+      send_attempts: [{ error: expect.stringMatching(/no answer within/) }],
+    })
   })
 })
