@@ -94,3 +94,53 @@ test('a rep deletes a contact after confirming, and it stays gone after a reload
   const stored = await api.request('GET', `contact/?lead_id=${lead.id}`)
   expect(stored.data).toMatchObject([{ name: 'Keep Kelly' }])
 })
+
+test('removing a phone keeps each row’s own value and moves the focus to the next row, the one before, or Add', async ({
+  page,
+  stack,
+  api,
+}) => {
+  const lead = await api.createLead({
+    name: 'Many Phones Co',
+    contacts: [
+      {
+        name: 'Pia Phones',
+        phones: [
+          { phone: '+14155550101', type: 'office' },
+          { phone: '+14155550102', type: 'mobile' },
+          { phone: '+14155550103', type: 'home' },
+        ],
+      },
+    ],
+  })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads/${lead.id}`)
+  await page.getByRole('button', { name: 'Edit contact Pia Phones' }).click()
+  const dialog = page.getByRole('dialog')
+  const phone = (n: number) => dialog.getByRole('textbox', { name: `Phone ${String(n)}`, exact: true })
+  const remove = (n: number) => dialog.getByRole('button', { name: `Remove phone ${String(n)}` })
+  await phone(2).fill('+14155550122')
+
+  // The middle one: the next row takes its place, with its own value and the focus on its Remove.
+  await remove(2).focus()
+  await page.keyboard.press('Enter')
+  await expect(phone(1)).toHaveValue('+14155550101')
+  await expect(phone(2)).toHaveValue('+14155550103')
+  await expect(dialog.getByRole('combobox', { name: 'Phone 2 type' })).toHaveValue('home')
+  await expect(remove(2)).toBeFocused()
+
+  // The last one: the focus goes to the row before it; the only one: to Add phone.
+  await page.keyboard.press('Enter')
+  await expect(phone(2)).toHaveCount(0)
+  await expect(remove(1)).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(phone(1)).toHaveCount(0)
+  await expect(dialog.getByRole('button', { name: 'Add phone' })).toBeFocused()
+
+  await dialog.getByRole('button', { name: 'Add phone' }).click()
+  await phone(1).fill('415 555 0199')
+  await dialog.getByRole('button', { name: 'Save contact' }).click()
+  await expect(dialog).toHaveCount(0)
+  const list = await api.request('GET', `contact/?lead_id=${lead.id}`)
+  expect(list.data).toMatchObject([{ name: 'Pia Phones', phones: [{ phone: '+14155550199' }] }])
+})

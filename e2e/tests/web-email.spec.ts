@@ -230,6 +230,33 @@ test('a rep schedules an email and reads a thread: collapsed, a reply joined, qu
   expect(newest).toMatchObject({ status: 'sent', thread_id: proposal.thread_id, in_reply_to_id: received.id })
 })
 
+test('removing a recipient moves the focus to the next chip, the one before, or the field', async ({
+  page,
+  api,
+  mailStack,
+}) => {
+  await giveAccount(api, mailStack.sink.port)
+  const lead = await api.createLead({ name: 'Chips Co' })
+  await signIn(page, api.key)
+  await page.goto(`/leads/${lead.id}`)
+  const { composer, open } = emailComposer(page)
+  await open()
+  const cc = composer.getByRole('combobox', { name: 'Cc', exact: true })
+  await cc.fill('ada@chips.test, bo@chips.test, cy@chips.test,')
+  const chips = composer.getByRole('list', { name: 'Cc recipients' }).getByRole('listitem')
+  await expect(chips).toHaveText([/ada@chips\.test/, /bo@chips\.test/, /cy@chips\.test/])
+
+  await composer.getByRole('button', { name: 'Remove bo@chips.test from Cc' }).click()
+  await expect(chips).toHaveText([/ada@chips\.test/, /cy@chips\.test/])
+  await expect(composer.getByRole('button', { name: 'Remove cy@chips.test from Cc' })).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(chips).toHaveText([/ada@chips\.test/])
+  await expect(composer.getByRole('button', { name: 'Remove ada@chips.test from Cc' })).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(chips).toHaveCount(0)
+  await expect(cc).toBeFocused()
+})
+
 test('a rep attaches files, keeps them with a draft, removes one and sends: only the other arrives', async ({
   page,
   api,

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { inputStyles, labelStyles } from '../../components/ui/text-field'
+import { useRemovalFocus } from '../../lib/row-keys'
 import { addressLabel, parseAddresses, sameMailbox, type Address } from './email-address'
 
 export interface AddressFieldProps {
@@ -21,6 +22,7 @@ export interface AddressFieldProps {
 export function AddressField({ label, addresses, onChange, suggestions, error, autoFocus }: AddressFieldProps) {
   const id = useId()
   const input = useRef<HTMLInputElement>(null)
+  const removal = useRemovalFocus()
   // Focus on opening, which the user asked for (not the autoFocus attribute, which also acts on page loads).
   useEffect(() => {
     if (autoFocus === true) input.current?.focus()
@@ -46,6 +48,15 @@ export function AddressField({ label, addresses, onChange, suggestions, error, a
     } else if (event.key === 'Enter') event.preventDefault()
     else if (event.key === 'Backspace' && text === '' && addresses.length > 0) onChange(addresses.slice(0, -1))
   }
+  // The chip's button goes with it: the focus moves to the next chip's, else the previous one's, else the input.
+  const remove = (index: number) => {
+    removal.removing(
+      addresses.map((a) => a.email.toLowerCase()),
+      index,
+      input.current,
+    )
+    onChange(addresses.filter((_, i) => i !== index))
+  }
   const offered = suggestions.filter((s) => !addresses.some((a) => sameMailbox(a.email, s.email)))
   return (
     <div className="flex flex-col gap-1">
@@ -58,18 +69,19 @@ export function AddressField({ label, addresses, onChange, suggestions, error, a
       >
         {addresses.length === 0 ? null : (
           <ul aria-label={`${label} recipients`} className="contents">
-            {addresses.map((address) => (
+            {addresses.map((address, index) => (
               <li
                 key={address.email.toLowerCase()}
                 className="inline-flex items-center gap-1 rounded bg-slate-100 py-0.5 pr-0.5 pl-2 text-sm text-slate-800"
               >
                 {addressLabel(address)}
                 <button
+                  ref={removal.ref(address.email.toLowerCase())}
                   type="button"
                   aria-label={`Remove ${addressLabel(address)} from ${label}`}
                   className="rounded px-1 text-slate-600 hover:bg-slate-200 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
                   onClick={() => {
-                    onChange(addresses.filter((a) => a !== address))
+                    remove(index)
                   }}
                 >
                   ×

@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { saveErrorMessage } from '../../lib/api'
+import { newRowKey } from '../../lib/row-keys'
 import {
   ATTACHMENT_MAX_BYTES,
   attachedFile,
@@ -32,12 +33,12 @@ export function AttachmentField({ attachments, onChange, error }: AttachmentFiel
   // Files removed while uploading: their upload's end changes nothing and says nothing.
   const dropped = useRef(new Set<string>())
   const upload = useUploadAttachment()
-  const [failures, setFailures] = useState<string[]>([])
+  const [failures, setFailures] = useState<{ key: string; text: string }[]>([])
   const [said, setSaid] = useState('')
 
   const attach = (files: File[]) => {
     const { accepted, refused } = screenFiles(files, attachments.length)
-    setFailures(refused)
+    setFailures(refused.map((text) => ({ key: newRowKey(), text })))
     setSaid('')
     for (const file of accepted) {
       count.current += 1
@@ -54,7 +55,8 @@ export function AttachmentField({ attachments, onChange, error }: AttachmentFiel
         (failure: unknown) => {
           onChange((list) => list.filter((a) => a.key !== key))
           if (dropped.current.has(key)) return
-          setFailures((f) => [...f, `${file.name} was not attached: ${saveErrorMessage(failure, 'file')}`])
+          const text = `${file.name} was not attached: ${saveErrorMessage(failure, 'file')}`
+          setFailures((f) => [...f, { key: newRowKey(), text }])
         },
       )
     }
@@ -129,8 +131,8 @@ export function AttachmentField({ attachments, onChange, error }: AttachmentFiel
       {error === undefined ? null : <p className="text-sm text-red-700">{error}</p>}
       {/* Polite like a status, without the role: the composer's one status is its send and Undo line. */}
       <div aria-live="polite" className="text-sm text-red-700">
-        {failures.map((failure, i) => (
-          <p key={i}>{failure}</p>
+        {failures.map((failure) => (
+          <p key={failure.key}>{failure.text}</p>
         ))}
         <p className="sr-only">{said}</p>
       </div>

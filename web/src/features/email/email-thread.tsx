@@ -1,6 +1,7 @@
 import { useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { formatDateTime } from '../../lib/format'
+import { contentKeys } from '../../lib/row-keys'
 import { activityStyle } from '../leads/activity-display'
 import { conversationOrder, messageState } from '../phone/sms-display'
 import { attachmentHref, fileLabel, formatSize } from './email-attachments'
@@ -118,8 +119,8 @@ function EmailItem({
           {warning}
         </p>
       )}
-      {emailParts(email).map((part, i) => (
-        <EmailPartView key={i} part={part} />
+      {keyedParts(email).map(([key, part]) => (
+        <EmailPartView key={key} part={part} />
       ))}
       {email.attachments.length === 0 ? null : <AttachmentList files={email.attachments} />}
       <p className="flex flex-wrap gap-1.5">
@@ -170,6 +171,7 @@ function EmailItem({
 
 /** An email's files, each a download link named after it, with its size. */
 function AttachmentList({ files }: { files: readonly EmailAttachment[] }) {
+  const keys = contentKeys(files.map((file) => `${file.url} ${file.filename}`))
   return (
     <ul aria-label="Attachments" className="flex flex-wrap gap-1.5">
       {files.map((file, i) => {
@@ -180,7 +182,7 @@ function AttachmentList({ files }: { files: readonly EmailAttachment[] }) {
           </>
         )
         return (
-          <li key={i} className="rounded bg-slate-100 px-2 py-0.5 text-sm text-slate-800">
+          <li key={keys[i]} className="rounded bg-slate-100 px-2 py-0.5 text-sm text-slate-800">
             {href === undefined ? (
               label
             ) : (
@@ -193,6 +195,13 @@ function AttachmentList({ files }: { files: readonly EmailAttachment[] }) {
       })}
     </ul>
   )
+}
+
+/** An email's parts, each keyed by what it holds, so that a part shown or folded stays so when the email changes. */
+function keyedParts(email: EmailActivity): [string, EmailPart][] {
+  const parts = emailParts(email)
+  const keys = contentKeys(parts.map((part) => `${part.quoted ? 'quoted' : 'own'} ${part.html}`))
+  return parts.map((part, i) => [keys[i] ?? String(i), part])
 }
 
 /** A piece of the body: its own words shown; quoted text behind a button. */

@@ -1,10 +1,11 @@
 import type { Address, Lead } from '@leadline/shared/lead-schema'
-import { useState, type SubmitEvent } from 'react'
+import { useRef, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
+import { newRowKey, useRemovalFocus } from '../../lib/row-keys'
 import { useUpdateLead } from './lead-queries'
 
 // The addresses' editor, loaded when someone edits them: the lead page's first visit carries only the display.
@@ -12,9 +13,14 @@ import { useUpdateLead } from './lead-queries'
 // Not ADDRESS_LABELS from shared: importing a value from a schema module bundles TypeBox (~40 KB gzipped).
 const ADDRESS_LABELS = ['business', 'mailing', 'other'] as const satisfies readonly Address['label'][]
 
-type AddressDraft = Record<Exclude<keyof Address, 'label'>, string> & { label: Address['label'] }
+type AddressDraft = Record<Exclude<keyof Address, 'label'>, string> & {
+  label: Address['label']
+  /** Stays with the address while others are added and removed. */
+  key: string
+}
 
-const blank: AddressDraft = {
+const blank = (): AddressDraft => ({
+  key: newRowKey(),
   label: 'business',
   address_1: '',
   address_2: '',
@@ -22,7 +28,7 @@ const blank: AddressDraft = {
   state: '',
   zipcode: '',
   country: '',
-}
+})
 
 const parts: { key: Exclude<keyof Address, 'label'>; label: string }[] = [
   { key: 'address_1', label: 'Street' },
@@ -35,6 +41,7 @@ const parts: { key: Exclude<keyof Address, 'label'>; label: string }[] = [
 
 function draftOf(address: Address): AddressDraft {
   return {
+    key: newRowKey(),
     label: address.label,
     address_1: address.address_1 ?? '',
     address_2: address.address_2 ?? '',
@@ -65,8 +72,21 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
   const generalError =
     updateLead.error !== null && Object.keys(fieldErrors).length === 0 ? updateLead.error.message : undefined
 
-  const set = (index: number, key: keyof AddressDraft, value: string) => {
-    setDrafts((all) => all.map((d, i) => (i === index ? { ...d, [key]: value } : d)))
+  const removal = useRemovalFocus()
+  const addButton = useRef<HTMLButtonElement>(null)
+
+  const set = (draftKey: string, key: Exclude<keyof AddressDraft, 'key'>, value: string) => {
+    setDrafts((all) => all.map((d) => (d.key === draftKey ? { ...d, [key]: value } : d)))
+  }
+
+  const remove = (index: number) => {
+    const draftKey = drafts[index]?.key
+    removal.removing(
+      drafts.map((d) => d.key),
+      index,
+      addButton.current,
+    )
+    setDrafts((all) => all.filter((d) => d.key !== draftKey))
   }
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
@@ -77,7 +97,7 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
       {drafts.map((draft, index) => (
-        <fieldset key={index} className="flex flex-col gap-3 rounded-md border border-slate-200 p-3">
+        <fieldset key={draft.key} className="flex flex-col gap-3 rounded-md border border-slate-200 p-3">
           <legend className="px-1 text-sm font-semibold text-slate-900">Address {index + 1}</legend>
           <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
             <SelectField
@@ -85,7 +105,7 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
               value={draft.label}
               options={ADDRESS_LABELS.map((l) => ({ value: l, label: `${l.charAt(0).toUpperCase()}${l.slice(1)}` }))}
               onChange={(value) => {
-                set(index, 'label', value)
+                set(draft.key, 'label', value)
               }}
               error={fieldErrors[`addresses.${index}.label`]}
             />
@@ -95,18 +115,19 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
                 label={label}
                 value={draft[key]}
                 onChange={(value) => {
-                  set(index, key, value)
+                  set(draft.key, key, value)
                 }}
                 error={fieldErrors[`addresses.${index}.${key}`]}
               />
             ))}
           </div>
           <Button
+            ref={removal.ref(draft.key)}
             size="sm"
             variant="quiet"
             className="w-fit text-red-700"
             onPress={() => {
-              setDrafts((all) => all.filter((_, i) => i !== index))
+              remove(index)
             }}
           >
             {`Remove address ${index + 1}`}
@@ -114,10 +135,11 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
         </fieldset>
       ))}
       <Button
+        ref={addButton}
         size="sm"
         className="w-fit"
         onPress={() => {
-          setDrafts((all) => [...all, blank])
+          setDrafts((all) => [...all, blank()])
         }}
       >
         Add address

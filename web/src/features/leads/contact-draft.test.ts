@@ -54,10 +54,10 @@ describe('the contact draft', () => {
       name: '  Kim Keys ',
       title: '  ',
       emails: [
-        { type: undefined, value: ' kim@keys.example.com ' },
-        { type: 'home' as const, value: '  ' },
+        { key: 'e1', type: undefined, value: ' kim@keys.example.com ' },
+        { key: 'e2', type: 'home' as const, value: '  ' },
       ],
-      phones: [{ type: 'office' as const, value: '415 555 0100' }],
+      phones: [{ key: 'p1', type: 'office' as const, value: '415 555 0100' }],
     }
     expect(bodyOf(draft, initial, [])).toEqual({
       name: 'Kim Keys',

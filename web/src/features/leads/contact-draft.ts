@@ -1,12 +1,15 @@
 import type { ContactInfoType } from '@leadline/shared/contact-info-types'
 import type { Contact } from '@leadline/shared/contact-schema'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
+import { newRowKey } from '../../lib/row-keys'
 import { customDraftOf, customValueFromDraft, customValuesOf } from './custom-values'
 import type { ContactBody } from './lead-queries'
 
 // The contact form's draft and the body it saves; no React, so the rules are unit-tested.
 
 export interface Entry {
+  /** Stays with the entry while others are added and removed (`newRowKey`). */
+  key: string
   type: ContactInfoType | undefined
   value: string
 }
@@ -25,9 +28,9 @@ export function draftOf(contact: Contact | undefined, fields: readonly CustomFie
   return {
     name: contact?.name ?? '',
     title: contact?.title ?? '',
-    emails: contact?.emails.map((e) => ({ type: e.type, value: e.email })) ?? [],
-    phones: contact?.phones.map((p) => ({ type: p.type, value: p.phone })) ?? [],
-    urls: contact?.urls.map((u) => ({ type: u.type, value: u.url })) ?? [],
+    emails: contact?.emails.map((e) => ({ key: newRowKey(), type: e.type, value: e.email })) ?? [],
+    phones: contact?.phones.map((p) => ({ key: newRowKey(), type: p.type, value: p.phone })) ?? [],
+    urls: contact?.urls.map((u) => ({ key: newRowKey(), type: u.type, value: u.url })) ?? [],
     custom: Object.fromEntries(
       fields.map((f) => [f.id, contact === undefined ? '' : customDraftOf(f, customValuesOf(contact, f))]),
     ),

@@ -1,12 +1,13 @@
 import { CONTACT_INFO_TYPES, type ContactInfoType } from '@leadline/shared/contact-info-types'
 import type { Contact } from '@leadline/shared/contact-schema'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
-import { useState, type SubmitEvent } from 'react'
+import { useRef, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
+import { newRowKey, useRemovalFocus } from '../../lib/row-keys'
 import { bodyOf, draftOf, type Entry } from './contact-draft'
 import { CustomFieldEditor } from './custom-field-editor'
 import type { ReferenceOption } from './custom-field-input'
@@ -41,6 +42,8 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
   const [initial] = useState(() => draftOf(contact, fields))
   const [draft, setDraft] = useState(initial)
   const saveContact = useSaveContact(leadId)
+  const removal = useRemovalFocus()
+  const addButtons = useRef(new Map<ListKey, HTMLButtonElement>())
   const fieldErrors = isApiError(saveContact.error) ? saveContact.error.fieldErrors : {}
   const generalError =
     saveContact.error !== null && Object.keys(fieldErrors).length === 0 ? saveContact.error.message : undefined
@@ -53,8 +56,19 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
     return fieldErrors[`${key}.${filledIndex}.${field}`]
   }
 
-  const setEntry = (key: ListKey, index: number, change: Partial<Entry>) => {
-    setDraft((d) => ({ ...d, [key]: d[key].map((e, i) => (i === index ? { ...e, ...change } : e)) }))
+  const setEntry = (key: ListKey, entryKey: string, change: Partial<Entry>) => {
+    setDraft((d) => ({ ...d, [key]: d[key].map((e) => (e.key === entryKey ? { ...e, ...change } : e)) }))
+  }
+
+  const removeEntry = (key: ListKey, index: number) => {
+    const entries = draft[key]
+    const entryKey = entries[index]?.key
+    removal.removing(
+      entries.map((e) => e.key),
+      index,
+      addButtons.current.get(key),
+    )
+    setDraft((d) => ({ ...d, [key]: d[key].filter((e) => e.key !== entryKey) }))
   }
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
@@ -89,13 +103,13 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
             {label === 'URL' ? 'URLs' : `${label}s`}
           </legend>
           {draft[key].map((entry, index) => (
-            <div key={index} className="flex items-end gap-2">
+            <div key={entry.key} className="flex items-end gap-2">
               <TextField
                 label={`${label} ${String(index + 1)}`}
                 type={type}
                 value={entry.value}
                 onChange={(value) => {
-                  setEntry(key, index, { value })
+                  setEntry(key, entry.key, { value })
                 }}
                 error={errorAt(key, field, index)}
                 className="flex-1"
@@ -108,18 +122,19 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
                 options={typeOptions}
                 emptyLabel="type…"
                 onChange={(value) => {
-                  setEntry(key, index, { type: isInfoType(value) ? value : undefined })
+                  setEntry(key, entry.key, { type: isInfoType(value) ? value : undefined })
                 }}
                 error={errorAt(key, 'type', index)}
                 className="w-28"
               />
               <Button
+                ref={removal.ref(entry.key)}
                 size="sm"
                 variant="quiet"
                 aria-label={`Remove ${noun} ${String(index + 1)}`}
                 className="mb-1"
                 onPress={() => {
-                  setDraft((d) => ({ ...d, [key]: d[key].filter((_, i) => i !== index) }))
+                  removeEntry(key, index)
                 }}
               >
                 Remove
@@ -127,11 +142,15 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
             </div>
           ))}
           <Button
+            ref={(element: HTMLButtonElement | null) => {
+              if (element === null) addButtons.current.delete(key)
+              else addButtons.current.set(key, element)
+            }}
             size="sm"
             variant="quiet"
             className="w-fit text-indigo-700"
             onPress={() => {
-              setDraft((d) => ({ ...d, [key]: [...d[key], { type: undefined, value: '' }] }))
+              setDraft((d) => ({ ...d, [key]: [...d[key], { key: newRowKey(), type: undefined, value: '' }] }))
             }}
           >
             {`Add ${noun}`}
