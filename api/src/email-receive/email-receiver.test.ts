@@ -728,7 +728,7 @@ describe('the rate of messages', () => {
   })
 })
 
-describe('a large message', () => {
+describe('a large message', { timeout: 120_000 }, () => {
   const MiB = 1024 * 1024
   let spoolDir: string
   let large: EmailReceiver
