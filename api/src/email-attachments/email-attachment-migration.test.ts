@@ -34,8 +34,11 @@ beforeAll(async () => {
   const org = await createOrg(database, clock, 'Before Uploads')
   organizationId = org.id
   key = org.member.key
-  // The app of today writes the lead and the email (their tables are as 0023 left them); the file is written as
-  // incoming mail wrote it before 0024.
+  // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
+  // 0026, which every activity is written with: they are added for it, and taken out again before migrating); the
+  // file is written as incoming mail wrote it before 0024.
+  await sql`alter table activity add column sender_check varchar(8)`.execute(database.db)
+  await sql`alter table activity add column sender_check_reason text`.execute(database.db)
   const app = await buildApp({
     database,
     config: loadConfig({ DATABASE_URL: testDb.url, LEADLINE_SECRET_KEY: TEST_SECRET_KEY }),
@@ -61,6 +64,8 @@ beforeAll(async () => {
     [file],
   )
   await app.close()
+  await sql`alter table activity drop column sender_check`.execute(database.db)
+  await sql`alter table activity drop column sender_check_reason`.execute(database.db)
   expect(await migrateToLatest(database.db)).toContain('0024-email-attachment-uploads')
 })
 afterAll(async () => {

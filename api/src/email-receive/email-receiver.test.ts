@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
@@ -728,7 +728,7 @@ describe('the rate of messages', () => {
   })
 })
 
-describe('a large message', () => {
+describe('a large message', { timeout: 120_000 }, () => {
   const MiB = 1024 * 1024
   let spoolDir: string
   let large: EmailReceiver
@@ -921,6 +921,47 @@ describe('the sender check', () => {
       },
     })
     expect(await tasksOfThread(proposal.thread_id, 'email_followup')).toMatchObject([{ is_complete: false }])
+  })
+
+  it('passes a forwarded reply whose DKIM signature holds though SPF fails, which clears the follow-up', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const spki = publicKey.export({ type: 'spki', format: 'der' }).toString('base64')
+    const records = {
+      // The forwarder's address is not the contact's domain's: SPF fails; the signature is what vouches.
+      'client.example': 'v=spf1 ip4:192.0.2.1 -all',
+      '_dmarc.client.example': 'v=DMARC1; p=reject',
+      'mail._domainkey.client.example': `v=DKIM1; k=rsa; p=${spki}`,
+    }
+    const proposal = await sentEmail('Signed')
+    const signing = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: receiver.port,
+      secure: false,
+      dkim: {
+        domainName: 'client.example',
+        keySelector: 'mail',
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
+    })
+    try {
+      await withRecords(records, async () => {
+        await signing.sendMail({
+          from: CONTACT_ADDRESS,
+          to: REP_ADDRESS,
+          subject: 'Re: Signed',
+          text: 'Signed and forwarded.',
+          inReplyTo: proposal.message_ids[0],
+        })
+      })
+    } finally {
+      signing.close()
+    }
+    expect(await latestChecked()).toMatchObject({
+      thread_id: proposal.thread_id,
+      contact_id: scene.contactId,
+      sender_check: { result: 'pass', reason: 'DMARC pass: client.example vouches for the message' },
+    })
+    expect(await tasksOfThread(proposal.thread_id, 'email_followup')).toEqual([])
   })
 
   it('fails a sender that names no thread: matched by its address alone it lands nowhere', async () => {

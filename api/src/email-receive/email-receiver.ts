@@ -98,47 +98,54 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
 
   const resolver = options.resolver ?? systemResolver(config.senderCheckSeconds * 1000)
   const spoolRoot = options.spoolDir ?? tmpdir()
+  const receiveSpooled = async (
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    spool: string,
+  ): Promise<IncomingOutcome[]> => {
+    const file = join(spool, 'message.eml')
+    await spoolUpTo(stream, config.maxMessageBytes, file)
+    if (stream.sizeExceeded) {
+      throw new SmtpRefusal(552, `5.3.4 The message is over the limit of ${String(config.maxMessageBytes)} bytes`)
+    }
+    const now = clock.now()
+    const message = await readIncomingMessage(file, config, now, spool)
+    const mailFrom = session.envelope.mailFrom
+    const senderCheck = await checkSender(
+      createReadStream(file),
+      {
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
+        mailFrom: mailFrom === false ? '' : mailFrom.address,
+      },
+      resolver,
+      config.senderCheckSeconds * 1000,
+    )
+    const accounts = await recipientAccounts(db, session)
+    const outcomes = await storeIncomingMessage(db, message, accounts, {
+      now: formatTimestamp(now),
+      leadWebhookEnvUrl: options.leadWebhookEnvUrl,
+      senderCheck,
+    })
+    for (const outcome of outcomes) {
+      log.info(
+        {
+          organization_id: outcome.organizationId,
+          message_id: message.messageId,
+          from: message.fromAddress,
+          sender_check: senderCheck,
+          ...outcome,
+        },
+        'stored' in outcome ? 'incoming email stored' : `incoming email accepted, not stored (${outcome.skipped})`,
+      )
+    }
+    return outcomes
+  }
+  // The message goes to a file of its own as it arrives, and is parsed from there: the api never holds it whole.
   const receive = async (stream: SMTPServerDataStream, session: SMTPServerSession): Promise<IncomingOutcome[]> => {
-    // The message goes to a file as it arrives, and is parsed from there: the api never holds it whole.
     const spool = await mkdtemp(join(spoolRoot, 'leadline-mail-'))
     try {
-      const file = join(spool, 'message.eml')
-      await spoolUpTo(stream, config.maxMessageBytes, file)
-      if (stream.sizeExceeded) {
-        throw new SmtpRefusal(552, `5.3.4 The message is over the limit of ${String(config.maxMessageBytes)} bytes`)
-      }
-      const now = clock.now()
-      const message = await readIncomingMessage(file, config, now, spool)
-      const mailFrom = session.envelope.mailFrom
-      const senderCheck = await checkSender(
-        createReadStream(file),
-        {
-          ip: session.remoteAddress,
-          helo: session.hostNameAppearsAs,
-          mailFrom: mailFrom === false ? '' : mailFrom.address,
-        },
-        resolver,
-        config.senderCheckSeconds * 1000,
-      )
-      const accounts = await recipientAccounts(db, session)
-      const outcomes = await storeIncomingMessage(db, message, accounts, {
-        now: formatTimestamp(now),
-        leadWebhookEnvUrl: options.leadWebhookEnvUrl,
-        senderCheck,
-      })
-      for (const outcome of outcomes) {
-        log.info(
-          {
-            organization_id: outcome.organizationId,
-            message_id: message.messageId,
-            from: message.fromAddress,
-            sender_check: senderCheck,
-            ...outcome,
-          },
-          'stored' in outcome ? 'incoming email stored' : `incoming email accepted, not stored (${outcome.skipped})`,
-        )
-      }
-      return outcomes
+      return await receiveSpooled(stream, session, spool)
     } finally {
       await rm(spool, { recursive: true, force: true })
     }

@@ -155,11 +155,10 @@ function parseFromDisk(file: string, spoolDir: string, maxAttachmentBytes: numbe
   })
 }
 
-/** The SMTP refusal a parse failure is, or the failure itself (the disk, not the message). */
+/** The SMTP refusal a parse failure is, or the failure itself when it is the disk's, not the message's. */
 function unreadable(error: unknown): unknown {
-  const code: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'code') : undefined
-  // A file-system error (ENOSPC, EACCES…) is ours: the sender should try again, not be told its message is bad.
-  if (typeof code === 'string' && code.startsWith('E')) return error
+  // A system call that failed (ENOSPC, EACCES…) is ours: the sender should try again, not hear its message is bad.
+  if (typeof error === 'object' && error !== null && 'syscall' in error) return error
   return new SmtpRefusal(554, '5.6.0 The message could not be read')
 }
 
