@@ -26,7 +26,8 @@ const seedFile = join(dataDir, 'demo-seed.json')
 const defaultDatabaseFile = join(dataDir, 'leadline.db')
 // The secret the api and the bff share for the live-update stream (LEADLINE_STREAM_SECRET).
 const streamSecretFile = join(dataDir, 'stream-secret')
-// The key the api encrypts the secrets it stores with, SMTP passwords (LEADLINE_SECRET_KEY): losing it loses them.
+// The key the api encrypts the secrets it stores with (LEADLINE_SECRET_KEY): SMTP passwords, webhook signature keys,
+// inbound secrets. Losing it loses them; `leadline secret-key rotate` moves them to a new one.
 const secretKeyFile = join(dataDir, 'secret-key')
 const apiReadyTimeoutMs = 30_000
 // The demo admin's email account sends through localhost:2525: a mail catcher there keeps the demo's emails as files.

@@ -298,6 +298,7 @@ describe('leadline --help', () => {
       'key revoke',
       'seed demo',
       'reindex',
+      'secret-key rotate',
     ]) {
       expect(result.stdout).toContain(`  ${command} `)
     }
@@ -307,6 +308,14 @@ describe('leadline --help', () => {
     const result = await leadline(['user', 'add', '--help'])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^Usage: leadline user add --org ORG_ID --email EMAIL \[--role admin\|user\]/)
+  })
+
+  it('documents how secret-key rotate takes the keys, and that it prints one only when asked', async () => {
+    const result = await leadline(['secret-key', 'rotate', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: leadline secret-key rotate \(--new-key-file FILE \| --generate\)/)
+    expect(result.stdout).toContain("The current key is this command's LEADLINE_SECRET_KEY")
+    expect(result.stdout).toContain('print it: it is the only copy')
   })
 
   it('without a command, prints the usage on stderr and exits 2', async () => {

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createApiKey, revokeApiKey } from './api-keys/api-key-repo.js'
@@ -35,6 +37,7 @@ import {
   insertEmailAccount,
 } from './email-accounts/email-account-repo.js'
 import { secretBoxFrom, type SecretBox } from './platform/secret-box.js'
+import { resealSecrets } from './platform/stored-secrets.js'
 import { formatTimestamp, systemClock } from './platform/time.js'
 import { startMailCatcher } from './email/mail-catcher.js'
 
@@ -495,7 +498,7 @@ async function leadWebhookOutput(db: Db, env: NodeJS.ProcessEnv): Promise<Output
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
   const setting: LeadWebhookSetting = await readLeadWebhook(db, envUrl)
-  const key = setting.url === null ? null : await leadWebhookSigningKey(db)
+  const key = setting.url === null ? null : await leadWebhookSigningKey(db, secretBox(env))
   const where = {
     cli: 'stored with "leadline lead-webhook set" (it wins over LEADLINE_LEAD_WEBHOOK_URL)',
     env: 'from LEADLINE_LEAD_WEBHOOK_URL',
@@ -592,7 +595,7 @@ function inboundSecretCommand(
   verb: string,
   summary: string,
   details: string,
-  secretOf: (db: Db, organizationId: string, now: string) => Promise<InboundSecretTable>,
+  secretOf: (db: Db, box: SecretBox | null, organizationId: string, now: string) => Promise<InboundSecretTable>,
 ): Command {
   return {
     usage: `leadline inbound-secret ${verb} --org ORG_ID`,
@@ -609,9 +612,10 @@ Prints {"organization_id","secret","date_created"}: the secret as Standard Webho
       })
       noPositionals(positionals)
       const organizationId = required(values.org, '--org ORG_ID')
+      const box = secretBox(env)
       const secret = await withDatabase(databaseUrl(values.db, env), async (db) => {
         await requireOrganization(db, organizationId)
-        return secretOf(db, organizationId, formatTimestamp(systemClock.now()))
+        return secretOf(db, box, organizationId, formatTimestamp(systemClock.now()))
       })
       const view = inboundSecretView(secret)
       return {
@@ -653,6 +657,69 @@ function secretBox(env: NodeJS.ProcessEnv): SecretBox | null {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
+}
+
+/** The new key of `secret-key rotate`: read from --new-key-file, or made (and then printed: the only copy). */
+function newSecretKey(file: string | undefined, generate: boolean): { box: SecretBox; shown: string | null } {
+  if ((file === undefined) === !generate) throw new UsageError('give either --new-key-file FILE or --generate')
+  let text: string
+  if (file === undefined) text = randomBytes(32).toString('hex')
+  else {
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch (error) {
+      throw new UsageError(`--new-key-file: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  let box: SecretBox | null
+  try {
+    box = secretBoxFrom({ LEADLINE_SECRET_KEY: text })
+  } catch {
+    throw new UsageError('--new-key-file: the key must be 32 random bytes as 64 hex characters or as base64')
+  }
+  if (box === null) throw new UsageError('--new-key-file: the file is empty')
+  return { box, shown: generate ? text : null }
+}
+
+const secretKeyRotateCommand: Command = {
+  usage: 'leadline secret-key rotate (--new-key-file FILE | --generate)',
+  summary: 'seal every stored secret under a new LEADLINE_SECRET_KEY, in one transaction',
+  details: `  --new-key-file FILE   the new key: 32 random bytes as 64 hex characters or base64, as LEADLINE_SECRET_KEY
+                        takes it (e.g. \`openssl rand -hex 32 > FILE\`); never printed
+  --generate            make a new random key instead, and print it: it is the only copy
+
+The current key is this command's LEADLINE_SECRET_KEY (the api's; unset on a server that had none, when only
+values stored in the clear can be sealed). Webhook signature keys, inbound secrets, the lead webhook's signature key
+and SMTP passwords are opened with it and sealed under the new key; if one does not open, nothing changes. Then give
+the api the new key as LEADLINE_SECRET_KEY (with npm start: write it to data/secret-key) and restart it: until
+then it cannot open what was sealed, and the old key opens nothing.
+Prints {"resealed":{"webhook_signature_keys","inbound_secrets","lead_webhook_signature_key","smtp_passwords"}}
+(counts), with "new_key" added under --generate.`,
+  async run(args, env) {
+    const { values, positionals } = parse({
+      args,
+      options: { ...common, 'new-key-file': { type: 'string' }, generate: { type: 'boolean' } },
+      allowPositionals: true,
+    })
+    noPositionals(positionals)
+    const current = secretBox(env)
+    const next = newSecretKey(values['new-key-file'], values.generate === true)
+    const resealed = await withDatabase(databaseUrl(values.db, env), (db) =>
+      db.transaction().execute((tx) => resealSecrets(tx, current, next.box)),
+    )
+    const total = Object.values(resealed).reduce((sum, n) => sum + n, 0)
+    const lines = [
+      `Sealed ${String(total)} secrets under the new key (${Object.entries(resealed)
+        .map(([kind, n]) => `${kind.replace(/_/g, ' ')}: ${String(n)}`)
+        .join(', ')}).`,
+      'Give the api the new key as LEADLINE_SECRET_KEY and restart it.',
+    ]
+    if (next.shown !== null) lines.push(`The new key (its only copy): ${next.shown}`)
+    return {
+      json: { resealed, ...(next.shown === null ? {} : { new_key: next.shown }) },
+      text: lines.join('\n'),
+    }
+  },
 }
 
 const emailAccountAddCommand: Command = {
@@ -789,6 +856,7 @@ const COMMANDS: Record<string, Command> = {
   'lead-webhook show': leadWebhookShowCommand,
   'inbound-secret show': inboundSecretShowCommand,
   'inbound-secret rotate': inboundSecretRotateCommand,
+  'secret-key rotate': secretKeyRotateCommand,
   'email-account add': emailAccountAddCommand,
   'email-account list': emailAccountListCommand,
   'mail-catcher': mailCatcherCommand,

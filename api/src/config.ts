@@ -42,8 +42,9 @@ export interface Config {
   /** How emails are retried (docs/decisions/0031-emails-and-sending.md). */
   email: EmailConfig
   /**
-   * Seals the secrets the api stores and must give back (SMTP passwords) under `LEADLINE_SECRET_KEY`; null when the
-   * server has none, and then no such secret can be stored (docs/decisions/0029-email-accounts.md).
+   * Seals the secrets the api stores and must use again (SMTP passwords, signature keys, inbound secrets) under
+   * `LEADLINE_SECRET_KEY`; null when the server has none: then no password can be stored, and the keys the api makes
+   * are stored in the clear until it starts with one (docs/decisions/0029-email-accounts.md, 0040).
    */
   secretBox: SecretBox | null
   /** The SMTP receiver for incoming mail (docs/decisions/0032-incoming-mail.md). */

@@ -9,6 +9,7 @@ import { buildApp, REDACTED_PATHS } from './app.js'
 import { loadConfig, type Config } from './config.js'
 import { openDatabase, type Db } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { resealSecrets } from './platform/stored-secrets.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from './leads/lead-search-index.js'
 import { systemClock } from './platform/time.js'
 import { purgeOldEvents } from './events/event-retention.js'
@@ -67,6 +68,9 @@ export async function serve(options: ServeOptions): Promise<Server> {
   let emailReceiver: EmailReceiver | undefined
   try {
     await migrateToLatest(database.db)
+    // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
+    const box = config.secretBox
+    if (box !== null) await database.db.transaction().execute((tx) => resealSecrets(tx, null, box, true))
     app = await buildApp({
       database,
       config,

@@ -63,7 +63,9 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) 
     },
     async (request) => {
       const me = requireAdmin(request)
-      return inboundSecretView(await inboundSecret(db, me.organizationId, formatTimestamp(clock.now())))
+      return inboundSecretView(
+        await inboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
+      )
     },
   )
 
@@ -78,7 +80,9 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) 
     },
     async (request) => {
       const me = requireAdmin(request)
-      return inboundSecretView(await rotateInboundSecret(db, me.organizationId, formatTimestamp(clock.now())))
+      return inboundSecretView(
+        await rotateInboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
+      )
     },
   )
 
@@ -100,7 +104,7 @@ const signedRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   app.addHook('onRequest', async (request, reply) => {
     const headers = readSignedHeaders(request.headers, clock.now())
     if (typeof headers === 'string') return refuse(request, reply, headers)
-    const secret = await findInboundSecret(db, headers.organizationId)
+    const secret = await findInboundSecret(db, config.secretBox, headers.organizationId)
     if (secret === undefined) return refuse(request, reply, BAD_SIGNATURE)
     signed.set(request, { request: headers, secretHex: secret.secret, verified: undefined })
     return undefined

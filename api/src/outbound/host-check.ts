@@ -24,7 +24,9 @@ export async function privateAddressOf(
 ): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<undefined>((done) => {
-    timer = setTimeout(done, timeoutMs)
+    timer = setTimeout(() => {
+      done(undefined)
+    }, timeoutMs)
   })
   try {
     const addresses = await Promise.race([resolve(hostname).catch(() => undefined), late])

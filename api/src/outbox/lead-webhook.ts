@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { deleteAppState, readAppState, writeAppState } from '../db/app-state.js'
 import type { Db } from '../db/database.js'
+import type { SecretBox } from '../platform/secret-box.js'
+import { LEAD_WEBHOOK_KEY_CONTEXT, openSecret, storeSecret } from '../platform/stored-secrets.js'
 import { webhookUrlProblem } from '../webhooks/webhook-url.js'
 
 // The operator's lead webhook: one URL for the whole installation that hears of every lead created, updated, deleted
@@ -53,19 +55,22 @@ export async function resetLeadWebhookUrl(db: Db): Promise<void> {
 
 /**
  * The installation's key for signing lead webhook requests (64 hex characters, like a subscription's), made on first
- * use. Every process that asks at once gets the same one: the first insert wins and the others read it.
+ * use and stored sealed under `box` (decision 0040). Every process that asks at once gets the same one: the first
+ * insert wins and the others read it.
  */
-export async function leadWebhookSigningKey(db: Db): Promise<string> {
+export async function leadWebhookSigningKey(db: Db, box: SecretBox | null): Promise<string> {
+  const open = (stored: string) => openSecret(box, stored, LEAD_WEBHOOK_KEY_CONTEXT, 'The lead webhook signature key')
   const existing = await readAppState(db, 'lead_webhook_signature_key')
-  if (existing !== undefined) return existing
+  if (existing !== undefined) return open(existing)
+  const key = randomBytes(32).toString('hex')
   await db
     .insertInto('app_state')
-    .values({ key: 'lead_webhook_signature_key', value: randomBytes(32).toString('hex') })
+    .values({ key: 'lead_webhook_signature_key', value: storeSecret(box, key, LEAD_WEBHOOK_KEY_CONTEXT) })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute()
   const made = await readAppState(db, 'lead_webhook_signature_key')
   if (made === undefined) throw new Error('the lead webhook signing key could not be stored')
-  return made
+  return open(made)
 }
 
 const LEAD_WEBHOOK_EVENTS = { created: 'create', updated: 'update', deleted: 'delete', merged: 'merge' } as const

@@ -386,7 +386,7 @@ describe('the lead webhook', () => {
       { objectType: 'task.lead', objectId: 'task_x', action: 'created', leadId: 'lead_one', data: {} },
     ])
     expect(await dispatcher.drain()).toBe(4)
-    const key = await leadWebhookSigningKey(ctx.database.db)
+    const key = await leadWebhookSigningKey(ctx.database.db, ctx.config.secretBox)
     const received = receiver.requests.map((r) => verifySignedRequest(key, r.headers, r.body))
     expect(received).toEqual([
       { model: 'lead', event: 'create', data: { id: 'lead_one', name: 'Lead Co' } },
@@ -414,7 +414,7 @@ describe('the lead webhook', () => {
     expect((await call(ctx.app, key, 'DELETE', `/lead/${destination}/`)).statusCode).toBe(200)
     await dispatcher.drain()
 
-    const signing = await leadWebhookSigningKey(ctx.database.db)
+    const signing = await leadWebhookSigningKey(ctx.database.db, ctx.config.secretBox)
     const received = receiver.requests.map(
       (r) => verifySignedRequest(signing, r.headers, r.body) as { event: string; data: { id?: string } },
     )

@@ -5,6 +5,7 @@ import type { Db, Dialect, OutboxTable, Tables } from '../db/database.js'
 import { createOutboundClient, type OutboundClient, type OutboundResult } from '../outbound/outbound-client.js'
 import { outboundPrivateAllowed } from '../outbound/private-address.js'
 import { newId, randomBase62 } from '../platform/ids.js'
+import { openSecret, StoredSecretError, webhookKeyContext } from '../platform/stored-secrets.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
 import { leadWebhookSigningKey, readLeadWebhook } from './lead-webhook.js'
 import { onOutboxWritten } from './outbox-signal.js'
@@ -60,7 +61,7 @@ export interface DispatcherOptions {
   db: Db
   dialect: Dialect
   clock: Clock
-  config: Pick<Config, 'outbox' | 'leadWebhookUrl' | 'outboundAllowPrivate'>
+  config: Pick<Config, 'outbox' | 'leadWebhookUrl' | 'outboundAllowPrivate' | 'secretBox'>
   /** The HTTP client; by default one with the SSRF guard as LEADLINE_OUTBOUND_ALLOW_PRIVATE says. */
   client?: OutboundClient
   /** This process's name on its leases. */
@@ -247,6 +248,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     url: string
     key: string
     verifyTls: boolean
+    /** Why the signing key cannot be opened (sealed under another LEADLINE_SECRET_KEY): a failed attempt, no request. */
+    keyProblem?: string
+  }
+
+  /** The target with its signing key opened, or with why it cannot be. */
+  async function withKey(target: Omit<Target, 'key'>, key: () => Promise<string> | string): Promise<Target> {
+    try {
+      return { ...target, key: await key() }
+    } catch (error) {
+      if (!(error instanceof StoredSecretError)) throw error
+      return { ...target, key: '', keyProblem: error.message }
+    }
   }
 
   async function targetOf(row: OutboxRow): Promise<Target | undefined> {
@@ -256,8 +269,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         await setAside(row, 'cancelled', 'The lead webhook was cleared before this delivery.')
         return undefined
       }
-      signingKey ??= await leadWebhookSigningKey(db)
-      return { url, key: signingKey, verifyTls: true }
+      return withKey({ url, verifyTls: true }, async () => {
+        signingKey ??= await leadWebhookSigningKey(db, config.secretBox)
+        return signingKey
+      })
     }
     const subscription =
       row.subscription_id === null
@@ -276,7 +291,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await setAside(row, 'parked', '')
       return undefined
     }
-    return { url: subscription.url, key: subscription.signature_key, verifyTls: subscription.verify_ssl !== 0 }
+    const id = row.subscription_id ?? ''
+    return withKey({ url: subscription.url, verifyTls: subscription.verify_ssl !== 0 }, () =>
+      openSecret(config.secretBox, subscription.signature_key, webhookKeyContext(id), `The signature key of ${id}`),
+    )
   }
 
   /** When to try again after a failed attempt, or null when the row has failed for good. */
@@ -342,13 +360,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const target = await targetOf(row)
     if (target === undefined) return false
     const timestamp = Math.floor(clock.now().getTime() / 1000)
-    const result = await client.post({
-      url: target.url,
-      body: row.payload,
-      headers: signatureHeaders(target.key, row.id, timestamp, row.payload),
-      timeoutMs,
-      verifyTls: target.verifyTls,
-    })
+    const result =
+      target.keyProblem === undefined
+        ? await client.post({
+            url: target.url,
+            body: row.payload,
+            headers: signatureHeaders(target.key, row.id, timestamp, row.payload),
+            timeoutMs,
+            verifyTls: target.verifyTls,
+          })
+        : { ok: false, statusCode: null, durationMs: 0, error: target.keyProblem }
     await record(row, target, result)
     return true
   }

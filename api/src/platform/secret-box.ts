@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-// Secrets the api must give back to someone else (an SMTP server's password), stored encrypted under the server's
-// LEADLINE_SECRET_KEY (docs/decisions/0029-email-accounts.md): AES-256-GCM, a random 12-byte IV per value, stored as
+// Secrets the api must use again (an SMTP server's password, signing keys: platform/stored-secrets.ts), stored
+// encrypted under the server's LEADLINE_SECRET_KEY (docs/decisions/0029-email-accounts.md, 0040): AES-256-GCM, a random 12-byte IV per value, stored as
 // `v1:<base64 iv>:<base64 ciphertext and 16-byte tag>`. The version lets a later format or key scheme sit beside it.
 
 const VERSION = 'v1'

@@ -3,9 +3,17 @@ import { afterAll, beforeAll } from 'vitest'
 import { openDatabase, type DatabaseHandle, type Db } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { leadWebhookSigningKey } from '../outbox/lead-webhook.js'
+import { secretBoxFrom } from '../platform/secret-box.js'
 import { systemClock } from '../platform/time.js'
 import { startApiProcess, stopApiProcesses, type ApiProcess } from './api-process.js'
-import { basicAuth, createOrg, createTestDatabase, type TestDatabase, type TestOrg } from './test-app.js'
+import {
+  basicAuth,
+  createOrg,
+  createTestDatabase,
+  TEST_SECRET_KEY,
+  type TestDatabase,
+  type TestOrg,
+} from './test-app.js'
 import { startReceiver, type Receiver } from './webhook-receiver.js'
 import { verifySignedRequest } from './webhook-signatures.js'
 
@@ -218,7 +226,11 @@ export function deliveryFixture(options: {
     fixture.database = openDatabase(testDb.url)
     await migrateToLatest(fixture.database.db)
     fixture.org = await createOrg(fixture.database, systemClock, options.organization)
-    if (options.leadWebhook) keys.lead = await leadWebhookSigningKey(fixture.database.db)
+    if (options.leadWebhook)
+      keys.lead = await leadWebhookSigningKey(
+        fixture.database.db,
+        secretBoxFrom({ LEADLINE_SECRET_KEY: TEST_SECRET_KEY }),
+      )
     fixture.checking = await startCheckingReceiver((path) => (path === '/leads' ? keys.lead : keys.subscription), {
       holdMs: options.holdMs,
       refuseEvery: options.refuseEvery,

@@ -55,6 +55,7 @@ async function created(body: Record<string, unknown> = {}, key = ctx.org.admin.k
   return res.json<CreatedWebhookSubscription>()
 }
 
+/** The signature key as stored: sealed under the test key (decision 0040). */
 async function storedKey(id: string): Promise<string> {
   const row = await ctx.database.db
     .selectFrom('webhook_subscription')
@@ -62,6 +63,10 @@ async function storedKey(id: string): Promise<string> {
     .where('id', '=', id)
     .executeTakeFirstOrThrow()
   return row.signature_key
+}
+
+async function openedKey(id: string): Promise<string | undefined> {
+  return ctx.config.secretBox?.open(await storedKey(id), `webhook_subscription:${id}`)
 }
 
 async function countSubscriptions(): Promise<number> {
@@ -112,7 +117,11 @@ describe('POST /webhook/', () => {
     const one = await call(ctx.app, ctx.org.admin.key, 'GET', `/webhook/${sub.id}/`)
     const { signature_key: _key, ...shown } = sub
     expect(one.json()).toEqual(shown)
-    expect(await storedKey(sub.id)).toBe(sub.signature_key)
+    // Stored sealed, never as shown.
+    const stored = await storedKey(sub.id)
+    expect(stored).toMatch(/^v1:/)
+    expect(stored).not.toContain(sub.signature_key)
+    expect(await openedKey(sub.id)).toBe(sub.signature_key)
   })
 
   it('takes verify_ssl, and ignores read-only and unknown fields', async () => {
@@ -444,7 +453,7 @@ describe('PUT /webhook/{id}/', () => {
       date_created: sub.date_created,
     })
     expect(changed.date_updated > sub.date_updated).toBe(true)
-    expect(await storedKey(sub.id)).toBe(sub.signature_key)
+    expect(await openedKey(sub.id)).toBe(sub.signature_key)
   })
 
   it('pauses with who paused it, and resumes forgetting the reason and past failures', async () => {

@@ -19,6 +19,7 @@ import { NotFoundError, ValidationError } from '../platform/errors.js'
 import { newId } from '../platform/ids.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../platform/list.js'
 import { requireAdmin } from '../platform/roles.js'
+import { storeSecret, webhookKeyContext } from '../platform/stored-secrets.js'
 import { formatTimestamp } from '../platform/time.js'
 import { userNames } from '../users/user-names.js'
 import type { SubscriptionEvent } from './webhook-events.js'
@@ -186,17 +187,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const events = cleanEvents(body.events, errors)
       refuseEventFilter(body.event_filter, errors)
       if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+      const id = newId('webhook')
+      // Shown this once; stored sealed (decision 0040).
+      const signatureKey = randomBytes(32).toString('hex')
       const row = await insertSubscription(db, {
         organizationId: me.organizationId,
-        id: newId('webhook'),
+        id,
         url,
         events,
         verifySsl: body.verify_ssl ?? true,
-        signatureKey: randomBytes(32).toString('hex'),
+        signatureKey: storeSecret(config.secretBox, signatureKey, webhookKeyContext(id)),
         userId: me.userId,
         now: formatTimestamp(clock.now()),
       })
-      return reply.code(201).send({ ...subscriptionView(row), signature_key: row.signature_key })
+      return reply.code(201).send({ ...subscriptionView(row), signature_key: signatureKey })
     },
   )
 
