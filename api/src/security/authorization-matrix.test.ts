@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dataSnapshot, snapshotChanges } from '../test-support/data-snapshot.js'
-import { createEveryObject, markerOf, type EveryObject } from '../test-support/every-object.js'
+import { createEveryObject, made, markerOf, type EveryObject } from '../test-support/every-object.js'
 import {
   bodyFields,
   collectionOf,
@@ -132,14 +132,7 @@ const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
 }
 
 async function madeId(path: string, body: unknown): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/v1${path}`,
-    headers: { authorization: basicAuth(ctx.org.member.key), 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  })
-  if (res.statusCode !== 200) throw new Error(`POST ${path} answered ${res.statusCode}: ${res.body}`)
-  return res.json<{ id: string }>().id
+  return (await made(ctx.app, ctx.org.member.key, 'POST', path, body)).id
 }
 
 /** Fields that name something only when a message is sent: the suite sends the message. */
