@@ -10,6 +10,7 @@ import { formatTimestamp } from '../platform/time.js'
 import { leadBodySchema } from './lead-input.js'
 import { deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
 import { searchLeads } from './lead-search.js'
+import { maxQueryLength } from './lead-search-parse.js'
 import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './lead-view.js'
 import type { Db, LeadRow } from '../db/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
@@ -22,7 +23,9 @@ const tags = ['leads']
 const params = Type.Object({ id: Type.String() })
 const listQuery = Type.Composite([
   listQuerySchema('lead'),
-  Type.Object({ query: Type.Optional(Type.String({ maxLength: 4000, description: 'The lead search language.' })) }),
+  Type.Object({
+    query: Type.Optional(Type.String({ maxLength: maxQueryLength, description: 'The lead search language.' })),
+  }),
 ])
 const createQuery = Type.Object({
   source: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('import')])),

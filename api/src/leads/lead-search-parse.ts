@@ -57,6 +57,8 @@ interface LeadSearchParser {
 // `cache` makes the parse linear: without it a failing nested group is re-parsed at every level above it.
 const parser: LeadSearchParser = peggy.generate(leadSearchGrammar, { cache: true })
 
+/** The longest search text: longer is refused by the schema before anything parses it (its parse is linear). */
+export const maxQueryLength = 4000
 /** Parentheses and negations nested deeper than this are refused (the SQL built from them recurses as deeply). */
 export const maxNesting = 32
 /** Terms (words, phrases, field terms) past this many are refused: each one is a condition tested on every lead. */

@@ -6,6 +6,7 @@ import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../db/database.js'
 import { dayOrInstant, timestampBound } from '../custom-fields/custom-values.js'
+import { maxQueryLength } from '../leads/lead-search-parse.js'
 import { ValidationError } from '../platform/errors.js'
 import { commaValues, listQuerySchema, parseDirected } from '../platform/list.js'
 import { displayNameSql } from '../users/user-names.js'
@@ -69,6 +70,7 @@ export const opportunityListQuery = Type.Composite([
     ...filterProperties,
     query: Type.Optional(
       Type.String({
+        maxLength: maxQueryLength,
         description:
           'An opportunity search: words find notes; `note:`, `value` and `confidence` (with `:`, `>`, `>=`, `<`, ' +
           '`<=`; `value` in the smallest currency unit, cents, as stored), `value_period:`, `status:` (label or id), ' +
@@ -81,6 +83,7 @@ export const opportunityListQuery = Type.Composite([
     ),
     lead_query: Type.Optional(
       Type.String({
+        maxLength: maxQueryLength,
         description: 'A lead search (as `query` of GET /lead/): only opportunities of the leads it finds.',
       }),
     ),

@@ -1,18 +1,17 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dataSnapshot, snapshotChanges } from '../test-support/data-snapshot.js'
-import { createEveryObject, markerOf, type EveryObject } from '../test-support/every-object.js'
+import { createEveryObject, made, markerOf, type EveryObject } from '../test-support/every-object.js'
 import {
   bodyFields,
   collectionOf,
   documentedOperations,
   fillPath,
   nonNull,
-  smallestValue,
   withField,
   type Operation,
 } from '../test-support/openapi-walk.js'
-import { bodyHints, referenceKind } from '../test-support/request-refs.js'
+import { bodyHints, referenceKind, validRequest } from '../test-support/request-refs.js'
 import { basicAuth, createTestContext } from '../test-support/test-app.js'
 
 // The authorization matrix (decision 0041): every documented route, generated from the API's OpenAPI document, with
@@ -107,35 +106,6 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'GET /email_account/{id}/': { object: 'email_account', body: () => ({}) },
 }
 
-/**
- * What a route's handler needs beyond its schema's required fields (a draft may lack recipients, a text sent
- * needs them), so that the suite's request is refused for the one field it changes and for nothing else.
- */
-const HANDLER_NEEDS: Record<
-  string,
-  (own: EveryObject) => Promise<{ body?: Record<string, unknown>; query?: Record<string, string> }>
-> = {
-  'POST /activity/sms/': async (o) => ({ body: { text: 'Hello', remote_phone: o.contactPhone } }),
-  'POST /activity/email/': async (o) => ({
-    body: { sender: o.byReference.email_address, to: [o.contactAddress], subject: 'Hello', body_text: 'Hello' },
-  }),
-  'PUT /activity/email/{id}/': async (o) => ({ body: { sender: o.byReference.email_address } }),
-  'GET /email_template/{id}/render/': async (o) => ({
-    query: { lead_id: o.byReference.lead ?? '', contact_id: o.byReference.contact ?? '' },
-  }),
-  // Every status of the pipeline, the one the suite names first (others may have been added by then).
-  'PUT /pipeline/{id}/': async (o) => {
-    const res = await ctx.app.inject({
-      method: 'GET',
-      url: `/api/v1/pipeline/${o.byReference.pipeline ?? ''}/`,
-      headers: { authorization: basicAuth(o.org.admin.key) },
-    })
-    const listed = res.json<{ statuses: { id: string }[] }>().statuses.map((st) => st.id)
-    const first = o.byReference.opportunity_status ?? ''
-    return { body: { statuses: [first, ...listed.filter((id) => id !== first)].map((id) => ({ id })) } }
-  },
-}
-
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */
 function actor(op: Operation): string {
   return isAdminOnly(op) ? ctx.org.admin.key : ctx.org.member.key
@@ -162,14 +132,7 @@ const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
 }
 
 async function madeId(path: string, body: unknown): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: `/api/v1${path}`,
-    headers: { authorization: basicAuth(ctx.org.member.key), 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  })
-  if (res.statusCode !== 200) throw new Error(`POST ${path} answered ${res.statusCode}: ${res.body}`)
-  return res.json<{ id: string }>().id
+  return (await made(ctx.app, ctx.org.member.key, 'POST', path, body)).id
 }
 
 /** Fields that name something only when a message is sent: the suite sends the message. */
@@ -240,15 +203,8 @@ async function ownRequest(
     const fresh = FRESH_OBJECTS[op.key]
     path[p.name] = fresh === undefined ? (own.byCollection[collection] ?? '') : await fresh()
   }
-  let body = op.body === undefined ? undefined : smallestValue(op.body, bodyHints(op, own))
-  if (op.key === 'PUT /task/') body = { is_complete: false }
-  // Everything hangs off a lead: a lead_id a schema leaves optional for updates is required on create.
-  const leadField = op.body?.properties?.lead_id
-  if (op.method === 'POST' && leadField !== undefined && typeof body === 'object' && body !== null) {
-    body = { lead_id: own.byReference.lead, ...body }
-  }
-  const needs = (await HANDLER_NEEDS[op.key]?.(own)) ?? {}
-  if (needs.body !== undefined) body = { ...(body as object), ...needs.body }
+  const valid = await validRequest(ctx.app, op, own)
+  let body = valid.body
   if (FRESH_LEADS.has(op.key) && op.body !== undefined) {
     for (const field of bodyFields(op.body)) {
       if (referenceKind(op, field.name, field.schema) === 'lead') {
@@ -256,7 +212,7 @@ async function ownRequest(
       }
     }
   }
-  return { path, body, ...(needs.query === undefined ? {} : { query: needs.query }) }
+  return { path, body, ...(valid.query === undefined ? {} : { query: valid.query }) }
 }
 
 /** Sends `sent`, and answers what was wrong: an answer not in `allowed`, data stored, the other's data shown. */

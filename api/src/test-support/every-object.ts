@@ -32,7 +32,8 @@ interface Made {
   [key: string]: unknown
 }
 
-async function made(
+/** What the API answered to a request that must succeed. */
+export async function made(
   app: FastifyInstance,
   key: string,
   method: 'GET' | 'POST' | 'PUT',

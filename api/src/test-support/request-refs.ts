@@ -1,5 +1,7 @@
+import type { FastifyInstance } from 'fastify'
 import type { EveryObject } from './every-object.js'
-import { nonNull, type Hints, type Operation, type SchemaNode } from './openapi-walk.js'
+import { nonNull, smallestValue, type Hints, type Operation, type SchemaNode } from './openapi-walk.js'
+import { basicAuth } from './test-app.js'
 
 /**
  * What object a request field names, by the field's name (and, where one name means two things, its route): the
@@ -114,4 +116,54 @@ export function bodyHints(op: Operation, own: EveryObject): Hints {
         return undefined
     }
   }
+}
+
+/**
+ * What a route's handler needs beyond its schema's required fields (a draft may lack recipients, a text sent
+ * needs them), so that the suite's request is refused for the one field it changes and for nothing else.
+ */
+const HANDLER_NEEDS: Record<
+  string,
+  (
+    app: FastifyInstance,
+    own: EveryObject,
+  ) => Promise<{ body?: Record<string, unknown>; query?: Record<string, string> }>
+> = {
+  'POST /activity/sms/': async (_app, o) => ({ body: { text: 'Hello', remote_phone: o.contactPhone } }),
+  'POST /activity/email/': async (_app, o) => ({
+    body: { sender: o.byReference.email_address, to: [o.contactAddress] },
+  }),
+  'PUT /activity/email/{id}/': async (_app, o) => ({ body: { sender: o.byReference.email_address } }),
+  'GET /email_template/{id}/render/': async (_app, o) => ({
+    query: { lead_id: o.byReference.lead ?? '', contact_id: o.byReference.contact ?? '' },
+  }),
+  // Every status of the pipeline, the one the suite names first (others may have been added by then).
+  'PUT /pipeline/{id}/': async (app, o) => {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/pipeline/${o.byReference.pipeline ?? ''}/`,
+      headers: { authorization: basicAuth(o.org.admin.key) },
+    })
+    const listed = res.json<{ statuses: { id: string }[] }>().statuses.map((st) => st.id)
+    const first = o.byReference.opportunity_status ?? ''
+    return { body: { statuses: [first, ...listed.filter((id) => id !== first)].map((id) => ({ id })) } }
+  },
+}
+
+/** A request to `op` its handler accepts, naming the organization's own objects: a smallest body, and the query. */
+export async function validRequest(
+  app: FastifyInstance,
+  op: Operation,
+  own: EveryObject,
+): Promise<{ body: unknown; query?: Record<string, string> }> {
+  let body = op.body === undefined ? undefined : smallestValue(op.body, bodyHints(op, own))
+  if (op.key === 'PUT /task/') body = { is_complete: false }
+  // Everything hangs off a lead: a lead_id a schema leaves optional for updates is required on create.
+  const leadField = op.body?.properties?.lead_id
+  if (op.method === 'POST' && leadField !== undefined && typeof body === 'object' && body !== null) {
+    body = { lead_id: own.byReference.lead, ...body }
+  }
+  const needs = (await HANDLER_NEEDS[op.key]?.(app, own)) ?? {}
+  if (needs.body !== undefined) body = { ...(body as object), ...needs.body }
+  return { body, ...(needs.query === undefined ? {} : { query: needs.query }) }
 }
