@@ -3,9 +3,10 @@ import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Readable } from 'node:stream'
 import nodemailer, { type Attachment } from 'nodemailer'
+import type Mail from 'nodemailer/lib/mailer'
 import { smtpServerKey, type Config } from '../config.js'
 import type { ActivityTable, Db, Dialect } from '../db/database.js'
-import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
+import { EmailAccountSecretError, findEmailAccount, type SmtpSettings } from '../email-accounts/email-account-repo.js'
 import { findStoredFiles, storedAttachmentId, storedAttachmentIds } from '../email-attachments/email-attachment-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
 import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
@@ -121,6 +122,54 @@ function smtpError(error: unknown): string {
   return String(error)
 }
 
+/** How a message reaches an account's SMTP server: the outbound guard's settings, TLS beyond the defaults, a timeout. */
+export interface SmtpDeliveryOptions {
+  allowPrivate: boolean
+  /** LEADLINE_SMTP_ALLOW_HOSTS: `host:port` keys (`smtpServerKey`) reached even at a private address. */
+  allowedSmtpServers: ReadonlySet<string>
+  tls?: { ca?: string; rejectUnauthorized?: boolean } | undefined
+  timeoutMs: number
+}
+
+/**
+ * Hands `mail` to the account's SMTP server, reached at an address the outbound guard allows; answers the server as
+ * `target`, and the failure (`final`: no retry will reach the server) or null. Every email Leadline sends goes here.
+ */
+export async function deliverThroughAccount(
+  smtp: SmtpSettings,
+  mail: Mail.Options,
+  options: SmtpDeliveryOptions,
+): Promise<{ target: string; error: string | null; final: boolean }> {
+  const target = `smtp://${smtp.host}:${String(smtp.port)}`
+  let address: string
+  try {
+    const allowed = options.allowPrivate || options.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
+    address = await guardedAddress(smtp.host, allowed)
+  } catch (error) {
+    return { target, error: smtpError(error), final: error instanceof OutboundGuardError }
+  }
+  const { timeoutMs } = options
+  const transport = nodemailer.createTransport({
+    host: address,
+    port: smtp.port,
+    secure: smtp.useSsl,
+    ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
+    // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
+    tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  })
+  try {
+    await transport.sendMail(mail)
+  } catch (error) {
+    return { target, error: smtpError(error), final: false }
+  } finally {
+    transport.close()
+  }
+  return { target, error: null, final: false }
+}
+
 export interface EmailSenderOptions {
   db: Db
   dialect: Dialect
@@ -222,32 +271,13 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
     }
     if (account === undefined)
       return outcome('The email account this email was to be sent through no longer exists.', 'smtp:', true)
-    const { smtp } = account
-    const target = `smtp://${smtp.host}:${String(smtp.port)}`
-    let address: string
-    try {
-      const allowed = allowPrivate || config.email.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
-      address = await guardedAddress(smtp.host, allowed)
-    } catch (error) {
-      return outcome(smtpError(error), target, error instanceof OutboundGuardError)
-    }
     const attached = await emailFiles(email, data, timeoutMs)
     if ('error' in attached) return outcome(attached.error, attached.target, attached.final)
     const messageId = messageIdOf(email.id, data.sender)
     const reply = await replyHeaders(db, email, data)
-    const transport = nodemailer.createTransport({
-      host: address,
-      port: smtp.port,
-      secure: smtp.useSsl,
-      ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
-      // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
-      tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-    })
-    try {
-      await transport.sendMail({
+    const delivery = await deliverThroughAccount(
+      account.smtp,
+      {
         from: data.sender ?? account.email,
         to: data.to,
         cc: data.cc,
@@ -259,13 +289,14 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
         date: clock.now(),
         attachments: attached.files,
         ...(reply === undefined ? {} : { inReplyTo: reply.inReplyTo, references: reply.references }),
-      })
-    } catch (error) {
-      return outcome(smtpError(error), target)
-    } finally {
-      transport.close()
+      },
+      { allowPrivate, allowedSmtpServers: config.email.allowedSmtpServers, tls: options.tls, timeoutMs },
+    )
+    if (delivery.error !== null) return outcome(delivery.error, delivery.target, delivery.final)
+    return {
+      ...outcome(null, delivery.target),
+      sentFields: { message_ids: [messageId], references: reply?.references ?? [] },
     }
-    return { ...outcome(null, target), sentFields: { message_ids: [messageId], references: reply?.references ?? [] } }
   }
 
   return messageSendHandler({
