@@ -315,9 +315,15 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         summary: 'Follow the link emailed to an address: the address is verified',
         description:
           'The token of the link emailed to an address of an email account (`…/verify-email?token=…` in the web ' +
-          'app). Only the account’s user may follow it; it works once, for 24 hours. Answers the account.',
+          'app). Only the account’s user may follow it; it works once, for 24 hours. Answers the address verified ' +
+          'and its account.',
         body: Type.Object({ token: Type.String() }, { additionalProperties: false }),
-        response: { 200: emailAccountSchema },
+        response: {
+          200: Type.Object({
+            email: Type.String({ description: 'The address verified.' }),
+            email_account: emailAccountSchema,
+          }),
+        },
       },
     },
     async (request) => {
@@ -333,7 +339,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         })
       const row = await findEmailAccountRow(db, me.organizationId, verified.accountId)
       if (row === undefined) throw new NotFoundError('Email account')
-      return oneEmailAccountView(db, row)
+      return { email: verified.address, email_account: await oneEmailAccountView(db, row) }
     },
   )
 

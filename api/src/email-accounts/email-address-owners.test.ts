@@ -220,7 +220,8 @@ describe('an unverified identity', () => {
 
     const followed = await verify(a.member.key, aToken ?? '')
     expect(followed.statusCode, followed.body).toBe(200)
-    expect(identityOf(followed.json(), 'sales@shared.example')?.verified).toBe(true)
+    expect(followed.json()).toMatchObject({ email: 'sales@shared.example', email_account: { id: annes.id } })
+    expect(identityOf(followed.json().email_account, 'sales@shared.example')?.verified).toBe(true)
     // B's link now fails: the address is A's.
     expect(await fieldErrors(await verify(b.member.key, bToken ?? ''))).toEqual({
       token: 'This address is in use by another email account.',
@@ -264,12 +265,13 @@ describe('the link emailed to an identity', () => {
   it('verifies the identity once: a reused token is refused', async () => {
     const res = await verify(a.member.key, token)
     expect(res.statusCode, res.body).toBe(200)
-    expect(identityOf(res.json(), 'deals@owner-a.example')).toEqual({
+    expect(res.json().email).toBe('deals@owner-a.example')
+    expect(identityOf(res.json().email_account, 'deals@owner-a.example')).toEqual({
       name: 'Deals',
       email: 'deals@owner-a.example',
       verified: true,
     })
-    expect(identityOf(res.json(), 'al@owner-a.example')?.verified).toBe(false)
+    expect(identityOf(res.json().email_account, 'al@owner-a.example')?.verified).toBe(false)
     expect(await fieldErrors(await verify(a.member.key, token))).toEqual({
       token:
         'This link is not valid: it was used already, or a newer one replaced it. Send a new link from the email account.',
@@ -314,7 +316,7 @@ describe('the link emailed to an identity', () => {
     expect(Object.keys(await fieldErrors(await verify(a.member.key, first)))).toEqual(['token'])
     const res = await verify(a.member.key, second)
     expect(res.statusCode, res.body).toBe(200)
-    expect(identityOf(res.json(), 'al@owner-a.example')?.verified).toBe(true)
+    expect(identityOf(res.json().email_account, 'al@owner-a.example')?.verified).toBe(true)
 
     // A verified address, or one the account does not have, gets no link.
     expect(await fieldErrors(await resend())).toEqual({ email: 'This address is verified already.' })
