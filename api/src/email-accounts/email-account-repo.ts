@@ -330,13 +330,15 @@ async function writeAddresses(
   now: string,
 ): Promise<void> {
   const wanted = [...new Set([fields.email, ...fields.identities.map((identity) => identity.email)])]
-  const taken = await takenAddress(tx, organizationId, id, wanted)
-  if (taken !== undefined) throw taken
   const stored = await tx
     .selectFrom('email_account_address')
     .select('address')
     .where('email_account_id', '=', id)
     .execute()
+  const added = wanted.filter((address) => !stored.some((row) => row.address === address))
+  // Only new addresses are checked: one kept unverified while another account verified it changes nothing.
+  const taken = await takenAddress(tx, organizationId, id, added)
+  if (taken !== undefined) throw taken
   const gone = stored.map((row) => row.address).filter((address) => !wanted.includes(address))
   if (gone.length > 0)
     await tx
@@ -344,7 +346,6 @@ async function writeAddresses(
       .where('email_account_id', '=', id)
       .where('address', 'in', gone)
       .execute()
-  const added = wanted.filter((address) => !stored.some((row) => row.address === address))
   if (added.length === 0) return
   await tx
     .insertInto('email_account_address')

@@ -230,6 +230,13 @@ describe('an unverified identity', () => {
     const before = await emailCounts()
     expect(await deliver({ from: CONTACT, to: 'sales@shared.example', subject: 'To sales', text: 'x' })).toBe(250)
     expect(await emailCounts()).toEqual({ ...before, [a.id]: (before[a.id] ?? 0) + 1 })
+
+    // B's claim stays, unverified and useless, and does not stop B's user changing the rest of the account.
+    const edited = await call(ctx.app, b.member.key, 'PUT', `/email_account/${account.id}/`, {
+      body: { smtp: { port: 2525 } },
+    })
+    expect(edited.statusCode, edited.body).toBe(200)
+    expect(identityOf(edited.json(), 'sales@shared.example')?.verified).toBe(false)
   })
 })
 
@@ -345,5 +352,23 @@ describe('the link emailed to an identity', () => {
       expect(row.status).toBe('delivered')
       expect(JSON.parse(row.payload)).toMatchObject({ token: null })
     }
+  })
+})
+
+describe('OpenAPI', () => {
+  it('documents following a link, resending one, and each identity’s verified state', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const verifyRoute = doc.paths['/api/v1/email_account/verify_identity/'].post
+    expect(Object.keys(verifyRoute.requestBody.content['application/json'].schema.properties)).toEqual(['token'])
+    const answer = verifyRoute.responses['200'].content['application/json'].schema
+    expect(Object.keys(answer.properties)).toEqual(['email', 'email_account'])
+    expect(Object.keys(answer.properties.email_account.properties.identities.items.properties)).toEqual([
+      'name',
+      'email',
+      'verified',
+    ])
+    const resend = doc.paths['/api/v1/email_account/{id}/send_verification/'].post
+    expect(Object.keys(resend.requestBody.content['application/json'].schema.properties)).toEqual(['email'])
+    expect(resend.description).toContain('429')
   })
 })
