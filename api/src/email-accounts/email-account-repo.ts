@@ -253,10 +253,11 @@ export async function accountsForAddresses(
     .selectFrom('email_account')
     .selectAll()
     .where('id', 'in', (eb) => {
+      // Through the index that makes a verified address one account's (migration 0025): `lower(address)`, verified.
       const ids = eb
         .selectFrom('email_account_address')
         .select('email_account_id')
-        .where('address', 'in', wanted)
+        .where((inner) => inner(inner.fn('lower', ['address']), 'in', wanted))
         .where('verified', '=', 1)
       return organizationId === null ? ids : ids.where('organization_id', '=', organizationId)
     })
