@@ -31,9 +31,11 @@ import { inboundSecret, inboundSecretView, rotateInboundSecret } from './inbound
 import type { InboundSecretTable } from './db/database.js'
 import { checkedForMember, checkedPassword } from './email-accounts/email-account-input.js'
 import {
+  AddressTakenError,
   DuplicateEmailAccountError,
+  explainAddressConflict,
   emailAccountsQuery,
-  emailAccountView,
+  emailAccountViews,
   insertEmailAccount,
 } from './email-accounts/email-account-repo.js'
 import { secretBoxFrom, type SecretBox } from './platform/secret-box.js'
@@ -784,11 +786,16 @@ Prints {"email_account_id"}.`,
         return await insertEmailAccount(
           db,
           box,
-          { organizationId, userId, fields, password: checkedPassword(password, box) ?? null },
+          // The operator's word is an admin's: the account's own address is trusted (decision 0038).
+          { organizationId, userId, fields, password: checkedPassword(password, box) ?? null, trusted: [fields.email] },
           { actorId: null, now: formatTimestamp(systemClock.now()) },
         )
-      } catch (error) {
-        if (error instanceof DuplicateEmailAccountError) {
+      } catch (failure) {
+        const error = await explainAddressConflict(db, failure)
+        if (error instanceof AddressTakenError && !error.sameOrganization) {
+          throw new UsageError(`--email: ${address} is in use by another email account`)
+        }
+        if (error instanceof DuplicateEmailAccountError || error instanceof AddressTakenError) {
           throw new UsageError(`--email: organization "${organizationId}" already has an email account for ${address}`)
         }
         if (error instanceof ValidationError) {
@@ -824,7 +831,7 @@ Prints {"data":[…]}: each account as GET /api/v1/email_account/ shows it (neve
     const organizationId = required(values.org, '--org ORG_ID')
     const accounts = await withDatabase(databaseUrl(values.db, env), async (db) => {
       await requireOrganization(db, organizationId)
-      return (await emailAccountsQuery(db, organizationId).execute()).map(emailAccountView)
+      return emailAccountViews(db, await emailAccountsQuery(db, organizationId).execute())
     })
     const rows = accounts.map((a) => [
       a.id,

@@ -22,6 +22,8 @@ import { createOutboundClient } from './outbound/outbound-client.js'
 import { SMS_SEND_KIND, smsSendHandler } from './sms/sms-send.js'
 import { smsProviderFrom } from './sms/sms-provider.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from './email/email-send.js'
+import { verificationSendHandler } from './email/email-verification-send.js'
+import { EMAIL_VERIFY_KIND } from './email-accounts/email-address-verification.js'
 import { startEmailReceiver, type EmailReceiver } from './email-receive/email-receiver.js'
 import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from './email-attachments/email-attachment-repo.js'
 
@@ -180,6 +182,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
         clock: systemClock,
         config,
       }),
+      // Links that verify an address go out through the account's SMTP server too (docs/decisions/0038).
+      [EMAIL_VERIFY_KIND]: verificationSendHandler({ db: database.db, clock: systemClock, config }),
     },
   })
   dispatcher.start()

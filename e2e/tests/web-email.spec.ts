@@ -363,3 +363,52 @@ test('a rep attaches files, keeps them with a draft, removes one and sends: only
   expect(await readFile(saved, 'utf8')).toBe('Q3 plan: grow.\n')
   await expectAccessible(page)
 })
+
+test('a new address is offered as From only once the rep confirms the link emailed to it, which works once', async ({
+  page,
+  api,
+  mailStack,
+}) => {
+  await giveAccount(api, mailStack.sink.port)
+  const [account] = jsonList((await api.request('GET', 'me/')).email_accounts)
+  await api.request('PUT', `email_account/${String(account?.id)}/`, {
+    identities: [
+      { name: 'Casey Closer', email: 'casey@journey.test' },
+      { name: 'Deals', email: 'deals@journey.test' },
+    ],
+  })
+  const lead = await api.createLead({
+    name: 'Deals Co',
+    contacts: [{ name: 'Di Deal', emails: [{ email: 'di@deals.test', type: 'office' }] }],
+  })
+  await signIn(page, api.key)
+  await page.goto(`/leads/${lead.id}`)
+  const { composer, open } = emailComposer(page)
+  await open()
+  const from = composer.getByRole('combobox', { name: 'From' }).locator('option')
+  await expect(from).toHaveText(['Casey Closer <casey@journey.test>'])
+
+  // The link went to the new address through the account's SMTP server.
+  await expect
+    .poll(() => mailStack.sink.messages.filter((m) => m.to.includes('deals@journey.test')).length, { timeout: 20_000 })
+    .toBe(1)
+  const mail = await simpleParser(mailStack.sink.messages.find((m) => m.to.includes('deals@journey.test'))?.raw ?? '')
+  const link = /https?:\/\/[^/\s]+(\/verify-email\?token=[A-Za-z0-9]+)/.exec(mail.text ?? '')
+  expect(link?.[1]).toBeDefined()
+  await page.goto(link?.[1] ?? '/')
+  await expect(page.getByRole('heading', { name: 'Confirm your email address' })).toBeVisible()
+  await page.getByRole('button', { name: 'Confirm address' }).click()
+  await expect(page.getByRole('status')).toHaveText(
+    'deals@journey.test is verified: you can send from it, and mail to it lands in Leadline.',
+  )
+  await expectAccessible(page)
+
+  // The same link again is refused, and says why.
+  await page.reload()
+  await page.getByRole('button', { name: 'Confirm address' }).click()
+  await expect(page.getByRole('alert')).toContainText('This link is not valid: it was used already')
+
+  await page.goto(`/leads/${lead.id}`)
+  await open()
+  await expect(from).toHaveText(['Casey Closer <casey@journey.test>', 'Deals <deals@journey.test>'])
+})

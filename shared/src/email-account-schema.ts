@@ -5,6 +5,12 @@ import { timestampSchema } from './list.js'
 export const emailIdentitySchema = Type.Object({
   name: Type.String({ description: 'The name recipients see; may be blank.' }),
   email: Type.String(),
+  verified: Type.Boolean({
+    description:
+      'Whether the address may be sent as and receives mail: proven by the link emailed to it ' +
+      '(`POST /email_account/verify_identity/`), or the account’s own address set by an admin. ' +
+      '`POST /email_account/{id}/send_verification/` sends the link again.',
+  }),
 })
 export type EmailIdentityView = Static<typeof emailIdentitySchema>
 

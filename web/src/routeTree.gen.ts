@@ -13,6 +13,7 @@ import { Route as AppRouteImport } from './routes/_app'
 import { Route as SignInRouteImport } from './routes/sign-in'
 import { Route as AppIndexRouteImport } from './routes/_app/index'
 import { Route as AppInboxRouteImport } from './routes/_app/inbox'
+import { Route as AppVerifyEmailRouteImport } from './routes/_app/verify-email'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
 import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportunities/index'
@@ -38,6 +39,11 @@ const AppIndexRoute = AppIndexRouteImport.update({
 const AppInboxRoute = AppInboxRouteImport.update({
   id: '/inbox',
   path: '/inbox',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppVerifyEmailRoute = AppVerifyEmailRouteImport.update({
+  id: '/verify-email',
+  path: '/verify-email',
   getParentRoute: () => AppRoute,
 } as any)
 const AppLeadsIndexRoute = AppLeadsIndexRouteImport.update({
@@ -80,6 +86,7 @@ export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
   '/sign-in': typeof SignInRoute
   '/inbox': typeof AppInboxRoute
+  '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
@@ -91,6 +98,7 @@ export interface FileRoutesByFullPath {
 export interface FileRoutesByTo {
   '/sign-in': typeof SignInRoute
   '/inbox': typeof AppInboxRoute
+  '/verify-email': typeof AppVerifyEmailRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
@@ -105,6 +113,7 @@ export interface FileRoutesById {
   '/_app': typeof AppRouteWithChildren
   '/sign-in': typeof SignInRoute
   '/_app/inbox': typeof AppInboxRoute
+  '/_app/verify-email': typeof AppVerifyEmailRoute
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
@@ -120,6 +129,7 @@ export interface FileRouteTypes {
     | '/'
     | '/sign-in'
     | '/inbox'
+    | '/verify-email'
     | '/leads/$leadId'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
@@ -131,6 +141,7 @@ export interface FileRouteTypes {
   to:
     | '/sign-in'
     | '/inbox'
+    | '/verify-email'
     | '/'
     | '/leads/$leadId'
     | '/settings/lead-statuses'
@@ -144,6 +155,7 @@ export interface FileRouteTypes {
     | '/_app'
     | '/sign-in'
     | '/_app/inbox'
+    | '/_app/verify-email'
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/settings/lead-statuses'
@@ -187,6 +199,13 @@ declare module '@tanstack/react-router' {
       path: '/inbox'
       fullPath: '/inbox'
       preLoaderRoute: typeof AppInboxRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/verify-email': {
+      id: '/_app/verify-email'
+      path: '/verify-email'
+      fullPath: '/verify-email'
+      preLoaderRoute: typeof AppVerifyEmailRouteImport
       parentRoute: typeof AppRoute
     }
     '/_app/leads/': {
@@ -243,6 +262,7 @@ declare module '@tanstack/react-router' {
 
 interface AppRouteChildren {
   AppInboxRoute: typeof AppInboxRoute
+  AppVerifyEmailRoute: typeof AppVerifyEmailRoute
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
@@ -255,6 +275,7 @@ interface AppRouteChildren {
 
 const AppRouteChildren: AppRouteChildren = {
   AppInboxRoute: AppInboxRoute,
+  AppVerifyEmailRoute: AppVerifyEmailRoute,
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,

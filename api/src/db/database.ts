@@ -169,6 +169,13 @@ export interface EmailAccountAddressTable {
   email_account_id: string
   organization_id: string
   address: string
+  /** 0 or 1: proven by a link emailed to it, or the account's own address set by an admin (migration 0025). */
+  verified: number
+  /** SHA-256 (hex) of the token of the link waiting to be followed, if any. */
+  token_hash: string | null
+  token_expires: string | null
+  /** When the last link was sent: resending waits a while. */
+  link_sent_at: string | null
 }
 
 export interface UserPresenceTable {

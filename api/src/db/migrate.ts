@@ -23,6 +23,7 @@ import * as m0021 from './migrations/0021-email-templates.js'
 import * as m0022 from './migrations/0022-emails.js'
 import * as m0023 from './migrations/0023-email-attachments.js'
 import * as m0024 from './migrations/0024-email-attachment-uploads.js'
+import * as m0025 from './migrations/0025-email-address-owners.js'
 import * as m0026 from './migrations/0026-email-sender-check.js'
 import * as m0027 from './migrations/0027-sealed-secrets.js'
 
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0022-emails': m0022,
   '0023-email-attachments': m0023,
   '0024-email-attachment-uploads': m0024,
+  '0025-email-address-owners': m0025,
   '0026-email-sender-check': m0026,
   '0027-sealed-secrets': m0027,
 }

@@ -15,7 +15,7 @@ export async function setUpDemoEmailAccount(tx: Db, organizationId: string, user
   await insertEmailAccount(
     tx,
     null,
-    { organizationId, userId: user.user_id, fields, password: null },
+    { organizationId, userId: user.user_id, fields, password: null, trusted: [fields.email] },
     { actorId: user.user_id, now },
   )
 }

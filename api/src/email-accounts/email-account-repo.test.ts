@@ -6,6 +6,7 @@ import { checkedEmailAccount } from './email-account-input.js'
 import {
   accountForSender,
   accountsForAddresses,
+  AddressTakenError,
   EmailAccountSecretError,
   findEmailAccount,
   insertEmailAccount,
@@ -21,7 +22,7 @@ async function account(
   organizationId: string,
   userId: string,
   email: string,
-  options: { identities?: { name: string; email: string }[]; password?: string | null } = {},
+  options: { identities?: { name: string; email: string }[]; password?: string | null; trusted?: string[] } = {},
 ): Promise<EmailAccount> {
   const fields = checkedEmailAccount(
     {
@@ -34,7 +35,7 @@ async function account(
   const row = await insertEmailAccount(
     ctx.database.db,
     box,
-    { organizationId, userId, fields, password: options.password ?? null },
+    { organizationId, userId, fields, password: options.password ?? null, trusted: options.trusted ?? [] },
     { actorId: userId, now: new Date().toISOString() },
   )
   const found = await findEmailAccount(ctx.database.db, box, organizationId, row.id)
@@ -54,13 +55,18 @@ beforeAll(async () => {
     first: await account(ctx.org.id, ctx.org.member.id, 'Rey@Acme.example', {
       identities: [{ name: 'Acme Sales', email: 'Sales@Acme.example' }],
       password: 'rey-secret',
+      trusted: ['rey@acme.example', 'sales@acme.example'],
     }),
-    second: await account(ctx.org.id, ctx.org.member.id, 'rey.other@acme.example'),
+    second: await account(ctx.org.id, ctx.org.member.id, 'rey.other@acme.example', {
+      trusted: ['rey.other@acme.example'],
+    }),
   }
+  // team@ is nobody's yet: the admin's identity and another organization's account of it both wait for a link.
   admin = await account(ctx.org.id, ctx.org.admin.id, 'ada@acme.example', {
-    identities: [{ name: 'Acme Sales', email: 'sales@acme.example' }],
+    identities: [{ name: 'Acme Team', email: 'team@acme.example' }],
+    trusted: ['ada@acme.example'],
   })
-  elsewhere = await account(ctx.other.id, ctx.other.admin.id, 'sales@acme.example')
+  elsewhere = await account(ctx.other.id, ctx.other.admin.id, 'team@acme.example')
 })
 
 afterAll(async () => {
@@ -136,8 +142,10 @@ describe('accountForSender', () => {
     expect((await sender(ctx.org.member.id, ' sales@ACME.example '))?.id).toBe(rep.first.id)
     expect((await sender(ctx.org.member.id, null))?.id).toBe(rep.first.id)
     expect((await sender(ctx.org.member.id, null))?.smtp.password).toBe('rey-secret')
-    // The admin sends as sales@ through their own account, never the rep's.
-    expect((await sender(ctx.org.admin.id, 'sales@acme.example'))?.id).toBe(admin.id)
+    // The admin sends as their verified address, never as their unverified identity, and never through the rep's.
+    expect((await sender(ctx.org.admin.id, 'ada@acme.example'))?.id).toBe(admin.id)
+    expect(await sender(ctx.org.admin.id, 'team@acme.example')).toBeUndefined()
+    expect(await sender(ctx.org.admin.id, 'sales@acme.example')).toBeUndefined()
   })
 
   it("is undefined for an address the user does not send as, another user's, or a user with no account", async () => {
@@ -151,11 +159,8 @@ describe('accountForSender', () => {
 describe('accountsForAddresses', () => {
   const ids = (accounts: EmailAccount[]) => accounts.map((a) => a.id)
 
-  it('finds every account of the organization sending as one of the addresses, by address or identity', async () => {
-    expect(ids(await accountsForAddresses(ctx.database.db, ctx.org.id, ['sales@acme.example']))).toEqual([
-      rep.first.id,
-      admin.id,
-    ])
+  it('finds the account of the organization that verified one of the addresses, by address or identity', async () => {
+    expect(ids(await accountsForAddresses(ctx.database.db, ctx.org.id, ['sales@acme.example']))).toEqual([rep.first.id])
     expect(
       ids(await accountsForAddresses(ctx.database.db, ctx.org.id, ['Rey.Other@acme.example', 'x@y.example'])),
     ).toEqual([rep.second.id])
@@ -163,12 +168,20 @@ describe('accountsForAddresses', () => {
     expect(await accountsForAddresses(ctx.database.db, ctx.other.id, ['rey@acme.example'])).toEqual([])
   })
 
-  it('searches every organization when it is null', async () => {
-    expect(ids(await accountsForAddresses(ctx.database.db, null, ['sales@acme.example']))).toEqual([
-      rep.first.id,
-      admin.id,
-      elsewhere.id,
-    ])
+  it('searches every organization when it is null, where an address is verified for one account at most', async () => {
+    expect(ids(await accountsForAddresses(ctx.database.db, null, ['sales@acme.example']))).toEqual([rep.first.id])
+    // Unverified addresses receive nothing, in any organization.
+    expect(await accountsForAddresses(ctx.database.db, null, ['team@acme.example'])).toEqual([])
+    expect(elsewhere.organizationId).toBe(ctx.other.id)
+  })
+
+  it('refuses an address another account verified, in any organization', async () => {
+    await expect(account(ctx.other.id, ctx.other.admin.id, 'SALES@acme.example')).rejects.toThrow(AddressTakenError)
+    await expect(
+      account(ctx.org.id, ctx.org.admin.id, 'x@acme.example', {
+        identities: [{ name: '', email: 'rey@acme.example' }],
+      }),
+    ).rejects.toThrow(AddressTakenError)
   })
 
   it('does not decrypt passwords, so incoming mail still finds an account whose key was lost', async () => {

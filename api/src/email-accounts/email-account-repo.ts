@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../platform/db-errors.js'
 import { newId } from '../platform/ids.js'
 import { SecretOpenError, type SecretBox } from '../platform/secret-box.js'
 import type { CheckedEmailAccount } from './email-account-input.js'
+import { writeVerificationLink } from './email-address-verification.js'
 
 // Email accounts (docs/decisions/0029-email-accounts.md): the address a user sends as, its SMTP server and the
 // identities the user may send as. The SMTP password is stored sealed; only the functions that return an
@@ -53,6 +54,20 @@ export class DuplicateEmailAccountError extends Error {
   }
 }
 
+/**
+ * Thrown by `insertEmailAccount` and `updateEmailAccount` when another account has verified `address`: an address
+ * receives and sends for one account, of one organization (decision 0038).
+ */
+export class AddressTakenError extends Error {
+  constructor(
+    readonly address: string,
+    readonly sameOrganization: boolean,
+  ) {
+    super(`The address ${address} is in use by another email account.`)
+    this.name = 'AddressTakenError'
+  }
+}
+
 function storedIdentities(row: EmailAccountTable): EmailIdentity[] {
   const parsed: unknown = JSON.parse(row.identities)
   if (!Array.isArray(parsed)) return []
@@ -68,16 +83,30 @@ function storedIdentities(row: EmailAccountTable): EmailIdentity[] {
   )
 }
 
-/** The account as the API shows it: never the password, only whether there is one. */
-export function emailAccountView(row: EmailAccountTable): EmailAccountView {
-  const identities = storedIdentities(row)
+/** The verified addresses of each of the accounts (lowercased), by account id. */
+async function verifiedAddresses(db: Db, accountIds: readonly string[]): Promise<Map<string, Set<string>>> {
+  const verified = new Map<string, Set<string>>(accountIds.map((id) => [id, new Set()]))
+  if (accountIds.length === 0) return verified
+  const rows = await db
+    .selectFrom('email_account_address')
+    .select(['email_account_id', 'address'])
+    .where('email_account_id', 'in', accountIds)
+    .where('verified', '=', 1)
+    .execute()
+  for (const row of rows) verified.get(row.email_account_id)?.add(row.address)
+  return verified
+}
+
+/** The account as the API shows it: never the password, only whether there is one; `verified`: its verified addresses. */
+export function emailAccountView(row: EmailAccountTable, verified: ReadonlySet<string>): EmailAccountView {
+  const identities = storedIdentities(row).map((identity) => ({ ...identity, verified: verified.has(identity.email) }))
   return {
     id: row.id,
     organization_id: row.organization_id,
     user_id: row.user_id,
     email: row.email,
     identities,
-    default_identity: identities[0] ?? { name: '', email: row.email },
+    default_identity: identities[0] ?? { name: '', email: row.email, verified: verified.has(row.email) },
     smtp: {
       host: row.smtp_host,
       port: row.smtp_port,
@@ -113,13 +142,29 @@ export async function findEmailAccountRow(
     .executeTakeFirst()
 }
 
+/** The accounts as the API shows them, in the order given. */
+export async function emailAccountViews(db: Db, rows: readonly EmailAccountTable[]): Promise<EmailAccountView[]> {
+  const verified = await verifiedAddresses(
+    db,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => emailAccountView(row, verified.get(row.id) ?? new Set()))
+}
+
+/** One account as the API shows it. */
+export async function oneEmailAccountView(db: Db, row: EmailAccountTable): Promise<EmailAccountView> {
+  const [view] = await emailAccountViews(db, [row])
+  if (view === undefined) throw new Error('unreachable: one row makes one view')
+  return view
+}
+
 /** The user's accounts in the organization as the API shows them, oldest first (`/me/`). */
 export async function userEmailAccountViews(
   db: Db,
   organizationId: string,
   userId: string,
 ): Promise<EmailAccountView[]> {
-  return (await emailAccountsQuery(db, organizationId, userId).execute()).map(emailAccountView)
+  return emailAccountViews(db, await emailAccountsQuery(db, organizationId, userId).execute())
 }
 
 function sendingAccount(row: EmailAccountTable, box: SecretBox | null, password: 'open' | 'skip'): EmailAccount {
@@ -161,9 +206,9 @@ export async function findEmailAccount(
 }
 
 /**
- * The user's account that sends as `address` (its own address or one of its identities, case-insensitive); with
- * address null, the user's first account. Its password decrypted; throws EmailAccountSecretError when it does not
- * decrypt.
+ * The user's account that sends as `address` (its own address or one of its identities, case-insensitive, verified
+ * only); with address null, the user's first account. Its password decrypted; throws EmailAccountSecretError when it
+ * does not decrypt.
  */
 export async function accountForSender(
   db: Db,
@@ -174,18 +219,26 @@ export async function accountForSender(
 ): Promise<EmailAccount | undefined> {
   const rows = await emailAccountsQuery(db, organizationId, userId).execute()
   const wanted = address?.trim().toLowerCase()
+  const verified =
+    wanted === undefined
+      ? new Map<string, Set<string>>()
+      : await verifiedAddresses(
+          db,
+          rows.map((r) => r.id),
+        )
+  const sendsAs = (r: EmailAccountTable) => verified.get(r.id)?.has(wanted ?? '') === true
   // An account's own address wins over another account's identity of the same address.
   const row =
     wanted === undefined
       ? rows[0]
-      : (rows.find((r) => r.email === wanted) ??
-        rows.find((r) => storedIdentities(r).some((identity) => identity.email === wanted)))
+      : (rows.find((r) => r.email === wanted && sendsAs(r)) ??
+        rows.find((r) => sendsAs(r) && storedIdentities(r).some((identity) => identity.email === wanted)))
   return row === undefined ? undefined : sendingAccount(row, box, 'open')
 }
 
 /**
- * Every account of the organization whose address or identity is one of `addresses` (lowercased), for incoming mail;
- * `organizationId` null: across organizations. Incoming mail needs no SMTP password: it is not decrypted here
+ * Every account of the organization whose verified address or identity is one of `addresses` (lowercased), for
+ * incoming mail; `organizationId` null: across organizations (an address is verified for one account at most). Incoming mail needs no SMTP password: it is not decrypted here
  * (`smtp.password` is null), so an account whose password no longer decrypts still receives.
  */
 export async function accountsForAddresses(
@@ -200,7 +253,12 @@ export async function accountsForAddresses(
     .selectFrom('email_account')
     .selectAll()
     .where('id', 'in', (eb) => {
-      const ids = eb.selectFrom('email_account_address').select('email_account_id').where('address', 'in', wanted)
+      // Through the index that makes a verified address one account's (migration 0025): `lower(address)`, verified.
+      const ids = eb
+        .selectFrom('email_account_address')
+        .select('email_account_id')
+        .where((inner) => inner(inner.fn('lower', ['address']), 'in', wanted))
+        .where('verified', '=', 1)
       return organizationId === null ? ids : ids.where('organization_id', '=', organizationId)
     })
     .orderBy('date_created')
@@ -242,32 +300,124 @@ function columns(fields: CheckedEmailAccount) {
   }
 }
 
-async function writeAddresses(tx: Db, organizationId: string, id: string, fields: CheckedEmailAccount): Promise<void> {
-  await tx.deleteFrom('email_account_address').where('email_account_id', '=', id).execute()
-  const addresses = new Set([fields.email, ...fields.identities.map((identity) => identity.email)])
-  await tx
-    .insertInto('email_account_address')
-    .values([...addresses].map((address) => ({ email_account_id: id, organization_id: organizationId, address })))
+/** The first of `addresses` another account than `accountId` has verified, and whether it is of the same organization. */
+async function takenAddress(db: Db, organizationId: string, accountId: string, addresses: readonly string[]) {
+  if (addresses.length === 0) return undefined
+  const rows = await db
+    .selectFrom('email_account_address')
+    .select(['address', 'organization_id'])
+    .where('address', 'in', addresses)
+    .where('verified', '=', 1)
+    .where('email_account_id', '<>', accountId)
     .execute()
+  const address = addresses.find((a) => rows.some((r) => r.address === a))
+  if (address === undefined) return undefined
+  return new AddressTakenError(
+    address,
+    rows.some((r) => r.address === address && r.organization_id === organizationId),
+  )
 }
 
-async function uniqueAddress<T>(write: () => Promise<T>): Promise<T> {
+/**
+ * Makes the account's address rows its own address and identities': those no longer there go; those new are stored
+ * verified when `trusted` (an admin set them), else unverified, with a verification link emailed to each.
+ */
+async function writeAddresses(
+  tx: Db,
+  organizationId: string,
+  id: string,
+  fields: CheckedEmailAccount,
+  trusted: readonly string[],
+  now: string,
+): Promise<void> {
+  const wanted = [...new Set([fields.email, ...fields.identities.map((identity) => identity.email)])]
+  const stored = await tx
+    .selectFrom('email_account_address')
+    .select('address')
+    .where('email_account_id', '=', id)
+    .execute()
+  const added = wanted.filter((address) => !stored.some((row) => row.address === address))
+  // Only new addresses are checked: one kept unverified while another account verified it changes nothing.
+  const taken = await takenAddress(tx, organizationId, id, added)
+  if (taken !== undefined) throw taken
+  const gone = stored.map((row) => row.address).filter((address) => !wanted.includes(address))
+  if (gone.length > 0)
+    await tx
+      .deleteFrom('email_account_address')
+      .where('email_account_id', '=', id)
+      .where('address', 'in', gone)
+      .execute()
+  if (added.length === 0) return
+  await tx
+    .insertInto('email_account_address')
+    .values(
+      added.map((address) => ({
+        email_account_id: id,
+        organization_id: organizationId,
+        address,
+        verified: trusted.includes(address) ? 1 : 0,
+      })),
+    )
+    .execute()
+  for (const address of added) {
+    if (!trusted.includes(address))
+      await writeVerificationLink(tx, { organizationId, accountId: id, address }, new Date(now))
+  }
+}
+
+/**
+ * A write of an account's addresses broke a unique constraint: another account verified one of them meanwhile, or
+ * the organization has an account of the address. `explainAddressConflict` says which, once the transaction is over.
+ */
+export class AddressConflict extends Error {
+  constructor(
+    readonly organizationId: string,
+    readonly accountId: string,
+    readonly addresses: readonly string[],
+  ) {
+    super('An address of the email account is taken.')
+    this.name = 'AddressConflict'
+  }
+}
+
+/** `error` as AddressTakenError or DuplicateEmailAccountError when it is an AddressConflict, else as it is. */
+export async function explainAddressConflict(db: Db, error: unknown): Promise<unknown> {
+  if (!(error instanceof AddressConflict)) return error
+  return (
+    (await takenAddress(db, error.organizationId, error.accountId, error.addresses)) ?? new DuplicateEmailAccountError()
+  )
+}
+
+async function uniqueAddress<T>(
+  account: { organizationId: string; id: string; fields: CheckedEmailAccount },
+  write: () => Promise<T>,
+): Promise<T> {
   try {
     return await write()
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DuplicateEmailAccountError()
-    throw error
+    if (!isUniqueViolation(error)) throw error
+    const { fields } = account
+    const addresses = [fields.email, ...fields.identities.map((identity) => identity.email)]
+    throw new AddressConflict(account.organizationId, account.id, addresses)
   }
 }
 
 /**
  * Stores a new account of `userId` with `password` sealed by `box` (a password needs a box: see `checkedPassword`).
- * Relies on the (organization_id, email) unique constraint, so two concurrent creates cannot both take an address.
+ * `trusted` addresses are stored verified (the own address an admin sets); a link is emailed to each other one.
+ * Relies on the (organization_id, email) unique constraint and on the one over verified addresses, so two
+ * concurrent creates cannot both take an address.
  */
 export async function insertEmailAccount(
   db: Db,
   box: SecretBox | null,
-  input: { organizationId: string; userId: string; fields: CheckedEmailAccount; password: string | null },
+  input: {
+    organizationId: string
+    userId: string
+    fields: CheckedEmailAccount
+    password: string | null
+    trusted: readonly string[]
+  },
   change: Change,
 ): Promise<EmailAccountTable> {
   const id = newId('emailAccount')
@@ -282,10 +432,10 @@ export async function insertEmailAccount(
     created_by: change.actorId,
     updated_by: change.actorId,
   }
-  return uniqueAddress(() =>
+  return uniqueAddress({ organizationId: input.organizationId, id, fields: input.fields }, () =>
     inTransaction(db, async (tx) => {
       await tx.insertInto('email_account').values(row).execute()
-      await writeAddresses(tx, input.organizationId, id, input.fields)
+      await writeAddresses(tx, input.organizationId, id, input.fields, input.trusted, change.now)
       return row
     }),
   )
@@ -297,12 +447,20 @@ function sealed(box: SecretBox | null, password: string | null, id: string): str
   return box.seal(password, id)
 }
 
-/** Changes an account; `password` undefined keeps the stored one, null removes it. */
+/**
+ * Changes an account; `password` undefined keeps the stored one, null removes it. Addresses it keeps stay as they
+ * are; new ones are stored verified when `trusted`, else a link is emailed to each.
+ */
 export async function updateEmailAccount(
   db: Db,
   box: SecretBox | null,
   row: EmailAccountTable,
-  input: { userId: string; fields: CheckedEmailAccount; password: string | null | undefined },
+  input: {
+    userId: string
+    fields: CheckedEmailAccount
+    password: string | null | undefined
+    trusted: readonly string[]
+  },
   change: Change,
 ): Promise<EmailAccountTable> {
   const changed = {
@@ -312,7 +470,7 @@ export async function updateEmailAccount(
     date_updated: change.now,
     updated_by: change.actorId,
   }
-  return uniqueAddress(() =>
+  return uniqueAddress({ organizationId: row.organization_id, id: row.id, fields: input.fields }, () =>
     inTransaction(db, async (tx) => {
       await tx
         .updateTable('email_account')
@@ -320,7 +478,7 @@ export async function updateEmailAccount(
         .where('organization_id', '=', row.organization_id)
         .where('id', '=', row.id)
         .execute()
-      await writeAddresses(tx, row.organization_id, row.id, input.fields)
+      await writeAddresses(tx, row.organization_id, row.id, input.fields, input.trusted, change.now)
       return { ...row, ...changed }
     }),
   )

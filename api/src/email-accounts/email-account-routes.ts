@@ -11,14 +11,19 @@ import { caller } from '../platform/request-context.js'
 import { formatTimestamp } from '../platform/time.js'
 import { checkedForMember, checkedPassword, identitiesForNewAddress } from './email-account-input.js'
 import {
+  AddressTakenError,
   deleteEmailAccount,
   DuplicateEmailAccountError,
   emailAccountsQuery,
-  emailAccountView,
+  emailAccountViews,
+  explainAddressConflict,
   findEmailAccountRow,
   insertEmailAccount,
+  oneEmailAccountView,
   updateEmailAccount,
 } from './email-account-repo.js'
+import { resendVerificationLink, verifyAddress } from './email-address-verification.js'
+import { isUniqueViolation } from '../platform/db-errors.js'
 
 const tags = ['email accounts']
 const params = Type.Object({ id: Type.String() })
@@ -33,7 +38,9 @@ const identitySchema = Type.Object(
 const identitiesSchema = Type.Array(identitySchema, {
   description:
     'Who the user may send as through this account. The account’s own address is always one: when missing it is ' +
-    'added first, named after the user. The first is the `default_identity`.',
+    'added first, named after the user. The first is the `default_identity`. A link is emailed to each new ' +
+    'address (through the account’s SMTP server): until it is followed, the address neither receives mail nor may ' +
+    'be sent as. An address another account has verified is refused.',
 })
 const hostSchema = Type.String({ description: 'A host name or an IP address, without a scheme or port.' })
 const portSchema = Type.Integer({ description: '1 to 65535.' })
@@ -50,7 +57,11 @@ const useSslSchema = Type.Boolean({
 const createBody = Type.Object(
   {
     user_id: Type.Optional(Type.String({ description: 'A member of your organization; the caller by default.' })),
-    email: Type.String({ description: 'The address the account sends as; unique in your organization.' }),
+    email: Type.String({
+      description:
+        'The address the account sends as; one account’s in the whole server. Set by an admin it is verified at ' +
+        'once; set by a user, a link is emailed to it, and it neither receives nor is sent as until followed.',
+    }),
     identities: Type.Optional(identitiesSchema),
     smtp: Type.Object(
       {
@@ -114,11 +125,26 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
     return row
   }
 
-  function duplicateAddress(error: unknown): never {
+  /** A refused address as a field error on the field that named it (`email` or `identities.N.email`). */
+  async function takenAddress(
+    failure: unknown,
+    asked: { email: string; identities?: { email: string }[] | undefined },
+  ): Promise<never> {
+    const error = await explainAddressConflict(db, failure)
     if (error instanceof DuplicateEmailAccountError) {
       throw ValidationError.field('email', 'Your organization already has an email account for this address.')
     }
-    throw error
+    if (!(error instanceof AddressTakenError)) throw error
+    const index = (asked.identities ?? []).findIndex((i) => i.email.trim().toLowerCase() === error.address)
+    const field =
+      asked.email.trim().toLowerCase() === error.address || index < 0 ? 'email' : `identities.${index}.email`
+    // Another organization's account is not named: the address is in use, nothing more.
+    throw ValidationError.field(
+      field,
+      error.sameOrganization
+        ? 'Your organization already has an email account for this address.'
+        : 'This address is in use by another email account.',
+    )
   }
 
   app.get(
@@ -137,7 +163,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       if (me.role !== 'admin' && asked !== undefined && asked !== me.userId) return { has_more: false, data: [] }
       const userId = me.role === 'admin' ? asked : me.userId
       const page = await fetchPage(emailAccountsQuery(db, me.organizationId, userId), request.query)
-      return { has_more: page.has_more, data: page.data.map(emailAccountView) }
+      return { has_more: page.has_more, data: await emailAccountViews(db, page.data) }
     },
   )
 
@@ -152,7 +178,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         response: { 200: emailAccountSchema },
       },
     },
-    async (request) => emailAccountView(await managedAccount(db, caller(request), request.params.id)),
+    async (request) => oneEmailAccountView(db, await managedAccount(db, caller(request), request.params.id)),
   )
 
   app.post(
@@ -182,13 +208,15 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         },
       })
       const password = checkedPassword(body.smtp.password, config.secretBox) ?? null
+      // The own address an admin sets is trusted (decision 0038); any other address waits for its link.
+      const trusted = me.role === 'admin' ? [fields.email] : []
       const row = await insertEmailAccount(
         db,
         config.secretBox,
-        { organizationId: me.organizationId, userId, fields, password },
+        { organizationId: me.organizationId, userId, fields, password, trusted },
         { actorId: me.userId, now: formatTimestamp(clock.now()) },
-      ).catch(duplicateAddress)
-      return emailAccountView(row)
+      ).catch((error: unknown) => takenAddress(error, body))
+      return oneEmailAccountView(db, row)
     },
   )
 
@@ -213,7 +241,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
           const before = await managedAccount(tx, me, request.params.id)
           const userId = body.user_id ?? before.user_id
           requireManager(me, userId)
-          const stored = emailAccountView(before)
+          const stored = await oneEmailAccountView(tx, before)
           const email = body.email ?? before.email
           const fields = await checkedForMember(tx, me.organizationId, userId, {
             email,
@@ -228,16 +256,90 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
             },
           })
           const password = checkedPassword(body.smtp?.password, config.secretBox)
+          const trusted = me.role === 'admin' && fields.email !== before.email ? [fields.email] : []
           return updateEmailAccount(
             tx,
             config.secretBox,
             before,
-            { userId, fields, password },
+            { userId, fields, password, trusted },
             { actorId: me.userId, now: formatTimestamp(clock.now()) },
           )
         })
-        .catch(duplicateAddress)
-      return emailAccountView(row)
+        .catch((error: unknown) => takenAddress(error, { email: body.email ?? '', identities: body.identities }))
+      return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.post(
+    '/email_account/:id/send_verification/',
+    {
+      schema: {
+        tags,
+        summary: 'Email the verification link of an address of the account again',
+        description:
+          'The address (the account’s own or an identity’s) must be unverified. A new link replaces the one before. ' +
+          'At most one link a minute to an address, and ten an hour from an account: 429 with `Retry-After` beyond.',
+        params,
+        body: Type.Object(
+          { email: Type.String({ description: 'The address to verify.' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: emailAccountSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const row = await db.transaction().execute(async (tx) => {
+        const account = await managedAccount(tx, me, request.params.id)
+        await resendVerificationLink(
+          tx,
+          {
+            organizationId: me.organizationId,
+            accountId: account.id,
+            address: request.body.email.trim().toLowerCase(),
+            field: 'email',
+          },
+          clock.now(),
+        )
+        return account
+      })
+      return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.post(
+    '/email_account/verify_identity/',
+    {
+      schema: {
+        tags,
+        summary: 'Follow the link emailed to an address: the address is verified',
+        description:
+          'The token of the link emailed to an address of an email account (`…/verify-email?token=…` in the web ' +
+          'app). Only the account’s user may follow it; it works once, for 24 hours. Answers the address verified ' +
+          'and its account.',
+        body: Type.Object({ token: Type.String() }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            email: Type.String({ description: 'The address verified.' }),
+            email_account: emailAccountSchema,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const verified = await db
+        .transaction()
+        .execute((tx) => verifyAddress(tx, request.body.token, me, clock.now()))
+        .catch((error: unknown) => {
+          // Another account verified the address between the link and now.
+          if (isUniqueViolation(error))
+            throw ValidationError.field('token', 'This address is in use by another email account.')
+          throw error
+        })
+      const row = await findEmailAccountRow(db, me.organizationId, verified.accountId)
+      if (row === undefined) throw new NotFoundError('Email account')
+      return { email: verified.address, email_account: await oneEmailAccountView(db, row) }
     },
   )
 

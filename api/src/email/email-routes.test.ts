@@ -13,7 +13,13 @@ const SMTP = { host: 'smtp.acme.example', port: 587 }
 beforeAll(async () => {
   ctx = await createTestContext()
   scene = await emailScene(ctx.app, ctx.database.db, ctx.org, SMTP)
-  otherScene = await emailScene(ctx.app, ctx.database.db, ctx.other, { host: 'smtp.globex.example', port: 587 })
+  otherScene = await emailScene(
+    ctx.app,
+    ctx.database.db,
+    ctx.other,
+    { host: 'smtp.globex.example', port: 587 },
+    { rep: 'sam@globex.example', identity: 'sales@globex.example' },
+  )
 })
 afterAll(async () => {
   await ctx.close()

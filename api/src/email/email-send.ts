@@ -3,9 +3,10 @@ import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Readable } from 'node:stream'
 import nodemailer, { type Attachment } from 'nodemailer'
+import type Mail from 'nodemailer/lib/mailer'
 import { smtpServerKey, type Config } from '../config.js'
 import type { ActivityTable, Db, Dialect } from '../db/database.js'
-import { EmailAccountSecretError, findEmailAccount } from '../email-accounts/email-account-repo.js'
+import { EmailAccountSecretError, findEmailAccount, type SmtpSettings } from '../email-accounts/email-account-repo.js'
 import { findStoredFiles, storedAttachmentId, storedAttachmentIds } from '../email-attachments/email-attachment-repo.js'
 import { messageSendHandler, storedMessage, type SendAttempt, type SendChannel } from '../messages/message-send.js'
 import type { HandlerContext, OutboxHandler } from '../outbox/outbox-dispatcher.js'
@@ -80,7 +81,7 @@ async function replyHeaders(db: Db, email: ActivityTable, data: EmailData) {
 class OutboundGuardError extends Error {}
 
 /** Every address of a host name, as the system resolves it. */
-const systemResolver: Resolver = (host) => lookup(host, { all: true })
+export const systemResolver: Resolver = (host) => lookup(host, { all: true })
 
 /**
  * The address the SMTP host is reached at: resolved once (within the send's deadline), refused when private unless
@@ -182,6 +183,60 @@ function smtpError(error: unknown): string {
   return String(error)
 }
 
+
+/** How a message reaches an account's SMTP server: the outbound guard's settings, TLS beyond the defaults, a deadline. */
+export interface SmtpDeliveryOptions {
+  allowPrivate: boolean
+  /** LEADLINE_SMTP_ALLOW_HOSTS: `host:port` keys (`smtpServerKey`) reached even at a private address. */
+  allowedSmtpServers: ReadonlySet<string>
+  tls?: { ca?: string; rejectUnauthorized?: boolean } | undefined
+  resolve: Resolver
+  /** The send's one deadline: the lookup, the connection, TLS and the SMTP dialogue all end within it. */
+  deadline: SendDeadline
+}
+
+/**
+ * Hands `mail` to the account's SMTP server, reached at an address the outbound guard allows; answers the server as
+ * `target`, and the failure (`final`: no retry will reach the server) or null. Every email Leadline sends goes here.
+ */
+export async function deliverThroughAccount(
+  smtp: SmtpSettings,
+  mail: Mail.Options,
+  options: SmtpDeliveryOptions,
+): Promise<{ target: string; error: string | null; final: boolean }> {
+  const target = `smtp://${smtp.host}:${String(smtp.port)}`
+  const { deadline } = options
+  let address: string
+  try {
+    const allowed = options.allowPrivate || options.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
+    address = await guardedAddress(smtp.host, allowed, options.resolve, deadline)
+  } catch (error) {
+    return { target, error: smtpError(error), final: error instanceof OutboundGuardError }
+  }
+  const left = deadline.left()
+  if (left <= 0) return { target, error: 'The send ran out of time before it reached the SMTP server.', final: false }
+  const transport = nodemailer.createTransport({
+    host: address,
+    port: smtp.port,
+    secure: smtp.useSsl,
+    ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
+    // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
+    tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
+    connectionTimeout: left,
+    greetingTimeout: left,
+    socketTimeout: left,
+  })
+  try {
+    // The signal aborts the SMTP dialogue (connection, TLS, every command) when the deadline passes.
+    await transport.sendMail({ ...mail, signal: deadline.signal })
+  } catch (error) {
+    const late = deadline.signal.aborted ? ' (cut off: the send took longer than the time it has)' : ''
+    return { target, error: `${smtpError(error)}${late}`, final: false }
+  } finally {
+    transport.close()
+  }
+  return { target, error: null, final: false }
+}
 export interface EmailSenderOptions {
   db: Db
   dialect: Dialect
@@ -301,42 +356,21 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       )
     const addresses = emailAddresses(data, account.email)
     if ('problem' in addresses) return outcome(`Not sent: ${addresses.problem}.`, target, true)
-    let address: string
-    try {
-      const allowed = allowPrivate || config.email.allowedSmtpServers.has(smtpServerKey(smtp.host, smtp.port))
-      address = await guardedAddress(smtp.host, allowed, resolve, deadline)
-    } catch (error) {
-      return outcome(smtpError(error), target, error instanceof OutboundGuardError)
-    }
     const attached = await emailFiles(email, data, deadline)
     if ('error' in attached) return outcome(attached.error, attached.target, attached.final)
     const messageId = messageIdOf(email.id, data.sender)
     const reply = await replyHeaders(db, email, data)
-    const left = deadline.left()
-    if (left <= 0) return outcome('The send ran out of time before it reached the SMTP server.', target)
-    const transport = nodemailer.createTransport({
-      host: address,
-      port: smtp.port,
-      secure: smtp.useSsl,
-      ...(smtp.username === null ? {} : { auth: { user: smtp.username, pass: smtp.password ?? '' } }),
-      // The certificate is checked against the host's name (an IP literal is checked as itself, without SNI).
-      tls: { ...(isIP(smtp.host) === 0 ? { servername: smtp.host } : {}), ...options.tls },
-      connectionTimeout: left,
-      greetingTimeout: left,
-      socketTimeout: left,
-    })
     const mailbox = (a: EnvelopeAddress) => ({ name: a.name, address: a.email })
     const { from, to, cc, bcc } = addresses
-    try {
-      await transport.sendMail({
+    const delivery = await deliverThroughAccount(
+      smtp,
+      {
         from: mailbox(from),
         to: to.map(mailbox),
         cc: cc.map(mailbox),
         bcc: bcc.map(mailbox),
         // Exactly the stored recipients, each once as stored: nodemailer does not work the envelope out itself.
         envelope: { from: from.email, to: [...to, ...cc, ...bcc].map((a) => a.email) },
-        // Aborts the SMTP dialogue (connection, TLS, every command) when the deadline passes.
-        signal: deadline.signal,
         subject: data.subject,
         text: data.body_text,
         html: data.body_html,
@@ -344,14 +378,14 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
         date: clock.now(),
         attachments: attached.files,
         ...(reply === undefined ? {} : { inReplyTo: reply.inReplyTo, references: reply.references }),
-      })
-    } catch (error) {
-      const late = deadline.signal.aborted ? ' (cut off: the send took longer than the time it has)' : ''
-      return outcome(`${smtpError(error)}${late}`, target)
-    } finally {
-      transport.close()
+      },
+      { allowPrivate, allowedSmtpServers: config.email.allowedSmtpServers, tls: options.tls, resolve, deadline },
+    )
+    if (delivery.error !== null) return outcome(delivery.error, delivery.target, delivery.final)
+    return {
+      ...outcome(null, delivery.target),
+      sentFields: { message_ids: [messageId], references: reply?.references ?? [] },
     }
-    return { ...outcome(null, target), sentFields: { message_ids: [messageId], references: reply?.references ?? [] } }
   }
 
   return messageSendHandler({

@@ -5,6 +5,8 @@ import { checkedEmailAccount } from '../email-accounts/email-account-input.js'
 import { insertEmailAccount } from '../email-accounts/email-account-repo.js'
 import { insertTemplate } from '../email-templates/email-template-repo.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from '../email/email-send.js'
+import { verificationSendHandler } from '../email/email-verification-send.js'
+import { EMAIL_VERIFY_KIND } from '../email-accounts/email-address-verification.js'
 import { createOutboundClient } from '../outbound/outbound-client.js'
 import { createDispatcher, type Dispatcher } from '../outbox/outbox-dispatcher.js'
 import { secretBoxFrom } from '../platform/secret-box.js'
@@ -49,10 +51,20 @@ export async function addEmailAccount(
     },
     'Rey Rep',
   )
+  const addresses = [fields.email, ...fields.identities.map((identity) => identity.email)]
+  // Test organizations made one after another (one per test) use the same addresses: the newest takes them over.
+  await db.updateTable('email_account_address').set({ verified: 0 }).where('address', 'in', addresses).execute()
   const row = await insertEmailAccount(
     db,
     secretBoxFrom({ LEADLINE_SECRET_KEY: TEST_SECRET_KEY }),
-    { organizationId: input.organizationId, userId: input.userId, fields, password: input.smtp.password ?? null },
+    {
+      organizationId: input.organizationId,
+      userId: input.userId,
+      fields,
+      password: input.smtp.password ?? null,
+      // Its addresses as if verified: the scenes test what verified accounts do.
+      trusted: addresses,
+    },
     { actorId: input.userId, now: new Date().toISOString() },
   )
   return row.id
@@ -67,12 +79,13 @@ export async function emailScene(
   db: Db,
   org: TestOrg,
   smtp: { host: string; port: number; username?: string; password?: string; useSsl?: boolean },
+  addresses: { rep: string; identity: string } = { rep: REP_ADDRESS, identity: REP_IDENTITY },
 ): Promise<EmailScene> {
   const accountId = await addEmailAccount(db, {
     organizationId: org.id,
     userId: org.member.id,
-    email: REP_ADDRESS,
-    identities: [{ name: 'Acme Sales', email: REP_IDENTITY }],
+    email: addresses.rep,
+    identities: [{ name: 'Acme Sales', email: addresses.identity }],
     smtp,
   })
   const lead = await call(app, org.member.key, 'POST', '/lead/', {
@@ -111,6 +124,12 @@ export function emailDispatcher(ctx: TestContext): Dispatcher {
       [EMAIL_SEND_KIND]: emailSendHandler({
         db,
         dialect,
+        clock: ctx.clock,
+        config: ctx.config,
+        tls: { ca: SINK_CERT },
+      }),
+      [EMAIL_VERIFY_KIND]: verificationSendHandler({
+        db,
         clock: ctx.clock,
         config: ctx.config,
         tls: { ca: SINK_CERT },

@@ -196,8 +196,9 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
       >
         {noAccount ? (
           <p className="text-sm text-slate-700">
-            You have no email account to send from yet. An admin must add one for you (email accounts); until then you
-            can save drafts.
+            {accounts.data.length > 0
+              ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts.'
+              : 'You have no email account to send from yet. An admin must add one for you (email accounts); until then you can save drafts.'}
           </p>
         ) : (
           <SelectField

@@ -217,19 +217,23 @@ describe('the composer’s starting point', () => {
     expect(replySubject(' re: Proposal')).toBe('re: Proposal')
   })
 
-  it('sends as each identity of each account once; a reply as the address it was written to', () => {
+  it('sends as each verified identity of each account once; a reply as the address it was written to', () => {
     const options = senderOptions([
       {
         id: 'emailacct_1',
         email: 'casey@journey.test',
-        identities: [{ name: 'Casey Closer', email: 'casey@journey.test' }],
+        identities: [
+          { name: 'Casey Closer', email: 'casey@journey.test', verified: true },
+          // Not verified yet: not offered.
+          { name: 'Deals', email: 'deals@journey.test', verified: false },
+        ],
       },
       {
         id: 'emailacct_2',
         email: 'sales@journey.test',
         identities: [
-          { name: 'Sales', email: 'sales@journey.test' },
-          { name: 'Casey Closer', email: 'casey@journey.test' },
+          { name: 'Sales', email: 'sales@journey.test', verified: true },
+          { name: 'Casey Closer', email: 'casey@journey.test', verified: true },
         ],
       },
       { id: 'emailacct_3', email: 'bare@journey.test', identities: [] },

@@ -150,11 +150,13 @@ export function contactOf(addresses: readonly Address[], known: readonly Contact
   return undefined
 }
 
-/** Each name and address the user may send as, through each of their accounts, once. */
+/** Each name and address the user may send as, through each of their accounts, once: verified ones only. */
 export function senderOptions(accounts: readonly EmailAccount[]): { value: string; label: string }[] {
   const options: { value: string; label: string }[] = []
   for (const account of accounts) {
-    const identities = account.identities.length === 0 ? [{ name: '', email: account.email }] : account.identities
+    // An address is sent as once the link emailed to it was followed (the API refuses it before).
+    const verified = account.identities.filter((identity) => identity.verified)
+    const identities = account.identities.length === 0 ? [{ name: '', email: account.email }] : verified
     for (const identity of identities) {
       const value = formatAddress(identity)
       if (!options.some((o) => o.value === value))
