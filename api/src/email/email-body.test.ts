@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { pathologicalHtml } from '../test-support/pathological-html.js'
-import { quotedHtml, quotedText } from './email-body.js'
+import { isEmail } from '../users/user-repo.js'
+import { parseAddress, quotedHtml, quotedText } from './email-body.js'
 
 describe('quotedHtml', () => {
   it('splits at the attribution above the first quote, or at the quote', () => {
@@ -48,6 +49,18 @@ describe('quotedText', () => {
   ])('reads 1 MB of %s in under a second', (_name, text) => {
     const started = performance.now()
     quotedText(text)
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+})
+
+describe('parseAddress', () => {
+  it('reads an address, and refuses 1 MB of dots and a space after the @ in under a second', () => {
+    expect(parseAddress('"Ann" <ann@a.example>')).toEqual({ email: 'ann@a.example', name: 'Ann' })
+    expect(parseAddress('ann@a.')).toBeUndefined()
+    expect(parseAddress('ann@.a')).toBeUndefined()
+    expect(parseAddress('ann@a..b')).toEqual({ email: 'ann@a..b', name: '' })
+    const started = performance.now()
+    expect(isEmail(`a@${'.'.repeat(1_000_000)} `)).toBe(false)
     expect(performance.now() - started).toBeLessThan(1_000)
   })
 })
