@@ -67,7 +67,12 @@ if (typeof builtinDate !== 'function') throw new Error('liquidjs has no date fil
 const liquidDate: FilterHandler = builtinDate
 
 /** Liquid's `date`, in the user's time zone (minutes west of UTC, as liquidjs counts) unless the template names one. */
-function dateInUserZone(this: ThisParameterType<FilterHandler>, value: unknown, format?: unknown, zone?: unknown): unknown {
+function dateInUserZone(
+  this: ThisParameterType<FilterHandler>,
+  value: unknown,
+  format?: unknown,
+  zone?: unknown,
+): unknown {
   const environments: object = this.context.environments
   const hours: unknown = Reflect.get(environments, TZ_OFFSET_HOURS)
   const offset = zone ?? (typeof hours === 'number' ? Math.round(-hours * 60) : undefined)
@@ -153,11 +158,9 @@ function checkSize(part: TemplatePart, source: string): void {
       if (token.name === 'liquid') tags += token.args.split('\n').length - 1
       if (BLOCKS.has(token.name)) depth++
       else if (token.name.startsWith('end')) depth--
-      if (depth > NESTING_MAX)
-        throw new TemplateLimitError(`blocks nest more than ${String(NESTING_MAX)} deep`)
+      if (depth > NESTING_MAX) throw new TemplateLimitError(`blocks nest more than ${String(NESTING_MAX)} deep`)
     }
-    if (++tags > TAGS_MAX)
-      throw new TemplateLimitError(`it has more than ${String(TAGS_MAX)} tags and outputs`)
+    if (++tags > TAGS_MAX) throw new TemplateLimitError(`it has more than ${String(TAGS_MAX)} tags and outputs`)
   }
 }
 

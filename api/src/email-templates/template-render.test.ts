@@ -162,7 +162,9 @@ describe('GET /email_template/{id}/render/', () => {
     expect(res.statusCode).toBe(400)
     expect(res.json()).toEqual({
       errors: [],
-      'field-errors': { body: expect.stringMatching(/^The template could not be rendered: memory alloc limit exceeded/) },
+      'field-errors': {
+        body: expect.stringMatching(/^The template could not be rendered: memory alloc limit exceeded/),
+      },
     })
   })
 
@@ -312,21 +314,26 @@ describe('templates too large or too complex', () => {
     ['deep blocks', '{% if a %}'.repeat(NESTING_MAX + 1) + '{% endif %}'.repeat(NESTING_MAX + 1)],
   ]
 
-  it.each(hostile)('refuses %s at once, with a 400 naming the body, while other requests are answered', async (_name, body) => {
-    const { response, ms, longestMeMs } = await answeredWhileOthersWait(ctx.app, member(), () =>
-      call(ctx.app, member(), 'POST', '/email_template/', { body: { name: 'Hostile', body } }),
-    )
-    expect(response.statusCode, response.body.slice(0, 300)).toBe(400)
-    // Over the body's length, the schema refuses it before the engine sees it.
-    expect(response.json()).toEqual({
-      errors: [],
-      'field-errors': {
-        body: expect.stringMatching(/^(Too large or too complex a template: |Ensure this field has no more than 100000 )/),
-      },
-    })
-    expect(ms).toBeLessThan(5_000)
-    expect(longestMeMs).toBeLessThan(1_000)
-  })
+  it.each(hostile)(
+    'refuses %s at once, with a 400 naming the body, while other requests are answered',
+    async (_name, body) => {
+      const { response, ms, longestMeMs } = await answeredWhileOthersWait(ctx.app, member(), () =>
+        call(ctx.app, member(), 'POST', '/email_template/', { body: { name: 'Hostile', body } }),
+      )
+      expect(response.statusCode, response.body.slice(0, 300)).toBe(400)
+      // Over the body's length, the schema refuses it before the engine sees it.
+      expect(response.json()).toEqual({
+        errors: [],
+        'field-errors': {
+          body: expect.stringMatching(
+            /^(Too large or too complex a template: |Ensure this field has no more than 100000 )/,
+          ),
+        },
+      })
+      expect(ms).toBeLessThan(5_000)
+      expect(longestMeMs).toBeLessThan(1_000)
+    },
+  )
 
   it('saves, renders and makes an email of the largest template it takes, while other requests are answered', async () => {
     const unit = '<p>{{ contact.first_name | default: "there" }} {% increment n %}</p>\n'
@@ -364,13 +371,17 @@ describe('templates too large or too complex', () => {
     expect(shown.statusCode).toBe(400)
     expect(shown.json()).toEqual({
       errors: [],
-      'field-errors': { body: expect.stringMatching(/^Too large or too complex a template: it has more than 1000 tags/) },
+      'field-errors': {
+        body: expect.stringMatching(/^Too large or too complex a template: it has more than 1000 tags/),
+      },
     })
     const email = await call(ctx.app, member(), 'POST', '/activity/email/', {
       body: { lead_id: lead.id, status: 'draft', template_id: template.id },
     })
     expect(email.statusCode).toBe(400)
-    expect(email.json()).toMatchObject({ 'field-errors': { body_html: expect.stringMatching(/^Too large or too complex/) } })
+    expect(email.json()).toMatchObject({
+      'field-errors': { body_html: expect.stringMatching(/^Too large or too complex/) },
+    })
   })
 })
 

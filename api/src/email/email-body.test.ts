@@ -9,9 +9,16 @@ describe('quotedHtml', () => {
       { html: '<p>Thanks!</p><p>', expand: true },
       { html: 'On Monday, Ann wrote:</p>\n<blockquote>Hi</blockquote>', expand: false },
     ])
-    expect(quotedHtml('Sure.<br>On Mon, 3 Feb 2025 at 10:00, Ann &lt;ann@a.example&gt; wrote:<br><blockquote>Hi</blockquote>')).toEqual([
+    expect(
+      quotedHtml(
+        'Sure.<br>On Mon, 3 Feb 2025 at 10:00, Ann &lt;ann@a.example&gt; wrote:<br><blockquote>Hi</blockquote>',
+      ),
+    ).toEqual([
       { html: 'Sure.<br>', expand: true },
-      { html: 'On Mon, 3 Feb 2025 at 10:00, Ann &lt;ann@a.example&gt; wrote:<br><blockquote>Hi</blockquote>', expand: false },
+      {
+        html: 'On Mon, 3 Feb 2025 at 10:00, Ann &lt;ann@a.example&gt; wrote:<br><blockquote>Hi</blockquote>',
+        expand: false,
+      },
     ])
     expect(quotedHtml('<p>Sure.</p><p>Lemon wrote: this</p><blockquote>Hi</blockquote>')).toEqual([
       { html: '<p>Sure.</p><p>Lemon wrote: this</p>', expand: true },
@@ -24,7 +31,9 @@ describe('quotedHtml', () => {
       { html: '<p>On Monday, Ann wrote:</p><blockquote>Hi</blockquote>', expand: true },
     ])
     expect(quotedHtml('<div> <br></div><blockquote>Hi</blockquote>')).toHaveLength(1)
-    expect(quotedHtml('<p>Hi</p><!-- <blockquote> -->')).toEqual([{ html: '<p>Hi</p><!-- <blockquote> -->', expand: true }])
+    expect(quotedHtml('<p>Hi</p><!-- <blockquote> -->')).toEqual([
+      { html: '<p>Hi</p><!-- <blockquote> -->', expand: true },
+    ])
   })
 
   it.each(Object.entries(pathologicalHtml(1_000_000)))('reads 1 MB of %s in under a second', (_name, html) => {
