@@ -26,7 +26,7 @@ import { ValidationError } from '../platform/errors.js'
 /** A body is at most 1 MB; the engine refuses to parse more than this in one go. */
 const PARSE_LIMIT = 2_000_000
 /** Tags and outputs (`{% … %}`, `{{ … }}`, each line of a `{% liquid %}`) in one subject or body. */
-export const TAGS_MAX = 1_000
+export const TAGS_MAX = 300
 /** The longest tag or output, delimiters included. */
 export const TAG_CHARS_MAX = 2_000
 /** Blocks (`if`, `unless`, `case`, `capture`, `comment`) inside one another. */

@@ -372,7 +372,7 @@ describe('templates too large or too complex', () => {
     expect(shown.json()).toEqual({
       errors: [],
       'field-errors': {
-        body: expect.stringMatching(/^Too large or too complex a template: it has more than 1000 tags/),
+        body: expect.stringMatching(/^Too large or too complex a template: it has more than 300 tags/),
       },
     })
     const email = await call(ctx.app, member(), 'POST', '/activity/email/', {
