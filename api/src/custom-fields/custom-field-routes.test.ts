@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isIdOf } from '@leadline/shared/ids'
 import { newId } from '../platform/ids.js'
 import { formatTimestamp } from '../platform/time.js'
+import { answeredWhileOthersWait } from '../test-support/responsive.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
 
 let ctx: TestContext
@@ -511,5 +512,19 @@ describe('who may change custom fields', () => {
   it('answers 404 for an object type that has no custom fields', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/custom_field/task/')
     expect(res.statusCode).toBe(404)
+  })
+})
+
+describe('a number value anyone can send', () => {
+  it('is refused at once when it is a long run of digits that is no number, while other requests are answered', async () => {
+    const field = await create(ctx.org, 'lead', { name: 'Seats (long input)', type: 'number' })
+    const { response, longestMeMs } = await answeredWhileOthersWait(ctx.app, ctx.org.member.key, () =>
+      call(ctx.app, ctx.org.member.key, 'POST', '/lead/', {
+        body: { name: 'Digits', [`custom.${field.id}`]: `${'1'.repeat(900_000)}x` },
+      }),
+    )
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ 'field-errors': { [`custom.${field.id}`]: 'A valid number is required.' } })
+    expect(longestMeMs).toBeLessThan(1_000)
   })
 })

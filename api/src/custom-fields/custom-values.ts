@@ -64,7 +64,7 @@ export async function listCustomFieldDefs(
 
 type Checked = { value: CustomValue } | { blank: true } | { error: string }
 
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const DATETIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/

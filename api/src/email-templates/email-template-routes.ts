@@ -32,14 +32,15 @@ const params = Type.Object({ id: Type.String() })
 const NAME_MAX = 255
 /** RFC 5322's longest line. */
 const SUBJECT_MAX = 998
-const BODY_MAX = 1_000_000
+/** A template's body; longer ones cost the event loop too long to parse and render (docs/decisions/0036-…). */
+export const TEMPLATE_BODY_MAX = 100_000
 const ATTACHMENTS_MAX = 20
 
 const fields = {
   name: Type.String({ description: `Trimmed; 1 to ${String(NAME_MAX)} characters.` }),
   subject: Type.String({ maxLength: SUBJECT_MAX, description: 'A Liquid template; rendered on one line.' }),
   body: Type.String({
-    maxLength: BODY_MAX,
+    maxLength: TEMPLATE_BODY_MAX,
     description:
       'HTML written in Liquid: `{{ contact.first_name }}`, `{{ lead.display_name }}`, `{{ user.first_name }}`, filters such as `| default: "there"`. Every value is HTML-escaped.',
   }),
@@ -265,6 +266,7 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
         leadId: request.query.lead_id,
         contactId: request.query.contact_id,
         userId: me.userId,
+        tzOffsetHours: request.tzOffsetHours,
       })
       return {
         subject: rendered.subject,

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { answeredWhileOthersWait } from '../test-support/responsive.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../test-support/test-app.js'
 import { DEMO_EMAIL_TEMPLATES } from '../demo/demo-email-templates.js'
+import { TEMPLATE_BODY_MAX } from './email-template-routes.js'
+import { NESTING_MAX, TAG_CHARS_MAX, TAGS_MAX } from './template-engine.js'
 import { parsedTemplate, renderEmailTemplate } from './template-render.js'
 
 let ctx: TestContext
@@ -152,14 +155,16 @@ describe('GET /email_template/{id}/render/', () => {
     }
   })
 
-  it('stops a template that makes too much, with a 400', async () => {
+  it('stops a template that makes too much, with a 400 naming the field', async () => {
     const doubling = '{% assign s = s | append: s %}'.repeat(24)
     const template = await createTemplate({ body: `{% assign s = "xxxxxxxxxx" %}${doubling}{{ s.size }}` })
     const res = await render(template.id, { lead_id: lead.id, contact_id: lead.contacts[0]?.id ?? '' })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toEqual({
-      errors: [expect.stringMatching(/^The body could not be rendered: memory alloc limit exceeded/)],
-      'field-errors': {},
+      errors: [],
+      'field-errors': {
+        body: expect.stringMatching(/^The template could not be rendered: memory alloc limit exceeded/),
+      },
     })
   })
 
@@ -289,5 +294,126 @@ describe('renderEmailTemplate', () => {
     expect(res.statusCode).toBe(200)
     expect(changed?.bodyHtml).toBe('Two')
     expect(parsedTemplate(row)).not.toBe(first)
+  })
+})
+
+describe('templates too large or too complex', () => {
+  const member = () => ctx.org.member.key
+  const contactId = () => lead.contacts[0]?.id ?? ''
+  // Each of these took liquidjs (its parser, and our static analysis through it) seconds to minutes, holding every
+  // other request meanwhile.
+  const hostile: [string, string][] = [
+    ['increment × 20,000', '{% increment x %}'.repeat(20_000)],
+    ['an output × 10,000', '{{ contact.first_name }}'.repeat(10_000)],
+    ['assign × 20,000', '{% assign a = 1 %}'.repeat(20_000)],
+    ['capture × 20,000', '{% capture a %}x{% endcapture %}'.repeat(10_000)],
+    ['outputs on lines × 10,000', '{{ a }}\n'.repeat(10_000)],
+    ['a body over the limit', 'x'.repeat(TEMPLATE_BODY_MAX + 1)],
+    ['a liquid tag of 20,000 lines', `{% liquid\n${'assign a = 1\n'.repeat(20_000)}%}`],
+    ['one long output', `{{ a${' | append: "x"'.repeat(TAG_CHARS_MAX / 10)} }}`],
+    ['deep blocks', '{% if a %}'.repeat(NESTING_MAX + 1) + '{% endif %}'.repeat(NESTING_MAX + 1)],
+  ]
+
+  it.each(hostile)(
+    'refuses %s at once, with a 400 naming the body, while other requests are answered',
+    async (_name, body) => {
+      const { response, ms, longestMeMs } = await answeredWhileOthersWait(ctx.app, member(), () =>
+        call(ctx.app, member(), 'POST', '/email_template/', { body: { name: 'Hostile', body } }),
+      )
+      expect(response.statusCode, response.body.slice(0, 300)).toBe(400)
+      // Over the body's length, the schema refuses it before the engine sees it.
+      expect(response.json()).toEqual({
+        errors: [],
+        'field-errors': {
+          body: expect.stringMatching(
+            /^(Too large or too complex a template: |Ensure this field has no more than 100000 )/,
+          ),
+        },
+      })
+      expect(ms).toBeLessThan(5_000)
+      expect(longestMeMs).toBeLessThan(1_000)
+    },
+  )
+
+  it('saves, renders and makes an email of the largest template it takes, while other requests are answered', async () => {
+    const unit = '<p>{{ contact.first_name | default: "there" }} {% increment n %}</p>\n'
+    const tags = '{% if lead.name %}' + unit.repeat(TAGS_MAX / 2 - 1) + '{% endif %}'
+    const body = tags + 'x'.repeat(TEMPLATE_BODY_MAX - tags.length)
+    const saved = await answeredWhileOthersWait(ctx.app, member(), () =>
+      call(ctx.app, member(), 'POST', '/email_template/', { body: { name: 'Largest', body } }),
+    )
+    expect(saved.response.statusCode, saved.response.body.slice(0, 300)).toBe(200)
+    expect(saved.longestMeMs).toBeLessThan(1_000)
+    const id = saved.response.json<{ id: string }>().id
+    const shown = await answeredWhileOthersWait(ctx.app, member(), () =>
+      render(id, { lead_id: lead.id, contact_id: contactId() }),
+    )
+    expect(shown.response.statusCode, shown.response.body.slice(0, 300)).toBe(200)
+    expect(shown.response.json<Rendered>().body_html).toContain(`<p>Bruce ${String(TAGS_MAX / 2 - 2)}</p>`)
+    expect(shown.longestMeMs).toBeLessThan(1_000)
+    const email = await answeredWhileOthersWait(ctx.app, member(), () =>
+      call(ctx.app, member(), 'POST', '/activity/email/', {
+        body: { lead_id: lead.id, contact_id: contactId(), status: 'draft', template_id: id },
+      }),
+    )
+    expect(email.response.statusCode, email.response.body.slice(0, 300)).toBe(200)
+    expect(email.longestMeMs).toBeLessThan(1_000)
+  })
+
+  it('refuses to render, or make an email of, a template stored before these limits', async () => {
+    const template = await createTemplate({ body: 'Hi' })
+    await ctx.database.db
+      .updateTable('email_template')
+      .set({ body: '{% increment x %}'.repeat(TAGS_MAX + 1), date_updated: '2030-01-01T00:00:00.000000' })
+      .where('id', '=', template.id)
+      .execute()
+    const shown = await render(template.id, { lead_id: lead.id, contact_id: contactId() })
+    expect(shown.statusCode).toBe(400)
+    expect(shown.json()).toEqual({
+      errors: [],
+      'field-errors': {
+        body: expect.stringMatching(/^Too large or too complex a template: it has more than 300 tags/),
+      },
+    })
+    const email = await call(ctx.app, member(), 'POST', '/activity/email/', {
+      body: { lead_id: lead.id, status: 'draft', template_id: template.id },
+    })
+    expect(email.statusCode).toBe(400)
+    expect(email.json()).toMatchObject({
+      'field-errors': { body_html: expect.stringMatching(/^Too large or too complex/) },
+    })
+  })
+})
+
+describe('the date filter', () => {
+  const at = '{{ "2024-01-15T23:30:00Z" | date: "%Y-%m-%d %H:%M" }}'
+
+  it("shows dates in the caller's X-TZ-Offset, unless the template names a zone", async () => {
+    const template = await createTemplate({
+      subject: at,
+      body: `<p>${at}</p><p>{{ "2024-01-15T23:30:00Z" | date: "%H:%M", "America/New_York" }}</p>`,
+    })
+    const shown = async (offset?: string) => {
+      const res = await call(ctx.app, ctx.org.member.key, 'GET', `/email_template/${template.id}/render/`, {
+        query: { lead_id: lead.id, contact_id: lead.contacts[0]?.id ?? '' },
+        ...(offset === undefined ? {} : { headers: { 'x-tz-offset': offset } }),
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const out = res.json<Rendered>()
+      return [out.subject, out.body_text]
+    }
+    expect(await shown()).toEqual(['2024-01-15 23:30', '2024-01-15 23:30\n\n18:30'])
+    expect(await shown('5.5')).toEqual(['2024-01-16 05:00', '2024-01-16 05:00\n\n18:30'])
+    expect(await shown('-4')).toEqual(['2024-01-15 19:30', '2024-01-15 19:30\n\n18:30'])
+  })
+
+  it("fills an email made from a template in the caller's zone", async () => {
+    const template = await createTemplate({ subject: at, body: `<p>${at}</p>` })
+    const res = await call(ctx.app, ctx.org.member.key, 'POST', '/activity/email/', {
+      body: { lead_id: lead.id, status: 'draft', template_id: template.id },
+      headers: { 'x-tz-offset': '-8' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({ subject: '2024-01-15 15:30', body_html: '<p>2024-01-15 15:30</p>' })
   })
 })

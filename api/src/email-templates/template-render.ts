@@ -6,7 +6,15 @@ import { oneLine } from '../platform/text.js'
 import { findVisibleTemplate, templateAttachments } from './email-template-repo.js'
 import { htmlToText } from './html-text.js'
 import { templateContext, type ContextInput } from './template-context.js'
-import { parsePart, renderPart, unknownPlaceholders, type ParsedPart } from './template-engine.js'
+import {
+  parsePart,
+  renderPart,
+  TemplateLimitError,
+  TZ_OFFSET_HOURS,
+  unknownPlaceholders,
+  type ParsedPart,
+  type TemplatePart,
+} from './template-engine.js'
 
 export interface RenderedTemplate {
   templateName: string
@@ -33,7 +41,7 @@ const PARSED_MAX = 500
  * A stored template's subject and body, parsed: from the cache when this version (its `date_updated`, and the same
  * text, should two changes share a timestamp) was parsed before.
  */
-export function parsedTemplate(row: EmailTemplateTable): CachedTemplate['parts'] {
+export function parsedTemplate(row: EmailTemplateTable, fields = TEMPLATE_FIELDS): CachedTemplate['parts'] {
   const hit = parsed.get(row.id)
   if (
     hit !== undefined &&
@@ -45,14 +53,19 @@ export function parsedTemplate(row: EmailTemplateTable): CachedTemplate['parts']
     parsed.set(row.id, hit)
     return hit.parts
   }
-  let parts: CachedTemplate['parts']
-  try {
-    parts = { subject: parsePart('subject', row.subject), body: parsePart('body', row.body) }
-  } catch (error) {
-    // Checked when saved; only a template saved under other rules could fail here.
-    if (error instanceof LiquidError) throw new ValidationError({}, [`The template is not valid: ${error.message}.`])
-    throw error
+  // Checked when saved; only a template saved under other rules could fail here.
+  const parse = (part: TemplatePart, source: string) => {
+    try {
+      return parsePart(part, source)
+    } catch (error) {
+      if (error instanceof LiquidError)
+        throw new ValidationError({ [fields[part]]: `The template is not valid: ${error.message}.` })
+      if (error instanceof TemplateLimitError)
+        throw new ValidationError({ [fields[part]]: `Too large or too complex a template: ${error.message}.` })
+      throw error
+    }
   }
+  const parts = { subject: parse('subject', row.subject), body: parse('body', row.body) }
   parsed.delete(row.id)
   parsed.set(row.id, { dateUpdated: row.date_updated, subject: row.subject, body: row.body, parts })
   if (parsed.size > PARSED_MAX) {
@@ -62,6 +75,10 @@ export function parsedTemplate(row: EmailTemplateTable): CachedTemplate['parts']
   return parts
 }
 
+/** The fields a template's errors name, by part: a template's own by default; an email names its `body_html`. */
+export type TemplateFieldNames = Record<TemplatePart, string>
+const TEMPLATE_FIELDS: TemplateFieldNames = { subject: 'subject', body: 'body' }
+
 /**
  * A template rendered for a lead and contact as a user sees it: the subject on one line with values as they are,
  * the HTML body with every value escaped, its plain-text form, and a warning for each placeholder that names nothing.
@@ -69,13 +86,16 @@ export function parsedTemplate(row: EmailTemplateTable): CachedTemplate['parts']
 export async function renderTemplateRow(
   db: Db,
   row: EmailTemplateTable,
-  input: ContextInput,
+  input: ContextInput & { tzOffsetHours?: number },
+  fields = TEMPLATE_FIELDS,
 ): Promise<RenderedTemplate> {
-  const parts = parsedTemplate(row)
+  const parts = parsedTemplate(row, fields)
   const context = await templateContext(db, input)
+  // Dates show in the user's zone (X-TZ-Offset, as tasks' days do); a symbol key no template can name.
+  const zoned = Object.assign(Object.create(null) as object, context, { [TZ_OFFSET_HOURS]: input.tzOffsetHours ?? 0 })
   // A value with a line break (or any control character) must not start a new header line: it becomes a space.
-  const subject = oneLine(renderPart('subject', parts.subject, context)).trim()
-  const bodyHtml = renderPart('body', parts.body, context)
+  const subject = oneLine(renderPart('subject', parts.subject, zoned, fields.subject)).trim()
+  const bodyHtml = renderPart('body', parts.body, zoned, fields.body)
   return {
     templateName: row.name,
     subject,
@@ -89,9 +109,10 @@ export async function renderTemplateRow(
 /** Renders the organization's template for a lead (and contact, or the lead's first contact when null) as `userId` sees it; undefined when the template does not exist or the user may not use it. Throws ValidationError on lead_id/contact_id problems. */
 export async function renderEmailTemplate(
   db: Db,
-  input: { organizationId: string; templateId: string; leadId: string; contactId: string | null; userId: string },
+  input: ContextInput & { templateId: string; tzOffsetHours?: number },
+  fields?: TemplateFieldNames,
 ): Promise<RenderedTemplate | undefined> {
   const row = await findVisibleTemplate(db, input.organizationId, input.userId, input.templateId)
   if (row === undefined) return undefined
-  return renderTemplateRow(db, row, input)
+  return renderTemplateRow(db, row, input, fields)
 }

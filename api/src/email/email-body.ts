@@ -56,20 +56,22 @@ export function quotedText(text: string): { text: string; expand: boolean }[] {
  * last text above it (only tags and spaces between). Read with a tokenizer, in time linear in the HTML.
  */
 export function quotedHtml(html: string): { html: string; expand: boolean }[] {
-  let quote = -1
-  /** The last text with more than spaces before the quote, and whether any such text came before it. */
-  let last: { raw: string; start: number } | undefined
-  let textBeforeLast = false
+  // The first quote's offset; the last text with more than spaces before it, and whether any such text came before.
+  const seen: { quote: number; last?: { raw: string; start: number }; textBeforeLast: boolean } = {
+    quote: -1,
+    textBeforeLast: false,
+  }
   scanHtml(html, {
     text(raw, start) {
-      if (quote >= 0 || raw.trim() === '') return
-      textBeforeLast ||= last !== undefined
-      last = { raw, start }
+      if (seen.quote >= 0 || raw.trim() === '') return
+      seen.textBeforeLast ||= seen.last !== undefined
+      seen.last = { raw, start }
     },
     openTag(name, _attributes, start) {
-      if (quote < 0 && name === 'blockquote') quote = start
+      if (seen.quote < 0 && name === 'blockquote') seen.quote = start
     },
   })
+  const { quote, last, textBeforeLast } = seen
   if (quote < 0 || last === undefined) return [{ html, expand: true }]
   let at = quote
   let replyHasText = true

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { formatTimestamp } from '../platform/time.js'
 import { CONTACT_ADDRESS, emailScene, REP_ADDRESS, REP_IDENTITY, type EmailScene } from '../test-support/email-scene.js'
+import { pathologicalHtml } from '../test-support/pathological-html.js'
+import { answeredWhileOthersWait } from '../test-support/responsive.js'
 import { call, createTestContext, type TestContext } from '../test-support/test-app.js'
 
 // /activity/email/ over HTTP: every field rule, each status on create, the moves of the state machine, threads.
@@ -451,4 +453,25 @@ describe('threads', () => {
     const read = await call(ctx.app, rep(), 'GET', `/activity/email/${first.id}/`)
     expect(read.json()).toMatchObject({ has_reply: true })
   })
+})
+
+describe('hostile HTML', () => {
+  // As long as the API takes (900,000 characters, in a request of at most 1 MiB); each of these cost a backtracking
+  // pattern minutes, and held every other request meanwhile.
+  const fitting = Object.entries(pathologicalHtml(899_000)).map(([name, html]): [string, string] => {
+    const escaped = JSON.stringify(html).length
+    return [name, escaped < 1_000_000 ? html : html.slice(0, Math.floor((html.length * 1_000_000) / escaped))]
+  })
+  it.each(fitting)(
+    'a body of %s is stored and read back quickly, while other requests are answered',
+    async (_name, html) => {
+      const { response, ms, longestMeMs } = await answeredWhileOthersWait(ctx.app, rep(), () =>
+        post({ status: 'inbox', subject: 'Hostile', body_html: html, sender: CONTACT_ADDRESS, to: [REP_ADDRESS] }),
+      )
+      expect(response.statusCode, response.body.slice(0, 300)).toBe(200)
+      expect(response.json<Email>().body_html).toBe(html)
+      expect(ms).toBeLessThan(10_000)
+      expect(longestMeMs).toBeLessThan(1_000)
+    },
+  )
 })

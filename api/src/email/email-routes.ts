@@ -64,7 +64,7 @@ async function withContent(
   db: Db,
   data: EmailData,
   content: EmailContent,
-  template: { organizationId: string; leadId: string; contactId: string | null; userId: string },
+  template: { organizationId: string; leadId: string; contactId: string | null; userId: string; tzOffsetHours: number },
   errors: Errors,
 ): Promise<EmailData> {
   const next: EmailData = { ...data }
@@ -81,7 +81,11 @@ async function withContent(
     next.template_id = content.template_id
     next.template_name = null
     if (content.template_id !== null) {
-      const rendered = await renderEmailTemplate(db, { ...template, templateId: content.template_id })
+      const rendered = await renderEmailTemplate(
+        db,
+        { ...template, templateId: content.template_id },
+        { subject: 'subject', body: 'body_html' },
+      )
       if (rendered === undefined) errors.template_id = 'Not a template of your organization you may use.'
       else {
         next.template_name = rendered.templateName
@@ -197,7 +201,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
           error_message: null,
           activity_at: ctx.now,
         }
-        const scope = { organizationId, leadId: body.lead_id, contactId, userId }
+        const scope = { organizationId, leadId: body.lead_id, contactId, userId, tzOffsetHours: request.tzOffsetHours }
         const data = lead === undefined ? blank : await withContent(tx, blank, content, scope, errors)
         if (data.sender === null && status === 'sent') {
           const user = await tx.selectFrom('user').select('email').where('id', '=', userId).executeTakeFirst()
@@ -255,7 +259,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         const contactId = content.contact_id === undefined ? row.contact_id : content.contact_id
         // A draft sends only as its own user (checked below), so a user since removed leaves it unsendable.
         const userId = row.user_id ?? me.userId
-        const scope = { organizationId, leadId: row.lead_id, contactId, userId }
+        const scope = { organizationId, leadId: row.lead_id, contactId, userId, tzOffsetHours: request.tzOffsetHours }
         const from = before.status
         // A non-draft is only checked against what was sent: a template is not rendered again for it.
         let after =

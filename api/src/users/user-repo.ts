@@ -9,10 +9,14 @@ export interface NewUser {
   lastName?: string | null
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const LOCAL_AT_DOMAIN = /^[^\s@]+@[^\s@]+$/
 
+/** One `@` between non-blank parts, and a dot inside the domain (checked without a pattern that could backtrack). */
 export function isEmail(value: string): boolean {
-  return EMAIL.test(value)
+  if (!LOCAL_AT_DOMAIN.test(value)) return false
+  const domain = value.slice(value.indexOf('@') + 1)
+  const dot = domain.indexOf('.', 1)
+  return dot > 0 && dot < domain.length - 1
 }
 
 export async function findUserByEmail(db: Db | Tx, email: string) {

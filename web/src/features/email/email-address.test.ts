@@ -64,3 +64,19 @@ describe('formatAddress', () => {
     expect(formatAddress({ name: 'Smith, Ann', email: 'ann@example.com' })).toBe('"Smith, Ann" <ann@example.com>')
   })
 })
+
+describe('parseAddress on long input', () => {
+  it('reads 1 MB of spaces, or of brackets, in under a second', () => {
+    for (const text of [
+      `${' '.repeat(1_000_000)}x`,
+      `a${' '.repeat(1_000_000)}<`,
+      '<'.repeat(1_000_000),
+      `${'<a'.repeat(500_000)}>`,
+    ]) {
+      const started = performance.now()
+      expect(parseAddress(text)).toBeUndefined()
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
+    expect(parseAddress('  Ann Smith   <ann@example.com> ')).toEqual({ name: 'Ann Smith', email: 'ann@example.com' })
+  })
+})

@@ -15,13 +15,23 @@ export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && EMAIL.test(text)
 }
 
+/** `name <address>` split at its last `<`, when the text ends in `>` with no bracket between (no pattern that backtracks). */
+function angledParts(text: string): [name: string, address: string] | undefined {
+  const open = text.lastIndexOf('<')
+  if (open < 0 || !text.endsWith('>')) return undefined
+  const inside = text.slice(open + 1, -1)
+  const name = text.slice(0, open)
+  if (inside.includes('>') || /[\n\r\u2028\u2029]/.test(name)) return undefined
+  return [name, inside]
+}
+
 /** `Ann Smith <ann@example.com>`, `"Smith, Ann" <ann@example.com>` or `ann@example.com`; undefined when invalid. */
 export function parseAddress(text: string): Address | undefined {
   const trimmed = text.trim()
-  const angled = /^(.*?)\s*<([^<>]*)>$/.exec(trimmed)
-  const email = (angled?.[2] ?? trimmed).trim()
+  const angled = angledParts(trimmed)
+  const email = (angled?.[1] ?? trimmed).trim()
   if (!isEmailAddress(email)) return undefined
-  const rawName = (angled?.[1] ?? '').trim()
+  const rawName = (angled?.[0] ?? '').trim()
   const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(rawName)
   const name = quoted?.[1] === undefined ? rawName : quoted[1].replace(/\\(.)/g, '$1')
   return { name, email }
