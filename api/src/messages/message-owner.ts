@@ -1,4 +1,6 @@
 import type { KeyOwner } from '../api-keys/api-key-repo.js'
+import { findInternalPhoneNumber } from '../phone-numbers/phone-number-repo.js'
+import type { Db, Tx } from '../db/database.js'
 import { ForbiddenError } from '../platform/errors.js'
 import { startsSend, type MessageStatus, type StatusChange } from './message-status.js'
 
@@ -31,4 +33,17 @@ export function checkNewMessageUser(me: KeyOwner, userId: string, status: Messag
 export function checkMessageChange(me: KeyOwner, ownerId: string | null, change: StatusChange, edited: boolean): void {
   if (ownerId === me.userId) return
   if (startsSend(change) || edited) throw new ForbiddenError(NOT_YOURS_TO_SEND)
+}
+
+export const NOT_YOUR_NUMBER =
+  'This number is a colleague’s own line: send from one of yours or a shared number (one with no user).'
+
+/**
+ * Refuses (403) sending from an internal number given to a colleague (a shared line has no user): a direct line is
+ * its user's, as an email account is, and texts from it reach people as that user.
+ */
+export async function checkSendingNumber(db: Db | Tx, me: KeyOwner, phone: string | null): Promise<void> {
+  if (phone === null) return
+  const owner = (await findInternalPhoneNumber(db, me.organizationId, phone))?.user_id ?? null
+  if (owner !== null && owner !== me.userId) throw new ForbiddenError(NOT_YOUR_NUMBER)
 }

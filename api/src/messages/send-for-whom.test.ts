@@ -209,4 +209,32 @@ describe('texts: only its own user sends them', () => {
     await afterwards.drain()
     expect(gatewayGot.map((m) => m.id)).toEqual([repDraft.id])
   })
+
+  it('nobody sends from a colleague’s direct line; a shared line and one’s own are fine', async () => {
+    const adminLine = '+14155550177'
+    const repLine = '+14155550178'
+    for (const [number, userId] of [
+      [adminLine, org.admin.id],
+      [repLine, org.member.id],
+    ] as const) {
+      const made = await call(ctx.app, org.admin.key, 'POST', '/phone_number/', {
+        body: { number, type: 'internal', user_id: userId },
+      })
+      expect(made.statusCode, made.body).toBe(200)
+    }
+    await refused(() => sms(org.member.key, { status: 'outbox', local_phone: adminLine }))
+    await refused(() => sms(org.admin.key, { status: 'scheduled', date_scheduled: later(), local_phone: repLine }))
+    const draft = (await sms(org.member.key, { status: 'draft', local_phone: adminLine })).json<{ id: string }>()
+    await refused(() => putSms(org.member.key, draft.id, { status: 'outbox' }))
+    const ownDraft = (await sms(org.member.key, { status: 'draft' })).json<{ id: string }>()
+    await refused(() => putSms(org.member.key, ownDraft.id, { status: 'outbox', local_phone: adminLine }))
+    const afterwards = await nothingSent('sms')
+
+    const fromOwn = await sms(org.member.key, { status: 'outbox', local_phone: repLine })
+    expect(fromOwn.statusCode, fromOwn.body).toBe(200)
+    const fromShared = await putSms(org.member.key, ownDraft.id, { status: 'outbox' })
+    expect(fromShared.statusCode, fromShared.body).toBe(200)
+    await afterwards.drain()
+    expect(gatewayGot.map((m) => m.id).sort()).toEqual([fromOwn.json<{ id: string }>().id, ownDraft.id].sort())
+  })
 })

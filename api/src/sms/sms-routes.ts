@@ -17,7 +17,7 @@ import {
   updateSmsBody,
   type Content,
 } from './sms-input.js'
-import { checkMessageChange } from '../messages/message-owner.js'
+import { checkMessageChange, checkSendingNumber } from '../messages/message-owner.js'
 import { scheduleSend, stopSend, writeMessage } from '../messages/message-send.js'
 import { readNewSend, readStatusChange, same, sendDue, startsSend, stopsSend } from '../messages/message-status.js'
 import { findSms, SMS_CHANNEL, storedSms, type SmsData } from './sms-send.js'
@@ -93,6 +93,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
         }
         if (status !== 'draft') sendableProblems(data, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        if (status === 'scheduled' || status === 'outbox') await checkSendingNumber(tx, me, data.local_phone)
         // Without a contact_id, the message is with the lead's contact who has that number, if one has.
         const contactId =
           content.contact_id !== undefined || data.remote_phone === null
@@ -168,6 +169,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
             await readContent(tx, scope, { local_phone: after.local_phone ?? '' }, errors)
         }
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        if (startsSend(change)) await checkSendingNumber(tx, me, after.local_phone)
         if (same(after, before) && contactId === row.contact_id)
           return oneActivity(tx, me.organizationId, row.id, 'SMS')
 

@@ -13,6 +13,7 @@ import { SendNoticeBar, type SendNotice } from './send-notice'
 import type { SmsActivity } from './sms-display'
 import {
   defaultSender,
+  sendingNumbers,
   recipientKey,
   recipientsOf,
   SEND_IN_SECONDS,
@@ -71,11 +72,12 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   }, [windowId])
 
   const recipient = recipients.find((r) => r.key === to) ?? recipients[0]
+  const usable = sendingNumbers(numbers.data ?? [], session.data?.user.id)
   const sender = from !== '' ? from : defaultSender(numbers.data ?? [], session.data?.user.id, carried)
   const server = placeErrors(SMS_FIELDS, send.error)
   const errors = { ...server.beside, ...formErrors }
   const generalError = server.general
-  const noNumbers = numbers.isSuccess && numbers.data.length === 0
+  const noNumbers = numbers.isSuccess && usable.length === 0
   const cannotSend = recipients.length === 0 || noNumbers
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
@@ -160,13 +162,14 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
           )}
           {noNumbers ? (
             <p className="text-sm text-slate-700">
-              Your organization has no phone numbers to send texts from yet. An admin adds them (internal numbers).
+              You have no phone number to send texts from yet: an admin adds a shared one, or one of your own (internal
+              numbers).
             </p>
           ) : (
             <SelectField
               label="From"
               value={sender}
-              options={(numbers.data ?? []).map((n) => ({ value: n.number, label: senderLabel(n) }))}
+              options={usable.map((n) => ({ value: n.number, label: senderLabel(n) }))}
               emptyLabel={numbers.isPending ? 'Loading numbers…' : sender === '' ? 'Choose a number' : undefined}
               isDisabled={numbers.isPending}
               onChange={setFrom}

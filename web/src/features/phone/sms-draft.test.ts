@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import type { Contact } from '@leadline/shared/contact-schema'
 import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
 import { smsFixture } from './phone-fixture'
-import { defaultSender, recipientKey, recipientsOf, senderLabel, smsBodyOf, type SmsDraft } from './sms-draft'
+import {
+  defaultSender,
+  recipientKey,
+  recipientsOf,
+  senderLabel,
+  sendingNumbers,
+  smsBodyOf,
+  type SmsDraft,
+} from './sms-draft'
 
 function contact(id: string, name: string, phones: [string, string][]): Contact {
   return {
@@ -81,6 +89,14 @@ describe('defaultSender', () => {
     expect(defaultSender(numbers, 'user_2')).toBe('+14155550199')
     expect(defaultSender(numbers, 'user_1')).toBe('+14155550198')
     expect(defaultSender([], 'user_1')).toBe('')
+  })
+
+  it('never starts on a colleague’s direct line, and offers only shared lines and the user’s own', () => {
+    const colleagueFirst = [number('+14155550199', 'user_2'), number('+14155550198', null)]
+    expect(defaultSender(colleagueFirst, 'user_1')).toBe('+14155550198')
+    expect(defaultSender([number('+14155550199', 'user_2')], 'user_1')).toBe('')
+    expect(sendingNumbers(colleagueFirst, 'user_1').map((n) => n.number)).toEqual(['+14155550198'])
+    expect(sendingNumbers(colleagueFirst, 'user_2').map((n) => n.number)).toEqual(['+14155550199', '+14155550198'])
   })
 
   it('labels a number with its label when it has one', () => {

@@ -53,10 +53,16 @@ export function recipientsOf(contacts: readonly Contact[], draft?: SmsActivity):
   return recipients
 }
 
-/** The number to send from at first: the draft's, else the user's own internal number, else the first. */
+/** The numbers a user may text from: the shared lines and their own (a colleague's direct line is theirs alone). */
+export function sendingNumbers(numbers: readonly PhoneNumber[], userId: string | undefined): PhoneNumber[] {
+  return numbers.filter((n) => n.user_id === null || n.user_id === userId)
+}
+
+/** The number to send from at first: the draft's, else the user's own internal number, else the first shared one. */
 export function defaultSender(numbers: readonly PhoneNumber[], userId: string | undefined, draft?: SmsActivity) {
-  const own = numbers.find((n) => n.user_id !== null && n.user_id === userId)
-  return draft?.local_phone ?? own?.number ?? numbers[0]?.number ?? ''
+  const usable = sendingNumbers(numbers, userId)
+  const own = usable.find((n) => n.user_id !== null)
+  return draft?.local_phone ?? own?.number ?? usable[0]?.number ?? ''
 }
 
 export function senderLabel(number: PhoneNumber): string {
