@@ -1,17 +1,15 @@
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs'
+import { createReadStream, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { DNSResolver } from 'mailauth'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import type { EmailReceiveConfig } from '../config.js'
 import type { Db } from '../db/database.js'
 import { accountsForAddresses, type EmailAccount } from '../email-accounts/email-account-repo.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { readIncomingMessage, SmtpRefusal } from './incoming-message.js'
+import { readIncomingMessage, saveUpTo, SmtpRefusal } from './incoming-message.js'
 import { storeIncomingMessage, type IncomingOutcome } from './incoming-store.js'
 import { clientKey, OpenConnections, WindowCounter } from './receiver-limits.js'
 import { checkSender, SenderCheckUnavailable, systemResolver } from './sender-check.js'
@@ -55,18 +53,6 @@ const CLOSE_GRACE_MS = 10_000
 /** Addresses whose message counts are kept at once (decision 0039); past it the oldest count goes. */
 const RATE_ADDRESSES = 10_000
 
-/** Writes a message's bytes to `file`, up to `limit`: past it the rest is read and dropped (`sizeExceeded` says so). */
-async function spoolUpTo(stream: SMTPServerDataStream, limit: number, file: string): Promise<void> {
-  let length = 0
-  const cap = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      length += chunk.length
-      done(null, length <= limit ? chunk : undefined)
-    },
-  })
-  await pipeline(stream, cap, createWriteStream(file, { flags: 'wx', mode: 0o600 }))
-}
-
 /** A message's bytes, up to `limit`: past it the rest is read and dropped (and `sizeExceeded` says so). */
 export async function readUpTo(stream: SMTPServerDataStream, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = []
@@ -104,7 +90,7 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
     spool: string,
   ): Promise<IncomingOutcome[]> => {
     const file = join(spool, 'message.eml')
-    await spoolUpTo(stream, config.maxMessageBytes, file)
+    await saveUpTo(stream, file, config.maxMessageBytes)
     if (stream.sizeExceeded) {
       throw new SmtpRefusal(552, `5.3.4 The message is over the limit of ${String(config.maxMessageBytes)} bytes`)
     }

@@ -81,7 +81,7 @@ function textHeader(value: HeaderValue | undefined): string | string[] | undefin
  * Writes a file's bytes to `path`, up to `limit`: past it the rest is read and dropped. Answers how many bytes the
  * file has (more than `limit` when it is over).
  */
-async function saveUpTo(content: Readable, path: string, limit: number): Promise<number> {
+export async function saveUpTo(content: Readable, path: string, limit: number): Promise<number> {
   let size = 0
   const cap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
