@@ -1,7 +1,9 @@
+import { useQuery } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { formatDateTime } from '../../lib/format'
 import { contentKeys } from '../../lib/row-keys'
+import { authQueries } from '../auth/auth-queries'
 import { activityStyle } from '../leads/activity-display'
 import { conversationOrder, messageState } from '../phone/sms-display'
 import { attachmentHref, fileLabel, formatSize } from './email-attachments'
@@ -103,6 +105,9 @@ function EmailItem({
   const change = useEmailStatus(email.lead_id)
   const from = emailFrom(email)
   const warning = senderWarning(email)
+  // Only an email's own user edits or sends it (the API refuses anyone else); taking it back to draft is anyone's.
+  const session = useQuery(authQueries.session())
+  const mine = session.data !== undefined && email.user_id === session.data.user.id
   return (
     <article aria-label={`Email from ${from}`} className="flex flex-col gap-2 text-sm">
       <header className="flex flex-col gap-0.5 text-xs text-slate-500">
@@ -135,7 +140,7 @@ function EmailItem({
           >
             Reply
           </Button>
-        ) : email.status === 'draft' ? (
+        ) : email.status === 'draft' && mine ? (
           <Button
             size="sm"
             variant="quiet"
@@ -146,7 +151,7 @@ function EmailItem({
           >
             Edit draft
           </Button>
-        ) : email.status === 'scheduled' || email.status === 'error' ? (
+        ) : email.status === 'scheduled' || (email.status === 'error' && mine) ? (
           <Button
             size="sm"
             variant="quiet"

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { Button } from '../../components/ui/button'
 import { formatDateTime, formatDuration } from '../../lib/format'
+import { authQueries } from '../auth/auth-queries'
 import { activityStyle } from '../leads/activity-display'
 import { callHeadline, callParty, playableUrl, type CallActivity } from './call-display'
 import { useSmsToDraft } from './phone-mutations'
@@ -108,6 +109,8 @@ function Message({
   const inbound = message.direction === 'inbound'
   const state = messageState(message, formatDateTime)
   const toDraft = useSmsToDraft(message.lead_id)
+  // Only a text's own user edits its draft (the API refuses anyone else).
+  const myId = useQuery(authQueries.session()).data?.user.id
   const attachments = message.attachments.filter((a) => playableUrl(a.url) !== undefined)
   return (
     <>
@@ -130,7 +133,7 @@ function Message({
         <span aria-hidden="true">·</span>
         <span className={toneStyles[state.tone]}>{state.label}</span>
         {state.at === undefined ? null : <time dateTime={state.at}>{formatDateTime(state.at)}</time>}
-        {message.status === 'draft' ? (
+        {message.status === 'draft' && message.user_id === myId ? (
           <Button
             size="sm"
             variant="quiet"
