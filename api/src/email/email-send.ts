@@ -183,7 +183,6 @@ function smtpError(error: unknown): string {
   return String(error)
 }
 
-
 /** How a message reaches an account's SMTP server: the outbound guard's settings, TLS beyond the defaults, a deadline. */
 export interface SmtpDeliveryOptions {
   allowPrivate: boolean
