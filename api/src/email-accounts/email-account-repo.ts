@@ -301,14 +301,20 @@ function columns(fields: CheckedEmailAccount) {
 }
 
 /** The first of `addresses` another account than `accountId` has verified, and whether it is of the same organization. */
-async function takenAddress(db: Db, organizationId: string, accountId: string, addresses: readonly string[]) {
+/** The first of `addresses` another account (`accountId`: the one asking, if any) holds verified, as an error to throw. */
+export async function takenAddress(
+  db: Db,
+  organizationId: string,
+  accountId: string | null,
+  addresses: readonly string[],
+) {
   if (addresses.length === 0) return undefined
   const rows = await db
     .selectFrom('email_account_address')
     .select(['address', 'organization_id'])
     .where('address', 'in', addresses)
     .where('verified', '=', 1)
-    .where('email_account_id', '<>', accountId)
+    .$if(accountId !== null, (q) => q.where('email_account_id', '<>', accountId ?? ''))
     .execute()
   const address = addresses.find((a) => rows.some((r) => r.address === a))
   if (address === undefined) return undefined
