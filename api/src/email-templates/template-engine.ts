@@ -23,7 +23,7 @@ import { ValidationError } from '../platform/errors.js'
 //   of what it makes; so no template holds the event loop for more than some tens of milliseconds
 //   (docs/decisions/0036-html-parsing-and-template-limits.md).
 
-/** A body is at most 1 MB; the engine refuses to parse more than this in one go. */
+/** What the engine parses in one go at most: well above a body's limit, a last stop should one be missed. */
 const PARSE_LIMIT = 2_000_000
 /** Tags and outputs (`{% … %}`, `{{ … }}`, each line of a `{% liquid %}`) in one subject or body. */
 export const TAGS_MAX = 300

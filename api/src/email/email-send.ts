@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Readable } from 'node:stream'
@@ -15,8 +14,10 @@ import {
   type OutboundClient,
   type OutboundDownload,
   type Resolver,
+  systemResolver,
 } from '../outbound/outbound-client.js'
-import { isPrivateAddress, outboundPrivateAllowed } from '../outbound/private-address.js'
+import { privateAddressAmong } from '../outbound/host-check.js'
+import { outboundPrivateAllowed } from '../outbound/private-address.js'
 import type { SendDeadline } from '../outbound/send-deadline.js'
 import { bytesText, hasControlCharacter } from '../platform/text.js'
 import type { Clock } from '../platform/time.js'
@@ -80,9 +81,6 @@ async function replyHeaders(db: Db, email: ActivityTable, data: EmailData) {
 /** An SMTP host the outbound guard refuses: no retry will reach it. */
 class OutboundGuardError extends Error {}
 
-/** Every address of a host name, as the system resolves it. */
-export const systemResolver: Resolver = (host) => lookup(host, { all: true })
-
 /**
  * The address the SMTP host is reached at: resolved once (within the send's deadline), refused when private unless
  * that is allowed.
@@ -95,7 +93,7 @@ async function guardedAddress(
 ): Promise<string> {
   const addresses = await deadline.within(resolve(host), `Looking up ${host}`)
   if (!allowPrivate) {
-    const inside = addresses.find((a) => isPrivateAddress(a.address))
+    const inside = privateAddressAmong(addresses)
     if (inside !== undefined)
       throw new OutboundGuardError(`refused: ${host} resolves to ${inside.address}, a private address`)
   }

@@ -14,12 +14,12 @@ import {
   type OutboxHandler,
   type OutboxRow,
 } from '../outbox/outbox-dispatcher.js'
-import type { Resolver } from '../outbound/outbound-client.js'
+import { systemResolver, type Resolver } from '../outbound/outbound-client.js'
 import { outboundPrivateAllowed } from '../outbound/private-address.js'
 import { sendDeadline } from '../outbound/send-deadline.js'
 import { parseJsonObject } from '../platform/raw-json.js'
 import { formatTimestamp, type Clock } from '../platform/time.js'
-import { deliverThroughAccount, EMAIL_RETRY_CAP_MS, systemResolver } from './email-send.js'
+import { deliverThroughAccount, EMAIL_RETRY_CAP_MS } from './email-send.js'
 
 // The link that verifies an address of an email account (docs/decisions/0038-email-address-owners.md) goes out like
 // any email of the account: through its own SMTP server, by `deliverThroughAccount`, retried as emails are. Once

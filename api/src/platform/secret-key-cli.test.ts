@@ -22,6 +22,7 @@ import {
   type TestOrg,
 } from '../test-support/test-app.js'
 import { SecretOpenError, secretBoxFrom, type SecretBox } from './secret-box.js'
+import { resealSecrets } from './stored-secrets.js'
 
 // `leadline secret-key rotate` as an operator runs it: the built CLI in its own process, on the database an api
 // serves. Every secret the api stores sealed is sealed again under the new key, and an api given the new key works on.
@@ -194,5 +195,25 @@ describe('leadline secret-key rotate', { timeout: 120_000 }, () => {
       .where('organization_id', '=', keyless.id)
       .executeTakeFirstOrThrow()
     expect(sealedRow.secret).toMatch(/^v1:/)
+  })
+
+  it('at start, seals only what is in the clear and leaves what is sealed as it is', async () => {
+    await inboundSecretOf(await appWith(TEST_SECRET_KEY), await createOrg(database, clock, 'Sealed at start'))
+    const keyless = await createOrg(database, clock, 'Clear at start')
+    await inboundSecretOf(await appWith(undefined), keyless)
+    const rowsBefore = await database.db.selectFrom('inbound_secret').select(['organization_id', 'secret']).execute()
+    const sealedBefore = rowsBefore.filter((row) => row.secret.startsWith('v1:'))
+    expect(sealedBefore.length).toBeGreaterThan(0)
+    const clear = rowsBefore.find((row) => row.organization_id === keyless.id)?.secret
+    expect(clear).toMatch(/^[0-9a-f]{64}$/)
+
+    const box = secretBoxFrom({ LEADLINE_SECRET_KEY: NEW_KEY }) as SecretBox
+    const counts = await database.db.transaction().execute((tx) => resealSecrets(tx, null, box, true))
+    expect(counts.inbound_secrets).toBe(1)
+    const rowsAfter = await database.db.selectFrom('inbound_secret').select(['organization_id', 'secret']).execute()
+    for (const row of sealedBefore) expect(rowsAfter).toContainEqual(row)
+    const sealedNow = rowsAfter.find((row) => row.organization_id === keyless.id)
+    expect(sealedNow?.secret).toMatch(/^v1:/)
+    expect(box.open(sealedNow?.secret ?? '', `inbound_secret:${keyless.id}`)).toBe(clear)
   })
 })

@@ -122,11 +122,12 @@ export async function resealSecrets(
   }
   for (const secret of SECRET_COLUMNS) {
     const condition = secret.where === undefined ? sql`` : sql`and ${secret.where}`
+    // At start only clear values are read, so a start with everything sealed reads no rows.
+    const clear = clearOnly ? sql`and ${sql.ref(secret.column)} not like ${`${SEALED_PREFIX}%`}` : sql``
     const rows = await sql<{ id: string; value: string }>`
       select ${sql.ref(secret.id)} as id, ${sql.ref(secret.column)} as value from ${sql.table(secret.table)}
-      where ${sql.ref(secret.column)} is not null ${condition}`.execute(db)
+      where ${sql.ref(secret.column)} is not null ${condition} ${clear}`.execute(db)
     for (const row of rows.rows) {
-      if (clearOnly && isSealed(row.value)) continue
       const context = secret.context(row.id)
       const what = secret.kind === 'lead_webhook_signature_key' ? secret.label : `${secret.label} ${row.id}`
       const plaintext = openSecret(from, row.value, context, what)
