@@ -11,7 +11,7 @@ import { noteStarted } from './stray-processes.js'
 import { test as base, expect, type Page } from '@playwright/test'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const cliPath = join(root, 'api/dist/cli.js')
+const cliPath = join(root, 'api/dist/app/cli/cli.js')
 const bffMain = join(root, 'bff/dist/main.js')
 
 interface Stack {

@@ -1,5 +1,5 @@
 // `npm run bench` (README.md, Benchmarks): builds the api if it was never built, starts a throwaway PostgreSQL cluster
-// for --postgres, and runs the benchmark (api/src/bench/bench.ts) with the other options. Not part of `npm test`.
+// for --postgres, and runs the benchmark (api/src/tooling/bench/bench.ts) with the other options. Not part of `npm test`.
 import console from 'node:console'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -7,7 +7,7 @@ import process from 'node:process'
 import { build, repoRoot, run } from './lib/bootstrap.mjs'
 import { startCluster } from './lib/postgres-cluster.mjs'
 
-const benchPath = join(repoRoot, 'api', 'dist', 'bench', 'bench.js')
+const benchPath = join(repoRoot, 'api', 'dist', 'tooling', 'bench', 'bench.js')
 
 async function main() {
   const args = process.argv.slice(2)

@@ -19,7 +19,7 @@ import {
 } from './lib/bootstrap.mjs'
 
 const { fetch, AbortSignal } = globalThis
-const cliPath = join(repoRoot, 'api', 'dist', 'cli.js')
+const cliPath = join(repoRoot, 'api', 'dist', 'app', 'cli', 'cli.js')
 const bffMainPath = join(repoRoot, 'bff', 'dist', 'main.js')
 const dataDir = join(repoRoot, 'data')
 const seedFile = join(dataDir, 'demo-seed.json')

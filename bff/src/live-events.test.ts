@@ -20,7 +20,7 @@ import {
 // Live updates through a real api process and a real BFF: one upstream stream per organization, handed over between
 // sessions without losing events, browsers resuming from the ring, and streams that end with their sessions.
 
-const cliPath = fileURLToPath(new URL('../../api/dist/cli.js', import.meta.url))
+const cliPath = fileURLToPath(new URL('../../api/dist/app/cli/cli.js', import.meta.url))
 const SECRET = 'live-updates-test-secret-0123456789abcdef'
 const STARTUP_MS = 30_000
 const execFileAsync = promisify(execFile)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { deadPort, sessionPair, tempDir } from './test-support/harness.js'
 
 // Two real BFF processes on one data folder, in front of a real API: what "Scaling out" in the README promises.
-const cliPath = fileURLToPath(new URL('../../api/dist/cli.js', import.meta.url))
+const cliPath = fileURLToPath(new URL('../../api/dist/app/cli/cli.js', import.meta.url))
 const bffMain = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 const STARTUP_MS = 30_000
 

@@ -1,11 +1,11 @@
-import type { Config } from '../config.js'
-import type { Resolver } from '../outbound/host-check.js'
-import type { Db, Dialect, HotReader } from '../db/database.js'
-import type { ViewCache } from './view-cache.js'
-import type { MetaCache } from '../organizations/organization-meta.js'
-import type { AuthCache } from '../api-keys/auth-cache.js'
-import type { RateLimiter } from './rate-limit.js'
-import type { Clock } from './time.js'
+import type { Config } from './config.js'
+import type { Resolver } from './security/host-check.js'
+import type { Db, Dialect, HotReader } from './data/database.js'
+import type { ViewCache } from './data/view-cache.js'
+import type { MetaCache } from '../crm/organizations/organization-meta.js'
+import type { AuthCache } from './security/auth-cache.js'
+import type { RateLimiter } from './http/rate-limit.js'
+import type { Clock } from './data/time.js'
 
 /** What every route plugin receives. */
 export interface Deps {
@@ -20,6 +20,6 @@ export interface Deps {
   /** Built views by object id, shared by the resources that cache theirs. */
   views: ViewCache
   auth: AuthCache
-  /** Host names to addresses, for checking a URL when it is saved (outbound/host-check.ts); tests give their own. */
+  /** Host names to addresses, for checking a URL when it is saved (platform/security/host-check.ts); tests give their own. */
   resolve: Resolver
 }

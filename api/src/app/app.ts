@@ -1,0 +1,164 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from '../platform/config.js'
+import type { DatabaseHandle } from '../platform/data/database.js'
+import { docsRoutes, openBodySchemas } from '../platform/http/docs-routes.js'
+import { httpServer } from '../platform/http/http-server.js'
+import { newId } from '../platform/security/ids.js'
+import { requestLoggerFactory } from '../platform/http/request-logger.js'
+import { API_PREFIX, installPlatform } from '../platform/http/platform.js'
+import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from '../platform/http/rate-limit.js'
+import { systemClock, type Clock } from '../platform/data/time.js'
+import { organizationRoutes } from '../crm/organizations/organization-routes.js'
+import { phoneNumberRoutes } from '../telephony/phone-numbers/phone-number-routes.js'
+import { statusRoutes } from '../crm/statuses/status-routes.js'
+import { pipelineRoutes } from '../crm/pipelines/pipeline-routes.js'
+import { userRoutes } from '../crm/users/user-routes.js'
+import { leadRoutes } from '../crm/leads/lead-routes.js'
+import { contactRoutes } from '../crm/contacts/contact-routes.js'
+import { opportunityRoutes } from '../crm/opportunities/opportunity-routes.js'
+import { taskRoutes } from '../crm/tasks/task-routes.js'
+import { activityRoutes } from '../crm/activities/activity-routes.js'
+import { eventRoutes } from '../integrations/events/event-routes.js'
+import { eventStreamRoutes, type EventStreamTimings } from '../integrations/events/event-stream.js'
+import { webhookRoutes } from '../integrations/webhooks/webhook-routes.js'
+import { customFieldRoutes } from '../crm/custom-fields/custom-field-routes.js'
+import { callRoutes } from '../telephony/calls/call-routes.js'
+import { outcomeRoutes } from '../crm/outcomes/outcome-routes.js'
+import { inboundRoutes } from '../telephony/inbound/inbound-routes.js'
+import { smsRoutes } from '../telephony/sms/sms-routes.js'
+import { emailTemplateRoutes } from '../email/templates/email-template-routes.js'
+import { emailAccountRoutes } from '../email/accounts/email-account-routes.js'
+import { emailRoutes } from '../email/send/email-routes.js'
+import { emailThreadRoutes } from '../email/threads/email-thread-routes.js'
+import { emailAttachmentRoutes } from '../email/attachments/email-attachment-routes.js'
+import { applyMethodOverride } from '../platform/http/method-override.js'
+import type { Deps } from '../platform/deps.js'
+import { createMetaCache } from '../crm/organizations/organization-meta.js'
+import { ViewCache } from '../platform/data/view-cache.js'
+import { createAuthCache } from '../platform/security/auth-cache.js'
+import type { Resolver } from '../platform/security/host-check.js'
+import { systemResolver } from '../integrations/outbound/outbound-client.js'
+
+export interface BuildOptions {
+  database: DatabaseHandle
+  config: Config
+  clock?: Clock
+  /** A logger instance, or false for none (tests). Defaults to pino at `config.logLevel`. */
+  logger?: FastifyBaseLogger | false
+  rateLimiter?: RateLimiter
+  /** The event stream's poll, heartbeat and settle times, which tests shorten. */
+  eventStream?: EventStreamTimings
+  /** How host names are resolved when a URL is saved; the system's resolver unless a test gives its own. */
+  resolve?: Resolver
+}
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.api_key',
+  'signature_key',
+  '*.signature_key',
+  'req.headers["x-leadline-stream-secret"]',
+  '*.*.signature_key',
+]
+
+/** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
+  const { database, config } = options
+  const clock = options.clock ?? systemClock
+  const rateLimiter =
+    options.rateLimiter ??
+    (database.pgPool !== undefined
+      ? postgresRateLimiter(database.pgPool, config.rateLimit, clock)
+      : memoryRateLimiter(config.rateLimit, clock))
+
+  const loggerOption =
+    options.logger === undefined
+      ? { logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } }
+      : options.logger === false
+        ? { logger: false }
+        : { loggerInstance: options.logger }
+
+  const server = httpServer(config.timeouts)
+  const app = Fastify({
+    ...loggerOption,
+    bodyLimit: config.bodyLimitBytes,
+    ...server.options,
+    genReqId: () => newId('request'),
+    childLoggerFactory: requestLoggerFactory,
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: (req) => {
+      applyMethodOverride(req)
+      return req.url ?? '/'
+    },
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const deps: Deps = {
+    db: database.db,
+    dialect: database.dialect,
+    reader: database.reader,
+    clock,
+    config,
+    rateLimiter,
+    meta: createMetaCache(database.db, database.reader),
+    views: new ViewCache(config.viewCacheBytes),
+    auth: createAuthCache(database.db, clock),
+    resolve: options.resolve ?? systemResolver,
+  }
+  server.install(app)
+  app.decorate('leadWebhookEnvUrl', config.leadWebhookUrl)
+  installPlatform(app, deps)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Leadline CRM API',
+        version: '1',
+        description:
+          'The Leadline REST API, compatible with Close API clients. Authenticate with HTTP Basic: the API key as the user name and an empty password. Fields a request body does not list are ignored, as are read-only ones such as `id` and `date_created`.',
+      },
+      components: { securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' } } },
+      security: [{ basicAuth: [] }],
+    },
+    transformObject: openBodySchemas,
+  })
+
+  await app.register(
+    async (api) => {
+      await api.register(docsRoutes)
+      await api.register(userRoutes, deps)
+      await api.register(organizationRoutes, deps)
+      await api.register(statusRoutes, deps)
+      await api.register(pipelineRoutes, deps)
+      await api.register(phoneNumberRoutes, deps)
+      await api.register(leadRoutes, deps)
+      await api.register(contactRoutes, deps)
+      await api.register(opportunityRoutes, deps)
+      await api.register(taskRoutes, deps)
+      await api.register(activityRoutes, deps)
+      await api.register(customFieldRoutes, deps)
+      await api.register(eventRoutes, deps)
+      await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
+      await api.register(webhookRoutes, deps)
+      await api.register(callRoutes, deps)
+      await api.register(outcomeRoutes, deps)
+      await api.register(inboundRoutes, deps)
+      await api.register(smsRoutes, deps)
+      await api.register(emailTemplateRoutes, deps)
+      await api.register(emailAccountRoutes, deps)
+      await api.register(emailRoutes, deps)
+      await api.register(emailThreadRoutes, deps)
+      await api.register(emailAttachmentRoutes, deps)
+    },
+    { prefix: API_PREFIX },
+  )
+
+  await app.ready()
+  return app
+}

@@ -1,0 +1,637 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../app.js'
+import { loadConfig } from '../../platform/config.js'
+import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
+import { AUTH_CACHE_SECONDS } from '../../platform/security/auth-cache.js'
+import { SEARCH_DOCUMENT_VERSION } from '../../crm/leads/lead-search-index.js'
+import {
+  basicAuth,
+  call,
+  createTestDatabase,
+  TestClock,
+  type TestDatabase,
+} from '../../tooling/test-support/test-app.js'
+
+const cliPath = fileURLToPath(new URL('../../../dist/app/cli/cli.js', import.meta.url))
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+// The child never inherits DATABASE_URL: every call names its database with --db.
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info' }
+  delete env.DATABASE_URL
+  return env
+}
+
+function leadline(args: string[]): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env: childEnv() })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** Runs a `--json` command that must succeed and print exactly one JSON object and nothing else. */
+async function leadlineJson(args: string[]) {
+  const result = await leadline([...args, '--json'])
+  expect(result, result.stderr).toMatchObject({ code: 0 })
+  expect(result.stdout.endsWith('\n')).toBe(true)
+  expect(result.stdout.trimEnd().split('\n')).toHaveLength(1)
+  const parsed = JSON.parse(result.stdout)
+  expect(parsed).toBeTypeOf('object')
+  return parsed
+}
+
+let testDb: TestDatabase
+let database: DatabaseHandle
+let app: FastifyInstance
+let db: string[]
+// The api process's clock: a key it has verified is trusted for AUTH_CACHE_SECONDS before it asks again.
+const clock = new TestClock()
+
+async function me(key: string) {
+  return call(app, key, 'GET', '/me/')
+}
+
+async function rowCounts(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const table of ['organization', 'user', 'membership', 'api_key'] as const) {
+    const row = await database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    counts[table] = Number(row.n)
+  }
+  return counts
+}
+
+beforeAll(async () => {
+  if (!existsSync(cliPath)) {
+    throw new Error(`${cliPath} does not exist: build the api first (corepack pnpm --filter @leadline/api exec tsc -b)`)
+  }
+  testDb = await createTestDatabase()
+  db = ['--db', testDb.url]
+  const migrated = await leadlineJson(['migrate', ...db])
+  expect(migrated.applied).toEqual(expect.arrayContaining(['0001-foundation']))
+  database = openDatabase(testDb.url)
+  app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), logger: false, clock })
+}, 60_000)
+
+afterAll(async () => {
+  await app.close()
+  await database.close()
+  await testDb.drop()
+})
+
+describe('leadline migrate', () => {
+  it('changes nothing the second time', async () => {
+    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [], reindexed_leads: 0 })
+    const human = await leadline(['migrate', ...db])
+    expect(human).toEqual({ code: 0, stdout: 'The database is up to date.\n', stderr: '' })
+  })
+})
+
+describe('leadline init, user add, key create, key revoke', () => {
+  let organizationId: string
+
+  beforeAll(async () => {
+    const created = await leadlineJson([
+      'init',
+      ...db,
+      '--org',
+      'Acme Inc',
+      '--email',
+      'ada@acme.test',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+    ])
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'membership_id', 'organization_id', 'user_id'])
+    organizationId = String(created.organization_id)
+    expect(organizationId).toMatch(/^orga_/)
+
+    const res = await me(String(created.api_key))
+    expect(res.statusCode).toBe(200)
+    const body = res.json()
+    expect(body).toMatchObject({ id: created.user_id, first_name: 'Ada', last_name: 'Lovelace' })
+    expect(body.organizations[0]).toMatchObject({ id: organizationId, name: 'Acme Inc' })
+    expect(body.memberships).toEqual([
+      expect.objectContaining({ id: created.membership_id, organization_id: organizationId, role: 'admin' }),
+    ])
+  })
+
+  it('init without --json prints the key for a person to read', async () => {
+    const result = await leadline(['init', ...db, '--org', 'Initech', '--email', 'bill@initech.test'])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    const key = /API key: (\S+)/.exec(result.stdout)?.[1]
+    expect(key).toBeDefined()
+    expect((await me(key ?? '')).statusCode).toBe(200)
+  })
+
+  it('user add --role user issues a working key for a plain member', async () => {
+    const added = await leadlineJson([
+      'user',
+      'add',
+      ...db,
+      '--org',
+      organizationId,
+      '--email',
+      'rey@acme.test',
+      '--role',
+      'user',
+    ])
+    expect(Object.keys(added).sort()).toEqual(['api_key', 'membership_id', 'user_id'])
+    const res = await me(String(added.api_key))
+    expect(res.statusCode).toBe(200)
+    expect(res.json().id).toBe(added.user_id)
+    expect(res.json().memberships).toEqual([
+      expect.objectContaining({ id: added.membership_id, organization_id: organizationId, role: 'user' }),
+    ])
+  })
+
+  it('user add makes a plain member by default and an admin with --role admin', async () => {
+    const added = await leadlineJson(['user', 'add', ...db, '--org', organizationId, '--email', 'root@acme.test'])
+    expect((await me(String(added.api_key))).json().memberships[0].role).toBe('user')
+    const admin = await leadlineJson([
+      'user',
+      'add',
+      ...db,
+      '--org',
+      organizationId,
+      '--email',
+      'boss@acme.test',
+      '--role',
+      'admin',
+    ])
+    expect((await me(String(admin.api_key))).json().memberships[0].role).toBe('admin')
+  })
+
+  it('user add refuses a user who is already a member, with exit code 2', async () => {
+    const before = await rowCounts()
+    const result = await leadline(['user', 'add', ...db, '--org', organizationId, '--email', 'ADA@acme.test'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/already a member/)
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  it('key create issues another working key; key revoke refuses it within the auth cache window', async () => {
+    const user = await leadlineJson(['user', 'add', ...db, '--org', organizationId, '--email', 'sam@acme.test'])
+    const first = String(user.api_key)
+    const second = await leadlineJson(['key', 'create', ...db, '--org', organizationId, '--user', String(user.user_id)])
+    expect(Object.keys(second).sort()).toEqual(['api_key', 'api_key_id'])
+    const secondKey = String(second.api_key)
+    expect(secondKey.startsWith(`${String(second.api_key_id)}.`)).toBe(true)
+    expect(secondKey).not.toBe(first)
+    const res = await me(secondKey)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().id).toBe(user.user_id)
+
+    const revoked = await leadlineJson(['key', 'revoke', String(second.api_key_id), ...db])
+    expect(revoked).toEqual({ api_key_id: second.api_key_id, revoked: true })
+    // The revocation happened in another process (the CLI): this one still trusts its verification for a while…
+    clock.advance((AUTH_CACHE_SECONDS - 1) * 1000)
+    expect((await me(secondKey)).statusCode).toBe(200)
+    // …and asks the database again once it is AUTH_CACHE_SECONDS old.
+    clock.advance(1000)
+    const refused = await me(secondKey)
+    expect(refused.statusCode).toBe(401)
+    expect(refused.headers['www-authenticate']).toBe('Basic realm="api"')
+    expect((await me(first)).statusCode).toBe(200)
+  })
+
+  it('key create refuses a user who is not a member of that organization', async () => {
+    const other = await leadlineJson(['init', ...db, '--org', 'Globex', '--email', 'hank@globex.test'])
+    const before = await rowCounts()
+    const result = await leadline([
+      'key',
+      'create',
+      ...db,
+      '--org',
+      organizationId,
+      '--user',
+      String(other.user_id),
+      '--json',
+    ])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(`is not a member of organization "${organizationId}"`)
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  describe('usage errors exit 2 with a message on stderr and write nothing', () => {
+    const cases: [string, () => string[], RegExp][] = [
+      ['an unknown command', () => ['frobnicate'], /unknown command "frobnicate"/],
+      ['an unknown subcommand', () => ['key', 'rotate'], /unknown command "key rotate"/],
+      ['an unknown flag', () => ['init', '--org', 'X', '--email', 'x@y.test', '--admin'], /unknown option --admin/],
+      ['a missing --email', () => ['init', '--org', 'Umbrella'], /missing required option --email/],
+      ['a missing --org', () => ['init', '--email', 'x@y.test'], /missing required option --org/],
+      ['a bad email', () => ['init', '--org', 'Umbrella', '--email', 'not-an-email'], /not a valid email address/],
+      [
+        'a role other than admin or user',
+        () => ['user', 'add', '--org', organizationId, '--email', 'x@y.test', '--role', 'owner'],
+        /--role must be admin or user, got "owner"/,
+      ],
+      [
+        'an unknown organization',
+        () => ['user', 'add', '--org', 'orga_doesnotexist', '--email', 'x@y.test'],
+        /unknown organization "orga_doesnotexist"/,
+      ],
+      [
+        'an unknown user',
+        () => ['key', 'create', '--org', organizationId, '--user', 'user_doesnotexist'],
+        /unknown user "user_doesnotexist"/,
+      ],
+      ['an unknown key id', () => ['key', 'revoke', 'key_doesnotexist'], /unknown API key "key_doesnotexist"/],
+      ['a negative --leads', () => ['seed', 'demo', '--leads=-1'], /--leads must be an integer/],
+      ['a fractional --leads', () => ['seed', 'demo', '--leads', '2.5'], /--leads must be an integer/],
+      ['an extra argument', () => ['migrate', 'now'], /unexpected argument "now"/],
+    ]
+    it.each(cases)('%s', async (_name, args, message) => {
+      const before = await rowCounts()
+      const result = await leadline([...args(), ...db, '--json'])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toMatch(message)
+      expect(result.stderr).toMatch(/--help" for usage/)
+      expect(await rowCounts()).toEqual(before)
+    })
+  })
+})
+
+describe('validation happens before the database is touched', () => {
+  it('does not even create the SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'))
+    try {
+      const file = join(dir, 'never.db')
+      const result = await leadline(['init', '--db', `sqlite:${file}`, '--org', 'X', '--email', 'nope'])
+      expect(result.code).toBe(2)
+      expect(existsSync(file)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('leadline --help', () => {
+  it('lists the commands', async () => {
+    const result = await leadline(['--help'])
+    expect(result.code).toBe(0)
+    for (const command of [
+      'serve',
+      'migrate',
+      'init',
+      'user add',
+      'key create',
+      'key revoke',
+      'seed demo',
+      'reindex',
+      'secret-key rotate',
+    ]) {
+      expect(result.stdout).toContain(`  ${command} `)
+    }
+  })
+
+  it('shows a command’s own options', async () => {
+    const result = await leadline(['user', 'add', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: leadline user add --org ORG_ID --email EMAIL \[--role admin\|user\]/)
+  })
+
+  it('documents how secret-key rotate takes the keys, and that it prints one only when asked', async () => {
+    const result = await leadline(['secret-key', 'rotate', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Usage: leadline secret-key rotate \(--new-key-file FILE \| --generate\)/)
+    expect(result.stdout).toContain("The current key is this command's LEADLINE_SECRET_KEY")
+    expect(result.stdout).toContain('print it: it is the only copy')
+  })
+
+  it('without a command, prints the usage on stderr and exits 2', async () => {
+    const result = await leadline([])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('Usage: leadline <command>')
+  })
+})
+
+describe('leadline seed demo', () => {
+  it('creates Demo Company with an admin, a manager and two reps, each with a working key', async () => {
+    const seeded = await leadlineJson(['seed', 'demo', ...db, '--leads', '25'])
+    expect(Object.keys(seeded).sort()).toEqual(['organization_id', 'organization_name', 'users'])
+    expect(seeded.organization_name).toBe('Demo Company')
+    const users: Record<string, unknown>[] = seeded.users
+    expect(users.map((u) => [u.title, u.role, u.first_name, u.last_name, u.email])).toEqual([
+      ['admin', 'admin', 'Alex', 'Admin', 'admin@demo.leadline.test'],
+      ['manager', 'admin', 'Morgan', 'Manager', 'manager@demo.leadline.test'],
+      ['rep', 'user', 'Riley', 'Rep', 'riley@demo.leadline.test'],
+      ['rep', 'user', 'Sam', 'Seller', 'sam@demo.leadline.test'],
+    ])
+    for (const user of users) {
+      const res = await me(String(user.api_key))
+      expect(res.statusCode).toBe(200)
+      expect(res.json().id).toBe(user.user_id)
+      expect(res.json().memberships).toEqual([
+        expect.objectContaining({
+          id: user.membership_id,
+          organization_id: seeded.organization_id,
+          role: user.role,
+        }),
+      ])
+    }
+  })
+})
+
+describe('leadline seed demo --leads', () => {
+  it('creates that many realistic, searchable leads with contacts, notes and custom values', async () => {
+    const seeded = await leadlineJson(['seed', 'demo', ...db, '--leads', '40'])
+    const key = String(seeded.users[0].api_key)
+    const list = await app.inject({
+      method: 'GET',
+      url: '/api/v1/lead/?_limit=200',
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(list.statusCode).toBe(200)
+    const page = list.json()
+    expect(page.total_results).toBe(40)
+    for (const lead of page.data) {
+      expect(lead.contacts.length).toBeGreaterThan(0)
+      expect(lead.contacts[0].emails[0].email).toMatch(/@/)
+      expect(lead.contacts[0].phones[0].phone).toMatch(/^\+1\d{10}$/)
+      expect(lead.addresses).toHaveLength(1)
+      expect(lead.custom).toHaveProperty('Industry')
+      expect(lead.custom).toHaveProperty('Employees')
+      // The account owner is a member of the demo organization.
+      expect(seeded.users.map((u: { user_id: string }) => u.user_id)).toContain(lead.custom['Account owner'])
+    }
+    // Most first contacts have a decision role, a contact custom field.
+    const roles = page.data.map(
+      (l: { contacts: { custom: Record<string, unknown> }[] }) => l.contacts[0]?.custom['Decision role'],
+    )
+    expect(roles.filter((r: unknown) => r !== undefined).length).toBeGreaterThan(10)
+    for (const role of roles.filter((r: unknown) => r !== undefined))
+      expect(['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']).toContain(role)
+    const first = page.data[0]
+    const byContact = await app.inject({
+      method: 'GET',
+      url: `/api/v1/lead/?query=${encodeURIComponent(`"${String(first.contacts[0].name)}" name:"${String(first.name)}"`)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(byContact.json().data.map((l: { id: string }) => l.id)).toContain(first.id)
+    const activities = await app.inject({
+      method: 'GET',
+      url: `/api/v1/activity/?lead_id=${String(first.id)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(activities.json().data.at(-1)._type).toBe('Created')
+  })
+})
+
+describe('leadline reindex and the rebuild in leadline migrate', () => {
+  const versionKey = 'lead_search_document_version'
+  let key: string
+  let leadId: string
+
+  async function search(query: string): Promise<string[]> {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/lead/?query=${encodeURIComponent(query)}`,
+      headers: { authorization: basicAuth(key) },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().data.map((l: { id: string }) => l.id)
+  }
+
+  /** Puts the lead's document back in the first format (no national phone forms) and records that format. */
+  async function makeStale(): Promise<void> {
+    await database.db
+      .updateTable('lead_search')
+      .set({ body: 'reindex me ltd\n+442079460958\n+44 20 7946 0958' })
+      .where('lead_id', '=', leadId)
+      .execute()
+    await database.db.updateTable('app_state').set({ value: '1' }).where('key', '=', versionKey).execute()
+  }
+
+  async function leadCount(): Promise<number> {
+    const row = await database.db
+      .selectFrom('lead')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  beforeAll(async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Reindex Me', '--email', 'ops@reindex.test'])
+    key = String(org.api_key)
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/lead/',
+      headers: { authorization: basicAuth(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'Reindex Me Ltd', contacts: [{ phones: [{ phone: '+44 20 7946 0958' }] }] }),
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    leadId = String(res.json().id)
+  })
+
+  it('migrate rebuilds documents in an older format, with progress on stderr', async () => {
+    await makeStale()
+    expect(await search('020 7946 0958')).toEqual([])
+    const total = await leadCount()
+    const result = await leadline(['migrate', ...db])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      `The database is up to date.\nRebuilt the search documents of ${total} leads (format ${SEARCH_DOCUMENT_VERSION}).\n`,
+    )
+    expect(result.stderr).toContain(`reindexed ${total}/${total} leads\n`)
+    expect(await search('020 7946 0958')).toEqual([leadId])
+    expect(await leadlineJson(['migrate', ...db])).toEqual({ applied: [], reindexed_leads: 0 })
+  })
+
+  it('reindex rebuilds every document even when the format is current', async () => {
+    await database.db.updateTable('lead_search').set({ body: 'stale' }).where('lead_id', '=', leadId).execute()
+    expect(await search('020 7946 0958')).toEqual([])
+    expect(await leadlineJson(['reindex', ...db])).toEqual({
+      reindexed_leads: await leadCount(),
+      search_document_version: SEARCH_DOCUMENT_VERSION,
+    })
+    expect(await search('020 7946 0958')).toEqual([leadId])
+    const human = await leadline(['reindex', ...db])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(
+      new RegExp(`^Rebuilt the search documents of \\d+ leads \\(format ${SEARCH_DOCUMENT_VERSION}\\)\\.\\n$`),
+    )
+  })
+
+  it('seed demo on a new database records the current format, so the next start rebuilds nothing', async () => {
+    const fresh = await createTestDatabase()
+    try {
+      await leadlineJson(['seed', 'demo', '--db', fresh.url, '--leads', '3'])
+      const handle = openDatabase(fresh.url)
+      try {
+        const row = await handle.db
+          .selectFrom('app_state')
+          .select('value')
+          .where('key', '=', versionKey)
+          .executeTakeFirst()
+        expect(row?.value).toBe(String(SEARCH_DOCUMENT_VERSION))
+      } finally {
+        await handle.close()
+      }
+    } finally {
+      await fresh.drop()
+    }
+  })
+})
+
+describe('leadline serve', () => {
+  function waitForLine(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      let seen = ''
+      const onData = (chunk: Buffer) => {
+        seen += chunk.toString()
+        const match = pattern.exec(seen)
+        if (match !== null) {
+          child.stdout.off('data', onData)
+          resolve(match)
+        }
+      }
+      child.stdout.on('data', onData)
+      child.once('exit', (code) => {
+        reject(new Error(`leadline serve exited (${code}) before printing ${pattern}; stdout: ${seen}`))
+      })
+    })
+  }
+
+  function exitCode(child: ChildProcessWithoutNullStreams): Promise<number | null> {
+    if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+    return new Promise((resolve) => {
+      child.once('exit', (code) => {
+        resolve(code)
+      })
+    })
+  }
+
+  it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Before Shutdown', '--email', 'ops@shutdown.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: childEnv(),
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      // A chunked body sent in two parts keeps the request in flight until the second part arrives.
+      const response = new Promise<{ status: number | undefined; connection: string | undefined; body: string }>(
+        (resolve, reject) => {
+          const req = request(`${String(url)}/api/v1/organization/${String(org.organization_id)}/`, {
+            method: 'PUT',
+            headers: { authorization: basicAuth(String(org.api_key)), 'content-type': 'application/json' },
+          })
+          req.on('error', reject)
+          req.on('response', (res) => {
+            let body = ''
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+            res.on('end', () => {
+              resolve({ status: res.statusCode, connection: res.headers.connection, body })
+            })
+          })
+          req.write('{"name": "Renamed during')
+          waitForLine(child, /incoming request/)
+            .then(async () => {
+              child.kill('SIGTERM')
+              await waitForLine(child, /SIGTERM received/)
+              req.end(' shutdown"}')
+            })
+            .catch(reject)
+        },
+      )
+      const { status, connection, body } = await response
+      expect(status, body).toBe(200)
+      // Otherwise the idle keep-alive connection would hold the server open until it times out.
+      expect(connection).toBe('close')
+      expect(JSON.parse(body)).toMatchObject({ name: 'Renamed during shutdown' })
+      expect(await exitCode(child)).toBe(0)
+      expect(stderr).toBe('')
+      const stored = await database.db
+        .selectFrom('organization')
+        .select('name')
+        .where('id', '=', String(org.organization_id))
+        .executeTakeFirstOrThrow()
+      expect(stored.name).toBe('Renamed during shutdown')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+
+  it('does not wait for idle keep-alive connections when it stops', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Idle Client', '--email', 'ops@idle-client.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: childEnv(),
+    })
+    const agent = new Agent({ keepAlive: true, keepAliveMsecs: 60_000 })
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const req = request(`${String(url)}/api/v1/me/`, {
+          agent,
+          headers: { authorization: basicAuth(String(org.api_key)) },
+        })
+        req.on('error', reject)
+        req.on('response', (res) => {
+          res.resume()
+          res.on('end', () => {
+            resolve(res.statusCode)
+          })
+        })
+        req.end()
+      })
+      expect(status).toBe(200)
+      // The agent now holds an idle connection the server must close itself, long before its keep-alive timeout.
+      child.kill('SIGTERM')
+      expect(await exitCode(child)).toBe(0)
+    } finally {
+      agent.destroy()
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+
+  it('with --json prints {"url"} alone on stdout and serves requests', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Json Serve', '--email', 'ops@json-serve.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', '--json', ...db], {
+      env: childEnv(),
+    })
+    try {
+      const [line] = await waitForLine(child, /^.*\n/)
+      const { url } = JSON.parse(line)
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      const res = await fetch(`${String(url)}/api/v1/me/`, {
+        headers: { authorization: basicAuth(String(org.api_key)) },
+      })
+      expect(res.status).toBe(200)
+      let stdout = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      child.kill('SIGINT')
+      expect(await exitCode(child)).toBe(0)
+      expect(stdout).toBe('')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+})

@@ -1,0 +1,319 @@
+import { realpathSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { constants } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import { pino } from 'pino'
+import { buildApp, REDACTED_PATHS } from './app.js'
+import { loadConfig, type Config } from '../platform/config.js'
+import { openDatabase, type Db } from '../platform/data/database.js'
+import { migrateToLatest } from '../platform/data/migrate.js'
+import { resealSecrets } from '../platform/security/stored-secrets.js'
+import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from '../crm/leads/lead-search-index.js'
+import { systemClock } from '../platform/data/time.js'
+import { purgeOldEvents } from '../integrations/events/event-retention.js'
+import { scheduleRetention } from '../platform/data/retention.js'
+import { purgeArchivedTasks } from '../crm/tasks/task-retention.js'
+import { createDispatcher } from '../integrations/outbox/outbox-dispatcher.js'
+import { purgeDeliveredOutbox } from '../integrations/outbox/outbox-retention.js'
+import { purgeOldReceipts, RECEIPT_RETENTION_DAYS } from '../telephony/inbound/inbound-repo.js'
+import { createOutboundClient } from '../integrations/outbound/outbound-client.js'
+import { SMS_SEND_KIND, smsSendHandler } from '../telephony/sms/sms-send.js'
+import { smsProviderFrom } from '../telephony/sms/sms-provider.js'
+import { EMAIL_SEND_KIND, emailSendHandler } from '../email/send/email-send.js'
+import { verificationSendHandler } from '../email/send/email-verification-send.js'
+import { EMAIL_VERIFY_KIND } from '../email/accounts/email-address-verification.js'
+import { startEmailReceiver, type EmailReceiver } from '../email/receive/email-receiver.js'
+import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachments/email-attachment-repo.js'
+
+export interface ServeOptions {
+  config: Config
+  /** Overrides `config.port`; 0 picks a free port. */
+  port?: number
+  /** Overrides `config.host`. */
+  host?: string
+  /** Where the request log goes; stderr keeps stdout free for `leadline serve --json`. */
+  logTo?: 'stdout' | 'stderr'
+  /** How often archived system tasks and old events are purged; an hour unless a test wants sooner. */
+  retentionIntervalMs?: number
+}
+
+export interface Server {
+  app: FastifyInstance
+  /** The bound URL, e.g. `http://127.0.0.1:4000`. */
+  url: string
+  /** The SMTP receiver, when `LEADLINE_SMTP_RECEIVE_PORT` is set. */
+  emailReceiver: EmailReceiver | undefined
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens and migrates the database, rebuilds search documents in an older format, builds the app and listens.
+ * Logs `listening on <url>` once bound, then purges archived system tasks, and again every hour.
+ */
+export async function serve(options: ServeOptions): Promise<Server> {
+  const { config } = options
+  const database = openDatabase(config.databaseUrl, { sqliteCacheMb: config.sqliteCacheMb })
+  // Log lines are written in the background: a slow terminal or pipe must not hold up the requests being logged.
+  const logDestination = pino.destination({ dest: options.logTo === 'stderr' ? 2 : 1, sync: false })
+  const flushLog = () => {
+    try {
+      logDestination.flushSync()
+    } catch {
+      // Nothing written yet, or the stream is gone: nothing to flush.
+    }
+  }
+  let app: FastifyInstance
+  let url: string
+  let emailReceiver: EmailReceiver | undefined
+  try {
+    await migrateToLatest(database.db)
+    // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
+    const box = config.secretBox
+    if (box !== null) await database.db.transaction().execute((tx) => resealSecrets(tx, null, box, true))
+    app = await buildApp({
+      database,
+      config,
+      logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
+    })
+    try {
+      await rebuildStaleSearch(app, database.db)
+      url = await app.listen({
+        port: options.port ?? config.port,
+        host: options.host ?? config.host,
+        listenTextResolver: (address) => `listening on ${address}`,
+      })
+      emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
+    } catch (error) {
+      await app.close()
+      throw error
+    }
+  } catch (error) {
+    await database.close()
+    flushLog()
+    throw error
+  }
+
+  const interval = options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }
+  const retentions = [
+    scheduleRetention({
+      purge: () => purgeArchivedTasks(database.db, systemClock, config.taskRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} tasks archived over ${config.taskRetentionDays} days ago`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging archived tasks failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeOldEvents(database.db, systemClock, config.eventRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} events over ${config.eventRetentionDays} days old`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging old events failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeDeliveredOutbox(database.db, systemClock, config.eventRetentionDays),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`deleted ${deleted} deliveries made over ${config.eventRetentionDays} days ago`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging delivered outbox rows failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeUnboundUploads(database.db, systemClock),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0)
+          app.log.info(`deleted ${deleted} uploaded files no email took within ${UPLOAD_RETENTION_HOURS} hours`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging unused uploads failed')
+      },
+    }),
+    scheduleRetention({
+      purge: () => purgeOldReceipts(database.db, systemClock),
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(`forgot ${deleted} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`)
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, 'purging inbound receipts failed')
+      },
+    }),
+  ]
+
+  // Texts go through the outbox too (docs/decisions/0026): by default to the log, so nothing leaves the machine.
+  const smsProvider = smsProviderFrom(config.sms, {
+    log: (fields, line) => {
+      app.log.info(fields, line)
+    },
+    client: () => createOutboundClient({ allowPrivate: config.outboundAllowPrivate }),
+  })
+  // Every api process delivers webhooks; on Postgres they share the work (docs/decisions/0024).
+  const dispatcher = createDispatcher({
+    db: database.db,
+    dialect: database.dialect,
+    clock: systemClock,
+    config,
+    onError: (error, what) => {
+      app.log.error({ err: error }, `outbox: ${what} failed`)
+    },
+    handlers: {
+      [SMS_SEND_KIND]: smsSendHandler({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        config,
+        provider: smsProvider,
+      }),
+      // Emails go out through the SMTP server of their user's account (docs/decisions/0031).
+      [EMAIL_SEND_KIND]: emailSendHandler({
+        db: database.db,
+        dialect: database.dialect,
+        clock: systemClock,
+        config,
+      }),
+      // Links that verify an address go out through the account's SMTP server too (docs/decisions/0038).
+      [EMAIL_VERIFY_KIND]: verificationSendHandler({ db: database.db, clock: systemClock, config }),
+    },
+  })
+  dispatcher.start()
+
+  // The latest response on each open connection (kept per connection: a listener per request costs every request).
+  const latest = new Map<Socket, ServerResponse>()
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request
+    if (!latest.has(socket)) socket.once('close', () => latest.delete(socket))
+    latest.set(socket, response)
+  })
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    // A keep-alive connection whose request is still running would otherwise stay open, and keep close() waiting,
+    // until the client or the keep-alive timeout ends it.
+    for (const response of latest.values()) if (!response.headersSent) response.setHeader('connection', 'close')
+    if (closing === undefined) {
+      // Graceful has a limit: a client that never reads its response must not hold the process forever.
+      const deadline = setTimeout(() => {
+        app.server.closeAllConnections()
+      }, SHUTDOWN_GRACE_MS)
+      deadline.unref()
+      // A purge or a delivery under way finishes (and is recorded) before the database closes under it.
+      closing = Promise.all([
+        ...retentions.map((r) => r.stop()),
+        dispatcher.stop().finally(() => {
+          smsProvider.close()
+        }),
+        app.close(),
+        emailReceiver?.close(),
+      ])
+        .then(() => undefined)
+        .finally(async () => {
+          clearTimeout(deadline)
+          await database.close()
+          flushLog()
+        })
+    }
+    return closing
+  }
+  return { app, url, emailReceiver, close }
+}
+
+/** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */
+async function receiveEmail(
+  app: FastifyInstance,
+  db: Db,
+  config: Config,
+  host: string,
+): Promise<EmailReceiver | undefined> {
+  if (config.emailReceive.port === null) return undefined
+  const receiver = await startEmailReceiver({
+    db,
+    clock: systemClock,
+    config: config.emailReceive,
+    leadWebhookEnvUrl: config.leadWebhookUrl,
+    host,
+    log: app.log,
+  })
+  app.log.info(`receiving email on ${host}:${String(receiver.port)}`)
+  return receiver
+}
+
+/** Search documents in an older format miss what the current search looks for: rebuild them before serving. */
+async function rebuildStaleSearch(app: FastifyInstance, db: Db): Promise<void> {
+  let shownTenth = -1
+  const rebuilt = await ensureLeadSearchCurrent(db, {
+    onProgress: (done, total) => {
+      const tenth = Math.floor((done * 10) / total)
+      if (tenth === shownTenth) return
+      if (shownTenth === -1) app.log.info(`lead search documents are in an older format; rebuilding ${total}`)
+      shownTenth = tenth
+      app.log.info(`rebuilt the search documents of ${done}/${total} leads`)
+    },
+  })
+  if (rebuilt !== undefined && rebuilt > 0) {
+    app.log.info(`lead search documents rebuilt (format ${SEARCH_DOCUMENT_VERSION})`)
+  }
+}
+
+/**
+ * The first SIGTERM or SIGINT closes the server gracefully and exits 0 (1 if closing fails);
+ * a second one exits at once.
+ */
+const SHUTDOWN_GRACE_MS = 10_000
+
+export function closeOnSignals(server: Server): void {
+  let stopping = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      server.app.log.warn(`${signal} received again; exiting without waiting`)
+      process.exit(128 + constants.signals[signal])
+    }
+    stopping = true
+    server.app.log.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
+    server.close().then(
+      () => {
+        server.app.log.info('stopped')
+        process.exit(0)
+      },
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'stopping failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+}
+
+async function main(): Promise<void> {
+  const server = await serve({ config: loadConfig(process.env) })
+  closeOnSignals(server)
+}
+
+// cli.ts imports serve() from here; only `node dist/main.js` starts a server.
+function isEntryPoint(): boolean {
+  const entry = process.argv[1]
+  if (entry === undefined) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((error: unknown) => {
+    console.error(`leadline: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,79 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { contactInfoTypeSchema, type ContactInfoType } from '@leadline/shared/contact-schema'
+import { isEmail } from '../users/user-repo.js'
+import { normalizeContactPhone } from '../../telephony/phone-numbers/phone-number-repo.js'
+import { cleanText, isWebAddress } from '../../platform/text/text.js'
+
+const nullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
+
+/** A contact as clients send it, nested in a lead or on its own; `custom.*` keys ride along. */
+export const contactBodySchema = Type.Object(
+  {
+    name: Type.Optional(nullableText(500)),
+    title: Type.Optional(nullableText(500)),
+    emails: Type.Optional(
+      Type.Array(Type.Object({ type: Type.Optional(contactInfoTypeSchema), email: Type.String({ maxLength: 320 }) }), {
+        maxItems: 50,
+      }),
+    ),
+    phones: Type.Optional(
+      Type.Array(Type.Object({ type: Type.Optional(contactInfoTypeSchema), phone: Type.String({ maxLength: 64 }) }), {
+        maxItems: 50,
+      }),
+    ),
+    urls: Type.Optional(
+      Type.Array(Type.Object({ type: Type.Optional(contactInfoTypeSchema), url: Type.String({ maxLength: 2000 }) }), {
+        maxItems: 50,
+      }),
+    ),
+  },
+  { additionalProperties: true },
+)
+export type ContactBody = Static<typeof contactBodySchema>
+
+export interface ContactValues {
+  name?: string | null
+  title?: string | null
+  emails?: { type: ContactInfoType; email: string }[]
+  phones?: { type: ContactInfoType; phone: string }[]
+  urls?: { type: ContactInfoType; url: string }[]
+}
+
+/**
+ * Checks and normalizes a contact body: emails must be real addresses, phones are read in the organization's
+ * country (see `normalizeContactPhone`), urls must be web addresses. Field errors are keyed under `prefix` (`contacts.0.` or ``).
+ */
+export function normalizeContactBody(
+  body: ContactBody,
+  prefix: string,
+  country: string,
+): { values: ContactValues; fieldErrors: Record<string, string> } {
+  const fieldErrors: Record<string, string> = {}
+  const values: ContactValues = {}
+  const name = cleanText(body.name)
+  if (name !== undefined) values.name = name
+  const title = cleanText(body.title)
+  if (title !== undefined) values.title = title
+  if (body.emails !== undefined) {
+    values.emails = body.emails.map((entry, i) => {
+      const email = entry.email.trim()
+      if (!isEmail(email)) fieldErrors[`${prefix}emails.${i}.email`] = 'Enter a valid email address.'
+      return { type: entry.type ?? 'office', email }
+    })
+  }
+  if (body.phones !== undefined) {
+    values.phones = body.phones.map((entry, i) => {
+      const phone = normalizeContactPhone(entry.phone, country)
+      if (phone === undefined) fieldErrors[`${prefix}phones.${i}.phone`] = 'Enter a valid phone number.'
+      return { type: entry.type ?? 'office', phone: phone ?? entry.phone }
+    })
+  }
+  if (body.urls !== undefined) {
+    values.urls = body.urls.map((entry, i) => {
+      const url = entry.url.trim()
+      if (!isWebAddress(url)) fieldErrors[`${prefix}urls.${i}.url`] = 'Enter a valid URL.'
+      return { type: entry.type ?? 'url', url }
+    })
+  }
+  return { values, fieldErrors }
+}

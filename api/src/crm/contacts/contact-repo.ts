@@ -1,0 +1,252 @@
+import { CONTACT_INFO_TYPES } from '@leadline/shared/contact-info-types'
+import type { Contact, ContactInfoType } from '@leadline/shared/contact-schema'
+import type {
+  ContactEmailTable,
+  ContactPhoneTable,
+  ContactTable,
+  ContactUrlTable,
+  Db,
+} from '../../platform/data/database.js'
+import {
+  customFieldsView,
+  readCustomValues,
+  writeCustomValues,
+  type CustomFieldDef,
+  type CustomValue,
+} from '../custom-fields/custom-values.js'
+import { groupBy } from '../../platform/data/collections.js'
+import { newId } from '../../platform/security/ids.js'
+import { formatPhoneNumber } from '../../telephony/phone-numbers/phone-number-repo.js'
+import type { ChangeContext, EventAction, EventInput } from '../../integrations/events/event-repo.js'
+import type { ContactValues } from './contact-input.js'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
+
+export type WriteContext = ChangeContext
+
+/** A contact's event, under its lead. */
+export function contactEvent(contact: Contact, action: EventAction): EventInput {
+  return { objectType: 'contact', objectId: contact.id, action, leadId: contact.lead_id, data: contact }
+}
+
+async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId: string, values: ContactValues) {
+  const base = { contact_id: contactId, organization_id: ctx.organizationId, lead_id: leadId }
+  if (values.emails !== undefined) {
+    await db
+      .deleteFrom('contact_email')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
+    if (values.emails.length > 0) {
+      await db
+        .insertInto('contact_email')
+        .values(
+          values.emails.map((e, position) => ({
+            ...base,
+            position,
+            type: e.type,
+            email: e.email,
+            value_lower: e.email.toLowerCase(),
+          })),
+        )
+        .execute()
+    }
+  }
+  if (values.phones !== undefined) {
+    await db
+      .deleteFrom('contact_phone')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
+    if (values.phones.length > 0) {
+      await db
+        .insertInto('contact_phone')
+        .values(
+          values.phones.map((p, position) => ({
+            ...base,
+            position,
+            type: p.type,
+            phone: p.phone,
+            value_lower: p.phone,
+          })),
+        )
+        .execute()
+    }
+  }
+  if (values.urls !== undefined) {
+    await db
+      .deleteFrom('contact_url')
+      .where('organization_id', '=', ctx.organizationId)
+      .where('contact_id', '=', contactId)
+      .execute()
+    if (values.urls.length > 0) {
+      await db
+        .insertInto('contact_url')
+        .values(
+          values.urls.map((u, position) => ({
+            ...base,
+            position,
+            type: u.type,
+            url: u.url,
+            value_lower: u.url.toLowerCase(),
+          })),
+        )
+        .execute()
+    }
+  }
+}
+
+/** Inserts a contact with its emails, phones, urls and custom values; the caller holds the transaction. */
+export async function insertContact(
+  db: Db,
+  ctx: WriteContext,
+  leadId: string,
+  values: ContactValues,
+  custom: Map<string, CustomValue[] | null>,
+): Promise<string> {
+  const id = newId('contact')
+  await db
+    .insertInto('contact')
+    .values({
+      id,
+      organization_id: ctx.organizationId,
+      lead_id: leadId,
+      name: values.name ?? null,
+      title: values.title ?? null,
+      created_by: ctx.userId,
+      updated_by: ctx.userId,
+      date_created: ctx.now,
+      date_updated: ctx.now,
+    })
+    .execute()
+  await replaceInfo(db, ctx, id, leadId, { emails: [], phones: [], urls: [], ...values })
+  await writeCustomValues(db, { organizationId: ctx.organizationId, leadId, objectId: id }, custom)
+  return id
+}
+
+/** Patches a contact: only the keys present change; a sent list of emails/phones/urls replaces the old one. */
+export async function updateContact(
+  db: Db,
+  ctx: WriteContext,
+  contact: ContactTable,
+  values: ContactValues,
+  custom: Map<string, CustomValue[] | null>,
+): Promise<void> {
+  await db
+    .updateTable('contact')
+    .set({
+      ...(values.name === undefined ? {} : { name: values.name }),
+      ...(values.title === undefined ? {} : { title: values.title }),
+      updated_by: ctx.userId,
+      date_updated: ctx.now,
+    })
+    .where('id', '=', contact.id)
+    .where('organization_id', '=', ctx.organizationId)
+    .execute()
+  await replaceInfo(db, ctx, contact.id, contact.lead_id, values)
+  await writeCustomValues(
+    db,
+    { organizationId: ctx.organizationId, leadId: contact.lead_id, objectId: contact.id },
+    custom,
+  )
+}
+
+export async function findContact(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom('contact')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+const CHUNK = 500
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
+}
+
+function toInfoType(stored: string): ContactInfoType {
+  return CONTACT_INFO_TYPES.find((t) => t === stored) ?? 'other'
+}
+
+function phoneCountry(e164: string): string | null {
+  return parsePhoneNumberFromString(e164)?.country ?? null
+}
+
+/** Builds the wire form of the given contacts, with their emails, phones, urls and custom values, in few queries. */
+export async function contactViews(
+  db: Db,
+  organizationId: string,
+  contacts: ContactTable[],
+  defs: CustomFieldDef[],
+): Promise<Contact[]> {
+  if (contacts.length === 0) return []
+  const ids = contacts.map((c) => c.id)
+  const emails: ContactEmailTable[] = []
+  const phones: ContactPhoneTable[] = []
+  const urls: ContactUrlTable[] = []
+  for (const part of chunks(ids)) {
+    emails.push(
+      ...(await db
+        .selectFrom('contact_email')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('contact_id', 'in', part)
+        .orderBy('position')
+        .execute()),
+    )
+    phones.push(
+      ...(await db
+        .selectFrom('contact_phone')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('contact_id', 'in', part)
+        .orderBy('position')
+        .execute()),
+    )
+    urls.push(
+      ...(await db
+        .selectFrom('contact_url')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('contact_id', 'in', part)
+        .orderBy('position')
+        .execute()),
+    )
+  }
+  const custom = await readCustomValues(db, organizationId, ids)
+  const emailsBy = groupBy(emails, (e) => e.contact_id)
+  const phonesBy = groupBy(phones, (p) => p.contact_id)
+  const urlsBy = groupBy(urls, (u) => u.contact_id)
+  return contacts.map((c): Contact => {
+    const contactEmails = (emailsBy.get(c.id) ?? []).map((e) => ({
+      type: toInfoType(e.type),
+      email: e.email,
+      email_lower: e.value_lower,
+    }))
+    return {
+      id: c.id,
+      organization_id: c.organization_id,
+      lead_id: c.lead_id,
+      name: c.name,
+      display_name: c.name ?? contactEmails[0]?.email ?? '',
+      title: c.title ?? '',
+      emails: contactEmails,
+      phones: (phonesBy.get(c.id) ?? []).map((p) => ({
+        type: toInfoType(p.type),
+        phone: p.phone,
+        phone_formatted: formatPhoneNumber(p.phone),
+        country: phoneCountry(p.phone),
+      })),
+      urls: (urlsBy.get(c.id) ?? []).map((u) => ({ type: toInfoType(u.type), url: u.url })),
+      integration_links: [],
+      ...customFieldsView(custom.get(c.id), defs),
+      created_by: c.created_by,
+      updated_by: c.updated_by,
+      date_created: c.date_created,
+      date_updated: c.date_updated,
+    }
+  })
+}

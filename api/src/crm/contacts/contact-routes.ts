@@ -1,0 +1,154 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { contactSchema } from '@leadline/shared/contact-schema'
+import type { Db } from '../../platform/data/database.js'
+import { deleteWithCustomValues, listCustomFieldDefs } from '../custom-fields/custom-values.js'
+import { findLead } from '../leads/lead-repo.js'
+import { refreshLeadSearch } from '../leads/lead-search-index.js'
+import { loadWriteSetting, prepareContact } from '../leads/lead-write.js'
+import type { Deps } from '../../platform/deps.js'
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { caller } from '../../platform/http/request-context.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { contactBodySchema } from './contact-input.js'
+import { contactEvent, contactViews, findContact, insertContact, updateContact } from './contact-repo.js'
+import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
+
+const tags = ['contacts']
+const params = Type.Object({ id: Type.String() })
+const listQuery = Type.Composite([listQuerySchema('contact'), Type.Object({ lead_id: Type.Optional(Type.String()) })])
+const createBody = Type.Composite([contactBodySchema, Type.Object({ lead_id: Type.String() })], {
+  additionalProperties: true,
+})
+
+async function contactView(db: Db, organizationId: string, id: string) {
+  const contact = await findContact(db, organizationId, id)
+  if (contact === undefined) throw new NotFoundError('Contact')
+  const defs = await listCustomFieldDefs(db, organizationId, 'contact')
+  const [view] = await contactViews(db, organizationId, [contact], defs)
+  if (view === undefined) throw new NotFoundError('Contact')
+  return view
+}
+
+export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
+  app.get(
+    '/contact/',
+    {
+      schema: {
+        tags,
+        summary: 'List contacts, optionally of one lead',
+        querystring: listQuery,
+        response: { 200: listEnvelopeSchema(contactSchema) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      let query = db.selectFrom('contact').selectAll().where('organization_id', '=', me.organizationId)
+      if (request.query.lead_id !== undefined) query = query.where('lead_id', '=', request.query.lead_id)
+      const page = await fetchPage(query.orderBy('date_created').orderBy('id'), request.query)
+      const defs = await listCustomFieldDefs(db, me.organizationId, 'contact')
+      return { has_more: page.has_more, data: await contactViews(db, me.organizationId, page.data, defs) }
+    },
+  )
+
+  app.get(
+    '/contact/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One contact',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: contactSchema },
+      },
+    },
+    async (request) => contactView(db, caller(request).organizationId, request.params.id),
+  )
+
+  app.post(
+    '/contact/',
+    {
+      schema: {
+        tags,
+        summary: 'Add a contact to a lead (answers 200)',
+        body: createBody,
+        response: { 200: contactSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
+        const errors: Record<string, string> = {}
+        const lead = await findLead(tx, me.organizationId, request.body.lead_id)
+        if (lead === undefined) errors.lead_id = 'Object does not exist.'
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const contact = await prepareContact(tx, setting, request.body, '', errors)
+        if (lead === undefined || Object.keys(errors).length > 0) throw new ValidationError(errors)
+        const created = await insertContact(tx, ctx, lead.id, contact.values, contact.custom)
+        await touchLead(tx, ctx, lead.id)
+        const view = await contactView(tx, me.organizationId, created)
+        await recordEvents(tx, ctx.events, [contactEvent(view, 'created')])
+        return view
+      })
+    },
+  )
+
+  app.put(
+    '/contact/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Update a contact (a sent list of emails, phones or urls replaces the old one)',
+        params,
+        body: contactBodySchema,
+        response: { 200: contactSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      return db.transaction().execute(async (tx) => {
+        const current = await findContact(tx, me.organizationId, request.params.id)
+        if (current === undefined) throw new NotFoundError('Contact')
+        const errors: Record<string, string> = {}
+        const setting = await loadWriteSetting(tx, me.organizationId)
+        const contact = await prepareContact(tx, setting, request.body, '', errors)
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+        const before = await contactView(tx, me.organizationId, current.id)
+        await updateContact(tx, ctx, current, contact.values, contact.custom)
+        await touchLead(tx, ctx, current.lead_id)
+        const after = await contactView(tx, me.organizationId, current.id)
+        await recordEvents(tx, ctx.events, [{ ...contactEvent(after, 'updated'), previous: before }])
+        return after
+      })
+    },
+  )
+
+  app.delete('/contact/:id/', { schema: { tags, summary: 'Delete a contact', params } }, async (request) => {
+    const me = caller(request)
+    const ctx = changeContext(request, formatTimestamp(clock.now()))
+    await db.transaction().execute(async (tx) => {
+      const current = await findContact(tx, me.organizationId, request.params.id)
+      if (current === undefined) throw new NotFoundError('Contact')
+      const last = await contactView(tx, me.organizationId, current.id)
+      await deleteWithCustomValues(tx, 'contact', me.organizationId, current.id)
+      await touchLead(tx, ctx, current.lead_id)
+      await recordEvents(tx, ctx.events, [contactEvent(last, 'deleted')])
+    })
+    return {}
+  })
+}
+
+/** A contact change is a change to its lead: it moves `date_updated` and the lead's search document. */
+async function touchLead(db: Db, ctx: { organizationId: string; userId: string; now: string }, leadId: string) {
+  await db
+    .updateTable('lead')
+    .set({ date_updated: ctx.now, updated_by: ctx.userId })
+    .where('organization_id', '=', ctx.organizationId)
+    .where('id', '=', leadId)
+    .execute()
+  await refreshLeadSearch(db, ctx.organizationId, leadId)
+}

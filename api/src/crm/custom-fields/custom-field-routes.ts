@@ -1,0 +1,322 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import type { CustomFieldTable } from '../../platform/data/database.js'
+import type { Deps } from '../../platform/deps.js'
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { caller } from '../../platform/http/request-context.js'
+import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { changeContext, recordEvents, type EventAction, type EventInput } from '../../integrations/events/event-repo.js'
+import {
+  customFieldNameTaken,
+  customFieldsQuery,
+  customFieldUsage,
+  customFieldView,
+  deleteCustomField,
+  findCustomField,
+  insertCustomField,
+  lockOrganizationCustomFields,
+  updateCustomField,
+  type CustomFieldValues,
+} from './custom-field-repo.js'
+import {
+  CUSTOM_OBJECT_TYPES,
+  customFieldSchema,
+  customFieldTypeSchema,
+  type CustomFieldType,
+  type CustomObjectType,
+} from '@leadline/shared/custom-field-schema'
+import { CUSTOM_TEXT_MAX, toCustomFieldDef } from './custom-values.js'
+
+const NAME_MAX = 200
+const DESCRIPTION_MAX = 10_000
+
+const params = Type.Object({ id: Type.String() })
+const deletedSchema = Type.Object({})
+
+const nameSchema = Type.String({
+  description: `Trimmed; 1 to ${NAME_MAX} characters; unique ignoring case among the organization's fields of this object type.`,
+})
+const descriptionSchema = Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()])
+// Items are checked in `cleanChoices`: a schema union would answer `[1]` with a second, misleading "Must be null.".
+const choicesSchema = Type.Union([Type.Array(Type.Unknown()), Type.Null()], {
+  description:
+    'Required for (and only for) `choices` fields: a list of distinct (ignoring case), non-blank strings, in the order shown.',
+})
+const multipleSchema = Type.Boolean({ description: 'Whether an object may hold a list of values. Defaults to false.' })
+
+const createBody = Type.Object(
+  {
+    name: nameSchema,
+    description: Type.Optional(descriptionSchema),
+    type: customFieldTypeSchema,
+    choices: Type.Optional(choicesSchema),
+    accepts_multiple_values: Type.Optional(multipleSchema),
+  },
+  { additionalProperties: false },
+)
+const updateBody = Type.Object(
+  {
+    name: Type.Optional(nameSchema),
+    description: Type.Optional(descriptionSchema),
+    type: Type.Optional({
+      ...customFieldTypeSchema,
+      description: 'Can change only while the field has no values.',
+    }),
+    choices: Type.Optional(choicesSchema),
+    accepts_multiple_values: Type.Optional(multipleSchema),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
+)
+type UpdateBody = Static<typeof updateBody>
+
+function cleanName(raw: string, errors: Record<string, string>): string {
+  const name = raw.trim()
+  if (name === '') errors.name = 'This field may not be blank.'
+  else if (name.length > NAME_MAX) errors.name = `Ensure this field has no more than ${NAME_MAX} characters.`
+  return name
+}
+
+function cleanDescription(raw: string | null): string | null {
+  const description = raw?.trim() ?? ''
+  return description === '' ? null : description
+}
+
+/** The choices a field of `type` keeps: a checked list for `choices` fields, null for every other type. */
+function cleanChoices(
+  type: CustomFieldType,
+  sent: unknown[] | null | undefined,
+  current: string[] | null,
+  errors: Record<string, string>,
+): string[] | null {
+  if (type !== 'choices') {
+    if (sent !== undefined && sent !== null) errors.choices = 'Only fields of type choices have choices.'
+    return null
+  }
+  const raw = sent === undefined ? current : sent
+  if (raw === null || raw.length === 0) {
+    errors.choices = 'A choices field needs a list of at least one choice.'
+    return null
+  }
+  if (!raw.every((c) => typeof c === 'string')) {
+    errors.choices = 'Each choice must be a string.'
+    return null
+  }
+  const choices = raw.map((c) => c.trim())
+  const seen = new Set<string>()
+  for (const choice of choices) {
+    if (choice === '') errors.choices = 'Choices may not be blank.'
+    else if (choice.length > CUSTOM_TEXT_MAX) {
+      errors.choices = `Ensure each choice has no more than ${CUSTOM_TEXT_MAX} characters.`
+    } else if (seen.has(choice.toLowerCase())) errors.choices = `"${choice}" is listed more than once.`
+    seen.add(choice.toLowerCase())
+  }
+  return choices
+}
+
+/** The field after a patch; throws the field errors that refuse it. */
+function patched(current: CustomFieldTable, body: UpdateBody): CustomFieldValues {
+  const errors: Record<string, string> = {}
+  const def = toCustomFieldDef(current)
+  const type = body.type ?? def.type
+  const values: CustomFieldValues = {
+    name: body.name === undefined ? current.name : cleanName(body.name, errors),
+    description: body.description === undefined ? current.description : cleanDescription(body.description),
+    type,
+    choices: cleanChoices(type, body.choices, type === def.type ? def.choices : null, errors),
+    accepts_multiple_values: body.accepts_multiple_values ?? def.accepts_multiple_values,
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+  return values
+}
+
+const label: Record<CustomObjectType, string> = { lead: 'Lead', contact: 'Contact', opportunity: 'Opportunity' }
+
+/** `a lead`, `a contact`, `an opportunity`. */
+/** A custom field's event (`custom_field.lead`, `custom_field.contact`, `custom_field.opportunity`), under no lead. */
+function customFieldEvent(objectType: CustomObjectType, view: { id: string }, action: EventAction): EventInput {
+  return { objectType: `custom_field.${objectType}`, objectId: view.id, action, leadId: null, data: view }
+}
+
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
+}
+
+export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // `custom_fields/` is the path older Close clients use (see the recordings); it stays out of the documentation.
+  for (const base of ['custom_field', 'custom_fields']) {
+    for (const objectType of CUSTOM_OBJECT_TYPES) {
+      const tags = [`${objectType} custom fields`]
+      const hide = base !== 'custom_field'
+      const what = `${label[objectType]} custom field`
+      const notFound = () => new NotFoundError(what)
+      // Role checks read with no lock (platform/security/roles.ts), before the transaction that takes the organization's.
+      const fieldOf = (id: string) => (organizationId: string) => findCustomField(db, organizationId, objectType, id)
+      const nameTaken = () =>
+        ValidationError.field('name', `A ${objectType} custom field with this name already exists.`)
+
+      app.get(
+        `/${base}/${objectType}/`,
+        {
+          schema: {
+            hide,
+            tags,
+            summary: `The ${objectType} custom fields of your organization, oldest first`,
+            querystring: listQuerySchema(),
+            response: { 200: listEnvelopeSchema(customFieldSchema) },
+          },
+        },
+        async (request) => {
+          const me = caller(request)
+          const page = await fetchPage(customFieldsQuery(db, me.organizationId, objectType), request.query)
+          return { has_more: page.has_more, data: page.data.map(customFieldView) }
+        },
+      )
+
+      app.get(
+        `/${base}/${objectType}/:id/`,
+        {
+          schema: {
+            hide,
+            tags,
+            summary: `One ${objectType} custom field`,
+            params,
+            querystring: fieldsQuerySchema,
+            response: { 200: customFieldSchema },
+          },
+        },
+        async (request) => {
+          const me = caller(request)
+          const field = await findCustomField(db, me.organizationId, objectType, request.params.id)
+          if (field === undefined) throw notFound()
+          return customFieldView(field)
+        },
+      )
+
+      app.post(
+        `/${base}/${objectType}/`,
+        {
+          schema: {
+            hide,
+            tags,
+            summary: `Create ${withArticle(objectType)} custom field (admin; answers 200)`,
+            querystring: fieldsQuerySchema,
+            body: createBody,
+            response: { 200: customFieldSchema },
+          },
+        },
+        async (request) => {
+          const me = requireAdmin(request)
+          const { body } = request
+          const errors: Record<string, string> = {}
+          const values: CustomFieldValues = {
+            name: cleanName(body.name, errors),
+            description: cleanDescription(body.description ?? null),
+            type: body.type,
+            choices: cleanChoices(body.type, body.choices, null, errors),
+            accepts_multiple_values: body.accepts_multiple_values ?? false,
+          }
+          if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+          return db.transaction().execute(async (tx) => {
+            await lockOrganizationCustomFields(tx, dialect, me.organizationId)
+            if (await customFieldNameTaken(tx, me.organizationId, objectType, values.name)) throw nameTaken()
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
+            const row = await insertCustomField(tx, {
+              organizationId: me.organizationId,
+              objectType,
+              userId: me.userId,
+              now: ctx.now,
+              values,
+            })
+            const view = customFieldView(row)
+            await recordEvents(tx, ctx.events, [customFieldEvent(objectType, view, 'created')])
+            return view
+          })
+        },
+      )
+
+      app.put(
+        `/${base}/${objectType}/:id/`,
+        {
+          schema: {
+            hide,
+            tags,
+            summary: `Change ${withArticle(objectType)} custom field (admin)`,
+            params,
+            querystring: fieldsQuerySchema,
+            body: updateBody,
+            response: { 200: customFieldSchema },
+          },
+        },
+        async (request) => {
+          const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
+          return db.transaction().execute(async (tx) => {
+            await lockOrganizationCustomFields(tx, dialect, me.organizationId)
+            const current = await findCustomField(tx, me.organizationId, objectType, request.params.id)
+            if (current === undefined) throw notFound()
+            if (Object.keys(request.body).length === 0) return customFieldView(current)
+            const values = patched(current, request.body)
+            if (
+              values.name !== current.name &&
+              (await customFieldNameTaken(tx, me.organizationId, objectType, values.name, current.id))
+            ) {
+              throw nameTaken()
+            }
+            const typeChanges = values.type !== current.type
+            const becomesSingle = !values.accepts_multiple_values && Boolean(current.accepts_multiple_values)
+            if (typeChanges || becomesSingle) {
+              const usage = await customFieldUsage(tx, me.organizationId, current.id)
+              if (typeChanges && usage.values > 0) {
+                throw ValidationError.field(
+                  'type',
+                  `The type cannot change while the field holds values (${usage.values} now): they may not be valid for the new type. Remove them first, or create a new field.`,
+                )
+              }
+              if (becomesSingle && usage.mostPerObject > 1) {
+                throw ValidationError.field(
+                  'accepts_multiple_values',
+                  `Some objects hold up to ${usage.mostPerObject} values of this field: leave them one value each first.`,
+                )
+              }
+            }
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
+            await updateCustomField(tx, me.organizationId, current.id, { userId: me.userId, now: ctx.now, values })
+            const updated = await findCustomField(tx, me.organizationId, objectType, current.id)
+            if (updated === undefined) throw notFound()
+            const view = customFieldView(updated)
+            await recordEvents(tx, ctx.events, [
+              { ...customFieldEvent(objectType, view, 'updated'), previous: customFieldView(current) },
+            ])
+            return view
+          })
+        },
+      )
+
+      app.delete(
+        `/${base}/${objectType}/:id/`,
+        {
+          schema: {
+            hide,
+            tags,
+            summary: `Delete ${withArticle(objectType)} custom field and all its values (admin)`,
+            params,
+            response: { 200: deletedSchema },
+          },
+        },
+        async (request) => {
+          const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
+          await db.transaction().execute(async (tx) => {
+            const field = await findCustomField(tx, me.organizationId, objectType, request.params.id)
+            if (field === undefined) throw notFound()
+            await deleteCustomField(tx, me.organizationId, field.id)
+            const ctx = changeContext(request, formatTimestamp(clock.now()))
+            await recordEvents(tx, ctx.events, [customFieldEvent(objectType, customFieldView(field), 'deleted')])
+          })
+          return {}
+        },
+      )
+    }
+  }
+}

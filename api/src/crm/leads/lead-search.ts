@@ -1,0 +1,693 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import { inTransaction, type Db, type Dialect, type LeadRow } from '../../platform/data/database.js'
+import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
+import { ValidationError } from '../../platform/http/errors.js'
+import { foldCase } from '../../platform/text/text.js'
+import {
+  containsIgnoringCase,
+  containsPattern,
+  equalsIgnoringCase as sameTextIgnoringCase,
+  folded,
+  joinAll,
+  rangeCondition,
+  TRUE,
+  type Condition,
+} from '../../platform/data/sql-conditions.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
+import {
+  LeadQueryError,
+  normalizeLeadQuery,
+  parseLeadQuery,
+  type Comparator,
+  type Expr,
+  type SortEntry,
+} from './lead-search-parse.js'
+
+// Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
+// Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
+// that hold a term (see docs/decisions/0007-lead-search-index.md).
+
+interface CompileContext {
+  dialect: Dialect
+  organizationId: string
+  now: Date
+  tzOffsetHours: number
+  defs: CustomFieldDef[]
+  /** SQLite: the organization's range of search rowids; undefined when it has no search rows. */
+  rowids: SearchRowids | undefined
+  /**
+   * The condition is tested on a few leads, one by one, as a page walks its sort index: conditions on a lead's other
+   * rows are correlated lookups of that lead's rows, where a count or a sort gathers every matching row first.
+   */
+  perLead: boolean
+}
+
+function queryError(offset: number, message: string): ValidationError {
+  return ValidationError.field('query', `${message} (at column ${String(offset + 1)})`)
+}
+
+/** A column compared ignoring case, through the shared helpers (platform/data/sql-conditions.ts). */
+function contains(column: string, value: string, ctx: CompileContext): Condition {
+  return containsIgnoringCase(sql.ref(column), value, ctx.dialect)
+}
+
+function equalsIgnoringCase(column: string, value: string, ctx: CompileContext): Condition {
+  return sameTextIgnoringCase(sql.ref(column), value, ctx.dialect)
+}
+
+/** Leads with at least one row in `table` (scoped to the organization) that meets `condition`. */
+function leadHas(table: string, ctx: CompileContext, condition: Condition): Condition {
+  // SQLite gathers an `in (select …)` whole before the walk's first step (20,000 custom values for
+  // `custom.Employees>4000`), where the walk tests a few hundred leads. Postgres plans either form itself.
+  if (ctx.perLead && ctx.dialect === 'sqlite') {
+    return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = ${ctx.organizationId} and ${condition})`
+  }
+  return sql<SqlBool>`lead.id in (select lead_id from ${sql.table(table)} where organization_id = ${ctx.organizationId} and ${condition})`
+}
+
+/** Digits with the punctuation people type in phone numbers: `(415) 555-0101`, `+44 20 7946 0958`. */
+const PHONE_LIKE = /^\+?[\d\s().\-/]+$/
+
+/**
+ * The digits a phone number typed as `typed` is stored with: its own digits and, typed with a trunk prefix
+ * (`020 7946 0958`), the national digits without it (`2079460958`, inside `+442079460958`).
+ */
+function typedPhoneDigits(typed: string): string[] {
+  const digits = typed.replace(/\D/g, '')
+  const national = digits.replace(/^0+/, '')
+  return national !== digits && national.length >= 6 ? [digits, national] : [digits]
+}
+
+/** A term a lead's search row answers: one of `forms` (folded) is in `column`. */
+interface DocTerm {
+  column: SearchColumn
+  forms: string[]
+}
+
+/** The trigram index finds exactly the rows that hold a folded phrase of three characters (code points) or more. */
+function indexable(term: string): boolean {
+  return (term.match(/./gsu)?.length ?? 0) >= 3
+}
+
+/** A free-text term: the term itself or, for a phone number, any form it is stored in. */
+function freeTextTerm(value: string): DocTerm {
+  const term = foldCase(value)
+  const digits = term.replace(/\D/g, '')
+  // The document holds each phone's digits too (lead-search-index.ts), so "415-555-0101" finds +1 415-555-0101.
+  if (PHONE_LIKE.test(term) && digits.length >= 3 && digits !== term) {
+    return { column: 'body', forms: [term, ...typedPhoneDigits(term)] }
+  }
+  return { column: 'body', forms: [term] }
+}
+
+const TEXT_FIELDS = ['name', 'description', 'url', 'contact_name', 'city', 'state', 'zipcode', 'address'] as const
+type TextField = (typeof TEXT_FIELDS)[number]
+
+function isTextField(field: string): field is TextField {
+  return TEXT_FIELDS.some((f) => f === field)
+}
+
+/**
+ * A text field's column holds its values one per line, so a term of three characters or more without a line break
+ * is in the column exactly when it is in one of the values. Other terms compare with the values themselves.
+ */
+function fieldTerm(column: SearchColumn, value: string): DocTerm | undefined {
+  const term = foldCase(value)
+  return indexable(term) && !term.includes('\n') ? { column, forms: [term] } : undefined
+}
+
+/** The search-row term an expression is, if it is one. */
+function docTerm(expr: Expr): DocTerm | undefined {
+  if (expr.kind === 'text') return freeTextTerm(expr.value)
+  if (expr.kind === 'field' && expr.op === ':' && isTextField(expr.field)) return fieldTerm(expr.field, expr.value)
+  return undefined
+}
+
+/** A status term, which the search row answers too (it keeps its lead's status): `status:won`, `status_id:stat_…`. */
+interface StatusTerm {
+  field: string
+  value: string
+}
+
+function statusTerm(expr: Expr): StatusTerm | undefined {
+  if (expr.kind !== 'field' || expr.op !== ':') return undefined
+  return ['status', 'status_label', 'status_id'].includes(expr.field)
+    ? { field: expr.field, value: expr.value }
+    : undefined
+}
+
+/** Terms one search row answers together: text terms, and in an AND also statuses. */
+interface DocumentGroup {
+  terms: DocTerm[]
+  op: 'and' | 'or'
+  statuses: StatusTerm[]
+}
+
+function statusCondition(term: StatusTerm, column: string, ctx: CompileContext): Condition {
+  if (term.field === 'status_id') return sql<SqlBool>`${sql.ref(column)} = ${term.value}`
+  return sql<SqlBool>`${sql.ref(column)} in (select id from lead_status where organization_id = ${ctx.organizationId} and ${equalsIgnoringCase('label', term.value, ctx)})`
+}
+
+function ftsPhrase(column: SearchColumn, form: string): string {
+  return `{${column}} : "${form.replace(/"/g, '""')}"`
+}
+
+/** A search row holds a term: its column contains one of the term's forms. */
+function termLike(t: DocTerm): Condition {
+  return joinAll(
+    t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+    'or',
+  )
+}
+
+/**
+ * The leads whose search rows hold every term (`and`) or any of them (`or`), as a subquery of search rowids on
+ * SQLite (which `lead.search_rowid` refers to) and of lead ids on Postgres. On SQLite the trigram index answers
+ * terms of three characters or more in one lookup limited to the organization's rowids; shorter free-text terms are
+ * checked on the rows it found (or, alone, on each of the organization's rows).
+ */
+function documentSet({ terms, op, statuses }: DocumentGroup, ctx: CompileContext): RawBuilder<unknown> {
+  const statusHeld = statuses.map((t) => statusCondition(t, 'status_id', ctx))
+  if (ctx.dialect === 'postgres') {
+    const holds = terms.map(termLike)
+    return sql`select lead_id from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [joinAll(holds, op), ...statusHeld],
+      'and',
+    )}`
+  }
+  const range = ctx.rowids
+  if (range === undefined) return sql`select rowid from lead_search where 1 = 0`
+  const indexed = terms.filter((t) => t.forms.every(indexable))
+  const checked = terms.filter((t) => !t.forms.every(indexable))
+  const likes = checked.map(termLike)
+  if (op === 'or' && checked.length > 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(
+      [...indexed.map((t) => ftsCondition([t], 'and', range)), ...likes],
+      'or',
+    )}`
+  }
+  if (statusHeld.length > 0) {
+    // The status's rows, read from its index, each tested against the trigram index's matches (read once).
+    const found = indexed.length === 0 ? [] : [sql<SqlBool>`+rowid in (${ftsSet(indexed, op, range)})`]
+    return sql`select rowid from lead_search where organization_id = ${ctx.organizationId} and ${joinAll(
+      [...statusHeld, ...found, ...likes],
+      'and',
+    )}`
+  }
+  if (indexed.length === 0) {
+    return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(likes, 'and')}`
+  }
+  const found = ftsSet(indexed, op, range)
+  if (likes.length === 0) return found
+  return sql`select rowid from lead_search where rowid in (${found}) and ${joinAll(likes, 'and')}`
+}
+
+function ftsMatch(terms: DocTerm[], op: 'and' | 'or'): string {
+  return terms
+    .map((t) => `(${t.forms.map((form) => ftsPhrase(t.column, form)).join(' OR ')})`)
+    .join(op === 'and' ? ' AND ' : ' OR ')
+}
+
+function ftsSet(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): RawBuilder<unknown> {
+  return sql`select rowid from lead_search_fts where lead_search_fts match ${ftsMatch(terms, op)} and rowid between ${range.first} and ${range.last}`
+}
+
+function ftsCondition(terms: DocTerm[], op: 'and' | 'or', range: SearchRowids): Condition {
+  return sql<SqlBool>`rowid in (${ftsSet(terms, op, range)})`
+}
+
+/** Leads whose search rows hold the terms: one lookup for `main st city:denver`, not one per term. */
+function documentCondition(group: DocumentGroup, ctx: CompileContext): Condition {
+  const range = ctx.rowids
+  if (ctx.dialect === 'sqlite' && range !== undefined && group.op === 'and' && group.statuses.length === 0) {
+    const indexed = group.terms.filter((t) => t.forms.every(indexable))
+    const checked = group.terms.filter((t) => !t.forms.every(indexable))
+    if (indexed.length > 0 && checked.length > 0) {
+      // Short terms are checked on the search rows of the leads the trigram index found, one by one: a page that
+      // walks its index then reads only the rows of the leads it passes, not those of every match.
+      return sql<SqlBool>`(lead.search_rowid in (${ftsSet(indexed, 'and', range)}) and exists (select 1 from lead_search where rowid = lead.search_rowid and ${joinAll(
+        checked.map((t) => termLike(t)),
+        'and',
+      )}))`
+    }
+  }
+  const set = documentSet(group, ctx)
+  return ctx.dialect === 'postgres' ? sql<SqlBool>`lead.id in (${set})` : sql<SqlBool>`lead.search_rowid in (${set})`
+}
+
+function comparison(column: string, op: Comparator, value: string | number): Condition {
+  const operator = op === ':' ? '=' : op
+  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`
+}
+
+type DateResolver = (text: string, now: Date, tzOffsetHours: number) => DateRange
+
+/**
+ * Date values are ranges in the caller's zone: `:` inside, `>` after, `<` before. Timestamps compare with the
+ * instants a value covers (`resolveDateValue`), calendar dates with the days it covers (`resolveDateDays`); both are
+ * fixed-width text that sorts as it compares.
+ */
+function dateCondition(
+  column: string,
+  op: Comparator,
+  value: string,
+  ctx: CompileContext,
+  offset: number,
+  resolve: DateResolver = resolveDateValue,
+): Condition {
+  let range: DateRange
+  try {
+    range = resolve(value, ctx.now, ctx.tzOffsetHours)
+  } catch (error) {
+    if (error instanceof DateValueError) throw queryError(offset, error.message)
+    throw error
+  }
+  return rangeCondition(sql.ref(column), op, range)
+}
+
+/** How many rows of `table` a lead has (`where`: only some of them, e.g. open tasks) against a number. */
+function countCondition(table: string, op: Comparator, value: string, where: RawBuilder<unknown> = sql``): Condition {
+  const operator = op === ':' ? '=' : op
+  // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
+  const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
+  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where}) ${sql.raw(operator)} ${count}`
+}
+
+function findCustomField(name: string, ctx: CompileContext, offset: number): CustomFieldDef {
+  const key = name.slice('custom.'.length)
+  const def =
+    ctx.defs.find((d) => d.id === key) ??
+    ctx.defs.find((d) => d.name === key) ??
+    ctx.defs.find((d) => d.name.toLowerCase() === key.toLowerCase())
+  if (def === undefined) throw queryError(offset, `Unknown custom field "${key}"`)
+  return def
+}
+
+function customCondition(field: string, op: Comparator, value: string, ctx: CompileContext, offset: number): Condition {
+  const def = findCustomField(field, ctx, offset)
+  let valueCondition: Condition
+  if (def.type === 'number') {
+    const number = Number(value)
+    if (value.trim() === '' || !Number.isFinite(number)) throw queryError(offset, `"${def.name}" is a number field`)
+    valueCondition = comparison('value_number', op, number)
+  } else if (def.type === 'date') {
+    valueCondition = dateCondition('value_text', op, value, ctx, offset, resolveDateDays)
+  } else if (def.type === 'datetime') {
+    valueCondition = dateCondition('value_text', op, value, ctx, offset)
+  } else if (op === ':' && (def.type === 'choices' || def.type === 'user' || def.type === 'contact')) {
+    valueCondition = equalsIgnoringCase('value_text', value, ctx)
+  } else if (op === ':') {
+    const term = fieldTerm('custom', value)
+    const exact = sql<SqlBool>`exists (select 1 from custom_value where object_id = lead.id and field_id = ${def.id} and lead_id = lead.id and organization_id = ${ctx.organizationId} and ${contains('value_text', value, ctx)})`
+    if (term === undefined) return exact
+    // The search row holds every custom value of the lead, of any field: it finds the candidates, each then checked
+    // on its own values of this field.
+    return joinAll([documentCondition({ terms: [term], op: 'and', statuses: [] }, ctx), exact], 'and')
+  } else {
+    valueCondition = comparison('value_text', op, value)
+  }
+  // A lead field's values are the lead's own (object_id = lead_id); saying so would only mislead Postgres's estimates.
+  return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and ${valueCondition}`)
+}
+
+/**
+ * A whole address (`bruce@acme.com`) is looked up exactly, through the (organization_id, value_lower) index; anything
+ * less (`@acme.com`, `acme.com`, `bruce@`, `bruce@acme`) is found inside the addresses.
+ */
+const WHOLE_EMAIL = /^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$/
+
+function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileContext): Condition {
+  const { field, op, value, offset } = expr
+  if (field.startsWith('custom.')) return customCondition(field, op, value, ctx, offset)
+  switch (field) {
+    case 'name':
+    case 'description':
+    case 'url':
+      return contains(`lead.${field}`, value, ctx)
+    case 'id':
+    case 'lead_id':
+      return sql<SqlBool>`lead.id = ${value}`
+    case 'status_id':
+    case 'status':
+    case 'status_label':
+      return statusCondition({ field, value }, 'lead.status_id', ctx)
+    case 'contact_name':
+      return leadHas('contact', ctx, contains('name', value, ctx))
+    case 'email_address':
+      return leadHas(
+        'contact_email',
+        ctx,
+        WHOLE_EMAIL.test(value)
+          ? sql<SqlBool>`value_lower = ${value.toLowerCase()}`
+          : contains('value_lower', value, ctx),
+      )
+    case 'phone': {
+      if (!/\d/.test(value)) throw queryError(offset, 'A phone search needs digits')
+      const forms = typedPhoneDigits(value).map((digits) => sql<SqlBool>`phone like ${`%${digits}%`}`)
+      return leadHas('contact_phone', ctx, joinAll(forms, 'or'))
+    }
+    case 'city':
+    case 'state':
+    case 'zipcode':
+      return leadHas('lead_address', ctx, contains(field, value, ctx))
+    case 'country':
+      return leadHas('lead_address', ctx, equalsIgnoringCase('country', value, ctx))
+    case 'address':
+      return leadHas(
+        'lead_address',
+        ctx,
+        joinAll(
+          ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'].map((c) => contains(c, value, ctx)),
+          'or',
+        ),
+      )
+    case 'date_created':
+    case 'date_updated':
+      return dateCondition(`lead.${field}`, op, value, ctx, offset)
+    case 'contacts':
+      return countCondition('contact', op, value)
+    case 'opportunities':
+      return countCondition('opportunity', op, value)
+    case 'tasks':
+      return countCondition('task', op, value, sql`and is_complete = 0`)
+    default:
+      throw queryError(offset, `Unknown field "${field}"`)
+  }
+}
+
+/** A correlated EXISTS: cheap per lead through each table's lead_id index, unlike an IN over every row. */
+function leadHasAny(table: string): Condition {
+  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id)`
+}
+
+function hasCondition(what: string, offset: number): Condition {
+  switch (what) {
+    case 'contacts':
+      return leadHasAny('contact')
+    case 'email':
+      return leadHasAny('contact_email')
+    case 'phone':
+      return leadHasAny('contact_phone')
+    case 'address':
+      return leadHasAny('lead_address')
+    case 'url':
+      return sql<SqlBool>`(lead.url is not null and lead.url <> '')`
+    case 'opportunities':
+      return leadHasAny('opportunity')
+    case 'tasks':
+      return sql<SqlBool>`exists (select 1 from task where lead_id = lead.id and organization_id = lead.organization_id and is_complete = 0)`
+    default:
+      throw queryError(offset, `Unknown has: value "${what}"`)
+  }
+}
+
+/**
+ * The search-row terms an expression is made of, when it is nothing else: a term, the terms of an AND, or those of
+ * an OR that the trigram index answers whole.
+ */
+function documentGroup(expr: Expr): DocumentGroup | undefined {
+  const single = docTerm(expr)
+  if (single !== undefined) return { terms: [single], op: 'and', statuses: [] }
+  if (expr.kind === 'and') {
+    const { terms, statuses, others } = partition(expr.items)
+    return terms.length > 0 && others.length === 0 ? { terms, op: 'and', statuses } : undefined
+  }
+  if (expr.kind !== 'or') return undefined
+  const terms = expr.items.map(docTerm)
+  if (!terms.every((t) => t !== undefined)) return undefined
+  if (!terms.every((t) => t.forms.every(indexable))) return undefined
+  return { terms, op: 'or', statuses: [] }
+}
+
+/** An AND's items: the search-row terms, statuses (which join them only if there is one), and the rest. */
+function partition(items: Expr[]): { terms: DocTerm[]; statuses: StatusTerm[]; others: Expr[] } {
+  const terms: DocTerm[] = []
+  const statuses: StatusTerm[] = []
+  const others: Expr[] = []
+  for (const item of items) {
+    const term = docTerm(item)
+    const status = statusTerm(item)
+    if (term !== undefined) terms.push(term)
+    else if (status !== undefined) statuses.push(status)
+    else others.push(item)
+  }
+  return { terms, statuses, others }
+}
+
+function compile(expr: Expr, ctx: CompileContext): Condition {
+  const group = documentGroup(expr)
+  if (group !== undefined) return documentCondition(group, ctx)
+  switch (expr.kind) {
+    case 'and': {
+      const { terms, statuses, others } = partition(expr.items)
+      if (terms.length === 0) {
+        return joinAll(
+          expr.items.map((e) => compile(e, ctx)),
+          'and',
+        )
+      }
+      return joinAll(
+        [documentCondition({ terms, op: 'and', statuses }, ctx), ...others.map((e) => compile(e, ctx))],
+        'and',
+      )
+    }
+    case 'or':
+      return joinAll(
+        expr.items.map((e) => compile(e, ctx)),
+        'or',
+      )
+    case 'not':
+      return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
+    case 'text':
+      return documentCondition({ terms: [freeTextTerm(expr.value)], op: 'and', statuses: [] }, ctx)
+    case 'field':
+      return fieldCondition(expr, ctx)
+    case 'has':
+      return hasCondition(expr.what, expr.offset)
+  }
+}
+
+type Sort = Pick<SortEntry, 'field' | 'direction'>
+
+interface Page {
+  condition: Condition
+  sorts: Sort[]
+  skip: number
+  limit: number
+}
+
+/** `order by` terms for sorts by date; `walk`: the first one's index is walked, else hidden from the planner. */
+function dateOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
+  return sorts.map((s, i) => {
+    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+    const dir = sql.raw(s.direction)
+    if (walk || i > 0) return sql`${column} ${dir}`
+    return ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
+  })
+}
+
+/** The C collation compares by code point, as SQLite does. */
+function codePoints(ctx: CompileContext): RawBuilder<unknown> {
+  return ctx.dialect === 'postgres' ? sql` collate "C"` : sql``
+}
+
+/** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
+async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean): Promise<LeadRow[]> {
+  const [first, ...rest] = page.sorts
+  const order =
+    first?.field === 'name'
+      ? [
+          // Nameless leads last in both directions; then case-insensitively by code point, the same on both
+          // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
+          sql`case when lead.name is null then 1 else 0 end`,
+          sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          sql`lead.name${codePoints(ctx)} ${sql.raw(first.direction)}`,
+          ...dateOrder(rest, ctx, true),
+        ]
+      : dateOrder(page.sorts, ctx, walk)
+  const hint =
+    walk && ctx.dialect === 'sqlite' && first !== undefined && first.field !== 'name'
+      ? sql.raw(
+          first.field === 'date_created'
+            ? ' indexed by lead_org_created_search_idx'
+            : ' indexed by lead_org_updated_search_idx',
+        )
+      : sql``
+  const { rows } = await sql<LeadRow>`select lead.* from lead${hint}
+    where lead.organization_id = ${ctx.organizationId} and ${page.condition}
+    order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
+  return rows
+}
+
+/**
+ * A page by name, walking the search rows' index of folded names (the same folding and order as `readPage`'s),
+ * then, past the named leads, the nameless ones. An empty name sorts with the nameless (the API never stores one).
+ */
+async function walkByName(db: Db, ctx: CompileContext, page: Page): Promise<LeadRow[]> {
+  const [first, ...rest] = page.sorts
+  const dir = sql.raw(first?.direction ?? 'asc')
+  const hint = ctx.dialect === 'sqlite' ? sql` indexed by lead_search_org_name_idx cross` : sql``
+  const { rows: named } = await sql<LeadRow>`select lead.* from lead_search s${hint} join lead on lead.id = s.lead_id
+    where s.organization_id = ${ctx.organizationId} and s.name <> '' and lead.organization_id = ${ctx.organizationId}
+      and ${page.condition}
+    order by s.name${codePoints(ctx)} ${dir}, lead.name${codePoints(ctx)} ${dir}, ${sql.join([
+      ...dateOrder(rest, ctx, true),
+      sql`lead.id desc`,
+    ])} limit ${page.limit} offset ${page.skip}`.execute(db)
+  if (named.length === page.limit) return named
+  const nameless = sql<SqlBool>`(lead.name is null or lead.name = '')`
+  let namedCount = page.skip + named.length
+  if (named.length === 0) {
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from lead
+      where lead.organization_id = ${ctx.organizationId} and not ${nameless} and ${page.condition}`.execute(db)
+    namedCount = Number(rows[0]?.n ?? 0)
+  }
+  const { rows: unnamed } = await sql<LeadRow>`select lead.* from lead
+    where lead.organization_id = ${ctx.organizationId} and ${nameless} and ${page.condition}
+    order by ${sql.join([...dateOrder(rest, ctx, true), sql`lead.id desc`])}
+    limit ${page.limit - named.length} offset ${Math.max(0, page.skip - namedCount)}`.execute(db)
+  return [...named, ...unnamed]
+}
+
+/**
+ * Postgres: a common word's matches are a fifth of the rows by its estimate, and it would rather read the whole
+ * table (every document) than visit them through the trigram index; told not to, it takes the index.
+ */
+async function countWithoutSeqScan<T>(db: Db, count: RawBuilder<T>) {
+  return inTransaction(db, async (tx) => {
+    await sql`set local enable_seqscan = off`.execute(tx)
+    return count.execute(tx)
+  })
+}
+
+/**
+ * How much cheaper a step of an index walk is than reading and sorting one match. On SQLite a step is an index entry
+ * and a lookup in the matches gathered once; on Postgres it also tests the lead's other rows (a semi-join probe and
+ * a recheck, about 19 µs), as dear as reading a match through its primary key.
+ */
+const WALK_ADVANTAGE: Record<Dialect, number> = { sqlite: 3, postgres: 1 }
+
+/** Every lead of the organization, from the count its triggers keep (migration 0007). */
+async function countOrganizationLeads(db: Db, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('organization_lead_count')
+    .select('leads')
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst()
+  return row?.leads ?? 0
+}
+
+/**
+ * About how many leads the organization has, to weigh a walk against a sort: on SQLite its last search rowid tells
+ * (deleted leads still count, and it is read from the range the search already holds); on Postgres its count.
+ */
+async function organizationSize(db: Db, ctx: CompileContext): Promise<number> {
+  if (ctx.dialect === 'postgres') return countOrganizationLeads(db, ctx.organizationId)
+  const range = ctx.rowids
+  if (range === undefined) return 0
+  return (await topSearchRowid(db, range)) - range.first
+}
+
+export interface LeadSearch {
+  dialect: Dialect
+  organizationId: string
+  query: string
+  skip: number
+  limit: number
+  now: Date
+  tzOffsetHours: number
+}
+
+/** The query parsed and normalized; a syntax error is a ValidationError on `query`. */
+function parseSearch(text: string) {
+  try {
+    return normalizeLeadQuery(parseLeadQuery(text))
+  } catch (error) {
+    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
+    throw error
+  }
+}
+
+/** What compiling a search's condition needs of the organization: its lead fields, and on SQLite its rowids. */
+async function compileContext(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>, empty: boolean) {
+  const [defs, rowids] = empty
+    ? [[], undefined]
+    : await Promise.all([
+        listCustomFieldDefs(db, search.organizationId, 'lead'),
+        search.dialect === 'sqlite' ? leadSearchRowids(db, search.organizationId) : undefined,
+      ])
+  const ctx: CompileContext = {
+    dialect: search.dialect,
+    organizationId: search.organizationId,
+    now: search.now,
+    tzOffsetHours: search.tzOffsetHours,
+    defs,
+    rowids,
+    perLead: false,
+  }
+  return ctx
+}
+
+/** Runs a search: the page of leads, whether there are more, and how many match in all. */
+export async function searchLeads(
+  db: Db,
+  search: LeadSearch,
+): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
+  const parsed = parseSearch(search.query)
+  const ctx = await compileContext(db, search, parsed.where === null)
+  const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
+  const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
+
+  // The count comes first: a search of the search rows alone counts them without reading a lead, and a search
+  // nothing matches (or a page past the last match) needs no second query.
+  const group = parsed.where === null ? undefined : documentGroup(parsed.where)
+  let total: number
+  if (parsed.where === null) {
+    total = await countOrganizationLeads(db, search.organizationId)
+  } else if (group === undefined) {
+    total = Number((await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n)
+  } else {
+    const count = sql<{ n: string | number }>`select count(*) as n from (${documentSet(group, ctx)}) as matches`
+    total = Number(
+      (ctx.dialect === 'sqlite' ? await count.execute(db) : await countWithoutSeqScan(db, count)).rows[0]?.n ?? 0,
+    )
+  }
+  if (total <= search.skip) return { has_more: false, total_results: total, data: [] }
+
+  const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
+  // A page walks its sort index and tests each lead until the page is full, when the matches are many enough for
+  // that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches and sorts them.
+  // Each database is told which, since neither planner knows how many leads a search matches.
+  const walk =
+    parsed.where === null ||
+    (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE[ctx.dialect]
+  // Only SQLite compiles a condition differently for a walk (leadHas); Postgres keeps the one it counted with.
+  const pageCondition =
+    walk && ctx.dialect === 'sqlite' && parsed.where !== null
+      ? compile(parsed.where, { ...ctx, perLead: true })
+      : condition
+  const page = { condition: pageCondition, sorts, skip: search.skip, limit: search.limit }
+  const data =
+    walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
+  return { has_more: search.skip + data.length < total, total_results: total, data }
+}
+
+/**
+ * The ids of the organization's leads a search matches, as a subquery, for lists of a lead's objects filtered by their
+ * lead (`lead_query` of GET /opportunity/); undefined when the search has no terms. Errors are ValidationErrors on
+ * `query`, as in searchLeads, for the caller to name its own parameter.
+ */
+export async function leadSearchIds(
+  db: Db,
+  search: Omit<LeadSearch, 'skip' | 'limit'>,
+): Promise<RawBuilder<unknown> | undefined> {
+  const parsed = parseSearch(search.query)
+  const [sort] = parsed.sort
+  if (sort !== undefined) {
+    throw queryError(sort.offset, 'Unexpected sort: this search only chooses leads, it does not order anything')
+  }
+  if (parsed.where === null) return undefined
+  const ctx = await compileContext(db, search, false)
+  return sql`select lead.id from lead where lead.organization_id = ${search.organizationId} and ${compile(parsed.where, ctx)}`
+}

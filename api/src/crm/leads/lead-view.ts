@@ -1,0 +1,184 @@
+import { contactViews } from '../contacts/contact-repo.js'
+import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportunity-repo.js'
+import { openTasksOfLeads, taskViews } from '../tasks/task-repo.js'
+import { compareTaskDates } from '@leadline/shared/task-dates'
+import { localDateAt } from '@leadline/shared/tz-offset'
+import { groupBy } from '../../platform/data/collections.js'
+import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../../platform/data/database.js'
+import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { RawJson } from '../../platform/http/raw-json.js'
+import { userNames } from '../users/user-names.js'
+import type { ViewCache } from '../../platform/data/view-cache.js'
+
+export type LeadView = Record<string, unknown> & { id: string }
+
+/** Whose view it is: a lead's open tasks each say where they are (`view`) in the caller's zone, today. */
+export interface ViewCaller {
+  offsetHours: number
+  now: Date
+}
+
+const CHUNK = 500
+
+/** Names of the users who created or last changed the leads: members from the metadata, anyone else looked up. */
+async function authorNames(db: Db, meta: OrganizationMeta, leads: LeadRow[]): Promise<Map<string, string>> {
+  const ids = leads.flatMap((l) => [l.created_by, l.updated_by])
+  const others = ids.filter((id): id is string => id !== null && !meta.memberNames.has(id))
+  if (others.length === 0) return meta.memberNames
+  return new Map([...meta.memberNames, ...(await userNames(db, others))])
+}
+
+/** Builds the wire form of leads (contacts, addresses, custom values, status labels, user names) in a few queries. */
+export async function leadViews(
+  db: Db,
+  meta: OrganizationMeta,
+  leads: LeadRow[],
+  appUrl: string,
+  caller: ViewCaller,
+): Promise<LeadView[]> {
+  if (leads.length === 0) return []
+  const organizationId = meta.organization.id
+  const ids = leads.map((l) => l.id)
+  const contactRows: ContactTable[] = []
+  const addressRows: LeadAddressTable[] = []
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const part = ids.slice(i, i + CHUNK)
+    contactRows.push(
+      ...(await db
+        .selectFrom('contact')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('lead_id', 'in', part)
+        .orderBy('date_created')
+        .orderBy('id')
+        .execute()),
+    )
+    addressRows.push(
+      ...(await db
+        .selectFrom('lead_address')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('lead_id', 'in', part)
+        .orderBy('position')
+        .execute()),
+    )
+  }
+  const leadNames = new Map(leads.map((l) => [l.id, l.name]))
+  const [contacts, custom, names, opportunities, tasks] = await Promise.all([
+    contactViews(db, organizationId, contactRows, meta.customFields.contact),
+    readCustomValues(db, organizationId, ids),
+    authorNames(db, meta, leads),
+    opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
+    openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller, leadNames)),
+  ])
+  // In the caller's date order, as GET /task/ lists them: a date-only task stands at the start of its day in the
+  // caller's zone (before a timed task at that instant), so text order is not it; ties by id, byte by byte.
+  tasks.sort((a, b) => compareTaskDates(a.date, b.date, caller.offsetHours) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const tasksBy = groupBy(tasks, (t) => t.lead_id)
+  const contactsBy = groupBy(contacts, (c) => c.lead_id)
+  const opportunitiesBy = groupBy(opportunities, (o) => o.lead_id)
+  const addressesBy = groupBy(addressRows, (a) => a.lead_id)
+  return leads.map((lead): LeadView => {
+    const leadContacts = contactsBy.get(lead.id) ?? []
+    const addresses = (addressesBy.get(lead.id) ?? []).map((a) => ({
+      label: a.label,
+      address_1: a.address_1,
+      address_2: a.address_2,
+      city: a.city,
+      state: a.state,
+      zipcode: a.zipcode,
+      country: a.country,
+    }))
+    return {
+      id: lead.id,
+      organization_id: lead.organization_id,
+      name: lead.name,
+      display_name: lead.name ?? leadContacts[0]?.display_name ?? '',
+      description: lead.description,
+      url: lead.url,
+      status_id: lead.status_id,
+      status_label: meta.leadStatusLabels.get(lead.status_id) ?? '',
+      html_url: `${appUrl}/leads/${lead.id}`,
+      contacts: leadContacts,
+      addresses,
+      opportunities: opportunitiesBy.get(lead.id) ?? [],
+      tasks: tasksBy.get(lead.id) ?? [],
+      integration_links: [],
+      ...customFieldsView(custom.get(lead.id), meta.customFields.lead),
+      created_by: lead.created_by,
+      created_by_name: lead.created_by === null ? null : (names.get(lead.created_by) ?? null),
+      updated_by: lead.updated_by,
+      updated_by_name: lead.updated_by === null ? null : (names.get(lead.updated_by) ?? null),
+      date_created: lead.date_created,
+      date_updated: lead.date_updated,
+    }
+  })
+}
+
+/** Cached in a lead's own entry when its view has open tasks: the view itself is under the caller's zone and day. */
+const ZONED = '\u0000zoned'
+
+function zoneKey(caller: ViewCaller): string {
+  return `@${String(caller.offsetHours)}/${localDateAt(caller.now, caller.offsetHours)}`
+}
+
+/** A lead's cached view text for this caller, if current. */
+export function cachedLeadText(
+  cache: ViewCache,
+  id: string,
+  revision: number,
+  metaVersion: number,
+  caller: ViewCaller,
+): string | undefined {
+  const text = cache.get(id, revision, metaVersion)
+  return text === ZONED ? cache.get(id + zoneKey(caller), revision, metaVersion) : text
+}
+
+/**
+ * The JSON text of each lead's view, in order: from the cache where the lead's revision and the organization's
+ * meta version still match, built (and cached) for the rest. A lead with open tasks is cached per time zone and day,
+ * since its tasks' `view` depends on both; the rest, most leads, once.
+ */
+export async function leadViewTexts(
+  db: Db,
+  cache: ViewCache,
+  meta: OrganizationMeta,
+  leads: LeadRow[],
+  appUrl: string,
+  caller: ViewCaller,
+): Promise<string[]> {
+  const zone = zoneKey(caller)
+  const texts = leads.map((lead) => cachedLeadText(cache, lead.id, lead.revision, meta.version, caller))
+  const missing = leads.filter((_, i) => texts[i] === undefined)
+  if (missing.length > 0) {
+    const views = await leadViews(db, meta, missing, appUrl, caller)
+    const built = new Map(views.map((view) => [view.id, JSON.stringify(view)]))
+    const zoned = new Set(views.filter((view) => Array.isArray(view.tasks) && view.tasks.length > 0).map((v) => v.id))
+    for (const lead of missing) {
+      const text = built.get(lead.id)
+      if (text === undefined) continue
+      if (zoned.has(lead.id)) {
+        cache.set(lead.id, lead.revision, meta.version, ZONED)
+        cache.set(lead.id + zone, lead.revision, meta.version, text)
+      } else {
+        cache.set(lead.id, lead.revision, meta.version, text)
+      }
+    }
+    return leads.map((lead, i) => texts[i] ?? built.get(lead.id) ?? 'null')
+  }
+  return texts.map((text) => text ?? 'null')
+}
+
+/** One lead's view as a response body. */
+export async function leadViewBody(
+  db: Db,
+  cache: ViewCache,
+  meta: OrganizationMeta,
+  lead: LeadRow,
+  appUrl: string,
+  caller: ViewCaller,
+): Promise<RawJson> {
+  const [text] = await leadViewTexts(db, cache, meta, [lead], appUrl, caller)
+  return new RawJson(text ?? 'null')
+}

@@ -1,0 +1,526 @@
+import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
+import { localDateAt } from '@leadline/shared/tz-offset'
+import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
+import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
+import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
+import type { Db, Dialect, Tables } from '../../platform/data/database.js'
+import { dayOrInstant, timestampBound } from '../custom-fields/custom-values.js'
+import { maxQueryLength } from '../leads/lead-search-parse.js'
+import { ValidationError } from '../../platform/http/errors.js'
+import { commaValues, listQuerySchema, parseDirected } from '../../platform/http/list.js'
+import { displayNameSql } from '../users/user-names.js'
+
+// The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
+// won. Everything is computed by the database over the organization's matches, never from a page.
+
+const IN_FIELDS = [
+  'lead_id',
+  'user_id',
+  'contact_id',
+  'pipeline_id',
+  'status_id',
+  'status_label',
+  'status_type',
+  'value_period',
+] as const
+type InField = (typeof IN_FIELDS)[number]
+const DATE_FIELDS = ['date_created', 'date_updated', 'date_won'] as const
+const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
+type Comparator = keyof typeof COMPARATORS
+
+export const ORDER_FIELDS = [
+  'date_won',
+  'date_updated',
+  'date_created',
+  'value',
+  'annualized_value',
+  'expected_value',
+  'confidence',
+  'user_name',
+  'lead_name',
+] as const
+type OrderField = (typeof ORDER_FIELDS)[number]
+export const GROUP_FIELDS = [
+  'user_id',
+  'date_won__week',
+  'date_won__month',
+  'date_won__quarter',
+  'date_won__year',
+] as const
+type GroupField = (typeof GROUP_FIELDS)[number]
+
+const filterEntries: [string, TOptional<TString>][] = [
+  ...IN_FIELDS.flatMap((field): [string, TOptional<TString>][] => [
+    [field, Type.Optional(Type.String())],
+    [`${field}__in`, Type.Optional(Type.String({ description: 'Comma-separated values.' }))],
+  ]),
+  ...DATE_FIELDS.flatMap((field) =>
+    Object.keys(COMPARATORS).map((c): [string, TOptional<TString>] => [
+      `${field}__${c}`,
+      Type.Optional(Type.String({ description: 'A date (YYYY-MM-DD) or an ISO 8601 timestamp.' })),
+    ]),
+  ),
+]
+const filterProperties = Object.fromEntries(filterEntries)
+
+export const opportunityListQuery = Type.Composite([
+  listQuerySchema('opportunity'),
+  Type.Object({
+    ...filterProperties,
+    query: Type.Optional(
+      Type.String({
+        maxLength: maxQueryLength,
+        description:
+          'An opportunity search: words find notes; `note:`, `value` and `confidence` (with `:`, `>`, `>=`, `<`, ' +
+          '`<=`; `value` in the smallest currency unit, cents, as stored), `value_period:`, `status:` (label or id), ' +
+          '`status_id:`, `status_type:`, `pipeline:` (name or id), `pipeline_id:`, `user:` (display name or id), ' +
+          '`user_id:`, `date_won`, `created` and `updated` (dates, times or relative dates like "30 days ago", in ' +
+          'X-TZ-Offset), `id:`, `lead_id:`, `contact_id:`, and `status_change(old_status:Demo new_status:Won ' +
+          'date>"30 days ago")` (also `old_status_type:`, `new_status_type:`, `user:`); AND, OR, NOT, `-` and ' +
+          'parentheses as in the lead search. Text matches ignore case.',
+      }),
+    ),
+    lead_query: Type.Optional(
+      Type.String({
+        maxLength: maxQueryLength,
+        description: 'A lead search (as `query` of GET /lead/): only opportunities of the leads it finds.',
+      }),
+    ),
+    _order_by: Type.Optional(
+      Type.String({ description: `One of ${ORDER_FIELDS.join(', ')}; a leading "-" sorts descending.` }),
+    ),
+    _group_by: Type.Optional(
+      Type.String({ description: `One of ${GROUP_FIELDS.join(', ')}; a leading "-" reverses the groups.` }),
+    ),
+  }),
+])
+export type OpportunityListQuery = Static<typeof opportunityListQuery>
+
+type OppQuery = SelectQueryBuilder<Tables, 'opportunity' | 'opportunity_status', object>
+
+function checkEnum(field: string, wanted: string[], allowed: readonly string[]): void {
+  const wrong = wanted.find((v) => !allowed.includes(v))
+  if (wrong !== undefined) {
+    throw ValidationError.field(field, `${JSON.stringify(wrong)} is not one of ${allowed.join(', ')}.`)
+  }
+}
+
+const COLUMN: Record<InField, RawBuilder<string>> = {
+  lead_id: sql`opportunity.lead_id`,
+  user_id: sql`opportunity.user_id`,
+  contact_id: sql`opportunity.contact_id`,
+  pipeline_id: sql`opportunity_status.pipeline_id`,
+  status_id: sql`opportunity.status_id`,
+  status_label: sql`lower(opportunity_status.label)`,
+  status_type: sql`opportunity_status.type`,
+  value_period: sql`opportunity.value_period`,
+}
+
+/**
+ * The `field` and `field__in` filters sent, each with the column it compares in `columns` (fields without one are
+ * left out) and the values wanted, checked: status types and periods must be known ones; labels compare lower-cased.
+ */
+function inFilters(
+  raw: Record<string, string | undefined>,
+  columns: Partial<Record<InField, RawBuilder<string>>>,
+): { column: RawBuilder<string>; wanted: string[] }[] {
+  const found: { column: RawBuilder<string>; wanted: string[] }[] = []
+  for (const field of IN_FIELDS) {
+    const column = columns[field]
+    if (column === undefined) continue
+    for (const param of [field, `${field}__in`]) {
+      const given = raw[param]
+      if (given === undefined) continue
+      const wanted = param === field ? [given] : commaValues(given)
+      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
+      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
+      const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
+      found.push({ column, wanted: compared.length === 0 ? [''] : compared })
+    }
+  }
+  return found
+}
+
+/** A date filter's bound in the column's own form: a day for `date_won`, a stored timestamp for the others. */
+function dateBound(field: (typeof DATE_FIELDS)[number], param: string, raw: string, tzOffsetHours: number): string {
+  if (field !== 'date_won') return timestampBound(param, raw)
+  const bound = dayOrInstant(param, raw)
+  return 'day' in bound ? bound.day : localDateAt(new Date(bound.instant), tzOffsetHours)
+}
+
+/** The organization's opportunities that match the filters, joined to their status. */
+export function filteredOpportunities(
+  db: Db,
+  organizationId: string,
+  query: OpportunityListQuery,
+  tzOffsetHours: number,
+  searches: RawBuilder<SqlBool>[] = [],
+): OppQuery {
+  let q: OppQuery = db
+    .selectFrom('opportunity')
+    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity.status_id')
+    .where('opportunity.organization_id', '=', organizationId)
+  const raw = query as Record<string, string | undefined>
+  for (const { column, wanted } of inFilters(raw, COLUMN)) q = q.where(column, 'in', wanted)
+  for (const field of DATE_FIELDS) {
+    for (const [name, operator] of Object.entries(COMPARATORS)) {
+      const param = `${field}__${name as Comparator}`
+      const given = raw[param]
+      if (given === undefined) continue
+      q = q.where(`opportunity.${field}`, operator, dateBound(field, param, given, tzOffsetHours))
+    }
+  }
+  // `query` and `lead_query`, compiled by opportunity-query.ts.
+  for (const condition of searches) q = q.where(condition)
+  return q
+}
+
+/** `value`, or 0 without one. */
+const value = sql<number>`coalesce(opportunity.value, 0)`
+const annualized = sql<number>`(case when opportunity.value_period = 'monthly' then ${value} * 12 else ${value} end)`
+/** What a value is worth at its confidence, rounded per opportunity as each opportunity shows it. */
+const expected = (of: RawBuilder<number>) => sql<number>`round(${of} * opportunity.confidence / 100.0)`
+
+/** What each opportunity (or rollup row) adds to the sums: its count, value, and the figures made from them. */
+interface Contribution {
+  period: RawBuilder<unknown>
+  count: RawBuilder<number>
+  value: RawBuilder<number>
+  annualized: RawBuilder<number>
+  expected: RawBuilder<number>
+  annualizedExpected: RawBuilder<number>
+}
+
+const ROW_CONTRIBUTION: Contribution = {
+  period: sql`opportunity.value_period`,
+  count: sql<number>`1`,
+  value,
+  annualized,
+  expected: expected(value),
+  annualizedExpected: expected(annualized),
+}
+
+/** The aggregate columns, named as the response names them. */
+function aggregateSelections(from: Contribution = ROW_CONTRIBUTION) {
+  const total = (of: RawBuilder<number>) => sql<number>`coalesce(sum(${of}), 0)`
+  const inPeriod = (p: ValuePeriod, of: RawBuilder<number>) =>
+    total(sql<number>`case when ${from.period} = ${p} then ${of} else 0 end`)
+  return [
+    total(from.count).as('total_results'),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.count).as(`count_${p}`)),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.value).as(`total_value_${p}`)),
+    total(from.annualized).as('total_value_annualized'),
+    ...VALUE_PERIODS.map((p) => inPeriod(p, from.expected).as(`expected_value_${p}`)),
+    total(from.annualizedExpected).as('expected_value_annualized'),
+  ]
+}
+
+export type Aggregates = OpportunityAggregates
+
+/** Postgres sends sums of bigints as text. */
+function aggregatesOf(row: Record<string, unknown>): Aggregates {
+  const n = (key: string) => Number(row[key] ?? 0)
+  return {
+    total_results: n('total_results'),
+    count_by_value_period: { one_time: n('count_one_time'), monthly: n('count_monthly'), annual: n('count_annual') },
+    total_value_one_time: n('total_value_one_time'),
+    total_value_monthly: n('total_value_monthly'),
+    total_value_annual: n('total_value_annual'),
+    total_value_annualized: n('total_value_annualized'),
+    expected_value_one_time: n('expected_value_one_time'),
+    expected_value_monthly: n('expected_value_monthly'),
+    expected_value_annual: n('expected_value_annual'),
+    expected_value_annualized: n('expected_value_annualized'),
+  }
+}
+
+/** Aggregates of disjoint sets of matches, added up. */
+export function sumAggregates(parts: Aggregates[]): Aggregates {
+  const sum = (pick: (a: Aggregates) => number) => parts.reduce((total, part) => total + pick(part), 0)
+  return {
+    total_results: sum((a) => a.total_results),
+    count_by_value_period: {
+      one_time: sum((a) => a.count_by_value_period.one_time),
+      monthly: sum((a) => a.count_by_value_period.monthly),
+      annual: sum((a) => a.count_by_value_period.annual),
+    },
+    total_value_one_time: sum((a) => a.total_value_one_time),
+    total_value_monthly: sum((a) => a.total_value_monthly),
+    total_value_annual: sum((a) => a.total_value_annual),
+    total_value_annualized: sum((a) => a.total_value_annualized),
+    expected_value_one_time: sum((a) => a.expected_value_one_time),
+    expected_value_monthly: sum((a) => a.expected_value_monthly),
+    expected_value_annual: sum((a) => a.expected_value_annual),
+    expected_value_annualized: sum((a) => a.expected_value_annualized),
+  }
+}
+
+export async function aggregate(q: OppQuery): Promise<Aggregates> {
+  const row = await q.select(aggregateSelections()).executeTakeFirstOrThrow()
+  return aggregatesOf(row)
+}
+
+/** The owner's display name. */
+const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
+const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
+
+function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> }): RawBuilder<unknown> {
+  switch (field) {
+    case 'value':
+      return sql`opportunity.value`
+    case 'annualized_value':
+      return sql`(case when opportunity.value_period = 'monthly' then opportunity.value * 12 else opportunity.value end)`
+    case 'expected_value':
+      return sql`(opportunity.value * opportunity.confidence)`
+    case 'confidence':
+      return sql`opportunity.confidence`
+    case 'user_name':
+      return sql`lower(${userName})${ctx.collate}`
+    case 'lead_name':
+      return sql`lower(${leadName})${ctx.collate}`
+    default:
+      return sql.ref(`opportunity.${field}`)
+  }
+}
+
+/** The key an opportunity's group is known by: `2026-03`, `2026-Q1`, `2026-W09`, `2026`, or the owner's id. */
+export function groupKey(
+  field: GroupField,
+  dialect: Dialect,
+  columns: { dateWon: RawBuilder<unknown>; userId: RawBuilder<unknown> } = {
+    dateWon: sql`opportunity.date_won`,
+    userId: sql`opportunity.user_id`,
+  },
+): RawBuilder<string | null> {
+  const won = columns.dateWon
+  switch (field) {
+    case 'user_id':
+      return sql`${columns.userId}`
+    case 'date_won__year':
+      return sql`substr(${won}, 1, 4)`
+    case 'date_won__month':
+      return sql`substr(${won}, 1, 7)`
+    case 'date_won__quarter':
+      return sql`(substr(${won}, 1, 4) || '-Q' || cast((cast(substr(${won}, 6, 2) as integer) + 2) / 3 as text))`
+    case 'date_won__week':
+      return dialect === 'sqlite' ? sql`strftime('%G-W%V', ${won})` : sql`to_char(cast(${won} as date), 'IYYY"-W"IW')`
+  }
+}
+
+/** Orders a list: nulls last either way, then by `id` so that pages never repeat or skip a row. */
+function orderTerms(
+  order: { field: OrderField; descending: boolean } | undefined,
+  dialect: Dialect,
+): RawBuilder<unknown>[] {
+  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
+  if (order === undefined) return [sql`opportunity.date_created desc`, sql`opportunity.id${collate} desc`]
+  const expression = orderExpression(order.field, { collate })
+  const direction = sql.raw(order.descending ? 'desc' : 'asc')
+  return [
+    sql`case when ${expression} is null then 1 else 0 end`,
+    sql`${expression} ${direction}`,
+    sql`opportunity.id${collate} ${direction}`,
+  ]
+}
+
+/**
+ * The list's order, and its groups when grouped. A grouped list orders inside each group only: which groups a page
+ * runs over, and in what order, comes from the groups' sizes (`pageGroups`).
+ */
+export function listOrder(
+  query: OpportunityListQuery,
+  dialect: Dialect,
+): { terms: RawBuilder<unknown>[]; group: { field: GroupField; descending: boolean } | undefined } {
+  return {
+    terms: orderTerms(parseDirected(query._order_by, '_order_by', ORDER_FIELDS), dialect),
+    group: parseDirected(query._group_by, '_group_by', GROUP_FIELDS),
+  }
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0')
+}
+
+function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10)
+}
+
+/** The Monday of ISO week `week` of ISO year `year`: the week holding 4 January is week 1. */
+function isoWeekMonday(year: number, week: number): Date {
+  const january4 = new Date(Date.UTC(year, 0, 4))
+  const monday = new Date(january4.getTime() - ((january4.getUTCDay() + 6) % 7) * 86_400_000)
+  return new Date(monday.getTime() + (week - 1) * 7 * 86_400_000)
+}
+
+/**
+ * The days `[from, to)` a date group's key covers (`2026`, `2026-Q1`, `2026-03`, `2026-W09`), so that a page reads
+ * a group's opportunities through the `date_won` index; undefined for an owner's group.
+ */
+export function groupDays(field: GroupField, key: string): { from: string; to: string } | undefined {
+  const year = Number(key.slice(0, 4))
+  const month = (first: number, months: number) => ({
+    from: `${pad(year, 4)}-${pad(first, 2)}-01`,
+    to: isoDay(new Date(Date.UTC(year, first - 1 + months, 1))),
+  })
+  switch (field) {
+    case 'date_won__year':
+      return month(1, 12)
+    case 'date_won__quarter':
+      return month((Number(key.slice(6)) - 1) * 3 + 1, 3)
+    case 'date_won__month':
+      return month(Number(key.slice(5, 7)), 1)
+    case 'date_won__week': {
+      const monday = isoWeekMonday(year, Number(key.slice(6)))
+      return { from: isoDay(monday), to: isoDay(new Date(monday.getTime() + 7 * 86_400_000)) }
+    }
+    case 'user_id':
+      return undefined
+  }
+}
+
+/** The groups' keys in the list's order: by `sortKey` then key, reversed with "-", the key-less group last. */
+export function groupOrder(
+  keys: (string | null)[],
+  descending: boolean,
+  sortKey: (key: string) => string = (key) => key,
+): (string | null)[] {
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const keyed = keys
+    .filter((k): k is string => k !== null)
+    .sort((a, b) => compare(sortKey(a), sortKey(b)) || compare(a, b))
+  if (descending) keyed.reverse()
+  return keys.includes(null) ? [...keyed, null] : keyed
+}
+
+/**
+ * The groups a page of a grouped list runs over, in the list's order, with how many of each group's objects
+ * to skip and take: a page then reads the few groups it touches through the `date_won` index instead of ordering
+ * every match. `counts` are the groups' sizes; `limit` asks for one object past the page (to learn `has_more`).
+ * Owners' groups sort by `sortKey` (their lower-cased name), then by id; a reversed list reverses both.
+ */
+export function pageGroups(
+  counts: Map<string | null, number>,
+  descending: boolean,
+  skip: number,
+  limit: number,
+  /** How keys sort (owners by name); by the key itself when absent. */
+  sortKey: (key: string) => string = (key) => key,
+): { key: string | null; skip: number; take: number }[] {
+  const keys = groupOrder([...counts.keys()], descending, sortKey)
+  const parts: { key: string | null; skip: number; take: number }[] = []
+  let start = 0
+  let wanted = limit
+  for (const key of keys) {
+    const size = counts.get(key) ?? 0
+    const end = start + size
+    if (wanted > 0 && end > skip) {
+      const from = Math.max(0, skip - start)
+      const take = Math.min(size - from, wanted)
+      if (take > 0) parts.push({ key, skip: from, take })
+      wanted -= Math.max(take, 0)
+    }
+    start = end
+    if (wanted <= 0) break
+  }
+  return parts
+}
+
+/** Each group's aggregates over every match, by key (`null` for opportunities without one). */
+export async function groupAggregates(
+  q: OppQuery,
+  group: { field: GroupField },
+  dialect: Dialect,
+): Promise<Map<string | null, Aggregates>> {
+  const key = groupKey(group.field, dialect)
+  const rows = await q
+    .select([key.as('group_key'), ...aggregateSelections()])
+    .groupBy(key)
+    .execute()
+  return new Map(
+    rows.map((row) => {
+      const record = row as Record<string, unknown>
+      const k = record.group_key
+      return [typeof k === 'string' ? k : null, aggregatesOf(record)]
+    }),
+  )
+}
+
+// --- sums from the rollup (migration 0010) ---
+
+/** The filters the rollup can answer: anything else (a lead, a contact, a search, other dates) reads the rows. */
+const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
+  user_id: sql`opportunity_rollup.user_id`,
+  pipeline_id: sql`opportunity_status.pipeline_id`,
+  status_id: sql`opportunity_rollup.status_id`,
+  status_label: sql`lower(opportunity_status.label)`,
+  status_type: sql`opportunity_status.type`,
+  value_period: sql`opportunity_rollup.value_period`,
+}
+
+const ROLLUP_FIELDS = new Set<string>(Object.keys(ROLLUP_COLUMN))
+
+const ROLLUP_CONTRIBUTION: Contribution = {
+  period: sql`opportunity_rollup.value_period`,
+  count: sql<number>`opportunity_rollup.opportunities`,
+  value: sql<number>`opportunity_rollup.value`,
+  annualized: sql<number>`opportunity_rollup.annualized`,
+  expected: sql<number>`opportunity_rollup.expected`,
+  annualizedExpected: sql<number>`opportunity_rollup.annualized_expected`,
+}
+
+/**
+ * The list's sums (and its groups' sums, when grouped) from the rollup, when every filter is one it can answer;
+ * undefined otherwise. The same figures as adding up the rows (the list's tests compare both with a recomputation).
+ */
+export async function rollupAggregates(
+  db: Db,
+  organizationId: string,
+  query: OpportunityListQuery,
+  group: { field: GroupField } | undefined,
+  dialect: Dialect,
+  tzOffsetHours: number,
+): Promise<{ totals: Aggregates; groups: Map<string | null, Aggregates> | undefined } | undefined> {
+  const raw = query as Record<string, string | undefined>
+  const filtered = Object.keys(raw).filter((k) => !k.startsWith('_') && raw[k] !== undefined)
+  const answerable = filtered.every((k) => {
+    const field = k.endsWith('__in') ? k.slice(0, -'__in'.length) : k
+    return ROLLUP_FIELDS.has(field) || k.startsWith('date_won__')
+  })
+  // A filter on an empty value would meet the rollup's '' (no owner, no day) where the rows hold null.
+  if (!answerable || filtered.some((k) => commaValues(raw[k] ?? '').length === 0)) return undefined
+  let q = db
+    .selectFrom('opportunity_rollup')
+    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')
+    .where('opportunity_rollup.organization_id', '=', organizationId)
+  for (const { column, wanted } of inFilters(raw, ROLLUP_COLUMN)) q = q.where(column, 'in', wanted)
+  for (const [name, operator] of Object.entries(COMPARATORS)) {
+    const param = `date_won__${name}`
+    const given = raw[param]
+    if (given === undefined) continue
+    const bound = dateBound('date_won', param, given, tzOffsetHours)
+    q = q.where('opportunity_rollup.date_won', '<>', '').where('opportunity_rollup.date_won', operator, bound)
+  }
+  if (group === undefined) {
+    return {
+      totals: aggregatesOf(await q.select(aggregateSelections(ROLLUP_CONTRIBUTION)).executeTakeFirstOrThrow()),
+      groups: undefined,
+    }
+  }
+  const key = groupKey(group.field, dialect, {
+    dateWon: sql`nullif(opportunity_rollup.date_won, '')`,
+    userId: sql`nullif(opportunity_rollup.user_id, '')`,
+  })
+  const rows = await q
+    .select([key.as('group_key'), ...aggregateSelections(ROLLUP_CONTRIBUTION)])
+    .groupBy(key)
+    .execute()
+  const groups = new Map(
+    rows.map((row) => {
+      const record = row as Record<string, unknown>
+      const k = record.group_key
+      return [typeof k === 'string' ? k : null, aggregatesOf(record)] as const
+    }),
+  )
+  return { totals: sumAggregates([...groups.values()]), groups }
+}

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+const orgPath = () => `/organization/${ctx.org.id}/`
+
+describe('GET /organization/{id}/', () => {
+  it('shows the organization with statuses, the default pipeline’s statuses and memberships', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', orgPath())
+    expect(res.statusCode).toBe(200)
+    const org = res.json()
+    expect(org).toMatchObject({
+      id: ctx.org.id,
+      name: 'Acme Inc',
+      currency: 'USD',
+      currency_symbol: '$',
+      country: 'US',
+      user_count: 2,
+    })
+    expect(org.lead_statuses.map((s: { label: string }) => s.label)).toEqual([
+      'Potential',
+      'Bad Fit',
+      'Qualified',
+      'Customer',
+    ])
+    expect(org.opportunity_statuses.map((s: { label: string; type: string }) => [s.label, s.type])).toEqual([
+      ['Active', 'active'],
+      ['Won', 'won'],
+      ['Lost', 'lost'],
+    ])
+    expect(new Set(org.opportunity_statuses.map((s: { pipeline_id: string }) => s.pipeline_id)).size).toBe(1)
+    expect(org.memberships.map((m: { user_id: string; role: string }) => [m.user_id, m.role])).toEqual([
+      [ctx.org.admin.id, 'admin'],
+      [ctx.org.member.id, 'user'],
+    ])
+    expect(org.memberships[0].user_full_name).toBe('Ada Admin')
+  })
+})
+
+describe('PUT /organization/{id}/', () => {
+  it('renames the organization and changes its currency', async () => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
+      body: { name: '  Acme Europe ', currency: 'EUR' },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({
+      name: 'Acme Europe',
+      currency: 'EUR',
+      currency_symbol: '€',
+      updated_by: ctx.org.admin.id,
+    })
+    const again = await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())
+    expect(again.json()).toMatchObject({ name: 'Acme Europe', currency: 'EUR' })
+  })
+
+  it.each([
+    [{ currency: 'XYZ' }, 'currency'],
+    [{ currency: 'usd' }, 'currency'],
+    [{ name: '   ' }, 'name'],
+    [{ name: '' }, 'name'],
+    [{ country: 'USA' }, 'country'],
+    [{ name: 42 }, 'name'],
+  ])('refuses %j with a field error and changes nothing', async (body, field) => {
+    const before = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), { body })
+    expect(res.statusCode).toBe(400)
+    expect(Object.keys(res.json()['field-errors'])).toEqual([field])
+    const after = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    expect(after).toEqual(before)
+  })
+
+  it('reorders the lead statuses', async () => {
+    const org = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    const reversed = [...org.lead_statuses].reverse()
+    const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
+      body: { lead_statuses: reversed.map((s: { id: string }) => ({ id: s.id })) },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().lead_statuses).toEqual(reversed)
+    const byIds = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
+      body: { lead_statuses: org.lead_statuses.map((s: { id: string }) => s.id) },
+    })
+    expect(byIds.json().lead_statuses).toEqual(org.lead_statuses)
+  })
+
+  it('refuses an order that leaves out, repeats or invents a status, and changes nothing', async () => {
+    const org = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    const ids: string[] = org.lead_statuses.map((s: { id: string }) => s.id)
+    const foreign = (await call(ctx.app, ctx.other.admin.key, 'GET', `/organization/${ctx.other.id}/`)).json()
+      .lead_statuses[0].id
+    for (const order of [ids.slice(1), [...ids, ids[0]], [...ids.slice(1), foreign], [...ids.slice(0, -1), ids[0]]]) {
+      const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
+        body: { lead_statuses: order, name: 'Should not stick' },
+      })
+      expect(res.statusCode).toBe(400)
+      expect(Object.keys(res.json()['field-errors'])).toEqual(['lead_statuses'])
+    }
+    const after = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    expect(after.lead_statuses).toEqual(org.lead_statuses)
+    expect(after.name).toBe(org.name)
+  })
+
+  it('is for admins only', async () => {
+    const res = await call(ctx.app, ctx.org.member.key, 'PUT', orgPath(), { body: { currency: 'GBP' } })
+    expect(res.statusCode).toBe(403)
+  })
+})

@@ -1,0 +1,91 @@
+import type { Organization } from '@leadline/shared/organization-schema'
+import type { Membership } from '@leadline/shared/user-schema'
+import type { Db } from '../../platform/data/database.js'
+import { opportunityStatusesQuery } from '../statuses/status-repo.js'
+import { displayName } from '../users/user-repo.js'
+
+// Building an Intl.NumberFormat costs far more than using one: one per currency, made once.
+const symbols = new Map<string, string>()
+
+export function currencySymbol(currency: string): string {
+  let symbol = symbols.get(currency)
+  if (symbol === undefined) {
+    const part = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
+      .formatToParts(0)
+      .find((p) => p.type === 'currency')
+    symbol = part?.value ?? currency
+    symbols.set(currency, symbol)
+  }
+  return symbol
+}
+
+export async function membershipViews(db: Db, organizationId: string, userId?: string): Promise<Membership[]> {
+  let query = db
+    .selectFrom('membership')
+    .innerJoin('user', 'user.id', 'membership.user_id')
+    .select([
+      'membership.id',
+      'membership.organization_id',
+      'membership.user_id',
+      'membership.role',
+      'membership.date_created',
+      'membership.date_updated',
+      'user.email',
+      'user.first_name',
+      'user.last_name',
+    ])
+    .where('membership.organization_id', '=', organizationId)
+  if (userId !== undefined) query = query.where('membership.user_id', '=', userId)
+  const rows = await query.orderBy('membership.date_created').orderBy('membership.id').execute()
+  return rows.map((row) => ({
+    id: row.id,
+    organization_id: row.organization_id,
+    user_id: row.user_id,
+    user_email: row.email,
+    user_full_name: displayName(row),
+    user_first_name: row.first_name,
+    user_last_name: row.last_name,
+    role_id: row.role,
+    role: row.role,
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+  }))
+}
+
+/** The organization as the API shows it, or undefined when it does not exist. */
+export async function organizationView(db: Db, organizationId: string): Promise<Organization | undefined> {
+  const org = await db.selectFrom('organization').selectAll().where('id', '=', organizationId).executeTakeFirst()
+  if (org === undefined) return undefined
+  const [leadStatuses, opportunityStatuses, memberships] = await Promise.all([
+    db
+      .selectFrom('lead_status')
+      .select(['id', 'label'])
+      .where('organization_id', '=', organizationId)
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+    opportunityStatusesQuery(db, organizationId).execute(),
+    membershipViews(db, organizationId),
+  ])
+  return {
+    id: org.id,
+    name: org.name,
+    currency: org.currency,
+    currency_symbol: currencySymbol(org.currency),
+    country: org.country,
+    lead_statuses: leadStatuses,
+    opportunity_statuses: opportunityStatuses.map(({ id, label, type, pipeline_id }) => ({
+      id,
+      label,
+      type,
+      pipeline_id,
+    })),
+    memberships,
+    inactive_memberships: [],
+    user_count: memberships.length,
+    created_by: org.created_by,
+    updated_by: org.updated_by,
+    date_created: org.date_created,
+    date_updated: org.date_updated,
+  }
+}

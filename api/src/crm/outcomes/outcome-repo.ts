@@ -1,0 +1,133 @@
+import { OUTCOME_APPLIES_TO, type Outcome, type OutcomeAppliesTo } from '@leadline/shared/outcome-schema'
+import { sql } from 'kysely'
+import type { Db, Dialect, OutcomeTable } from '../../platform/data/database.js'
+import type { EventAction, EventInput } from '../../integrations/events/event-repo.js'
+import { isUniqueViolation } from '../../platform/data/db-errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
+import { newId } from '../../platform/security/ids.js'
+import { foldCase } from '../../platform/text/text.js'
+
+/** The organization's outcomes by name ignoring case, the order a picker shows them in (the same in both dialects). */
+export function outcomesQuery(db: Db, dialect: Dialect, organizationId: string) {
+  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
+  return db
+    .selectFrom('outcome')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy(sql`name_key${collate}`)
+}
+
+/** One outcome of the organization, read by its primary key. */
+export async function findOutcome(db: Db, organizationId: string, id: string): Promise<OutcomeTable | undefined> {
+  return db
+    .selectFrom('outcome')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst()
+}
+
+export function outcomeView(row: OutcomeTable): Outcome {
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    applies_to: appliesTo(row),
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+  }
+}
+
+function appliesTo(row: OutcomeTable): OutcomeAppliesTo[] {
+  const stored: unknown = JSON.parse(row.applies_to)
+  return OUTCOME_APPLIES_TO.filter((kind) => Array.isArray(stored) && stored.includes(kind))
+}
+
+/** Whether an outcome may be set on a call. */
+export function appliesToCalls(row: OutcomeTable): boolean {
+  return appliesTo(row).includes('calls')
+}
+
+/** An outcome's event: organization-wide, under no lead. */
+export function outcomeEvent(view: Outcome, action: EventAction, previous?: Outcome): EventInput {
+  return {
+    objectType: 'outcome',
+    objectId: view.id,
+    action,
+    leadId: null,
+    data: view,
+    ...(previous === undefined ? {} : { previous }),
+  }
+}
+
+export interface OutcomeFields {
+  name: string
+  description: string | null
+  type: OutcomeTable['type']
+  applies_to: OutcomeAppliesTo[]
+}
+
+function columns(fields: OutcomeFields) {
+  return {
+    name: fields.name,
+    name_key: foldCase(fields.name),
+    description: fields.description,
+    type: fields.type,
+    applies_to: JSON.stringify(fields.applies_to),
+  }
+}
+
+const OUTCOME_NAME_TAKEN = 'An outcome with this name already exists.'
+
+// The (organization_id, name_key) unique constraint settles two writers racing for one name: a field error on `name`.
+async function guardName<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    if (isUniqueViolation(error)) throw ValidationError.field('name', OUTCOME_NAME_TAKEN)
+    throw error
+  }
+}
+
+export async function insertOutcome(
+  db: Db,
+  input: OutcomeFields & { organizationId: string; userId: string; now: string },
+): Promise<OutcomeTable> {
+  const row: OutcomeTable = {
+    id: newId('outcome'),
+    organization_id: input.organizationId,
+    ...columns(input),
+    created_by: input.userId,
+    updated_by: input.userId,
+    date_created: input.now,
+    date_updated: input.now,
+  }
+  await guardName(db.insertInto('outcome').values(row).execute())
+  return row
+}
+
+export async function updateOutcome(
+  db: Db,
+  row: OutcomeTable,
+  fields: OutcomeFields,
+  change: { userId: string; now: string },
+): Promise<OutcomeTable> {
+  const set = { ...columns(fields), updated_by: change.userId, date_updated: change.now }
+  await guardName(
+    db
+      .updateTable('outcome')
+      .set(set)
+      .where('organization_id', '=', row.organization_id)
+      .where('id', '=', row.id)
+      .execute(),
+  )
+  return { ...row, ...set }
+}
+
+export async function deleteOutcome(db: Db, row: OutcomeTable): Promise<void> {
+  await db.deleteFrom('outcome').where('organization_id', '=', row.organization_id).where('id', '=', row.id).execute()
+}

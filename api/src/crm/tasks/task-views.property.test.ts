@@ -1,0 +1,89 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TASK_TYPES } from '@leadline/shared/task-schema'
+import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { insertTask } from './task-repo.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+const day = fc
+  .date({ min: new Date('2026-02-25T00:00:00Z'), max: new Date('2026-03-05T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10))
+// Timestamps on the minute, some right at a day's edge somewhere in the world.
+const instant = fc
+  .integer({ min: Date.parse('2026-02-26T00:00:00Z') / 60_000, max: Date.parse('2026-03-04T00:00:00Z') / 60_000 })
+  .map((minutes) => new Date(minutes * 60_000).toISOString())
+const task = fc.record({
+  type: fc.constantFrom(...TASK_TYPES),
+  date: fc.oneof(day, instant, fc.constant(null)),
+  complete: fc.boolean(),
+})
+// Every real offset from −12 to +14, in quarter hours.
+const offset = fc.integer({ min: -48, max: 56 }).map((quarters) => quarters / 4)
+const now = fc.integer({ min: Date.parse('2026-02-28T00:00:00Z'), max: Date.parse('2026-03-03T00:00:00Z') })
+
+describe('inbox, future and archive', () => {
+  it('split the organization’s tasks exactly, and each task’s view names the list it is in', async () => {
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(task, { minLength: 1, maxLength: 12 }),
+        fc.array(offset, { minLength: 1, maxLength: 3 }),
+        now,
+        async (tasks, offsets, at) => {
+          run += 1
+          const org = await ctx.createOrg(`Views property ${String(run)}`)
+          const lead = (await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Prop Co' } })).json()
+          ctx.clock.set(new Date('2026-02-27T12:00:00Z'))
+          const stamp = formatTimestamp(ctx.clock.now())
+          const ids: string[] = []
+          for (const t of tasks) {
+            ids.push(
+              await insertTask(ctx.database.db, {
+                organizationId: org.id,
+                leadId: lead.id,
+                type: t.type,
+                assignedTo: org.member.id,
+                contactId: null,
+                date: t.date === null ? null : t.date.includes('T') ? formatTimestamp(new Date(t.date)) : t.date,
+                today: stamp.slice(0, 10),
+                isComplete: t.complete,
+                userId: null,
+                now: stamp,
+              }),
+            )
+          }
+          ctx.clock.set(new Date(at))
+          for (const hours of offsets) {
+            const headers = { 'x-tz-offset': String(hours) }
+            const lists = new Map<string, { id: string; view: string }[]>()
+            for (const view of ['inbox', 'future', 'archive']) {
+              const res = await call(ctx.app, org.member.key, 'GET', '/task/', {
+                query: { view, _type: 'all', _limit: '1000' },
+                headers,
+              })
+              expect(res.statusCode, res.body).toBe(200)
+              lists.set(view, res.json().data)
+            }
+            const seen = [...lists.values()].flat().map((t) => t.id)
+            // Every task in exactly one list.
+            expect(seen.length).toBe(new Set(seen).size)
+            expect(new Set(seen)).toEqual(new Set(ids))
+            for (const [view, listed] of lists) {
+              for (const t of listed) expect(t.view, `${t.id} at ${String(hours)}`).toBe(view)
+            }
+            expect(lists.get('archive')?.length).toBe(tasks.filter((t) => t.complete).length)
+          }
+        },
+      ),
+      { numRuns: 12 },
+    )
+  })
+})

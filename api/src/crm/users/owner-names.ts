@@ -1,0 +1,52 @@
+import type { Db } from '../../platform/data/database.js'
+import type { OrganizationMeta } from '../organizations/organization-meta.js'
+import { userNames } from './user-names.js'
+
+/** The names an object's view shows of the lead, contact and users it refers to. */
+export interface RelatedNames {
+  leads: Map<string, string | null>
+  contacts: Map<string, string | null>
+  users: Map<string, string>
+}
+
+const distinct = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
+
+/**
+ * Reads, in three queries at most, the names of the leads, contacts and users some rows refer to: members' names
+ * come from the organization's metadata, and `knownLeads` saves reading leads the caller already holds.
+ */
+export async function relatedNames(
+  db: Db,
+  meta: OrganizationMeta,
+  refs: { leads: Iterable<string>; contacts: Iterable<string | null>; users: Iterable<string | null> },
+  knownLeads?: Map<string, string | null>,
+): Promise<RelatedNames> {
+  const organizationId = meta.organization.id
+  const leadIds = distinct(refs.leads).filter((id) => knownLeads?.has(id) !== true)
+  const contactIds = distinct(refs.contacts)
+  const userIds = distinct(refs.users).filter((id) => !meta.memberNames.has(id))
+  const [leads, contacts, others] = await Promise.all([
+    leadIds.length === 0
+      ? []
+      : db
+          .selectFrom('lead')
+          .select(['id', 'name'])
+          .where('organization_id', '=', organizationId)
+          .where('id', 'in', leadIds)
+          .execute(),
+    contactIds.length === 0
+      ? []
+      : db
+          .selectFrom('contact')
+          .select(['id', 'name'])
+          .where('organization_id', '=', organizationId)
+          .where('id', 'in', contactIds)
+          .execute(),
+    userIds.length === 0 ? new Map<string, string>() : userNames(db, userIds),
+  ])
+  return {
+    leads: new Map([...(knownLeads ?? []), ...leads.map((l): [string, string | null] => [l.id, l.name])]),
+    contacts: new Map(contacts.map((c) => [c.id, c.name])),
+    users: others.size === 0 ? meta.memberNames : new Map([...meta.memberNames, ...others]),
+  }
+}

@@ -1,0 +1,365 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { emailAccountSchema } from '@leadline/shared/email-account-schema'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import type { Db, EmailAccountTable } from '../../platform/data/database.js'
+import type { KeyOwner } from '../../platform/security/api-key-repo.js'
+import type { Deps } from '../../platform/deps.js'
+import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { caller } from '../../platform/http/request-context.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { checkedForMember, checkedPassword, identitiesForNewAddress } from './email-account-input.js'
+import {
+  AddressTakenError,
+  deleteEmailAccount,
+  DuplicateEmailAccountError,
+  emailAccountsQuery,
+  emailAccountViews,
+  explainAddressConflict,
+  findEmailAccountRow,
+  insertEmailAccount,
+  oneEmailAccountView,
+  updateEmailAccount,
+} from './email-account-repo.js'
+import { resendVerificationLink, verifyAddress } from './email-address-verification.js'
+import { isUniqueViolation } from '../../platform/data/db-errors.js'
+
+const tags = ['email accounts']
+const params = Type.Object({ id: Type.String() })
+
+const identitySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: 'The name recipients see; blank by default.' })),
+    email: Type.String(),
+  },
+  { additionalProperties: false },
+)
+const identitiesSchema = Type.Array(identitySchema, {
+  description:
+    'Who the user may send as through this account. The account’s own address is always one: when missing it is ' +
+    'added first, named after the user. The first is the `default_identity`. A link is emailed to each new ' +
+    'address (through the account’s SMTP server): until it is followed, the address neither receives mail nor may ' +
+    'be sent as. An address another account has verified is refused.',
+})
+const hostSchema = Type.String({ description: 'A host name or an IP address, without a scheme or port.' })
+const portSchema = Type.Integer({ description: '1 to 65535.' })
+const usernameSchema = Type.Union([Type.String(), Type.Null()], { description: 'Null or blank: no login.' })
+const passwordSchema = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'Write-only: stored encrypted under the server’s `LEADLINE_SECRET_KEY` (refused when it has none) and never ' +
+    'shown; the view says `has_password`. Null or blank removes it.',
+})
+const useSslSchema = Type.Boolean({
+  description: 'TLS from the start of the connection (SMTPS, usually port 465); false: plain, upgraded by STARTTLS.',
+})
+
+const createBody = Type.Object(
+  {
+    user_id: Type.Optional(Type.String({ description: 'A member of your organization; the caller by default.' })),
+    email: Type.String({
+      description:
+        'The address the account sends as; one account’s in the whole server. Set by an admin it is verified at ' +
+        'once; set by a user, a link is emailed to it, and it neither receives nor is sent as until followed.',
+    }),
+    identities: Type.Optional(identitiesSchema),
+    smtp: Type.Object(
+      {
+        host: hostSchema,
+        port: portSchema,
+        username: Type.Optional(usernameSchema),
+        password: Type.Optional(passwordSchema),
+        use_ssl: Type.Optional({ ...useSslSchema, description: `${useSslSchema.description} Defaults to true.` }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const updateBody = Type.Object(
+  {
+    user_id: Type.Optional(Type.String({ description: 'Move the account to another member (admin).' })),
+    email: Type.Optional(Type.String()),
+    identities: Type.Optional(identitiesSchema),
+    smtp: Type.Optional(
+      Type.Object(
+        {
+          host: Type.Optional(hostSchema),
+          port: Type.Optional(portSchema),
+          username: Type.Optional(usernameSchema),
+          password: Type.Optional(passwordSchema),
+          use_ssl: Type.Optional(useSslSchema),
+        },
+        { additionalProperties: false, description: 'Only the settings sent change; a password not sent is kept.' },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
+)
+
+const listQuery = Type.Composite([
+  listQuerySchema(),
+  Type.Object({
+    user_id: Type.Optional(Type.String({ description: 'Only this user’s accounts (admins; users see only theirs).' })),
+  }),
+])
+
+/** The caller may manage `userId`'s accounts: their own, or anyone's as an admin. */
+function requireManager(me: KeyOwner, userId: string): void {
+  if (me.role !== 'admin' && userId !== me.userId) {
+    throw new ForbiddenError('Only an admin can manage the email accounts of other users.')
+  }
+}
+
+function withIdentityNames(identities: { name?: string | undefined; email: string }[] | undefined) {
+  return identities?.map((identity) => ({ name: identity.name ?? '', email: identity.email }))
+}
+
+export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
+  /** The account of the caller's organization, if the caller may manage it (404, then 403). */
+  async function managedAccount(tx: Db, me: KeyOwner, id: string): Promise<EmailAccountTable> {
+    const row = await findEmailAccountRow(tx, me.organizationId, id)
+    if (row === undefined) throw new NotFoundError('Email account')
+    requireManager(me, row.user_id)
+    return row
+  }
+
+  /** A refused address as a field error on the field that named it (`email` or `identities.N.email`). */
+  async function takenAddress(
+    failure: unknown,
+    asked: { email: string; identities?: { email: string }[] | undefined },
+  ): Promise<never> {
+    const error = await explainAddressConflict(db, failure)
+    if (error instanceof DuplicateEmailAccountError) {
+      throw ValidationError.field('email', 'Your organization already has an email account for this address.')
+    }
+    if (!(error instanceof AddressTakenError)) throw error
+    const index = (asked.identities ?? []).findIndex((i) => i.email.trim().toLowerCase() === error.address)
+    const field =
+      asked.email.trim().toLowerCase() === error.address || index < 0 ? 'email' : `identities.${index}.email`
+    // Another organization's account is not named: the address is in use, nothing more.
+    throw ValidationError.field(
+      field,
+      error.sameOrganization
+        ? 'Your organization already has an email account for this address.'
+        : 'This address is in use by another email account.',
+    )
+  }
+
+  app.get(
+    '/email_account/',
+    {
+      schema: {
+        tags,
+        summary: 'The email accounts of your organization (admin), or your own (user)',
+        querystring: listQuery,
+        response: { 200: listEnvelopeSchema(emailAccountSchema) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const asked = request.query.user_id
+      if (me.role !== 'admin' && asked !== undefined && asked !== me.userId) return { has_more: false, data: [] }
+      const userId = me.role === 'admin' ? asked : me.userId
+      const page = await fetchPage(emailAccountsQuery(db, me.organizationId, userId), request.query)
+      return { has_more: page.has_more, data: await emailAccountViews(db, page.data) }
+    },
+  )
+
+  app.get(
+    '/email_account/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One email account: yours, or any of your organization’s as an admin',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: emailAccountSchema },
+      },
+    },
+    async (request) => oneEmailAccountView(db, await managedAccount(db, caller(request), request.params.id)),
+  )
+
+  app.post(
+    '/email_account/',
+    {
+      schema: {
+        tags,
+        summary: 'Add an email account: for yourself, or for any member as an admin (answers 200)',
+        querystring: fieldsQuerySchema,
+        body: createBody,
+        response: { 200: emailAccountSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const body = request.body
+      const userId = body.user_id ?? me.userId
+      requireManager(me, userId)
+      const fields = await checkedForMember(db, me.organizationId, userId, {
+        email: body.email,
+        identities: withIdentityNames(body.identities) ?? [],
+        smtp: {
+          host: body.smtp.host,
+          port: body.smtp.port,
+          username: body.smtp.username ?? null,
+          use_ssl: body.smtp.use_ssl ?? true,
+        },
+      })
+      const password = checkedPassword(body.smtp.password, config.secretBox) ?? null
+      // The own address an admin sets is trusted (decision 0038); any other address waits for its link.
+      const trusted = me.role === 'admin' ? [fields.email] : []
+      const row = await insertEmailAccount(
+        db,
+        config.secretBox,
+        { organizationId: me.organizationId, userId, fields, password, trusted },
+        { actorId: me.userId, now: formatTimestamp(clock.now()) },
+      ).catch((error: unknown) => takenAddress(error, body))
+      return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.put(
+    '/email_account/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Change an email account: yours, or any as an admin',
+        params,
+        querystring: fieldsQuerySchema,
+        body: updateBody,
+        response: { 200: emailAccountSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const body = request.body
+      const row = await db
+        .transaction()
+        .execute(async (tx) => {
+          const before = await managedAccount(tx, me, request.params.id)
+          const userId = body.user_id ?? before.user_id
+          requireManager(me, userId)
+          const stored = await oneEmailAccountView(tx, before)
+          const email = body.email ?? before.email
+          const fields = await checkedForMember(tx, me.organizationId, userId, {
+            email,
+            identities:
+              withIdentityNames(body.identities) ??
+              identitiesForNewAddress(stored.identities, before.email, email.trim().toLowerCase()),
+            smtp: {
+              host: body.smtp?.host ?? stored.smtp.host,
+              port: body.smtp?.port ?? stored.smtp.port,
+              username: body.smtp?.username === undefined ? stored.smtp.username : body.smtp.username,
+              use_ssl: body.smtp?.use_ssl ?? stored.smtp.use_ssl,
+            },
+          })
+          const password = checkedPassword(body.smtp?.password, config.secretBox)
+          const trusted = me.role === 'admin' && fields.email !== before.email ? [fields.email] : []
+          return updateEmailAccount(
+            tx,
+            config.secretBox,
+            before,
+            { userId, fields, password, trusted },
+            { actorId: me.userId, now: formatTimestamp(clock.now()) },
+          )
+        })
+        .catch((error: unknown) => takenAddress(error, { email: body.email ?? '', identities: body.identities }))
+      return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.post(
+    '/email_account/:id/send_verification/',
+    {
+      schema: {
+        tags,
+        summary: 'Email the verification link of an address of the account again',
+        description:
+          'The address (the account’s own or an identity’s) must be unverified. A new link replaces the one before. ' +
+          'At most one link a minute to an address, and ten an hour from an account: 429 with `Retry-After` beyond.',
+        params,
+        body: Type.Object(
+          { email: Type.String({ description: 'The address to verify.' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: emailAccountSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const row = await db.transaction().execute(async (tx) => {
+        const account = await managedAccount(tx, me, request.params.id)
+        await resendVerificationLink(
+          tx,
+          {
+            organizationId: me.organizationId,
+            accountId: account.id,
+            address: request.body.email.trim().toLowerCase(),
+            field: 'email',
+          },
+          clock.now(),
+        )
+        return account
+      })
+      return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.post(
+    '/email_account/verify_identity/',
+    {
+      schema: {
+        tags,
+        summary: 'Follow the link emailed to an address: the address is verified',
+        description:
+          'The token of the link emailed to an address of an email account (`…/verify-email?token=…` in the web ' +
+          'app). Only the account’s user may follow it; it works once, for 24 hours. Answers the address verified ' +
+          'and its account.',
+        body: Type.Object({ token: Type.String() }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            email: Type.String({ description: 'The address verified.' }),
+            email_account: emailAccountSchema,
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const verified = await db
+        .transaction()
+        .execute((tx) => verifyAddress(tx, request.body.token, me, clock.now()))
+        .catch((error: unknown) => {
+          // Another account verified the address between the link and now.
+          if (isUniqueViolation(error))
+            throw ValidationError.field('token', 'This address is in use by another email account.')
+          throw error
+        })
+      const row = await findEmailAccountRow(db, me.organizationId, verified.accountId)
+      if (row === undefined) throw new NotFoundError('Email account')
+      return { email: verified.address, email_account: await oneEmailAccountView(db, row) }
+    },
+  )
+
+  app.delete(
+    '/email_account/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an email account: yours, or any as an admin',
+        params,
+        response: { 200: Type.Object({}) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      await db.transaction().execute(async (tx) => {
+        const row = await managedAccount(tx, me, request.params.id)
+        await deleteEmailAccount(tx, me.organizationId, row.id)
+      })
+      return {}
+    },
+  )
+}

@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { emailThreadSchema } from '@leadline/shared/email-thread-schema'
+import { checkActivityFilters } from '../../crm/activities/activity-filters.js'
+import { deleteEmail } from '../send/email-store.js'
+import { changeContext } from '../../integrations/events/event-repo.js'
+import type { Deps } from '../../platform/deps.js'
+import { NotFoundError } from '../../platform/http/errors.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { caller } from '../../platform/http/request-context.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { threadKeysQuery } from './email-thread-repo.js'
+import { emailThreadViews, threadEmailRows } from './email-thread-view.js'
+
+// `/activity/emailthread/`: email conversations, read from their emails (decision 0032). Threads are made and joined
+// as emails are stored (the email module); here they are listed, shown and deleted with every email in them.
+
+const tags = ['activities']
+const params = Type.Object({ id: Type.String() })
+const listQuery = Type.Composite([
+  listQuerySchema('activity'),
+  Type.Object({
+    lead_id: Type.Optional(Type.String()),
+    user_id: Type.Optional(Type.String({ description: 'Threads with an email of this user.' })),
+    contact_id: Type.Optional(Type.String({ description: 'Threads with an email with this contact.' })),
+    date_created__gt: Type.Optional(Type.String({ description: 'Of its latest email, as every date of a thread.' })),
+    date_created__gte: Type.Optional(Type.String()),
+    date_created__lt: Type.Optional(Type.String()),
+    date_created__lte: Type.Optional(Type.String()),
+  }),
+])
+
+export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  app.get(
+    '/activity/emailthread/',
+    {
+      schema: {
+        tags,
+        summary: 'List email threads, the one with the newest email first',
+        querystring: listQuery,
+        response: { 200: listEnvelopeSchema(emailThreadSchema) },
+      },
+    },
+    async (request) => {
+      const organizationId = caller(request).organizationId
+      const keys = threadKeysQuery(db, organizationId, checkActivityFilters(request.query))
+      const page = await fetchPage(keys.orderBy('date_created', 'desc').orderBy('id', 'desc'), request.query)
+      const ids = page.data.map((k) => k.id)
+      return { has_more: page.has_more, data: await emailThreadViews(db, organizationId, ids, { withEmails: true }) }
+    },
+  )
+
+  app.get(
+    '/activity/emailthread/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One email thread with its emails, newest first',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: emailThreadSchema },
+      },
+    },
+    async (request) => {
+      const [view] = await emailThreadViews(db, caller(request).organizationId, [request.params.id], {
+        withEmails: true,
+      })
+      if (view === undefined) throw new NotFoundError('Email thread')
+      return view
+    },
+  )
+
+  app.delete(
+    '/activity/emailthread/:id/',
+    { schema: { tags, summary: 'Delete a thread and every email in it (answers 200 `{}`)', params } },
+    async (request) => {
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
+      await db.transaction().execute(async (tx) => {
+        const found = tx
+          .selectFrom('email_thread')
+          .select('id')
+          .where('organization_id', '=', ctx.organizationId)
+          .where('id', '=', request.params.id)
+        // On Postgres no email joins the thread while it goes.
+        const thread = await (dialect === 'postgres' ? found.forUpdate() : found).executeTakeFirst()
+        if (thread === undefined) throw new NotFoundError('Email thread')
+        // Each as deleting it alone would: a waiting send cancelled (a 400 if one is under way), its follow-up gone.
+        for (const row of await threadEmailRows(tx, ctx.organizationId, [thread.id])) await deleteEmail(tx, ctx, row)
+        // Gone with its last email, unless it had none.
+        await tx
+          .deleteFrom('email_thread')
+          .where('organization_id', '=', ctx.organizationId)
+          .where('id', '=', thread.id)
+          .execute()
+      })
+      return {}
+    },
+  )
+}

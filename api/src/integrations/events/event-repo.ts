@@ -1,0 +1,132 @@
+import type { FastifyRequest } from 'fastify'
+import type { Db } from '../../platform/data/database.js'
+import { writeOutbox } from '../outbox/outbox-writer.js'
+import { newId } from '../../platform/security/ids.js'
+import { caller } from '../../platform/http/request-context.js'
+import { eventViewOf, type EventView } from './event-view.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** LEADLINE_LEAD_WEBHOOK_URL as this process was configured (app.ts), for the outbox rows of lead events. */
+    leadWebhookEnvUrl: string | null
+  }
+}
+
+/** What happened to an object; `completed` for tasks and `sent` for emails and texts come with their issues. */
+export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'merged', 'completed', 'sent'] as const
+export type EventAction = (typeof EVENT_ACTIONS)[number]
+
+const BOOKKEEPING = new Set(['date_updated', 'updated_by', 'updated_by_name'])
+
+/** Who made a change and through which request: every event of that request carries it. */
+export interface EventContext {
+  organizationId: string
+  userId: string | null
+  requestId: string | null
+  apiKeyId: string | null
+  /** The change's stored timestamp. */
+  now: string
+  /**
+   * This process's LEADLINE_LEAD_WEBHOOK_URL (applies when the CLI has stored no lead webhook setting). Required, so
+   * that no writer outside a request (the dispatcher, the inbound endpoint) forgets it and drops lead deliveries.
+   */
+  leadWebhookEnvUrl: string | null
+}
+
+export function eventContext(request: FastifyRequest, now: string): EventContext {
+  const me = caller(request)
+  return {
+    organizationId: me.organizationId,
+    userId: me.userId,
+    requestId: request.id,
+    apiKeyId: me.apiKeyId,
+    now,
+    leadWebhookEnvUrl: request.server.leadWebhookEnvUrl,
+  }
+}
+
+/** Who writes, when, and the event context the write's events carry (null only for the demo seed). */
+export interface ChangeContext {
+  organizationId: string
+  userId: string
+  now: string
+  events: EventContext | null
+}
+
+/** A request's change context: its caller, the change's timestamp, and its events' context. */
+export function changeContext(request: FastifyRequest, now: string): ChangeContext & { events: EventContext } {
+  const me = caller(request)
+  return { organizationId: me.organizationId, userId: me.userId, now, events: eventContext(request, now) }
+}
+
+export interface EventInput {
+  /** `lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, `status.lead`, `pipeline`, `custom_field.lead`… */
+  objectType: string
+  objectId: string
+  action: EventAction
+  /** The lead the object belongs to (a lead's own id for a lead), or null for organization-wide objects. */
+  leadId: string | null
+  /** The object as the API returns it; for `deleted`, its last state. */
+  data: Record<string, unknown>
+  /** For `updated`: the object as it was before the change. */
+  previous?: Record<string, unknown>
+}
+
+/** The fields whose values differ between two states of an object, with their old values. */
+export function changesOf(
+  previous: Record<string, unknown>,
+  data: Record<string, unknown>,
+): { changed: string[]; previousData: Record<string, unknown> } {
+  const changed: string[] = []
+  const previousData: Record<string, unknown> = {}
+  for (const key of new Set([...Object.keys(previous), ...Object.keys(data)])) {
+    if (JSON.stringify(previous[key]) === JSON.stringify(data[key])) continue
+    changed.push(key)
+    previousData[key] = previous[key] ?? null
+  }
+  return { changed: changed.sort(), previousData }
+}
+
+/**
+ * Writes events in the caller's transaction (`tx`), and the outbox rows of the deliveries they owe: a change, its
+ * events and their deliveries are stored together or not at all. An update that changed nothing but when and by whom
+ * it was last updated writes no event.
+ */
+export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly EventInput[]): Promise<void> {
+  const rows = []
+  const views: EventView[] = []
+  for (const input of inputs) {
+    const { changed, previousData } =
+      input.previous === undefined ? { changed: [], previousData: {} } : changesOf(input.previous, input.data)
+    // A write that set every field to what it was only moved the bookkeeping: nothing happened to tell anyone of.
+    if (input.action === 'updated' && changed.every((field) => BOOKKEEPING.has(field))) continue
+    const row = {
+      id: newId('event'),
+      organization_id: ctx.organizationId,
+      object_type: input.objectType,
+      object_id: input.objectId,
+      action: input.action,
+      lead_id: input.leadId,
+      user_id: ctx.userId,
+      request_id: ctx.requestId,
+      api_key_id: ctx.apiKeyId,
+      data: JSON.stringify(input.data),
+      previous_data: JSON.stringify(previousData),
+      changed_fields: JSON.stringify(changed),
+      date_created: ctx.now,
+      date_updated: ctx.now,
+    }
+    rows.push(row)
+    views.push(eventViewOf(row, input.data, previousData, changed))
+  }
+  for (let i = 0; i < rows.length; i += 200)
+    await tx
+      .insertInto('event')
+      .values(rows.slice(i, i + 200))
+      .execute()
+  await writeOutbox(
+    tx,
+    { organizationId: ctx.organizationId, now: ctx.now, leadWebhookEnvUrl: ctx.leadWebhookEnvUrl },
+    views,
+  )
+}

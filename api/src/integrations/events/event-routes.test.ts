@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../platform/config.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { call, createTestContext, type TestContext, type TestEvent } from '../../tooling/test-support/test-app.js'
+import { purgeOldEvents } from './event-retention.js'
+
+// The event log over HTTP: tasks write their events in the transaction of the change; `/event/` lists them newest
+// first with filters and cursors, each organization its own.
+
+type EventView = TestEvent
+
+interface EventPage {
+  data: EventView[]
+  cursor_next: string | null
+  cursor_previous: string | null
+}
+
+let ctx: TestContext
+let leadId = ''
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+  const lead = await call(ctx.app, ctx.org.member.key, 'POST', '/lead/', { body: { name: 'Events Co' } })
+  leadId = lead.json<{ id: string }>().id
+})
+
+afterAll(async () => {
+  await ctx.close()
+})
+
+async function events(query: Record<string, string>, key = ctx.org.member.key): Promise<EventPage> {
+  const res = await call(ctx.app, key, 'GET', '/event/', { query })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json<EventPage>()
+}
+
+async function createTask(text: string, lead = leadId) {
+  const res = await call(ctx.app, ctx.org.member.key, 'POST', '/task/', {
+    body: { lead_id: lead, text, date: '2026-05-01' },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return { task: res.json<Record<string, unknown> & { id: string }>(), requestId: String(res.headers['x-request-id']) }
+}
+
+describe('task events', () => {
+  it('records a created event with the task as the API answered it, who made it and through which request', async () => {
+    const { task, requestId } = await createTask('Send the proposal')
+    const page = await events({ request_id: requestId })
+    expect(page.data).toHaveLength(1)
+    const [event] = page.data
+    expect(event).toMatchObject({
+      object_type: 'task.lead',
+      object_id: task.id,
+      action: 'created',
+      lead_id: leadId,
+      user_id: ctx.org.member.id,
+      request_id: requestId,
+      api_key_id: ctx.org.member.keyId,
+      organization_id: ctx.org.id,
+      previous_data: {},
+      changed_fields: [],
+    })
+    expect(event?.id).toMatch(/^ev_/)
+    expect(event?.data).toEqual(task)
+    const one = await call(ctx.app, ctx.org.member.key, 'GET', `/event/${event?.id ?? ''}/`)
+    expect(one.json()).toEqual(event)
+  })
+
+  it('records only the changed fields of an update, completion as completed, and the last state of a delete', async () => {
+    const { task } = await createTask('Call back')
+    const put = (body: Record<string, unknown>) =>
+      call(ctx.app, ctx.org.member.key, 'PUT', `/task/${task.id}/`, { body })
+    ctx.clock.advance(1000)
+    expect((await put({ text: 'Call back about pricing' })).statusCode).toBe(200)
+    // Nothing changes: no event.
+    expect((await put({ text: 'Call back about pricing' })).statusCode).toBe(200)
+    ctx.clock.advance(1000)
+    expect((await put({ is_complete: true })).statusCode).toBe(200)
+    ctx.clock.advance(1000)
+    expect((await call(ctx.app, ctx.org.member.key, 'DELETE', `/task/${task.id}/`)).statusCode).toBe(200)
+
+    const page = await events({ object_id: task.id })
+    expect(page.data.map((e) => e.action)).toEqual(['deleted', 'completed', 'updated', 'created'])
+    const [deleted, completed, updated] = page.data
+    expect(updated?.changed_fields).toEqual(expect.arrayContaining(['text', 'date_updated']))
+    expect(updated?.changed_fields).not.toContain('is_complete')
+    expect(updated?.previous_data).toMatchObject({ text: 'Call back' })
+    expect(updated?.data).toMatchObject({ text: 'Call back about pricing' })
+    expect(completed?.changed_fields).toEqual(expect.arrayContaining(['is_complete', 'date_completed']))
+    expect(completed?.previous_data).toMatchObject({ is_complete: false, date_completed: null })
+    expect(deleted?.data).toMatchObject({ id: task.id, text: 'Call back about pricing', is_complete: true })
+    expect(deleted?.changed_fields).toEqual([])
+  })
+
+  it('records one event per task of a bulk update, all under its request', async () => {
+    const a = await createTask('Bulk A')
+    const b = await createTask('Bulk B')
+    const res = await call(ctx.app, ctx.org.member.key, 'PUT', '/task/', {
+      query: { id__in: `${a.task.id},${b.task.id}` },
+      body: { is_complete: true },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const page = await events({ request_id: String(res.headers['x-request-id']) })
+    const tasks = page.data.filter((e) => e.object_type === 'task.lead')
+    expect(tasks.map((e) => [e.object_id, e.action]).sort()).toEqual(
+      [
+        [a.task.id, 'completed'],
+        [b.task.id, 'completed'],
+      ].sort(),
+    )
+    // Each completion's TaskCompleted activity is announced in the same request.
+    const completions = page.data.filter((e) => e.object_type === 'activity.task_completed')
+    expect(completions.map((e) => [e.data.task_id, e.action]).sort()).toEqual(
+      [
+        [a.task.id, 'created'],
+        [b.task.id, 'created'],
+      ].sort(),
+    )
+    expect(page.data).toHaveLength(4)
+  })
+
+  it('writes nothing when the change is refused', async () => {
+    const before = (await events({ lead_id: leadId })).data.length
+    const res = await call(ctx.app, ctx.org.member.key, 'POST', '/task/', {
+      body: { lead_id: leadId, text: 'x', assigned_to: 'user_nobody' },
+    })
+    expect(res.statusCode).toBe(400)
+    expect((await events({ lead_id: leadId })).data.length).toBe(before)
+  })
+})
+
+describe('GET /event/', () => {
+  it('pages newest first with cursors both ways, the filters kept', async () => {
+    const org = await ctx.createOrg('Event pages')
+    const lead = (await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Pages Co' } })).json<{
+      id: string
+    }>()
+    const ids: string[] = []
+    for (let i = 0; i < 7; i++) {
+      const res = await call(ctx.app, org.member.key, 'POST', '/task/', {
+        body: { lead_id: lead.id, text: `T${String(i)}` },
+      })
+      ids.push(res.json<{ id: string }>().id)
+    }
+    const list = (query: Record<string, string>) => events({ object_type: 'task.lead', ...query }, org.member.key)
+    const first = await list({ _limit: '3' })
+    expect(first.data.map((e) => e.object_id)).toEqual(ids.slice(4).reverse())
+    expect(first.cursor_previous).toBeNull()
+    const second = await list({ _limit: '3', _cursor: first.cursor_next ?? '' })
+    expect(second.data.map((e) => e.object_id)).toEqual(ids.slice(1, 4).reverse())
+    const third = await list({ _limit: '3', _cursor: second.cursor_next ?? '' })
+    expect(third.data.map((e) => e.object_id)).toEqual(ids.slice(0, 1))
+    expect(third.cursor_next).toBeNull()
+    const back = await list({ _limit: '3', _cursor: third.cursor_previous ?? '' })
+    expect(back.data.map((e) => e.object_id)).toEqual(second.data.map((e) => e.object_id))
+    const backAgain = await list({ _limit: '3', _cursor: back.cursor_previous ?? '' })
+    expect(backAgain.data.map((e) => e.object_id)).toEqual(first.data.map((e) => e.object_id))
+    expect(backAgain.cursor_previous).toBeNull()
+
+    // Filters: by action, user, lead, and the date range.
+    expect((await list({ action: 'deleted' })).data).toEqual([])
+    expect((await list({ user_id: org.member.id })).data).toHaveLength(7)
+    expect((await list({ user_id: org.admin.id })).data).toHaveLength(0)
+    // The lead's own events (it and its Created activity) and the tasks under it.
+    const underLead = (await events({ lead_id: lead.id }, org.member.key)).data
+    expect(underLead.map((e) => e.object_type).sort()).toEqual(
+      ['activity.created', 'lead', ...Array<string>(7).fill('task.lead')].sort(),
+    )
+    expect((await list({ date_updated__gt: '2999-01-01' })).data).toHaveLength(0)
+    expect((await list({ date_updated__gte: '2000-01-01' })).data).toHaveLength(7)
+  })
+
+  it('keeps each organization’s log its own', async () => {
+    const mine = await events({ _limit: '1' })
+    expect(mine.data).toHaveLength(1)
+    const theirs = await events({}, ctx.other.member.key)
+    expect(theirs.data.map((e) => e.organization_id).every((o) => o === ctx.other.id)).toBe(true)
+    const id = mine.data[0]?.id ?? ''
+    expect((await call(ctx.app, ctx.other.member.key, 'GET', `/event/${id}/`)).statusCode).toBe(404)
+    // A cursor from this organization is refused in another.
+    const cursor = mine.cursor_next ?? ''
+    expect(cursor).not.toBe('')
+    const res = await call(ctx.app, ctx.other.member.key, 'GET', '/event/', { query: { _cursor: cursor } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ 'field-errors': { _cursor: 'Not a cursor of this organization.' } })
+  })
+
+  it.each([
+    [{ _cursor: 'not-a-cursor' }, '_cursor'],
+    [{ _cursor: Buffer.from('["orga_x",1,"sideways"]').toString('base64url') }, '_cursor'],
+    [{ _skip: '10' }, '_skip'],
+    [{ action: 'exploded' }, 'action'],
+    [{ date_updated__gte: 'yesterday' }, 'date_updated__gte'],
+    [{ _limit: '51' }, '_limit'],
+  ])('refuses %o with a field error', async (query, field) => {
+    const res = await call(ctx.app, ctx.org.member.key, 'GET', '/event/', { query })
+    expect(res.statusCode, res.body).toBe(400)
+    expect(Object.keys(res.json<{ 'field-errors': Record<string, string> }>()['field-errors'])).toContain(field)
+  })
+})
+
+describe('retention', () => {
+  it('purges events older than LEADLINE_EVENT_RETENTION_DAYS, keeping the others', async () => {
+    const { task } = await createTask('Kept a while')
+    const all = (await events({ object_id: task.id })).data
+    expect(all).toHaveLength(1)
+    const days = ctx.config.eventRetentionDays
+    expect(days).toBe(30)
+    const db = ctx.database.db
+    const at = (daysAgo: number) => formatTimestamp(new Date(ctx.clock.now().getTime() - daysAgo * 86_400_000))
+    await db
+      .updateTable('event')
+      .set({ date_created: at(days + 1) })
+      .where('id', '=', all[0]?.id ?? '')
+      .execute()
+    const { task: recent } = await createTask('Just made')
+    expect(await purgeOldEvents(db, ctx.clock, days)).toBeGreaterThanOrEqual(1)
+    expect((await events({ object_id: task.id })).data).toEqual([])
+    expect((await events({ object_id: recent.id })).data).toHaveLength(1)
+    expect(loadConfig({ LEADLINE_EVENT_RETENTION_DAYS: '7' }).eventRetentionDays).toBe(7)
+    expect(() => loadConfig({ LEADLINE_EVENT_RETENTION_DAYS: '0' })).toThrow('LEADLINE_EVENT_RETENTION_DAYS')
+  })
+})

@@ -1,0 +1,166 @@
+import { Type } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { LIST_LIMIT_MAX } from '@leadline/shared/list'
+import { timestampBound } from '../../crm/custom-fields/custom-values.js'
+import type { SelectQueryBuilder } from 'kysely'
+import type { Db, Tables } from '../../platform/data/database.js'
+import type { Deps } from '../../platform/deps.js'
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { fieldsQuerySchema } from '../../platform/http/list.js'
+import { caller } from '../../platform/http/request-context.js'
+import { EVENT_ACTIONS } from './event-repo.js'
+import { eventView } from './event-view.js'
+
+const tags = ['events']
+const params = Type.Object({ id: Type.String() })
+const text = (description: string) => Type.Optional(Type.String({ description }))
+const COMPARATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+const listQuery = Type.Object({
+  _limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX.event, default: LIST_LIMIT_MAX.event })),
+  _cursor: text('`cursor_next` or `cursor_previous` of an earlier answer, with the same filters.'),
+  _fields: Type.Optional(Type.String()),
+  object_type: text('`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …'),
+  object_id: text('Events of this object only.'),
+  action: text(`One of ${EVENT_ACTIONS.join(', ')}.`),
+  lead_id: text('Events of this lead and of everything under it (contacts, opportunities, tasks, activities).'),
+  user_id: text('Events of changes this user made.'),
+  request_id: text('Events of one API request (`req_…`, as the API logs it).'),
+  ...Object.fromEntries(
+    Object.keys(COMPARATORS).map((c) => [`date_updated__${c}`, text('A date (UTC) or an ISO 8601 timestamp.')]),
+  ),
+})
+
+export interface Cursor {
+  organizationId: string
+  seq: number
+  /** `next`: older events than `seq`; `previous`: newer ones. */
+  direction: 'next' | 'previous'
+  /**
+   * Only in the ids of the event stream (event-stream.ts): every event up to this `seq` had been sent when the
+   * stream passed `seq`, so resuming re-reads from here. As a `_cursor` such an id reads the events after `seq`.
+   */
+  floor?: number
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  const parts: unknown[] = [cursor.organizationId, cursor.seq, cursor.direction]
+  if (cursor.floor !== undefined) parts.push(cursor.floor)
+  return Buffer.from(JSON.stringify(parts)).toString('base64url')
+}
+
+/**
+ * A cursor of this organization, or a 400 on `field` (`_cursor`, or where the stream read its id): one from another
+ * organization is no cursor here.
+ */
+export function decodeCursor(raw: string, organizationId: string, field = '_cursor', what = 'cursor'): Cursor {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))
+  } catch {
+    parsed = undefined
+  }
+  const parts =
+    Array.isArray(parsed) && (parsed.length === 3 || parsed.length === 4) ? parsed.map((p: unknown) => p) : []
+  const [owner, seq, direction, floor] = parts
+  const notOurs = ValidationError.field(field, `Not a ${what} of this event list.`)
+  if (typeof owner !== 'string' || !isSeq(seq)) throw notOurs
+  if (direction !== 'next' && direction !== 'previous') throw notOurs
+  if (parts.length === 4 && (direction !== 'previous' || !isSeq(floor) || floor > seq)) throw notOurs
+  if (owner !== organizationId) throw ValidationError.field(field, `Not a ${what} of this organization.`)
+  return { organizationId, seq, direction, ...(isSeq(floor) ? { floor } : {}) }
+}
+
+function isSeq(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+// The view lives apart so the event writer can build it without importing the routes.
+export { eventView, type EventView } from './event-view.js'
+
+export async function findEvent(db: Db, organizationId: string, id: string) {
+  return db
+    .selectFrom('event')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export const eventRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db }) => {
+  app.get(
+    '/event/',
+    {
+      schema: {
+        tags,
+        summary: 'The event log: every change, newest first, paged with `_cursor`',
+        description: 'Events are kept for `LEADLINE_EVENT_RETENTION_DAYS` (30 by default).',
+        querystring: listQuery,
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const query = request.query
+      const raw = query as Record<string, unknown>
+      // Not a documented parameter (Close's log has none): refused, so a client paging with it learns of _cursor.
+      if (raw._skip !== undefined) throw ValidationError.field('_skip', 'The event log pages with _cursor, not _skip.')
+      if (query.action !== undefined && !EVENT_ACTIONS.some((a) => a === query.action))
+        throw ValidationError.field('action', `Must be one of ${EVENT_ACTIONS.join(', ')}.`)
+      const limit = query._limit ?? LIST_LIMIT_MAX.event
+      const cursor = query._cursor === undefined ? undefined : decodeCursor(query._cursor, me.organizationId)
+
+      let filtered: EventQuery = db.selectFrom('event').where('organization_id', '=', me.organizationId)
+      for (const field of ['object_type', 'object_id', 'action', 'lead_id', 'user_id', 'request_id'] as const) {
+        const value = query[field]
+        if (value !== undefined) filtered = filtered.where(field, '=', value)
+      }
+      for (const [comparator, op] of Object.entries(COMPARATORS)) {
+        const param = `date_updated__${comparator}`
+        const value = raw[param]
+        if (typeof value === 'string') filtered = filtered.where('date_updated', op, timestampBound(param, value))
+      }
+
+      const newer = cursor?.direction === 'previous'
+      let page = filtered.selectAll()
+      if (cursor !== undefined) page = page.where('seq', newer ? '>' : '<', cursor.seq)
+      const rows = await page
+        .orderBy('seq', newer ? 'asc' : 'desc')
+        .limit(limit + 1)
+        .execute()
+      const more = rows.length > limit
+      const shown = rows.slice(0, limit)
+      if (newer) shown.reverse()
+      const first = shown[0]
+      const last = shown.at(-1)
+      const at = (row: { seq: number }, direction: Cursor['direction']) =>
+        encodeCursor({ organizationId: me.organizationId, seq: row.seq, direction })
+      // Older events lie past the last one shown when this page stopped short of them (or, going to newer ones,
+      // when any are left behind); newer ones before the first when a page went back, or this one came from a cursor.
+      const older = last !== undefined && (newer ? await exists(filtered, '<', last.seq) : more)
+      const younger =
+        first !== undefined && (newer ? more : cursor !== undefined && (await exists(filtered, '>', first.seq)))
+      return {
+        data: shown.map(eventView),
+        cursor_next: older ? at(last, 'next') : null,
+        cursor_previous: younger ? at(first, 'previous') : null,
+      }
+    },
+  )
+
+  app.get(
+    '/event/:id/',
+    { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema } },
+    async (request) => {
+      const row = await findEvent(db, caller(request).organizationId, request.params.id)
+      if (row === undefined) throw new NotFoundError('Event')
+      return eventView(row)
+    },
+  )
+}
+
+type EventQuery = SelectQueryBuilder<Tables, 'event', object>
+
+/** Whether the filtered log holds an event before (`<`) or after (`>`) `seq`. */
+async function exists(filtered: EventQuery, op: '<' | '>', seq: number): Promise<boolean> {
+  return (await filtered.select('seq').where('seq', op, seq).limit(1).executeTakeFirst()) !== undefined
+}

@@ -1,0 +1,76 @@
+import type { Insertable } from 'kysely'
+import type { Db, OutboxTable } from '../../platform/data/database.js'
+import type { EventView } from '../events/event-view.js'
+import { newId } from '../../platform/security/ids.js'
+import { subscriptionMatcher } from '../webhooks/webhook-matching.js'
+import { isLeadWebhookEvent, leadWebhookBody, readLeadWebhook } from './lead-webhook.js'
+import { outboxWritten } from './outbox-signal.js'
+
+// The outbox's writer: called by recordEvents in the transaction of the change, after its events, so a change, its
+// events and the deliveries they owe are stored together or not at all.
+
+export interface OutboxWriteContext {
+  organizationId: string
+  /** The change's stored timestamp: the rows are due from then. */
+  now: string
+  /** This process's LEADLINE_LEAD_WEBHOOK_URL, which applies when the CLI has stored no setting. */
+  leadWebhookEnvUrl: string | null
+}
+
+const INSERT_CHUNK = 500
+
+/**
+ * Writes one `webhook` row per event and subscription it matches, and one `lead_webhook` row per lead created,
+ * updated, deleted or merged while a lead webhook is set; answers how many rows it wrote. Each event is serialized
+ * once, whatever the number of subscriptions it goes to.
+ */
+export async function writeOutbox(tx: Db, ctx: OutboxWriteContext, events: readonly EventView[]): Promise<number> {
+  if (events.length === 0) return 0
+  const matches = await subscriptionMatcher(tx, ctx.organizationId)
+  const leadWebhook = events.some((e) => isLeadWebhookEvent(e.object_type, e.action))
+    ? (await readLeadWebhook(tx, ctx.leadWebhookEnvUrl)).url
+    : null
+
+  const rows: Insertable<OutboxTable>[] = []
+  const row = (kind: string, subscriptionId: string | null, event: EventView, orderingKey: string, payload: string) =>
+    rows.push({
+      id: newId('outbox'),
+      organization_id: ctx.organizationId,
+      kind,
+      subscription_id: subscriptionId,
+      event_id: event.id,
+      ordering_key: orderingKey,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: ctx.now,
+      date_created: ctx.now,
+      date_updated: ctx.now,
+    })
+  for (const event of events) {
+    const subscriptions = matches(event)
+    if (subscriptions.length > 0) {
+      const text = JSON.stringify(event)
+      for (const id of subscriptions) {
+        row(
+          'webhook',
+          id,
+          event,
+          `${id}:${event.object_id}`,
+          `{"subscription_id":${JSON.stringify(id)},"event":${text}}`,
+        )
+      }
+    }
+    if (leadWebhook !== null && isLeadWebhookEvent(event.object_type, event.action)) {
+      const body = leadWebhookBody(event.action, event)
+      row('lead_webhook', null, event, `lead_webhook:${event.object_id}`, JSON.stringify(body))
+    }
+  }
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    await tx
+      .insertInto('outbox')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute()
+  if (rows.length > 0) outboxWritten()
+  return rows.length
+}

@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto'
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { listEnvelopeSchema } from '@leadline/shared/list'
+import { isWebhookFilter, webhookFilterProblem, type WebhookFilter } from '@leadline/shared/webhook-filter'
+import {
+  createdWebhookSubscriptionSchema,
+  webhookDeliveryAttemptSchema,
+  webhookSubscriptionSchema,
+  WEBHOOK_STATUSES,
+  type WebhookSubscription,
+} from '@leadline/shared/webhook-schema'
+import type { Db } from '../../platform/data/database.js'
+import { EVENT_OBJECT_TYPES, isEventObjectType } from '../events/event-object-types.js'
+import { EVENT_ACTIONS } from '../events/event-repo.js'
+import { outboundPrivateAllowed } from '../../platform/security/private-address.js'
+import type { Deps } from '../../platform/deps.js'
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { newId } from '../../platform/security/ids.js'
+import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { requireAdmin } from '../../platform/security/roles.js'
+import { storeSecret, webhookKeyContext } from '../../platform/security/stored-secrets.js'
+import { formatTimestamp } from '../../platform/data/time.js'
+import { userNames } from '../../crm/users/user-names.js'
+import type { SubscriptionEvent } from './webhook-events.js'
+import {
+  deleteSubscription,
+  deliveryAttemptsQuery,
+  deliveryAttemptView,
+  findSubscription,
+  insertSubscription,
+  subscriptionsQuery,
+  subscriptionView,
+  updateSubscription,
+  type SubscriptionChange,
+} from './webhook-repo.js'
+import { WEBHOOK_URL_MAX, webhookTargetProblem } from './webhook-url.js'
+
+const tags = ['webhooks']
+const params = Type.Object({ id: Type.String() })
+const EVENTS_MAX = 100
+const DELIVERIES_LIMIT_DEFAULT = 20
+
+const urlSchema = Type.String({
+  maxLength: WEBHOOK_URL_MAX,
+  description:
+    'Where events are POSTed: an `https://` URL without credentials, not to a loopback, private or link-local address.',
+})
+
+const eventEntrySchema = Type.Object(
+  {
+    object_type: Type.String({ description: `One of ${EVENT_OBJECT_TYPES.map((t) => `\`${t}\``).join(', ')}.` }),
+    action: Type.String({ description: `One of ${EVENT_ACTIONS.map((a) => `\`${a}\``).join(', ')}.` }),
+    extra_filter: Type.Optional(
+      Type.Unknown({
+        description:
+          'A webhook filter the event must also pass (Close\'s filter language: `{"type": "equals", "value": …}`, `field_accessor`, `and`, …), or null.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+type EventEntry = Static<typeof eventEntrySchema>
+
+const eventsSchema = Type.Array(eventEntrySchema, {
+  minItems: 1,
+  maxItems: EVENTS_MAX,
+  description: 'The events to deliver: each an object type and action of the event log, with an optional filter.',
+})
+
+const eventFilterSchema = Type.Optional(
+  Type.Unknown({
+    description: 'Not supported: give each entry of `events` its `extra_filter`. Must be absent or null.',
+  }),
+)
+
+const createBody = Type.Object(
+  {
+    url: urlSchema,
+    events: eventsSchema,
+    verify_ssl: Type.Optional(Type.Boolean({ default: true, description: "Verify the receiver's TLS certificate." })),
+    event_filter: eventFilterSchema,
+  },
+  { additionalProperties: false },
+)
+
+const updateBody = Type.Object(
+  {
+    url: Type.Optional(urlSchema),
+    events: Type.Optional(eventsSchema),
+    verify_ssl: Type.Optional(Type.Boolean()),
+    status: Type.Optional(
+      Type.String({
+        description: '`paused` stops deliveries (they wait); `active` resumes them and forgets past failures.',
+      }),
+    ),
+    event_filter: eventFilterSchema,
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
+)
+
+const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`
+
+/** The events of a request body as stored, with a field error (`events.N.…`) for each entry that cannot be. */
+function cleanEvents(entries: readonly EventEntry[], errors: Record<string, string>): SubscriptionEvent[] {
+  return entries.map((entry, index) => {
+    const at = `events.${index}`
+    if (!isEventObjectType(entry.object_type))
+      errors[`${at}.object_type`] ??=
+        `Not an object type of the event log: use one of ${EVENT_OBJECT_TYPES.join(', ')}.`
+    if (!EVENT_ACTIONS.some((action) => action === entry.action))
+      errors[`${at}.action`] ??= `Must be one of ${EVENT_ACTIONS.join(', ')}.`
+    const filter = entry.extra_filter ?? null
+    let extraFilter: WebhookFilter | null = null
+    if (filter !== null && isWebhookFilter(filter)) extraFilter = filter
+    else if (filter !== null) {
+      const problem = webhookFilterProblem(filter)
+      if (problem !== undefined) errors[[`${at}.extra_filter`, ...problem.path].join('.')] ??= sentence(problem.message)
+    }
+    return { object_type: entry.object_type, action: entry.action, extra_filter: extraFilter }
+  })
+}
+
+function refuseEventFilter(value: unknown, errors: Record<string, string>): void {
+  if (value !== undefined && value !== null)
+    errors.event_filter = 'Not supported: give each entry of events its extra_filter.'
+}
+
+async function viewOf(db: Db, organizationId: string, id: string): Promise<WebhookSubscription> {
+  const row = await findSubscription(db, organizationId, id)
+  if (row === undefined) throw new NotFoundError('Webhook subscription')
+  return subscriptionView(row)
+}
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
+  const allowPrivate = outboundPrivateAllowed(config)
+
+  app.get(
+    '/webhook/',
+    {
+      schema: {
+        tags,
+        summary: 'The webhook subscriptions of your organization, newest first (admin)',
+        querystring: listQuerySchema(),
+        response: { 200: listEnvelopeSchema(webhookSubscriptionSchema) },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const page = await fetchPage(subscriptionsQuery(db, me.organizationId), request.query)
+      return { has_more: page.has_more, data: page.data.map(subscriptionView) }
+    },
+  )
+
+  app.get(
+    '/webhook/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One webhook subscription, without its signature key (admin)',
+        params,
+        querystring: fieldsQuerySchema,
+        response: { 200: webhookSubscriptionSchema },
+      },
+    },
+    async (request) => viewOf(db, requireAdmin(request).organizationId, request.params.id),
+  )
+
+  app.post(
+    '/webhook/',
+    {
+      schema: {
+        tags,
+        summary: 'Subscribe a URL to events (admin); the answer is the only one to show the signature key',
+        querystring: fieldsQuerySchema,
+        body: createBody,
+        response: { 201: createdWebhookSubscriptionSchema },
+      },
+    },
+    async (request, reply) => {
+      const me = requireAdmin(request)
+      const body = request.body
+      const errors: Record<string, string> = {}
+      const url = body.url.trim()
+      const urlProblem = await webhookTargetProblem(url, allowPrivate, resolve)
+      if (urlProblem !== undefined) errors.url = urlProblem
+      const events = cleanEvents(body.events, errors)
+      refuseEventFilter(body.event_filter, errors)
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+      const id = newId('webhook')
+      // Shown this once; stored sealed (decision 0040).
+      const signatureKey = randomBytes(32).toString('hex')
+      const row = await insertSubscription(db, {
+        organizationId: me.organizationId,
+        id,
+        url,
+        events,
+        verifySsl: body.verify_ssl ?? true,
+        signatureKey: storeSecret(config.secretBox, signatureKey, webhookKeyContext(id)),
+        userId: me.userId,
+        now: formatTimestamp(clock.now()),
+      })
+      return reply.code(201).send({ ...subscriptionView(row), signature_key: signatureKey })
+    },
+  )
+
+  app.put(
+    '/webhook/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Change a webhook subscription: its URL, events, TLS check, or pause and resume it (admin)',
+        params,
+        querystring: fieldsQuerySchema,
+        body: updateBody,
+        response: { 200: webhookSubscriptionSchema },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const body = request.body
+      const url = body.url?.trim()
+      // Resolved before the transaction, which never waits on DNS.
+      const urlProblem = url === undefined ? undefined : await webhookTargetProblem(url, allowPrivate, resolve)
+      return db.transaction().execute(async (tx) => {
+        const row = await findSubscription(tx, me.organizationId, request.params.id)
+        if (row === undefined) throw new NotFoundError('Webhook subscription')
+        const errors: Record<string, string> = {}
+        if (urlProblem !== undefined) errors.url = urlProblem
+        const events = body.events === undefined ? undefined : cleanEvents(body.events, errors)
+        refuseEventFilter(body.event_filter, errors)
+        const status = WEBHOOK_STATUSES.find((s) => s === body.status)
+        if (body.status !== undefined && status === undefined) errors.status = 'Must be "active" or "paused".'
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors)
+
+        let statusChange: SubscriptionChange['status']
+        if (status === 'active') statusChange = { status, reason: null }
+        else if (status === 'paused' && row.status !== 'paused') {
+          const name = (await userNames(tx, [me.userId])).get(me.userId) ?? me.userId
+          statusChange = { status, reason: `paused by ${name}` }
+        }
+        await updateSubscription(tx, me.organizationId, row.id, {
+          ...(url === undefined ? {} : { url }),
+          ...(events === undefined ? {} : { events }),
+          ...(body.verify_ssl === undefined ? {} : { verifySsl: body.verify_ssl }),
+          ...(statusChange === undefined ? {} : { status: statusChange }),
+          userId: me.userId,
+          now: formatTimestamp(clock.now()),
+        })
+        return viewOf(tx, me.organizationId, row.id)
+      })
+    },
+  )
+
+  app.delete(
+    '/webhook/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook subscription; its deliveries not yet made are cancelled (admin)',
+        params,
+        response: { 200: Type.Object({}) },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      await db.transaction().execute(async (tx) => {
+        const row = await findSubscription(tx, me.organizationId, request.params.id)
+        if (row === undefined) throw new NotFoundError('Webhook subscription')
+        await deleteSubscription(tx, me.organizationId, row.id, formatTimestamp(clock.now()))
+      })
+      return {}
+    },
+  )
+
+  app.get(
+    '/webhook/:id/deliveries/',
+    {
+      schema: {
+        tags,
+        summary: "A subscription's recent delivery attempts, newest first (admin; Leadline's own)",
+        description:
+          "Each attempt at delivering an event: the answer's status code (null when none came), how long it took and what went wrong. Attempts of one delivery share its `delivery_id`.",
+        params,
+        querystring: listQuerySchema('default', DELIVERIES_LIMIT_DEFAULT),
+        response: { 200: listEnvelopeSchema(webhookDeliveryAttemptSchema) },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const subscription = await viewOf(db, me.organizationId, request.params.id)
+      const page = await fetchPage(deliveryAttemptsQuery(db, me.organizationId, subscription.id), request.query)
+      return { has_more: page.has_more, data: page.data.map(deliveryAttemptView) }
+    },
+  )
+}

@@ -1,0 +1,770 @@
+import { mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type ColumnType,
+  type Generated,
+  type LogConfig,
+  type Selectable,
+  type SqliteDatabase as KyselySqliteDatabase,
+  type SqliteStatement,
+  type Transaction,
+} from 'kysely'
+import pg from 'pg'
+import { foldCase } from '../text/text.js'
+
+export interface OrganizationTable {
+  id: string
+  name: string
+  currency: string
+  country: string
+  /** Goes up with every change to what describes the organization (migration 0005's triggers). */
+  meta_version: Generated<number>
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface UserTable {
+  id: string
+  email: string
+  email_lower: string
+  first_name: string | null
+  last_name: string | null
+  image: string | null
+  last_used_timezone: string | null
+  sip_username: string
+  sip_password: string
+  date_created: string
+  date_updated: string
+}
+
+export interface MembershipTable {
+  id: string
+  organization_id: string
+  user_id: string
+  role: 'admin' | 'user'
+  date_created: string
+  date_updated: string
+}
+
+export interface ApiKeyTable {
+  id: string
+  organization_id: string
+  user_id: string
+  membership_id: string
+  secret_hash: string
+  date_created: string
+  date_revoked: string | null
+}
+
+export interface LeadStatusTable {
+  id: string
+  organization_id: string
+  label: string
+  position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface PipelineTable {
+  id: string
+  organization_id: string
+  name: string
+  position: number
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface OpportunityStatusTable {
+  id: string
+  organization_id: string
+  pipeline_id: string
+  label: string
+  type: 'active' | 'won' | 'lost'
+  position: number
+  date_created: string
+  date_updated: string
+}
+
+export interface OpportunityTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  contact_id: string | null
+  status_id: string
+  /** The owner. */
+  user_id: string | null
+  /** In the currency's smallest unit (cents); Postgres reads its bigint back as text. */
+  value: ColumnType<number | string | null, number | null, number | null>
+  value_period: 'one_time' | 'monthly' | 'annual'
+  value_currency: string
+  confidence: number
+  /** `YYYY-MM-DD`. */
+  date_won: string | null
+  date_lost: string | null
+  note: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** Opportunity sums by organization, status, owner, period and day won, kept by triggers (migration 0010). */
+export interface OpportunityRollupTable {
+  organization_id: string
+  status_id: string
+  /** '' when the opportunity has no owner. */
+  user_id: string
+  value_period: string
+  /** '' when it has no `date_won`. */
+  date_won: string
+  opportunities: number | string
+  value: number | string
+  annualized: number | string
+  expected: number | string
+  annualized_expected: number | string
+}
+
+export interface PhoneNumberTable {
+  id: string
+  organization_id: string
+  number: string
+  label: string | null
+  type: 'internal' | 'external' | 'virtual'
+  user_id: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface EmailAccountTable {
+  id: string
+  organization_id: string
+  user_id: string
+  /** Lowercased. */
+  email: string
+  /** JSON: `[{name, email}]`, the account's own address first. */
+  identities: string
+  smtp_host: string
+  smtp_port: number
+  smtp_username: string | null
+  /** `v1:…` (platform/security/secret-box.ts), never the password itself. */
+  smtp_password: string | null
+  /** 0 or 1. */
+  smtp_use_ssl: number
+  date_created: string
+  date_updated: string
+  created_by: string | null
+  updated_by: string | null
+}
+
+/** Every address an email account sends as, lowercased: its own and its identities'. */
+export interface EmailAccountAddressTable {
+  email_account_id: string
+  organization_id: string
+  address: string
+  /** 0 or 1: proven by a link emailed to it, or the account's own address set by an admin (migration 0025). */
+  verified: number
+  /** SHA-256 (hex) of the token of the link waiting to be followed, if any. */
+  token_hash: string | null
+  token_expires: string | null
+  /** When the last link was sent: resending waits a while. */
+  link_sent_at: string | null
+}
+
+export interface UserPresenceTable {
+  organization_id: string
+  user_id: string
+  client_type: 'mobile' | 'native' | 'web'
+  last_seen: string
+}
+
+export interface LeadTable {
+  id: string
+  organization_id: string
+  name: string | null
+  description: string
+  url: string | null
+  status_id: string
+  /** Goes up with every change to the lead or a row its view is built from (migration 0005's triggers). */
+  revision: Generated<number>
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+export type LeadRow = Selectable<LeadTable>
+
+export interface LeadAddressTable {
+  lead_id: string
+  position: number
+  organization_id: string
+  label: string
+  address_1: string | null
+  address_2: string | null
+  city: string | null
+  state: string | null
+  zipcode: string | null
+  country: string | null
+}
+
+export interface ContactTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  name: string | null
+  title: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+interface ContactValueColumns {
+  contact_id: string
+  position: number
+  organization_id: string
+  lead_id: string
+  type: string
+  value_lower: string
+}
+export type ContactEmailTable = ContactValueColumns & { email: string }
+export type ContactPhoneTable = ContactValueColumns & { phone: string }
+export type ContactUrlTable = ContactValueColumns & { url: string }
+
+export type CustomObjectType = 'lead' | 'contact' | 'opportunity'
+
+export interface CustomFieldTable {
+  id: string
+  organization_id: string
+  object_type: CustomObjectType
+  name: string
+  description: string | null
+  type: string
+  /** JSON array of strings, for `choices` fields. */
+  choices: string | null
+  accepts_multiple_values: boolean | number
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface CustomValueTable {
+  object_id: string
+  field_id: string
+  position: number
+  organization_id: string
+  lead_id: string
+  value_text: string
+  value_number: number | null
+}
+
+export interface ActivityTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  contact_id: string | null
+  user_id: string | null
+  type: string
+  /** JSON object with the fields particular to the activity's type. */
+  data: string
+  /** The opportunity an OpportunityStatusChange is about. */
+  opportunity_id: string | null
+  /** The task a TaskCompleted is about. */
+  task_id: string | null
+  /** The conversation an Email belongs to (migration 0022). */
+  thread_id: string | null
+  /** A received Email's sender check, `pass`, `fail` or `none`, and why (migration 0026); null otherwise. */
+  sender_check: string | null
+  sender_check_reason: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** A task (migration 0012). Booleans are 0/1. */
+export interface TaskTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  type: string
+  assigned_to: string | null
+  contact_id: string | null
+  text: string
+  /** Date-only `YYYY-MM-DD` or a wire timestamp; a dateless task's creation day. */
+  date: string
+  has_time: number
+  is_dateless: number
+  is_complete: number
+  date_completed: string | null
+  /** The TaskCompleted activity its last completion recorded. */
+  completion_id: string | null
+  object_type: string | null
+  object_id: string | null
+  /** JSON object with the fields particular to the task's type. */
+  data: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** One change of an object (migration 0013); JSON in `data`, `previous_data` and `changed_fields`. */
+export interface EventTable {
+  /** The log's order: newest first in `/event/`, and the cursor's key. */
+  seq: Generated<number>
+  id: string
+  organization_id: string
+  object_type: string
+  object_id: string
+  action: string
+  lead_id: string | null
+  user_id: string | null
+  request_id: string | null
+  api_key_id: string | null
+  data: string
+  previous_data: string
+  changed_fields: string
+  date_created: string
+  date_updated: string
+}
+
+/** A webhook subscription (migration 0014); `events` is JSON, `verify_ssl` 0/1. */
+export interface WebhookSubscriptionTable {
+  id: string
+  organization_id: string
+  url: string
+  events: string
+  verify_ssl: number
+  status: string
+  status_reason: string | null
+  signature_key: string
+  failing_since: string | null
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** A random stamp replaced by triggers on every change to an organization's subscriptions (migration 0014). */
+export interface WebhookSubscriptionVersionTable {
+  organization_id: string
+  version: string
+}
+
+/** A delivery owed (migration 0015): written with its change, claimed with a lease, never deleted when it fails. */
+export interface OutboxTable {
+  seq: Generated<number>
+  id: string
+  organization_id: string
+  kind: string
+  subscription_id: string | null
+  event_id: string | null
+  ordering_key: string
+  payload: string
+  status: string
+  attempts: number
+  next_attempt_at: string
+  lease_owner: string | null
+  lease_until: string | null
+  last_status_code: number | null
+  last_error: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** One attempt at an outbox delivery (migration 0015). */
+export interface OutboxAttemptTable {
+  id: string
+  organization_id: string
+  outbox_id: string
+  subscription_id: string | null
+  event_id: string | null
+  attempt: number
+  url: string
+  status_code: number | null
+  duration_ms: number
+  error: string | null
+  date_created: string
+}
+
+/** Each text a lead search looks in, folded, one value per line (lead-search-index.ts). */
+export interface LeadSearchColumns {
+  body: string
+  name: string
+  description: string
+  url: string
+  contact_name: string
+  city: string
+  state: string
+  zipcode: string
+  address: string
+  custom: string
+}
+
+export interface LeadSearchTable extends LeadSearchColumns {
+  /** SQLite only: the row's place in its organization's range of the trigram index (migration 0006). */
+  rowid: Generated<number>
+  lead_id: string
+  organization_id: string
+  /** The lead's status, kept in step with `lead` by a trigger, so a search can combine it with text. */
+  status_id: string
+}
+
+/** SQLite only: where each organization's range of `lead_search` rowids starts (`search_key` × 2^32). */
+export interface LeadSearchOrgTable {
+  organization_id: string
+  search_key: number
+}
+
+/** Leads per organization, kept by migration 0007's triggers. */
+export interface OrganizationLeadCountTable {
+  organization_id: string
+  leads: number
+}
+
+/** Facts about the database as a whole, by key (app-state.ts). */
+/** A call (or meeting) outcome (migration 0017); `applies_to` is a JSON list. */
+export interface OutcomeTable {
+  id: string
+  organization_id: string
+  name: string
+  /** `name` case-folded: unique per organization. */
+  name_key: string
+  description: string | null
+  type: 'custom' | 'vm-dropped'
+  applies_to: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+export interface AppStateTable {
+  key: string
+  value: string
+}
+
+/** An organization's inbound signing secret (migration 0019): 32 bytes, hex. */
+export interface InboundSecretTable {
+  organization_id: string
+  secret: string
+  date_created: string
+}
+
+/** The answer given to a `webhook-id` of the inbound endpoint (migration 0019); `answer` is JSON. */
+export interface InboundReceiptTable {
+  organization_id: string
+  webhook_id: string
+  answer: string
+  date_created: string
+}
+
+/** A message or call the telephony side reported, by its id there (migration 0019). Booleans are 0/1. */
+export interface InboundRefTable {
+  organization_id: string
+  kind: 'sms' | 'call'
+  provider_id: string
+  activity_id: string | null
+  task_id: string | null
+  new_lead: number
+  in_progress: number
+  user_id: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** An email template (migration 0021): Liquid subject and HTML body; `attachments` is JSON; booleans are 0/1. */
+export interface EmailTemplateTable {
+  id: string
+  organization_id: string
+  name: string
+  subject: string
+  body: string
+  is_shared: number
+  is_archived: number
+  attachments: string
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** An email conversation on a lead (migration 0022); its id is an activity id. */
+export interface EmailThreadTable {
+  id: string
+  organization_id: string
+  lead_id: string
+  /** The latest subject without `Re:`/`Fwd:` prefixes, as written. */
+  subject: string
+  /** `subject` case-folded, for joining replies that carry no references. */
+  subject_key: string
+  date_created: string
+  date_updated: string
+}
+
+/** A Message-ID an email was sent or received with (migration 0022). */
+export interface EmailMessageTable {
+  organization_id: string
+  message_id: string
+  activity_id: string
+  thread_id: string
+}
+
+/** A file of an email (migrations 0023, 0024): its bytes in base64. */
+export interface EmailAttachmentTable {
+  id: string
+  organization_id: string
+  /** The email it is in; null for a file uploaded and not yet in one (purged after a day). */
+  activity_id: string | null
+  filename: string
+  content_type: string
+  /** The part's Content-ID without angle brackets, for inline images; else null. */
+  content_id: string | null
+  /** Decoded bytes. */
+  size: number
+  content: string
+  date_created: string
+}
+
+export interface Tables {
+  organization: OrganizationTable
+  user: UserTable
+  membership: MembershipTable
+  api_key: ApiKeyTable
+  lead_status: LeadStatusTable
+  pipeline: PipelineTable
+  opportunity_status: OpportunityStatusTable
+  opportunity: OpportunityTable
+  opportunity_rollup: OpportunityRollupTable
+  phone_number: PhoneNumberTable
+  email_account: EmailAccountTable
+  email_account_address: EmailAccountAddressTable
+  user_presence: UserPresenceTable
+  lead: LeadTable
+  lead_address: LeadAddressTable
+  contact: ContactTable
+  contact_email: ContactEmailTable
+  contact_phone: ContactPhoneTable
+  contact_url: ContactUrlTable
+  custom_field: CustomFieldTable
+  custom_value: CustomValueTable
+  activity: ActivityTable
+  task: TaskTable
+  event: EventTable
+  webhook_subscription: WebhookSubscriptionTable
+  webhook_subscription_version: WebhookSubscriptionVersionTable
+  outbox: OutboxTable
+  outbox_attempt: OutboxAttemptTable
+  lead_search: LeadSearchTable
+  lead_search_org: LeadSearchOrgTable
+  app_state: AppStateTable
+  organization_lead_count: OrganizationLeadCountTable
+  outcome: OutcomeTable
+  inbound_secret: InboundSecretTable
+  inbound_receipt: InboundReceiptTable
+  inbound_ref: InboundRefTable
+  email_template: EmailTemplateTable
+  email_thread: EmailThreadTable
+  email_message: EmailMessageTable
+  email_attachment: EmailAttachmentTable
+}
+
+export type Db = Kysely<Tables>
+
+/**
+ * Runs `work` in a transaction: the caller's, when `db` already is one (Kysely cannot nest them), else a new one.
+ * Lets a unit of work that is atomic on its own also be one step of a larger atomic unit.
+ */
+export async function inTransaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work)
+}
+export type Tx = Transaction<Tables>
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Db
+  dialect: Dialect
+  /** The pg pool behind a Postgres handle, shared with the rate-limit store. */
+  pgPool: pg.Pool | undefined
+  /** The better-sqlite3 connection behind a SQLite handle. */
+  sqlite: KyselySqliteDatabase | undefined
+  /** Reads for the hot paths, without building a query or waiting for a transaction on the main connection. */
+  reader: HotReader
+  url: string
+  close(): Promise<void>
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/leadline.db'
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://')
+}
+
+function sqlitePath(url: string): string {
+  if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length)
+  if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length)
+  return url
+}
+
+/**
+ * Planner settings for each Postgres session, before the caller's `PGOPTIONS` (which win): Postgres's default
+ * `random_page_cost` of 4 prices an index probe as a disk seek, and a search of a few thousand leads then reads the
+ * whole `lead` table into a hash join rather than probe its primary key once per match (60 to 90 ms against 20 to
+ * 30 ms at 100,000 leads, docs/decisions/0013-postgres-planner-and-buffers.md). 1.1 is the usual figure for data on
+ * SSDs or in memory, which is where a CRM's working set lives.
+ */
+export function postgresSessionOptions(env: NodeJS.ProcessEnv = process.env): string {
+  return ['-c random_page_cost=1.1', env.PGOPTIONS].filter((o) => o !== undefined && o !== '').join(' ')
+}
+
+/**
+ * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
+ * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
+ */
+export function openDatabase(url: string, options: { log?: LogConfig; sqliteCacheMb?: number } = {}): DatabaseHandle {
+  const log = options.log === undefined ? {} : { log: options.log }
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: 10, options: postgresSessionOptions() })
+    // An idle client can lose its connection (server restart, admin termination). pg drops it from the pool;
+    // without a listener the 'error' event would crash the process.
+    pool.on('error', (error) => {
+      process.stderr.write(`postgres: idle connection lost: ${error.message}\n`)
+    })
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...log })
+    const reader = postgresReader(pool)
+    return { db, dialect: 'postgres', pgPool: pool, sqlite: undefined, reader, url, close: () => db.destroy() }
+  }
+  const file = sqlitePath(url)
+  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true })
+  const sqlite = new SqliteDatabase(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = FULL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  // SQLite's default page cache is 2 MB per connection: a search that visits thousands of rows would read most of
+  // its pages from the operating system again on every run. The pages are allocated as they are used.
+  const cacheKib = Math.round((options.sqliteCacheMb ?? DEFAULT_SQLITE_CACHE_MB) * 1024)
+  sqlite.pragma(`cache_size = -${String(cacheKib)}`)
+  // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot).
+  sqlite.pragma('optimize = 0x10002')
+  // SQLite's lower() folds only ASCII; searches use this one so `name:école` finds "ÉCOLE" as on Postgres.
+  sqlite.function('leadline_lower', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? foldCase(value) : null,
+  )
+  const cached = withStatementCache(sqlite)
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }), ...log })
+  // An in-memory database has one connection only; its reader shares it.
+  const reader =
+    file === ':memory:'
+      ? sqliteReader(cached, false)
+      : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
+  const close = async () => {
+    reader.close()
+    if (sqlite.open) sqlite.pragma('optimize')
+    await db.destroy()
+  }
+  return { db, dialect: 'sqlite', pgPool: undefined, sqlite: cached, reader, url, close }
+}
+
+const STATEMENT_CACHE_SIZE = 1000
+/** Each SQLite connection's page cache, unless the caller sizes it (`LEADLINE_SQLITE_CACHE_MB`). */
+export const DEFAULT_SQLITE_CACHE_MB = 32
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point read. This keeps the
+ * most recently used statements by SQL text (an `in (?, ?, …)` list of another length is another text, hence the
+ * bound), approximately: a hit only marks its statement, and eviction gives a marked one a second chance (as the view
+ * cache does, and for the same reason: reordering the map on every hit cost more than the lookup).
+ * A statement is never run twice at once: better-sqlite3 runs synchronously, and nothing here streams.
+ */
+export function withStatementCache(sqlite: KyselySqliteDatabase): KyselySqliteDatabase {
+  const statements = new Map<string, { statement: SqliteStatement; used: boolean }>()
+  return {
+    close: () => {
+      statements.clear()
+      sqlite.close()
+    },
+    prepare(sqlText) {
+      const hit = statements.get(sqlText)
+      if (hit !== undefined) {
+        hit.used = true
+        return hit.statement
+      }
+      const statement = sqlite.prepare(sqlText)
+      statements.set(sqlText, { statement, used: false })
+      for (const [oldest, entry] of statements) {
+        if (statements.size <= STATEMENT_CACHE_SIZE) break
+        if (oldest === sqlText) continue
+        statements.delete(oldest)
+        if (entry.used) {
+          entry.used = false
+          statements.set(oldest, entry)
+        }
+      }
+      return statement
+    },
+  }
+}
+
+/**
+ * Point reads by SQL text with `?` placeholders, the same text on both databases. On SQLite they run on a second,
+ * read-only connection: in WAL mode it sees every committed write and none that is still in flight, and it never
+ * waits behind a transaction holding the main connection (Kysely serializes the one SQLite connection it has).
+ */
+export interface HotReader {
+  all<Row>(sqlText: string, parameters: readonly unknown[]): Promise<Row[]>
+  close(): void
+}
+
+/** The read-only connection serves point reads (a lead, a key, an organization): a quarter of the main cache. */
+function openReadConnection(file: string, mainCacheKib: number): SqliteDatabase.Database {
+  const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true })
+  connection.pragma('busy_timeout = 5000')
+  connection.pragma(`cache_size = -${String(Math.max(2048, Math.round(mainCacheKib / 4)))}`)
+  return connection
+}
+
+function sqliteReader(connection: KyselySqliteDatabase, owned: boolean): HotReader {
+  return {
+    all<Row>(sqlText: string, parameters: readonly unknown[]) {
+      try {
+        return Promise.resolve(connection.prepare(sqlText).all(parameters) as Row[])
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+      }
+    },
+    close: () => {
+      if (owned) connection.close()
+    },
+  }
+}
+
+function postgresReader(pool: pg.Pool): HotReader {
+  // A named query is parsed and planned once per pooled connection, then only executed.
+  const named = new Map<string, { name: string; text: string }>()
+  const statement = (sqlText: string) => {
+    let found = named.get(sqlText)
+    if (found === undefined) {
+      let n = 0
+      found = { name: `leadline_hot_${String(named.size)}`, text: sqlText.replace(/\?/g, () => `$${String(++n)}`) }
+      named.set(sqlText, found)
+    }
+    return found
+  }
+  return {
+    async all<Row>(sqlText: string, parameters: readonly unknown[]) {
+      const result = await pool.query({ ...statement(sqlText), values: [...parameters] })
+      return result.rows as Row[]
+    },
+    close: () => undefined,
+  }
+}

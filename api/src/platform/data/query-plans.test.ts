@@ -1,0 +1,305 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CompiledQuery, sql } from 'kysely'
+import { buildApp } from '../../app/app.js'
+import { loadConfig } from '../config.js'
+import {
+  createOrg,
+  call,
+  createTestDatabase,
+  TestClock,
+  testDatabaseKind,
+  type TestDatabase,
+  type TestOrg,
+} from '../../tooling/test-support/test-app.js'
+import { inboundSecretOf, signedPost } from '../../tooling/test-support/inbound-client.js'
+import { accountsForAddresses } from '../../email/accounts/email-account-repo.js'
+import { purgeUnboundUploads } from '../../email/attachments/email-attachment-repo.js'
+import { openDatabase, type DatabaseHandle } from './database.js'
+import { migrateToLatest } from './migrate.js'
+
+// The SQL the API runs for a request, explained: per-organization reads must reach their rows through an index
+// that starts with organization_id, never by scanning every organization's rows. Postgres is told to avoid
+// sequential scans so its plans show which indexes can serve a query even on these small tables.
+
+const captured: CompiledQuery[] = []
+let testDb: TestDatabase
+let database: DatabaseHandle
+let app: Awaited<ReturnType<typeof buildApp>>
+let org: TestOrg
+const clock = new TestClock()
+
+beforeAll(async () => {
+  testDb = await createTestDatabase()
+  database = openDatabase(testDb.url, {
+    log: (event) => {
+      if (event.level === 'query') captured.push(event.query)
+    },
+  })
+  await migrateToLatest(database.db)
+  app = await buildApp({ database, config: loadConfig({ DATABASE_URL: testDb.url }), clock, logger: false })
+  org = await createOrg(database, clock, 'Planned Inc')
+  const other = await createOrg(database, clock, 'Other Inc')
+  for (const who of [org, other]) {
+    const res = await call(app, who.member.key, 'POST', '/lead/', {
+      body: {
+        name: 'Planned Co',
+        description: 'First contact at the fair',
+        url: 'https://planned.example.com',
+        addresses: [
+          { label: 'business', address_1: '1 Rue de Rivoli', city: 'Paris', state: 'Île-de-France', zipcode: '75001' },
+        ],
+        contacts: [{ name: 'Pat' }],
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+  }
+  // A second lead in Paris: a page of one out of two matches is worth walking the sort index for (lead-search.ts).
+  const annex = await call(app, org.member.key, 'POST', '/lead/', {
+    body: { name: 'Planned Annex', addresses: [{ label: 'business', city: 'Paris' }] },
+  })
+  expect(annex.statusCode, annex.body).toBe(200)
+  const notes = await call(app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Notes', type: 'text' } })
+  expect(notes.statusCode, notes.body).toBe(200)
+})
+
+afterAll(async () => {
+  await app.close()
+  await database.close()
+  await testDb.drop()
+})
+
+/**
+ * `setAside`: Postgres indexes dropped for this explain only, to show what else could serve the query; `noSort`:
+ * Postgres avoids sorting if an index gives the order (on these tiny tables it would rather sort).
+ */
+async function explain(query: CompiledQuery, setAside: string[] = [], noSort = false): Promise<string[]> {
+  if (database.dialect === 'sqlite') {
+    const plan = await database.db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    )
+    return plan.rows.map((r) => r.detail)
+  }
+  // Rolled back, so that the indexes set aside come back.
+  return database.db.connection().execute(async (connection) => {
+    await sql`begin`.execute(connection)
+    try {
+      await sql`set local enable_seqscan = off`.execute(connection)
+      if (noSort) await sql`set local enable_sort = off`.execute(connection)
+      for (const index of setAside) await sql`drop index ${sql.ref(index)}`.execute(connection)
+      const plan = await connection.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+      )
+      return plan.rows.map((r) => r['QUERY PLAN'])
+    } finally {
+      await sql`rollback`.execute(connection)
+    }
+  })
+}
+
+/** The plans of the queries a request ran that read `table`. */
+async function plansFor(path: string, table: string): Promise<string[][]> {
+  captured.length = 0
+  const res = await call(app, org.member.key, 'GET', path)
+  expect(res.statusCode, res.body).toBe(200)
+  const reads = captured.filter((q) => q.sql.startsWith('select') && new RegExp(`\\b"?${table}"?\\b`).test(q.sql))
+  expect(reads.length, `${path} reads ${table}`).toBeGreaterThan(0)
+  return Promise.all(reads.map((q) => explain(q)))
+}
+
+/**
+ * The plan nodes that read every row of `table`. SQLite says SCAN (of the table or of a whole index) where an index
+ * narrows the read to SEARCH. In Postgres a scan node without an Index Cond or Recheck Cond reads everything.
+ */
+function fullScans(plan: string[], table: string): string[] {
+  if (database.dialect === 'sqlite') return plan.filter((line) => new RegExp(`^SCAN ${table}( |$)`).test(line.trim()))
+  const node = new RegExp(`Scan(?: Backward)?(?: using \\S+)? on ${table}( |$)`)
+  const indent = (line: string) => line.length - line.trimStart().replace(/^->\s*/, '').length
+  return plan.filter((line, i) => {
+    if (!node.test(line)) return false
+    const below = plan.slice(i + 1)
+    const end = below.findIndex((next) => indent(next) <= indent(line))
+    const block = end === -1 ? below : below.slice(0, end)
+    return !block.some((next) => /^\s*(Index Cond|Recheck Cond):/.test(next))
+  })
+}
+
+describe('query plans', () => {
+  it.each([
+    ['/lead/?query=city:pa', 'lead_address'],
+    ['/lead/?query=zipcode:75 state:x', 'lead_address'],
+    ['/lead/?query=country:fr', 'lead_address'],
+    ['/lead/?query=zz', 'lead_search'],
+    // A two-letter term is too short for the trigram index: the search compares contact names itself.
+    ['/lead/?query=contact_name:pa', 'contact'],
+    ['/lead/?query=status:potential', 'lead_status'],
+    ['/lead/', 'lead'],
+    ['/contact/', 'contact'],
+    ['/outcome/', 'outcome'],
+    ['/user/', 'phone_number'],
+    ['/activity/call/', 'activity'],
+    ['/user/availability/', 'inbound_ref'],
+    ['/email_account/', 'email_account'],
+    ['/me/', 'email_account'],
+    ['/activity/emailthread/', 'activity'],
+    ['/activity/emailthread/?contact_id=cont_x', 'activity'],
+    ['/activity/?thread_emails=true', 'activity'],
+    ['/activity/?thread_emails=only&lead_id=lead_x&user_id=user_x', 'activity'],
+  ])('%s reads %s through an organization index', async (path, table) => {
+    for (const plan of await plansFor(path, table)) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+  })
+
+  /** The plans of the search's own queries (not the rendering of its page), read as a large organization would. */
+  async function searchPlans(query: string): Promise<string[][]> {
+    captured.length = 0
+    const res = await call(app, org.member.key, 'GET', '/lead/', { query: { query } })
+    expect(res.statusCode, res.body).toBe(200)
+    const searches = captured.filter((q) => q.sql.startsWith('select') && /lead_search_fts|\blead_search\b/.test(q.sql))
+    expect(searches.length).toBeGreaterThan(0)
+    // On these small tables Postgres reads an organization's few search rows through its organization indexes; set
+    // aside, as a large organization's rows make it, the trigram indexes must serve the search.
+    const plans: string[][] = []
+    for (const search of searches)
+      plans.push(
+        await explain(search, ['lead_search_org_idx', 'lead_search_org_name_idx', 'lead_search_org_status_idx']),
+      )
+    for (const table of ['lead', 'lead_search', 'contact', 'lead_address', 'custom_value']) {
+      for (const plan of plans) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+    }
+    return plans
+  }
+
+  /** SQLite: FTS5's MATCH (M) with both bounds of the organization's rowid range (> and <). */
+  const ftsLookup = /lead_search_fts VIRTUAL TABLE INDEX \d+:M\S*>\S*</
+
+  it.each([
+    'planned',
+    'name:planned',
+    'description:first',
+    'url:planned.example',
+    'contact_name:pat',
+    'city:paris',
+    'state:france',
+    'zipcode:75001',
+    'address:rivoli',
+    '"planned co" city:paris',
+    'city:paris OR contact_name:pat',
+  ])('%s finds text through the trigram index, limited to the organization', async (query) => {
+    const lines = (await searchPlans(query)).flat()
+    const trigram = database.dialect === 'sqlite' ? ftsLookup : /Bitmap Index Scan on lead_search_\w+_trgm/
+    expect(
+      lines.filter((l) => trigram.test(l)),
+      lines.join('\n'),
+    ).not.toEqual([])
+  })
+
+  // Postgres may rather test these tiny organizations' leads one by one through their keys; SQLite always asks FTS5.
+  it.each(['custom.Notes:hello', '"planned co" city:paris status:potential', '-city:paris has:contacts'])(
+    '%s combines the trigram index with other conditions, scanning nothing',
+    async (query) => {
+      const lines = (await searchPlans(query)).flat()
+      if (database.dialect === 'sqlite')
+        expect(
+          lines.filter((l) => ftsLookup.test(l)),
+          lines.join('\n'),
+        ).not.toEqual([])
+    },
+  )
+
+  // SQLite is told to walk; Postgres's planner chooses, and on tables this small it would rather sort: told not to,
+  // it must find the order in the index. (Its walks by name or by an ascending date, whose ties go by descending id,
+  // need an incremental sort, which it only picks for large tables: not tested here.)
+  const walks: [string, string, string[]][] = [
+    ['sort:name', 'lead_search_org_name_idx', ['sqlite']],
+    ['sort:-name', 'lead_search_org_name_idx', ['sqlite']],
+    ['city:paris', 'lead_org_updated', ['sqlite', 'postgres']],
+    ['city:paris sort:-created', 'lead_org_created', ['sqlite', 'postgres']],
+    ['city:paris sort:created', 'lead_org_created', ['sqlite']],
+  ]
+  it.each(walks.filter(([, , dialects]) => dialects.includes(testDatabaseKind)))(
+    'a small page of %s walks %s… in order',
+    async (query, index) => {
+      captured.length = 0
+      const res = await call(app, org.member.key, 'GET', '/lead/', { query: { query, _limit: '1' } })
+      expect(res.statusCode, res.body).toBe(200)
+      const page = captured.find((q) => /^select lead\.\*/.test(q.sql))
+      expect(page, captured.map((q) => q.sql).join('\n')).toBeDefined()
+      if (page === undefined) return
+      const plan = await explain(page, [], true)
+      const walked =
+        database.dialect === 'sqlite' ? new RegExp(`USING INDEX ${index}`) : new RegExp(`Index Scan.* using ${index}`)
+      expect(
+        plan.filter((line) => walked.test(line)),
+        plan.join('\n'),
+      ).not.toEqual([])
+      const sorts = plan.filter((line) => /TEMP B-TREE FOR ORDER BY|^\s*(->\s*)?Sort\b/.test(line))
+      expect(sorts, plan.join('\n')).toEqual([])
+    },
+  )
+
+  it('an incoming text finds the contact with its number and the organization’s number through their indexes', async () => {
+    const number = await call(app, org.admin.key, 'POST', '/phone_number/', { body: { number: '+14155550150' } })
+    expect(number.statusCode, number.body).toBe(200)
+    captured.length = 0
+    const res = await signedPost(app, clock, 'sms', {
+      organizationId: org.id,
+      secret: await inboundSecretOf(app, org),
+      body: { id: 'SM-plan', remote_phone: '+14155550151', local_phone: '+14155550150', text: 'Planned' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    // The lookup by number goes straight to it, not through every phone of the organization.
+    const byNumber =
+      database.dialect === 'sqlite' ? /USING (COVERING )?INDEX \S+ \([^)]*\bphone=\?/ : /Index Cond: .*\(phone = /
+    for (const table of ['contact_phone', 'phone_number']) {
+      const reads = captured.filter((q) => q.sql.startsWith('select') && new RegExp(`\\b"?${table}"?\\b`).test(q.sql))
+      expect(reads.length, `an incoming text reads ${table}`).toBeGreaterThan(0)
+      const plans = await Promise.all(reads.map((read) => explain(read)))
+      for (const plan of plans) expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+      if (table === 'contact_phone') expect(plans.flat().join('\n')).toMatch(byNumber)
+    }
+  })
+
+  it.each([null, 'org'])(
+    'incoming mail finds the accounts of an address through its index (organization: %s)',
+    async (scope) => {
+      // Set by an admin, the account's address is verified at once, so it receives.
+      const account = await call(app, org.admin.key, 'POST', '/email_account/', {
+        body: {
+          user_id: org.member.id,
+          email: `plan-${String(scope)}@planned.example`,
+          smtp: { host: 'smtp.planned.example', port: 587 },
+        },
+      })
+      expect(account.statusCode, account.body).toBe(200)
+      captured.length = 0
+      const found = await accountsForAddresses(database.db, scope === null ? null : org.id, [
+        `plan-${String(scope)}@planned.example`,
+      ])
+      expect(found.map((a) => a.id)).toEqual([account.json<{ id: string }>().id])
+      const [read] = captured.filter((q) => q.sql.startsWith('select'))
+      expect(read).toBeDefined()
+      if (read === undefined) return
+      const plan = await explain(read)
+      for (const table of ['email_account', 'email_account_address'])
+        expect(fullScans(plan, table), plan.join('\n')).toEqual([])
+    },
+  )
+
+  it('the purge of uploads no email took finds them through their own index, never reading every file', async () => {
+    captured.length = 0
+    await purgeUnboundUploads(database.db, clock)
+    const [purge] = captured.filter((q) => q.sql.startsWith('delete'))
+    expect(purge).toBeDefined()
+    if (purge === undefined) return
+    const plan = await explain(purge)
+    expect(fullScans(plan, 'email_attachment'), plan.join('\n')).toEqual([])
+    expect(plan.join('\n')).toContain('email_attachment_unbound_idx')
+  })
+
+  it.each(['/activity/', '/activity/?user_id=USER'])('%s walks an index in order: no scan, no sort', async (path) => {
+    for (const plan of await plansFor(path.replace('USER', org.admin.id), 'activity')) {
+      expect(fullScans(plan, 'activity'), plan.join('\n')).toEqual([])
+      const sorts = plan.filter((line) => /TEMP B-TREE FOR ORDER BY|^\s*(->\s*)?Sort\b/.test(line))
+      expect(sorts, plan.join('\n')).toEqual([])
+    }
+  })
+})

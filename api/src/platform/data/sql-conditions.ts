@@ -1,0 +1,87 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely'
+import type { Dialect } from './database.js'
+import { foldCase } from '../text/text.js'
+
+// Building blocks of the search languages (leads, opportunities): conditions that read the same on SQLite and
+// Postgres, text compared ignoring case the same way on both.
+
+export type Condition = RawBuilder<SqlBool>
+
+export const TRUE: Condition = sql<SqlBool>`1 = 1`
+export const FALSE: Condition = sql<SqlBool>`1 = 0`
+
+/**
+ * Joins conditions with `and` or `or` as a balanced tree. SQLite refuses expressions nested more than 1000 deep,
+ * and `a and b and c …` nests one level per term; balanced, 200 terms are 8 levels.
+ */
+export function joinAll(conditions: Condition[], op: 'and' | 'or'): Condition {
+  const [first, ...rest] = conditions
+  if (first === undefined) return op === 'and' ? TRUE : FALSE
+  if (rest.length === 0) return first
+  const half = Math.ceil(conditions.length / 2)
+  return sql<SqlBool>`(${joinAll(conditions.slice(0, half), op)} ${sql.raw(op)} ${joinAll(conditions.slice(half), op)})`
+}
+
+/** A LIKE pattern finding `value` anywhere, folded; `%`, `_` and `\` are literal in it. */
+export function containsPattern(value: string): string {
+  return `%${foldCase(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/** Text lower-cased the same way on both dialects: Postgres's lower() in a UTF-8 database, `foldCase` on SQLite. */
+export function folded(text: RawBuilder<unknown>, dialect: Dialect): RawBuilder<string> {
+  return dialect === 'sqlite' ? sql<string>`leadline_lower(${text})` : sql<string>`lower(${text})`
+}
+
+const NON_ASCII = /[^\p{ASCII}]/u
+
+/**
+ * On SQLite, text compared with an all-ASCII value: LIKE and NOCASE already ignore ASCII case and need no call into
+ * JavaScript per row. Only two letters outside ASCII fold into it (İ to i, the Kelvin sign to k); they are replaced
+ * first, so the result is the same as comparing `leadline_lower(text)`.
+ */
+function asciiFolded(text: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`replace(replace(${text}, ${'\u0130'}, 'i'), ${'\u212A'}, 'k')`
+}
+
+/** `text` holds `value`, ignoring case. */
+export function containsIgnoringCase(text: RawBuilder<unknown>, value: string, dialect: Dialect): Condition {
+  const pattern = containsPattern(value)
+  if (dialect === 'sqlite' && !NON_ASCII.test(pattern)) {
+    return sql<SqlBool>`${asciiFolded(text)} like ${pattern} escape '\\'`
+  }
+  return sql<SqlBool>`${folded(text, dialect)} like ${pattern} escape '\\'`
+}
+
+/** `text` is `value`, ignoring case. */
+export function equalsIgnoringCase(text: RawBuilder<unknown>, value: string, dialect: Dialect): Condition {
+  const target = foldCase(value)
+  if (dialect === 'sqlite' && !NON_ASCII.test(target))
+    return sql<SqlBool>`${asciiFolded(text)} = ${target} collate nocase`
+  return sql<SqlBool>`${folded(text, dialect)} = ${target}`
+}
+
+/** A search comparator, `:` being equality (or "within", for a range). */
+export type RangeComparator = ':' | '>' | '>=' | '<' | '<='
+
+/**
+ * A column against a range `[start, end)` of fixed-width text that sorts as it compares (timestamps, days): `:`
+ * inside, `>` after, `>=` from its start, `<` before, `<=` up to its end.
+ */
+export function rangeCondition(
+  column: RawBuilder<unknown>,
+  op: RangeComparator,
+  range: { start: string; end: string },
+): Condition {
+  switch (op) {
+    case ':':
+      return sql<SqlBool>`(${column} >= ${range.start} and ${column} < ${range.end})`
+    case '>':
+      return sql<SqlBool>`${column} >= ${range.end}`
+    case '>=':
+      return sql<SqlBool>`${column} >= ${range.start}`
+    case '<':
+      return sql<SqlBool>`${column} < ${range.start}`
+    case '<=':
+      return sql<SqlBool>`${column} < ${range.end}`
+  }
+}

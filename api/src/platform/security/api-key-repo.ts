@@ -1,0 +1,98 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Db } from '../data/database.js'
+import { newId, randomBase62 } from './ids.js'
+import { formatTimestamp, type Clock } from '../data/time.js'
+
+// A key reads `<key id>.<secret>`: the id finds the row, the secret is compared by its SHA-256.
+// The secret has 256 bits of entropy, so a fast hash is enough; no password stretching needed.
+const SECRET_LENGTH = 43
+const KEY_FORMAT = /^[A-Za-z0-9_]{1,100}\.[A-Za-z0-9]{1,100}$/
+
+function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+export interface IssuedKey {
+  api_key_id: string
+  api_key: string
+}
+
+export async function createApiKey(
+  db: Db,
+  clock: Clock,
+  owner: { organizationId: string; userId: string; membershipId: string },
+): Promise<IssuedKey> {
+  const id = newId('apiKey')
+  const secret = randomBase62(SECRET_LENGTH)
+  await db
+    .insertInto('api_key')
+    .values({
+      id,
+      organization_id: owner.organizationId,
+      user_id: owner.userId,
+      membership_id: owner.membershipId,
+      secret_hash: hashSecret(secret),
+      date_created: formatTimestamp(clock.now()),
+      date_revoked: null,
+    })
+    .execute()
+  return { api_key_id: id, api_key: `${id}.${secret}` }
+}
+
+/** Returns false when no such key exists. Revoking twice is harmless. */
+export async function revokeApiKey(db: Db, clock: Clock, id: string): Promise<boolean> {
+  const key = await db.selectFrom('api_key').select(['id', 'date_revoked']).where('id', '=', id).executeTakeFirst()
+  if (key === undefined) return false
+  if (key.date_revoked === null) {
+    await db
+      .updateTable('api_key')
+      .set({ date_revoked: formatTimestamp(clock.now()) })
+      .where('id', '=', id)
+      .execute()
+  }
+  return true
+}
+
+export interface KeyOwner {
+  apiKeyId: string
+  organizationId: string
+  userId: string
+  membershipId: string
+  role: 'admin' | 'user'
+}
+
+/** Finds the live key a presented secret belongs to; undefined for unknown, wrong or revoked keys. */
+export async function verifyApiKey(db: Db, presented: string): Promise<KeyOwner | undefined> {
+  // Anything but `<id>.<secret>` in the key's alphabet is no key of ours, and never reaches the database
+  // (a NUL, for one, is an error in a Postgres query parameter).
+  if (!KEY_FORMAT.test(presented)) return undefined
+  const dot = presented.indexOf('.')
+  if (dot <= 0) return undefined
+  const id = presented.slice(0, dot)
+  const secret = presented.slice(dot + 1)
+  const row = await db
+    .selectFrom('api_key')
+    .innerJoin('membership', 'membership.id', 'api_key.membership_id')
+    .select([
+      'api_key.id',
+      'api_key.secret_hash',
+      'api_key.date_revoked',
+      'api_key.organization_id',
+      'api_key.user_id',
+      'membership.id as membership_id',
+      'membership.role',
+    ])
+    .where('api_key.id', '=', id)
+    .executeTakeFirst()
+  const expected = Buffer.from(row?.secret_hash ?? hashSecret(''), 'hex')
+  const actual = Buffer.from(hashSecret(secret), 'hex')
+  const matches = timingSafeEqual(expected, actual)
+  if (row === undefined || !matches || row.date_revoked !== null) return undefined
+  return {
+    apiKeyId: row.id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    membershipId: row.membership_id,
+    role: row.role,
+  }
+}

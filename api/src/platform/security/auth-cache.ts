@@ -1,0 +1,48 @@
+import type { Db } from '../data/database.js'
+import type { Clock } from '../data/time.js'
+import { verifyApiKey, type KeyOwner } from './api-key-repo.js'
+
+/** How long a verified key is trusted without asking the database again: a revocation elsewhere takes this long. */
+export const AUTH_CACHE_SECONDS = 5
+const MAX_KEYS = 10_000
+
+export interface AuthCache {
+  /** The owner of a presented key, or undefined for an unknown, wrong or revoked key. */
+  verify(presented: string): Promise<KeyOwner | undefined>
+  /** The owner of a key verified less than the trusted time ago, without asking anything; else undefined. */
+  cached(presented: string): KeyOwner | undefined
+}
+
+/**
+ * Verified keys for a few seconds: hashing and the database lookup are most of an uncached request's cost. Only
+ * keys that verified are kept, so a wrong or revoked key always reaches the database.
+ */
+export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SECONDS): AuthCache {
+  const ttl = ttlSeconds * 1000
+  const entries = new Map<string, { owner: KeyOwner; verified: number }>()
+  const cached = (presented: string, now: number) => {
+    const hit = entries.get(presented)
+    // A verification "in the future" means the clock stepped back: trusting it would stretch the window.
+    return hit !== undefined && hit.verified <= now && now < hit.verified + ttl ? hit.owner : undefined
+  }
+  return {
+    cached: (presented) => cached(presented, clock.now().getTime()),
+    async verify(presented) {
+      const now = clock.now().getTime()
+      const hit = cached(presented, now)
+      if (hit !== undefined) return hit
+      const owner = await verifyApiKey(db, presented)
+      if (owner === undefined) {
+        entries.delete(presented)
+        return undefined
+      }
+      entries.delete(presented)
+      entries.set(presented, { owner, verified: now })
+      if (entries.size > MAX_KEYS) {
+        const oldest = entries.keys().next()
+        if (oldest.done !== true) entries.delete(oldest.value)
+      }
+      return owner
+    },
+  }
+}

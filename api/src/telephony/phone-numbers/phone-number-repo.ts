@@ -1,0 +1,184 @@
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max'
+import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
+import type { Db, PhoneNumberTable, Tx } from '../../platform/data/database.js'
+import { isUniqueViolation } from '../../platform/data/db-errors.js'
+import { newId } from '../../platform/security/ids.js'
+
+type Queryable = Db | Tx
+type PhoneNumberType = PhoneNumberTable['type']
+
+const FALLBACK_COUNTRY = 'US'
+
+/**
+ * A phone number in E.164 (`+14155550100`), read as dialled from `country` (ISO 3166 alpha-2) unless it starts with
+ * `+`; undefined when it is not a valid number, or carries an extension E.164 cannot hold.
+ */
+export function normalizePhoneNumber(raw: string, country: string): string | undefined {
+  const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
+  if (parsed === undefined || !parsed.isValid() || parsed.ext !== undefined) return undefined
+  return parsed.number
+}
+
+function dialCountry(country: string) {
+  return isSupportedCountry(country) ? country : FALLBACK_COUNTRY
+}
+
+/**
+ * A contact's phone, kept the way Close keeps it: a valid number becomes E.164; any other input with digits is kept
+ * as `+` + country calling code + its digits (`1234` in a GB organization → `+441234`), or `+` + its digits when it
+ * was dialled with `+`. Undefined when there are no digits at all, or an extension E.164 cannot hold.
+ * The organization's own numbers (calls, SMS) stay strict: see `normalizePhoneNumber`.
+ */
+export function normalizeContactPhone(raw: string, country: string): string | undefined {
+  const digits = raw.replace(/\D/g, '')
+  if (digits === '') return undefined
+  // libphonenumber's E.164 for what it can parse, valid or not (a valid number comes out as normalizePhoneNumber's).
+  const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
+  if (parsed !== undefined) return parsed.ext === undefined ? parsed.number : undefined
+  if (raw.trim().startsWith('+')) return `+${digits}`
+  return `+${getCountryCallingCode(dialCountry(country))}${digits}`
+}
+
+/** `+14155550100` → `+1 415 555 0100`; `+441234` → `+44 1234`. */
+export function formatPhoneNumber(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164
+}
+
+/** The country (ISO 3166 alpha-2) of an E.164 number, when libphonenumber knows it. */
+export function phoneCountry(e164: string): string | undefined {
+  return parsePhoneNumberFromString(e164)?.country
+}
+
+/**
+ * The other forms people type a stored number in, for free-text search: its digits (`14155550100`), its national
+ * digits (`4155550100`) and its national format (`(415) 555-0100`).
+ */
+export function phoneSearchForms(e164: string): string[] {
+  const parsed = parsePhoneNumberFromString(e164)
+  const forms = [e164.replace(/\D/g, '')]
+  if (parsed !== undefined) forms.push(parsed.nationalNumber, parsed.formatNational())
+  return forms
+}
+
+export function phoneNumberView(row: PhoneNumberTable): PhoneNumber {
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    number: row.number,
+    number_formatted: formatPhoneNumber(row.number),
+    label: row.label,
+    type: row.type,
+    user_id: row.user_id,
+    is_group_number: false,
+    sms_enabled: row.type === 'internal',
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+  }
+}
+
+export interface PhoneNumberFilter {
+  /** Already in E.164. */
+  number?: string
+  user_id?: string
+  type?: PhoneNumberType
+}
+
+export function phoneNumbersQuery(db: Queryable, organizationId: string, filter: PhoneNumberFilter) {
+  let query = db.selectFrom('phone_number').selectAll().where('organization_id', '=', organizationId)
+  if (filter.number !== undefined) query = query.where('number', '=', filter.number)
+  if (filter.user_id !== undefined) query = query.where('user_id', '=', filter.user_id)
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
+  return query.orderBy('date_created').orderBy('id')
+}
+
+export async function findPhoneNumber(db: Queryable, organizationId: string, id: string) {
+  return db
+    .selectFrom('phone_number')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** The organization's `internal` number equal to `e164`: the only numbers SMS may be sent from. */
+export async function findInternalPhoneNumber(db: Queryable, organizationId: string, e164: string) {
+  return db
+    .selectFrom('phone_number')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('number', '=', e164)
+    .where('type', '=', 'internal')
+    .executeTakeFirst()
+}
+
+export async function isMemberOf(db: Queryable, organizationId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('membership')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Thrown by `insertPhoneNumber` when the organization already has the number. */
+export class DuplicatePhoneNumberError extends Error {
+  constructor() {
+    super('The organization already has this phone number.')
+    this.name = 'DuplicatePhoneNumberError'
+  }
+}
+
+// Relies on the (organization_id, number) unique constraint, so two concurrent inserts cannot both succeed.
+export async function insertPhoneNumber(
+  db: Queryable,
+  input: {
+    organizationId: string
+    number: string
+    label: string | null
+    type: PhoneNumberType
+    userId: string | null
+    now: string
+  },
+): Promise<PhoneNumberTable> {
+  const row: PhoneNumberTable = {
+    id: newId('phoneNumber'),
+    organization_id: input.organizationId,
+    number: input.number,
+    label: input.label,
+    type: input.type,
+    user_id: input.userId,
+    date_created: input.now,
+    date_updated: input.now,
+  }
+  try {
+    await db.insertInto('phone_number').values(row).execute()
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DuplicatePhoneNumberError()
+    throw error
+  }
+  return row
+}
+
+export async function updatePhoneNumber(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  input: { label?: string | null; type?: PhoneNumberType; user_id?: string | null; now: string },
+): Promise<void> {
+  await db
+    .updateTable('phone_number')
+    .set({
+      ...(input.label === undefined ? {} : { label: input.label }),
+      ...(input.type === undefined ? {} : { type: input.type }),
+      ...(input.user_id === undefined ? {} : { user_id: input.user_id }),
+      date_updated: input.now,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function deletePhoneNumber(db: Queryable, organizationId: string, id: string): Promise<void> {
+  await db.deleteFrom('phone_number').where('organization_id', '=', organizationId).where('id', '=', id).execute()
+}

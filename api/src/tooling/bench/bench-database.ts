@@ -1,0 +1,205 @@
+import { spawn } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
+import { isAbsolute, relative } from 'node:path'
+import { sql } from 'kysely'
+import { createApiKey } from '../../platform/security/api-key-repo.js'
+import { isPostgresUrl, openDatabase, type Db } from '../../platform/data/database.js'
+import { migrateToLatest } from '../../platform/data/migrate.js'
+import { DEMO_ORGANIZATION_NAME } from '../demo/demo-seed.js'
+import { ensureLeadSearchCurrent } from '../../crm/leads/lead-search-index.js'
+import { systemClock } from '../../platform/data/time.js'
+
+// The benchmark's database: N demo leads seeded by `leadline seed demo`, or an earlier seed of N leads reused.
+
+export interface BenchDatabase {
+  url: string
+  kind: 'sqlite' | 'postgres'
+  /** The SQLite file, or the Postgres URL without its password. */
+  location: string
+  organizationId: string
+  /** A key of the demo organization's admin. */
+  apiKey: string
+  /** How long seeding took; undefined when an earlier seed was reused. */
+  seedSeconds: number | undefined
+}
+
+/** A Postgres URL with its password left out, for printing. */
+export function redactedUrl(url: string): string {
+  if (!isPostgresUrl(url)) return url.replace(/^sqlite:/, '')
+  const parsed = new URL(url)
+  if (parsed.password !== '') parsed.password = '***'
+  return parsed.toString()
+}
+
+/** The demo organization holding exactly `leads` leads, with its admin's membership; undefined if there is none. */
+async function completeDemo(db: Db, leads: number) {
+  const found = await sql<{ organization_id: string; user_id: string; membership_id: string }>`
+    select o.id as organization_id, m.user_id, m.id as membership_id
+    from organization o
+    join membership m on m.organization_id = o.id and m.role = 'admin'
+    where o.name = ${DEMO_ORGANIZATION_NAME}
+      and (select count(*) from lead l where l.organization_id = o.id) = ${leads}
+    order by o.date_created desc, m.date_created
+    limit 1`.execute(db)
+  return found.rows[0]
+}
+
+/** Migrates the database, as every start does, and finds a finished seed of `leads` leads in it. */
+async function reusable(url: string, leads: number) {
+  const database = openDatabase(url)
+  try {
+    await migrateToLatest(database.db)
+    await ensureLeadSearchCurrent(database.db)
+    const demo = await completeDemo(database.db, leads)
+    if (demo === undefined) return undefined
+    const key = await createApiKey(database.db, systemClock, {
+      organizationId: demo.organization_id,
+      userId: demo.user_id,
+      membershipId: demo.membership_id,
+    })
+    return { organizationId: demo.organization_id, apiKey: key.api_key }
+  } finally {
+    await database.close()
+  }
+}
+
+interface SeedOutput {
+  organizationId: string
+  apiKey: string
+}
+
+function parseSeedOutput(stdout: string): SeedOutput {
+  const parsed: unknown = JSON.parse(stdout)
+  if (typeof parsed !== 'object' || parsed === null) throw new Error('seed demo printed no JSON object')
+  const organizationId: unknown = Reflect.get(parsed, 'organization_id')
+  const users: unknown = Reflect.get(parsed, 'users')
+  const admin: unknown = Array.isArray(users) ? users.find((u: unknown) => isAdmin(u)) : undefined
+  const apiKey: unknown = typeof admin === 'object' && admin !== null ? Reflect.get(admin, 'api_key') : undefined
+  if (typeof organizationId !== 'string' || typeof apiKey !== 'string') {
+    throw new Error('seed demo printed no organization_id or admin api_key')
+  }
+  return { organizationId, apiKey }
+}
+
+function isAdmin(user: unknown): boolean {
+  return typeof user === 'object' && user !== null && Reflect.get(user, 'role') === 'admin'
+}
+
+/** Runs `leadline seed demo`, its progress on our stderr; resolves its output and how long it took. */
+async function seed(cliPath: string, url: string, leads: number): Promise<SeedOutput & { seconds: number }> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [cliPath, 'seed', 'demo', '--leads', String(leads), '--db', url, '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', resolve)
+  })
+  if (code !== 0) throw new Error(`leadline seed demo exited with ${String(code)}`)
+  return { ...parseSeedOutput(stdout), seconds: (performance.now() - started) / 1000 }
+}
+
+/**
+ * A database of `leads` demo leads: the given one (`--db`), else a SQLite file under `dataDir` named by the count.
+ * A finished seed in it is reused (after migrating it); a SQLite file without one is seeded anew.
+ */
+export async function prepareBenchDatabase(options: {
+  url: string | undefined
+  leads: number
+  dataDir: string
+  cliPath: string
+}): Promise<BenchDatabase> {
+  const file = `${options.dataDir}/leads-${String(options.leads)}.db`
+  const url = options.url ?? `sqlite:${file}`
+  const kind = isPostgresUrl(url) ? 'postgres' : 'sqlite'
+  const nearby = relative(process.cwd(), file)
+  const location =
+    options.url !== undefined || nearby.startsWith('..') || isAbsolute(nearby) ? redactedUrl(url) : nearby
+  if (kind === 'postgres' || existsSync(file) || options.url !== undefined) {
+    const found = await reusable(url, options.leads)
+    if (found !== undefined) return { url, kind, location, ...found, seedSeconds: undefined }
+  }
+  // A file of ours without a finished seed is left from an interrupted run: start it again.
+  if (options.url === undefined) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+  }
+  process.stderr.write(`seeding ${options.leads.toLocaleString('en-US')} demo leads into ${location}\n`)
+  const seeded = await seed(options.cliPath, url, options.leads)
+  return {
+    url,
+    kind,
+    location,
+    organizationId: seeded.organizationId,
+    apiKey: seeded.apiKey,
+    seedSeconds: seeded.seconds,
+  }
+}
+
+/** Leads of the report database's demo, whose opportunities are multiplied up to the count asked for. */
+const REPORT_LEADS = 2_000
+
+/** The demo organization's opportunities in a database, or undefined when it holds no finished demo seed. */
+async function reportReady(url: string, opportunities: number) {
+  const found = await reusable(url, REPORT_LEADS)
+  if (found === undefined) return undefined
+  const database = openDatabase(url)
+  try {
+    const row = await database.db
+      .selectFrom('opportunity')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('organization_id', '=', found.organizationId)
+      .executeTakeFirstOrThrow()
+    return Number(row.n) === opportunities ? found : undefined
+  } finally {
+    await database.close()
+  }
+}
+
+/**
+ * The report scenario's SQLite database (`data/bench/opportunities-N.db`): a demo of 2,000 leads whose
+ * opportunities are copied, each copy with a new id and its `date_won` moved back a few days at a time over two
+ * years, until the organization holds `opportunities`. The copies go in through the app's triggers, so the
+ * rollup (migration 0010) is what the app would have kept. Reused while it holds that many.
+ */
+export async function prepareReportDatabase(options: {
+  opportunities: number
+  dataDir: string
+  cliPath: string
+}): Promise<{ url: string; organizationId: string; apiKey: string }> {
+  const file = `${options.dataDir}/opportunities-${String(options.opportunities)}.db`
+  const url = `sqlite:${file}`
+  if (existsSync(file)) {
+    const found = await reportReady(url, options.opportunities)
+    if (found !== undefined) return { url, ...found }
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+  process.stderr.write(`preparing ${options.opportunities.toLocaleString('en-US')} opportunities for the report\n`)
+  const seeded = await seed(options.cliPath, url, REPORT_LEADS)
+  const database = openDatabase(url)
+  try {
+    const org = seeded.organizationId
+    const base = await database.db
+      .selectFrom('opportunity')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('organization_id', '=', org)
+      .executeTakeFirstOrThrow()
+    const missing = options.opportunities - Number(base.n)
+    if (Number(base.n) === 0 || missing < 0) throw new Error('the report demo has no opportunities to copy')
+    const copies = Math.ceil(missing / Number(base.n))
+    // A new id is `oppo_` and 43 hexadecimal digits, which are base62 digits too.
+    await sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies})
+      insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value, value_period,
+        value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created, date_updated)
+      select 'oppo_' || substr(lower(hex(randomblob(22))), 1, 43), o.organization_id, o.lead_id, o.contact_id,
+        o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
+        case when o.date_won is null then null else date(o.date_won, '-' || (copy.i % 700) || ' days') end,
+        o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
+      from opportunity o, copy where o.organization_id = ${org}
+      limit ${missing}`.execute(database.db)
+  } finally {
+    await database.close()
+  }
+  return { url, organizationId: seeded.organizationId, apiKey: seeded.apiKey }
+}

@@ -1,0 +1,376 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import type { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { parseArgs } from 'node:util'
+import { sql } from 'kysely'
+import { openDatabase } from '../../platform/data/database.js'
+import { prepareBenchDatabase, prepareReportDatabase } from './bench-database.js'
+import {
+  measureLatency,
+  measureThroughput,
+  type LatencyRun,
+  type LoadTarget,
+  type ThroughputRun,
+} from './bench-load.js'
+import {
+  formatReport,
+  median,
+  parseOnly,
+  reportJson,
+  SCENARIO_KEYS,
+  type BenchFigures,
+  type ScenarioKey,
+  type ScenarioResult,
+} from './bench-report.js'
+import { storeLeadBodies } from './raw-server.js'
+
+// `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
+// scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
+
+const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS]
+                     [--rounds R] [--opportunities N] [--json]
+
+  --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
+  --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
+                reused, else one is seeded
+  --postgres    a throwaway PostgreSQL cluster, started and removed by the command
+  --seconds S   seconds per measurement (default 10); each scenario is measured twice
+  --sample K    lead ids the point reads rotate through (default 300)
+  --rounds R    measure each scenario's throughput R times, the scenarios taking turns, and report the median
+                (default 1): on a machine busy with other work, ratios to raw then compare like with like
+  --only KEYS   measure only these scenarios, comma-separated, out of
+                ${SCENARIO_KEYS.join(', ')} (the ratios need raw)
+  --opportunities N
+                opportunities the report scenario groups by month (default 1000000), in a SQLite file of its own
+                under data/bench/, kept and reused; the report runs on SQLite only
+  --json        print the figures as one JSON object on stdout (the table goes to stderr)
+`
+
+const here = dirname(fileURLToPath(import.meta.url))
+const cliPath = join(here, '..', '..', 'app', 'cli', 'cli.js')
+const rawServerPath = join(here, 'raw-server-main.js')
+const dataDir = resolve(here, '..', '..', '..', '..', 'data', 'bench')
+const MEASURED_CONNECTIONS = 32
+const WARM_UP_SECONDS = 1
+const SETTLE_MS = 300_000
+
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`${flag} must be a positive integer, got "${value}"`)
+  }
+  return n
+}
+
+/** A child process that prints `{"url"}` on stdout once it listens. */
+type Server = ChildProcessByStdio<null, Readable, null>
+
+function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolvePromise, reject) => {
+    let out = ''
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /"url":"(http:\/\/[\d.:]+)"/.exec(out)
+      if (match?.[1] !== undefined) {
+        child.stdout.off('data', onData)
+        child.stdout.resume()
+        resolvePromise({ child, url: match[1] })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      reject(new Error(`${args[0] ?? 'server'} exited with ${String(code)} before listening`))
+    })
+  })
+}
+
+async function stop(child: Server | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise))
+  child.kill('SIGTERM')
+  await exited
+}
+
+/** The process's peak resident memory (VmHWM) in MB, where /proc tells. */
+function peakRssMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8')
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]
+    return kb === undefined ? undefined : Number(kb) / 1024
+  } catch {
+    return undefined
+  }
+}
+
+function rotate(items: readonly string[]): () => string {
+  let next = 0
+  return () => items[next++ % items.length] ?? ''
+}
+
+function searches(queries: readonly string[]): () => string {
+  return rotate(queries.map((q) => `/api/v1/lead/?query=${encodeURIComponent(q)}`))
+}
+
+interface Scenario {
+  key: ScenarioKey
+  name: string
+  target: LoadTarget
+  /** The server's process, to wait for it to go idle between runs. */
+  pid: number | undefined
+}
+
+/** CPU time a process has used, in clock ticks; undefined where /proc cannot tell. */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ')
+    return Number(fields?.[11]) + Number(fields?.[12])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits until a server is idle: a run stops sending, but the server still works through what it had accepted
+ * (with slow answers, requests of connections that timed out too). Idle is under 10 ms of CPU in 250 ms.
+ */
+async function settle(pid: number | undefined): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS
+  let before = pid === undefined ? undefined : cpuTicks(pid)
+  while (Date.now() < deadline) {
+    await sleep(250)
+    const now = pid === undefined ? undefined : cpuTicks(pid)
+    if (now === undefined || before === undefined || now - before <= 1) return
+    before = now
+  }
+}
+
+/**
+ * Each scenario's throughput `rounds` times, the scenarios taking turns, so that a machine busy with other work for a
+ * while slows every scenario alike; its median is reported. A scenario warms up before its first run, and its latency
+ * is measured after its last.
+ */
+async function measureAll(scenarios: readonly Scenario[], seconds: number, rounds: number): Promise<ScenarioResult[]> {
+  const throughputs = new Map<ScenarioKey, ThroughputRun[]>()
+  const latencies = new Map<ScenarioKey, LatencyRun>()
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      const which = rounds > 1 ? ` (round ${String(round)} of ${String(rounds)})` : ''
+      process.stderr.write(`measuring ${scenario.name}${which}…\n`)
+      if (round === 1) {
+        await measureThroughput(scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
+        await settle(scenario.pid)
+      }
+      const run = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
+      throughputs.set(scenario.key, [...(throughputs.get(scenario.key) ?? []), run])
+      await settle(scenario.pid)
+      if (round === rounds) latencies.set(scenario.key, await measureLatency(scenario.target, seconds))
+    }
+  }
+  return scenarios.map((scenario): ScenarioResult => {
+    const runs = throughputs.get(scenario.key) ?? []
+    const latency = latencies.get(scenario.key)
+    return {
+      key: scenario.key,
+      name: scenario.name,
+      requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+      p50: latency?.p50 ?? Number.NaN,
+      p99: latency?.p99 ?? Number.NaN,
+      non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0) + (latency?.non2xx ?? 0),
+      errors: runs.reduce((sum, r) => sum + r.errors, 0) + (latency?.errors ?? 0),
+    }
+  })
+}
+
+/** The API's answers for the sampled leads, as the raw server will serve them. */
+async function leadBodies(apiUrl: string, authorization: string, ids: readonly string[]) {
+  const bodies = new Map<string, string>()
+  for (const id of ids) {
+    const res = await fetch(`${apiUrl}/api/v1/lead/${id}/`, { headers: { authorization } })
+    const body = await res.text()
+    if (res.status !== 200) throw new Error(`GET /api/v1/lead/${id}/ answered ${String(res.status)}: ${body}`)
+    bodies.set(id, body)
+  }
+  return bodies
+}
+
+async function sampleIds(url: string, organizationId: string, sample: number): Promise<string[]> {
+  const database = openDatabase(url)
+  try {
+    const rows = await database.db
+      .selectFrom('lead')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .orderBy(sql`random()`)
+      .limit(sample)
+      .execute()
+    return rows.map((r) => r.id)
+  } finally {
+    await database.close()
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      leads: { type: 'string' },
+      db: { type: 'string' },
+      seconds: { type: 'string' },
+      sample: { type: 'string' },
+      only: { type: 'string' },
+      rounds: { type: 'string' },
+      opportunities: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help === true) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const leads = positiveInt(values.leads, '--leads', 100_000)
+  const seconds = positiveInt(values.seconds, '--seconds', 10)
+  const sample = positiveInt(values.sample, '--sample', 300)
+  const only = parseOnly(values.only)
+  const rounds = positiveInt(values.rounds, '--rounds', 1)
+  const opportunities = positiveInt(values.opportunities, '--opportunities', 1_000_000)
+  const database = await prepareBenchDatabase({ url: values.db, leads, dataDir, cliPath })
+  const authorization = `Basic ${Buffer.from(`${database.apiKey}:`).toString('base64')}`
+  const ids = await sampleIds(database.url, database.organizationId, sample)
+
+  const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-'))
+  let api: Server | undefined
+  let raw: Server | undefined
+  let reportApi: Server | undefined
+  let peak: number | undefined
+  const sampler = setInterval(() => {
+    const now = peakRssMb(api?.pid)
+    if (now !== undefined) peak = Math.max(peak ?? 0, now)
+  }, 250)
+  try {
+    const apiEnv = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
+    const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', database.url], apiEnv)
+    api = started.child
+    const apiUrl = started.url
+    const rawFile = join(scratch, 'raw.db')
+    // Also when raw is left out: the bodies are read once here, so every lead read measured is of a cached view.
+    storeLeadBodies(rawFile, await leadBodies(apiUrl, authorization, ids))
+    const rawEnv = { ...process.env, LEADLINE_BENCH_RAW_DB: rawFile, LEADLINE_BENCH_AUTHORIZATION: authorization }
+    const rawStarted = only.has('raw') ? await startServer([rawServerPath], rawEnv) : undefined
+    raw = rawStarted?.child
+    const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
+    const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
+    const specs: Omit<Scenario, 'pid'>[] = [
+      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', rotate(leadPaths)) },
+      { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
+      { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
+      {
+        key: 'page',
+        name: '100-lead page',
+        target: on(
+          apiUrl,
+          rotate([0, 100, 200, 300, 400].map((skip) => `/api/v1/lead/?_limit=100&_skip=${String(skip)}`)),
+        ),
+      },
+      {
+        key: 'search-text',
+        name: 'search: free text',
+        target: on(apiUrl, searches(['olivia', 'main st', 'denver', 'robotics'])),
+      },
+      {
+        key: 'search-fields',
+        name: 'search: fields',
+        target: on(
+          apiUrl,
+          searches([
+            'status:customer city:boston',
+            'custom.Employees>4000 has:email',
+            'contact_name:patel status:qualified',
+          ]),
+        ),
+      },
+      {
+        key: 'search-dates',
+        name: 'search: dates + sort',
+        target: on(
+          apiUrl,
+          searches([
+            'created>"90 days ago" sort:name',
+            'updated:"last month" sort:-created',
+            'created<2026-01-01 sort:updated',
+          ]),
+        ),
+      },
+    ]
+    // The report (issue: a million opportunities grouped by month) has a database of its own, on SQLite.
+    const report =
+      only.has('report') && database.kind === 'sqlite'
+        ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
+        : undefined
+    if (report !== undefined) {
+      const reportStarted = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', report.url], apiEnv)
+      reportApi = reportStarted.child
+      specs.push({
+        key: 'report',
+        name: 'report: won by month',
+        target: {
+          url: reportStarted.url,
+          authorization: `Basic ${Buffer.from(`${report.apiKey}:`).toString('base64')}`,
+          nextPath: () => '/api/v1/opportunity/?_group_by=date_won__month',
+        },
+      })
+    }
+    const apiPid = api.pid
+    const rawPid = raw?.pid
+    const scenarios = specs
+      .filter((spec) => only.has(spec.key))
+      .map((spec): Scenario => ({
+        ...spec,
+        pid: spec.key === 'raw' ? rawPid : spec.key === 'report' ? reportApi?.pid : apiPid,
+      }))
+    const results = await measureAll(scenarios, seconds, rounds)
+    const last = peakRssMb(api.pid)
+    if (last !== undefined) peak = Math.max(peak ?? 0, last)
+    const figures: BenchFigures = {
+      cores: availableParallelism(),
+      database: database.kind,
+      location: database.location,
+      leads,
+      secondsPerRun: seconds,
+      rounds,
+      seedSeconds: database.seedSeconds,
+      apiPeakRssMb: peak,
+      ...(report === undefined ? {} : { reportOpportunities: opportunities }),
+      scenarios: results,
+    }
+    if (values.json === true) {
+      process.stderr.write(`${formatReport(figures)}\n`)
+      process.stdout.write(`${JSON.stringify(reportJson(figures))}\n`)
+    } else {
+      process.stdout.write(`\n${formatReport(figures)}\n`)
+    }
+    return results.some((r) => r.non2xx + r.errors > 0) ? 1 : 0
+  } finally {
+    clearInterval(sampler)
+    await stop(raw)
+    await stop(reportApi)
+    await stop(api)
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+try {
+  process.exitCode = await main()
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exitCode = 1
+}

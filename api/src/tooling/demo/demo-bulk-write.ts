@@ -1,0 +1,244 @@
+import { totalmem } from 'node:os'
+import { CompiledQuery, SqliteAdapter, sql } from 'kysely'
+import type { Db, Tables } from '../../platform/data/database.js'
+
+// Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a SQLite page cache sized
+// to the load, and the tables' secondary indexes built once at the end instead of row by row.
+
+/** SQLite's compile-time cap on bound parameters (SQLITE_MAX_VARIABLE_NUMBER, bundled by better-sqlite3). */
+const SQLITE_PARAMETERS = 32_766
+/** The page cache a bulk load asks SQLite for, in KiB (a negative cache_size is KiB, a positive one pages). */
+const MIN_CACHE_KIB = 65_536
+/** What a demo lead takes in the database (15 KiB with its rows, index entries and search row), with room to spare. */
+const CACHE_KIB_PER_LEAD = 20
+/** Memory Postgres may use to sort the entries of one index it builds. */
+const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
+
+export function isSqlite(db: Db): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter
+}
+
+/** Rows of one table, flat: `values` holds one value per column, row after row. */
+export interface FlatRows {
+  columns: string[]
+  values: unknown[]
+}
+
+/** Rows as `insertRows` takes them; the first row's keys name the columns. */
+export function flattenRows(rows: readonly object[]): FlatRows {
+  const first = rows[0]
+  if (first === undefined) return { columns: [], values: [] }
+  const columns = Object.keys(first)
+  const values: unknown[] = []
+  for (const row of rows) for (const column of columns) values.push(Reflect.get(row, column))
+  return { columns, values }
+}
+
+/**
+ * Inserts rows of one table in as few statements as the database allows. The statements are written here rather
+ * than by Kysely's builder, which for a bulk load spends more time building them than the database spends running
+ * them; every value is still a bound parameter.
+ * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows, and the rows left over in lists of
+ * a power of two rows: a handful of statement texts in all, each prepared once (preparing a list of thousands of
+ * rows costs milliseconds). `or fail` stops at a row that breaks a constraint without undoing the statement's
+ * earlier rows: the error fails the seed, whose transaction undoes them all, and SQLite need not keep a copy of
+ * every page the statement changes in case it has to undo it alone. Postgres gets one array per column, unnested:
+ * a VALUES list there is bound by its 65 535 parameters and costs twice as much to parse and plan.
+ */
+export async function insertRows(db: Db, table: keyof Tables, { columns, values }: FlatRows): Promise<void> {
+  const width = columns.length
+  if (width === 0 || values.length === 0) return
+  const into = `into ${quote(table)} (${columns.map(quote).join(', ')}) `
+  if (!isSqlite(db)) {
+    const types = await columnTypes(db, table)
+    const arrays = columns.map((): unknown[] => [])
+    values.forEach((value, at) => arrays[at % width]?.push(value))
+    const unnest = columns.map((column, i) => `$${String(i + 1)}::${types.get(column) ?? 'text'}[]`)
+    await db.executeQuery(CompiledQuery.raw(`insert ${into}select * from unnest(${unnest.join(', ')})`, arrays))
+    return
+  }
+  const fullList = Math.max(1, Math.floor(SQLITE_PARAMETERS / width))
+  const tuple = `(${columns.map(() => '?').join(', ')})`
+  const rows = values.length / width
+  for (let start = 0; start < rows;) {
+    const left = rows - start
+    const count = left >= fullList ? fullList : 2 ** Math.floor(Math.log2(left))
+    const tuples = Array.from({ length: count }, () => tuple).join(', ')
+    const parameters = values.slice(start * width, (start + count) * width)
+    await db.executeQuery(CompiledQuery.raw(`insert or fail ${into}values ${tuples}`, parameters))
+    start += count
+  }
+}
+
+/** The column types already read, by transaction (or database) and table: a seed reads each table's once. */
+const knownTypes = new WeakMap<Db, Map<string, Promise<Map<string, string>>>>()
+
+/** A Postgres table's column types, as a cast names them (`character varying(64)`, `integer`). */
+function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
+  const known = knownTypes.get(db) ?? new Map<string, Promise<Map<string, string>>>()
+  knownTypes.set(db, known)
+  let types = known.get(table)
+  if (types === undefined) {
+    types = sql<{ name: string; type: string }>`select a.attname as name,
+        format_type(a.atttypid, a.atttypmod) as type
+      from pg_attribute a
+      where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`
+      .execute(db)
+      .then((result) => new Map(result.rows.map((column) => [column.name, column.type])))
+    known.set(table, types)
+  }
+  return types
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`
+}
+
+/**
+ * Runs a bulk load of `leads` leads, in the caller's transaction, with a SQLite page cache large enough for what it
+ * writes (within an eighth of the machine's memory), put back after, and foreign keys checked when the transaction
+ * commits rather than at every statement: a statement that might have to undo itself alone costs SQLite a copy of
+ * every page it changes. A violation still fails the commit. That setting lasts until the transaction ends (SQLite
+ * ends it there): turning it off sooner would forget the violations counted so far. Postgres needs nothing here:
+ * its buffer cache is the server's.
+ */
+export async function withBulkLoadSettings<T>(db: Db, leads: number, load: () => Promise<T>): Promise<T> {
+  if (!isSqlite(db)) return load()
+  const cacheSize = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size
+  const wanted = Math.min(Math.max(MIN_CACHE_KIB, leads * CACHE_KIB_PER_LEAD), totalmem() / 8 / 1024)
+  await sql.raw(`pragma cache_size = -${String(Math.round(wanted))}`).execute(db)
+  await sql`pragma defer_foreign_keys = on`.execute(db)
+  try {
+    return await load()
+  } finally {
+    if (cacheSize !== undefined) await sql.raw(`pragma cache_size = ${String(Math.trunc(cacheSize))}`).execute(db)
+  }
+}
+
+/** An index or trigger, and the statement that creates it again. */
+interface SchemaObject {
+  name: string
+  table: string
+  definition: string
+}
+
+/**
+ * The indexes of `tables` that nothing but speed depends on: not primary keys, not unique constraints (they check
+ * the rows as they arrive).
+ */
+async function secondaryIndexes(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) {
+    // Indexes SQLite makes for a constraint have no creating statement (`sql` is null).
+    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+      where type = 'index' and sql is not null and tbl_name in (${sql.join(tables)})
+        and sql not like 'create unique %'
+      order by name`.execute(db)
+    return rows.rows
+  }
+  const rows = await sql<SchemaObject>`select c.relname as name, t.relname as "table",
+      pg_get_indexdef(c.oid) as definition
+    from pg_index x
+    join pg_class c on c.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not x.indisunique
+    order by c.relname`.execute(db)
+  return rows.rows
+}
+
+const ESCAPE = '\\'
+const REVISION_TRIGGER = `%${ESCAPE}_revision${ESCAPE}_%`
+const LEAD_COUNT = 'lead_count_'
+const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
+
+/**
+ * The triggers of `tables` a bulk load sets aside: those that count a lead's revisions for the caches (migration
+ * 0005, `<table>_revision_…`, and migration 0009's for opportunities, named alike) and those that count an
+ * organization's leads (migration 0007, `lead_count_…`).
+ * A seed writes new leads only: no cache can hold an older revision of them, so their counts may start at 0; the
+ * leads are counted again after the load. Row by row, each of these rewrites one row once per row loaded: on
+ * Postgres, every rewrite of the organization's count adds a version of that row its transaction cannot prune, and
+ * the next one walks past all of them, which made a 100 000-lead seed quadratic.
+ */
+async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) {
+    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+      where type = 'trigger' and tbl_name in (${sql.join(tables)})
+        and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
+      order by name`.execute(db)
+    return rows.rows
+  }
+  const rows = await sql<SchemaObject>`select g.tgname as name, t.relname as "table",
+      pg_get_triggerdef(g.oid) as definition
+    from pg_trigger g
+    join pg_class t on t.oid = g.tgrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
+      and (g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE} or g.tgname like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
+    order by g.tgname`.execute(db)
+  return rows.rows
+}
+
+/**
+ * Postgres: the foreign keys of `tables`. Row by row, each is a query that locks the row it refers to; added again
+ * after a load, each is one join over the whole table (SQLite checks its keys at commit: withBulkLoadSettings).
+ */
+async function foreignKeys(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
+  if (isSqlite(db)) return []
+  const rows = await sql<{ name: string; table: string; constraint: string }>`select c.conname as name,
+      t.relname as "table", pg_get_constraintdef(c.oid) as "constraint"
+    from pg_constraint c
+    join pg_class t on t.oid = c.conrelid
+    join pg_namespace n on n.oid = t.relnamespace
+    where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and c.contype = 'f'
+    order by t.relname, c.conname`.execute(db)
+  return rows.rows.map(({ name, table, constraint }) => ({
+    name,
+    table,
+    definition: `alter table ${quote(table)} add constraint ${quote(name)} ${constraint}`,
+  }))
+}
+
+/** Each organization's leads counted again, as migration 0007 first counted them. */
+async function countLeads(db: Db): Promise<void> {
+  await sql`insert into organization_lead_count (organization_id, leads)
+    select organization_id, count(*) from lead group by organization_id
+    on conflict (organization_id) do update set leads = excluded.leads`.execute(db)
+}
+
+/**
+ * Runs `load`, a load of new leads into `tables`, without their secondary indexes, the triggers that count
+ * revisions and leads and (Postgres) their foreign keys, and then creates those again (and counts the leads, and
+ * checks every key): an index built by one sort is several times cheaper than one updated row by row in random id
+ * order, the triggers would rewrite a row once per row loaded, and a key checked row by row is a query that locks
+ * the row it refers to. Inside the caller's transaction, so a failed load leaves all of them in place. Postgres
+ * locks the tables, and against writes the tables their keys refer to (organization, lead_status, custom_field,
+ * opportunity_status, user), until the transaction ends: this is for loads that dwarf what the tables hold. `onRebuild` hears when the load is
+ * done and the builds begin.
+ */
+export async function withBulkLoadSchema<T>(
+  tx: Db,
+  tables: readonly string[],
+  load: () => Promise<T>,
+  onRebuild?: () => void,
+): Promise<T> {
+  const sqlite = isSqlite(tx)
+  const indexes = await secondaryIndexes(tx, tables)
+  const triggers = await setAsideTriggers(tx, tables)
+  const keys = await foreignKeys(tx, tables)
+  for (const key of keys) await sql`alter table ${sql.id(key.table)} drop constraint ${sql.id(key.name)}`.execute(tx)
+  for (const index of indexes) await sql`drop index ${sql.id(index.name)}`.execute(tx)
+  for (const trigger of triggers) {
+    await (
+      sqlite
+        ? sql`drop trigger ${sql.id(trigger.name)}`
+        : sql`drop trigger ${sql.id(trigger.name)} on ${sql.id(trigger.table)}`
+    ).execute(tx)
+  }
+  const result = await load()
+  onRebuild?.()
+  if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
+  for (const { definition } of [...indexes, ...triggers, ...keys]) await sql.raw(definition).execute(tx)
+  if (triggers.some((trigger) => trigger.name.startsWith(LEAD_COUNT))) await countLeads(tx)
+  return result
+}
