@@ -8,6 +8,10 @@ import { httpServer } from '../platform/http/http-server.js'
 import { newId } from '../platform/security/ids.js'
 import { requestLoggerFactory } from '../platform/http/request-logger.js'
 import { API_PREFIX, installPlatform } from '../platform/http/platform.js'
+import { createPresenceRecorder } from '../crm/users/presence-repo.js'
+import { userEmailAccountViews } from '../email/accounts/email-account-repo.js'
+import { activeCallsByUser } from '../telephony/inbound/inbound-repo.js'
+import { outboxSink } from '../integrations/outbox/outbox-writer.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from '../platform/http/rate-limit.js'
 import { systemClock, type Clock } from '../platform/data/time.js'
 import { organizationRoutes } from '../crm/organizations/organization-routes.js'
@@ -34,7 +38,7 @@ import { emailRoutes } from '../email/send/email-routes.js'
 import { emailThreadRoutes } from '../email/threads/email-thread-routes.js'
 import { emailAttachmentRoutes } from '../email/attachments/email-attachment-routes.js'
 import { applyMethodOverride } from '../platform/http/method-override.js'
-import type { Deps } from '../platform/deps.js'
+import type { Deps } from '../crm/deps.js'
 import { createMetaCache } from '../crm/organizations/organization-meta.js'
 import { ViewCache } from '../platform/data/view-cache.js'
 import { createAuthCache } from '../platform/security/auth-cache.js'
@@ -111,8 +115,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     resolve: options.resolve ?? systemResolver,
   }
   server.install(app)
-  app.decorate('leadWebhookEnvUrl', config.leadWebhookUrl)
-  installPlatform(app, deps)
+  app.decorate('eventSink', outboxSink(config.leadWebhookUrl))
+  installPlatform(app, deps, createPresenceRecorder(deps.db, deps.clock))
 
   await app.register(swagger, {
     openapi: {
@@ -132,7 +136,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(
     async (api) => {
       await api.register(docsRoutes)
-      await api.register(userRoutes, deps)
+      await api.register(userRoutes, { ...deps, emailAccountsOf: userEmailAccountViews, activeCallsByUser })
       await api.register(organizationRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)

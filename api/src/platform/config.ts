@@ -1,10 +1,7 @@
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './data/database.js'
-import { DEFAULT_EVENT_RETENTION_DAYS } from '../integrations/events/event-retention.js'
-import { parseLeadWebhookUrl } from '../integrations/outbox/lead-webhook.js'
 import { secretBoxFrom, type SecretBox } from './security/secret-box.js'
-import { webhookUrlProblem } from '../integrations/webhooks/webhook-url.js'
-import { DEFAULT_TASK_RETENTION_DAYS } from '../crm/tasks/task-retention.js'
+import { webhookUrlProblem } from './security/outbound-url.js'
 
 export interface Config {
   databaseUrl: string
@@ -142,6 +139,25 @@ export function outboundAllowPrivateFrom(env: NodeJS.ProcessEnv): boolean {
   return flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE')
 }
 
+/**
+ * `LEADLINE_OUTBOUND_ALLOW_PRIVATE=1` lifts the guard, for local development and tests: as the given api config
+ * says, or, without one, as this process's environment says.
+ */
+export function outboundPrivateAllowed(config?: Pick<Config, 'outboundAllowPrivate'>): boolean {
+  return config?.outboundAllowPrivate ?? outboundAllowPrivateFrom(process.env)
+}
+
+export const DEFAULT_EVENT_RETENTION_DAYS = 30
+
+export const DEFAULT_TASK_RETENTION_DAYS = 90
+
+/** A URL setting the outbound guard accepts (`webhookUrlProblem`), else an error naming the variable. */
+function checkedUrl(name: string, raw: string, allowPrivate: boolean): string {
+  const problem = webhookUrlProblem(raw, allowPrivate)
+  if (problem !== undefined) throw new Error(`${name}: ${problem}`)
+  return raw
+}
+
 /** A switch: `1` on, `0` or unset off. */
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = env[name]
@@ -188,11 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadWebhookUrl:
       env.LEADLINE_LEAD_WEBHOOK_URL === undefined || env.LEADLINE_LEAD_WEBHOOK_URL === ''
         ? null
-        : parseLeadWebhookUrl(
-            env.LEADLINE_LEAD_WEBHOOK_URL,
-            outboundAllowPrivateFrom(env),
-            'LEADLINE_LEAD_WEBHOOK_URL',
-          ),
+        : checkedUrl('LEADLINE_LEAD_WEBHOOK_URL', env.LEADLINE_LEAD_WEBHOOK_URL, outboundAllowPrivateFrom(env)),
     outbox: {
       leaseSeconds: positiveInt(env, 'LEADLINE_OUTBOX_LEASE_SECONDS', 60),
       webhookRetrySeconds: positiveInt(env, 'LEADLINE_WEBHOOK_RETRY_SECONDS', 30),
@@ -263,8 +275,7 @@ function smsConfigFrom(env: NodeJS.ProcessEnv, allowPrivate: boolean): SmsConfig
     return { provider, url: null, signingKey: null, retrySeconds }
   }
   if (rawUrl === '') throw new Error('LEADLINE_SMS_PROVIDER_URL is required when LEADLINE_SMS_PROVIDER is http')
-  const problem = webhookUrlProblem(rawUrl, allowPrivate)
-  if (problem !== undefined) throw new Error(`LEADLINE_SMS_PROVIDER_URL: ${problem}`)
+  checkedUrl('LEADLINE_SMS_PROVIDER_URL', rawUrl, allowPrivate)
   if (rawSecret === '') throw new Error('LEADLINE_SMS_PROVIDER_SECRET is required when LEADLINE_SMS_PROVIDER is http')
   const encoded = rawSecret.startsWith('whsec_') ? rawSecret.slice('whsec_'.length) : ''
   const key = Buffer.from(encoded, 'base64')

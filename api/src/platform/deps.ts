@@ -2,13 +2,12 @@ import type { Config } from './config.js'
 import type { Resolver } from './security/host-check.js'
 import type { Db, Dialect, HotReader } from './data/database.js'
 import type { ViewCache } from './data/view-cache.js'
-import type { MetaCache } from '../crm/organizations/organization-meta.js'
 import type { AuthCache } from './security/auth-cache.js'
 import type { RateLimiter } from './http/rate-limit.js'
 import type { Clock } from './data/time.js'
 
-/** What every route plugin receives. */
-export interface Deps {
+/** What the platform gives every route plugin; domains add theirs (crm/deps.ts). */
+export interface PlatformDeps {
   db: Db
   dialect: Dialect
   /** Point reads for hot paths (database.ts). */
@@ -16,7 +15,6 @@ export interface Deps {
   clock: Clock
   config: Config
   rateLimiter: RateLimiter
-  meta: MetaCache
   /** Built views by object id, shared by the resources that cache theirs. */
   views: ViewCache
   auth: AuthCache

@@ -20,7 +20,6 @@ import { closeOnSignals, serve } from '../main.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { provisionMember, provisionOrganization } from '../../crm/organizations/provision.js'
 import { ValidationError } from '../../platform/http/errors.js'
-import { isEmail } from '../../crm/users/user-repo.js'
 import {
   clearLeadWebhookUrl,
   leadWebhookSigningKey,
@@ -46,6 +45,7 @@ import { secretBoxFrom, type SecretBox } from '../../platform/security/secret-bo
 import { resealSecrets } from '../../platform/security/stored-secrets.js'
 import { formatTimestamp, systemClock } from '../../platform/data/time.js'
 import { startMailCatcher } from '../../email/send/mail-catcher.js'
+import { isEmail } from '../../platform/text/text.js'
 
 /** Bad input: reported with the command's usage hint, exit code 2. */
 class UsageError extends Error {

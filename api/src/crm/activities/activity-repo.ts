@@ -8,9 +8,9 @@ import {
 } from '../../integrations/events/event-repo.js'
 import { newId } from '../../platform/security/ids.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
-import { formatPhoneNumber, phoneCountry } from '../../telephony/phone-numbers/phone-number-repo.js'
 import { userNames } from '../users/user-names.js'
-import { emailViewFields, latestIncoming } from '../../email/send/email-view.js'
+import { emailViewFields, latestIncoming } from './email-activity-view.js'
+import { formatPhoneNumber, phoneCountry } from '../../platform/text/phone-format.js'
 
 export const ACTIVITY_TYPES = [
   'Created',

@@ -4,7 +4,7 @@ import { sql, type SelectQueryBuilder } from 'kysely'
 import type { ActivityTable, Db, Tables } from '../../platform/data/database.js'
 import { findContact } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -16,8 +16,8 @@ import {
   type EventContext,
 } from '../../integrations/events/event-repo.js'
 import { FALSE } from '../../platform/data/sql-conditions.js'
-import { threadKeysQuery } from '../../email/threads/email-thread-repo.js'
-import { emailThreadViews } from '../../email/threads/email-thread-view.js'
+import { threadKeysQuery } from './thread-keys.js'
+import { emailThreadViews } from './email-thread-view.js'
 import { checkActivityFilters, whereActivityFilters, type ActivityFilters } from './activity-filters.js'
 import {
   ACTIVITY_TYPES,

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { contactInfoTypeSchema, type ContactInfoType } from '@leadline/shared/contact-schema'
-import { isEmail } from '../users/user-repo.js'
-import { normalizeContactPhone } from '../../telephony/phone-numbers/phone-number-repo.js'
 import { cleanText, isWebAddress } from '../../platform/text/text.js'
+import { isEmail } from '../../platform/text/text.js'
+import { normalizeContactPhone } from '../../platform/text/phone-format.js'
 
 const nullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
 

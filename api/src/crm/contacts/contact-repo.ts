@@ -16,10 +16,10 @@ import {
 } from '../custom-fields/custom-values.js'
 import { groupBy } from '../../platform/data/collections.js'
 import { newId } from '../../platform/security/ids.js'
-import { formatPhoneNumber } from '../../telephony/phone-numbers/phone-number-repo.js'
 import type { ChangeContext, EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import type { ContactValues } from './contact-input.js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
+import { formatPhoneNumber } from '../../platform/text/phone-format.js'
 
 export type WriteContext = ChangeContext
 

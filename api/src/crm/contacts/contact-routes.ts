@@ -7,7 +7,7 @@ import { deleteWithCustomValues, listCustomFieldDefs } from '../custom-fields/cu
 import { findLead } from '../leads/lead-repo.js'
 import { refreshLeadSearch } from '../leads/lead-search-index.js'
 import { loadWriteSetting, prepareContact } from '../leads/lead-write.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'

@@ -10,9 +10,9 @@ import type {
   LeadAddressTable,
   LeadSearchColumns,
 } from '../../platform/data/database.js'
-import { formatPhoneNumber, phoneSearchForms } from '../../telephony/phone-numbers/phone-number-repo.js'
 import { groupBy } from '../../platform/data/collections.js'
 import { foldCase } from '../../platform/text/text.js'
+import { formatPhoneNumber, phoneSearchForms } from '../../platform/text/phone-format.js'
 
 /**
  * The format of the rows `leadSearchRow` builds. Bump it whenever its output changes (another field, another

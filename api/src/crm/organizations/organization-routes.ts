@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { organizationSchema } from '@leadline/shared/organization-schema'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'

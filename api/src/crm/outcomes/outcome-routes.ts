@@ -9,7 +9,7 @@ import {
 } from '@leadline/shared/outcome-schema'
 import type { OutcomeTable } from '../../platform/data/database.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'

@@ -4,7 +4,6 @@ import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 // Archived system tasks (calls, emails, texts, due opportunities) pile up with nobody to look at them again; lead
 // tasks are someone's own record of work done, and stay.
 
-export const DEFAULT_TASK_RETENTION_DAYS = 90
 const DAY_MS = 86_400_000
 
 /**

@@ -11,7 +11,7 @@ import { eventContext, recordEvents } from '../../integrations/events/event-repo
 import { taskChangeEvents, taskEvent } from './task-events.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'

@@ -1,13 +1,10 @@
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
+import type { ClientType, PresenceRecorder } from '../../platform/http/platform.js'
 import type { Db } from '../../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 
-export type ClientType = 'mobile' | 'native' | 'web'
-
 // A write per request would be wasteful: one per user and client type per minute is enough for presence.
 const WRITE_INTERVAL_MS = 60_000
-
-export type PresenceRecorder = (owner: KeyOwner, client: ClientType) => Promise<void>
 
 export function createPresenceRecorder(db: Db, clock: Clock): PresenceRecorder {
   const lastWritten = new Map<string, number>()

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../platform/data/database.js'
+import { isEmail } from '../../platform/text/text.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { newId, randomBase62 } from '../../platform/security/ids.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
@@ -7,16 +8,6 @@ export interface NewUser {
   email: string
   firstName?: string | null
   lastName?: string | null
-}
-
-const LOCAL_AT_DOMAIN = /^[^\s@]+@[^\s@]+$/
-
-/** One `@` between non-blank parts, and a dot inside the domain (checked without a pattern that could backtrack). */
-export function isEmail(value: string): boolean {
-  if (!LOCAL_AT_DOMAIN.test(value)) return false
-  const domain = value.slice(value.indexOf('@') + 1)
-  const dot = domain.indexOf('.', 1)
-  return dot > 0 && dot < domain.length - 1
 }
 
 export async function findUserByEmail(db: Db | Tx, email: string) {

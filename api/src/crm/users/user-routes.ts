@@ -6,22 +6,36 @@ import {
   userSchema,
   type AVAILABILITY_TYPES,
   type Availability,
+  type ActiveCall,
 } from '@leadline/shared/user-schema'
-import type { Deps } from '../../platform/deps.js'
+import type { Db } from '../../platform/data/database.js'
+import type { Deps } from '../deps.js'
 import { NotFoundError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { activeCallsByUser } from '../../telephony/inbound/inbound-repo.js'
-import { userEmailAccountViews } from '../../email/accounts/email-account-repo.js'
 import { listPresence } from './presence-repo.js'
 import { userViews } from './user-view.js'
 
 const tags = ['users']
 const idParams = Type.Object({ id: Type.String() })
 
-export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, meta, views }) => {
+/**
+ * What `/me/` and availability show of other domains, handed in by the composition root (app/app.ts): users sit
+ * below email and telephony, which must not be imported from here.
+ */
+export interface UserRouteSources {
+  /** The user's email accounts as the API shows them (`/me/`). */
+  emailAccountsOf: (db: Db, organizationId: string, userId: string) => Promise<unknown[]>
+  /** The calls each user is on now. */
+  activeCallsByUser: (db: Db, organizationId: string, now: Date) => Promise<Map<string, ActiveCall[]>>
+}
+
+export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = async (
+  app,
+  { db, clock, config, meta, views, emailAccountsOf, activeCallsByUser },
+) => {
   app.get(
     '/me/',
     {
@@ -48,7 +62,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clo
         ...view,
         organizations: [organization.organization],
         memberships: organization.organization.memberships.filter((m) => m.user_id === me.userId),
-        email_accounts: await userEmailAccountViews(db, me.organizationId, me.userId),
+        email_accounts: await emailAccountsOf(db, me.organizationId, me.userId),
         // The SIP credentials are the user's own: shown here and nowhere else.
         sip_user: { username: user.sip_username, password: user.sip_password },
       })

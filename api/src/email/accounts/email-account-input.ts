@@ -3,8 +3,8 @@ import type { Db } from '../../platform/data/database.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
 import { cleanText } from '../../platform/text/text.js'
-import { isEmail } from '../../crm/users/user-repo.js'
-import { memberIdentityName, type EmailIdentity } from './email-account-repo.js'
+import { memberIdentityName, type CheckedEmailAccount, type EmailIdentity } from './email-account-repo.js'
+import { isEmail } from '../../platform/text/text.js'
 
 // What an email account may hold, checked the same for the API and the CLI; problems are field errors named as the
 // API's body names them (`smtp.port`, `identities.2.email`).
@@ -24,12 +24,6 @@ export interface EmailAccountFields {
 }
 
 /** The fields as stored: trimmed, addresses lowercased, the account's own address among the identities. */
-export interface CheckedEmailAccount {
-  email: string
-  identities: EmailIdentity[]
-  smtp: { host: string; port: number; username: string | null; useSsl: boolean }
-}
-
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 
 /** A host name (`smtp.example.com`, `localhost`) or an IPv4 or IPv6 address: no scheme, port or path. */

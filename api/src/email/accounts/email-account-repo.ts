@@ -4,7 +4,6 @@ import { inTransaction } from '../../platform/data/database.js'
 import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { SecretOpenError, type SecretBox } from '../../platform/security/secret-box.js'
-import type { CheckedEmailAccount } from './email-account-input.js'
 import { writeVerificationLink } from './email-address-verification.js'
 
 // Email accounts (docs/decisions/0029-email-accounts.md): the address a user sends as, its SMTP server and the
@@ -22,6 +21,13 @@ export interface EmailIdentity {
   name: string
   email: string
 }
+/** An account's fields as checked by email-account-input.ts. */
+export interface CheckedEmailAccount {
+  email: string
+  identities: EmailIdentity[]
+  smtp: { host: string; port: number; username: string | null; useSsl: boolean }
+}
+
 export interface EmailAccount {
   id: string
   organizationId: string

@@ -3,10 +3,11 @@ import type { Db } from '../../platform/data/database.js'
 import { recordIncomingEmail } from '../send/email-store.js'
 import { accountsForAddresses, type EmailAccount } from '../accounts/email-account-repo.js'
 import { insertEmailAttachments, listedAttachment } from '../attachments/email-attachment-repo.js'
-import { bodyPreview } from '../send/email-body.js'
+import { bodyPreview } from '../../platform/text/email-text.js'
 import type { EventContext } from '../../integrations/events/event-repo.js'
 import { organizationMetaIn } from '../../crm/organizations/organization-meta.js'
 import { newId } from '../../platform/security/ids.js'
+import { outboxSink } from '../../integrations/outbox/outbox-writer.js'
 import type { IncomingMessage } from './incoming-message.js'
 import { noteIncomingEmail } from './incoming-task.js'
 import type { SenderCheck } from './sender-check.js'
@@ -126,7 +127,7 @@ async function storeIn(
     requestId: null,
     apiKeyId: null,
     now: context.now,
-    leadWebhookEnvUrl: context.leadWebhookEnvUrl,
+    sink: outboxSink(context.leadWebhookEnvUrl),
   }
   const files = message.files.map((file) => ({ ...file, id: newId('emailAttachment') }))
   const { activityId, threadId } = await recordIncomingEmail(

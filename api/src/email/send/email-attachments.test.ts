@@ -21,6 +21,7 @@ import {
   type TestOrg,
 } from '../../tooling/test-support/test-app.js'
 import { recordIncomingEmail } from './email-store.js'
+import { outboxSink } from '../../integrations/outbox/outbox-writer.js'
 
 // Files sent with emails (decision 0034): uploaded and listed by their URL, or fetched from an https URL when the
 // email is sent; through the dispatcher to a real SMTP server, read back with mailparser. Limits are small here: a
@@ -147,7 +148,7 @@ function onlyMail(): ParsedMail {
 async function receivedWithFile(content: Buffer, filename: string) {
   const file = receivedFile({ filename, contentType: 'image/png', contentId: 'logo@client', content })
   const now = formatTimestamp(ctx.clock.now())
-  const events = { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, leadWebhookEnvUrl: null }
+  const events = { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, sink: outboxSink(null) }
   const stored = await ctx.database.db.transaction().execute(async (tx) => {
     const email = await recordIncomingEmail(
       tx,

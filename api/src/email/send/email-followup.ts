@@ -5,7 +5,7 @@ import { organizationMetaIn } from '../../crm/organizations/organization-meta.js
 import { taskEvent } from '../../crm/tasks/task-events.js'
 import { insertTask, taskViews, type TaskRow } from '../../crm/tasks/task-repo.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
-import { bodyPreview } from './email-body.js'
+import { bodyPreview } from '../../platform/text/email-text.js'
 
 // Follow-ups (docs/decisions/0031-emails-and-sending.md): an email sent with a `followup_date` gets an
 // `email_followup` task on that date for its user, about its thread; a reply in the thread deletes the thread's open

@@ -13,7 +13,7 @@ import { sendFields, statusSchema } from '../../integrations/messages/message-st
 import { newId } from '../../platform/security/ids.js'
 import { hasControlCharacter, isHttpsUrl, NO_CONTROL_CHARACTERS } from '../../platform/text/text.js'
 import { parseTimestamp, TIMESTAMP_EXPECTED } from '../../platform/data/time.js'
-import { parseMailbox } from './email-body.js'
+import { parseMailbox } from '../../platform/text/email-text.js'
 
 // What a request may say about an email, and how it is checked: addresses one by one (`to.1`), the contact one of
 // the email's lead, the email it answers one of the same lead, attachments on https or files uploaded, a follow-up

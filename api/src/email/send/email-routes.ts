@@ -24,17 +24,17 @@ import {
   type MessageStatus,
 } from '../../integrations/messages/message-status.js'
 import { isMemberOf } from '../../telephony/phone-numbers/phone-number-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { emailBodies, parseAddress } from './email-body.js'
+import { emailBodies, parseAddress } from '../../platform/text/email-text.js'
 import { createEmailBody, readEmailContent, updateEmailBody, type EmailContent } from './email-input.js'
 import { EMAIL_CHANNEL, storedEmail } from './email-send.js'
 import { deleteEmail, emailData, storeEmail, type EmailData } from './email-store.js'
 import { assignThread, deleteThreadIfEmpty } from './email-thread.js'
-import { withoutOffsets } from './email-view.js'
+import { withoutOffsets } from '../../crm/activities/email-activity-view.js'
 
 // `/activity/email/` (docs/decisions/0031-emails-and-sending.md): emails logged, drafted, scheduled and sent, with
 // the state machine texts have (messages/). An email is in a thread of its lead from the start; one scheduled or put

@@ -15,6 +15,7 @@ import { SINK_CERT, startSmtpSink, type SmtpSink } from '../../tooling/test-supp
 import { call, createTestContext, type TestContext, type TestOrg } from '../../tooling/test-support/test-app.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from './email-send.js'
 import { recordIncomingEmail } from './email-store.js'
+import { outboxSink } from '../../integrations/outbox/outbox-writer.js'
 
 // Sending through the dispatcher to a real SMTP server (smtp-server on loopback, STARTTLS with a certificate the
 // sender is told to trust, AUTH required), read back with mailparser.
@@ -364,7 +365,7 @@ describe('follow-ups', () => {
           dateSent: now,
           now,
         },
-        { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, leadWebhookEnvUrl: null },
+        { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, sink: outboxSink(null) },
       ),
     )
     expect(stored.threadId).toBe(email.thread_id)

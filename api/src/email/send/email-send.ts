@@ -22,14 +22,14 @@ import {
   systemResolver,
 } from '../../integrations/outbound/outbound-client.js'
 import { privateAddressAmong } from '../../platform/security/host-check.js'
-import { outboundPrivateAllowed } from '../../platform/security/private-address.js'
 import type { SendDeadline } from '../../integrations/outbound/send-deadline.js'
 import { bytesText, hasControlCharacter } from '../../platform/text/text.js'
 import type { Clock } from '../../platform/data/time.js'
-import { addressDomain, parseAddress, parseMailbox, type EnvelopeAddress } from './email-body.js'
+import { addressDomain, parseAddress, parseMailbox, type EnvelopeAddress } from '../../platform/text/email-text.js'
 import { createFollowup } from './email-followup.js'
-import type { EmailData } from './email-store.js'
+import type { ActivityData } from '../../crm/activities/activity-repo.js'
 import { recordMessageIds } from './email-thread.js'
+import { outboundPrivateAllowed } from '../../platform/config.js'
 
 // Sending an email (docs/decisions/0031-emails-and-sending.md): an `email_send` row in the outbox, handled like a
 // text's, through the SMTP server of the account the email was written for, with nodemailer. The server's host
@@ -43,6 +43,8 @@ import { recordMessageIds } from './email-thread.js'
 
 export const EMAIL_SEND_KIND = 'email_send'
 /** An email's sends: `email_send` rows, ordering key `email:<activity id>`. */
+type EmailData = ActivityData['Email']
+
 export const EMAIL_CHANNEL: SendChannel<'Email'> = { type: 'Email', kind: EMAIL_SEND_KIND, prefix: 'email' }
 /** The longest wait between two attempts at an email. */
 export const EMAIL_RETRY_CAP_MS = 600_000

@@ -6,6 +6,7 @@ import { CONTACT_ADDRESS, emailScene, REP_ADDRESS, type EmailScene } from '../..
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
 import { recordIncomingEmail, type IncomingEmailInput } from './email-store.js'
 import { normalizeSubject } from './email-thread.js'
+import { outboxSink } from '../../integrations/outbox/outbox-writer.js'
 
 // Threads: the subject normalizer's laws, and where received mail goes (by References, In-Reply-To, subject, never
 // across leads), stored once per Message-ID.
@@ -77,7 +78,7 @@ describe('received mail in threads', () => {
       requestId: null,
       apiKeyId: null,
       now,
-      leadWebhookEnvUrl: null,
+      sink: outboxSink(null),
     }
     return ctx.database.db.transaction().execute((tx) =>
       recordIncomingEmail(

@@ -11,11 +11,11 @@ import {
   type OutboxRow,
 } from '../../integrations/outbox/outbox-dispatcher.js'
 import { systemResolver, type Resolver } from '../../integrations/outbound/outbound-client.js'
-import { outboundPrivateAllowed } from '../../platform/security/private-address.js'
 import { sendDeadline } from '../../integrations/outbound/send-deadline.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { deliverThroughAccount, EMAIL_RETRY_CAP_MS } from './email-send.js'
+import { outboundPrivateAllowed } from '../../platform/config.js'
 
 // The link that verifies an address of an email account (docs/decisions/0038-email-address-owners.md) goes out like
 // any email of the account: through its own SMTP server, by `deliverThroughAccount`, retried as emails are. Once

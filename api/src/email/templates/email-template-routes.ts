@@ -5,7 +5,7 @@ import { emailTemplateSchema, renderedEmailTemplateSchema } from '@leadline/shar
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import type { EmailTemplateTable } from '../../platform/data/database.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../../platform/http/attachments.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'

@@ -4,7 +4,7 @@ import { ValidationError } from '../../platform/http/errors.js'
 import type { Attachment } from '../../platform/http/attachments.js'
 import { oneLine } from '../../platform/text/text.js'
 import { findVisibleTemplate, templateAttachments } from './email-template-repo.js'
-import { htmlToText } from './html-text.js'
+import { htmlToText } from '../../platform/text/html-text.js'
 import { templateContext, type ContextInput } from './template-context.js'
 import {
   parsePart,

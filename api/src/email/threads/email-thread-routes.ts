@@ -5,13 +5,13 @@ import { emailThreadSchema } from '@leadline/shared/email-thread-schema'
 import { checkActivityFilters } from '../../crm/activities/activity-filters.js'
 import { deleteEmail } from '../send/email-store.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { NotFoundError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { threadKeysQuery } from './email-thread-repo.js'
-import { emailThreadViews, threadEmailRows } from './email-thread-view.js'
+import { threadKeysQuery } from '../../crm/activities/thread-keys.js'
+import { emailThreadViews, threadEmailRows } from '../../crm/activities/email-thread-view.js'
 
 // `/activity/emailthread/`: email conversations, read from their emails (decision 0032). Threads are made and joined
 // as emails are stored (the email module); here they are listed, shown and deleted with every email in them.

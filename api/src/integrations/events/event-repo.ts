@@ -1,16 +1,25 @@
 import type { FastifyRequest } from 'fastify'
 import type { Db } from '../../platform/data/database.js'
-import { writeOutbox } from '../outbox/outbox-writer.js'
 import { newId } from '../../platform/security/ids.js'
 import { caller } from '../../platform/http/request-context.js'
 import { eventViewOf, type EventView } from './event-view.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** LEADLINE_LEAD_WEBHOOK_URL as this process was configured (app.ts), for the outbox rows of lead events. */
-    leadWebhookEnvUrl: string | null
+    /** Where this process's events go after they are stored (the outbox writer, given in app/app.ts). */
+    eventSink: EventSink
   }
 }
+
+/**
+ * Takes a change's events in the change's transaction, after they are stored: the outbox writer, which the composition
+ * root gives (app/app.ts). Events import nothing above the platform; what consumes them is handed in.
+ */
+export type EventSink = (
+  tx: Db,
+  change: { organizationId: string; now: string },
+  events: readonly EventView[],
+) => Promise<void>
 
 /** What happened to an object; `completed` for tasks and `sent` for emails and texts come with their issues. */
 export const EVENT_ACTIONS = ['created', 'updated', 'deleted', 'merged', 'completed', 'sent'] as const
@@ -27,10 +36,10 @@ export interface EventContext {
   /** The change's stored timestamp. */
   now: string
   /**
-   * This process's LEADLINE_LEAD_WEBHOOK_URL (applies when the CLI has stored no lead webhook setting). Required, so
-   * that no writer outside a request (the dispatcher, the inbound endpoint) forgets it and drops lead deliveries.
+   * Where the events go once stored. Required, so that no writer outside a request (the dispatcher, the inbound
+   * endpoint, the email receiver) forgets it and drops deliveries.
    */
-  leadWebhookEnvUrl: string | null
+  sink: EventSink
 }
 
 export function eventContext(request: FastifyRequest, now: string): EventContext {
@@ -41,7 +50,7 @@ export function eventContext(request: FastifyRequest, now: string): EventContext
     requestId: request.id,
     apiKeyId: me.apiKeyId,
     now,
-    leadWebhookEnvUrl: request.server.leadWebhookEnvUrl,
+    sink: request.server.eventSink,
   }
 }
 
@@ -124,9 +133,5 @@ export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly E
       .insertInto('event')
       .values(rows.slice(i, i + 200))
       .execute()
-  await writeOutbox(
-    tx,
-    { organizationId: ctx.organizationId, now: ctx.now, leadWebhookEnvUrl: ctx.leadWebhookEnvUrl },
-    views,
-  )
+  if (views.length > 0) await ctx.sink(tx, { organizationId: ctx.organizationId, now: ctx.now }, views)
 }

@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 
-export const DEFAULT_EVENT_RETENTION_DAYS = 30
 const DAY_MS = 86_400_000
 
 /** Deletes, in every organization, the events older than `days` days; answers how many went. */

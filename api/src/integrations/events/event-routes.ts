@@ -4,7 +4,7 @@ import { LIST_LIMIT_MAX } from '@leadline/shared/list'
 import { timestampBound } from '../../crm/custom-fields/custom-values.js'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db, Tables } from '../../platform/data/database.js'
-import type { Deps } from '../../platform/deps.js'
+import type { PlatformDeps } from '../../platform/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -87,7 +87,7 @@ export async function findEvent(db: Db, organizationId: string, id: string) {
     .executeTakeFirst()
 }
 
-export const eventRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db }) => {
+export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, { db }) => {
   app.get(
     '/event/',
     {

@@ -12,6 +12,7 @@ import {
 } from '../../tooling/test-support/test-app.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { recordEvents } from './event-repo.js'
+import { outboxSink } from '../outbox/outbox-writer.js'
 
 // What only Postgres can do to the stream: commit a lower `seq` after a higher one, and serve it from several
 // api processes at once.
@@ -94,7 +95,7 @@ describe('a transaction that commits after a later one', () => {
           requestId: null,
           apiKeyId: null,
           now,
-          leadWebhookEnvUrl: null,
+          sink: outboxSink(null),
         },
         [
           {

@@ -7,7 +7,7 @@ import { sseComment, sseMessage } from '@leadline/shared/sse'
 import { STREAM_SECRET_HEADER } from '@leadline/shared/stream-secret'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import type { Db } from '../../platform/data/database.js'
-import type { Deps } from '../../platform/deps.js'
+import type { PlatformDeps } from '../../platform/deps.js'
 import { ForbiddenError, ValidationError } from '../../platform/http/errors.js'
 import { presentedKey } from '../../platform/http/platform.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -221,7 +221,7 @@ class EventStream {
 /** Timings a test may shorten. */
 export type EventStreamTimings = Partial<Pick<HubOptions, 'pollMs' | 'heartbeatMs' | 'settleMs'>>
 
-export const eventStreamRoutes: FastifyPluginAsyncTypebox<Deps & { timings?: EventStreamTimings }> = async (
+export const eventStreamRoutes: FastifyPluginAsyncTypebox<PlatformDeps & { timings?: EventStreamTimings }> = async (
   app,
   { db, dialect, config, auth, timings },
 ) => {

@@ -11,6 +11,7 @@ import {
   type OutboxRow,
 } from '../outbox/outbox-dispatcher.js'
 import { outboxWritten } from '../outbox/outbox-signal.js'
+import { outboxSink } from '../outbox/outbox-writer.js'
 import { sendDeadline, type SendDeadline } from '../outbound/send-deadline.js'
 import { newId } from '../../platform/security/ids.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
@@ -240,6 +241,7 @@ export function messageSendHandler<T extends MessageType>(
 ): (context: HandlerContext) => OutboxHandler {
   const { db, clock, channel } = options
   const lock = options.dialect === 'postgres'
+  const sink = outboxSink(options.leadWebhookUrl)
   return ({ owner, sendTimeoutMs, random, leaseLost }) => {
     const systemEvents = (organizationId: string, now: string): EventContext => ({
       organizationId,
@@ -247,7 +249,7 @@ export function messageSendHandler<T extends MessageType>(
       requestId: null,
       apiKeyId: null,
       now,
-      leadWebhookEnvUrl: options.leadWebhookUrl,
+      sink,
     })
 
     /** The message, when it still waits for its send; else the row is settled as cancelled. */

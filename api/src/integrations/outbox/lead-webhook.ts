@@ -3,7 +3,7 @@ import { deleteAppState, readAppState, writeAppState } from '../../platform/data
 import type { Db } from '../../platform/data/database.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
 import { LEAD_WEBHOOK_KEY_CONTEXT, openSecret, storeSecret } from '../../platform/security/stored-secrets.js'
-import { webhookUrlProblem } from '../webhooks/webhook-url.js'
+import { webhookUrlProblem } from '../../platform/security/outbound-url.js'
 
 // The operator's lead webhook: one URL for the whole installation that hears of every lead created, updated, deleted
 // or merged. `leadline lead-webhook set URL` stores it in `app_state` and wins over LEADLINE_LEAD_WEBHOOK_URL;

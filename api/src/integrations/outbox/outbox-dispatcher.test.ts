@@ -8,6 +8,7 @@ import { verifySignedRequest } from '../../tooling/test-support/webhook-signatur
 import { clearLeadWebhookUrl, leadWebhookSigningKey, resetLeadWebhookUrl, setLeadWebhookUrl } from './lead-webhook.js'
 import { createDispatcher, PARKED, WEBHOOK_RETRY_WINDOW_MS, type Dispatcher } from './outbox-dispatcher.js'
 import { purgeDeliveredOutbox } from './outbox-retention.js'
+import { outboxSink } from './outbox-writer.js'
 
 let ctx: TestContext
 let receiver: Receiver
@@ -87,7 +88,14 @@ async function subscriptionRow(id: string) {
 /** Who changed things when no request did, with this process's LEADLINE_LEAD_WEBHOOK_URL. */
 function systemContext(leadWebhookEnvUrl: string | null): EventContext {
   const now = formatTimestamp(ctx.clock.now())
-  return { organizationId: org.id, userId: null, requestId: null, apiKeyId: null, now, leadWebhookEnvUrl }
+  return {
+    organizationId: org.id,
+    userId: null,
+    requestId: null,
+    apiKeyId: null,
+    now,
+    sink: outboxSink(leadWebhookEnvUrl),
+  }
 }
 
 interface Delivered {

@@ -3,13 +3,13 @@ import { sql, type ExpressionBuilder, type Selectable } from 'kysely'
 import type { Config } from '../../platform/config.js'
 import type { Db, Dialect, OutboxTable, Tables } from '../../platform/data/database.js'
 import { createOutboundClient, type OutboundClient, type OutboundResult } from '../outbound/outbound-client.js'
-import { outboundPrivateAllowed } from '../../platform/security/private-address.js'
 import { newId, randomBase62 } from '../../platform/security/ids.js'
 import { openSecret, StoredSecretError, webhookKeyContext } from '../../platform/security/stored-secrets.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { leadWebhookSigningKey, readLeadWebhook } from './lead-webhook.js'
 import { onOutboxWritten } from './outbox-signal.js'
 import { signatureHeaders } from './outbox-signing.js'
+import { outboundPrivateAllowed } from '../../platform/config.js'
 
 // The dispatcher (docs/decisions/0024-outbox-and-delivery.md): each api process runs one. It claims due deliveries
 // with a lease, POSTs them, records every attempt and reschedules or settles each row. A row is due when its time

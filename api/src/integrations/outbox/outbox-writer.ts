@@ -1,12 +1,13 @@
 import type { Insertable } from 'kysely'
 import type { Db, OutboxTable } from '../../platform/data/database.js'
+import type { EventSink } from '../events/event-repo.js'
 import type { EventView } from '../events/event-view.js'
 import { newId } from '../../platform/security/ids.js'
 import { subscriptionMatcher } from '../webhooks/webhook-matching.js'
 import { isLeadWebhookEvent, leadWebhookBody, readLeadWebhook } from './lead-webhook.js'
 import { outboxWritten } from './outbox-signal.js'
 
-// The outbox's writer: called by recordEvents in the transaction of the change, after its events, so a change, its
+// The outbox's writer: the events' sink (app/app.ts gives it), called by recordEvents in the transaction of the change, after its events, so a change, its
 // events and the deliveries they owe are stored together or not at all.
 
 export interface OutboxWriteContext {
@@ -18,6 +19,13 @@ export interface OutboxWriteContext {
 }
 
 const INSERT_CHUNK = 500
+
+/** The outbox as the events' sink, for a process whose LEADLINE_LEAD_WEBHOOK_URL is `leadWebhookEnvUrl`. */
+export function outboxSink(leadWebhookEnvUrl: string | null): EventSink {
+  return async (tx, change, events) => {
+    await writeOutbox(tx, { ...change, leadWebhookEnvUrl }, events)
+  }
+}
 
 /**
  * Writes one `webhook` row per event and subscription it matches, and one `lead_webhook` row per lead created,

@@ -11,10 +11,9 @@ import {
   type WebhookSubscription,
 } from '@leadline/shared/webhook-schema'
 import type { Db } from '../../platform/data/database.js'
-import { EVENT_OBJECT_TYPES, isEventObjectType } from '../events/event-object-types.js'
+import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
 import { EVENT_ACTIONS } from '../events/event-repo.js'
-import { outboundPrivateAllowed } from '../../platform/security/private-address.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
@@ -34,7 +33,8 @@ import {
   updateSubscription,
   type SubscriptionChange,
 } from './webhook-repo.js'
-import { WEBHOOK_URL_MAX, webhookTargetProblem } from './webhook-url.js'
+import { WEBHOOK_URL_MAX, webhookTargetProblem } from '../../platform/security/outbound-url.js'
+import { outboundPrivateAllowed } from '../../platform/config.js'
 
 const tags = ['webhooks']
 const params = Type.Object({ id: Type.String() })

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseTzOffset } from '@leadline/shared/tz-offset'
-import { createPresenceRecorder } from '../../crm/users/presence-repo.js'
-import type { Deps } from '../deps.js'
+import type { KeyOwner } from '../security/api-key-repo.js'
+import type { PlatformDeps } from '../deps.js'
 import { foreignKeyError } from '../data/db-errors.js'
 import { bodyTooLarge, HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
@@ -100,10 +100,14 @@ export function parseJsonBody(body: Buffer | string): unknown {
   }
 }
 
+export type ClientType = 'mobile' | 'native' | 'web'
+
+/** Notes that a user was seen through a client; the composition root gives the users' presence recorder. */
+export type PresenceRecorder = (owner: KeyOwner, client: ClientType) => Promise<void>
+
 /** The conventions every resource shares: errors, auth, rate limits, `X-TZ-Offset`, `_fields`, `_params`, 404/405. */
-export function installPlatform(app: FastifyInstance, deps: Deps): void {
+export function installPlatform(app: FastifyInstance, deps: PlatformDeps, recordPresence: PresenceRecorder): void {
   const routes = new RouteIndex()
-  const recordPresence = createPresenceRecorder(deps.db, deps.clock)
   app.addHook('onRoute', (route) => {
     routes.add(route.url, route.method)
   })
@@ -262,7 +266,7 @@ export function installPlatform(app: FastifyInstance, deps: Deps): void {
  * rate-limit headers; past the limit, throws the 429. At once where the counters are in this process.
  */
 export function countRequest(
-  deps: Pick<Deps, 'rateLimiter' | 'config'>,
+  deps: Pick<PlatformDeps, 'rateLimiter' | 'config'>,
   request: FastifyRequest,
   reply: FastifyReply,
   counted: { bucket: string; type: string },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../config.js'
-import { isPrivateAddress, outboundPrivateAllowed } from './private-address.js'
+import { isPrivateAddress } from './private-address.js'
+import { outboundPrivateAllowed } from '../config.js'
 
 describe('isPrivateAddress, IPv4', () => {
   it.each([

@@ -1,5 +1,4 @@
 import { BlockList, isIP } from 'node:net'
-import { outboundAllowPrivateFrom, type Config } from '../config.js'
 
 // The addresses outbound requests (webhook deliveries) must not reach: this machine, its networks, and the cloud
 // metadata service. Checked on every address a name resolves to, at connect time, and on IP-literal URLs when a
@@ -88,12 +87,4 @@ export function isPrivateAddress(ip: string): boolean {
   const embedded = embeddedIpv4(ipv6Groups(plain.toLowerCase()))
   if (embedded !== undefined) return privateV4.check(embedded, 'ipv4')
   return privateV6.check(plain, 'ipv6')
-}
-
-/**
- * `LEADLINE_OUTBOUND_ALLOW_PRIVATE=1` lifts the guard, for local development and tests: as the given api config
- * says, or, without one, as this process's environment says.
- */
-export function outboundPrivateAllowed(config?: Pick<Config, 'outboundAllowPrivate'>): boolean {
-  return config?.outboundAllowPrivate ?? outboundAllowPrivateFrom(process.env)
 }

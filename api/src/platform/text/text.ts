@@ -120,3 +120,13 @@ export function hasControlCharacter(text: string): boolean {
 export function oneLine(text: string): string {
   return text.replace(CONTROL_RUNS, ' ')
 }
+
+const LOCAL_AT_DOMAIN = /^[^\s@]+@[^\s@]+$/
+
+/** One `@` between non-blank parts, and a dot inside the domain (checked without a pattern that could backtrack). */
+export function isEmail(value: string): boolean {
+  if (!LOCAL_AT_DOMAIN.test(value)) return false
+  const domain = value.slice(value.indexOf('@') + 1)
+  const dot = domain.indexOf('.', 1)
+  return dot > 0 && dot < domain.length - 1
+}

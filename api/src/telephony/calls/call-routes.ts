@@ -8,18 +8,14 @@ import { changeContext } from '../../integrations/events/event-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { appliesToCalls, findOutcome } from '../../crm/outcomes/outcome-repo.js'
-import {
-  isMemberOf,
-  normalizeContactPhone,
-  normalizePhoneNumber,
-  phoneNumbersQuery,
-} from '../phone-numbers/phone-number-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import { isMemberOf, phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
+import type { Deps } from '../../crm/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { cleanText, isHttpsUrl } from '../../platform/text/text.js'
 import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../../platform/data/time.js'
 import { CALL_DISPOSITIONS, changeCall, recordCall, type CallFields } from './call-repo.js'
+import { normalizeContactPhone, normalizePhoneNumber } from '../../platform/text/phone-format.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })

@@ -1,6 +1,5 @@
 import { TASK_TYPE_FIELDS, type TaskType } from '@leadline/shared/task-schema'
 import { findActivity } from '../../crm/activities/activity-repo.js'
-import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
 import {
   callData,
   callDataOf,
@@ -24,6 +23,7 @@ import {
   type InboundPhones,
   type InboundWrite,
 } from './inbound-store.js'
+import { formatPhoneNumber } from '../../platform/text/phone-format.js'
 
 /**
  * The task an inbound call that is over calls for: a voicemail's; a missed call's when it was not answered (no

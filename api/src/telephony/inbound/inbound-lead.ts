@@ -3,7 +3,7 @@ import type { Db, Dialect } from '../../platform/data/database.js'
 import type { ChangeContext, EventContext } from '../../integrations/events/event-repo.js'
 import { createLeadFromBody, contactsOf, type LeadViewer } from '../../crm/leads/lead-write.js'
 import type { OrganizationMeta } from '../../crm/organizations/organization-meta.js'
-import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
+import { formatPhoneNumber } from '../../platform/text/phone-format.js'
 
 /** The lead a call or message goes on, and the contact it is with. */
 export interface InboundParty {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { timestampSchema } from '@leadline/shared/list'
 import type { EventContext } from '../../integrations/events/event-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { HttpError } from '../../platform/http/errors.js'
 import { countRequest, parseJsonBody } from '../../platform/http/platform.js'
 import { requireAdmin } from '../../platform/security/roles.js'
@@ -150,7 +150,7 @@ const signedRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
         requestId: request.id,
         apiKeyId: null,
         now: formatTimestamp(now),
-        leadWebhookEnvUrl: request.server.leadWebhookEnvUrl,
+        sink: request.server.eventSink,
       }
       return store({
         tx,

@@ -1,10 +1,10 @@
 import { findActivity, recordActivity, type SmsAttachment } from '../../crm/activities/activity-repo.js'
 import { normalizeDatetime } from '../../crm/custom-fields/custom-values.js'
-import { formatPhoneNumber } from '../phone-numbers/phone-number-repo.js'
 import { isHttpsUrl } from '../../platform/text/text.js'
 import type { InboundAnswer, InboundSmsBody } from './inbound-input.js'
 import { assigneeOf, claimReceipt, claimRef, updateRef } from './inbound-repo.js'
 import { answered, checkPhones, insertIncomingTask, partyOf, throwIfAny, type InboundWrite } from './inbound-store.js'
+import { formatPhoneNumber } from '../../platform/text/phone-format.js'
 
 /**
  * Stores a text message the telephony side received: an `SMS` activity in the inbox on the lead of the contact with

@@ -4,12 +4,13 @@ import { recordEvents, type EventContext } from '../../integrations/events/event
 import type { LeadViewer } from '../../crm/leads/lead-write.js'
 import type { OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { ValidationError } from '../../platform/http/errors.js'
-import { normalizeContactPhone, normalizePhoneNumber, phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
+import { phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
 import { taskEvent } from '../../crm/tasks/task-events.js'
 import { findTask, insertTask, taskViews } from '../../crm/tasks/task-repo.js'
 import type { InboundAnswer } from './inbound-input.js'
 import { inboundParty, type InboundParty } from './inbound-lead.js'
 import { saveReceipt } from './inbound-repo.js'
+import { normalizeContactPhone, normalizePhoneNumber } from '../../platform/text/phone-format.js'
 
 /** One signed request's write: its transaction, organization and the context its events carry. */
 export interface InboundWrite {

@@ -4,7 +4,7 @@ import { listEnvelopeSchema } from '@leadline/shared/list'
 import { phoneNumberSchema, phoneNumberTypeSchema } from '@leadline/shared/phone-number-schema'
 import type { Db } from '../../platform/data/database.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -16,11 +16,11 @@ import {
   findPhoneNumber,
   insertPhoneNumber,
   isMemberOf,
-  normalizePhoneNumber,
   phoneNumberView,
   phoneNumbersQuery,
   updatePhoneNumber,
 } from './phone-number-repo.js'
+import { normalizePhoneNumber } from '../../platform/text/phone-format.js'
 
 const tags = ['phone numbers']
 const params = Type.Object({ id: Type.String() })

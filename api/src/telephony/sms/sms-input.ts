@@ -2,13 +2,10 @@ import { Type } from '@sinclair/typebox'
 import type { Db } from '../../platform/data/database.js'
 import type { SmsAttachment } from '../../crm/activities/activity-repo.js'
 import { findContact } from '../../crm/contacts/contact-repo.js'
-import {
-  findInternalPhoneNumber,
-  normalizeContactPhone,
-  normalizePhoneNumber,
-} from '../phone-numbers/phone-number-repo.js'
+import { findInternalPhoneNumber } from '../phone-numbers/phone-number-repo.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../../platform/http/attachments.js'
 import { addFieldError, sendFields, statusSchema } from '../../integrations/messages/message-status.js'
+import { normalizeContactPhone, normalizePhoneNumber } from '../../platform/text/phone-format.js'
 
 // What a request may say about a text message, and how it is checked: phones normalized (the remote one like a
 // contact's, the local one strictly, and only one of the organization's internal numbers), attachments on https,

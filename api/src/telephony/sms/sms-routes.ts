@@ -5,7 +5,7 @@ import { deleteActivity, oneActivity, typedRoutes } from '../../crm/activities/a
 import { recordActivity } from '../../crm/activities/activity-repo.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
-import type { Deps } from '../../platform/deps.js'
+import type { Deps } from '../../crm/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/data/database.js'
 import { checkedEmailAccount } from '../../email/accounts/email-account-input.js'
 import { insertEmailAccount, takenAddress } from '../../email/accounts/email-account-repo.js'
-import type { DemoUser } from './demo-seed.js'
+import type { DemoUser } from './demo-user.js'
 
 // The demo admin's email account: SMTP on this machine's port 2525, plain and without a login, where `npm start` runs
 // `leadline mail-catcher` for the demo. No password, so it needs no LEADLINE_SECRET_KEY.

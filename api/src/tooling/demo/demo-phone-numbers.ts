@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/data/database.js'
 import { insertPhoneNumber } from '../../telephony/phone-numbers/phone-number-repo.js'
-import type { DemoUser } from './demo-seed.js'
+import type { DemoUser } from './demo-user.js'
 
 // The demo organization's own numbers, from the range set aside for fiction (555-0100 to 555-0199): a shared main
 // line and a direct line for each rep, so texts can be sent and incoming ones find their owner out of the box.

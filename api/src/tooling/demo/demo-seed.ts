@@ -6,21 +6,9 @@ import { setUpDemoEmailTemplates } from './demo-email-templates.js'
 import { setUpDemoOutcomes } from './demo-outcomes.js'
 import { setUpDemoPhoneNumbers } from './demo-phone-numbers.js'
 import { setUpDemoPipelines } from './demo-pipelines.js'
+import type { DemoTitle, DemoUser } from './demo-user.js'
 
 export const DEMO_ORGANIZATION_NAME = 'Demo Company'
-
-export type DemoTitle = 'admin' | 'manager' | 'rep'
-
-export interface DemoUser {
-  user_id: string
-  membership_id: string
-  email: string
-  first_name: string
-  last_name: string
-  role: 'admin' | 'user'
-  title: DemoTitle
-  api_key: string
-}
 
 export interface DemoOrganization {
   organization_id: string

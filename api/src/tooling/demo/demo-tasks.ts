@@ -2,8 +2,9 @@ import { recordActivity } from '../../crm/activities/activity-repo.js'
 import type { Db } from '../../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { insertTask } from '../../crm/tasks/task-repo.js'
-import type { DemoOrganization, DemoTitle } from './demo-seed.js'
+import type { DemoOrganization } from './demo-seed.js'
 import { generator } from './demo-random.js'
+import type { DemoTitle } from './demo-user.js'
 
 // Each demo user's inbox of lead tasks on the demo leads: overdue, today, tomorrow and the weeks ahead, some with a
 // time and some for the whole day, and a few done. A few hundred rows at most, written as the app writes them.

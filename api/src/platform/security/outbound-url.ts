@@ -1,6 +1,6 @@
 import { isIP } from 'node:net'
-import { privateAddressOf, type Resolver } from '../../platform/security/host-check.js'
-import { isPrivateAddress } from '../../platform/security/private-address.js'
+import { privateAddressOf, type Resolver } from './host-check.js'
+import { isPrivateAddress } from './private-address.js'
 
 export const WEBHOOK_URL_MAX = 2000
 const PRIVATE_TARGET = 'Must not point to a loopback, private, link-local or reserved address.'

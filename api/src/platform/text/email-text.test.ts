@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { pathologicalHtml } from '../../tooling/test-support/pathological-html.js'
-import { isEmail } from '../../crm/users/user-repo.js'
-import { parseAddress, quotedHtml, quotedText } from './email-body.js'
+import { parseAddress, quotedHtml, quotedText } from './email-text.js'
+import { isEmail } from './text.js'
 
 describe('quotedHtml', () => {
   it('splits at the attribution above the first quote, or at the quote', () => {

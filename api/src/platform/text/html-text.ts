@@ -1,5 +1,5 @@
 import { decodeHTML } from 'entities'
-import { scanHtml } from '../../platform/text/html-scan.js'
+import { scanHtml } from './html-scan.js'
 
 // The plain-text part of an email from its HTML: what a reader would see, in lines and paragraphs. Text between
 // tags is decoded once (so an escaped `&lt;b&gt;` reads `<b>`, and is never taken for a tag); whitespace collapses

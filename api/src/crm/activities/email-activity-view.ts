@@ -1,5 +1,5 @@
 import type { ActivityTable, Db } from '../../platform/data/database.js'
-import { bodyPreview, envelopeAddresses, quotedHtml, quotedText } from './email-body.js'
+import { bodyPreview, envelopeAddresses, quotedHtml, quotedText } from '../../platform/text/email-text.js'
 
 // What an email's view adds to its stored fields, as Close shows emails: the preview, the envelope, the reply told
 // from the quoted text, whether a reply came, and the fields of Close's features Leadline does not have (opens,

@@ -1,8 +1,8 @@
 import type { EmailThread, ThreadEmail } from '@leadline/shared/email-thread-schema'
 import type { ActivityTable, Db, EmailThreadTable } from '../../platform/data/database.js'
-import type { EmailAttachment } from '../../crm/activities/activity-repo.js'
+import type { EmailAttachment } from './activity-repo.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
-import { bodyPreview, parseAddress } from '../send/email-body.js'
+import { bodyPreview, parseAddress } from '../../platform/text/email-text.js'
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null)
 const texts = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [])

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { pathologicalHtml } from '../../tooling/test-support/pathological-html.js'
 import { htmlToText } from './html-text.js'
-import { parsePart, renderPart } from './template-engine.js'
+import { parsePart, renderPart } from '../../email/templates/template-engine.js'
 
 describe('htmlToText', () => {
   it('turns blocks into lines and paragraphs, collapses whitespace and decodes entities once', () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
-import type { CheckedActivityFilters } from '../../crm/activities/activity-filters.js'
+import type { CheckedActivityFilters } from './activity-filters.js'
 import { FALSE } from '../../platform/data/sql-conditions.js'
 
 /**

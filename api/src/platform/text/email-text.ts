@@ -1,7 +1,7 @@
 import addressparser from 'nodemailer/lib/addressparser'
-import { htmlToText } from '../templates/html-text.js'
-import { scanHtml } from '../../platform/text/html-scan.js'
-import { isEmail } from '../../crm/users/user-repo.js'
+import { htmlToText } from './html-text.js'
+import { scanHtml } from './html-scan.js'
+import { isEmail } from './text.js'
 
 // The text of an email: its two bodies (each derived from the other when only one is given), its preview, the reply
 // told from the quoted text below it, and its addresses read into `{email, name}`.

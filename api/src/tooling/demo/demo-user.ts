@@ -1,0 +1,13 @@
+export type DemoTitle = 'admin' | 'manager' | 'rep'
+
+/** A user of the demo organization, with the key `npm start` prints for them. */
+export interface DemoUser {
+  user_id: string
+  membership_id: string
+  email: string
+  first_name: string
+  last_name: string
+  role: 'admin' | 'user'
+  title: DemoTitle
+  api_key: string
+}
