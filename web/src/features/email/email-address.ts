@@ -22,7 +22,8 @@ export function isEmailAddress(text: string): boolean {
 export function parseAddress(text: string): Address | undefined {
   const entries = parseAddressList(text)
   const [only] = entries
-  if (entries.length !== 1 || only?.group !== undefined || !isEmailAddress(only.address)) return undefined
+  if (entries.length !== 1 || only === undefined || only.group !== undefined) return undefined
+  if (!isEmailAddress(only.address)) return undefined
   return { name: only.name, email: only.address }
 }
 
