@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
-import { useId, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
+import { ComposerFrame } from '../messages/composer-frame'
 import { useMessageSend } from '../messages/message-send'
 import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice'
 import { AddressField } from './address-field'
@@ -61,7 +62,6 @@ const recipientName = (to: readonly Address[]) => {
 }
 
 export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: EmailComposerProps) {
-  const headingId = useId()
   const accounts = useQuery(emailQueries.accounts())
   const known = contactAddresses(contacts)
   // The draft being carried on with, if any: sending sends it rather than a new email.
@@ -141,15 +141,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
   }
 
   return (
-    <section aria-labelledby={headingId} className="mb-4 rounded-md border border-cyan-200 bg-cyan-50/40 p-3">
-      <div className="flex items-center justify-between gap-2">
-        <h3 id={headingId} className="text-sm font-semibold text-slate-900">
-          Email
-        </h3>
-        <Button size="sm" variant="quiet" onPress={onClose}>
-          Close
-        </Button>
-      </div>
+    <ComposerFrame title="Email" className="border-cyan-200 bg-cyan-50/40" onClose={onClose}>
       <form
         onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
           event.preventDefault()
@@ -275,6 +267,6 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         </SendButtons>
       </form>
       <SendNoticeBar sending={sending} undoButton={undoButton} undoPending={status.isPending} onUndo={undo} />
-    </section>
+    </ComposerFrame>
   )
 }

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
-import { useId, useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
+import { useState, type SubmitEvent } from 'react'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { authQueries } from '../auth/auth-queries'
 import { placeErrors } from '../../lib/form-errors'
+import { ComposerFrame } from '../messages/composer-frame'
 import { useMessageSend } from '../messages/message-send'
 import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice'
 import { useSendSms, useSmsToDraft } from './phone-mutations'
@@ -34,7 +34,6 @@ export interface SmsComposerProps {
 }
 
 export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerProps) {
-  const headingId = useId()
   const session = useQuery(authQueries.session())
   const numbers = useQuery(phoneQueries.internalNumbers())
   // The draft being carried on with, if any: sending sends it rather than a new message.
@@ -102,15 +101,7 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   }
 
   return (
-    <section aria-labelledby={headingId} className="mb-4 rounded-md border border-indigo-200 bg-indigo-50/40 p-3">
-      <div className="flex items-center justify-between gap-2">
-        <h3 id={headingId} className="text-sm font-semibold text-slate-900">
-          Send SMS
-        </h3>
-        <Button size="sm" variant="quiet" onPress={onClose}>
-          Close
-        </Button>
-      </div>
+    <ComposerFrame title="Send SMS" className="border-indigo-200 bg-indigo-50/40" onClose={onClose}>
       <form onSubmit={submit} noValidate className="mt-2 flex flex-col gap-3">
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
           {recipients.length === 0 ? (
@@ -174,6 +165,6 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
         />
       </form>
       <SendNoticeBar sending={sending} undoButton={undoButton} undoPending={toDraft.isPending} onUndo={undo} />
-    </section>
+    </ComposerFrame>
   )
 }
