@@ -1,5 +1,8 @@
 // Email addresses as the composer takes them (typed, pasted, picked from the lead's contacts) and as the API
 // writes them (`"Ann Smith" <ann@example.com>` or `ann@example.com`); no React, so the rules are unit-tested.
+// One address is read as the API reads it, by the shared parser; what is typed is split into addresses here.
+
+import { parseAddressList } from '@leadline/shared/email-address'
 
 /** One mailbox: the address and the name shown with it ("" when none). */
 export interface Address {
@@ -15,26 +18,13 @@ export function isEmailAddress(text: string): boolean {
   return text.length <= 254 && EMAIL.test(text)
 }
 
-/** `name <address>` split at its last `<`, when the text ends in `>` with no bracket between (no pattern that backtracks). */
-function angledParts(text: string): [name: string, address: string] | undefined {
-  const open = text.lastIndexOf('<')
-  if (open < 0 || !text.endsWith('>')) return undefined
-  const inside = text.slice(open + 1, -1)
-  const name = text.slice(0, open)
-  if (inside.includes('>') || /[\n\r\u2028\u2029]/.test(name)) return undefined
-  return [name, inside]
-}
-
 /** `Ann Smith <ann@example.com>`, `"Smith, Ann" <ann@example.com>` or `ann@example.com`; undefined when invalid. */
 export function parseAddress(text: string): Address | undefined {
-  const trimmed = text.trim()
-  const angled = angledParts(trimmed)
-  const email = (angled?.[1] ?? trimmed).trim()
-  if (!isEmailAddress(email)) return undefined
-  const rawName = (angled?.[0] ?? '').trim()
-  const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(rawName)
-  const name = quoted?.[1] === undefined ? rawName : quoted[1].replace(/\\(.)/g, '$1')
-  return { name, email }
+  const entries = parseAddressList(text)
+  const [only] = entries
+  if (entries.length !== 1 || only === undefined || only.group !== undefined) return undefined
+  if (!isEmailAddress(only.address)) return undefined
+  return { name: only.name, email: only.address }
 }
 
 /** What was typed or pasted, split at commas, semicolons and line breaks outside quotes and angle brackets. */

@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
-import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
-import { browserTimeZone, formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
-import { SendNoticeBar, type SendNotice } from '../phone/send-notice'
-import { SEND_IN_SECONDS } from '../phone/sms-draft'
+import { ComposerFrame } from '../messages/composer-frame'
+import { useMessageSend } from '../messages/message-send'
+import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice'
 import { AddressField } from './address-field'
 import { AttachmentField } from './attachment-field'
 import type { Address } from './email-address'
@@ -62,39 +62,18 @@ const recipientName = (to: readonly Address[]) => {
 }
 
 export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: EmailComposerProps) {
-  const headingId = useId()
-  const bodyBox = useRef<HTMLDivElement>(null)
-  const undoButton = useRef<HTMLButtonElement>(null)
   const accounts = useQuery(emailQueries.accounts())
   const known = contactAddresses(contacts)
   // The draft being carried on with, if any: sending sends it rather than a new email.
   const [carried, setCarried] = useState(draft)
   const [fields, setFields] = useState<Fields>(() => composerFields(known, draft, replyTo))
   const [from, setFrom] = useState('')
-  const [mode, setMode] = useState<'send' | 'schedule'>('send')
-  const [sendAt, setSendAt] = useState('')
   const [formErrors, setFormErrors] = useState<Partial<Record<EmailField, string>>>({})
-  const [notice, setNotice] = useState<SendNotice>()
+  const { sending, messageBox, undoButton } = useMessageSend('email')
   // Where the focus goes on opening: a new email is addressed first; a reply or a draft is written on.
   const [writeOn] = useState(draft !== undefined || replyTo !== undefined)
   const save = useSaveEmail(leadId)
   const status = useEmailStatus(leadId)
-  const focusBody = () => {
-    bodyBox.current?.querySelector('textarea')?.focus()
-  }
-
-  // The window closes with the server's: after it, Undo could only fail. Focus on Undo moves back to the message.
-  const windowId = notice?.kind === 'window' ? notice.id : undefined
-  useEffect(() => {
-    if (windowId === undefined) return
-    const timer = setTimeout(() => {
-      if (undoButton.current !== null && document.activeElement === undoButton.current) focusBody()
-      setNotice((n) => (n?.kind === 'window' && n.id === windowId ? undefined : n))
-    }, SEND_IN_SECONDS * 1000)
-    return () => {
-      clearTimeout(timer)
-    }
-  }, [windowId])
 
   const own = senderOptions(accounts.data ?? [])
   const sender = from !== '' ? from : defaultSender(own, carried, replyTo)
@@ -115,9 +94,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
   const submit = (action: EmailAction['kind']) => {
     const result = emailBodyOf(
       { ...fields, sender, contactId },
-      action === 'schedule'
-        ? { kind: 'schedule', sendAt: sendAt === '' ? '' : fromDateTimeLocalInput(sendAt) }
-        : { kind: action },
+      action === 'schedule' ? { kind: 'schedule', sendAt: sending.scheduledAt() } : { kind: action },
       new Date(),
     )
     if (!result.ok) {
@@ -132,22 +109,12 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         onSuccess: (email) => {
           if (email.status === 'draft') {
             setCarried(email)
-            setNotice({ kind: 'said', text: 'Saved as a draft.', tone: 'plain' })
+            sending.say('Saved as a draft.')
             return
           }
           setFields(emptyFields)
           setCarried(undefined)
-          setMode('send')
-          setSendAt('')
-          setNotice(
-            email.status === 'scheduled' && email.date_scheduled !== null
-              ? {
-                  kind: 'said',
-                  text: `Your email to ${name} is scheduled for ${formatDateTime(email.date_scheduled)}.`,
-                  tone: 'plain',
-                }
-              : { kind: 'window', id: email.id, name },
-          )
+          sending.sent(email, name)
         },
       },
     )
@@ -163,33 +130,22 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
             setCarried(email)
             setFields(composerFields(known, email, undefined))
             setFrom(email.sender ?? '')
-            setNotice({ kind: 'said', text: 'Not sent. The email is back here as a draft.', tone: 'plain' })
+            sending.undone('Not sent. The email is back here as a draft.')
           } else {
-            setNotice({ kind: 'said', text: 'Not sent. It is kept as a draft in its thread.', tone: 'plain' })
+            sending.undone('Not sent. It is kept as a draft in its thread.')
           }
-          focusBody()
         },
-        onError: (error) => {
-          setNotice({ kind: 'said', text: `It could not be undone: ${error.message}`, tone: 'error' })
-        },
+        onError: sending.undoFailed,
       },
     )
   }
 
   return (
-    <section aria-labelledby={headingId} className="mb-4 rounded-md border border-cyan-200 bg-cyan-50/40 p-3">
-      <div className="flex items-center justify-between gap-2">
-        <h3 id={headingId} className="text-sm font-semibold text-slate-900">
-          Email
-        </h3>
-        <Button size="sm" variant="quiet" onPress={onClose}>
-          Close
-        </Button>
-      </div>
+    <ComposerFrame title="Email" className="border-cyan-200 bg-cyan-50/40" onClose={onClose}>
       <form
         onSubmit={(event: SubmitEvent<HTMLFormElement>) => {
           event.preventDefault()
-          submit(mode)
+          submit(sending.mode)
         }}
         noValidate
         className="mt-2 flex flex-col gap-3"
@@ -255,7 +211,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
               },
               ['subject', 'body_text'],
             )
-            focusBody()
+            sending.focusMessage()
           }}
         />
         {errors.template_id === undefined ? null : <p className="text-sm text-red-700">{errors.template_id}</p>}
@@ -267,7 +223,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           }}
           error={errors.subject}
         />
-        <div ref={bodyBox}>
+        <div ref={messageBox}>
           <EmailBodyField
             value={fields.body}
             onChange={(body) => {
@@ -284,23 +240,20 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           }}
           error={errors.attachments}
         />
-        {mode === 'schedule' ? (
-          <TextField
-            type="datetime-local"
-            label="Send at"
-            value={sendAt}
-            onChange={setSendAt}
-            description={`In your time zone (${browserTimeZone()}).`}
-            error={errors.date_scheduled}
-            autoFocus
-          />
-        ) : null}
+        <SendAtField sending={sending} error={errors.date_scheduled} />
         {server.general === undefined ? null : (
           <p role="alert" className="text-sm text-red-700">
             {server.general}
           </p>
         )}
-        <div className="flex flex-wrap justify-end gap-2">
+        <SendButtons
+          sending={sending}
+          onModeChange={() => {
+            setFormErrors((e) => ({ ...e, date_scheduled: undefined }))
+          }}
+          isDisabled={noAccount || uploading}
+          isPending={save.isPending}
+        >
           <Button
             size="sm"
             isDisabled={uploading}
@@ -311,33 +264,9 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           >
             Save draft
           </Button>
-          <Button
-            size="sm"
-            onPress={() => {
-              setMode((m) => (m === 'send' ? 'schedule' : 'send'))
-              setFormErrors((e) => ({ ...e, date_scheduled: undefined }))
-            }}
-          >
-            {mode === 'send' ? 'Schedule for later' : 'Send now instead'}
-          </Button>
-          <Button
-            type="submit"
-            size="sm"
-            variant="primary"
-            isDisabled={noAccount || uploading}
-            isPending={save.isPending}
-          >
-            {mode === 'send' ? 'Send' : 'Schedule'}
-          </Button>
-        </div>
+        </SendButtons>
       </form>
-      <SendNoticeBar
-        notice={notice}
-        noun="email"
-        undoButton={undoButton}
-        undoPending={status.isPending}
-        onUndo={undo}
-      />
-    </section>
+      <SendNoticeBar sending={sending} undoButton={undoButton} undoPending={status.isPending} onUndo={undo} />
+    </ComposerFrame>
   )
 }

@@ -1,5 +1,5 @@
 import type { Contact } from '@leadline/shared/contact-schema'
-import { SEND_IN_SECONDS } from '../phone/sms-draft'
+import { SEND_IN_SECONDS } from '../messages/message-send'
 import {
   attachmentsOf,
   composerAttachments,

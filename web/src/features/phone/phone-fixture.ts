@@ -1,22 +1,11 @@
+import { activityFixtureFields } from '../../lib/activity-fixture'
 import type { CallActivity } from './call-display'
 import type { SmsActivity } from './sms-display'
 
 // Calls and messages as the API answers them, for unit tests.
 
 const common = {
-  organization_id: 'orga_1',
-  lead_id: 'lead_1',
-  contact_id: 'cont_1',
-  user_id: 'user_1',
-  user_name: 'Casey Closer',
-  created_by: 'user_1',
-  created_by_name: 'Casey Closer',
-  updated_by: 'user_1',
-  updated_by_name: 'Casey Closer',
-  date_created: '2026-03-02T10:00:00.000000+00:00',
-  date_updated: '2026-03-02T10:00:00.000000+00:00',
-  activity_at: '2026-03-02T10:00:00.000000+00:00',
-  users: [],
+  ...activityFixtureFields,
   source: 'External' as const,
   remote_phone: '+14155550100',
   remote_phone_formatted: '+1 415-555-0100',

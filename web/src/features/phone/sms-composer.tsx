@@ -1,22 +1,21 @@
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
-import { useEffect, useId, useRef, useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
+import { useState, type SubmitEvent } from 'react'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
-import { browserTimeZone, formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { placeErrors } from '../../lib/form-errors'
+import { ComposerFrame } from '../messages/composer-frame'
+import { useMessageSend } from '../messages/message-send'
+import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice'
 import { useSendSms, useSmsToDraft } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
-import { SendNoticeBar, type SendNotice } from './send-notice'
 import type { SmsActivity } from './sms-display'
 import {
   defaultSender,
   sendingNumbers,
   recipientKey,
   recipientsOf,
-  SEND_IN_SECONDS,
   senderLabel,
   smsBodyOf,
   SMS_FIELDS,
@@ -35,9 +34,6 @@ export interface SmsComposerProps {
 }
 
 export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerProps) {
-  const headingId = useId()
-  const messageBox = useRef<HTMLDivElement>(null)
-  const undoButton = useRef<HTMLButtonElement>(null)
   const session = useQuery(authQueries.session())
   const numbers = useQuery(phoneQueries.internalNumbers())
   // The draft being carried on with, if any: sending sends it rather than a new message.
@@ -48,28 +44,10 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   )
   const [from, setFrom] = useState('')
   const [text, setText] = useState(draft?.text ?? '')
-  const [mode, setMode] = useState<'send' | 'schedule'>('send')
-  const [sendAt, setSendAt] = useState('')
   const [formErrors, setFormErrors] = useState<Partial<Record<SmsField, string>>>({})
-  const [notice, setNotice] = useState<SendNotice>()
+  const { sending, messageBox, undoButton } = useMessageSend('message')
   const send = useSendSms(leadId)
   const toDraft = useSmsToDraft(leadId)
-  const focusMessage = () => {
-    messageBox.current?.querySelector('textarea')?.focus()
-  }
-
-  // The window closes with the server's: after it, Undo could only fail. Focus on Undo moves back to the message.
-  const windowId = notice?.kind === 'window' ? notice.id : undefined
-  useEffect(() => {
-    if (windowId === undefined) return
-    const timer = setTimeout(() => {
-      if (undoButton.current !== null && document.activeElement === undoButton.current) focusMessage()
-      setNotice((n) => (n?.kind === 'window' && n.id === windowId ? undefined : n))
-    }, SEND_IN_SECONDS * 1000)
-    return () => {
-      clearTimeout(timer)
-    }
-  }, [windowId])
 
   const recipient = recipients.find((r) => r.key === to) ?? recipients[0]
   const usable = sendingNumbers(numbers.data ?? [], session.data?.user.id)
@@ -83,7 +61,7 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     const result = smsBodyOf(
-      { recipient, from: sender, text, mode, sendAt: sendAt === '' ? '' : fromDateTimeLocalInput(sendAt) },
+      { recipient, from: sender, text, mode: sending.mode, sendAt: sending.scheduledAt() },
       new Date(),
     )
     if (!result.ok) {
@@ -98,17 +76,7 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
         onSuccess: (message) => {
           setText('')
           setCarried(undefined)
-          setMode('send')
-          setSendAt('')
-          setNotice(
-            message.status === 'scheduled' && message.date_scheduled !== null
-              ? {
-                  kind: 'said',
-                  text: `Your message to ${name} is scheduled for ${formatDateTime(message.date_scheduled)}.`,
-                  tone: 'plain',
-                }
-              : { kind: 'window', id: message.id, name },
-          )
+          sending.sent(message, name)
         },
       },
     )
@@ -123,28 +91,17 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
           setTo(message.remote_phone === null ? '' : recipientKey(message.contact_id, message.remote_phone))
           setFrom(message.local_phone ?? '')
           setText(message.text)
-          setNotice({ kind: 'said', text: 'Not sent. The message is back here as a draft.', tone: 'plain' })
+          sending.undone('Not sent. The message is back here as a draft.')
         } else {
-          setNotice({ kind: 'said', text: 'Not sent. It is kept as a draft in its conversation.', tone: 'plain' })
+          sending.undone('Not sent. It is kept as a draft in its conversation.')
         }
-        focusMessage()
       },
-      onError: (error) => {
-        setNotice({ kind: 'said', text: `It could not be undone: ${error.message}`, tone: 'error' })
-      },
+      onError: sending.undoFailed,
     })
   }
 
   return (
-    <section aria-labelledby={headingId} className="mb-4 rounded-md border border-indigo-200 bg-indigo-50/40 p-3">
-      <div className="flex items-center justify-between gap-2">
-        <h3 id={headingId} className="text-sm font-semibold text-slate-900">
-          Send SMS
-        </h3>
-        <Button size="sm" variant="quiet" onPress={onClose}>
-          Close
-        </Button>
-      </div>
+    <ComposerFrame title="Send SMS" className="border-indigo-200 bg-indigo-50/40" onClose={onClose}>
       <form onSubmit={submit} noValidate className="mt-2 flex flex-col gap-3">
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
           {recipients.length === 0 ? (
@@ -192,44 +149,22 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
             autoFocus
           />
         </div>
-        {mode === 'schedule' ? (
-          <TextField
-            type="datetime-local"
-            label="Send at"
-            value={sendAt}
-            onChange={setSendAt}
-            description={`In your time zone (${browserTimeZone()}).`}
-            error={errors.date_scheduled}
-            autoFocus
-          />
-        ) : null}
+        <SendAtField sending={sending} error={errors.date_scheduled} />
         {generalError === undefined ? null : (
           <p role="alert" className="text-sm text-red-700">
             {generalError}
           </p>
         )}
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button
-            size="sm"
-            onPress={() => {
-              setMode((m) => (m === 'send' ? 'schedule' : 'send'))
-              setFormErrors((e) => ({ ...e, date_scheduled: undefined }))
-            }}
-          >
-            {mode === 'send' ? 'Schedule for later' : 'Send now instead'}
-          </Button>
-          <Button type="submit" size="sm" variant="primary" isDisabled={cannotSend} isPending={send.isPending}>
-            {mode === 'send' ? 'Send' : 'Schedule'}
-          </Button>
-        </div>
+        <SendButtons
+          sending={sending}
+          onModeChange={() => {
+            setFormErrors((e) => ({ ...e, date_scheduled: undefined }))
+          }}
+          isDisabled={cannotSend}
+          isPending={send.isPending}
+        />
       </form>
-      <SendNoticeBar
-        notice={notice}
-        noun="message"
-        undoButton={undoButton}
-        undoPending={toDraft.isPending}
-        onUndo={undo}
-      />
-    </section>
+      <SendNoticeBar sending={sending} undoButton={undoButton} undoPending={toDraft.isPending} onUndo={undo} />
+    </ComposerFrame>
   )
 }

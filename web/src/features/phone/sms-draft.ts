@@ -1,6 +1,7 @@
 import type { Contact } from '@leadline/shared/contact-schema'
 import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
 import type { SmsActivity } from './sms-display'
+import { SEND_IN_SECONDS } from '../messages/message-send'
 
 // The SMS composer's choices and the body it sends; no React, so the rules are unit-tested.
 
@@ -97,9 +98,6 @@ export interface SmsDraft {
 }
 
 export type SmsBodyResult = { ok: true; body: SmsBody } | { ok: false; errors: Partial<Record<SmsField, string>> }
-
-/** Seconds a message waits in the outbox after Send, so that Undo can still take it back. */
-export const SEND_IN_SECONDS = 5
 
 /** Checks what the composer holds (a text, a recipient, a sender; a future time to schedule) and writes the body. */
 export function smsBodyOf(draft: SmsDraft, now: Date): SmsBodyResult {

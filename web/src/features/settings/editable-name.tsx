@@ -4,6 +4,8 @@ import { InlineEdit } from '../../components/ui/inline-edit'
 import { saveErrorMessage } from '../../lib/api'
 
 export interface EditableNameProps {
+  /** What is renamed or deleted. */
+  id: string
   /** The name as it is now: the buttons say `Rename <name>` and `Delete <name>`. */
   name: string
   /** How the name reads (a heading, a badge beside it); the name itself by default. */
@@ -13,11 +15,12 @@ export interface EditableNameProps {
   /** Other controls before Delete. */
   actions?: ReactNode
   rename: (name: string) => Promise<unknown>
-  remove: { mutate: () => void; isPending: boolean; error: unknown }
+  /** The delete mutation, called with `id`. */
+  remove: { mutate: (id: string) => void; isPending: boolean; error: unknown }
 }
 
 /** A pipeline's or a status's name with Rename (inline) and Delete; the API's refusal of either shows beside it. */
-export function EditableName({ name, display = name, field, actions, rename, remove }: EditableNameProps) {
+export function EditableName({ id, name, display = name, field, actions, rename, remove }: EditableNameProps) {
   return (
     <div className="flex flex-col">
       <InlineEdit
@@ -41,7 +44,9 @@ export function EditableName({ name, display = name, field, actions, rename, rem
               variant="quiet"
               className="text-red-700"
               isPending={remove.isPending}
-              onPress={remove.mutate}
+              onPress={() => {
+                remove.mutate(id)
+              }}
             >
               Delete<span className="sr-only"> {name}</span>
             </Button>

@@ -69,17 +69,12 @@ function LeadStatusRow({ status }: { status: LeadStatus }) {
   const remove = useDeleteLeadStatus()
   return (
     <EditableName
+      id={status.id}
       name={status.label}
       display={<span className="font-medium">{status.label}</span>}
       field="label"
       rename={(label) => rename.mutateAsync({ id: status.id, label })}
-      remove={{
-        mutate: () => {
-          remove.mutate(status.id)
-        },
-        isPending: remove.isPending,
-        error: remove.error,
-      }}
+      remove={remove}
     />
   )
 }

@@ -34,6 +34,7 @@ function StatusRow({ status, pipelines }: { status: OpportunityStatus; pipelines
   return (
     <>
       <EditableName
+        id={status.id}
         name={status.label}
         display={
           <span className="flex flex-wrap items-center gap-2">
@@ -43,13 +44,7 @@ function StatusRow({ status, pipelines }: { status: OpportunityStatus; pipelines
         }
         field="label"
         rename={(label) => rename.mutateAsync({ id: status.id, body: { label } })}
-        remove={{
-          mutate: () => {
-            remove.mutate(status.id)
-          },
-          isPending: remove.isPending,
-          error: remove.error,
-        }}
+        remove={remove}
         actions={
           <>
             <SelectField

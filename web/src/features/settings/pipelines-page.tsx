@@ -52,17 +52,12 @@ function PipelineSection({ pipeline, pipelines }: { pipeline: Pipeline; pipeline
     <section aria-label={pipeline.name} className="rounded-lg border border-slate-200 bg-white">
       <div className="border-b border-slate-100 px-4 py-2">
         <EditableName
+          id={pipeline.id}
           name={pipeline.name}
           display={<h2 className="text-base font-semibold">{pipeline.name}</h2>}
           field="name"
           rename={(name) => rename.mutateAsync({ id: pipeline.id, name })}
-          remove={{
-            mutate: () => {
-              remove.mutate(pipeline.id)
-            },
-            isPending: remove.isPending,
-            error: remove.error,
-          }}
+          remove={remove}
         />
       </div>
       <div className="flex flex-col gap-4 p-4">

@@ -15,30 +15,23 @@ const pipelinePath = (id: string) => `pipeline/${encodeURIComponent(id)}/`
 const opportunityStatusPath = (id: string) => `status/opportunity/${encodeURIComponent(id)}/`
 const leadStatusPath = (id: string) => `status/lead/${encodeURIComponent(id)}/`
 
-// The forms show the API's message beside their control: no toast (`errorTitle: false`).
+/** The forms show the API's message beside their control: no toast (`errorTitle: false`). */
+function useFormMutation<V, R>(mutationKey: readonly unknown[], mutationFn: (variables: V) => Promise<R>) {
+  return useMutation({ mutationKey, mutationFn, meta: { errorTitle: false } })
+}
 
 export function useCreatePipeline() {
-  return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: (name: string) => api.post<Pipeline>('pipeline/', { name }),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(pipelinesKey, (name: string) => api.post<Pipeline>('pipeline/', { name }))
 }
 
 export function useRenamePipeline() {
-  return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: ({ id, name }: { id: string; name: string }) => api.put<Pipeline>(pipelinePath(id), { name }),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(pipelinesKey, ({ id, name }: { id: string; name: string }) =>
+    api.put<Pipeline>(pipelinePath(id), { name }),
+  )
 }
 
 export function useDeletePipeline() {
-  return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: (id: string) => api.delete(pipelinePath(id)),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(pipelinesKey, (id: string) => api.delete(pipelinePath(id)))
 }
 
 /**
@@ -116,39 +109,25 @@ export interface OpportunityStatusBody {
 }
 
 export function useSaveOpportunityStatus() {
-  return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: ({ id, body }: { id: string | undefined; body: OpportunityStatusBody }) =>
-      id === undefined
-        ? api.post<OpportunityStatus>('status/opportunity/', body)
-        : api.put<OpportunityStatus>(opportunityStatusPath(id), body),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(pipelinesKey, ({ id, body }: { id: string | undefined; body: OpportunityStatusBody }) =>
+    id === undefined
+      ? api.post<OpportunityStatus>('status/opportunity/', body)
+      : api.put<OpportunityStatus>(opportunityStatusPath(id), body),
+  )
 }
 
 export function useDeleteOpportunityStatus() {
-  return useMutation({
-    mutationKey: pipelinesKey,
-    mutationFn: (id: string) => api.delete(opportunityStatusPath(id)),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(pipelinesKey, (id: string) => api.delete(opportunityStatusPath(id)))
 }
 
 export function useSaveLeadStatus() {
-  return useMutation({
-    mutationKey: leadStatusesKey,
-    mutationFn: ({ id, label }: { id: string | undefined; label: string }) =>
-      id === undefined
-        ? api.post<LeadStatus>('status/lead/', { label })
-        : api.put<LeadStatus>(leadStatusPath(id), { label }),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(leadStatusesKey, ({ id, label }: { id: string | undefined; label: string }) =>
+    id === undefined
+      ? api.post<LeadStatus>('status/lead/', { label })
+      : api.put<LeadStatus>(leadStatusPath(id), { label }),
+  )
 }
 
 export function useDeleteLeadStatus() {
-  return useMutation({
-    mutationKey: leadStatusesKey,
-    mutationFn: (id: string) => api.delete(leadStatusPath(id)),
-    meta: { errorTitle: false },
-  })
+  return useFormMutation(leadStatusesKey, (id: string) => api.delete(leadStatusPath(id)))
 }
