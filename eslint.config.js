@@ -14,6 +14,45 @@ const boundaries = [
   { target: './e2e', from: ['./api/src', './bff/src', './web/src'], message: 'e2e drives real processes' },
 ]
 
+// The api's layers (docs/decisions/0042-code-layout.md): platform at the bottom; crm above it; email, telephony and
+// integrations above crm; app, the composition root, on top. Events are a leaf every domain may call. Tooling (bench,
+// demo, test support) is for tests and the CLI only.
+const api = (folder) => `./api/src/${folder}`
+const everythingAbovePlatform = ['app', 'crm', 'email', 'telephony', 'integrations'].map(api)
+const apiLayers = [
+  { target: api('platform'), from: everythingAbovePlatform, message: 'platform imports nothing above it' },
+  {
+    target: api('crm'),
+    from: ['app', 'email', 'telephony'].map(api),
+    message: 'crm does not import email, telephony or the app',
+  },
+  {
+    target: api('crm'),
+    from: api('integrations'),
+    except: ['./events'],
+    message: 'crm calls events only; outbox, webhooks, outbound and messages sit above it',
+  },
+  {
+    target: api('integrations/events'),
+    from: [
+      ...['app', 'crm', 'email', 'telephony'].map(api),
+      ...['outbox', 'webhooks', 'outbound', 'messages'].map((f) => api(`integrations/${f}`)),
+    ],
+    message: 'events are a leaf: they import only the platform, and their sinks are given by the composition root',
+  },
+  {
+    target: ['email', 'telephony', 'integrations'].map(api),
+    from: api('app'),
+    message: 'domains do not import the app',
+  },
+]
+// Tests may import tooling (test support); so may the CLI (`leadline seed demo`, the mail catcher).
+const toolingOnlyForTests = {
+  target: ['platform', 'crm', 'email', 'telephony', 'integrations', 'app/*.ts'].map(api),
+  from: api('tooling'),
+  message: 'only tests and the CLI import tooling',
+}
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'e2e/test-results/**', '**/*.d.ts'] },
   js.configs.recommended,
@@ -32,7 +71,7 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': 'error',
       'import-x/no-default-export': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: boundaries }],
+      'import-x/no-restricted-paths': ['error', { zones: [...boundaries, ...apiLayers, toolingOnlyForTests] }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/consistent-type-imports': 'error',
       // Fastify plugins are async functions by contract, whether or not they await.
@@ -89,6 +128,7 @@ export default tseslint.config(
     // Tests assert on parsed responses instead of trusting their types.
     files: ['**/*.test.ts', '**/test-support/**'],
     rules: {
+      'import-x/no-restricted-paths': ['error', { zones: [...boundaries, ...apiLayers] }],
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',

@@ -1,4 +1,4 @@
-import addressparser from 'nodemailer/lib/addressparser'
+import { parseAddressList, parseMailboxList } from '@leadline/shared/email-address'
 import { htmlToText } from './html-text.js'
 import { scanHtml } from './html-scan.js'
 import { isEmail } from './text.js'
@@ -95,7 +95,7 @@ export interface EnvelopeAddress {
 
 /** One address written `a@b.c`, `Name <a@b.c>` or `"Name" <a@b.c>`; undefined when it is not one valid address. */
 export function parseAddress(raw: string): EnvelopeAddress | undefined {
-  const parsed = addressparser(raw, { flatten: true })
+  const parsed = parseMailboxList(raw)
   const [only] = parsed
   if (parsed.length !== 1 || only === undefined || !isEmail(only.address)) return undefined
   return { email: only.address, name: only.name }
@@ -106,7 +106,7 @@ export function parseAddress(raw: string): EnvelopeAddress | undefined {
  * shows while the address inside it receives, is not one.
  */
 export function parseMailbox(raw: string): EnvelopeAddress | undefined {
-  const parsed = addressparser(raw)
+  const parsed = parseAddressList(raw)
   const [only] = parsed
   if (parsed.length !== 1 || only === undefined || only.group !== undefined) return undefined
   return parseAddress(raw)
