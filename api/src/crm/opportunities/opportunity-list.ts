@@ -1,6 +1,5 @@
 import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
-import { localDateAt } from '@leadline/shared/tz-offset'
+import { Type, type Static } from '@sinclair/typebox'
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
 import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
@@ -214,7 +213,6 @@ export async function aggregate(q: OppQuery): Promise<Aggregates> {
   return aggregatesOf(row)
 }
 
-
 /** The key an opportunity's group is known by: `2026-03`, `2026-Q1`, `2026-W09`, `2026`, or the owner's id. */
 export function groupKey(
   field: GroupField,
@@ -422,7 +420,8 @@ export async function rollupAggregates(
   const columns = {
     ...ROLLUP_COLUMN,
     // The rollup's day is '' where the rows hold null, which no range may match.
-    date_won: (f: CheckedFilter) => sql<SqlBool>`(${sql.ref(wonColumn)} <> '' and ${columnCondition(wonColumn, f, tzOffsetHours)})`,
+    date_won: (f: CheckedFilter) =>
+      sql<SqlBool>`(${sql.ref(wonColumn)} <> '' and ${columnCondition(wonColumn, f, tzOffsetHours)})`,
   }
   for (const condition of opportunityFilters.conditions(opportunityFilters.check(query), { tzOffsetHours, columns })) {
     q = q.where(condition)

@@ -16,7 +16,11 @@ const params = Type.Object({ id: Type.String() })
 const text = (description: string) => Type.Optional(Type.String({ description }))
 
 const eventFilters = defineFilters('event', {
-  object_type: { column: 'object_type', ops: ['eq'], description: '`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …' },
+  object_type: {
+    column: 'object_type',
+    ops: ['eq'],
+    description: '`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …',
+  },
   object_id: { column: 'object_id', ops: ['eq'], description: 'Events of this object only.' },
   action: {
     column: 'action',
@@ -31,7 +35,11 @@ const eventFilters = defineFilters('event', {
     description: 'Events of this lead and of everything under it (contacts, opportunities, tasks, activities).',
   },
   user_id: { column: 'user_id', ops: ['eq'], description: 'Events of changes this user made.' },
-  request_id: { column: 'request_id', ops: ['eq'], description: 'Events of one API request (`req_…`, as the API logs it).' },
+  request_id: {
+    column: 'request_id',
+    ops: ['eq'],
+    description: 'Events of one API request (`req_…`, as the API logs it).',
+  },
   date_updated: {
     column: 'date_updated',
     kind: 'timestamp',
