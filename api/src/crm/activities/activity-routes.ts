@@ -6,7 +6,7 @@ import { findContact } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import {
@@ -18,7 +18,7 @@ import {
 import { FALSE } from '../../platform/data/sql-conditions.js'
 import { threadKeysQuery } from './thread-keys.js'
 import { emailThreadViews } from './email-thread-view.js'
-import { checkActivityFilters, whereActivityFilters, type ActivityFilters } from './activity-filters.js'
+import { activityFilters } from './activity-filters.js'
 import {
   ACTIVITY_TYPES,
   activityEvents,
@@ -32,17 +32,7 @@ import {
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })
-const filters = Type.Object({
-  lead_id: Type.Optional(Type.String()),
-  user_id: Type.Optional(Type.String()),
-  contact_id: Type.Optional(Type.String()),
-  opportunity_id: Type.Optional(Type.String({ description: 'Status changes of this opportunity.' })),
-  task_id: Type.Optional(Type.String({ description: 'Completions of this task.' })),
-  date_created__gt: Type.Optional(Type.String()),
-  date_created__gte: Type.Optional(Type.String()),
-  date_created__lt: Type.Optional(Type.String()),
-  date_created__lte: Type.Optional(Type.String()),
-})
+const filters = Type.Object(activityFilters.properties)
 /** The list query every activity list takes: paging, `_fields`, and the common filters. */
 export const activityListQuery = Type.Composite([listQuerySchema('activity'), filters])
 const typeFilters = Type.Object({
@@ -120,13 +110,15 @@ export async function listActivities(
   db: Db,
   organizationId: string,
   types: readonly string[] | undefined,
-  query: ActivityFilters,
+  query: ListQuery & Record<string, unknown>,
   threadEmails: ThreadEmails = 'none',
 ) {
-  const filters = checkActivityFilters(query)
+  const filters = activityFilters.check(query)
   const plan = listPlan(types, threadEmails)
   const typed = <O>(q: SelectQueryBuilder<Tables, 'activity', O>) => {
-    const filtered = whereActivityFilters(q.where('organization_id', '=', organizationId), filters)
+    const filtered = activityFilters
+      .conditions(filters)
+      .reduce((f, condition) => f.where(condition), q.where('organization_id', '=', organizationId))
     if (plan.storedTypes === undefined) return filtered
     return plan.storedTypes.length === 0 ? filtered.where(FALSE) : filtered.where('type', 'in', plan.storedTypes)
   }

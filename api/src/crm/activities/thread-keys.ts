@@ -1,6 +1,7 @@
-import { sql } from 'kysely'
+import { sql, type SqlBool } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
-import type { CheckedActivityFilters } from './activity-filters.js'
+import { activityFilters } from './activity-filters.js'
+import { columnCondition, type CheckedFilter, type ConditionOf } from '../../platform/data/list-filters.js'
 import { FALSE } from '../../platform/data/sql-conditions.js'
 
 /**
@@ -9,8 +10,17 @@ import { FALSE } from '../../platform/data/sql-conditions.js'
  * lead; `user_id` and `contact_id` match a thread with any email of that user or with that contact; no email is about
  * an opportunity or a task, so those filters match none. Unordered: callers order and page it.
  */
-export function threadKeysQuery(db: Db, organizationId: string, filters: CheckedActivityFilters) {
-  let query = db
+export function threadKeysQuery(db: Db, organizationId: string, filters: CheckedFilter[]) {
+  const withEmail =
+    (column: 'user_id' | 'contact_id'): ConditionOf =>
+    (filter) =>
+      sql<SqlBool>`thread_id in (${db
+        .selectFrom('activity as member')
+        .select('member.thread_id')
+        .where('member.organization_id', '=', organizationId)
+        .where('member.type', '=', 'Email')
+        .where(columnCondition(`member.${column}`, filter))})`
+  const query = db
     .selectFrom('activity')
     .select([
       sql<string>`thread_id`.as('id'),
@@ -20,21 +30,18 @@ export function threadKeysQuery(db: Db, organizationId: string, filters: Checked
     .where('organization_id', '=', organizationId)
     .where('type', '=', 'Email')
     .where('thread_id', 'is not', null)
-  if (filters.lead_id !== undefined) query = query.where('lead_id', '=', filters.lead_id)
-  if (filters.opportunity_id !== undefined || filters.task_id !== undefined) query = query.where(FALSE)
-  for (const column of ['user_id', 'contact_id'] as const) {
-    const value = filters[column]
-    if (value === undefined) continue
-    query = query.where('thread_id', 'in', (eb) =>
-      eb
-        .selectFrom('activity as member')
-        .select('member.thread_id')
-        .where('member.organization_id', '=', organizationId)
-        .where('member.type', '=', 'Email')
-        .where(`member.${column}`, '=', value),
-    )
+  const ofEmails = filters.filter((f) => f.field !== 'date_created')
+  const dated = filters.filter((f) => f.field === 'date_created')
+  const columns = {
+    opportunity_id: () => FALSE,
+    task_id: () => FALSE,
+    user_id: withEmail('user_id'),
+    contact_id: withEmail('contact_id'),
+    date_created: sql`max(date_created)`,
   }
-  let grouped = query.groupBy('thread_id')
-  for (const { op, value } of filters.dates) grouped = grouped.having((eb) => eb.fn.max('date_created'), op, value)
-  return grouped
+  const grouped = activityFilters
+    .conditions(ofEmails, { columns })
+    .reduce((q, condition) => q.where(condition), query)
+    .groupBy('thread_id')
+  return activityFilters.conditions(dated, { columns }).reduce((q, condition) => q.having(condition), grouped)
 }

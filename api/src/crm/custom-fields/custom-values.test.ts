@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../platform/security/ids.js'
 import { formatTimestamp } from '../../platform/data/time.js'
+import { normalizeDatetime, parseCalendarDate } from '../../platform/data/calendar-dates.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../../tooling/test-support/test-app.js'
 import {
   copyMissingCustomValues,
   customFieldsView,
   listCustomFieldDefs,
-  normalizeDatetime,
-  parseCalendarDate,
   parseCustomInput,
   readCustomValues,
   writeCustomValues,

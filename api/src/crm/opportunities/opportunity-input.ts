@@ -5,9 +5,9 @@ import type { ValuePeriod } from '@leadline/shared/money'
 import type { Db } from '../../platform/data/database.js'
 import { opportunityStatusesQuery } from '../statuses/status-repo.js'
 import type { OpportunityRow } from './opportunity-repo.js'
+import { parseCalendarDate } from '../../platform/data/calendar-dates.js'
 import {
   listCustomFieldDefs,
-  parseCalendarDate,
   parseCustomInput,
   unknownContactErrors,
   type CustomValue,

@@ -1,46 +1,69 @@
 import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
-import { localDateAt } from '@leadline/shared/tz-offset'
+import { Type, type Static } from '@sinclair/typebox'
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
 import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import type { Db, Dialect, Tables } from '../../platform/data/database.js'
-import { dayOrInstant, timestampBound } from '../custom-fields/custom-values.js'
 import { maxQueryLength } from '../leads/lead-search-parse.js'
-import { ValidationError } from '../../platform/http/errors.js'
 import { commaValues, listQuerySchema, parseDirected } from '../../platform/http/list.js'
+import {
+  columnCondition,
+  defineFilters,
+  defineOrder,
+  RANGE_OPS,
+  type CheckedFilter,
+  type ConditionOf,
+  type Comparator,
+  type FilterSpec,
+} from '../../platform/data/list-filters.js'
 import { displayNameSql } from '../users/user-names.js'
 
 // The opportunity list: filters, an order, aggregates over every match, and groups by owner or by when they were
 // won. Everything is computed by the database over the organization's matches, never from a page.
 
-const IN_FIELDS = [
-  'lead_id',
-  'user_id',
-  'contact_id',
-  'pipeline_id',
-  'status_id',
-  'status_label',
-  'status_type',
-  'value_period',
-] as const
-type InField = (typeof IN_FIELDS)[number]
-const DATE_FIELDS = ['date_created', 'date_updated', 'date_won'] as const
-const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
-type Comparator = keyof typeof COMPARATORS
+const comma = 'Comma-separated values.'
+const eqIn = (
+  column: string | RawBuilder<unknown>,
+  more: Partial<FilterSpec> = {},
+): FilterSpec & { ops: readonly ['eq', 'in'] } => ({ ...more, column, ops: ['eq', 'in'], description: { in: comma } })
+const dateRange = (column: string, kind: 'date' | 'timestamp'): FilterSpec & { ops: readonly Comparator[] } => ({
+  column,
+  kind,
+  ops: RANGE_OPS,
+  description: 'A date (YYYY-MM-DD) or an ISO 8601 timestamp.',
+})
 
-export const ORDER_FIELDS = [
-  'date_won',
-  'date_updated',
-  'date_created',
-  'value',
-  'annualized_value',
-  'expected_value',
-  'confidence',
-  'user_name',
-  'lead_name',
-] as const
-type OrderField = (typeof ORDER_FIELDS)[number]
+const opportunityFilters = defineFilters('opportunity', {
+  lead_id: eqIn('opportunity.lead_id'),
+  user_id: eqIn('opportunity.user_id'),
+  contact_id: eqIn('opportunity.contact_id'),
+  pipeline_id: eqIn('opportunity_status.pipeline_id'),
+  status_id: eqIn('opportunity.status_id'),
+  status_label: eqIn(sql`lower(opportunity_status.label)`, { lowercase: true }),
+  status_type: eqIn('opportunity_status.type', { values: OPPORTUNITY_STATUS_TYPES }),
+  value_period: eqIn('opportunity.value_period', { values: VALUE_PERIODS }),
+  date_created: dateRange('opportunity.date_created', 'timestamp'),
+  date_updated: dateRange('opportunity.date_updated', 'timestamp'),
+  date_won: dateRange('opportunity.date_won', 'date'),
+})
+
+/** The owner's display name. */
+const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
+const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
+
+const opportunityOrder = defineOrder({
+  date_won: 'opportunity.date_won',
+  date_updated: 'opportunity.date_updated',
+  date_created: 'opportunity.date_created',
+  value: 'opportunity.value',
+  annualized_value: () =>
+    sql`(case when opportunity.value_period = 'monthly' then opportunity.value * 12 else opportunity.value end)`,
+  expected_value: () => sql`(opportunity.value * opportunity.confidence)`,
+  confidence: 'opportunity.confidence',
+  user_name: (collate) => sql`lower(${userName})${collate}`,
+  lead_name: (collate) => sql`lower(${leadName})${collate}`,
+})
+export const ORDER_FIELDS = opportunityOrder.fields
 export const GROUP_FIELDS = [
   'user_id',
   'date_won__week',
@@ -50,24 +73,10 @@ export const GROUP_FIELDS = [
 ] as const
 type GroupField = (typeof GROUP_FIELDS)[number]
 
-const filterEntries: [string, TOptional<TString>][] = [
-  ...IN_FIELDS.flatMap((field): [string, TOptional<TString>][] => [
-    [field, Type.Optional(Type.String())],
-    [`${field}__in`, Type.Optional(Type.String({ description: 'Comma-separated values.' }))],
-  ]),
-  ...DATE_FIELDS.flatMap((field) =>
-    Object.keys(COMPARATORS).map((c): [string, TOptional<TString>] => [
-      `${field}__${c}`,
-      Type.Optional(Type.String({ description: 'A date (YYYY-MM-DD) or an ISO 8601 timestamp.' })),
-    ]),
-  ),
-]
-const filterProperties = Object.fromEntries(filterEntries)
-
 export const opportunityListQuery = Type.Composite([
   listQuerySchema('opportunity'),
   Type.Object({
-    ...filterProperties,
+    ...opportunityFilters.properties,
     query: Type.Optional(
       Type.String({
         maxLength: maxQueryLength,
@@ -99,56 +108,6 @@ export type OpportunityListQuery = Static<typeof opportunityListQuery>
 
 type OppQuery = SelectQueryBuilder<Tables, 'opportunity' | 'opportunity_status', object>
 
-function checkEnum(field: string, wanted: string[], allowed: readonly string[]): void {
-  const wrong = wanted.find((v) => !allowed.includes(v))
-  if (wrong !== undefined) {
-    throw ValidationError.field(field, `${JSON.stringify(wrong)} is not one of ${allowed.join(', ')}.`)
-  }
-}
-
-const COLUMN: Record<InField, RawBuilder<string>> = {
-  lead_id: sql`opportunity.lead_id`,
-  user_id: sql`opportunity.user_id`,
-  contact_id: sql`opportunity.contact_id`,
-  pipeline_id: sql`opportunity_status.pipeline_id`,
-  status_id: sql`opportunity.status_id`,
-  status_label: sql`lower(opportunity_status.label)`,
-  status_type: sql`opportunity_status.type`,
-  value_period: sql`opportunity.value_period`,
-}
-
-/**
- * The `field` and `field__in` filters sent, each with the column it compares in `columns` (fields without one are
- * left out) and the values wanted, checked: status types and periods must be known ones; labels compare lower-cased.
- */
-function inFilters(
-  raw: Record<string, string | undefined>,
-  columns: Partial<Record<InField, RawBuilder<string>>>,
-): { column: RawBuilder<string>; wanted: string[] }[] {
-  const found: { column: RawBuilder<string>; wanted: string[] }[] = []
-  for (const field of IN_FIELDS) {
-    const column = columns[field]
-    if (column === undefined) continue
-    for (const param of [field, `${field}__in`]) {
-      const given = raw[param]
-      if (given === undefined) continue
-      const wanted = param === field ? [given] : commaValues(given)
-      if (field === 'status_type') checkEnum(param, wanted, OPPORTUNITY_STATUS_TYPES)
-      if (field === 'value_period') checkEnum(param, wanted, VALUE_PERIODS)
-      const compared = field === 'status_label' ? wanted.map((v) => v.toLowerCase()) : wanted
-      found.push({ column, wanted: compared.length === 0 ? [''] : compared })
-    }
-  }
-  return found
-}
-
-/** A date filter's bound in the column's own form: a day for `date_won`, a stored timestamp for the others. */
-function dateBound(field: (typeof DATE_FIELDS)[number], param: string, raw: string, tzOffsetHours: number): string {
-  if (field !== 'date_won') return timestampBound(param, raw)
-  const bound = dayOrInstant(param, raw)
-  return 'day' in bound ? bound.day : localDateAt(new Date(bound.instant), tzOffsetHours)
-}
-
 /** The organization's opportunities that match the filters, joined to their status. */
 export function filteredOpportunities(
   db: Db,
@@ -161,15 +120,8 @@ export function filteredOpportunities(
     .selectFrom('opportunity')
     .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity.status_id')
     .where('opportunity.organization_id', '=', organizationId)
-  const raw = query as Record<string, string | undefined>
-  for (const { column, wanted } of inFilters(raw, COLUMN)) q = q.where(column, 'in', wanted)
-  for (const field of DATE_FIELDS) {
-    for (const [name, operator] of Object.entries(COMPARATORS)) {
-      const param = `${field}__${name as Comparator}`
-      const given = raw[param]
-      if (given === undefined) continue
-      q = q.where(`opportunity.${field}`, operator, dateBound(field, param, given, tzOffsetHours))
-    }
+  for (const condition of opportunityFilters.conditions(opportunityFilters.check(query), { tzOffsetHours })) {
+    q = q.where(condition)
   }
   // `query` and `lead_query`, compiled by opportunity-query.ts.
   for (const condition of searches) q = q.where(condition)
@@ -261,29 +213,6 @@ export async function aggregate(q: OppQuery): Promise<Aggregates> {
   return aggregatesOf(row)
 }
 
-/** The owner's display name. */
-const userName = sql<string>`(select ${displayNameSql('u')} from "user" u where u.id = opportunity.user_id)`
-const leadName = sql<string>`(select l.name from lead l where l.id = opportunity.lead_id)`
-
-function orderExpression(field: OrderField, ctx: { collate: RawBuilder<unknown> }): RawBuilder<unknown> {
-  switch (field) {
-    case 'value':
-      return sql`opportunity.value`
-    case 'annualized_value':
-      return sql`(case when opportunity.value_period = 'monthly' then opportunity.value * 12 else opportunity.value end)`
-    case 'expected_value':
-      return sql`(opportunity.value * opportunity.confidence)`
-    case 'confidence':
-      return sql`opportunity.confidence`
-    case 'user_name':
-      return sql`lower(${userName})${ctx.collate}`
-    case 'lead_name':
-      return sql`lower(${leadName})${ctx.collate}`
-    default:
-      return sql.ref(`opportunity.${field}`)
-  }
-}
-
 /** The key an opportunity's group is known by: `2026-03`, `2026-Q1`, `2026-W09`, `2026`, or the owner's id. */
 export function groupKey(
   field: GroupField,
@@ -308,20 +237,14 @@ export function groupKey(
   }
 }
 
-/** Orders a list: nulls last either way, then by `id` so that pages never repeat or skip a row. */
+/** The list's order: newest first by default, else as `_order_by` says, ties by id. */
 function orderTerms(
-  order: { field: OrderField; descending: boolean } | undefined,
+  order: { field: (typeof ORDER_FIELDS)[number]; descending: boolean } | undefined,
   dialect: Dialect,
 ): RawBuilder<unknown>[] {
+  if (order !== undefined) return opportunityOrder.terms(order, 'opportunity.id', dialect)
   const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
-  if (order === undefined) return [sql`opportunity.date_created desc`, sql`opportunity.id${collate} desc`]
-  const expression = orderExpression(order.field, { collate })
-  const direction = sql.raw(order.descending ? 'desc' : 'asc')
-  return [
-    sql`case when ${expression} is null then 1 else 0 end`,
-    sql`${expression} ${direction}`,
-    sql`opportunity.id${collate} ${direction}`,
-  ]
+  return [sql`opportunity.date_created desc`, sql`opportunity.id${collate} desc`]
 }
 
 /**
@@ -333,7 +256,7 @@ export function listOrder(
   dialect: Dialect,
 ): { terms: RawBuilder<unknown>[]; group: { field: GroupField; descending: boolean } | undefined } {
   return {
-    terms: orderTerms(parseDirected(query._order_by, '_order_by', ORDER_FIELDS), dialect),
+    terms: orderTerms(opportunityOrder.parse(query._order_by), dialect),
     group: parseDirected(query._group_by, '_group_by', GROUP_FIELDS),
   }
 }
@@ -449,13 +372,13 @@ export async function groupAggregates(
 // --- sums from the rollup (migration 0010) ---
 
 /** The filters the rollup can answer: anything else (a lead, a contact, a search, other dates) reads the rows. */
-const ROLLUP_COLUMN: Partial<Record<InField, RawBuilder<string>>> = {
-  user_id: sql`opportunity_rollup.user_id`,
-  pipeline_id: sql`opportunity_status.pipeline_id`,
-  status_id: sql`opportunity_rollup.status_id`,
+const ROLLUP_COLUMN: Record<string, string | RawBuilder<unknown> | ConditionOf> = {
+  user_id: 'opportunity_rollup.user_id',
+  pipeline_id: 'opportunity_status.pipeline_id',
+  status_id: 'opportunity_rollup.status_id',
   status_label: sql`lower(opportunity_status.label)`,
-  status_type: sql`opportunity_status.type`,
-  value_period: sql`opportunity_rollup.value_period`,
+  status_type: 'opportunity_status.type',
+  value_period: 'opportunity_rollup.value_period',
 }
 
 const ROLLUP_FIELDS = new Set<string>(Object.keys(ROLLUP_COLUMN))
@@ -493,13 +416,15 @@ export async function rollupAggregates(
     .selectFrom('opportunity_rollup')
     .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')
     .where('opportunity_rollup.organization_id', '=', organizationId)
-  for (const { column, wanted } of inFilters(raw, ROLLUP_COLUMN)) q = q.where(column, 'in', wanted)
-  for (const [name, operator] of Object.entries(COMPARATORS)) {
-    const param = `date_won__${name}`
-    const given = raw[param]
-    if (given === undefined) continue
-    const bound = dateBound('date_won', param, given, tzOffsetHours)
-    q = q.where('opportunity_rollup.date_won', '<>', '').where('opportunity_rollup.date_won', operator, bound)
+  const wonColumn = 'opportunity_rollup.date_won'
+  const columns = {
+    ...ROLLUP_COLUMN,
+    // The rollup's day is '' where the rows hold null, which no range may match.
+    date_won: (f: CheckedFilter) =>
+      sql<SqlBool>`(${sql.ref(wonColumn)} <> '' and ${columnCondition(wonColumn, f, tzOffsetHours)})`,
+  }
+  for (const condition of opportunityFilters.conditions(opportunityFilters.check(query), { tzOffsetHours, columns })) {
+    q = q.where(condition)
   }
   if (group === undefined) {
     return {

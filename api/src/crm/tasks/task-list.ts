@@ -1,52 +1,63 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
-import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { nextDay, startOfLocalDay } from '@leadline/shared/task-dates'
 import { isTaskType, TASK_TYPES } from '@leadline/shared/task-schema'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import type { Dialect } from '../../platform/data/database.js'
-import { dayOrInstant, parseCalendarDate, timestampBound } from '../custom-fields/custom-values.js'
+import type { DayOrInstant } from '../../platform/data/calendar-dates.js'
+import {
+  COMPARATORS,
+  defineFilters,
+  givenValues,
+  RANGE_OPS,
+  type CheckedFilter,
+  type Comparator,
+} from '../../platform/data/list-filters.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { ValidationError } from '../../platform/http/errors.js'
-import { commaValues, listQuerySchema, parseDirected } from '../../platform/http/list.js'
+import { listQuerySchema, parseDirected } from '../../platform/http/list.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 
-const COMPARATORS = { lt: '<', gt: '>', lte: '<=', gte: '>=' } as const
-type Comparator = keyof typeof COMPARATORS
 const VIEWS = ['inbox', 'future', 'archive'] as const
 export const ORDER_FIELDS = ['date', 'date_created', 'date_updated', 'date_completed'] as const
 
 const text = (description: string) => Type.Optional(Type.String({ description }))
 const dateText = 'A date (YYYY-MM-DD, a whole day in X-TZ-Offset) or an ISO 8601 timestamp.'
 
-/** The filters of `GET /task/` and of the bulk `PUT /task/`. */
-export const taskFilterProperties: Record<string, TOptional<TString>> = {
-  id: text('One task.'),
-  id__in: text('Comma-separated task ids.'),
-  _type: text(`One of ${TASK_TYPES.join(', ')}, or \`all\`. Without \`_type\` or \`_type__in\`, only \`lead\` tasks.`),
-  _type__in: text('Comma-separated task types.'),
-  lead_id: text('Tasks of this lead.'),
-  assigned_to: text('Tasks assigned to this user.'),
-  membership_id: text('Tasks assigned to the user of this membership.'),
-  is_complete: text('`true` or `false`.'),
-  view: text(
-    '`inbox` (open, dated up to the end of the caller’s today in X-TZ-Offset, or dateless), `future` (open, from ' +
+/** The filters of `GET /task/` and of the bulk `PUT /task/` (also under its body's `_params`). */
+export const taskFilters = defineFilters('task', {
+  id: { column: 'task.id', ops: ['eq', 'in'], description: { eq: 'One task.', in: 'Comma-separated task ids.' } },
+  // Read by taskConditions: `all`, and only lead tasks without either.
+  _type: {
+    ops: ['eq', 'in'],
+    description: {
+      eq: `One of ${TASK_TYPES.join(', ')}, or \`all\`. Without \`_type\` or \`_type__in\`, only \`lead\` tasks.`,
+      in: 'Comma-separated task types.',
+    },
+  },
+  lead_id: { column: 'task.lead_id', ops: ['eq'], description: 'Tasks of this lead.' },
+  assigned_to: { column: 'task.assigned_to', ops: ['eq'], description: 'Tasks assigned to this user.' },
+  membership_id: { ops: ['eq'], description: 'Tasks assigned to the user of this membership.' },
+  is_complete: { column: 'task.is_complete', kind: 'boolean', ops: ['eq'], description: '`true` or `false`.' },
+  view: {
+    ops: ['eq'],
+    values: VIEWS,
+    description:
+      '`inbox` (open, dated up to the end of the caller’s today in X-TZ-Offset, or dateless), `future` (open, from ' +
       'the caller’s tomorrow) or `archive` (complete). `inbox` and `future` override `date__lt` and `date__gte`.',
-  ),
-  date: text('Tasks on this day (YYYY-MM-DD, in X-TZ-Offset).'),
-  due_date: text('Deprecated: `date`.'),
-  ...Object.fromEntries(Object.keys(COMPARATORS).map((c) => [`date__${c}`, text(dateText)])),
-  ...Object.fromEntries(Object.keys(COMPARATORS).map((c) => [`due_date__${c}`, text('Deprecated: `date__…`.')])),
-  ...Object.fromEntries(
-    ['date_created', 'date_updated'].flatMap((f) =>
-      Object.keys(COMPARATORS).map((c) => [`${f}__${c}`, text(dateText)]),
-    ),
-  ),
-}
+  },
+  day: { name: 'date', kind: 'date', ops: ['eq'], description: 'Tasks on this day (YYYY-MM-DD, in X-TZ-Offset).' },
+  due_day: { name: 'due_date', kind: 'date', ops: ['eq'], description: 'Deprecated: `date`.' },
+  date: { kind: 'date', ops: RANGE_OPS, description: dateText },
+  due_date: { kind: 'date', ops: RANGE_OPS, description: 'Deprecated: `date__…`.' },
+  date_created: { column: 'task.date_created', kind: 'timestamp', ops: RANGE_OPS, description: dateText },
+  date_updated: { column: 'task.date_updated', kind: 'timestamp', ops: RANGE_OPS, description: dateText },
+})
 
 export const taskListQuery = Type.Composite([
   listQuerySchema('task'),
   Type.Object({
-    ...taskFilterProperties,
+    ...taskFilters.properties,
     _order_by: text(
       '`date`, `date_created`, `date_updated` or `date_completed` (the archive), a leading "-" for descending. By date, a date-only task comes before the timed ' +
         'tasks of its day in X-TZ-Offset. Default `date`.',
@@ -61,15 +72,12 @@ export interface FilterContext {
   now: Date
 }
 
-const bool = (b: boolean) => (b ? 1 : 0)
-
 /**
  * A condition on `task.date` against one bound. A day bound covers its whole day in the caller's zone (`<= D`
  * includes every task on D); a timestamp bound puts a date-only task at the start of its day, before any timed task
  * at that instant.
  */
-function dateCondition(param: string, comparator: Comparator, raw: string, offsetHours: number): RawBuilder<SqlBool> {
-  const bound = dayOrInstant(param, raw)
+function dateCondition(comparator: Comparator, bound: DayOrInstant, offsetHours: number): RawBuilder<SqlBool> {
   const op = sql.raw(COMPARATORS[comparator])
   if ('day' in bound) {
     const day = bound.day
@@ -92,6 +100,13 @@ function dateCondition(param: string, comparator: Comparator, raw: string, offse
   return sql<SqlBool>`((task.has_time = 0 and ${dateOnly}) or (task.has_time = 1 and task.date ${op} ${at}))`
 }
 
+/** `date=D` (and `due_date=D`): the tasks of day D in the caller's zone; a range bound otherwise. */
+function taskDateCondition(filter: CheckedFilter, offsetHours: number): RawBuilder<SqlBool> {
+  if (!('values' in filter)) return dateCondition(filter.op, filter.bound, offsetHours)
+  const day = { day: String(filter.values[0]) }
+  return sql<SqlBool>`(${dateCondition('gte', day, offsetHours)} and ${dateCondition('lte', day, offsetHours)})`
+}
+
 /**
  * The conditions the filters make (every one on the `task` table), and whether any filter was given at all.
  * Raises a 400 naming the parameter for a value that is not one.
@@ -100,18 +115,21 @@ export function taskConditions(
   raw: Record<string, string | undefined>,
   ctx: FilterContext,
 ): { conditions: Expression<SqlBool>[]; filtered: boolean } {
-  const conditions: Expression<SqlBool>[] = []
-  const given = (name: string) => raw[name] !== undefined
-  const filtered = Object.keys(taskFilterProperties).some(given)
-
-  if (raw.id !== undefined) conditions.push(sql<SqlBool>`task.id = ${raw.id}`)
-  if (raw.id__in !== undefined) conditions.push(inList(sql`task.id`, commaValues(raw.id__in)))
+  const filtered = [...taskFilters.params].some((name) => raw[name] !== undefined)
+  // Close: `view=inbox|future` overrides `date__lt` and `date__gte` (and leaves them unread).
+  const closeView = raw.view === 'inbox' || raw.view === 'future'
+  const overridden = new Set(closeView ? ['date__lt', 'date__gte', 'due_date__lt', 'due_date__gte'] : [])
+  const checked = taskFilters.check(raw, (param) => overridden.has(param))
+  const byDate = (filter: CheckedFilter) => taskDateCondition(filter, ctx.offsetHours)
+  const conditions: Expression<SqlBool>[] = taskFilters.conditions(checked, {
+    columns: { day: byDate, due_day: byDate, date: byDate, due_date: byDate },
+  })
 
   const types: string[] = []
   for (const param of ['_type', '_type__in'] as const) {
-    const value = raw[param]
-    if (value === undefined) continue
-    const wanted = param === '_type' ? [value.trim()] : commaValues(value)
+    const given = givenValues(checked, param)
+    if (given === undefined) continue
+    const wanted = given.map((t) => (param === '_type' ? String(t).trim() : String(t)))
     const wrong = wanted.find((t) => !isTaskType(t) && !(param === '_type' && t === 'all'))
     if (wrong !== undefined) {
       throw ValidationError.field(
@@ -125,54 +143,20 @@ export function taskConditions(
   }
   if (types.length === 0) conditions.push(sql<SqlBool>`task.type = 'lead'`)
 
-  if (raw.lead_id !== undefined) conditions.push(sql<SqlBool>`task.lead_id = ${raw.lead_id}`)
-  if (raw.assigned_to !== undefined) conditions.push(sql<SqlBool>`task.assigned_to = ${raw.assigned_to}`)
   if (raw.membership_id !== undefined) {
     const membership = ctx.meta.organization.memberships.find((m) => m.id === raw.membership_id)
     // Another organization's or an unknown membership matches nobody's tasks.
     conditions.push(sql<SqlBool>`task.assigned_to = ${membership?.user_id ?? ''}`)
   }
-  if (raw.is_complete !== undefined) {
-    const value = raw.is_complete.trim().toLowerCase()
-    const parsed = ['true', '1'].includes(value) ? true : ['false', '0'].includes(value) ? false : undefined
-    if (parsed === undefined) throw ValidationError.field('is_complete', 'Must be true or false.')
-    conditions.push(sql<SqlBool>`task.is_complete = ${bool(parsed)}`)
-  }
 
-  let view: (typeof VIEWS)[number] | undefined
-  if (raw.view !== undefined) {
-    view = VIEWS.find((v) => v === raw.view)
-    if (view === undefined)
-      throw ValidationError.field('view', `${JSON.stringify(raw.view)} is not one of ${VIEWS.join(', ')}.`)
+  const view = givenValues(checked, 'view')?.[0]
+  if (view !== undefined) {
     const today = localDateAt(ctx.now, ctx.offsetHours)
-    const upToToday = dateCondition('view', 'lte', today, ctx.offsetHours)
+    const upToToday = dateCondition('lte', { day: today }, ctx.offsetHours)
     if (view === 'archive') conditions.push(sql<SqlBool>`task.is_complete = 1`)
     else if (view === 'inbox')
       conditions.push(sql<SqlBool>`(task.is_complete = 0 and (task.is_dateless = 1 or ${upToToday}))`)
     else conditions.push(sql<SqlBool>`(task.is_complete = 0 and task.is_dateless = 0 and not ${upToToday})`)
-  }
-  for (const param of ['date', 'due_date']) {
-    const value = raw[param]
-    if (value === undefined) continue
-    if (parseCalendarDate(value) === undefined) throw ValidationError.field(param, 'Enter a date (YYYY-MM-DD).')
-    conditions.push(dateCondition(param, 'gte', value, ctx.offsetHours))
-    conditions.push(dateCondition(param, 'lte', value, ctx.offsetHours))
-  }
-  for (const comparator of Object.keys(COMPARATORS) as Comparator[]) {
-    // Close: `view=inbox|future` overrides `date__lt` and `date__gte`.
-    const overridden = (view === 'inbox' || view === 'future') && (comparator === 'lt' || comparator === 'gte')
-    for (const param of [`date__${comparator}`, `due_date__${comparator}`]) {
-      const value = raw[param]
-      if (value !== undefined && !overridden) conditions.push(dateCondition(param, comparator, value, ctx.offsetHours))
-    }
-    for (const field of ['date_created', 'date_updated'] as const) {
-      const param = `${field}__${comparator}`
-      const value = raw[param]
-      if (value === undefined) continue
-      conditions.push(
-        sql<SqlBool>`${sql.ref(`task.${field}`)} ${sql.raw(COMPARATORS[comparator])} ${timestampBound(param, value)}`,
-      )
-    }
   }
   return { conditions, filtered }
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely'
 import { isTaskType, TASK_TYPES, taskSchema, type Task } from '@leadline/shared/task-schema'
 import { activityEvents, newActivityRow } from '../activities/activity-repo.js'
 import { findContact } from '../contacts/contact-repo.js'
-import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../custom-fields/custom-values.js'
+import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../../platform/data/calendar-dates.js'
 import type { ActivityTable, Db } from '../../platform/data/database.js'
 import { eventContext, recordEvents } from '../../integrations/events/event-repo.js'
 import { taskChangeEvents, taskEvent } from './task-events.js'
@@ -16,7 +16,7 @@ import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { taskConditions, taskFilterProperties, taskListQuery, taskOrder } from './task-list.js'
+import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
 import { dateColumns, findTask, insertTask, taskViews, type TaskRow } from './task-repo.js'
 
 const tags = ['tasks']
@@ -383,7 +383,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         summary: 'Bulk-update the tasks the filters select (as GET /task/ takes them): answers {"ok": true}',
         description:
           'Only `assigned_to`, `date` and `is_complete` may be set. A bulk update without any filter is refused.',
-        querystring: Type.Object(taskFilterProperties),
+        querystring: Type.Object(taskFilters.properties),
         body: bulkBody,
         response: { 200: Type.Object({ ok: Type.Boolean() }) },
       },
@@ -392,17 +392,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
       const errors: Record<string, string> = {}
-      const raw: Record<string, string | undefined> = { ...(request.query as Record<string, string | undefined>) }
-      const extra = body._params
-      if (extra !== undefined) {
-        if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
-          throw ValidationError.field('_params', 'Must be an object of filters.')
-        }
-        for (const [key, value] of Object.entries(extra)) {
-          if (!Object.hasOwn(taskFilterProperties, key)) errors[`_params.${key}`] = 'Not a task filter.'
-          else raw[key] = typeof value === 'string' ? value : JSON.stringify(value)
-        }
-      }
+      const raw = taskFilters.withParams(request.query, body._params, errors)
       for (const key of Object.keys(body)) {
         if (key !== '_params' && !BULK_FIELDS.includes(key as (typeof BULK_FIELDS)[number])) {
           errors[key] = 'Only assigned_to, date and is_complete can be set in bulk.'

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import { emailThreadSchema } from '@leadline/shared/email-thread-schema'
-import { checkActivityFilters } from '../../crm/activities/activity-filters.js'
+import { activityFilters } from '../../crm/activities/activity-filters.js'
 import { deleteEmail } from '../send/email-store.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
@@ -44,7 +44,7 @@ export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
     async (request) => {
       const organizationId = caller(request).organizationId
-      const keys = threadKeysQuery(db, organizationId, checkActivityFilters(request.query))
+      const keys = threadKeysQuery(db, organizationId, activityFilters.check(request.query))
       const page = await fetchPage(keys.orderBy('date_created', 'desc').orderBy('id', 'desc'), request.query)
       const ids = page.data.map((k) => k.id)
       return { has_more: page.has_more, data: await emailThreadViews(db, organizationId, ids, { withEmails: true }) }

@@ -1,34 +1,58 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { LIST_LIMIT_MAX } from '@leadline/shared/list'
-import { timestampBound } from '../../crm/custom-fields/custom-values.js'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db, Tables } from '../../platform/data/database.js'
 import type { PlatformDeps } from '../../platform/deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
+import { defineFilters } from '../../platform/data/list-filters.js'
 import { EVENT_ACTIONS } from './event-repo.js'
 import { eventView } from './event-view.js'
 
 const tags = ['events']
 const params = Type.Object({ id: Type.String() })
 const text = (description: string) => Type.Optional(Type.String({ description }))
-const COMPARATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+const eventFilters = defineFilters('event', {
+  object_type: {
+    column: 'object_type',
+    ops: ['eq'],
+    description: '`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …',
+  },
+  object_id: { column: 'object_id', ops: ['eq'], description: 'Events of this object only.' },
+  action: {
+    column: 'action',
+    ops: ['eq'],
+    values: EVENT_ACTIONS,
+    refusal: `Must be one of ${EVENT_ACTIONS.join(', ')}.`,
+    description: `One of ${EVENT_ACTIONS.join(', ')}.`,
+  },
+  lead_id: {
+    column: 'lead_id',
+    ops: ['eq'],
+    description: 'Events of this lead and of everything under it (contacts, opportunities, tasks, activities).',
+  },
+  user_id: { column: 'user_id', ops: ['eq'], description: 'Events of changes this user made.' },
+  request_id: {
+    column: 'request_id',
+    ops: ['eq'],
+    description: 'Events of one API request (`req_…`, as the API logs it).',
+  },
+  date_updated: {
+    column: 'date_updated',
+    kind: 'timestamp',
+    ops: ['gt', 'gte', 'lt', 'lte'],
+    description: 'A date (UTC) or an ISO 8601 timestamp.',
+  },
+})
 
 const listQuery = Type.Object({
   _limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX.event, default: LIST_LIMIT_MAX.event })),
   _cursor: text('`cursor_next` or `cursor_previous` of an earlier answer, with the same filters.'),
   _fields: Type.Optional(Type.String()),
-  object_type: text('`lead`, `contact`, `opportunity`, `task.lead`, `activity.note`, …'),
-  object_id: text('Events of this object only.'),
-  action: text(`One of ${EVENT_ACTIONS.join(', ')}.`),
-  lead_id: text('Events of this lead and of everything under it (contacts, opportunities, tasks, activities).'),
-  user_id: text('Events of changes this user made.'),
-  request_id: text('Events of one API request (`req_…`, as the API logs it).'),
-  ...Object.fromEntries(
-    Object.keys(COMPARATORS).map((c) => [`date_updated__${c}`, text('A date (UTC) or an ISO 8601 timestamp.')]),
-  ),
+  ...eventFilters.properties,
 })
 
 export interface Cursor {
@@ -104,21 +128,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
       const raw = query as Record<string, unknown>
       // Not a documented parameter (Close's log has none): refused, so a client paging with it learns of _cursor.
       if (raw._skip !== undefined) throw ValidationError.field('_skip', 'The event log pages with _cursor, not _skip.')
-      if (query.action !== undefined && !EVENT_ACTIONS.some((a) => a === query.action))
-        throw ValidationError.field('action', `Must be one of ${EVENT_ACTIONS.join(', ')}.`)
+      const checked = eventFilters.check(query)
       const limit = query._limit ?? LIST_LIMIT_MAX.event
       const cursor = query._cursor === undefined ? undefined : decodeCursor(query._cursor, me.organizationId)
 
       let filtered: EventQuery = db.selectFrom('event').where('organization_id', '=', me.organizationId)
-      for (const field of ['object_type', 'object_id', 'action', 'lead_id', 'user_id', 'request_id'] as const) {
-        const value = query[field]
-        if (value !== undefined) filtered = filtered.where(field, '=', value)
-      }
-      for (const [comparator, op] of Object.entries(COMPARATORS)) {
-        const param = `date_updated__${comparator}`
-        const value = raw[param]
-        if (typeof value === 'string') filtered = filtered.where('date_updated', op, timestampBound(param, value))
-      }
+      for (const condition of eventFilters.conditions(checked)) filtered = filtered.where(condition)
 
       const newer = cursor?.direction === 'previous'
       let page = filtered.selectAll()

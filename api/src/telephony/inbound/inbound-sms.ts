@@ -1,5 +1,5 @@
 import { findActivity, recordActivity, type SmsAttachment } from '../../crm/activities/activity-repo.js'
-import { normalizeDatetime } from '../../crm/custom-fields/custom-values.js'
+import { normalizeDatetime } from '../../platform/data/calendar-dates.js'
 import { isHttpsUrl } from '../../platform/text/text.js'
 import type { InboundAnswer, InboundSmsBody } from './inbound-input.js'
 import { assigneeOf, claimReceipt, claimRef, updateRef } from './inbound-repo.js'
