@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Organization } from '@leadline/shared/organization-schema'
 import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { CustomObjectType, Db, HotReader } from '../../platform/data/database.js'
@@ -84,7 +85,8 @@ export async function organizationMetaIn(tx: Db, organizationId: string): Promis
  * or another on the same database, is seen by the next request.
  */
 export function createMetaCache(db: Db, reader: HotReader): MetaCache {
-  const entries = new Map<string, OrganizationMeta>()
+  // Read with peek: the organization first cached is the first forgotten, however often it is read.
+  const entries = new LRUCache<string, OrganizationMeta>({ max: MAX_ORGANIZATIONS })
   const loading = new Map<string, Promise<OrganizationMeta | undefined>>()
 
   async function version(organizationId: string): Promise<number | undefined> {
@@ -95,7 +97,7 @@ export function createMetaCache(db: Db, reader: HotReader): MetaCache {
   async function get(organizationId: string, known?: number): Promise<OrganizationMeta | undefined> {
     const current = known ?? (await version(organizationId))
     if (current === undefined) return undefined
-    const cached = entries.get(organizationId)
+    const cached = entries.peek(organizationId)
     if (cached !== undefined && cached.version === current) return cached
     const key = `${organizationId}:${String(current)}`
     let pending = loading.get(key)
@@ -104,13 +106,8 @@ export function createMetaCache(db: Db, reader: HotReader): MetaCache {
       loading.set(key, pending)
     }
     const meta = await pending
-    if (meta !== undefined && (entries.get(organizationId)?.version ?? -1) < meta.version) {
-      entries.delete(organizationId)
+    if (meta !== undefined && (entries.peek(organizationId)?.version ?? -1) < meta.version) {
       entries.set(organizationId, meta)
-      if (entries.size > MAX_ORGANIZATIONS) {
-        const oldest = entries.keys().next()
-        if (oldest.done !== true) entries.delete(oldest.value)
-      }
     }
     return meta
   }

@@ -1,4 +1,5 @@
 import { LiquidError } from 'liquidjs'
+import { LRUCache } from 'lru-cache'
 import type { Db, EmailTemplateTable } from '../../platform/data/database.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import type { Attachment } from '../../platform/http/attachments.js'
@@ -33,9 +34,8 @@ interface CachedTemplate {
   parts: { subject: ParsedPart; body: ParsedPart }
 }
 
-/** Templates parsed lately, by id, least recently used first: a send or a preview does not parse its template again. */
-const parsed = new Map<string, CachedTemplate>()
-const PARSED_MAX = 500
+/** Templates parsed lately, by id: a send or a preview does not parse its template again. */
+const parsed = new LRUCache<string, CachedTemplate>({ max: 500 })
 
 /**
  * A stored template's subject and body, parsed: from the cache when this version (its `date_updated`, and the same
@@ -49,8 +49,6 @@ export function parsedTemplate(row: EmailTemplateTable, fields = TEMPLATE_FIELDS
     hit.subject === row.subject &&
     hit.body === row.body
   ) {
-    parsed.delete(row.id)
-    parsed.set(row.id, hit)
     return hit.parts
   }
   // Checked when saved; only a template saved under other rules could fail here.
@@ -66,12 +64,7 @@ export function parsedTemplate(row: EmailTemplateTable, fields = TEMPLATE_FIELDS
     }
   }
   const parts = { subject: parse('subject', row.subject), body: parse('body', row.body) }
-  parsed.delete(row.id)
   parsed.set(row.id, { dateUpdated: row.date_updated, subject: row.subject, body: row.body, parts })
-  if (parsed.size > PARSED_MAX) {
-    const oldest = parsed.keys().next()
-    if (oldest.done !== true) parsed.delete(oldest.value)
-  }
   return parts
 }
 

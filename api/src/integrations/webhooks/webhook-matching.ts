@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { webhookFilterMatches, type WebhookFilter } from '@leadline/shared/webhook-filter'
 import type { Db } from '../../platform/data/database.js'
 import type { EventView } from '../events/event-routes.js'
@@ -20,8 +21,8 @@ interface Entry {
   wishes: Map<string, Wish[]>
 }
 
-const MAX_ORGANIZATIONS = 1000
-const entries = new Map<string, Entry>()
+// Read with peek: the organization first remembered is the first forgotten, however often it is read.
+const entries = new LRUCache<string, Entry>({ max: 1000 })
 const NONE: readonly string[] = Object.freeze([])
 const matchNone = (): readonly string[] => NONE
 
@@ -56,15 +57,6 @@ async function loadWishes(db: Db, organizationId: string): Promise<Map<string, W
   return wishes
 }
 
-function remember(organizationId: string, entry: Entry): void {
-  entries.delete(organizationId)
-  entries.set(organizationId, entry)
-  if (entries.size > MAX_ORGANIZATIONS) {
-    const oldest = entries.keys().next()
-    if (oldest.done !== true) entries.delete(oldest.value)
-  }
-}
-
 /**
  * A function giving, for an event of the organization, the ids of its active subscriptions that ask for the event's
  * object type and action and whose filter (if any) the event passes. Reads through `db`, which may be the caller's
@@ -80,10 +72,10 @@ export async function subscriptionMatcher(
     .where('organization_id', '=', organizationId)
     .executeTakeFirst()
   if (stamp === undefined) return matchNone
-  let entry = entries.get(organizationId)
+  let entry = entries.peek(organizationId)
   if (entry?.version !== stamp.version) {
     entry = { version: stamp.version, wishes: await loadWishes(db, organizationId) }
-    remember(organizationId, entry)
+    entries.set(organizationId, entry)
   }
   const { wishes } = entry
   if (wishes.size === 0) return matchNone

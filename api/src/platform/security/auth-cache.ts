@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Db } from '../data/database.js'
 import type { Clock } from '../data/time.js'
 import { verifyApiKey, type KeyOwner } from './api-key-repo.js'
@@ -19,9 +20,11 @@ export interface AuthCache {
  */
 export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SECONDS): AuthCache {
   const ttl = ttlSeconds * 1000
-  const entries = new Map<string, { owner: KeyOwner; verified: number }>()
+  // Expiry is checked against the injected clock (lru-cache's ttl would read performance.now) and reads use peek,
+  // so the key verified first is the first forgotten: lru-cache only bounds the number of keys.
+  const entries = new LRUCache<string, { owner: KeyOwner; verified: number }>({ max: MAX_KEYS })
   const cached = (presented: string, now: number) => {
-    const hit = entries.get(presented)
+    const hit = entries.peek(presented)
     // A verification "in the future" means the clock stepped back: trusting it would stretch the window.
     return hit !== undefined && hit.verified <= now && now < hit.verified + ttl ? hit.owner : undefined
   }
@@ -36,12 +39,7 @@ export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SE
         entries.delete(presented)
         return undefined
       }
-      entries.delete(presented)
       entries.set(presented, { owner, verified: now })
-      if (entries.size > MAX_KEYS) {
-        const oldest = entries.keys().next()
-        if (oldest.done !== true) entries.delete(oldest.value)
-      }
       return owner
     },
   }

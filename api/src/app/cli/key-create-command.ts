@@ -1,0 +1,42 @@
+import { createApiKey } from '../../platform/security/api-key-repo.js'
+import { systemClock } from '../../platform/data/time.js'
+import { leadlineCommand, required, UsageError } from './cli-command.js'
+import { requireOrganization, withDatabase } from './cli-support.js'
+
+export function keyCreateCommand() {
+  return leadlineCommand({
+    name: 'create',
+    usage: '--org ORG_ID --user USER_ID',
+    summary: 'issue another API key to a member of an organization',
+    options: [
+      ['--org <ORG_ID>', 'the organization (orga_…)'],
+      ['--user <USER_ID>', 'a member of that organization (user_…)'],
+    ],
+    notes: 'Prints {"api_key_id","api_key"}. The key is shown only once.',
+    async run(input) {
+      const organizationId = required(input.string('--org'), '--org ORG_ID')
+      const userId = required(input.string('--user'), '--user USER_ID')
+      const key = await withDatabase(input.databaseUrl(), async (db) => {
+        await requireOrganization(db, organizationId)
+        const user = await db.selectFrom('user').select('id').where('id', '=', userId).executeTakeFirst()
+        if (user === undefined) throw new UsageError(`unknown user "${userId}"`)
+        const membership = await db
+          .selectFrom('membership')
+          .select('id')
+          .where('organization_id', '=', organizationId)
+          .where('user_id', '=', userId)
+          .executeTakeFirst()
+        if (membership === undefined) {
+          throw new UsageError(`user "${userId}" is not a member of organization "${organizationId}"`)
+        }
+        return createApiKey(db, systemClock, { organizationId, userId, membershipId: membership.id })
+      })
+      return {
+        json: { api_key_id: key.api_key_id, api_key: key.api_key },
+        text: `Created API key ${key.api_key_id} for ${userId} in ${organizationId}.
+API key: ${key.api_key}
+Keep the key secret; it is not shown again.`,
+      }
+    },
+  })
+}
