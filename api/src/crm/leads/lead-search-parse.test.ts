@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import peggy from 'peggy'
 import { describe, expect, it } from 'vitest'
-import { leadSearchGrammar } from './lead-search-grammar.js'
+import { leadSearchGrammar } from '../../tooling/test-support/search-grammars.js'
+import { SearchQueryError as LeadQueryError } from '../../platform/text/search-parse.js'
 import {
-  LeadQueryError,
   normalizeLeadQuery,
   parseLeadQuery,
   printLeadQuery,

@@ -13,16 +13,10 @@ import {
   TRUE,
   type Condition,
 } from '../../platform/data/sql-conditions.js'
-import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from '../../platform/text/search-dates.js'
 import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
-import {
-  LeadQueryError,
-  normalizeLeadQuery,
-  parseLeadQuery,
-  type Comparator,
-  type Expr,
-  type SortEntry,
-} from './lead-search-parse.js'
+import { SearchQueryError } from '../../platform/text/search-parse.js'
+import { normalizeLeadQuery, parseLeadQuery, type Comparator, type Expr, type SortEntry } from './lead-search-parse.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
 // Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
@@ -604,7 +598,7 @@ function parseSearch(text: string) {
   try {
     return normalizeLeadQuery(parseLeadQuery(text))
   } catch (error) {
-    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
+    if (error instanceof SearchQueryError) throw ValidationError.field('query', error.message)
     throw error
   }
 }

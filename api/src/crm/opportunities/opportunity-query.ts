@@ -1,7 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db, Dialect } from '../../platform/data/database.js'
-import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from '../leads/lead-search-dates.js'
-import { LeadQueryError, type Comparator } from '../leads/lead-search-parse.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from '../../platform/text/search-dates.js'
+import type { Comparator } from '../leads/lead-search-parse.js'
+import { SearchQueryError } from '../../platform/text/search-parse.js'
 import { leadSearchIds } from '../leads/lead-search.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { displayNameSql } from '../users/user-names.js'
@@ -58,7 +59,7 @@ function statusesLabelled(value: string, ctx: OpportunitySearchContext): RawBuil
 }
 
 /**
- * Date values are ranges in the caller's zone (lead-search-dates.ts): `:` inside, `>` after, `<` before. Timestamps
+ * Date values are ranges in the caller's zone (platform/text/search-dates.ts): `:` inside, `>` after, `<` before. Timestamps
  * compare with the instants a value covers, `date_won` with the days; both are text that sorts as it compares.
  */
 function dateCondition(
@@ -72,7 +73,7 @@ function dateCondition(
     range = resolve(expr.value, ctx.now, ctx.tzOffsetHours)
   } catch (error) {
     if (error instanceof DateValueError) {
-      throw new LeadQueryError(`${error.what} at column ${String(expr.offset + 1)}: ${error.why}`, expr.offset)
+      throw new SearchQueryError(`${error.what} at column ${String(expr.offset + 1)}: ${error.why}`, expr.offset)
     }
     throw error
   }
@@ -188,7 +189,7 @@ function compile(expr: OpportunityExpr, ctx: OpportunitySearchContext, onField: 
   }
 }
 
-/** The condition an opportunity search puts on the list; undefined when it has no terms. Throws LeadQueryError. */
+/** The condition an opportunity search puts on the list; undefined when it has no terms. Throws SearchQueryError. */
 export function opportunityQueryCondition(text: string, ctx: OpportunitySearchContext): Condition | undefined {
   const expr = parseOpportunityQuery(text)
   return expr === null ? undefined : compile(expr, ctx, fieldCondition)
@@ -210,7 +211,7 @@ export async function opportunitySearchConditions(
       const condition = opportunityQueryCondition(params.query, ctx)
       if (condition !== undefined) conditions.push(condition)
     } catch (error) {
-      if (!(error instanceof LeadQueryError)) throw error
+      if (!(error instanceof SearchQueryError)) throw error
       errors.query = error.message
     }
   }
