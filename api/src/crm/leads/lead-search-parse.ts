@@ -1,5 +1,4 @@
 import * as parser from '../../../generated/lead-search-parser.js'
-import type { RangeComparator } from '../../platform/data/sql-conditions.js'
 import {
   checkDateValue,
   column,
@@ -11,12 +10,10 @@ import {
   type FieldTable,
   type SearchExpr,
 } from '../../platform/text/search-parse.js'
-import type { SearchTree } from '../../platform/text/search-tree.js'
+import type { Comparator, SearchTree } from '../../platform/text/search-tree.js'
 
 // The lead search language (lead-search.peggy on the shared search terms): `has:` and `sort:` directives, custom
 // fields, and the lead's own field table.
-
-export type Comparator = RangeComparator
 
 type LeadLeaf =
   | { kind: 'text'; value: string }

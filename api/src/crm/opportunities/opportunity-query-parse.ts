@@ -1,7 +1,6 @@
 import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import { VALUE_PERIODS } from '@leadline/shared/money'
 import * as parser from '../../../generated/opportunity-query-parser.js'
-import type { RangeComparator } from '../../platform/data/sql-conditions.js'
 import {
   checkDateValue,
   column,
@@ -14,7 +13,7 @@ import {
   type LeafReader,
   type SearchExpr,
 } from '../../platform/text/search-parse.js'
-import type { SearchTree } from '../../platform/text/search-tree.js'
+import type { Comparator, SearchTree } from '../../platform/text/search-tree.js'
 
 // Parses and checks an opportunity search (`query` of GET /opportunity/). The terms, errors and limits are the lead
 // search's; the fields are the opportunity's own, and `status_change(…)` holds a query over status changes.
@@ -22,7 +21,7 @@ import type { SearchTree } from '../../platform/text/search-tree.js'
 type OpportunityLeaf =
   | { kind: 'text'; value: string; offset: number }
   /** `field` is the canonical name (aliases resolved); `value` is as written, checked against the field's kind. */
-  | { kind: 'field'; field: string; op: RangeComparator; value: string; offset: number }
+  | { kind: 'field'; field: string; op: Comparator; value: string; offset: number }
   | { kind: 'status_change'; where: OpportunityExpr | null; offset: number }
 
 export type OpportunityExpr = SearchExpr<OpportunityLeaf>

@@ -144,11 +144,21 @@ export function readSearchTree<Leaf extends { kind: string }>(
   return read(tree, 0, leaf)
 }
 
-function isJunction<Leaf extends { kind: string }>(
+type Junction<Leaf> = { kind: 'and' | 'or'; items: SearchExpr<Leaf>[] }
+
+/** An `and` or `or` (of `kind`, when given), rather than a language's own term. */
+export function isJunction<Leaf extends { kind: string }>(
   expr: SearchExpr<Leaf>,
-  kind: 'and' | 'or',
-): expr is { kind: 'and' | 'or'; items: SearchExpr<Leaf>[] } {
-  return expr.kind === kind && 'items' in expr
+  kind?: 'and' | 'or',
+): expr is Junction<Leaf> {
+  return (kind === undefined ? expr.kind === 'and' || expr.kind === 'or' : expr.kind === kind) && 'items' in expr
+}
+
+/** A `not`, rather than a language's own term. */
+export function isNegation<Leaf extends { kind: string }>(
+  expr: SearchExpr<Leaf>,
+): expr is { kind: 'not'; expr: SearchExpr<Leaf> } {
+  return expr.kind === 'not' && 'expr' in expr
 }
 
 /** A language's fields by canonical name, and the other names they answer to. */
@@ -164,14 +174,17 @@ export function lookupField<Spec>(table: FieldTable<Spec>, name: string): { fiel
   return { field, spec: Object.hasOwn(table.fields, field) ? table.fields[field] : undefined }
 }
 
+/** A date value the language cannot read, refused at `offset`. */
+export function dateRefusal(error: DateValueError, offset: number): SearchQueryError {
+  return new SearchQueryError(`${error.what} at ${column(offset)}: ${error.why}`, offset)
+}
+
 /** A date value checked (not resolved: that needs the caller's clock and zone); a bad one is refused at `offset`. */
 export function checkDateValue(text: string, offset: number): DateValue {
   try {
     return parseDateValue(text)
   } catch (error) {
-    if (error instanceof DateValueError) {
-      throw new SearchQueryError(`${error.what} at ${column(offset)}: ${error.why}`, offset)
-    }
+    if (error instanceof DateValueError) throw dateRefusal(error, offset)
     throw error
   }
 }
