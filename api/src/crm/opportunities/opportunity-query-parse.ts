@@ -2,15 +2,15 @@ import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import { VALUE_PERIODS } from '@leadline/shared/money'
 import * as parser from '../../../generated/opportunity-query-parser.js'
 import {
-  checkDateValue,
-  column,
-  lookupField,
-  orList,
   parseSearchTree,
   readSearchTree,
+  lookupField,
+  checkDateValue,
   SearchQueryError,
-  type FieldTable,
+  column,
+  orList,
   type LeafReader,
+  type FieldTable,
   type SearchExpr,
 } from '../../platform/text/search-parse.js'
 import type { Comparator, SearchTree } from '../../platform/text/search-tree.js'
