@@ -1,5 +1,5 @@
-import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import { VALUE_PERIODS } from '@leadline/shared/money'
+import { OPPORTUNITY_STATUS_TYPES } from '@leadline/shared/status-schema'
 import * as parser from '../../../generated/opportunity-query-parser.js'
 import {
   parseSearchTree,
