@@ -1,16 +1,10 @@
 import fc from 'fast-check'
 import peggy from 'peggy'
 import { describe, expect, it } from 'vitest'
-import { leadSearchGrammar } from './lead-search-grammar.js'
-import {
-  LeadQueryError,
-  normalizeLeadQuery,
-  parseLeadQuery,
-  printLeadQuery,
-  type Comparator,
-  type Expr,
-  type LeadQuery,
-} from './lead-search-parse.js'
+import { leadSearchGrammar } from '../../tooling/test-support/search-grammars.js'
+import { SearchQueryError as LeadQueryError } from '../../platform/text/search-parse.js'
+import type { Comparator } from '../../platform/text/search-tree.js'
+import { normalizeLeadQuery, parseLeadQuery, printLeadQuery, type Expr, type LeadQuery } from './lead-search-parse.js'
 
 const text = (value: string): Expr => ({ kind: 'text', value })
 const field = (name: string, op: Comparator, value: string, offset: number): Expr => ({

@@ -1,17 +1,27 @@
-import peggy from 'peggy'
-import { DateValueError, parseDateValue } from './lead-search-dates.js'
-import { leadSearchGrammar } from './lead-search-grammar.js'
+import * as parser from '../../../generated/lead-search-parser.js'
+import {
+  checkDateValue,
+  column,
+  lookupField,
+  orList,
+  parseSearchTree,
+  readSearchTree,
+  SearchQueryError,
+  type FieldTable,
+  type SearchExpr,
+} from '../../platform/text/search-parse.js'
+import type { Comparator, SearchTree } from '../../platform/text/search-tree.js'
 
-export type Comparator = ':' | '>' | '>=' | '<' | '<='
+// The lead search language (lead-search.peggy on the shared search terms): `has:` and `sort:` directives, custom
+// fields, and the lead's own field table.
 
-export type Expr =
-  | { kind: 'and'; items: Expr[] }
-  | { kind: 'or'; items: Expr[] }
-  | { kind: 'not'; expr: Expr }
+type LeadLeaf =
   | { kind: 'text'; value: string }
   /** `field` is as written, lower-cased unless it is `custom.<…>` (whose prefix alone is lower-cased). */
   | { kind: 'field'; field: string; op: Comparator; value: string; offset: number }
   | { kind: 'has'; what: string; offset: number }
+
+export type Expr = SearchExpr<LeadLeaf>
 
 export interface SortEntry {
   field: string
@@ -24,104 +34,16 @@ export interface LeadQuery {
   sort: SortEntry[]
 }
 
-/** A query the caller has to fix. `offset` is 0-based; the message names the 1-based column (`offset + 1`). */
-export class LeadQueryError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message)
-    this.name = 'LeadQueryError'
-  }
-}
-
-/** What the grammar's actions build; see lead-search-grammar.ts. */
-type RawExpr =
-  | { kind: 'and' | 'or'; items: RawExpr[] }
-  | { kind: 'not'; expr: RawExpr; offset: number }
-  | { kind: 'group'; expr: RawExpr; offset: number }
-  | { kind: 'text'; value: string; offset: number }
-  | { kind: 'field'; name: string; op: Comparator; value: string; valueOffset: number; offset: number }
-
-type RawField = Extract<RawExpr, { kind: 'field' }>
-
-/**
- * peggy types `parse` as returning `any`; this interface states what our grammar's actions return. The grammar is
- * ours, not caller data, and the round-trip property tests check the shapes.
- */
-interface LeadSearchParser {
-  parse(text: string): RawExpr | null
-  SyntaxError: typeof peggy.parser.SyntaxError
-}
-
-// `cache` makes the parse linear: without it a failing nested group is re-parsed at every level above it.
-const parser: LeadSearchParser = peggy.generate(leadSearchGrammar, { cache: true })
+type RawField = Extract<SearchTree, { kind: 'field' }>
 
 /** The longest search text: longer is refused by the schema before anything parses it (its parse is linear). */
 export const maxQueryLength = 4000
-/** Parentheses and negations nested deeper than this are refused (the SQL built from them recurses as deeply). */
-export const maxNesting = 32
-/** Terms (words, phrases, field terms) past this many are refused: each one is a condition tested on every lead. */
-export const maxTerms = 200
-
-export function column(offset: number): string {
-  return `column ${offset + 1}`
-}
-
-/**
- * Runs a search grammar's parser (the lead search's, or the opportunity search's built on it) over `text`, with
- * the errors both searches give: a NUL, a syntax error, nesting too deep for the stack.
- */
-export function parseSearchTree<T>(
-  searchParser: { parse(text: string): T | null; SyntaxError: typeof peggy.parser.SyntaxError },
-  text: string,
-): T | null {
-  // Neither database takes NUL in a text value (nor FTS5 in a query), and no stored text can hold one.
-  const nul = text.indexOf('\u0000')
-  if (nul !== -1) throw new LeadQueryError(`Unexpected NUL character at ${column(nul)}: remove it`, nul)
-  try {
-    return searchParser.parse(text)
-  } catch (error) {
-    if (error instanceof searchParser.SyntaxError) throw fromSyntaxError(error)
-    // Thousands of nested parentheses exhaust the stack before any depth check can run.
-    if (error instanceof RangeError) {
-      throw new LeadQueryError(`Query nested too deeply at ${column(0)}: use at most ${maxNesting} levels`, 0)
-    }
-    throw error
-  }
-}
 
 export function parseLeadQuery(text: string): LeadQuery {
   const raw = parseSearchTree(parser, text)
   const sort: SortEntry[] = []
   const rest = raw === null ? null : takeSorts(raw, sort)
-  return { where: rest === null ? null : toExpr(rest, 0, { terms: 0 }), sort }
-}
-
-/** A peggy syntax error as the message a caller can act on. */
-function fromSyntaxError(error: peggy.parser.SyntaxError): LeadQueryError {
-  const offset = error.location.start.offset
-  // Only the grammar's own `error()` leaves `expected` null.
-  if (error.expected === null) {
-    return new LeadQueryError(`Unterminated quoted string at ${column(offset)}: it needs a closing "`, offset)
-  }
-  const expected = error.expected
-  const expectsLiteral = (text: string) => expected.some((e) => e.type === 'literal' && e.text === text)
-  const found = error.found
-  let why: string
-  if (expected.some((e) => e.type === 'other' && e.description === 'a value')) {
-    why = 'expected a value'
-  } else if (expectsLiteral(')')) {
-    why = 'expected ")"'
-  } else if (found === ')' && expected.some((e) => e.type === 'end')) {
-    why = 'there is no "(" for it to close'
-  } else if (found === ':' || found === '<' || found === '>') {
-    why = 'a comparison needs a field name before it, like created>2017-09-29'
-  } else {
-    why = 'expected a search term'
-  }
-  const what = found === null ? 'end of query' : JSON.stringify(found)
-  return new LeadQueryError(`Unexpected ${what} at ${column(offset)}: ${why}`, offset)
+  return { where: rest === null ? null : readSearchTree<LeadLeaf>(rest, leafExpr), sort }
 }
 
 function isDirective(node: RawField, name: 'has' | 'sort'): boolean {
@@ -129,7 +51,7 @@ function isDirective(node: RawField, name: 'has' | 'sort'): boolean {
 }
 
 /** Moves the `sort:` clauses that are outside parentheses and negations into `sort`; null when nothing else is left. */
-function takeSorts(node: RawExpr, sort: SortEntry[]): RawExpr | null {
+function takeSorts(node: SearchTree, sort: SortEntry[]): SearchTree | null {
   if (node.kind === 'field' && isDirective(node, 'sort')) {
     sort.push(sortEntry(node))
     return null
@@ -143,7 +65,7 @@ function takeSorts(node: RawExpr, sort: SortEntry[]): RawExpr | null {
 
 function sortEntry(node: RawField): SortEntry {
   if (node.op !== ':') {
-    throw new LeadQueryError(
+    throw new SearchQueryError(
       `Unexpected "${node.op}" after sort at ${column(node.offset)}: write sort:field`,
       node.offset,
     )
@@ -152,55 +74,32 @@ function sortEntry(node: RawField): SortEntry {
   const field = desc ? node.value.slice(1) : node.value
   const offset = desc ? node.valueOffset + 1 : node.valueOffset
   if (field === '') {
-    throw new LeadQueryError(`Missing sort field at ${column(offset)}: write sort:field or sort:-field`, offset)
+    throw new SearchQueryError(`Missing sort field at ${column(offset)}: write sort:field or sort:-field`, offset)
   }
   return { field, direction: desc ? 'desc' : 'asc', offset }
 }
 
-function toExpr(node: RawExpr, depth: number, seen: { terms: number }): Expr {
-  if (node.kind === 'text' || node.kind === 'field') {
-    seen.terms += 1
-    if (seen.terms > maxTerms) {
-      throw new LeadQueryError(`Too many search terms at ${column(node.offset)}: use at most ${maxTerms}`, node.offset)
-    }
-  }
+function leafExpr(node: Extract<SearchTree, { kind: 'text' | 'field' | 'call' }>): Expr {
   switch (node.kind) {
-    case 'and':
-    case 'or': {
-      const items = node.items.flatMap((item) => {
-        const expr = toExpr(item, depth, seen)
-        return expr.kind === node.kind ? expr.items : [expr]
-      })
-      return { kind: node.kind, items }
-    }
-    case 'group':
-    case 'not': {
-      if (depth >= maxNesting) {
-        throw new LeadQueryError(
-          `Query nested too deeply at ${column(node.offset)}: use at most ${maxNesting} levels`,
-          node.offset,
-        )
-      }
-      const expr = toExpr(node.expr, depth + 1, seen)
-      return node.kind === 'group' ? expr : { kind: 'not', expr }
-    }
     case 'text':
       return { kind: 'text', value: node.value }
     case 'field':
       return fieldExpr(node)
+    case 'call':
+      throw new Error('the lead search grammar has no calls')
   }
 }
 
 function fieldExpr(node: RawField): Expr {
   if (isDirective(node, 'sort')) {
-    throw new LeadQueryError(
+    throw new SearchQueryError(
       `Misplaced sort at ${column(node.offset)}: sort:field cannot be inside parentheses or negated`,
       node.offset,
     )
   }
   if (isDirective(node, 'has')) {
     if (node.op !== ':') {
-      throw new LeadQueryError(
+      throw new SearchQueryError(
         `Unexpected "${node.op}" after has at ${column(node.offset)}: write has:contacts`,
         node.offset,
       )
@@ -212,42 +111,42 @@ function fieldExpr(node: RawField): Expr {
   return { kind: 'field', field, op: node.op, value: node.value, offset: node.offset }
 }
 
-const fieldAliases = new Map([
-  ['email', 'email_address'],
-  ['created', 'date_created'],
-  ['updated', 'date_updated'],
-])
-const dateFields = new Set(['date_created', 'date_updated'])
-const countFields = new Set(['contacts', 'opportunities', 'tasks'])
-const plainFields = new Set([
-  'name',
-  'status',
-  'status_id',
-  'status_label',
-  'description',
-  'url',
-  'contact_name',
-  'email_address',
-  'phone',
-  'city',
-  'state',
-  'country',
-  'zipcode',
-  'address',
-  'id',
-  'lead_id',
-])
+/** How a lead field compares: `plain` only with `:`; `date` and `count` with the comparators too. */
+type LeadFieldKind = 'plain' | 'date' | 'count'
+
+const leadFields: FieldTable<LeadFieldKind> = {
+  fields: {
+    name: 'plain',
+    status: 'plain',
+    status_id: 'plain',
+    status_label: 'plain',
+    description: 'plain',
+    url: 'plain',
+    contact_name: 'plain',
+    email_address: 'plain',
+    phone: 'plain',
+    city: 'plain',
+    state: 'plain',
+    country: 'plain',
+    zipcode: 'plain',
+    address: 'plain',
+    id: 'plain',
+    lead_id: 'plain',
+    date_created: 'date',
+    date_updated: 'date',
+    contacts: 'count',
+    opportunities: 'count',
+    tasks: 'count',
+  },
+  aliases: { email: 'email_address', created: 'date_created', updated: 'date_updated' },
+}
 const hasTargets = ['contacts', 'email', 'phone', 'opportunities', 'tasks', 'address', 'url']
 const sortFields = new Set(['name', 'date_created', 'date_updated'])
-
-function orList(words: readonly string[]): string {
-  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1) ?? ''}`
-}
 
 /**
  * Checks field names, `has:` targets, sort fields, comparators and count/date values, and returns a copy with
  * aliases resolved (`email` → `email_address`, `created` → `date_created`, `updated` → `date_updated`) and `has:`
- * targets lower-cased. Throws LeadQueryError naming the column of the offending term.
+ * targets lower-cased. Throws SearchQueryError naming the column of the offending term.
  */
 export function normalizeLeadQuery(query: LeadQuery): LeadQuery {
   return {
@@ -268,7 +167,7 @@ function normalizeExpr(expr: Expr): Expr {
     case 'has': {
       const what = expr.what.toLowerCase()
       if (!hasTargets.includes(what)) {
-        throw new LeadQueryError(
+        throw new SearchQueryError(
           `Unknown has:${expr.what} at ${column(expr.offset)}: use has: with ${orList(hasTargets)}`,
           expr.offset,
         )
@@ -284,47 +183,35 @@ function normalizeField(expr: Extract<Expr, { kind: 'field' }>): Expr {
   const at = column(expr.offset)
   if (expr.field.startsWith('custom.')) {
     if (expr.field === 'custom.') {
-      throw new LeadQueryError(`Missing custom field name at ${at}: write custom.<field name or id>`, expr.offset)
+      throw new SearchQueryError(`Missing custom field name at ${at}: write custom.<field name or id>`, expr.offset)
     }
     return expr
   }
-  const field = fieldAliases.get(expr.field) ?? expr.field
-  const isDate = dateFields.has(field)
-  const isCount = countFields.has(field)
-  if (!isDate && !isCount && !plainFields.has(field)) {
-    const known = [...plainFields, ...dateFields, ...countFields, 'custom.<field>']
-    throw new LeadQueryError(`Unknown field "${expr.field}" at ${at}: search ${orList(known)}`, expr.offset)
+  const { field, spec } = lookupField(leadFields, expr.field)
+  if (spec === undefined) {
+    const known = [...Object.keys(leadFields.fields), 'custom.<field>']
+    throw new SearchQueryError(`Unknown field "${expr.field}" at ${at}: search ${orList(known)}`, expr.offset)
   }
-  if (expr.op !== ':' && !isDate && !isCount) {
-    throw new LeadQueryError(
+  if (expr.op !== ':' && spec === 'plain') {
+    throw new SearchQueryError(
       `Unexpected "${expr.op}" after ${expr.field} at ${at}: only date, count and custom fields can be compared`,
       expr.offset,
     )
   }
-  if (isCount && !/^\d+$/.test(expr.value)) {
-    throw new LeadQueryError(
+  if (spec === 'count' && !/^\d+$/.test(expr.value)) {
+    throw new SearchQueryError(
       `Invalid count "${expr.value}" for ${field} at ${at}: expected a whole number like ${field}>2`,
       expr.offset,
     )
   }
-  if (isDate) {
-    try {
-      parseDateValue(expr.value)
-    } catch (error) {
-      if (error instanceof DateValueError) {
-        throw new LeadQueryError(`${error.what} at ${at}: ${error.why}`, expr.offset)
-      }
-      throw error
-    }
-  }
+  if (spec === 'date') checkDateValue(expr.value, expr.offset)
   return { ...expr, field }
 }
 
 function normalizeSort(entry: SortEntry): SortEntry {
-  const lower = entry.field.toLowerCase()
-  const field = fieldAliases.get(lower) ?? lower
+  const { field } = lookupField(leadFields, entry.field)
   if (!sortFields.has(field)) {
-    throw new LeadQueryError(
+    throw new SearchQueryError(
       `Unknown sort field "${entry.field}" at ${column(entry.offset)}: sort by ${orList(['name', 'created', 'updated', 'date_created', 'date_updated'])}`,
       entry.offset,
     )

@@ -4,25 +4,22 @@ import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custo
 import { ValidationError } from '../../platform/http/errors.js'
 import { foldCase } from '../../platform/text/text.js'
 import {
+  comparison as compared,
   containsIgnoringCase,
   containsPattern,
+  dateCondition as dateRangeCondition,
   equalsIgnoringCase as sameTextIgnoringCase,
   folded,
   joinAll,
-  rangeCondition,
+  searchCondition,
   TRUE,
   type Condition,
 } from '../../platform/data/sql-conditions.js'
-import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { resolveDateDays, resolveDateValue, type DateRange } from '../../platform/text/search-dates.js'
 import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
-import {
-  LeadQueryError,
-  normalizeLeadQuery,
-  parseLeadQuery,
-  type Comparator,
-  type Expr,
-  type SortEntry,
-} from './lead-search-parse.js'
+import { SearchQueryError } from '../../platform/text/search-parse.js'
+import { normalizeLeadQuery, parseLeadQuery, type Expr, type SortEntry } from './lead-search-parse.js'
+import type { Comparator } from '../../platform/text/search-tree.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
 // Postgres. Free text and text fields go through `lead_search`, whose trigram index (FTS5 / pg_trgm) finds the rows
@@ -237,8 +234,7 @@ function documentCondition(group: DocumentGroup, ctx: CompileContext): Condition
 }
 
 function comparison(column: string, op: Comparator, value: string | number): Condition {
-  const operator = op === ':' ? '=' : op
-  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`
+  return compared(sql.ref(column), op, value)
 }
 
 type DateResolver = (text: string, now: Date, tzOffsetHours: number) => DateRange
@@ -256,22 +252,18 @@ function dateCondition(
   offset: number,
   resolve: DateResolver = resolveDateValue,
 ): Condition {
-  let range: DateRange
-  try {
-    range = resolve(value, ctx.now, ctx.tzOffsetHours)
-  } catch (error) {
-    if (error instanceof DateValueError) throw queryError(offset, error.message)
-    throw error
-  }
-  return rangeCondition(sql.ref(column), op, range)
+  return dateRangeCondition(sql.ref(column), op, value, ctx, resolve, (error) => queryError(offset, error.message))
 }
 
 /** How many rows of `table` a lead has (`where`: only some of them, e.g. open tasks) against a number. */
 function countCondition(table: string, op: Comparator, value: string, where: RawBuilder<unknown> = sql``): Condition {
-  const operator = op === ':' ? '=' : op
   // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
   const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
-  return sql<SqlBool>`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where}) ${sql.raw(operator)} ${count}`
+  return compared(
+    sql`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where})`,
+    op,
+    count,
+  )
 }
 
 function findCustomField(name: string, ctx: CompileContext, offset: number): CustomFieldDef {
@@ -438,34 +430,29 @@ function partition(items: Expr[]): { terms: DocTerm[]; statuses: StatusTerm[]; o
 function compile(expr: Expr, ctx: CompileContext): Condition {
   const group = documentGroup(expr)
   if (group !== undefined) return documentCondition(group, ctx)
-  switch (expr.kind) {
-    case 'and': {
-      const { terms, statuses, others } = partition(expr.items)
-      if (terms.length === 0) {
-        return joinAll(
-          expr.items.map((e) => compile(e, ctx)),
-          'and',
-        )
-      }
+  if (expr.kind === 'and') {
+    const { terms, statuses, others } = partition(expr.items)
+    if (terms.length > 0) {
       return joinAll(
         [documentCondition({ terms, op: 'and', statuses }, ctx), ...others.map((e) => compile(e, ctx))],
         'and',
       )
     }
-    case 'or':
-      return joinAll(
-        expr.items.map((e) => compile(e, ctx)),
-        'or',
-      )
-    case 'not':
-      return sql<SqlBool>`not (${compile(expr.expr, ctx)})`
-    case 'text':
-      return documentCondition({ terms: [freeTextTerm(expr.value)], op: 'and', statuses: [] }, ctx)
-    case 'field':
-      return fieldCondition(expr, ctx)
-    case 'has':
-      return hasCondition(expr.what, expr.offset)
   }
+  return searchCondition(
+    expr,
+    (part) => compile(part, ctx),
+    (term) => {
+      switch (term.kind) {
+        case 'text':
+          return documentCondition({ terms: [freeTextTerm(term.value)], op: 'and', statuses: [] }, ctx)
+        case 'field':
+          return fieldCondition(term, ctx)
+        case 'has':
+          return hasCondition(term.what, term.offset)
+      }
+    },
+  )
 }
 
 type Sort = Pick<SortEntry, 'field' | 'direction'>
@@ -604,7 +591,7 @@ function parseSearch(text: string) {
   try {
     return normalizeLeadQuery(parseLeadQuery(text))
   } catch (error) {
-    if (error instanceof LeadQueryError) throw ValidationError.field('query', error.message)
+    if (error instanceof SearchQueryError) throw ValidationError.field('query', error.message)
     throw error
   }
 }

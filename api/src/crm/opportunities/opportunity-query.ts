@@ -1,18 +1,20 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Db, Dialect } from '../../platform/data/database.js'
-import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from '../leads/lead-search-dates.js'
-import { LeadQueryError, type Comparator } from '../leads/lead-search-parse.js'
+import { resolveDateDays, resolveDateValue, type DateRange } from '../../platform/text/search-dates.js'
 import { leadSearchIds } from '../leads/lead-search.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { displayNameSql } from '../users/user-names.js'
 import {
+  comparison,
   containsIgnoringCase,
+  dateCondition as dateRangeCondition,
   equalsIgnoringCase as sameTextIgnoringCase,
   joinAll,
-  rangeCondition,
+  searchCondition,
   TRUE,
   type Condition,
 } from '../../platform/data/sql-conditions.js'
+import { dateRefusal, SearchQueryError } from '../../platform/text/search-parse.js'
 import { parseOpportunityQuery, type OpportunityExpr } from './opportunity-query-parse.js'
 
 // Compiles `query` (the opportunity search) and `lead_query` (the lead search, choosing opportunities by their lead)
@@ -31,10 +33,6 @@ function contains(text: RawBuilder<unknown>, value: string, ctx: OpportunitySear
 
 function equalsIgnoringCase(text: RawBuilder<unknown>, value: string, ctx: OpportunitySearchContext): Condition {
   return sameTextIgnoringCase(text, value, ctx.dialect)
-}
-
-function compare(column: RawBuilder<unknown>, op: Comparator, value: number): Condition {
-  return sql<SqlBool>`${column} ${sql.raw(op === ':' ? '=' : op)} ${value}`
 }
 
 /**
@@ -58,25 +56,16 @@ function statusesLabelled(value: string, ctx: OpportunitySearchContext): RawBuil
 }
 
 /**
- * Date values are ranges in the caller's zone (lead-search-dates.ts): `:` inside, `>` after, `<` before. Timestamps
+ * Date values are ranges in the caller's zone (platform/text/search-dates.ts): `:` inside, `>` after, `<` before. Timestamps
  * compare with the instants a value covers, `date_won` with the days; both are text that sorts as it compares.
  */
 function dateCondition(
   column: RawBuilder<unknown>,
-  expr: { op: Comparator; value: string; offset: number },
+  expr: FieldExpr,
   ctx: OpportunitySearchContext,
   resolve: (text: string, now: Date, tzOffsetHours: number) => DateRange,
 ): Condition {
-  let range: DateRange
-  try {
-    range = resolve(expr.value, ctx.now, ctx.tzOffsetHours)
-  } catch (error) {
-    if (error instanceof DateValueError) {
-      throw new LeadQueryError(`${error.what} at column ${String(expr.offset + 1)}: ${error.why}`, expr.offset)
-    }
-    throw error
-  }
-  return rangeCondition(column, expr.op, range)
+  return dateRangeCondition(column, expr.op, expr.value, ctx, resolve, (error) => dateRefusal(error, expr.offset))
 }
 
 type FieldExpr = Extract<OpportunityExpr, { kind: 'field' }>
@@ -87,9 +76,9 @@ function fieldCondition(expr: FieldExpr, ctx: OpportunitySearchContext): Conditi
     case 'note':
       return contains(sql.ref('opportunity.note'), value, ctx)
     case 'value':
-      return compare(sql.ref('opportunity.value'), op, bounded(value, Number.MAX_SAFE_INTEGER))
+      return comparison(sql.ref('opportunity.value'), op, bounded(value, Number.MAX_SAFE_INTEGER))
     case 'confidence':
-      return compare(sql.ref('opportunity.confidence'), op, bounded(value, 1000))
+      return comparison(sql.ref('opportunity.confidence'), op, bounded(value, 1000))
     case 'value_period':
       return sql<SqlBool>`opportunity.value_period = ${value}`
     case 'status':
@@ -167,28 +156,26 @@ function changeFieldCondition(expr: FieldExpr, ctx: OpportunitySearchContext): C
 type FieldCompiler = (expr: FieldExpr, ctx: OpportunitySearchContext) => Condition
 
 function compile(expr: OpportunityExpr, ctx: OpportunitySearchContext, onField: FieldCompiler): Condition {
-  switch (expr.kind) {
-    case 'and':
-    case 'or':
-      return joinAll(
-        expr.items.map((item) => compile(item, ctx, onField)),
-        expr.kind,
-      )
-    case 'not':
-      return sql<SqlBool>`not (${compile(expr.expr, ctx, onField)})`
-    case 'text':
-      return contains(sql.ref('opportunity.note'), expr.value, ctx)
-    case 'field':
-      return onField(expr, ctx)
-    case 'status_change': {
-      const where = expr.where === null ? TRUE : compile(expr.where, ctx, changeFieldCondition)
-      return sql<SqlBool>`exists (select 1 from activity a where a.organization_id = ${ctx.organizationId}
+  return searchCondition(
+    expr,
+    (part) => compile(part, ctx, onField),
+    (term) => {
+      switch (term.kind) {
+        case 'text':
+          return contains(sql.ref('opportunity.note'), term.value, ctx)
+        case 'field':
+          return onField(term, ctx)
+        case 'status_change': {
+          const where = term.where === null ? TRUE : compile(term.where, ctx, changeFieldCondition)
+          return sql<SqlBool>`exists (select 1 from activity a where a.organization_id = ${ctx.organizationId}
         and a.opportunity_id = opportunity.id and a.type = 'OpportunityStatusChange' and ${where})`
-    }
-  }
+        }
+      }
+    },
+  )
 }
 
-/** The condition an opportunity search puts on the list; undefined when it has no terms. Throws LeadQueryError. */
+/** The condition an opportunity search puts on the list; undefined when it has no terms. Throws SearchQueryError. */
 export function opportunityQueryCondition(text: string, ctx: OpportunitySearchContext): Condition | undefined {
   const expr = parseOpportunityQuery(text)
   return expr === null ? undefined : compile(expr, ctx, fieldCondition)
@@ -210,7 +197,7 @@ export async function opportunitySearchConditions(
       const condition = opportunityQueryCondition(params.query, ctx)
       if (condition !== undefined) conditions.push(condition)
     } catch (error) {
-      if (!(error instanceof LeadQueryError)) throw error
+      if (!(error instanceof SearchQueryError)) throw error
       errors.query = error.message
     }
   }

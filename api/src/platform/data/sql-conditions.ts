@@ -1,5 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely'
 import type { Dialect } from './database.js'
+import { DateValueError, type DateRange } from '../text/search-dates.js'
+import { isJunction, isNegation, type SearchExpr } from '../text/search-parse.js'
+import type { Comparator } from '../text/search-tree.js'
 import { foldCase } from '../text/text.js'
 
 // Building blocks of the search languages (leads, opportunities): conditions that read the same on SQLite and
@@ -60,16 +63,13 @@ export function equalsIgnoringCase(text: RawBuilder<unknown>, value: string, dia
   return sql<SqlBool>`${folded(text, dialect)} = ${target}`
 }
 
-/** A search comparator, `:` being equality (or "within", for a range). */
-export type RangeComparator = ':' | '>' | '>=' | '<' | '<='
-
 /**
  * A column against a range `[start, end)` of fixed-width text that sorts as it compares (timestamps, days): `:`
  * inside, `>` after, `>=` from its start, `<` before, `<=` up to its end.
  */
 export function rangeCondition(
   column: RawBuilder<unknown>,
-  op: RangeComparator,
+  op: Comparator,
   range: { start: string; end: string },
 ): Condition {
   switch (op) {
@@ -84,4 +84,49 @@ export function rangeCondition(
     case '<=':
       return sql<SqlBool>`${column} < ${range.end}`
   }
+}
+
+/** `left` against a value: `:` is equality, the others compare. */
+export function comparison(left: RawBuilder<unknown>, op: Comparator, value: string | number): Condition {
+  return sql<SqlBool>`${left} ${sql.raw(op === ':' ? '=' : op)} ${value}`
+}
+
+/** The clock and zone relative dates (`today`, `30 days ago`) are read in. */
+export interface SearchClock {
+  now: Date
+  tzOffsetHours: number
+}
+
+/**
+ * A column against a date value, a range in the caller's zone (search-dates.ts): `resolve` gives the instants
+ * (`resolveDateValue`) or the calendar days (`resolveDateDays`) it covers; `refuse` says how the language reports a
+ * value it cannot read.
+ */
+export function dateCondition(
+  column: RawBuilder<unknown>,
+  op: Comparator,
+  value: string,
+  clock: SearchClock,
+  resolve: (text: string, now: Date, tzOffsetHours: number) => DateRange,
+  refuse: (error: DateValueError) => Error,
+): Condition {
+  let range: DateRange
+  try {
+    range = resolve(value, clock.now, clock.tzOffsetHours)
+  } catch (error) {
+    if (error instanceof DateValueError) throw refuse(error)
+    throw error
+  }
+  return rangeCondition(column, op, range)
+}
+
+/** A search's `and`, `or` and `not` as SQL: the parts compiled by `part`, a language's own terms by `term`. */
+export function searchCondition<Leaf extends { kind: string }>(
+  expr: SearchExpr<Leaf>,
+  part: (expr: SearchExpr<Leaf>) => Condition,
+  term: (leaf: Leaf) => Condition,
+): Condition {
+  if (isJunction(expr)) return joinAll(expr.items.map(part), expr.kind)
+  if (isNegation(expr)) return sql<SqlBool>`not (${part(expr.expr)})`
+  return term(expr)
 }

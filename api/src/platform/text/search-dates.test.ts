@@ -1,6 +1,6 @@
 import process from 'node:process'
 import { describe, expect, it } from 'vitest'
-import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './lead-search-dates.js'
+import { DateValueError, resolveDateDays, resolveDateValue, type DateRange } from './search-dates.js'
 
 // A Friday, 02:30 UTC: Thursday 29 February (a leap day) at -4, Friday 1 March at 0 and at +5.5.
 const now = new Date('2024-03-01T02:30:00Z')

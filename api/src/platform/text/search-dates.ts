@@ -1,5 +1,5 @@
 /**
- * Date values in lead searches (`created:today`, `date_updated>="2017-09-29T10:40"`) resolve to a half-open UTC
+ * Date values in searches (`created:today`, `date_updated>="2017-09-29T10:40"`) resolve to a half-open UTC
  * range [start, end) in the caller's local calendar (their X-TZ-Offset). A compiler turns `field OP value` into:
  *   field:value   start <= x < end
  *   field>value   x >= end
