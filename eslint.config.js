@@ -81,7 +81,10 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': 'error',
       'import-x/no-default-export': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: [...boundaries, ...apiLayers, toolingOnlyForTests] }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { basePath: import.meta.dirname, zones: [...boundaries, ...apiLayers, toolingOnlyForTests] },
+      ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/consistent-type-imports': 'error',
       // Fastify plugins are async functions by contract, whether or not they await.
@@ -139,7 +142,7 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/test-support/**'],
     rules: {
       // A test drives the whole api (buildApp, the CLI), so the layers bind the code it tests, not the test itself.
-      'import-x/no-restricted-paths': ['error', { zones: boundaries }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: boundaries }],
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',

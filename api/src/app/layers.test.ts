@@ -11,10 +11,12 @@ import { describe, expect, it } from 'vitest'
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 const src = join(repoRoot, 'api/src')
 
+// One instance: its typed-lint project service is built once for every probe.
+const eslint = new ESLint({ cwd: repoRoot })
+
 /** The layer rule's complaints about `file` (relative to api/src) with `line` added to its imports. */
 async function layerErrors(file: string, line: string): Promise<string[]> {
   const path = join(src, file)
-  const eslint = new ESLint({ cwd: repoRoot })
   const [result] = await eslint.lintText(`${line}\n${readFileSync(path, 'utf8')}`, { filePath: path })
   return (result?.messages ?? [])
     .filter((m) => m.ruleId === 'import-x/no-restricted-paths')
@@ -47,7 +49,7 @@ describe('the layer rule', () => {
     for (const [file, line] of allowed) {
       expect(await layerErrors(file, line), `${file} ← ${line}`).toEqual([])
     }
-  }, 180_000)
+  }, 300_000)
 })
 
 /** Every .ts file under api/src that is not a test, by path relative to api/src. */
@@ -74,7 +76,7 @@ describe('imports', () => {
         .filter((target) => known.has(target))
       graph.set(file, targets)
     }
-    expect(graph.size).toBeGreaterThan(300)
+    expect(graph.size).toBeGreaterThan(200)
     const cycles = findCycles(graph)
     expect(cycles).toEqual([])
   })
