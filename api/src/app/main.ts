@@ -97,58 +97,44 @@ export async function serve(options: ServeOptions): Promise<Server> {
   }
 
   const interval = options.retentionIntervalMs === undefined ? {} : { intervalMs: options.retentionIntervalMs }
+  /** A periodic purge that logs what it deleted (`purged(n)` says it), or why it failed (`what` failed). */
+  const purging = (purge: () => Promise<number>, purged: (deleted: number) => string, what: string) =>
+    scheduleRetention({
+      purge,
+      ...interval,
+      onPurged: (deleted) => {
+        if (deleted > 0) app.log.info(purged(deleted))
+      },
+      onError: (error) => {
+        app.log.error({ err: error }, `purging ${what} failed`)
+      },
+    })
   const retentions = [
-    scheduleRetention({
-      purge: () => purgeArchivedTasks(database.db, systemClock, config.taskRetentionDays),
-      ...interval,
-      onPurged: (deleted) => {
-        if (deleted > 0) app.log.info(`deleted ${deleted} tasks archived over ${config.taskRetentionDays} days ago`)
-      },
-      onError: (error) => {
-        app.log.error({ err: error }, 'purging archived tasks failed')
-      },
-    }),
-    scheduleRetention({
-      purge: () => purgeOldEvents(database.db, systemClock, config.eventRetentionDays),
-      ...interval,
-      onPurged: (deleted) => {
-        if (deleted > 0) app.log.info(`deleted ${deleted} events over ${config.eventRetentionDays} days old`)
-      },
-      onError: (error) => {
-        app.log.error({ err: error }, 'purging old events failed')
-      },
-    }),
-    scheduleRetention({
-      purge: () => purgeDeliveredOutbox(database.db, systemClock, config.eventRetentionDays),
-      ...interval,
-      onPurged: (deleted) => {
-        if (deleted > 0) app.log.info(`deleted ${deleted} deliveries made over ${config.eventRetentionDays} days ago`)
-      },
-      onError: (error) => {
-        app.log.error({ err: error }, 'purging delivered outbox rows failed')
-      },
-    }),
-    scheduleRetention({
-      purge: () => purgeUnboundUploads(database.db, systemClock),
-      ...interval,
-      onPurged: (deleted) => {
-        if (deleted > 0)
-          app.log.info(`deleted ${deleted} uploaded files no email took within ${UPLOAD_RETENTION_HOURS} hours`)
-      },
-      onError: (error) => {
-        app.log.error({ err: error }, 'purging unused uploads failed')
-      },
-    }),
-    scheduleRetention({
-      purge: () => purgeOldReceipts(database.db, systemClock),
-      ...interval,
-      onPurged: (deleted) => {
-        if (deleted > 0) app.log.info(`forgot ${deleted} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`)
-      },
-      onError: (error) => {
-        app.log.error({ err: error }, 'purging inbound receipts failed')
-      },
-    }),
+    purging(
+      () => purgeArchivedTasks(database.db, systemClock, config.taskRetentionDays),
+      (n) => `deleted ${n} tasks archived over ${config.taskRetentionDays} days ago`,
+      'archived tasks',
+    ),
+    purging(
+      () => purgeOldEvents(database.db, systemClock, config.eventRetentionDays),
+      (n) => `deleted ${n} events over ${config.eventRetentionDays} days old`,
+      'old events',
+    ),
+    purging(
+      () => purgeDeliveredOutbox(database.db, systemClock, config.eventRetentionDays),
+      (n) => `deleted ${n} deliveries made over ${config.eventRetentionDays} days ago`,
+      'delivered outbox rows',
+    ),
+    purging(
+      () => purgeUnboundUploads(database.db, systemClock),
+      (n) => `deleted ${n} uploaded files no email took within ${UPLOAD_RETENTION_HOURS} hours`,
+      'unused uploads',
+    ),
+    purging(
+      () => purgeOldReceipts(database.db, systemClock),
+      (n) => `forgot ${n} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`,
+      'inbound receipts',
+    ),
   ]
 
   // Texts go through the outbox too (docs/decisions/0026): by default to the log, so nothing leaves the machine.
