@@ -20,6 +20,7 @@ import { formatPhoneNumber } from '../../telephony/phone-numbers/phone-number-re
 import type { ChangeContext, EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import type { ContactValues } from './contact-input.js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 export type WriteContext = ChangeContext
 
@@ -151,12 +152,7 @@ export async function updateContact(
 }
 
 export async function findContact(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('contact')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'contact', organizationId, id)
 }
 
 const CHUNK = 500

@@ -7,18 +7,13 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { newId } from '../../platform/security/ids.js'
 import { relatedNames } from '../users/owner-names.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 export type TaskRow = Selectable<TaskTable>
 
 /** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
-export async function findTask(
-  db: Db,
-  organizationId: string,
-  id: string,
-  options: { lock?: boolean } = {},
-): Promise<TaskRow | undefined> {
-  const query = db.selectFrom('task').selectAll().where('organization_id', '=', organizationId).where('id', '=', id)
-  return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
+export async function findTask(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
+  return findInOrganization(db, 'task', organizationId, id, options)
 }
 
 /** The open tasks of some leads, in no particular order: a lead orders them in its caller's zone (lead-view.ts). */

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely'
 import type { WebhookDeliveryAttempt, WebhookSubscription } from '@leadline/shared/webhook-schema'
 import type { Db, OutboxAttemptTable, WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { parseSubscriptionEvents, type SubscriptionEvent } from './webhook-events.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>
 
@@ -23,12 +24,7 @@ export function subscriptionView(row: SubscriptionRow): WebhookSubscription {
 }
 
 export async function findSubscription(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('webhook_subscription')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'webhook_subscription', organizationId, id)
 }
 
 /** The organization's subscriptions, newest first. */
