@@ -21,6 +21,7 @@ import type { ChangeContext, EventAction, EventInput } from '../../integrations/
 import type { ContactValues } from './contact-input.js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export type WriteContext = ChangeContext
 
@@ -113,10 +114,7 @@ export async function insertContact(
       lead_id: leadId,
       name: values.name ?? null,
       title: values.title ?? null,
-      created_by: ctx.userId,
-      updated_by: ctx.userId,
-      date_created: ctx.now,
-      date_updated: ctx.now,
+      ...createdStamps(ctx.userId, ctx.now),
     })
     .execute()
   await replaceInfo(db, ctx, id, leadId, { emails: [], phones: [], urls: [], ...values })

@@ -7,6 +7,7 @@ import { newId } from '../../platform/security/ids.js'
 import type { AddressValues } from './lead-input.js'
 import { refreshLeadSearch } from './lead-search-index.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export interface LeadValues {
   name?: string | null
@@ -61,10 +62,7 @@ export async function createLead(
       url: lead.url ?? null,
       description: lead.description ?? '',
       status_id: lead.status.id,
-      created_by: ctx.userId,
-      updated_by: ctx.userId,
-      date_created: ctx.now,
-      date_updated: ctx.now,
+      ...createdStamps(ctx.userId, ctx.now),
     })
     .execute()
   await replaceAddresses(db, ctx.organizationId, id, lead.addresses ?? [])

@@ -49,6 +49,7 @@ import {
 import { opportunitySearchConditions } from './opportunity-query.js'
 import { deleteOpportunityDue, syncOpportunityDue } from '../tasks/task-due.js'
 import { found } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
@@ -333,10 +334,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           date_won: values.date_won ?? null,
           date_lost: values.date_lost ?? null,
           note: values.note ?? '',
-          created_by: me.userId,
-          updated_by: me.userId,
-          date_created: ctx.now,
-          date_updated: ctx.now,
+          ...createdStamps(me.userId, ctx.now),
         }
         await tx.insertInto('opportunity').values(row).execute()
         await writeCustomValues(

@@ -7,6 +7,7 @@ import { ValidationError } from '../../platform/http/errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { foldCase } from '../../platform/text/text.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 /** The organization's outcomes by name ignoring case, the order a picker shows them in (the same in both dialects). */
 export function outcomesQuery(db: Db, dialect: Dialect, organizationId: string) {
@@ -97,10 +98,7 @@ export async function insertOutcome(
     id: newId('outcome'),
     organization_id: input.organizationId,
     ...columns(input),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
   await guardName(db.insertInto('outcome').values(row).execute())
   return row

@@ -8,6 +8,7 @@ import { newId } from '../../platform/security/ids.js'
 import { relatedNames } from '../users/owner-names.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export type TaskRow = Selectable<TaskTable>
 
@@ -73,10 +74,7 @@ export function newTaskRow(input: NewTask): Insertable<TaskTable> {
     object_type: TASK_OBJECT_TYPES[input.type],
     object_id: input.objectId ?? null,
     data: JSON.stringify(input.data ?? {}),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
 }
 
