@@ -29,6 +29,7 @@ import {
   recordActivity,
   type ActivityType,
 } from './activity-repo.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })
@@ -160,8 +161,7 @@ async function views(db: Db, rows: ActivityTable[]) {
 
 /** One activity as the API shows it (of `type`, when given); a 404 when there is none. */
 export async function oneActivity(db: Db, organizationId: string, id: string, type: ActivityType | undefined) {
-  const row = await findActivity(db, organizationId, id, type)
-  if (row === undefined) throw new NotFoundError('Activity')
+  const row = found(await findActivity(db, organizationId, id, type), 'Activity')
   const [view] = await views(db, [row])
   return view
 }
@@ -218,8 +218,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       const me = caller(request)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
-        const row = await findActivity(tx, me.organizationId, request.params.id, 'TaskCompleted')
-        if (row === undefined) throw new NotFoundError('Activity')
+        const row = found(await findActivity(tx, me.organizationId, request.params.id, 'TaskCompleted'), 'Activity')
         // The task no longer points at a completion that is gone.
         await tx
           .updateTable('task')
@@ -269,16 +268,14 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       if (request.body.note.trim() === '') throw ValidationError.field('note', 'This field may not be blank.')
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       return db.transaction().execute(async (tx) => {
-        const row = await findActivity(tx, me.organizationId, request.params.id, 'Note')
-        if (row === undefined) throw new NotFoundError('Note')
+        const row = found(await findActivity(tx, me.organizationId, request.params.id, 'Note'), 'Note')
         await tx
           .updateTable('activity')
           .set({ data: JSON.stringify({ note: request.body.note }), updated_by: me.userId, date_updated: ctx.now })
           .where('organization_id', '=', me.organizationId)
           .where('id', '=', row.id)
           .execute()
-        const after = await findActivity(tx, me.organizationId, row.id, 'Note')
-        if (after === undefined) throw new NotFoundError('Note')
+        const after = found(await findActivity(tx, me.organizationId, row.id, 'Note'), 'Note')
         const [before, event] = await activityEvents(tx, [row, after], 'updated')
         if (before === undefined || event === undefined) throw new NotFoundError('Note')
         await recordEvents(tx, ctx.events, [{ ...event, previous: before.data }])
@@ -291,8 +288,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     const me = caller(request)
     const ctx = changeContext(request, formatTimestamp(clock.now()))
     await db.transaction().execute(async (tx) => {
-      const row = await findActivity(tx, me.organizationId, request.params.id, 'Note')
-      if (row === undefined) throw new NotFoundError('Note')
+      const row = found(await findActivity(tx, me.organizationId, request.params.id, 'Note'), 'Note')
       await deleteActivity(tx, ctx, row)
     })
     return {}

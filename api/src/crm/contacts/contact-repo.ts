@@ -20,6 +20,8 @@ import type { ChangeContext, EventAction, EventInput } from '../../integrations/
 import type { ContactValues } from './contact-input.js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { formatPhoneNumber } from '../../platform/text/phone-format.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export type WriteContext = ChangeContext
 
@@ -112,10 +114,7 @@ export async function insertContact(
       lead_id: leadId,
       name: values.name ?? null,
       title: values.title ?? null,
-      created_by: ctx.userId,
-      updated_by: ctx.userId,
-      date_created: ctx.now,
-      date_updated: ctx.now,
+      ...createdStamps(ctx.userId, ctx.now),
     })
     .execute()
   await replaceInfo(db, ctx, id, leadId, { emails: [], phones: [], urls: [], ...values })
@@ -151,12 +150,7 @@ export async function updateContact(
 }
 
 export async function findContact(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('contact')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'contact', organizationId, id)
 }
 
 const CHUNK = 500

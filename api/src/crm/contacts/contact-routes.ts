@@ -15,6 +15,7 @@ import { formatTimestamp } from '../../platform/data/time.js'
 import { contactBodySchema } from './contact-input.js'
 import { contactEvent, contactViews, findContact, insertContact, updateContact } from './contact-repo.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['contacts']
 const params = Type.Object({ id: Type.String() })
@@ -24,8 +25,7 @@ const createBody = Type.Composite([contactBodySchema, Type.Object({ lead_id: Typ
 })
 
 async function contactView(db: Db, organizationId: string, id: string) {
-  const contact = await findContact(db, organizationId, id)
-  if (contact === undefined) throw new NotFoundError('Contact')
+  const contact = found(await findContact(db, organizationId, id), 'Contact')
   const defs = await listCustomFieldDefs(db, organizationId, 'contact')
   const [view] = await contactViews(db, organizationId, [contact], defs)
   if (view === undefined) throw new NotFoundError('Contact')
@@ -111,8 +111,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const me = caller(request)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       return db.transaction().execute(async (tx) => {
-        const current = await findContact(tx, me.organizationId, request.params.id)
-        if (current === undefined) throw new NotFoundError('Contact')
+        const current = found(await findContact(tx, me.organizationId, request.params.id), 'Contact')
         const errors: Record<string, string> = {}
         const setting = await loadWriteSetting(tx, me.organizationId)
         const contact = await prepareContact(tx, setting, request.body, '', errors)
@@ -131,8 +130,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     const me = caller(request)
     const ctx = changeContext(request, formatTimestamp(clock.now()))
     await db.transaction().execute(async (tx) => {
-      const current = await findContact(tx, me.organizationId, request.params.id)
-      if (current === undefined) throw new NotFoundError('Contact')
+      const current = found(await findContact(tx, me.organizationId, request.params.id), 'Contact')
       const last = await contactView(tx, me.organizationId, current.id)
       await deleteWithCustomValues(tx, 'contact', me.organizationId, current.id)
       await touchLead(tx, ctx, current.lead_id)

@@ -2,6 +2,7 @@ import type { CustomFieldTable, Db, Dialect, Tx } from '../../platform/data/data
 import { newId } from '../../platform/security/ids.js'
 import type { CustomField, CustomFieldType, CustomObjectType } from '@leadline/shared/custom-field-schema'
 import { toCustomFieldDef } from './custom-values.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 type Queryable = Db | Tx
 
@@ -116,10 +117,7 @@ export async function insertCustomField(
     organization_id: input.organizationId,
     object_type: input.objectType,
     ...columns(input.values),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('custom_field').values(row).execute()
   return row

@@ -6,6 +6,8 @@ import { copyMissingCustomValues, writeCustomValues, type CustomValue } from '..
 import { newId } from '../../platform/security/ids.js'
 import type { AddressValues } from './lead-input.js'
 import { refreshLeadSearch } from './lead-search-index.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export interface LeadValues {
   name?: string | null
@@ -23,8 +25,7 @@ export interface NewContact {
 
 /** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
 export async function findLead(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
-  const query = db.selectFrom('lead').selectAll().where('organization_id', '=', organizationId).where('id', '=', id)
-  return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
+  return findInOrganization(db, 'lead', organizationId, id, options)
 }
 
 async function replaceAddresses(db: Db, organizationId: string, leadId: string, addresses: AddressValues[]) {
@@ -61,10 +62,7 @@ export async function createLead(
       url: lead.url ?? null,
       description: lead.description ?? '',
       status_id: lead.status.id,
-      created_by: ctx.userId,
-      updated_by: ctx.userId,
-      date_created: ctx.now,
-      date_updated: ctx.now,
+      ...createdStamps(ctx.userId, ctx.now),
     })
     .execute()
   await replaceAddresses(db, ctx.organizationId, id, lead.addresses ?? [])

@@ -18,6 +18,7 @@ import { activityEvents } from '../activities/activity-repo.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { createLeadFromBody, leadEvent, leadViewIn, loadWriteSetting, prepareLead } from './lead-write.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['leads']
 const params = Type.Object({ id: Type.String() })
@@ -49,8 +50,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   const view = async (organizationId: string, id: string, who: ViewCaller) => {
     const [lead] = await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id])
     if (lead === undefined) throw new NotFoundError('Lead')
-    const organization = await meta.get(organizationId, lead.meta_version)
-    if (organization === undefined) throw new NotFoundError('Lead')
+    const organization = found(await meta.get(organizationId, lead.meta_version), 'Lead')
     return leadViewBody(db, views, organization, lead, config.appUrl, who)
   }
   const viewIn = (tx: Db, organization: OrganizationMeta, lead: LeadRow | string, who: ViewCaller) =>
@@ -129,8 +129,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       // The lead is read (and on Postgres locked) in the transaction that writes, so a concurrent status change
       // cannot make this one record a stale old status. SQLite's single writer already serialises them.
       return db.transaction().execute(async (tx) => {
-        const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
-        if (current === undefined) throw new NotFoundError('Lead')
+        const current = found(
+          await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' }),
+          'Lead',
+        )
         // Read the time once the lock is held, so changes are dated in the order they were applied.
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const setting = await loadWriteSetting(tx, me.organizationId)
@@ -164,8 +166,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       const organization = await meta.require(me.organizationId)
       const who = viewer(request)
       await db.transaction().execute(async (tx) => {
-        const current = await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
-        if (current === undefined) throw new NotFoundError('Lead')
+        const current = found(
+          await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' }),
+          'Lead',
+        )
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         // The lead's last state is its event's data; what was under it goes with it, unannounced one by one.
         const last = await viewIn(tx, organization, current, who)
@@ -188,10 +192,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       const who = viewer(request)
       const lock = { lock: dialect === 'postgres' }
       await db.transaction().execute(async (tx) => {
-        const from = await findLead(tx, me.organizationId, source, lock)
-        if (from === undefined) throw new NotFoundError('Source lead')
-        const to = await findLead(tx, me.organizationId, destination, lock)
-        if (to === undefined) throw new NotFoundError('Destination lead')
+        const from = found(await findLead(tx, me.organizationId, source, lock), 'Source lead')
+        const to = found(await findLead(tx, me.organizationId, destination, lock), 'Destination lead')
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const merged = await viewIn(tx, organization, from, who)
         const before = await viewIn(tx, organization, to, who)

@@ -5,22 +5,13 @@ import type { Db, OpportunityTable } from '../../platform/data/database.js'
 import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { relatedNames } from '../users/owner-names.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 export type OpportunityRow = Selectable<OpportunityTable>
 
 /** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
-export async function findOpportunity(
-  db: Db,
-  organizationId: string,
-  id: string,
-  options: { lock?: boolean } = {},
-): Promise<OpportunityRow | undefined> {
-  const query = db
-    .selectFrom('opportunity')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-  return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
+export async function findOpportunity(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
+  return findInOrganization(db, 'opportunity', organizationId, id, options)
 }
 
 /** The opportunities of some leads, oldest first (as a lead shows them). */

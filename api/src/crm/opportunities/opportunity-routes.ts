@@ -48,6 +48,8 @@ import {
 } from './opportunity-list.js'
 import { opportunitySearchConditions } from './opportunity-query.js'
 import { deleteOpportunityDue, syncOpportunityDue } from '../tasks/task-due.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 const tags = ['opportunities']
 const params = Type.Object({ id: Type.String() })
@@ -191,8 +193,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
   }
 
   async function oneView(organizationId: string, id: string) {
-    const row = await findOpportunity(db, organizationId, id)
-    if (row === undefined) throw new NotFoundError('Opportunity')
+    const row = found(await findOpportunity(db, organizationId, id), 'Opportunity')
     const [view] = await views(organizationId, [row])
     if (view === undefined) throw new NotFoundError('Opportunity')
     return view
@@ -333,10 +334,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           date_won: values.date_won ?? null,
           date_lost: values.date_lost ?? null,
           note: values.note ?? '',
-          created_by: me.userId,
-          updated_by: me.userId,
-          date_created: ctx.now,
-          date_updated: ctx.now,
+          ...createdStamps(me.userId, ctx.now),
         }
         await tx.insertInto('opportunity').values(row).execute()
         await writeCustomValues(
@@ -422,8 +420,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     const organization = await meta.require(me.organizationId)
     const ctx = writeContext(request)
     await db.transaction().execute(async (tx) => {
-      const current = await findOpportunity(tx, me.organizationId, request.params.id)
-      if (current === undefined) throw new NotFoundError('Opportunity')
+      const current = found(await findOpportunity(tx, me.organizationId, request.params.id), 'Opportunity')
       const last = await viewIn(tx, organization, current.id)
       const due = await dueTasks(tx, organization, current.id, request, ctx)
       await deleteOpportunityDue(tx, me.organizationId, current.id)

@@ -6,6 +6,8 @@ import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { foldCase } from '../../platform/text/text.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 /** The organization's outcomes by name ignoring case, the order a picker shows them in (the same in both dialects). */
 export function outcomesQuery(db: Db, dialect: Dialect, organizationId: string) {
@@ -18,13 +20,8 @@ export function outcomesQuery(db: Db, dialect: Dialect, organizationId: string) 
 }
 
 /** One outcome of the organization, read by its primary key. */
-export async function findOutcome(db: Db, organizationId: string, id: string): Promise<OutcomeTable | undefined> {
-  return db
-    .selectFrom('outcome')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst()
+export async function findOutcome(db: Db, organizationId: string, id: string) {
+  return findInOrganization(db, 'outcome', organizationId, id)
 }
 
 export function outcomeView(row: OutcomeTable): Outcome {
@@ -101,10 +98,7 @@ export async function insertOutcome(
     id: newId('outcome'),
     organization_id: input.organizationId,
     ...columns(input),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
   await guardName(db.insertInto('outcome').values(row).execute())
   return row

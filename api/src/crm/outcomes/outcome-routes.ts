@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import {
   outcomeAppliesToSchema,
   outcomeSchema,
@@ -10,10 +9,11 @@ import {
 import type { OutcomeTable } from '../../platform/data/database.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import type { Deps } from '../deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
-import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
+import { requireAdmin } from '../../platform/security/roles.js'
 import { cleanText } from '../../platform/text/text.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { LABEL_MAX, labelProblem } from '../statuses/status-input.js'
@@ -28,8 +28,7 @@ import {
   type OutcomeFields,
 } from './outcome-repo.js'
 
-const tags = ['outcomes']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(['outcomes'], outcomeSchema)
 const DESCRIPTION_MAX = 2000
 
 const nameSchema = Type.String({
@@ -98,56 +97,19 @@ function sameFields(row: OutcomeTable, fields: OutcomeFields): boolean {
 }
 
 export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
-  // Role checks come first, with one read and no transaction (platform/security/roles.ts).
-  const outcomeOf = (id: string) => (organizationId: string) => findOutcome(db, organizationId, id)
-  const outcomeNotFound = () => new NotFoundError('Outcome')
+  const outcome: Target<OutcomeTable> = { find: findOutcome, what: 'Outcome' }
 
-  app.get(
-    '/outcome/',
-    {
-      schema: {
-        tags,
-        summary: 'The call and meeting outcomes of your organization, by name',
-        querystring: listQuerySchema(),
-        response: { 200: listEnvelopeSchema(outcomeSchema) },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const page = await fetchPage(outcomesQuery(db, dialect, me.organizationId), request.query)
-      return { has_more: page.has_more, data: page.data.map(outcomeView) }
-    },
+  app.get('/outcome/', schemas.list('The call and meeting outcomes of your organization, by name'), async (request) =>
+    listPage(outcomesQuery(db, dialect, caller(request).organizationId), request.query, outcomeView),
   )
 
-  app.get(
-    '/outcome/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One outcome',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: outcomeSchema },
-      },
-    },
-    async (request) => {
-      const row = await findOutcome(db, caller(request).organizationId, request.params.id)
-      if (row === undefined) throw new NotFoundError('Outcome')
-      return outcomeView(row)
-    },
+  app.get('/outcome/:id/', schemas.get('One outcome'), async (request) =>
+    outcomeView(found(await findOutcome(db, caller(request).organizationId, request.params.id), outcome.what)),
   )
 
   app.post(
     '/outcome/',
-    {
-      schema: {
-        tags,
-        summary: 'Create an outcome (admin; answers 201)',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 201: outcomeSchema },
-      },
-    },
+    schemas.createWith201('Create an outcome (admin; answers 201)', createBody),
     async (request, reply) => {
       const me = requireAdmin(request)
       const body = request.body
@@ -174,58 +136,32 @@ export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
   )
 
-  app.put(
-    '/outcome/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Change an outcome (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: outcomeSchema },
-      },
-    },
-    async (request) => {
-      const me = await requireAdminOver(request, outcomeOf(request.params.id), outcomeNotFound)
-      const body = request.body
+  app.put('/outcome/:id/', schemas.update('Change an outcome (admin)', updateBody), async (request) => {
+    const body = request.body
+    return adminChange(db, request, request.params.id, outcome, async (tx, row, me) => {
       const ctx = changeContext(request, formatTimestamp(clock.now()))
-      return db.transaction().execute(async (tx) => {
-        const row = await findOutcome(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw outcomeNotFound()
-        const before = outcomeView(row)
-        const type = body.type ?? before.type
-        const fields = checkedFields({
-          name: body.name ?? before.name,
-          description: body.description === undefined ? before.description : body.description,
-          type,
-          // A type changed to vm-dropped without a new applies_to takes that type's default.
-          applies_to: body.applies_to ?? (type === before.type ? before.applies_to : defaultAppliesTo(type)),
-        })
-        if (sameFields(row, fields)) return before
-        const after = outcomeView(await updateOutcome(tx, row, fields, { userId: me.userId, now: ctx.now }))
-        await recordEvents(tx, ctx.events, [outcomeEvent(after, 'updated', before)])
-        return after
+      const before = outcomeView(row)
+      const type = body.type ?? before.type
+      const fields = checkedFields({
+        name: body.name ?? before.name,
+        description: body.description === undefined ? before.description : body.description,
+        type,
+        // A type changed to vm-dropped without a new applies_to takes that type's default.
+        applies_to: body.applies_to ?? (type === before.type ? before.applies_to : defaultAppliesTo(type)),
       })
-    },
-  )
+      if (sameFields(row, fields)) return before
+      const after = outcomeView(await updateOutcome(tx, row, fields, { userId: me.userId, now: ctx.now }))
+      await recordEvents(tx, ctx.events, [outcomeEvent(after, 'updated', before)])
+      return after
+    })
+  })
 
   app.delete(
     '/outcome/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an outcome (admin); calls that have it keep its id',
-        params,
-        response: { 200: Type.Object({}) },
-      },
-    },
+    schemas.delete('Delete an outcome (admin); calls that have it keep its id'),
     async (request) => {
-      const me = await requireAdminOver(request, outcomeOf(request.params.id), outcomeNotFound)
-      const ctx = changeContext(request, formatTimestamp(clock.now()))
-      await db.transaction().execute(async (tx) => {
-        const row = await findOutcome(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw outcomeNotFound()
+      await adminChange(db, request, request.params.id, outcome, async (tx, row) => {
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
         await deleteOutcome(tx, row)
         await recordEvents(tx, ctx.events, [outcomeEvent(outcomeView(row), 'deleted')])
       })

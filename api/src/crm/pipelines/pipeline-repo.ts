@@ -6,6 +6,7 @@ import { newId } from '../../platform/security/ids.js'
 import { sameLabel } from '../statuses/status-input.js'
 import { opportunityStatusView } from '../statuses/status-repo.js'
 import { userNames } from '../users/user-names.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 type Queryable = Db | Tx
 type PipelineRow = Pick<
@@ -146,10 +147,7 @@ export async function insertPipeline(
       organization_id: input.organizationId,
       name: input.name,
       position: last.position === null ? 0 : last.position + 1,
-      created_by: input.userId,
-      updated_by: input.userId,
-      date_created: input.now,
-      date_updated: input.now,
+      ...createdStamps(input.userId, input.now),
     })
     .execute()
   return id

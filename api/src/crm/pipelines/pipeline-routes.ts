@@ -1,17 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import { pipelineSchema, type Pipeline } from '@leadline/shared/pipeline-schema'
 import { opportunityStatusTypeSchema, type OpportunityStatus } from '@leadline/shared/status-schema'
 import type { Db, Tx } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
-import { HttpError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { adminChange, crudSchemas, idParams, listPageViews, type Target } from '../../platform/http/crud-routes.js'
+import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
 import { changeContext, recordEvents, type EventAction, type EventInput } from '../../integrations/events/event-repo.js'
-import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
+import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { LABEL_MAX, labelProblem, labelSchema, sameLabel } from '../statuses/status-input.js'
 import {
@@ -26,7 +26,6 @@ import {
 import {
   countPipelines,
   deletePipeline,
-  findPipeline,
   findPipelineView,
   insertPipeline,
   pipelineNameTaken,
@@ -37,9 +36,9 @@ import {
 } from './pipeline-repo.js'
 
 const tags = ['pipelines']
+const schemas = crudSchemas(tags, pipelineSchema)
 /** More statuses than anyone would drag across a board; a body is refused past it. */
 const STATUSES_MAX = 100
-const params = Type.Object({ id: Type.String() })
 
 const nameSchema = Type.String({
   description: `Trimmed; 1 to ${LABEL_MAX} characters; unique in the organization ignoring case.`,
@@ -181,63 +180,31 @@ function pipelineChanges(
   ]
 }
 
-const pipelineNotFound = () => new NotFoundError('Pipeline')
-
 async function viewOf(db: Db | Tx, organizationId: string, id: string): Promise<Pipeline> {
-  const view = await findPipelineView(db, organizationId, id)
-  if (view === undefined) throw pipelineNotFound()
-  return view
+  return found(await findPipelineView(db, organizationId, id), 'Pipeline')
 }
 
 export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
-  // Role checks read with no lock (platform/security/roles.ts), before the transaction that takes the organization's.
-  const pipelineOf = (id: string) => (organizationId: string) => findPipeline(db, organizationId, id)
+  // Pipeline writes take the organization's status lock, after the role check (platform/security/roles.ts).
+  const lock = (tx: Tx, organizationId: string) => lockOrganizationStatuses(tx, dialect, organizationId)
+  const pipeline: Target<Pipeline> = { find: findPipelineView, what: 'Pipeline', lock }
 
   app.get(
     '/pipeline/',
-    {
-      schema: {
-        tags,
-        summary: 'The pipelines of your organization, in order, each with its opportunity statuses',
-        querystring: listQuerySchema(),
-        response: { 200: listEnvelopeSchema(pipelineSchema) },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const page = await fetchPage(pipelinesQuery(db, me.organizationId), request.query)
-      return { has_more: page.has_more, data: await pipelineViews(db, page.data) }
-    },
+    schemas.list('The pipelines of your organization, in order, each with its opportunity statuses'),
+    async (request) =>
+      listPageViews(pipelinesQuery(db, caller(request).organizationId), request.query, (rows) =>
+        pipelineViews(db, rows),
+      ),
   )
 
-  app.get(
-    '/pipeline/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One pipeline with its opportunity statuses',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: pipelineSchema },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      return viewOf(db, me.organizationId, request.params.id)
-    },
+  app.get('/pipeline/:id/', schemas.get('One pipeline with its opportunity statuses'), async (request) =>
+    viewOf(db, caller(request).organizationId, request.params.id),
   )
 
   app.post(
     '/pipeline/',
-    {
-      schema: {
-        tags,
-        summary: 'Create a pipeline, placed after the others, with its statuses (admin)',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 201: pipelineSchema },
-      },
-    },
+    schemas.createWith201('Create a pipeline, placed after the others, with its statuses (admin)', createBody),
     async (request, reply) => {
       const me = requireAdmin(request)
       const errors: Record<string, string> = {}
@@ -252,7 +219,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
       )
       if (Object.keys(errors).length > 0) throw new ValidationError(errors)
       const view = await db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        await lock(tx, me.organizationId)
         if (await pipelineNameTaken(tx, me.organizationId, name)) throw ValidationError.field('name', NAME_TAKEN)
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const now = ctx.now
@@ -273,35 +240,25 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
 
   app.put(
     '/pipeline/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Rename a pipeline, reorder its statuses, or move statuses of other pipelines into it (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: pipelineSchema },
-      },
-    },
+    schemas.update(
+      'Rename a pipeline, reorder its statuses, or move statuses of other pipelines into it (admin)',
+      updateBody,
+    ),
     async (request) => {
-      const me = await requireAdminOver(request, pipelineOf(request.params.id), pipelineNotFound)
       const body = request.body
-      return db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const pipeline = await findPipeline(tx, me.organizationId, request.params.id)
-        if (pipeline === undefined) throw pipelineNotFound()
-        if (body.name === undefined && body.statuses === undefined) return viewOf(tx, me.organizationId, pipeline.id)
+      return adminChange(db, request, request.params.id, pipeline, async (tx, view, me) => {
+        if (body.name === undefined && body.statuses === undefined) return view
 
         const errors: Record<string, string> = {}
         const name = body.name === undefined ? undefined : cleanInto(body.name, 'name', errors)
         if (name !== undefined && errors.name === undefined) {
-          if (await pipelineNameTaken(tx, me.organizationId, name, pipeline.id)) errors.name = NAME_TAKEN
+          if (await pipelineNameTaken(tx, me.organizationId, name, view.id)) errors.name = NAME_TAKEN
         }
         const placements =
           body.statuses === undefined
             ? undefined
             : arrangeStatuses(
-                pipeline.id,
+                view.id,
                 body.statuses,
                 await opportunityStatusesQuery(tx, me.organizationId).execute(),
                 errors,
@@ -318,13 +275,13 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
         const dueBefore = await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)
         const leftBehind = new Set<string>()
         for (const [position, { status, label, type }] of (placements ?? []).entries()) {
-          const moves = status.pipeline_id !== pipeline.id
+          const moves = status.pipeline_id !== view.id
           if (moves) leftBehind.add(status.pipeline_id)
           if (moves || label !== status.label || type !== status.type) {
             await updateOpportunityStatus(tx, me.organizationId, status.id, {
               label,
               type,
-              pipelineId: pipeline.id,
+              pipelineId: view.id,
               position,
               now,
             })
@@ -337,7 +294,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           }
         }
         await touchPipelines(tx, me.organizationId, [...leftBehind], { userId: me.userId, now })
-        await updatePipeline(tx, me.organizationId, pipeline.id, {
+        await updatePipeline(tx, me.organizationId, view.id, {
           ...(name === undefined ? {} : { name }),
           userId: me.userId,
           now,
@@ -347,7 +304,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
           ...pipelineChanges(before, after),
           ...taskChangeEvents(dueBefore, await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)),
         ])
-        return viewOf(tx, me.organizationId, pipeline.id)
+        return viewOf(tx, me.organizationId, view.id)
       })
     },
   )
@@ -359,28 +316,25 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
         tags,
         summary: 'Delete a pipeline that holds no statuses; the last one stays (admin)',
         description: 'Move its statuses to another pipeline, or delete them, first.',
-        params,
+        params: idParams,
         response: { 204: Type.Null({ description: 'No content.' }) },
       },
     },
     async (request, reply) => {
-      const me = await requireAdminOver(request, pipelineOf(request.params.id), pipelineNotFound)
-      await db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const pipeline = await viewOf(tx, me.organizationId, request.params.id)
+      await adminChange(db, request, request.params.id, pipeline, async (tx, view, me) => {
         if ((await countPipelines(tx, me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last pipeline of an organization cannot be deleted.')
         }
-        const held = pipeline.statuses.length
+        const held = view.statuses.length
         if (held > 0) {
           throw new HttpError(
             400,
             `This pipeline still holds ${held} opportunity ${held === 1 ? 'status' : 'statuses'}: move them to another pipeline or delete them first.`,
           )
         }
-        await deletePipeline(tx, me.organizationId, pipeline.id)
+        await deletePipeline(tx, me.organizationId, view.id)
         const ctx = changeContext(request, formatTimestamp(clock.now()))
-        await recordEvents(tx, ctx.events, [pipelineEvent(pipeline, 'deleted')])
+        await recordEvents(tx, ctx.events, [pipelineEvent(view, 'deleted')])
       })
       return reply.code(204).send(null)
     },

@@ -3,6 +3,7 @@ import type { Db, Dialect, LeadStatusTable, OpportunityStatusTable, Tx } from '.
 import type { EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import { newId } from '../../platform/security/ids.js'
 import { sameLabel } from './status-input.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 type Queryable = Db | Tx
 
@@ -64,12 +65,7 @@ export function leadStatusesQuery(db: Queryable, organizationId: string) {
 }
 
 export async function findLeadStatus(db: Queryable, organizationId: string, id: string) {
-  return db
-    .selectFrom('lead_status')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'lead_status', organizationId, id)
 }
 
 /** Whether another lead status of the organization already has this label, ignoring case. */
@@ -161,12 +157,7 @@ export function opportunityStatusesQuery(db: Queryable, organizationId: string) 
 }
 
 export async function findOpportunityStatus(db: Queryable, organizationId: string, id: string) {
-  return db
-    .selectFrom('opportunity_status')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'opportunity_status', organizationId, id)
 }
 
 /** Whether another status of the pipeline already has this label, ignoring case. */

@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema } from '@leadline/shared/status-schema'
 import type { Deps } from '../deps.js'
-import { HttpError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import type { LeadStatusTable, OpportunityStatusTable, Tx } from '../../platform/data/database.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
+import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
 import { dueTasksOfStatuses, taskChangeEvents } from '../tasks/task-events.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
-import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
+import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
 import { cleanLabel, labelSchema } from './status-input.js'
@@ -35,10 +36,8 @@ import {
   updateOpportunityStatus,
 } from './status-repo.js'
 
-const leadTags = ['lead statuses']
-const opportunityTags = ['opportunity statuses']
-const params = Type.Object({ id: Type.String() })
-const deletedSchema = Type.Object({})
+const leadSchemas = crudSchemas(['lead statuses'], leadStatusSchema)
+const opportunitySchemas = crudSchemas(['opportunity statuses'], opportunityStatusSchema)
 
 const leadStatusBody = Type.Object({ label: labelSchema }, { additionalProperties: false })
 const leadStatusUpdateBody = Type.Object({ label: Type.Optional(labelSchema) }, { additionalProperties: false })
@@ -74,68 +73,39 @@ function refuseWhileUsed(usage: number, holders: 'leads' | 'opportunities'): voi
   }
 }
 
+const LEAD_LABEL_TAKEN = 'A lead status with this label already exists.'
+const OPPORTUNITY_LABEL_TAKEN = 'An opportunity status with this label already exists in the pipeline.'
+
 export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
-  // Role checks read with no lock (platform/security/roles.ts), before the transaction that takes the organization's.
-  const leadStatusOf = (id: string) => (organizationId: string) => findLeadStatus(db, organizationId, id)
-  const opportunityStatusOf = (id: string) => (organizationId: string) => findOpportunityStatus(db, organizationId, id)
-  const opportunityStatusNotFound = () => new NotFoundError('Opportunity status')
+  // Status writes take the organization's lock, after the role check (platform/security/roles.ts).
+  const lock = (tx: Tx, organizationId: string) => lockOrganizationStatuses(tx, dialect, organizationId)
+  const leadStatus: Target<LeadStatusTable> = { find: findLeadStatus, what: 'Lead status', lock }
+  const opportunityStatus: Target<OpportunityStatusTable> = {
+    find: findOpportunityStatus,
+    what: 'Opportunity status',
+    lock,
+  }
 
   // --- lead statuses ---
 
-  app.get(
-    '/status/lead/',
-    {
-      schema: {
-        tags: leadTags,
-        summary: 'The lead statuses of your organization, in order',
-        querystring: listQuerySchema(),
-        response: { 200: listEnvelopeSchema(leadStatusSchema) },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const page = await fetchPage(leadStatusesQuery(db, me.organizationId), request.query)
-      return { has_more: page.has_more, data: page.data.map(leadStatusView) }
-    },
+  app.get('/status/lead/', leadSchemas.list('The lead statuses of your organization, in order'), async (request) =>
+    listPage(leadStatusesQuery(db, caller(request).organizationId), request.query, leadStatusView),
   )
 
-  app.get(
-    '/status/lead/:id/',
-    {
-      schema: {
-        tags: leadTags,
-        summary: 'One lead status',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: leadStatusSchema },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const status = await findLeadStatus(db, me.organizationId, request.params.id)
-      if (status === undefined) throw new NotFoundError('Lead status')
-      return leadStatusView(status)
-    },
+  app.get('/status/lead/:id/', leadSchemas.get('One lead status'), async (request) =>
+    leadStatusView(found(await findLeadStatus(db, caller(request).organizationId, request.params.id), leadStatus.what)),
   )
 
   app.post(
     '/status/lead/',
-    {
-      schema: {
-        tags: leadTags,
-        summary: 'Create a lead status, placed after the others (admin)',
-        querystring: fieldsQuerySchema,
-        body: leadStatusBody,
-        response: { 200: leadStatusSchema },
-      },
-    },
+    leadSchemas.create('Create a lead status, placed after the others (admin)', leadStatusBody),
     async (request) => {
       const me = requireAdmin(request)
       const label = cleanLabel(request.body.label)
       return db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        await lock(tx, me.organizationId)
         if (await leadStatusLabelTaken(tx, me.organizationId, label)) {
-          throw ValidationError.field('label', 'A lead status with this label already exists.')
+          throw ValidationError.field('label', LEAD_LABEL_TAKEN)
         }
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const id = await insertLeadStatus(tx, { organizationId: me.organizationId, label, now: ctx.now })
@@ -148,30 +118,13 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
 
   app.put(
     '/status/lead/:id/',
-    {
-      schema: {
-        tags: leadTags,
-        summary: 'Rename a lead status (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: leadStatusUpdateBody,
-        response: { 200: leadStatusSchema },
-      },
-    },
-    async (request) => {
-      const me = await requireAdminOver(
-        request,
-        leadStatusOf(request.params.id),
-        () => new NotFoundError('Lead status'),
-      )
-      return db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const status = await findLeadStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw new NotFoundError('Lead status')
+    leadSchemas.update('Rename a lead status (admin)', leadStatusUpdateBody),
+    async (request) =>
+      adminChange(db, request, request.params.id, leadStatus, async (tx, status, me) => {
         if (request.body.label === undefined) return leadStatusView(status)
         const label = cleanLabel(request.body.label)
         if (await leadStatusLabelTaken(tx, me.organizationId, label, status.id)) {
-          throw ValidationError.field('label', 'A lead status with this label already exists.')
+          throw ValidationError.field('label', LEAD_LABEL_TAKEN)
         }
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         await renameLeadStatus(tx, me.organizationId, status.id, { label, now: ctx.now })
@@ -180,30 +133,14 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           { ...statusEvent('lead', view, 'updated'), previous: leadStatusView(status) },
         ])
         return view
-      })
-    },
+      }),
   )
 
   app.delete(
     '/status/lead/:id/',
-    {
-      schema: {
-        tags: leadTags,
-        summary: 'Delete a lead status no lead uses; the last one stays (admin)',
-        params,
-        response: { 200: deletedSchema },
-      },
-    },
+    leadSchemas.delete('Delete a lead status no lead uses; the last one stays (admin)'),
     async (request) => {
-      const me = await requireAdminOver(
-        request,
-        leadStatusOf(request.params.id),
-        () => new NotFoundError('Lead status'),
-      )
-      await db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const status = await findLeadStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw new NotFoundError('Lead status')
+      await adminChange(db, request, request.params.id, leadStatus, async (tx, status, me) => {
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'leads')
         if ((await countLeadStatuses(tx, me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last lead status cannot be deleted: every lead needs a status.')
@@ -220,58 +157,27 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
 
   app.get(
     '/status/opportunity/',
-    {
-      schema: {
-        tags: opportunityTags,
-        summary: 'The opportunity statuses of your organization, by pipeline, in order',
-        querystring: listQuerySchema(),
-        response: { 200: listEnvelopeSchema(opportunityStatusSchema) },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const page = await fetchPage(opportunityStatusesQuery(db, me.organizationId), request.query)
-      return { has_more: page.has_more, data: page.data.map(opportunityStatusView) }
-    },
+    opportunitySchemas.list('The opportunity statuses of your organization, by pipeline, in order'),
+    async (request) =>
+      listPage(opportunityStatusesQuery(db, caller(request).organizationId), request.query, opportunityStatusView),
   )
 
-  app.get(
-    '/status/opportunity/:id/',
-    {
-      schema: {
-        tags: opportunityTags,
-        summary: 'One opportunity status',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: opportunityStatusSchema },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const status = await findOpportunityStatus(db, me.organizationId, request.params.id)
-      if (status === undefined) throw new NotFoundError('Opportunity status')
-      return opportunityStatusView(status)
-    },
+  app.get('/status/opportunity/:id/', opportunitySchemas.get('One opportunity status'), async (request) =>
+    opportunityStatusView(
+      found(await findOpportunityStatus(db, caller(request).organizationId, request.params.id), opportunityStatus.what),
+    ),
   )
 
   app.post(
     '/status/opportunity/',
-    {
-      schema: {
-        tags: opportunityTags,
-        summary: 'Create an opportunity status at the end of a pipeline (admin)',
-        querystring: fieldsQuerySchema,
-        body: opportunityStatusBody,
-        response: { 200: opportunityStatusSchema },
-      },
-    },
+    opportunitySchemas.create('Create an opportunity status at the end of a pipeline (admin)', opportunityStatusBody),
     async (request) => {
       const me = requireAdmin(request)
       const label = cleanLabel(request.body.label)
       const type = request.body.type ?? 'active'
       const pipelineId = request.body.pipeline_id ?? undefined
       return db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
+        await lock(tx, me.organizationId)
         const pipeline =
           pipelineId === undefined
             ? await findFirstPipeline(tx, me.organizationId)
@@ -285,7 +191,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           )
         }
         if (await opportunityStatusLabelTaken(tx, pipeline.id, label)) {
-          throw ValidationError.field('label', 'An opportunity status with this label already exists in the pipeline.')
+          throw ValidationError.field('label', OPPORTUNITY_LABEL_TAKEN)
         }
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const id = await insertOpportunityStatus(tx, {
@@ -310,22 +216,12 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
 
   app.put(
     '/status/opportunity/:id/',
-    {
-      schema: {
-        tags: opportunityTags,
-        summary: 'Rename an opportunity status, change its type or move it to another pipeline (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: opportunityStatusUpdateBody,
-        response: { 200: opportunityStatusSchema },
-      },
-    },
-    async (request) => {
-      const me = await requireAdminOver(request, opportunityStatusOf(request.params.id), opportunityStatusNotFound)
-      return db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw opportunityStatusNotFound()
+    opportunitySchemas.update(
+      'Rename an opportunity status, change its type or move it to another pipeline (admin)',
+      opportunityStatusUpdateBody,
+    ),
+    async (request) =>
+      adminChange(db, request, request.params.id, opportunityStatus, async (tx, status, me) => {
         const label = request.body.label === undefined ? undefined : cleanLabel(request.body.label)
         const type = request.body.type
         const pipelineId = request.body.pipeline_id
@@ -336,10 +232,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
         }
         const target = moves ? pipelineId : status.pipeline_id
         if (await opportunityStatusLabelTaken(tx, target, label ?? status.label, status.id)) {
-          throw ValidationError.field(
-            label === undefined ? 'pipeline_id' : 'label',
-            'An opportunity status with this label already exists in the pipeline.',
-          )
+          throw ValidationError.field(label === undefined ? 'pipeline_id' : 'label', OPPORTUNITY_LABEL_TAKEN)
         }
         const at = clock.now()
         const ctx = changeContext(request, formatTimestamp(at))
@@ -374,28 +267,18 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
           ...taskChangeEvents(dueBefore, await dueTasksOfStatuses(tx, me.organizationId, retyped, viewer)),
         ])
         return view
-      })
-    },
+      }),
   )
 
   app.delete(
     '/status/opportunity/:id/',
-    {
-      schema: {
-        tags: opportunityTags,
-        summary: 'Delete an opportunity status no opportunity uses, the last of its pipeline too (admin)',
-        description:
-          'A pipeline may be left without statuses, and then deleted (decision 0040); an opportunity created without a status takes the first active one of the first pipeline that has statuses.',
-        params,
-        response: { 200: deletedSchema },
-      },
-    },
+    opportunitySchemas.delete({
+      summary: 'Delete an opportunity status no opportunity uses, the last of its pipeline too (admin)',
+      description:
+        'A pipeline may be left without statuses, and then deleted (decision 0040); an opportunity created without a status takes the first active one of the first pipeline that has statuses.',
+    }),
     async (request) => {
-      const me = await requireAdminOver(request, opportunityStatusOf(request.params.id), opportunityStatusNotFound)
-      await db.transaction().execute(async (tx) => {
-        await lockOrganizationStatuses(tx, dialect, me.organizationId)
-        const status = await findOpportunityStatus(tx, me.organizationId, request.params.id)
-        if (status === undefined) throw opportunityStatusNotFound()
+      await adminChange(db, request, request.params.id, opportunityStatus, async (tx, status, me) => {
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id, 'opportunity'), 'opportunities')
         await deleteOpportunityStatus(tx, me.organizationId, status.id)
         const ctx = changeContext(request, formatTimestamp(clock.now()))

@@ -7,18 +7,14 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { newId } from '../../platform/security/ids.js'
 import { relatedNames } from '../users/owner-names.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 export type TaskRow = Selectable<TaskTable>
 
 /** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
-export async function findTask(
-  db: Db,
-  organizationId: string,
-  id: string,
-  options: { lock?: boolean } = {},
-): Promise<TaskRow | undefined> {
-  const query = db.selectFrom('task').selectAll().where('organization_id', '=', organizationId).where('id', '=', id)
-  return (options.lock === true ? query.forUpdate() : query).executeTakeFirst()
+export async function findTask(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
+  return findInOrganization(db, 'task', organizationId, id, options)
 }
 
 /** The open tasks of some leads, in no particular order: a lead orders them in its caller's zone (lead-view.ts). */
@@ -78,10 +74,7 @@ export function newTaskRow(input: NewTask): Insertable<TaskTable> {
     object_type: TASK_OBJECT_TYPES[input.type],
     object_id: input.objectId ?? null,
     data: JSON.stringify(input.data ?? {}),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
 }
 

@@ -18,6 +18,7 @@ import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
 import { dateColumns, findTask, insertTask, taskViews, type TaskRow } from './task-repo.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['tasks']
 const params = Type.Object({ id: Type.String() })
@@ -193,8 +194,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
 
   async function oneView(request: FastifyRequest, id: string) {
     const me = caller(request)
-    const row = await findTask(db, me.organizationId, id)
-    if (row === undefined) throw new NotFoundError('Task')
+    const row = found(await findTask(db, me.organizationId, id), 'Task')
     const [view] = await taskViews(db, await meta.require(me.organizationId), [row], callerAt(request, clock.now()))
     return view
   }
@@ -331,8 +331,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
       return db.transaction().execute(async (tx) => {
-        const task = await findTask(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' })
-        if (task === undefined) throw new NotFoundError('Task')
+        const task = found(
+          await findTask(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' }),
+          'Task',
+        )
         const before = await viewsOf(tx, request, organization, [task], now)
         const errors: Record<string, string> = {}
         const changes: Partial<TaskRow> = {}
@@ -453,8 +455,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     const now = clock.now()
     const organization = await meta.require(me.organizationId)
     await db.transaction().execute(async (tx) => {
-      const task = await findTask(tx, me.organizationId, request.params.id)
-      if (task === undefined) throw new NotFoundError('Task')
+      const task = found(await findTask(tx, me.organizationId, request.params.id), 'Task')
       const last = (await viewsOf(tx, request, organization, [task], now)).get(task.id)
       await tx.deleteFrom('task').where('organization_id', '=', me.organizationId).where('id', '=', task.id).execute()
       if (last !== undefined)

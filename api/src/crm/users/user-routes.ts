@@ -17,6 +17,7 @@ import { RawJson } from '../../platform/http/raw-json.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { listPresence } from './presence-repo.js'
 import { userViews } from './user-view.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['users']
 const idParams = Type.Object({ id: Type.String() })
@@ -50,8 +51,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
       // Everything /me/ shows (the user, the organization, memberships, phone numbers, email accounts) moves the meta
       // version: that one number says whether the cached answer is current, and the metadata is needed only to build
       // a new one.
-      const version = await meta.version(me.organizationId)
-      if (version === undefined) throw new NotFoundError('Organization')
+      const version = found(await meta.version(me.organizationId), 'Organization')
       const key = `me:${me.organizationId}:${me.userId}`
       const cached = views.get(key, 0, version)
       if (cached !== undefined) return new RawJson(cached)

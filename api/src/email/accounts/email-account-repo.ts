@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { SecretOpenError, type SecretBox } from '../../platform/security/secret-box.js'
 import { writeVerificationLink } from './email-address-verification.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 // Email accounts (docs/decisions/0029-email-accounts.md): the address a user sends as, its SMTP server and the
 // identities the user may send as. The SMTP password is stored sealed; only the functions that return an
@@ -135,17 +136,8 @@ export function emailAccountsQuery(db: Db, organizationId: string, userId?: stri
 }
 
 /** One account of the organization, as stored. */
-export async function findEmailAccountRow(
-  db: Db,
-  organizationId: string,
-  id: string,
-): Promise<EmailAccountTable | undefined> {
-  return db
-    .selectFrom('email_account')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+export async function findEmailAccountRow(db: Db, organizationId: string, id: string) {
+  return findInOrganization(db, 'email_account', organizationId, id)
 }
 
 /** The accounts as the API shows them, in the order given. */

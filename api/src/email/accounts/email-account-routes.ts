@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { emailAccountSchema } from '@leadline/shared/email-account-schema'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import type { Db, EmailAccountTable } from '../../platform/data/database.js'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { crudSchemas, idParams, listPageViews } from '../../platform/http/crud-routes.js'
+import { ForbiddenError, ValidationError } from '../../platform/http/errors.js'
+import { listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { checkedForMember, checkedPassword, identitiesForNewAddress } from './email-account-input.js'
@@ -26,7 +27,7 @@ import { resendVerificationLink, verifyAddress } from './email-address-verificat
 import { isUniqueViolation } from '../../platform/data/db-errors.js'
 
 const tags = ['email accounts']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, emailAccountSchema)
 
 const identitySchema = Type.Object(
   {
@@ -119,8 +120,7 @@ function withIdentityNames(identities: { name?: string | undefined; email: strin
 export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
   /** The account of the caller's organization, if the caller may manage it (404, then 403). */
   async function managedAccount(tx: Db, me: KeyOwner, id: string): Promise<EmailAccountTable> {
-    const row = await findEmailAccountRow(tx, me.organizationId, id)
-    if (row === undefined) throw new NotFoundError('Email account')
+    const row = found(await findEmailAccountRow(tx, me.organizationId, id), 'Email account')
     requireManager(me, row.user_id)
     return row
   }
@@ -149,49 +149,27 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
 
   app.get(
     '/email_account/',
-    {
-      schema: {
-        tags,
-        summary: 'The email accounts of your organization (admin), or your own (user)',
-        querystring: listQuery,
-        response: { 200: listEnvelopeSchema(emailAccountSchema) },
-      },
-    },
+    schemas.listBy('The email accounts of your organization (admin), or your own (user)', listQuery),
     async (request) => {
       const me = caller(request)
       const asked = request.query.user_id
       if (me.role !== 'admin' && asked !== undefined && asked !== me.userId) return { has_more: false, data: [] }
       const userId = me.role === 'admin' ? asked : me.userId
-      const page = await fetchPage(emailAccountsQuery(db, me.organizationId, userId), request.query)
-      return { has_more: page.has_more, data: await emailAccountViews(db, page.data) }
+      return listPageViews(emailAccountsQuery(db, me.organizationId, userId), request.query, (rows) =>
+        emailAccountViews(db, rows),
+      )
     },
   )
 
   app.get(
     '/email_account/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One email account: yours, or any of your organization’s as an admin',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: emailAccountSchema },
-      },
-    },
+    schemas.get('One email account: yours, or any of your organization’s as an admin'),
     async (request) => oneEmailAccountView(db, await managedAccount(db, caller(request), request.params.id)),
   )
 
   app.post(
     '/email_account/',
-    {
-      schema: {
-        tags,
-        summary: 'Add an email account: for yourself, or for any member as an admin (answers 200)',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 200: emailAccountSchema },
-      },
-    },
+    schemas.create('Add an email account: for yourself, or for any member as an admin (answers 200)', createBody),
     async (request) => {
       const me = caller(request)
       const body = request.body
@@ -222,16 +200,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
 
   app.put(
     '/email_account/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Change an email account: yours, or any as an admin',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: emailAccountSchema },
-      },
-    },
+    schemas.update('Change an email account: yours, or any as an admin', updateBody),
     async (request) => {
       const me = caller(request)
       const body = request.body
@@ -279,7 +248,7 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         description:
           'The address (the account’s own or an identity’s) must be unverified. A new link replaces the one before. ' +
           'At most one link a minute to an address, and ten an hour from an account: 429 with `Retry-After` beyond.',
-        params,
+        params: idParams,
         body: Type.Object(
           { email: Type.String({ description: 'The address to verify.' }) },
           { additionalProperties: false },
@@ -337,22 +306,14 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
             throw ValidationError.field('token', 'This address is in use by another email account.')
           throw error
         })
-      const row = await findEmailAccountRow(db, me.organizationId, verified.accountId)
-      if (row === undefined) throw new NotFoundError('Email account')
+      const row = found(await findEmailAccountRow(db, me.organizationId, verified.accountId), 'Email account')
       return { email: verified.address, email_account: await oneEmailAccountView(db, row) }
     },
   )
 
   app.delete(
     '/email_account/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Remove an email account: yours, or any as an admin',
-        params,
-        response: { 200: Type.Object({}) },
-      },
-    },
+    schemas.delete('Remove an email account: yours, or any as an admin'),
     async (request) => {
       const me = caller(request)
       await db.transaction().execute(async (tx) => {

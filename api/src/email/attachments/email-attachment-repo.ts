@@ -3,6 +3,7 @@ import type { Db, EmailAttachmentTable } from '../../platform/data/database.js'
 import { newId } from '../../platform/security/ids.js'
 import { API_PREFIX } from '../../platform/http/platform.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 // The files of emails (decisions 0032 and 0034): received with one, or uploaded to be sent with one. An upload is in
 // no email (`activity_id` null) until an email lists its URL; it is then bound to that email, or copied for it when
@@ -86,12 +87,7 @@ export async function insertEmailAttachments(
 
 /** One stored file of the organization, with its bytes. */
 export async function findEmailAttachment(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('email_attachment')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'email_attachment', organizationId, id)
 }
 
 /** An uploaded file, as `POST /email_attachment/` answers it. */

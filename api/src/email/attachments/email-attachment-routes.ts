@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../crm/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { bytesText, hasControlCharacter, NO_CONTROL_CHARACTERS } from '../../platform/text/text.js'
 import { rawBodySchema } from '../../platform/http/validator.js'
 import { findEmailAttachment, insertUpload } from './email-attachment-repo.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })
@@ -107,8 +108,7 @@ export const emailAttachmentRoutes: FastifyPluginAsyncTypebox<Deps> = async (app
       },
     },
     async (request, reply) => {
-      const file = await findEmailAttachment(db, caller(request).organizationId, request.params.id)
-      if (file === undefined) throw new NotFoundError('Attachment')
+      const file = found(await findEmailAttachment(db, caller(request).organizationId, request.params.id), 'Attachment')
       return reply
         .header('content-type', MEDIA_TYPE.test(file.content_type) ? file.content_type : 'application/octet-stream')
         .header('content-disposition', contentDisposition(file.filename))

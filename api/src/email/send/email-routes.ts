@@ -26,7 +26,7 @@ import {
 import { isMemberOf } from '../../telephony/phone-numbers/phone-number-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { emailBodies, parseAddress } from '../../platform/text/email-text.js'
@@ -35,6 +35,7 @@ import { EMAIL_CHANNEL, storedEmail } from './email-send.js'
 import { deleteEmail, emailData, storeEmail, type EmailData } from './email-store.js'
 import { assignThread, deleteThreadIfEmpty } from './email-thread.js'
 import { withoutOffsets } from '../../crm/activities/email-activity-view.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 // `/activity/email/` (docs/decisions/0031-emails-and-sending.md): emails logged, drafted, scheduled and sent, with
 // the state machine texts have (messages/). An email is in a thread of its lead from the start; one scheduled or put
@@ -246,8 +247,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
       const ctx = changeContext(request, formatTimestamp(now))
       const view = await db.transaction().execute(async (tx) => {
         const organizationId = me.organizationId
-        const row = await findMessage(tx, 'Email', organizationId, request.params.id, lock)
-        if (row === undefined) throw new NotFoundError('Email')
+        const row = found(await findMessage(tx, 'Email', organizationId, request.params.id, lock), 'Email')
         const before = storedEmail(row)
         const errors: Errors = {}
         const content = await readEmailContent(
@@ -327,8 +327,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
       const me = caller(request)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
-        const row = await findMessage(tx, 'Email', me.organizationId, request.params.id, lock)
-        if (row === undefined) throw new NotFoundError('Email')
+        const row = found(await findMessage(tx, 'Email', me.organizationId, request.params.id, lock), 'Email')
         await deleteEmail(tx, ctx, row)
       })
       return {}

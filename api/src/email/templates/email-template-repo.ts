@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Db, Dialect, EmailTemplateTable } from '../../platform/data/database.js'
 import type { Attachment } from '../../platform/http/attachments.js'
 import { newId } from '../../platform/security/ids.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 // A shared template is the organization's; an unshared one is its author's alone: to everyone else it does not
 // exist. Every read here goes through `visible`.
@@ -99,10 +100,7 @@ export async function insertTemplate(
     id: newId('template'),
     organization_id: input.organizationId,
     ...columns(input),
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('email_template').values(row).execute()
   return row

@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { emailTemplateSchema, renderedEmailTemplateSchema } from '@leadline/shared/email-template-schema'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import type { EmailTemplateTable } from '../../platform/data/database.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../../platform/http/attachments.js'
 import type { Deps } from '../../crm/deps.js'
-import { ForbiddenError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { crudSchemas, idParams, listPage } from '../../platform/http/crud-routes.js'
+import { ForbiddenError, ValidationError } from '../../platform/http/errors.js'
+import { listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../../platform/text/text.js'
@@ -27,7 +28,7 @@ import { renderTemplateRow } from './template-render.js'
 // and their own; only admins create, change or delete shared ones; another user's unshared template is a 404.
 
 const tags = ['email templates']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, emailTemplateSchema)
 
 const NAME_MAX = 255
 /** RFC 5322's longest line. */
@@ -122,21 +123,12 @@ function requireMayChange(request: FastifyRequest, shared: boolean): void {
 export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   async function visibleOr404(request: FastifyRequest, id: string, tx = db): Promise<EmailTemplateTable> {
     const me = caller(request)
-    const row = await findVisibleTemplate(tx, me.organizationId, me.userId, id)
-    if (row === undefined) throw new NotFoundError('Email template')
-    return row
+    return found(await findVisibleTemplate(tx, me.organizationId, me.userId, id), 'Email template')
   }
 
   app.get(
     '/email_template/',
-    {
-      schema: {
-        tags,
-        summary: 'The email templates you may use: the organization’s shared ones and your own, by name',
-        querystring: listQuery,
-        response: { 200: listEnvelopeSchema(emailTemplateSchema) },
-      },
-    },
+    schemas.listBy('The email templates you may use: the organization’s shared ones and your own, by name', listQuery),
     async (request) => {
       const me = caller(request)
       const { is_archived, is_shared } = request.query
@@ -144,36 +136,17 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
         ...(is_archived === undefined ? {} : { is_archived }),
         ...(is_shared === undefined ? {} : { is_shared }),
       })
-      const page = await fetchPage(query, request.query)
-      return { has_more: page.has_more, data: page.data.map(emailTemplateView) }
+      return listPage(query, request.query, emailTemplateView)
     },
   )
 
-  app.get(
-    '/email_template/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One email template',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: emailTemplateSchema },
-      },
-    },
-    async (request) => emailTemplateView(await visibleOr404(request, request.params.id)),
+  app.get('/email_template/:id/', schemas.get('One email template'), async (request) =>
+    emailTemplateView(await visibleOr404(request, request.params.id)),
   )
 
   app.post(
     '/email_template/',
-    {
-      schema: {
-        tags,
-        summary: 'Create an email template (answers 200; a shared one: admin)',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 200: emailTemplateSchema },
-      },
-    },
+    schemas.create('Create an email template (answers 200; a shared one: admin)', createBody),
     async (request) => {
       const me = caller(request)
       const body = request.body
@@ -194,16 +167,7 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
 
   app.put(
     '/email_template/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Change an email template (a shared one, or sharing one: admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: emailTemplateSchema },
-      },
-    },
+    schemas.update('Change an email template (a shared one, or sharing one: admin)', updateBody),
     async (request) => {
       const me = caller(request)
       const body = request.body
@@ -227,14 +191,7 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
 
   app.delete(
     '/email_template/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an email template (a shared one: admin)',
-        params,
-        response: { 200: Type.Object({}) },
-      },
-    },
+    schemas.delete('Delete an email template (a shared one: admin)'),
     async (request) => {
       await db.transaction().execute(async (tx) => {
         const row = await visibleOr404(request, request.params.id, tx)
@@ -253,7 +210,7 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
         summary: 'Preview an email template for a lead and one of its contacts, as you would send it',
         description:
           'Placeholders are filled from the contact, the lead, you (`user`) and the organization. `body` and `body_html` have every value HTML-escaped; `body_text` is their plain-text form. A placeholder that names nothing renders empty and is listed in `warnings`.',
-        params,
+        params: idParams,
         querystring: renderQuery,
         response: { 200: renderedEmailTemplateSchema },
       },

@@ -12,6 +12,7 @@ import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { threadKeysQuery } from '../../crm/activities/thread-keys.js'
 import { emailThreadViews, threadEmailRows } from '../../crm/activities/email-thread-view.js'
+import { findOr404 } from '../../platform/data/find-or-404.js'
 
 // `/activity/emailthread/`: email conversations, read from their emails (decision 0032). Threads are made and joined
 // as emails are stored (the email module); here they are listed, shown and deleted with every email in them.
@@ -77,14 +78,11 @@ export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     async (request) => {
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
-        const found = tx
-          .selectFrom('email_thread')
-          .select('id')
-          .where('organization_id', '=', ctx.organizationId)
-          .where('id', '=', request.params.id)
         // On Postgres no email joins the thread while it goes.
-        const thread = await (dialect === 'postgres' ? found.forUpdate() : found).executeTakeFirst()
-        if (thread === undefined) throw new NotFoundError('Email thread')
+        const lock = dialect === 'postgres'
+        const thread = await findOr404(tx, 'email_thread', ctx.organizationId, request.params.id, 'Email thread', {
+          lock,
+        })
         // Each as deleting it alone would: a waiting send cancelled (a 400 if one is under way), its follow-up gone.
         for (const row of await threadEmailRows(tx, ctx.organizationId, [thread.id])) await deleteEmail(tx, ctx, row)
         // Gone with its last email, unless it had none.

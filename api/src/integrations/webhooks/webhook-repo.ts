@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely'
 import type { WebhookDeliveryAttempt, WebhookSubscription } from '@leadline/shared/webhook-schema'
 import type { Db, OutboxAttemptTable, WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { parseSubscriptionEvents, type SubscriptionEvent } from './webhook-events.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>
 
@@ -23,12 +25,7 @@ export function subscriptionView(row: SubscriptionRow): WebhookSubscription {
 }
 
 export async function findSubscription(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('webhook_subscription')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'webhook_subscription', organizationId, id)
 }
 
 /** The organization's subscriptions, newest first. */
@@ -63,10 +60,7 @@ export async function insertSubscription(db: Db, input: NewSubscription): Promis
     status_reason: null,
     signature_key: input.signatureKey,
     failing_since: null,
-    created_by: input.userId,
-    updated_by: input.userId,
-    date_created: input.now,
-    date_updated: input.now,
+    ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('webhook_subscription').values(row).execute()
   return row

@@ -10,13 +10,15 @@ import {
   WEBHOOK_STATUSES,
   type WebhookSubscription,
 } from '@leadline/shared/webhook-schema'
-import type { Db } from '../../platform/data/database.js'
+import type { Db, WebhookSubscriptionTable } from '../../platform/data/database.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { changeOne, crudSchemas, idParams, listPage, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
 import { EVENT_ACTIONS } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { newId } from '../../platform/security/ids.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { listQuerySchema } from '../../platform/http/list.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { storeSecret, webhookKeyContext } from '../../platform/security/stored-secrets.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -37,7 +39,8 @@ import { WEBHOOK_URL_MAX, webhookTargetProblem } from '../../platform/security/o
 import { outboundPrivateAllowed } from '../../platform/config.js'
 
 const tags = ['webhooks']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, webhookSubscriptionSchema)
+const subscription: Target<WebhookSubscriptionTable> = { find: findSubscription, what: 'Webhook subscription' }
 const EVENTS_MAX = 100
 const DELIVERIES_LIMIT_DEFAULT = 20
 
@@ -127,9 +130,7 @@ function refuseEventFilter(value: unknown, errors: Record<string, string>): void
 }
 
 async function viewOf(db: Db, organizationId: string, id: string): Promise<WebhookSubscription> {
-  const row = await findSubscription(db, organizationId, id)
-  if (row === undefined) throw new NotFoundError('Webhook subscription')
-  return subscriptionView(row)
+  return subscriptionView(found(await findSubscription(db, organizationId, id), subscription.what))
 }
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
@@ -137,46 +138,24 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
 
   app.get(
     '/webhook/',
-    {
-      schema: {
-        tags,
-        summary: 'The webhook subscriptions of your organization, newest first (admin)',
-        querystring: listQuerySchema(),
-        response: { 200: listEnvelopeSchema(webhookSubscriptionSchema) },
-      },
-    },
-    async (request) => {
-      const me = requireAdmin(request)
-      const page = await fetchPage(subscriptionsQuery(db, me.organizationId), request.query)
-      return { has_more: page.has_more, data: page.data.map(subscriptionView) }
-    },
+    schemas.list('The webhook subscriptions of your organization, newest first (admin)'),
+    async (request) =>
+      listPage(subscriptionsQuery(db, requireAdmin(request).organizationId), request.query, subscriptionView),
   )
 
   app.get(
     '/webhook/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One webhook subscription, without its signature key (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: webhookSubscriptionSchema },
-      },
-    },
+    schemas.get('One webhook subscription, without its signature key (admin)'),
     async (request) => viewOf(db, requireAdmin(request).organizationId, request.params.id),
   )
 
   app.post(
     '/webhook/',
-    {
-      schema: {
-        tags,
-        summary: 'Subscribe a URL to events (admin); the answer is the only one to show the signature key',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 201: createdWebhookSubscriptionSchema },
-      },
-    },
+    schemas.createWith201(
+      'Subscribe a URL to events (admin); the answer is the only one to show the signature key',
+      createBody,
+      createdWebhookSubscriptionSchema,
+    ),
     async (request, reply) => {
       const me = requireAdmin(request)
       const body = request.body
@@ -206,25 +185,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
 
   app.put(
     '/webhook/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Change a webhook subscription: its URL, events, TLS check, or pause and resume it (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: webhookSubscriptionSchema },
-      },
-    },
+    schemas.update(
+      'Change a webhook subscription: its URL, events, TLS check, or pause and resume it (admin)',
+      updateBody,
+    ),
     async (request) => {
       const me = requireAdmin(request)
       const body = request.body
       const url = body.url?.trim()
       // Resolved before the transaction, which never waits on DNS.
       const urlProblem = url === undefined ? undefined : await webhookTargetProblem(url, allowPrivate, resolve)
-      return db.transaction().execute(async (tx) => {
-        const row = await findSubscription(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw new NotFoundError('Webhook subscription')
+      return changeOne(db, me, request.params.id, subscription, async (tx, row) => {
         const errors: Record<string, string> = {}
         if (urlProblem !== undefined) errors.url = urlProblem
         const events = body.events === undefined ? undefined : cleanEvents(body.events, errors)
@@ -254,19 +225,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
 
   app.delete(
     '/webhook/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a webhook subscription; its deliveries not yet made are cancelled (admin)',
-        params,
-        response: { 200: Type.Object({}) },
-      },
-    },
+    schemas.delete('Delete a webhook subscription; its deliveries not yet made are cancelled (admin)'),
     async (request) => {
       const me = requireAdmin(request)
-      await db.transaction().execute(async (tx) => {
-        const row = await findSubscription(tx, me.organizationId, request.params.id)
-        if (row === undefined) throw new NotFoundError('Webhook subscription')
+      await changeOne(db, me, request.params.id, subscription, async (tx, row) => {
         await deleteSubscription(tx, me.organizationId, row.id, formatTimestamp(clock.now()))
       })
       return {}
@@ -281,16 +243,19 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         summary: "A subscription's recent delivery attempts, newest first (admin; Leadline's own)",
         description:
           "Each attempt at delivering an event: the answer's status code (null when none came), how long it took and what went wrong. Attempts of one delivery share its `delivery_id`.",
-        params,
+        params: idParams,
         querystring: listQuerySchema('default', DELIVERIES_LIMIT_DEFAULT),
         response: { 200: listEnvelopeSchema(webhookDeliveryAttemptSchema) },
       },
     },
     async (request) => {
       const me = requireAdmin(request)
-      const subscription = await viewOf(db, me.organizationId, request.params.id)
-      const page = await fetchPage(deliveryAttemptsQuery(db, me.organizationId, subscription.id), request.query)
-      return { has_more: page.has_more, data: page.data.map(deliveryAttemptView) }
+      await viewOf(db, me.organizationId, request.params.id)
+      return listPage(
+        deliveryAttemptsQuery(db, me.organizationId, request.params.id),
+        request.query,
+        deliveryAttemptView,
+      )
     },
   )
 }

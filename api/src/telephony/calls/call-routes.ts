@@ -10,12 +10,13 @@ import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { appliesToCalls, findOutcome } from '../../crm/outcomes/outcome-repo.js'
 import { isMemberOf, phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { cleanText, isHttpsUrl } from '../../platform/text/text.js'
 import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../../platform/data/time.js'
 import { CALL_DISPOSITIONS, changeCall, recordCall, type CallFields } from './call-repo.js'
 import { normalizeContactPhone, normalizePhoneNumber } from '../../platform/text/phone-format.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })
@@ -215,8 +216,7 @@ async function firstPhoneOf(tx: Db, organizationId: string, contactId: string): 
 }
 
 async function findCall(tx: Db, organizationId: string, id: string): Promise<ActivityTable> {
-  const row = await findActivity(tx, organizationId, id, 'Call')
-  if (row === undefined) throw new NotFoundError('Call')
+  const row = found(await findActivity(tx, organizationId, id, 'Call'), 'Call')
   return row
 }
 

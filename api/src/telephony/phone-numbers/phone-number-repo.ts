@@ -3,6 +3,7 @@ import type { Db, PhoneNumberTable, Tx } from '../../platform/data/database.js'
 import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { formatPhoneNumber } from '../../platform/text/phone-format.js'
+import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 type Queryable = Db | Tx
 type PhoneNumberType = PhoneNumberTable['type']
@@ -39,12 +40,7 @@ export function phoneNumbersQuery(db: Queryable, organizationId: string, filter:
 }
 
 export async function findPhoneNumber(db: Queryable, organizationId: string, id: string) {
-  return db
-    .selectFrom('phone_number')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
+  return findInOrganization(db, 'phone_number', organizationId, id)
 }
 
 /** The organization's `internal` number equal to `e164`: the only numbers SMS may be sent from. */

@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import { phoneNumberSchema, phoneNumberTypeSchema } from '@leadline/shared/phone-number-schema'
-import type { Db } from '../../platform/data/database.js'
+import type { Db, PhoneNumberTable } from '../../platform/data/database.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { ValidationError } from '../../platform/http/errors.js'
+import { listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
-import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
+import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import {
   DuplicatePhoneNumberError,
@@ -22,8 +23,7 @@ import {
 } from './phone-number-repo.js'
 import { normalizePhoneNumber } from '../../platform/text/phone-format.js'
 
-const tags = ['phone numbers']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(['phone numbers'], phoneNumberSchema)
 
 const LABEL_MAX = 200
 const numberSchema = Type.String({
@@ -70,9 +70,7 @@ function cleanLabel(label: string | null | undefined): string | null | undefined
 }
 
 async function organizationCountry(db: Db, organizationId: string): Promise<string> {
-  const org = await findOrganization(db, organizationId)
-  if (org === undefined) throw new NotFoundError('Organization')
-  return org.country
+  return found(await findOrganization(db, organizationId), 'Organization').country
 }
 
 /** An unencoded `+` in a query string arrives as a space: `?number=+4420…` means `+4420…`. */
@@ -81,26 +79,17 @@ function restorePlus(raw: string): string {
 }
 
 export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
-  // Role checks come first, with one read (platform/security/roles.ts).
-  const phoneNumberOf = (id: string) => (organizationId: string) => findPhoneNumber(db, organizationId, id)
-  const phoneNumberNotFound = () => new NotFoundError('Phone number')
+  const phoneNumber: Target<PhoneNumberTable> = { find: findPhoneNumber, what: 'Phone number' }
 
-  async function checkMember(organizationId: string, userId: string | null | undefined): Promise<void> {
-    if (typeof userId === 'string' && !(await isMemberOf(db, organizationId, userId))) {
+  async function checkMember(tx: Db, organizationId: string, userId: string | null | undefined): Promise<void> {
+    if (typeof userId === 'string' && !(await isMemberOf(tx, organizationId, userId))) {
       throw ValidationError.field('user_id', 'Not a user of your organization.')
     }
   }
 
   app.get(
     '/phone_number/',
-    {
-      schema: {
-        tags,
-        summary: 'The phone numbers of your organization, optionally by number, user or type',
-        querystring: listQuery,
-        response: { 200: listEnvelopeSchema(phoneNumberSchema) },
-      },
-    },
+    schemas.listBy('The phone numbers of your organization, optionally by number, user or type', listQuery),
     async (request) => {
       const me = caller(request)
       const { number: rawNumber, user_id, type } = request.query
@@ -110,54 +99,30 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         // What is not a phone number matches none.
         if (number === undefined) return { has_more: false, data: [] }
       }
-      const page = await fetchPage(
-        phoneNumbersQuery(db, me.organizationId, {
-          ...(number === undefined ? {} : { number }),
-          ...(user_id === undefined ? {} : { user_id }),
-          ...(type === undefined ? {} : { type }),
-        }),
-        request.query,
-      )
-      return { has_more: page.has_more, data: page.data.map(phoneNumberView) }
+      const query = phoneNumbersQuery(db, me.organizationId, {
+        ...(number === undefined ? {} : { number }),
+        ...(user_id === undefined ? {} : { user_id }),
+        ...(type === undefined ? {} : { type }),
+      })
+      return listPage(query, request.query, phoneNumberView)
     },
   )
 
-  app.get(
-    '/phone_number/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One phone number',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: phoneNumberSchema },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const row = await findPhoneNumber(db, me.organizationId, request.params.id)
-      if (row === undefined) throw new NotFoundError('Phone number')
-      return phoneNumberView(row)
-    },
+  app.get('/phone_number/:id/', schemas.get('One phone number'), async (request) =>
+    phoneNumberView(
+      found(await findPhoneNumber(db, caller(request).organizationId, request.params.id), phoneNumber.what),
+    ),
   )
 
   app.post(
     '/phone_number/',
-    {
-      schema: {
-        tags,
-        summary: 'Add a phone number to your organization (admin)',
-        querystring: fieldsQuerySchema,
-        body: createBody,
-        response: { 200: phoneNumberSchema },
-      },
-    },
+    schemas.create('Add a phone number to your organization (admin)', createBody),
     async (request) => {
       const me = requireAdmin(request)
       const body = request.body
       const number = normalizePhoneNumber(body.number, await organizationCountry(db, me.organizationId))
       if (number === undefined) throw ValidationError.field('number', 'Enter a valid phone number.')
-      await checkMember(me.organizationId, body.user_id)
+      await checkMember(db, me.organizationId, body.user_id)
       try {
         const row = await insertPhoneNumber(db, {
           organizationId: me.organizationId,
@@ -179,50 +144,29 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   app.put(
     '/phone_number/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Change the label, type or user of a phone number (admin)',
-        params,
-        querystring: fieldsQuerySchema,
-        body: updateBody,
-        response: { 200: phoneNumberSchema },
-      },
-    },
-    async (request) => {
-      const me = await requireAdminOver(request, phoneNumberOf(request.params.id), phoneNumberNotFound)
-      const existing = await findPhoneNumber(db, me.organizationId, request.params.id)
-      if (existing === undefined) throw phoneNumberNotFound()
-      const body = request.body
-      await checkMember(me.organizationId, body.user_id)
-      const label = cleanLabel(body.label)
-      await updatePhoneNumber(db, me.organizationId, existing.id, {
-        ...(label === undefined ? {} : { label }),
-        ...(body.type === undefined ? {} : { type: body.type }),
-        ...(body.user_id === undefined ? {} : { user_id: body.user_id }),
-        now: formatTimestamp(clock.now()),
-      })
-      const row = await findPhoneNumber(db, me.organizationId, existing.id)
-      if (row === undefined) throw new NotFoundError('Phone number')
-      return phoneNumberView(row)
-    },
+    schemas.update('Change the label, type or user of a phone number (admin)', updateBody),
+    async (request) =>
+      adminChange(db, request, request.params.id, phoneNumber, async (tx, existing, me) => {
+        const body = request.body
+        await checkMember(tx, me.organizationId, body.user_id)
+        const label = cleanLabel(body.label)
+        await updatePhoneNumber(tx, me.organizationId, existing.id, {
+          ...(label === undefined ? {} : { label }),
+          ...(body.type === undefined ? {} : { type: body.type }),
+          ...(body.user_id === undefined ? {} : { user_id: body.user_id }),
+          now: formatTimestamp(clock.now()),
+        })
+        return phoneNumberView(found(await findPhoneNumber(tx, me.organizationId, existing.id), phoneNumber.what))
+      }),
   )
 
   app.delete(
     '/phone_number/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Remove a phone number from your organization (admin)',
-        params,
-        response: { 200: Type.Object({}) },
-      },
-    },
+    schemas.delete('Remove a phone number from your organization (admin)'),
     async (request) => {
-      const me = await requireAdminOver(request, phoneNumberOf(request.params.id), phoneNumberNotFound)
-      const existing = await findPhoneNumber(db, me.organizationId, request.params.id)
-      if (existing === undefined) throw phoneNumberNotFound()
-      await deletePhoneNumber(db, me.organizationId, existing.id)
+      await adminChange(db, request, request.params.id, phoneNumber, async (tx, existing, me) => {
+        await deletePhoneNumber(tx, me.organizationId, existing.id)
+      })
       return {}
     },
   )

@@ -6,7 +6,7 @@ import { recordActivity } from '../../crm/activities/activity-repo.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import {
@@ -28,6 +28,7 @@ import {
   stopsSend,
 } from '../../integrations/messages/message-status.js'
 import { findSms, SMS_CHANNEL, storedSms, type SmsData } from './sms-send.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 // `/activity/sms/` (docs/decisions/0026-sms-sending.md): text messages logged, drafted, scheduled and sent. The state
 // machine: a draft may be scheduled (with `date_scheduled`) or put in the outbox (sent now, or after `send_in`
@@ -148,8 +149,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
       const body = request.body
       const { me, now, ctx, country } = await writeContext(request)
       return db.transaction().execute(async (tx) => {
-        const row = await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres')
-        if (row === undefined) throw new NotFoundError('SMS')
+        const row = found(await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres'), 'SMS')
         const before = storedSms(row)
         const errors: Record<string, string> = {}
         const scope = { organizationId: me.organizationId, leadId: row.lead_id, country }
@@ -207,8 +207,7 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
       const me = caller(request)
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {
-        const row = await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres')
-        if (row === undefined) throw new NotFoundError('SMS')
+        const row = found(await findSms(tx, me.organizationId, request.params.id, dialect === 'postgres'), 'SMS')
         await stopSend(tx, SMS_CHANNEL, row, { now: ctx.now, why: 'deleted' })
         await deleteActivity(tx, ctx, row)
       })
