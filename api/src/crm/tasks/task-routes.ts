@@ -17,7 +17,7 @@ import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
-import { dateColumns, findTask, insertTask, taskViews, type TaskRow } from './task-repo.js'
+import { dateColumns, findTask, insertTask, taskViews, updateTask, type TaskRow } from './task-repo.js'
 
 const tags = ['tasks']
 const params = Type.Object({ id: Type.String() })
@@ -358,14 +358,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           if (date !== undefined) Object.assign(changes, dateColumns(date, callerToday(request, now)))
         }
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-        if (Object.keys(changes).length > 0) {
-          await tx
-            .updateTable('task')
-            .set({ ...changes, updated_by: me.userId, date_updated: ctx.now })
-            .where('organization_id', '=', me.organizationId)
-            .where('id', '=', task.id)
-            .execute()
-        }
+        if (Object.keys(changes).length > 0) await updateTask(tx, me.organizationId, task.id, changes, ctx)
         const completions =
           body.is_complete === undefined ? [] : await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
         const after = (await recordTaskChanges(tx, request, organization, before, now, completions)).get(task.id)
