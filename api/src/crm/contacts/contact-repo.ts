@@ -159,6 +159,21 @@ export async function findContact(db: Db, organizationId: string, id: string) {
     .executeTakeFirst()
 }
 
+/** Whether `contactId` (null: no contact) may go with the lead; when not, says so in `errors.contact_id`. */
+export async function checkContactOfLead(
+  db: Db,
+  organizationId: string,
+  leadId: string | undefined,
+  contactId: string | null,
+  errors: Record<string, string>,
+): Promise<boolean> {
+  if (contactId === null) return true
+  const contact = await findContact(db, organizationId, contactId)
+  if (contact !== undefined && contact.lead_id === leadId) return true
+  errors.contact_id = 'Not a contact of this lead.'
+  return false
+}
+
 function toInfoType(stored: string): ContactInfoType {
   return CONTACT_INFO_TYPES.find((t) => t === stored) ?? 'other'
 }
