@@ -1,12 +1,6 @@
 import { CONTACT_INFO_TYPES } from '@leadline/shared/contact-info-types'
 import type { Contact, ContactInfoType } from '@leadline/shared/contact-schema'
-import type {
-  ContactEmailTable,
-  ContactPhoneTable,
-  ContactTable,
-  ContactUrlTable,
-  Db,
-} from '../../platform/data/database.js'
+import type { ContactTable, Db } from '../../platform/data/database.js'
 import {
   customFieldsView,
   readCustomValues,
