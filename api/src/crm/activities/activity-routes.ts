@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { ActivityTable, Db, Tables } from '../../platform/data/database.js'
-import { findContact } from '../contacts/contact-repo.js'
+import { checkContactOfLead } from '../contacts/contact-repo.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
@@ -244,10 +244,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
         if (note.trim() === '') errors.note = 'This field may not be blank.'
         const lead = await findLead(tx, me.organizationId, leadId)
         if (lead === undefined) errors.lead_id = 'Object does not exist.'
-        if (contactId !== undefined && contactId !== null) {
-          const contact = await findContact(tx, me.organizationId, contactId)
-          if (contact === undefined || contact.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
-        }
+        await checkContactOfLead(tx, me.organizationId, leadId, contactId ?? null, errors)
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
         const input = { leadId, contactId: contactId ?? null, type: 'Note' as const, data: { note } }
         const id = await recordActivity(

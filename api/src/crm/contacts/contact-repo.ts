@@ -1,12 +1,6 @@
 import { CONTACT_INFO_TYPES } from '@leadline/shared/contact-info-types'
 import type { Contact, ContactInfoType } from '@leadline/shared/contact-schema'
-import type {
-  ContactEmailTable,
-  ContactPhoneTable,
-  ContactTable,
-  ContactUrlTable,
-  Db,
-} from '../../platform/data/database.js'
+import type { ContactTable, Db } from '../../platform/data/database.js'
 import {
   customFieldsView,
   readCustomValues,
@@ -14,7 +8,7 @@ import {
   type CustomFieldDef,
   type CustomValue,
 } from '../custom-fields/custom-values.js'
-import { groupBy } from '../../platform/data/collections.js'
+import { groupBy, readInChunks } from '../../platform/data/collections.js'
 import { newId } from '../../platform/security/ids.js'
 import type { ChangeContext, EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import type { ContactValues } from './contact-input.js'
@@ -153,12 +147,19 @@ export async function findContact(db: Db, organizationId: string, id: string) {
   return findInOrganization(db, 'contact', organizationId, id)
 }
 
-const CHUNK = 500
-
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
-  return out
+/** Whether `contactId` (null: no contact) may go with the lead; when not, says so in `errors.contact_id`. */
+export async function checkContactOfLead(
+  db: Db,
+  organizationId: string,
+  leadId: string | undefined,
+  contactId: string | null,
+  errors: Record<string, string>,
+): Promise<boolean> {
+  if (contactId === null) return true
+  const contact = await findContact(db, organizationId, contactId)
+  if (contact !== undefined && contact.lead_id === leadId) return true
+  errors.contact_id = 'Not a contact of this lead.'
+  return false
 }
 
 function toInfoType(stored: string): ContactInfoType {
@@ -178,38 +179,33 @@ export async function contactViews(
 ): Promise<Contact[]> {
   if (contacts.length === 0) return []
   const ids = contacts.map((c) => c.id)
-  const emails: ContactEmailTable[] = []
-  const phones: ContactPhoneTable[] = []
-  const urls: ContactUrlTable[] = []
-  for (const part of chunks(ids)) {
-    emails.push(
-      ...(await db
-        .selectFrom('contact_email')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('contact_id', 'in', part)
-        .orderBy('position')
-        .execute()),
-    )
-    phones.push(
-      ...(await db
-        .selectFrom('contact_phone')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('contact_id', 'in', part)
-        .orderBy('position')
-        .execute()),
-    )
-    urls.push(
-      ...(await db
-        .selectFrom('contact_url')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('contact_id', 'in', part)
-        .orderBy('position')
-        .execute()),
-    )
-  }
+  const emails = await readInChunks(ids, (part) =>
+    db
+      .selectFrom('contact_email')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('contact_id', 'in', part)
+      .orderBy('position')
+      .execute(),
+  )
+  const phones = await readInChunks(ids, (part) =>
+    db
+      .selectFrom('contact_phone')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('contact_id', 'in', part)
+      .orderBy('position')
+      .execute(),
+  )
+  const urls = await readInChunks(ids, (part) =>
+    db
+      .selectFrom('contact_url')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('contact_id', 'in', part)
+      .orderBy('position')
+      .execute(),
+  )
   const custom = await readCustomValues(db, organizationId, ids)
   const emailsBy = groupBy(emails, (e) => e.contact_id)
   const phonesBy = groupBy(phones, (p) => p.contact_id)

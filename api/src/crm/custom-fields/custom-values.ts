@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../../platform/data/database.js'
 import { isCustomFieldType, type CustomFieldType, type CustomObjectType } from '@leadline/shared/custom-field-schema'
 import { normalizeDatetime, parseCalendarDate } from '../../platform/data/calendar-dates.js'
+import { readInChunks } from '../../platform/data/collections.js'
 
 type Queryable = Db | Tx
 
@@ -16,7 +17,6 @@ export interface CustomFieldDef {
 }
 
 export const CUSTOM_TEXT_MAX = 10_000
-const ID_CHUNK = 500
 
 /** The `choices` column holds a JSON array of strings. */
 export function parseChoicesColumn(raw: string | null): string[] | null {
@@ -239,16 +239,15 @@ export async function unknownContactErrors(
 ): Promise<Record<string, string>> {
   const wanted = [...new Set(refs.flatMap((r) => r.ids))]
   if (wanted.length === 0) return {}
-  const found = new Set<string>()
-  for (let start = 0; start < wanted.length; start += ID_CHUNK) {
-    const rows = await db
+  const rows = await readInChunks(wanted, (part) =>
+    db
       .selectFrom('contact')
       .select('id')
       .where('organization_id', '=', organizationId)
-      .where('id', 'in', wanted.slice(start, start + ID_CHUNK))
-      .execute()
-    for (const row of rows) found.add(row.id)
-  }
+      .where('id', 'in', part)
+      .execute(),
+  )
+  const found = new Set(rows.map((row) => row.id))
   const errors: Record<string, string> = {}
   for (const ref of refs) {
     const missing = ref.ids.find((id) => !found.has(id))
@@ -312,23 +311,23 @@ export async function readCustomValues(
 ): Promise<Map<string, Map<string, CustomValue[]>>> {
   const byObject = new Map<string, Map<string, CustomValue[]>>()
   const ids = [...new Set(objectIds)]
-  for (let start = 0; start < ids.length; start += ID_CHUNK) {
-    const rows = await db
+  const rows = await readInChunks(ids, (part) =>
+    db
       .selectFrom('custom_value')
       .select(['object_id', 'field_id', 'value_text', 'value_number'])
       .where('organization_id', '=', organizationId)
-      .where('object_id', 'in', ids.slice(start, start + ID_CHUNK))
+      .where('object_id', 'in', part)
       .orderBy('object_id')
       .orderBy('field_id')
       .orderBy('position')
-      .execute()
-    for (const row of rows) {
-      const fields = byObject.get(row.object_id) ?? new Map<string, CustomValue[]>()
-      byObject.set(row.object_id, fields)
-      const values = fields.get(row.field_id) ?? []
-      fields.set(row.field_id, values)
-      values.push(row.value_number ?? row.value_text)
-    }
+      .execute(),
+  )
+  for (const row of rows) {
+    const fields = byObject.get(row.object_id) ?? new Map<string, CustomValue[]>()
+    byObject.set(row.object_id, fields)
+    const values = fields.get(row.field_id) ?? []
+    fields.set(row.field_id, values)
+    values.push(row.value_number ?? row.value_text)
   }
   return byObject
 }

@@ -3,8 +3,8 @@ import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportu
 import { openTasksOfLeads, taskViews } from '../tasks/task-repo.js'
 import { compareTaskDates } from '@leadline/shared/task-dates'
 import { localDateAt } from '@leadline/shared/tz-offset'
-import { groupBy } from '../../platform/data/collections.js'
-import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../../platform/data/database.js'
+import { groupBy, readInChunks } from '../../platform/data/collections.js'
+import type { Db, LeadRow } from '../../platform/data/database.js'
 import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
@@ -18,8 +18,6 @@ export interface ViewCaller {
   offsetHours: number
   now: Date
 }
-
-const CHUNK = 500
 
 /** Names of the users who created or last changed the leads: members from the metadata, anyone else looked up. */
 async function authorNames(db: Db, meta: OrganizationMeta, leads: LeadRow[]): Promise<Map<string, string>> {
@@ -40,30 +38,25 @@ export async function leadViews(
   if (leads.length === 0) return []
   const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
-  const contactRows: ContactTable[] = []
-  const addressRows: LeadAddressTable[] = []
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const part = ids.slice(i, i + CHUNK)
-    contactRows.push(
-      ...(await db
-        .selectFrom('contact')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('lead_id', 'in', part)
-        .orderBy('date_created')
-        .orderBy('id')
-        .execute()),
-    )
-    addressRows.push(
-      ...(await db
-        .selectFrom('lead_address')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .where('lead_id', 'in', part)
-        .orderBy('position')
-        .execute()),
-    )
-  }
+  const contactRows = await readInChunks(ids, (part) =>
+    db
+      .selectFrom('contact')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', 'in', part)
+      .orderBy('date_created')
+      .orderBy('id')
+      .execute(),
+  )
+  const addressRows = await readInChunks(ids, (part) =>
+    db
+      .selectFrom('lead_address')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', 'in', part)
+      .orderBy('position')
+      .execute(),
+  )
   const leadNames = new Map(leads.map((l) => [l.id, l.name]))
   const [contacts, custom, names, opportunities, tasks] = await Promise.all([
     contactViews(db, organizationId, contactRows, meta.customFields.contact),

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
-import { insertTask, newTaskRow } from './task-repo.js'
+import { insertTask, newTaskRow, updateTask } from './task-repo.js'
 
 /** What an `opportunity_due` task follows of its opportunity. */
 export interface DueSource {
@@ -65,12 +65,7 @@ export async function syncOpportunityDue(
       if (previous.opportunity.contact_id !== opportunity.contact_id) moved.contact_id = opportunity.contact_id
       if (previous.opportunity.user_id !== opportunity.user_id) moved.assigned_to = opportunity.user_id
       if (Object.keys(moved).length === 0) return
-      await db
-        .updateTable('task')
-        .set({ ...moved, updated_by: change.userId, date_updated: change.now })
-        .where('organization_id', '=', opportunity.organization_id)
-        .where('id', '=', existing.id)
-        .execute()
+      await updateTask(db, opportunity.organization_id, existing.id, moved, change)
       return
     }
     const same =
@@ -80,9 +75,11 @@ export async function syncOpportunityDue(
       existing.contact_id === opportunity.contact_id &&
       existing.assigned_to === opportunity.user_id
     if (same) return
-    await db
-      .updateTable('task')
-      .set({
+    await updateTask(
+      db,
+      opportunity.organization_id,
+      existing.id,
+      {
         lead_id: opportunity.lead_id,
         contact_id: opportunity.contact_id,
         assigned_to: opportunity.user_id,
@@ -91,12 +88,9 @@ export async function syncOpportunityDue(
         is_dateless: 0,
         is_complete: 0,
         date_completed: null,
-        updated_by: change.userId,
-        date_updated: change.now,
-      })
-      .where('organization_id', '=', opportunity.organization_id)
-      .where('id', '=', existing.id)
-      .execute()
+      },
+      change,
+    )
     return
   }
   if (existing === undefined || existing.is_complete === 1) return
@@ -108,12 +102,7 @@ export async function syncOpportunityDue(
       .execute()
     return
   }
-  await db
-    .updateTable('task')
-    .set({ is_complete: 1, date_completed: change.now, updated_by: change.userId, date_updated: change.now })
-    .where('organization_id', '=', opportunity.organization_id)
-    .where('id', '=', existing.id)
-    .execute()
+  await updateTask(db, opportunity.organization_id, existing.id, { is_complete: 1, date_completed: change.now }, change)
 }
 
 /** How many due tasks one insert carries when a status's type change makes them (well under SQLite's 32,766 values). */

@@ -1,7 +1,7 @@
 import { formatOpportunityValue, type ValuePeriod } from '@leadline/shared/money'
 import { taskViewAt } from '@leadline/shared/task-dates'
 import { isTaskType, TASK_OBJECT_TYPES, TASK_TYPE_FIELDS, type Task, type TaskType } from '@leadline/shared/task-schema'
-import type { Insertable, Selectable } from 'kysely'
+import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { Db, TaskTable } from '../../platform/data/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { newId } from '../../platform/security/ids.js'
@@ -15,6 +15,22 @@ export type TaskRow = Selectable<TaskTable>
 /** `lock` takes a row lock until the transaction ends (Postgres only: SQLite has no FOR UPDATE). */
 export async function findTask(db: Db, organizationId: string, id: string, options: { lock?: boolean } = {}) {
   return findInOrganization(db, 'task', organizationId, id, options)
+}
+
+/** Changes some columns of a task, stamping who changed it (null: the system) and when. */
+export async function updateTask(
+  db: Db,
+  organizationId: string,
+  id: string,
+  changes: Updateable<TaskTable>,
+  by: { userId: string | null; now: string },
+): Promise<void> {
+  await db
+    .updateTable('task')
+    .set({ ...changes, updated_by: by.userId, date_updated: by.now })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute()
 }
 
 /** The open tasks of some leads, in no particular order: a lead orders them in its caller's zone (lead-view.ts). */

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import { isTaskType, TASK_TYPES, taskSchema, type Task } from '@leadline/shared/task-schema'
 import { activityEvents, newActivityRow } from '../activities/activity-repo.js'
-import { findContact } from '../contacts/contact-repo.js'
+import { checkContactOfLead } from '../contacts/contact-repo.js'
 import { DATE_OR_TIMESTAMP, parseDayOrInstant } from '../../platform/data/calendar-dates.js'
 import type { ActivityTable, Db } from '../../platform/data/database.js'
 import { eventContext, recordEvents } from '../../integrations/events/event-repo.js'
@@ -17,7 +17,7 @@ import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
-import { dateColumns, findTask, insertTask, taskViews, type TaskRow } from './task-repo.js'
+import { dateColumns, findTask, insertTask, taskViews, updateTask, type TaskRow } from './task-repo.js'
 import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['tasks']
@@ -282,11 +282,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         const assignedTo =
           body.assigned_to === undefined ? me.userId : checkAssignee(organization, body.assigned_to, errors)
         const contactId = body.contact_id ?? null
-        if (contactId !== null) {
-          const contact = await findContact(tx, me.organizationId, contactId)
-          if (contact === undefined || contact.lead_id !== body.lead_id)
-            errors.contact_id = 'Not a contact of this lead.'
-        }
+        await checkContactOfLead(tx, me.organizationId, body.lead_id, contactId, errors)
         const dateField = body.date !== undefined ? 'date' : 'due_date'
         const date = parseTaskDate(body.date ?? body.due_date ?? null, dateField, errors)
         if (Object.keys(errors).length > 0 || lead === undefined) throw new ValidationError(errors)
@@ -347,11 +343,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           else errors.text = `Only lead tasks have a text to change; this is a ${task.type} task.`
         }
         if (body.contact_id !== undefined) {
-          if (body.contact_id !== null) {
-            const contact = await findContact(tx, me.organizationId, body.contact_id)
-            if (contact === undefined || contact.lead_id !== task.lead_id)
-              errors.contact_id = 'Not a contact of this lead.'
-          }
+          await checkContactOfLead(tx, me.organizationId, task.lead_id, body.contact_id, errors)
           changes.contact_id = body.contact_id
         }
         if (body.date !== undefined || body.due_date !== undefined) {
@@ -360,14 +352,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
           if (date !== undefined) Object.assign(changes, dateColumns(date, callerToday(request, now)))
         }
         if (Object.keys(errors).length > 0) throw new ValidationError(errors)
-        if (Object.keys(changes).length > 0) {
-          await tx
-            .updateTable('task')
-            .set({ ...changes, updated_by: me.userId, date_updated: ctx.now })
-            .where('organization_id', '=', me.organizationId)
-            .where('id', '=', task.id)
-            .execute()
-        }
+        if (Object.keys(changes).length > 0) await updateTask(tx, me.organizationId, task.id, changes, ctx)
         const completions =
           body.is_complete === undefined ? [] : await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
         const after = (await recordTaskChanges(tx, request, organization, before, now, completions)).get(task.id)

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { EmailAttachment } from '../../crm/activities/activity-repo.js'
-import { findContact } from '../../crm/contacts/contact-repo.js'
+import { checkContactOfLead } from '../../crm/contacts/contact-repo.js'
 import type { Db } from '../../platform/data/database.js'
 import {
   emailAttachmentUrl,
@@ -243,9 +243,8 @@ export async function readEmailContent(
     if (given !== undefined) content[field] = readAddresses(field, given, errors)
   }
   if (body.contact_id !== undefined) {
-    const contact = body.contact_id === null ? null : await findContact(db, scope.organizationId, body.contact_id)
-    if (contact !== null && contact?.lead_id !== scope.leadId) errors.contact_id = 'Not a contact of this lead.'
-    else content.contact_id = contact === null ? null : contact.id
+    if (await checkContactOfLead(db, scope.organizationId, scope.leadId, body.contact_id, errors))
+      content.contact_id = body.contact_id
   }
   if (body.in_reply_to_id !== undefined) {
     const answered =

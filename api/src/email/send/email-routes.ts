@@ -11,12 +11,11 @@ import {
   storedAttachmentIds,
 } from '../attachments/email-attachment-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
-import { checkMessageChange, checkNewMessageUser } from '../../integrations/messages/message-owner.js'
+import { checkNewMessageUser, readMessageEdit } from '../../integrations/messages/message-owner.js'
 import { findMessage, scheduleSend, stopSend, writeMessage } from '../../integrations/messages/message-send.js'
 import {
   addFieldError,
   readNewSend,
-  readStatusChange,
   same,
   sendDue,
   startsSend,
@@ -262,20 +261,18 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
         const scope = { organizationId, leadId: row.lead_id, contactId, userId, tzOffsetHours: request.tzOffsetHours }
         const from = before.status
         // A non-draft is only checked against what was sent: a template is not rendered again for it.
-        let after =
-          from === 'draft'
-            ? await withContent(tx, before, content, scope, errors)
-            : { ...before, ...storedContent(content) }
-        if (from !== 'draft') {
-          for (const field of CONTENT_FIELDS)
-            if (!same(before[field], after[field]))
-              errors[field] = `Only a draft can be changed; this email is ${from}.`
-          if (contactId !== row.contact_id) errors.contact_id = `Only a draft can be changed; this email is ${from}.`
+        const edit = {
+          before,
+          after:
+            from === 'draft'
+              ? await withContent(tx, before, content, scope, errors)
+              : { ...before, ...storedContent(content) },
+          ownerId: row.user_id,
+          contactMoved: contactId !== row.contact_id,
+          content: CONTENT_FIELDS,
+          noun: 'email',
         }
-        const change = readStatusChange(before, body, now, errors)
-        after = { ...after, status: change.to, date_scheduled: change.dateScheduled }
-        const edited = !same({ ...after, status: before.status }, before) || contactId !== row.contact_id
-        checkMessageChange(me, row.user_id, change, edited)
+        const { change, after } = readMessageEdit(me, edit, body, now, errors)
         if (startsSend(change))
           after.email_account_id = await sendingAccount(
             tx,

@@ -2,7 +2,7 @@ import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { findInternalPhoneNumber } from '../../telephony/phone-numbers/phone-number-repo.js'
 import type { Db, Tx } from '../../platform/data/database.js'
 import { ForbiddenError } from '../../platform/http/errors.js'
-import { startsSend, type MessageStatus, type StatusChange } from './message-status.js'
+import { readStatusChange, same, startsSend, type MessageStatus, type StatusChange } from './message-status.js'
 
 // Whose a message is, and who may act on it (docs/decisions/0037-who-sends-clean-headers-send-deadline.md). A message is sent
 // through its user's account (an email through their SMTP login), so only that user may send it: write it as a
@@ -33,6 +33,44 @@ export function checkNewMessageUser(me: KeyOwner, userId: string, status: Messag
 export function checkMessageChange(me: KeyOwner, ownerId: string | null, change: StatusChange, edited: boolean): void {
   if (ownerId === me.userId) return
   if (startsSend(change) || edited) throw new ForbiddenError(NOT_YOURS_TO_SEND)
+}
+
+/** A stored message and what a PUT makes of it, its new content applied but not yet its status. */
+export interface MessageEdit<D extends { status: MessageStatus; date_scheduled: string | null }> {
+  before: D
+  after: D
+  /** The message's user (null: a user since removed). */
+  ownerId: string | null
+  contactMoved: boolean
+  /** The fields only a draft may change, and what the message is called in the refusal ("email", "message"). */
+  content: readonly (keyof D & string)[]
+  noun: string
+}
+
+/**
+ * Reads a PUT to a message, adding what is wrong to `errors`: past a draft, content sent back as it is is no edit
+ * and other content is refused field by field; then the status move, refused (403) to anyone but the message's user
+ * where it sends the message or edits its draft. Answers the move and the message after it.
+ */
+export function readMessageEdit<D extends { status: MessageStatus; date_scheduled: string | null }>(
+  me: KeyOwner,
+  edit: MessageEdit<D>,
+  body: { status?: MessageStatus; date_scheduled?: string | null; send_in?: number | null },
+  now: Date,
+  errors: Record<string, string>,
+): { change: StatusChange; after: D } {
+  const { before, contactMoved } = edit
+  const from = before.status
+  if (from !== 'draft') {
+    const problem = `Only a draft can be changed; this ${edit.noun} is ${from}.`
+    for (const field of edit.content) if (!same(before[field], edit.after[field])) errors[field] = problem
+    if (contactMoved) errors.contact_id = problem
+  }
+  const change = readStatusChange(before, body, now, errors)
+  const after = { ...edit.after, status: change.to, date_scheduled: change.dateScheduled }
+  const edited = !same({ ...after, status: before.status }, before) || contactMoved
+  checkMessageChange(me, edit.ownerId, change, edited)
+  return { change, after }
 }
 
 export const NOT_YOUR_NUMBER =

@@ -8,3 +8,13 @@ export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   }
   return map
 }
+
+/** How many ids one `in (…)` list takes: SQLite allows a few thousand bound values a statement. */
+export const ID_CHUNK = 500
+
+/** Reads rows for many ids, `ID_CHUNK` ids a query, keeping the order of the parts. */
+export async function readInChunks<I, R>(ids: readonly I[], read: (part: I[]) => Promise<R[]>): Promise<R[]> {
+  const rows: R[] = []
+  for (let i = 0; i < ids.length; i += ID_CHUNK) rows.push(...(await read(ids.slice(i, i + ID_CHUNK))))
+  return rows
+}

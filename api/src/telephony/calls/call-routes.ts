@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ActivityTable, Db } from '../../platform/data/database.js'
 import { CALL_STATUSES, findActivity } from '../../crm/activities/activity-repo.js'
 import { deleteActivity, oneActivity, typedRoutes } from '../../crm/activities/activity-routes.js'
-import { findContact } from '../../crm/contacts/contact-repo.js'
+import { checkContactOfLead } from '../../crm/contacts/contact-repo.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
@@ -100,10 +100,7 @@ async function checkEditable(
   errors: Errors,
 ): Promise<Omit<CallFields, 'remote_phone'>> {
   const fields: Omit<CallFields, 'remote_phone'> = {}
-  if (body.contact_id !== undefined && body.contact_id !== null) {
-    const contact = await findContact(tx, organizationId, body.contact_id)
-    if (contact?.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
-  }
+  if (body.contact_id !== undefined) await checkContactOfLead(tx, organizationId, leadId, body.contact_id, errors)
   if (body.outcome_id !== undefined && body.outcome_id !== null) {
     const outcome = await findOutcome(tx, organizationId, body.outcome_id)
     if (outcome === undefined) errors.outcome_id = 'Not an outcome of your organization.'

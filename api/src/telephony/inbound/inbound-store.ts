@@ -6,7 +6,7 @@ import type { OrganizationMeta } from '../../crm/organizations/organization-meta
 import { ValidationError } from '../../platform/http/errors.js'
 import { phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
 import { taskEvent } from '../../crm/tasks/task-events.js'
-import { findTask, insertTask, taskViews } from '../../crm/tasks/task-repo.js'
+import { findTask, insertTask, taskViews, updateTask } from '../../crm/tasks/task-repo.js'
 import type { InboundAnswer } from './inbound-input.js'
 import { inboundParty, type InboundParty } from './inbound-lead.js'
 import { saveReceipt } from './inbound-repo.js'
@@ -116,12 +116,13 @@ export async function retypeIncomingTask(
 ): Promise<boolean> {
   const before = await taskViewIn(w, id)
   if (before === undefined || before._type !== change.from || before.is_complete) return false
-  await w.tx
-    .updateTable('task')
-    .set({ type: change.to, data: JSON.stringify(change.data), updated_by: null, date_updated: w.now })
-    .where('organization_id', '=', w.organization.organization.id)
-    .where('id', '=', id)
-    .execute()
+  await updateTask(
+    w.tx,
+    w.organization.organization.id,
+    id,
+    { type: change.to, data: JSON.stringify(change.data) },
+    { userId: null, now: w.now },
+  )
   const after = await taskViewIn(w, id)
   if (after === undefined) throw new Error(`task ${id} went while it was changed`)
   await recordEvents(w.tx, w.events, [{ ...taskEvent(after, 'updated'), previous: before }])

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Db } from '../../platform/data/database.js'
 import type { SmsAttachment } from '../../crm/activities/activity-repo.js'
-import { findContact } from '../../crm/contacts/contact-repo.js'
+import { checkContactOfLead } from '../../crm/contacts/contact-repo.js'
 import { findInternalPhoneNumber } from '../phone-numbers/phone-number-repo.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../../platform/http/attachments.js'
 import { addFieldError, sendFields, statusSchema } from '../../integrations/messages/message-status.js'
@@ -93,10 +93,8 @@ export async function readContent(
     else content.local_phone = phone
   }
   if (body.contact_id !== undefined) {
-    const contact = body.contact_id === null ? null : await findContact(db, scope.organizationId, body.contact_id)
-    if (contact !== null && (contact === undefined || contact.lead_id !== scope.leadId))
-      errors.contact_id = 'Not a contact of this lead.'
-    else content.contact_id = contact === null ? null : contact.id
+    if (await checkContactOfLead(db, scope.organizationId, scope.leadId, body.contact_id, errors))
+      content.contact_id = body.contact_id
   }
   if (body.attachments !== undefined) content.attachments = readAttachments(body.attachments ?? [], errors)
   return content

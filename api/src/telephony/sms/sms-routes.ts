@@ -17,16 +17,9 @@ import {
   updateSmsBody,
   type Content,
 } from './sms-input.js'
-import { checkMessageChange, checkSendingNumber } from '../../integrations/messages/message-owner.js'
+import { checkSendingNumber, readMessageEdit } from '../../integrations/messages/message-owner.js'
 import { scheduleSend, stopSend, writeMessage } from '../../integrations/messages/message-send.js'
-import {
-  readNewSend,
-  readStatusChange,
-  same,
-  sendDue,
-  startsSend,
-  stopsSend,
-} from '../../integrations/messages/message-status.js'
+import { readNewSend, same, sendDue, startsSend, stopsSend } from '../../integrations/messages/message-status.js'
 import { findSms, SMS_CHANNEL, storedSms, type SmsData } from './sms-send.js'
 import { found } from '../../platform/data/find-or-404.js'
 
@@ -154,21 +147,16 @@ export const smsRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dial
         const errors: Record<string, string> = {}
         const scope = { organizationId: me.organizationId, leadId: row.lead_id, country }
         const content = await readContent(tx, scope, body, errors)
-        let after = withContent(before, content)
         const contactId = content.contact_id === undefined ? row.contact_id : content.contact_id
-        const from = before.status
-        if (from !== 'draft') {
-          // Content given as it already is (a client sending back what it read) changes nothing and is no edit.
-          const fields = ['text', 'remote_phone', 'local_phone', 'attachments'] as const
-          for (const field of fields)
-            if (!same(before[field], after[field]))
-              errors[field] = `Only a draft can be changed; this message is ${from}.`
-          if (contactId !== row.contact_id) errors.contact_id = `Only a draft can be changed; this message is ${from}.`
+        const edit = {
+          before,
+          after: withContent(before, content),
+          ownerId: row.user_id,
+          contactMoved: contactId !== row.contact_id,
+          content: ['text', 'remote_phone', 'local_phone', 'attachments'] as const,
+          noun: 'message',
         }
-        const change = readStatusChange(before, body, now, errors)
-        after = { ...after, status: change.to, date_scheduled: change.dateScheduled }
-        const edited = !same({ ...after, status: before.status }, before) || contactId !== row.contact_id
-        checkMessageChange(me, row.user_id, change, edited)
+        const { change, after } = readMessageEdit(me, edit, body, now, errors)
         if (startsSend(change)) {
           sendableProblems(after, errors)
           // The number may have been taken off the organization's internal numbers since the draft was written.
