@@ -1,6 +1,7 @@
 import { createApiKey } from '../../platform/security/api-key-repo.js'
 import { systemClock } from '../../platform/data/time.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
+import { membershipOf } from '../../crm/users/user-repo.js'
 import { requireOrganization, withDatabase } from './cli-support.js'
 
 export function keyCreateCommand() {
@@ -20,12 +21,7 @@ export function keyCreateCommand() {
         await requireOrganization(db, organizationId)
         const user = await db.selectFrom('user').select('id').where('id', '=', userId).executeTakeFirst()
         if (user === undefined) throw new UsageError(`unknown user "${userId}"`)
-        const membership = await db
-          .selectFrom('membership')
-          .select('id')
-          .where('organization_id', '=', organizationId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst()
+        const membership = await membershipOf(db, organizationId, userId)
         if (membership === undefined) {
           throw new UsageError(`user "${userId}" is not a member of organization "${organizationId}"`)
         }

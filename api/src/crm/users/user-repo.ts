@@ -72,3 +72,17 @@ export function displayName(user: { first_name: string | null; last_name: string
   const name = [user.first_name, user.last_name].filter((p) => p !== null && p !== '').join(' ')
   return name === '' ? user.email : name
 }
+
+/** The user's membership in the organization, if they are a member. */
+export async function membershipOf(db: Db | Tx, organizationId: string, userId: string) {
+  return db
+    .selectFrom('membership')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+}
+
+export async function isMemberOf(db: Db | Tx, organizationId: string, userId: string): Promise<boolean> {
+  return (await membershipOf(db, organizationId, userId)) !== undefined
+}

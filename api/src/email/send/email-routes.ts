@@ -22,7 +22,6 @@ import {
   stopsSend,
   type MessageStatus,
 } from '../../integrations/messages/message-status.js'
-import { isMemberOf } from '../../telephony/phone-numbers/phone-number-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
 import { ValidationError } from '../../platform/http/errors.js'
@@ -35,6 +34,7 @@ import { deleteEmail, emailData, storeEmail, type EmailData } from './email-stor
 import { assignThread, deleteThreadIfEmpty } from './email-thread.js'
 import { withoutOffsets } from '../../crm/activities/email-activity-view.js'
 import { found } from '../../platform/data/find-or-404.js'
+import { isMemberOf } from '../../crm/users/user-repo.js'
 
 // `/activity/email/` (docs/decisions/0031-emails-and-sending.md): emails logged, drafted, scheduled and sent, with
 // the state machine texts have (messages/). An email is in a thread of its lead from the start; one scheduled or put

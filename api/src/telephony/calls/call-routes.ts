@@ -8,7 +8,7 @@ import { changeContext } from '../../integrations/events/event-repo.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { appliesToCalls, findOutcome } from '../../crm/outcomes/outcome-repo.js'
-import { isMemberOf, phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
+import { phoneNumbersQuery } from '../phone-numbers/phone-number-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -17,6 +17,7 @@ import { formatTimestamp, parseTimestamp, TIMESTAMP_EXPECTED } from '../../platf
 import { CALL_DISPOSITIONS, changeCall, recordCall, type CallFields } from './call-repo.js'
 import { normalizeContactPhone, normalizePhoneNumber } from '../../platform/text/phone-format.js'
 import { found } from '../../platform/data/find-or-404.js'
+import { isMemberOf } from '../../crm/users/user-repo.js'
 
 const tags = ['activities']
 const params = Type.Object({ id: Type.String() })

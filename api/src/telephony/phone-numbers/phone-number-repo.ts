@@ -54,16 +54,6 @@ export async function findInternalPhoneNumber(db: Queryable, organizationId: str
     .executeTakeFirst()
 }
 
-export async function isMemberOf(db: Queryable, organizationId: string, userId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('membership')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
 /** Thrown by `insertPhoneNumber` when the organization already has the number. */
 export class DuplicatePhoneNumberError extends Error {
   constructor() {

@@ -16,12 +16,12 @@ import {
   deletePhoneNumber,
   findPhoneNumber,
   insertPhoneNumber,
-  isMemberOf,
   phoneNumberView,
   phoneNumbersQuery,
   updatePhoneNumber,
 } from './phone-number-repo.js'
 import { normalizePhoneNumber } from '../../platform/text/phone-format.js'
+import { isMemberOf } from '../../crm/users/user-repo.js'
 
 const schemas = crudSchemas(['phone numbers'], phoneNumberSchema)
 
