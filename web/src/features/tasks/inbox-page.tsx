@@ -11,6 +11,7 @@ import { authQueries } from '../auth/auth-queries'
 import { viewOf, type InboxSearch } from './inbox-search'
 import { isTyping, shortcutOf } from './inbox-keys'
 import { belongsTo } from './task-cache'
+import { TaskDialogSlot } from './task-dialog-slot'
 import type { TaskDialogState } from './task-dialogs'
 import { groupTasks } from './task-groups'
 import { changedTask, changeTitle, useUndoableTaskChange, type TaskChange } from './task-mutations'
@@ -21,7 +22,6 @@ import { undoLast } from './task-undo'
 
 // Only admins pick whose tasks to see: the picker and its members query load for them alone.
 const AssigneePicker = lazy(() => import('./assignee-picker').then((m) => ({ default: m.AssigneePicker })))
-const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
 
 const HEADINGS = { inbox: 'Inbox', future: 'Future', archive: 'Archive' } as const
 const EMPTY = {
@@ -396,20 +396,16 @@ export function InboxPage({ search }: { search: InboxSearch }) {
         </div>
       )}
 
-      {dialog === undefined ? null : (
-        <Suspense fallback={null}>
-          <TaskDialogs
-            state={dialog}
-            onClose={() => {
-              setDialog(undefined)
-            }}
-            onChange={act}
-            onDelete={(task) => {
-              leaving(new Set([task.id]))
-            }}
-          />
-        </Suspense>
-      )}
+      <TaskDialogSlot
+        state={dialog}
+        onClose={() => {
+          setDialog(undefined)
+        }}
+        onChange={act}
+        onDelete={(task) => {
+          leaving(new Set([task.id]))
+        }}
+      />
     </div>
   )
 }

@@ -1,5 +1,5 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
-import { lazy, Suspense, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import { SelectField } from '../../components/ui/select-field'
@@ -9,12 +9,11 @@ import { localDate } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { setupQueries } from '../leads/lead-queries'
 import { dueDateOf } from './task-days'
+import { TaskDialogSlot } from './task-dialog-slot'
 import type { TaskDialogState } from './task-dialogs'
 import { changeTitle, useCreateTask, useUndoableTaskChange } from './task-mutations'
 import { taskQueries } from './task-queries'
 import { TaskRow } from './task-row'
-
-const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
 
 /** A lead's open tasks, each completed, snoozed or edited where it stands, and a one-line form to add one. */
 export function LeadTasks({ leadId }: { leadId: string }) {
@@ -54,17 +53,13 @@ export function LeadTasks({ leadId }: { leadId: string }) {
         </ul>
       )}
       <NewTaskForm leadId={leadId} />
-      {dialog === undefined ? null : (
-        <Suspense fallback={null}>
-          <TaskDialogs
-            state={dialog}
-            onClose={() => {
-              setDialog(undefined)
-            }}
-            onChange={change}
-          />
-        </Suspense>
-      )}
+      <TaskDialogSlot
+        state={dialog}
+        onClose={() => {
+          setDialog(undefined)
+        }}
+        onChange={change}
+      />
     </div>
   )
 }

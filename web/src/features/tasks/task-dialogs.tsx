@@ -43,17 +43,15 @@ export function TaskDialogs({ state, onClose, onChange, onDelete }: TaskDialogsP
   }
 }
 
-function SnoozeDialog({
-  tasks,
-  subject,
-  onClose,
-  onChange,
-}: {
+/** What the dialogs acting on the selected tasks take. */
+interface BulkDialogProps {
   tasks: Task[]
   subject: string
   onClose: () => void
   onChange: TaskDialogsProps['onChange']
-}) {
+}
+
+function SnoozeDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
   const [first] = tasks
   // Several tasks snooze as their first one would: a timed one keeps its time of day.
   const choices = first === undefined ? [] : snoozeChoices(first, new Date())
@@ -116,17 +114,7 @@ function SnoozeDialog({
   )
 }
 
-function AssignDialog({
-  tasks,
-  subject,
-  onClose,
-  onChange,
-}: {
-  tasks: Task[]
-  subject: string
-  onClose: () => void
-  onChange: TaskDialogsProps['onChange']
-}) {
+function AssignDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
   const members = useQuery(setupQueries.members())
   const current = tasks.length === 1 ? tasks[0]?.assigned_to : undefined
   return (
