@@ -16,27 +16,24 @@ export interface DateRangeFieldsProps extends DateRange {
 
 /** Two calendar days bounding a list's filter, side by side. */
 export function DateRangeFields({ from, to, fromLabel, toLabel, onChange, inputClassName }: DateRangeFieldsProps) {
-  const bound = (day: string) => (day === '' ? undefined : day)
+  const bounds = [
+    { label: fromLabel, value: from, rangeOf: (day: string | undefined) => ({ from: day, to }) },
+    { label: toLabel, value: to, rangeOf: (day: string | undefined) => ({ from, to: day }) },
+  ]
   return (
     <>
-      <TextField
-        type="date"
-        label={fromLabel}
-        value={from ?? ''}
-        inputClassName={inputClassName}
-        onChange={(day) => {
-          onChange({ from: bound(day), to })
-        }}
-      />
-      <TextField
-        type="date"
-        label={toLabel}
-        value={to ?? ''}
-        inputClassName={inputClassName}
-        onChange={(day) => {
-          onChange({ from, to: bound(day) })
-        }}
-      />
+      {bounds.map(({ label, value, rangeOf }) => (
+        <TextField
+          key={label}
+          type="date"
+          label={label}
+          value={value ?? ''}
+          inputClassName={inputClassName}
+          onChange={(day) => {
+            onChange(rangeOf(day === '' ? undefined : day))
+          }}
+        />
+      ))}
     </>
   )
 }

@@ -10,6 +10,7 @@ import { placeErrors } from '../../lib/form-errors'
 import { bindFields } from '../../lib/form-fields'
 import { useLogCall } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
+import { FieldErrorText } from '../../components/ui/field-error-text'
 
 // The Log a call form, for calls made or taken outside Leadline; loaded when the dialog first opens.
 
@@ -141,11 +142,7 @@ function DurationFields({ minutes, seconds, onChange, error }: DurationFieldsPro
           </label>
         ))}
       </div>
-      {error === undefined ? null : (
-        <p id={errorId} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </fieldset>
   )
 }
