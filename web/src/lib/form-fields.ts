@@ -1,4 +1,4 @@
-import type { Dispatch, SetStateAction } from 'react'
+import { useState, type Dispatch, type SetStateAction } from 'react'
 
 // The props that tie a text or select field to one key of a form's draft, so a form says each binding once.
 
@@ -26,4 +26,19 @@ export function bindFields<D extends object>(
     },
     error: errors[key],
   })
+}
+
+/** A text a form checks before it sends; typing again clears the check's message. `field` goes to its TextField. */
+export function useCheckedText(initial: string | (() => string) = '') {
+  const [value, setValue] = useState(initial)
+  const [error, setError] = useState<string>()
+  const field: BoundField<string> = {
+    value,
+    error,
+    onChange: (next) => {
+      setValue(next)
+      setError(undefined)
+    },
+  }
+  return { value, setValue, setError, field }
 }

@@ -3,7 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router'
 import type { Task } from '@leadline/shared/task-schema'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { EmptyState, ErrorState, Skeleton } from '../../components/ui/feedback'
+import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { localDate } from '../../lib/format'
@@ -304,11 +304,7 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           <Skeleton className="h-14 w-full" />
         </div>
       ) : list.isError ? (
-        <ErrorState
-          title="The tasks could not be loaded"
-          message={list.error.message}
-          onRetry={() => void list.refetch()}
-        />
+        <QueryErrorState title="The tasks could not be loaded" query={list} />
       ) : ordered.length === 0 ? (
         filterText.trim() === '' ? (
           <EmptyState title={EMPTY[view][0]}>{EMPTY[view][1]}</EmptyState>
