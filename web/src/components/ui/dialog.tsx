@@ -77,9 +77,6 @@ export interface ConfirmedDeleteProps {
 /** A red Delete button that asks first. */
 export function ConfirmedDelete({ label, title, isPending, onConfirm, children }: ConfirmedDeleteProps) {
   const [isOpen, setOpen] = useState(false)
-  const close = () => {
-    setOpen(false)
-  }
   return (
     <>
       <Button
@@ -94,10 +91,14 @@ export function ConfirmedDelete({ label, title, isPending, onConfirm, children }
       <ConfirmDialog
         title={title}
         isOpen={isOpen}
-        onCancel={close}
+        onCancel={() => {
+          setOpen(false)
+        }}
         isPending={isPending}
         onConfirm={() => {
-          onConfirm(close)
+          onConfirm(() => {
+            setOpen(false)
+          })
         }}
       >
         {children}
