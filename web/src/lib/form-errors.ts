@@ -23,3 +23,13 @@ export function placeErrors<F extends string>(
   if (rest.length > 0) return { beside, general: rest.join(' ') }
   return { beside, general: Object.keys(beside).length === 0 ? error.message : undefined }
 }
+
+/** A failed save's field errors, and its message when it names no field. */
+export function saveErrors(error: Error | null): {
+  fieldErrors: Readonly<Record<string, string>>
+  generalError: string | undefined
+} {
+  const fieldErrors = isApiError(error) ? error.fieldErrors : {}
+  const generalError = error !== null && Object.keys(fieldErrors).length === 0 ? error.message : undefined
+  return { fieldErrors, generalError }
+}

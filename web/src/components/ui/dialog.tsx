@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ReactNode } from 'react'
+import { lazy, Suspense, useState, type ReactNode } from 'react'
 import { Button } from './button'
 import type { ModalDialogProps } from './modal-dialog'
 
@@ -60,5 +60,49 @@ export function ConfirmDialog({
         </Button>
       </div>
     </Dialog>
+  )
+}
+
+export interface ConfirmedDeleteProps {
+  /** The button's text. */
+  label: string
+  title: string
+  isPending: boolean
+  /** Confirmed: do it, and call `close` once it is done. */
+  onConfirm: (close: () => void) => void
+  /** What is about to happen, in a sentence or two. */
+  children: ReactNode
+}
+
+/** A red Delete button that asks first. */
+export function ConfirmedDelete({ label, title, isPending, onConfirm, children }: ConfirmedDeleteProps) {
+  const [isOpen, setOpen] = useState(false)
+  return (
+    <>
+      <Button
+        variant="secondary"
+        className="text-red-700"
+        onPress={() => {
+          setOpen(true)
+        }}
+      >
+        {label}
+      </Button>
+      <ConfirmDialog
+        title={title}
+        isOpen={isOpen}
+        onCancel={() => {
+          setOpen(false)
+        }}
+        isPending={isPending}
+        onConfirm={() => {
+          onConfirm(() => {
+            setOpen(false)
+          })
+        }}
+      >
+        {children}
+      </ConfirmDialog>
+    </>
   )
 }

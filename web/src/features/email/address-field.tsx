@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { inputStyles, labelStyles } from '../../components/ui/text-field'
 import { useRemovalFocus } from '../../lib/row-keys'
 import { addressLabel, parseAddresses, sameMailbox, type Address } from './email-address'
+import { FieldErrorText } from '../../components/ui/field-error-text'
 
 export interface AddressFieldProps {
   /** "To", "Cc" or "Bcc". */
@@ -118,11 +119,7 @@ export function AddressField({ label, addresses, onChange, suggestions, error, a
           ))}
         </datalist>
       </div>
-      {shown === undefined ? null : (
-        <p id={`${id}-error`} className="text-sm text-red-700">
-          {shown}
-        </p>
-      )}
+      <FieldErrorText id={`${id}-error`} error={shown} />
     </div>
   )
 }

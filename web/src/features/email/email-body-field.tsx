@@ -2,6 +2,7 @@ import { useEffect, useId, useLayoutEffect, useRef } from 'react'
 import { Button } from '../../components/ui/button'
 import { inputStyles, labelStyles } from '../../components/ui/text-field'
 import { linkSelection, listSelection, wrapSelection, type TextEdit } from './email-format'
+import { FieldErrorText } from '../../components/ui/field-error-text'
 
 export interface EmailBodyFieldProps {
   value: string
@@ -78,11 +79,7 @@ export function EmailBodyField({ value, onChange, error, autoFocus }: EmailBodyF
           onChange(event.target.value)
         }}
       />
-      {error === undefined ? null : (
-        <p id={`${id}-error`} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={`${id}-error`} error={error} />
       <p id={`${id}-help`} className="text-xs text-slate-500">
         **bold**, _italic_, [a link](https://…); lines starting with “- ” or “1. ” make a list.
       </p>

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api } from '../../lib/api'
 import { leadQueries } from '../leads/lead-queries'
-import { showInTimeline } from '../leads/timeline-cache'
+import { showInTimeline, useTimelineMutation } from '../leads/timeline-cache'
 import { resendBody, type EmailBody } from './email-draft'
 import { withUtcOffsets, type EmailActivity, type UploadedAttachment } from './email-wire'
 
@@ -9,21 +9,16 @@ const emailPath = (id: string) => `activity/email/${encodeURIComponent(id)}/`
 
 /** Sends, schedules or keeps as a draft: a new email, or the draft it was (`draftId`), with what the composer holds. */
 export function useSaveEmail(leadId: string) {
-  const queryClient = useQueryClient()
-  return useMutation({
-    mutationKey: leadQueries.activities(leadId).queryKey,
-    mutationFn: async ({ draftId, body }: { draftId: string | undefined; body: EmailBody }) =>
+  return useTimelineMutation(
+    leadId,
+    'email',
+    async ({ draftId, body }: { draftId: string | undefined; body: EmailBody }) =>
       withUtcOffsets(
         await (draftId === undefined
           ? api.post<EmailActivity>('activity/email/', { ...body, lead_id: leadId })
           : api.put<EmailActivity>(emailPath(draftId), body)),
       ),
-    onSuccess: (email) => {
-      showInTimeline(queryClient, email, 'email')
-    },
-    // The composer shows the API's errors beside their fields.
-    meta: { errorTitle: false },
-  })
+  )
 }
 
 /**

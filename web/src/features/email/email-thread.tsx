@@ -108,6 +108,33 @@ function EmailItem({
   // Only an email's own user edits or sends it (the API refuses anyone else); taking it back to draft is anyone's.
   const session = useQuery(authQueries.session())
   const mine = session.data !== undefined && email.user_id === session.data.user.id
+  // What one can do with the email now, if anything.
+  const action =
+    email.status === 'sent' || email.status === 'inbox'
+      ? {
+          label: 'Reply',
+          isPending: false,
+          run: () => {
+            onReply(email)
+          },
+        }
+      : email.status === 'draft' && mine
+        ? {
+            label: 'Edit draft',
+            isPending: false,
+            run: () => {
+              onEditDraft(email)
+            },
+          }
+        : email.status === 'scheduled' || (email.status === 'error' && mine)
+          ? {
+              label: email.status === 'error' ? 'Try again' : 'Unschedule',
+              isPending: change.isPending,
+              run: () => {
+                change.mutate(email.status === 'error' ? { to: 'retry', email } : { to: 'draft', id: email.id })
+              },
+            }
+          : undefined
   return (
     <article aria-label={`Email from ${from}`} className="flex flex-col gap-2 text-sm">
       <header className="flex flex-col gap-0.5 text-xs text-slate-500">
@@ -129,41 +156,11 @@ function EmailItem({
       ))}
       {email.attachments.length === 0 ? null : <AttachmentList files={email.attachments} />}
       <p className="flex flex-wrap gap-1.5">
-        {email.status === 'sent' || email.status === 'inbox' ? (
-          <Button
-            size="sm"
-            variant="quiet"
-            className={linkButton}
-            onPress={() => {
-              onReply(email)
-            }}
-          >
-            Reply
+        {action === undefined ? null : (
+          <Button size="sm" variant="quiet" className={linkButton} isPending={action.isPending} onPress={action.run}>
+            {action.label}
           </Button>
-        ) : email.status === 'draft' && mine ? (
-          <Button
-            size="sm"
-            variant="quiet"
-            className={linkButton}
-            onPress={() => {
-              onEditDraft(email)
-            }}
-          >
-            Edit draft
-          </Button>
-        ) : email.status === 'scheduled' || (email.status === 'error' && mine) ? (
-          <Button
-            size="sm"
-            variant="quiet"
-            className={linkButton}
-            isPending={change.isPending}
-            onPress={() => {
-              change.mutate(email.status === 'error' ? { to: 'retry', email } : { to: 'draft', id: email.id })
-            }}
-          >
-            {email.status === 'error' ? 'Try again' : 'Unschedule'}
-          </Button>
-        ) : null}
+        )}
       </p>
       {change.error === null ? null : (
         <p role="alert" className="text-xs text-red-700">

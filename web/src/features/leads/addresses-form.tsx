@@ -4,7 +4,7 @@ import { Button } from '../../components/ui/button'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
-import { isApiError } from '../../lib/api'
+import { saveErrors } from '../../lib/form-errors'
 import { newRowKey, useRemovalFocus } from '../../lib/row-keys'
 import { useUpdateLead } from './lead-queries'
 
@@ -68,9 +68,7 @@ function addressOf(draft: AddressDraft): Address {
 export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void }) {
   const [drafts, setDrafts] = useState(() => lead.addresses.map(draftOf))
   const updateLead = useUpdateLead(lead.id)
-  const fieldErrors = isApiError(updateLead.error) ? updateLead.error.fieldErrors : {}
-  const generalError =
-    updateLead.error !== null && Object.keys(fieldErrors).length === 0 ? updateLead.error.message : undefined
+  const { fieldErrors, generalError } = saveErrors(updateLead.error)
 
   const removal = useRemovalFocus()
   const addButton = useRef<HTMLButtonElement>(null)

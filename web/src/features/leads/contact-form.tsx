@@ -6,7 +6,8 @@ import { Button } from '../../components/ui/button'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
-import { isApiError } from '../../lib/api'
+import { saveErrors } from '../../lib/form-errors'
+import { bindFields } from '../../lib/form-fields'
 import { newRowKey, useRemovalFocus } from '../../lib/row-keys'
 import { bodyOf, draftOf, type Entry } from './contact-draft'
 import { CustomFieldEditor } from './custom-field-editor'
@@ -44,9 +45,8 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
   const saveContact = useSaveContact(leadId)
   const removal = useRemovalFocus()
   const addButtons = useRef(new Map<ListKey, HTMLButtonElement>())
-  const fieldErrors = isApiError(saveContact.error) ? saveContact.error.fieldErrors : {}
-  const generalError =
-    saveContact.error !== null && Object.keys(fieldErrors).length === 0 ? saveContact.error.message : undefined
+  const { fieldErrors, generalError } = saveErrors(saveContact.error)
+  const field = bindFields(draft, setDraft, fieldErrors)
 
   // Blank entries are dropped before saving, so the API's indexes count only the filled ones.
   const errorAt = (key: ListKey, field: string, index: number): string | undefined => {
@@ -79,23 +79,8 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <TextField
-          label="Name"
-          value={draft.name}
-          onChange={(name) => {
-            setDraft((d) => ({ ...d, name }))
-          }}
-          error={fieldErrors.name}
-          autoFocus
-        />
-        <TextField
-          label="Title"
-          value={draft.title}
-          onChange={(title) => {
-            setDraft((d) => ({ ...d, title }))
-          }}
-          error={fieldErrors.title}
-        />
+        <TextField label="Name" {...field('name')} autoFocus />
+        <TextField label="Title" {...field('title')} />
       </div>
       {lists.map(({ key, field, noun, label, type }) => (
         <fieldset key={key} className="flex flex-col gap-2">

@@ -7,6 +7,7 @@ import { Button } from '../../components/ui/button'
 import { ConfirmDialog, Dialog } from '../../components/ui/dialog'
 import { ExternalLink } from '../../components/ui/external-link'
 import { Panel } from '../../components/ui/panel'
+import { RowActions } from '../../components/ui/row-actions'
 import { CustomValueDisplay, useReferenceOptions, type ReferenceOption } from './custom-field-input'
 import { customValuesOf } from './custom-values'
 import { setupQueries, useDeleteContact } from './lead-queries'
@@ -141,20 +142,13 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
           </dl>
         )}
       </div>
-      <div className="flex shrink-0 gap-1">
-        <Button size="sm" variant="quiet" aria-label={`Edit contact ${name}`} onPress={onEdit}>
-          Edit
-        </Button>
-        <Button
-          size="sm"
-          variant="quiet"
-          className="text-red-700"
-          aria-label={`Delete contact ${name}`}
-          onPress={onDelete}
-        >
-          Delete
-        </Button>
-      </div>
+      <RowActions
+        editLabel={`Edit contact ${name}`}
+        deleteLabel={`Delete contact ${name}`}
+        className="shrink-0"
+        onEdit={onEdit}
+        onDelete={onDelete}
+      />
     </div>
   )
 }

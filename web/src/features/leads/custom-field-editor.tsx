@@ -5,6 +5,7 @@ import { SelectField } from '../../components/ui/select-field'
 import { labelStyles, TextField } from '../../components/ui/text-field'
 import type { ReferenceOption } from './custom-field-input'
 import { CUSTOM_VALUE_SEPARATOR } from './custom-values'
+import { FieldErrorText } from '../../components/ui/field-error-text'
 
 // A custom field's input, apart from its display: the lead page loads it when a field is edited.
 
@@ -66,11 +67,7 @@ export function CustomFieldEditor({
             {option.label}
           </label>
         ))}
-        {error === undefined ? null : (
-          <p id={`${id}-error`} className="text-sm text-red-700">
-            {error}
-          </p>
-        )}
+        <FieldErrorText id={`${id}-error`} error={error} />
       </fieldset>
     )
   }

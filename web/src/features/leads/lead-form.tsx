@@ -7,6 +7,7 @@ import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { isApiError } from '../../lib/api'
+import { bindFields } from '../../lib/form-fields'
 import { setupQueries, useCreateLead, type LeadBody } from './lead-queries'
 
 interface NewLeadValues {
@@ -97,12 +98,12 @@ function NewLeadForm({ onDone }: { onDone: () => void }) {
   } else if (createLead.error !== null) {
     otherErrors.push(createLead.error.message)
   }
-  const errorOf = (field: keyof NewLeadValues) => localErrors[field] ?? serverErrors[field]
-
-  const set = (field: keyof NewLeadValues) => (value: string) => {
-    setValues((current) => ({ ...current, [field]: value }))
-    setLocalErrors((current) => ({ ...current, [field]: undefined }))
-  }
+  const field = bindFields(values, setValues, { ...serverErrors, ...localErrors }, (key) => {
+    setLocalErrors((current) => {
+      const { [key]: _edited, ...rest } = current
+      return rest
+    })
+  })
 
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -123,48 +124,21 @@ function NewLeadForm({ onDone }: { onDone: () => void }) {
 
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      <TextField label="Name" value={values.name} onChange={set('name')} error={errorOf('name')} autoFocus />
+      <TextField label="Name" {...field('name')} autoFocus />
       <SelectField
         label="Status"
-        value={values.status_id}
-        onChange={set('status_id')}
+        {...field('status_id')}
         options={statusOptions}
         emptyLabel={statusOptions[0] === undefined ? 'Default status' : `Default (${statusOptions[0].label})`}
-        error={errorOf('status_id')}
       />
-      <TextField label="URL" type="url" value={values.url} onChange={set('url')} error={errorOf('url')} />
-      <TextField
-        label="Description"
-        multiline
-        rows={2}
-        value={values.description}
-        onChange={set('description')}
-        error={errorOf('description')}
-      />
+      <TextField label="URL" type="url" {...field('url')} />
+      <TextField label="Description" multiline rows={2} {...field('description')} />
       <fieldset className="flex flex-col gap-3 rounded-md border border-slate-200 p-3">
         <legend className="px-1 text-sm font-semibold text-slate-900">First contact</legend>
-        <TextField
-          label="Contact"
-          value={values.contact_name}
-          onChange={set('contact_name')}
-          error={errorOf('contact_name')}
-          placeholder="Full name"
-        />
+        <TextField label="Contact" {...field('contact_name')} placeholder="Full name" />
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-          <TextField
-            label="Email"
-            type="email"
-            value={values.contact_email}
-            onChange={set('contact_email')}
-            error={errorOf('contact_email')}
-          />
-          <TextField
-            label="Phone"
-            type="tel"
-            value={values.contact_phone}
-            onChange={set('contact_phone')}
-            error={errorOf('contact_phone')}
-          />
+          <TextField label="Email" type="email" {...field('contact_email')} />
+          <TextField label="Phone" type="tel" {...field('contact_phone')} />
         </div>
       </fieldset>
       {otherErrors.length === 0 ? null : (

@@ -1,9 +1,7 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { useState } from 'react'
 import type { Lead } from '@leadline/shared/lead-schema'
-import { Button } from '../../components/ui/button'
-import { ConfirmDialog } from '../../components/ui/dialog'
+import { ConfirmedDelete } from '../../components/ui/dialog'
 import { showToast } from '../../components/ui/toast'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
@@ -67,40 +65,25 @@ export function LeadPage({ leadId, activity }: { leadId: string; activity: Activ
 }
 
 function DeleteLeadButton({ lead }: { lead: Lead }) {
-  const [isOpen, setOpen] = useState(false)
   const deleteLead = useDeleteLead(lead.id)
   const navigate = useNavigate()
   return (
-    <>
-      <Button
-        variant="secondary"
-        className="text-red-700"
-        onPress={() => {
-          setOpen(true)
-        }}
-      >
-        Delete lead
-      </Button>
-      <ConfirmDialog
-        title={`Delete ${lead.display_name || 'this lead'}?`}
-        isOpen={isOpen}
-        onCancel={() => {
-          setOpen(false)
-        }}
-        isPending={deleteLead.isPending}
-        onConfirm={() => {
-          deleteLead.mutate(undefined, {
-            onSuccess: () => {
-              setOpen(false)
-              showToast({ title: `Lead “${lead.display_name}” deleted` })
-              void navigate({ to: '/leads' })
-            },
-          })
-        }}
-      >
-        The lead, its contacts, addresses and activity are deleted for everyone in your organization. This cannot be
-        undone.
-      </ConfirmDialog>
-    </>
+    <ConfirmedDelete
+      label="Delete lead"
+      title={`Delete ${lead.display_name || 'this lead'}?`}
+      isPending={deleteLead.isPending}
+      onConfirm={(close) => {
+        deleteLead.mutate(undefined, {
+          onSuccess: () => {
+            close()
+            showToast({ title: `Lead “${lead.display_name}” deleted` })
+            void navigate({ to: '/leads' })
+          },
+        })
+      }}
+    >
+      The lead, its contacts, addresses and activity are deleted for everyone in your organization. This cannot be
+      undone.
+    </ConfirmedDelete>
   )
 }

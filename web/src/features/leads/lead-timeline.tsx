@@ -5,13 +5,14 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { lazy, Suspense, useRef, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
-import { ErrorState, Skeleton } from '../../components/ui/feedback'
+import { Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { Panel } from '../../components/ui/panel'
 import { TextField } from '../../components/ui/text-field'
 import { formatDateTime } from '../../lib/format'
 import { activityStyle, timelineItems, unknownActivityText } from './activity-display'
 import { ACTIVITY_KINDS, type ActivityKind } from './activity-kinds'
 import { leadQueries, useAddNote } from './lead-queries'
+import { useCheckedText } from '../../lib/form-fields'
 
 // Calls and texts load their code when first used or shown: the lead page's first visit stays inside its budget.
 const CallForm = lazy(() => import('../phone/call-form').then((m) => ({ default: m.CallForm })))
@@ -115,11 +116,7 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
             <Skeleton className="h-16 w-full" />
           </div>
         ) : activities.isError ? (
-          <ErrorState
-            title="The activity could not be loaded"
-            message={activities.error.message}
-            onRetry={() => void activities.refetch()}
-          />
+          <QueryErrorState title="The activity could not be loaded" query={activities} />
         ) : activities.data.data.length === 0 ? (
           <p className="text-sm text-slate-500">
             {ACTIVITY_KINDS.find((k) => k.kind === kind)?.empty ?? 'No activity yet.'}
@@ -204,35 +201,23 @@ function KindFilter({ kind }: { kind: ActivityKind | undefined }) {
 }
 
 function NoteComposer({ leadId }: { leadId: string }) {
-  const [note, setNote] = useState('')
-  const [error, setError] = useState<string>()
+  const note = useCheckedText()
   const addNote = useAddNote(leadId)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    if (note.trim() === '') {
-      setError('Write something first.')
+    if (note.value.trim() === '') {
+      note.setError('Write something first.')
       return
     }
-    addNote.mutate(note, {
+    addNote.mutate(note.value, {
       onSuccess: () => {
-        setNote('')
+        note.setValue('')
       },
     })
   }
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-2">
-      <TextField
-        label="Note"
-        multiline
-        rows={3}
-        value={note}
-        onChange={(value) => {
-          setNote(value)
-          setError(undefined)
-        }}
-        error={error}
-        placeholder="A meeting, a thought, what was agreed…"
-      />
+      <TextField label="Note" multiline rows={3} {...note.field} placeholder="A meeting, a thought, what was agreed…" />
       <div className="flex justify-end">
         <Button type="submit" variant="primary" size="sm" isPending={addNote.isPending}>
           Save note

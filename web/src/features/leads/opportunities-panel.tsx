@@ -4,6 +4,7 @@ import { lazy, Suspense, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { ConfirmDialog, Dialog } from '../../components/ui/dialog'
 import { Panel } from '../../components/ui/panel'
+import { RowActions } from '../../components/ui/row-actions'
 import { formatCalendarDate } from '../../lib/format'
 import { useDeleteOpportunity } from '../opportunities/opportunity-mutations'
 
@@ -56,30 +57,17 @@ export function OpportunitiesPanel({ lead }: { lead: Lead }) {
                   ? ''
                   : ` · ${item.status_type === 'won' ? 'won' : 'closes'} ${formatCalendarDate(item.date_won)}`}
               </span>
-              <span className="flex gap-1">
-                <Button
-                  size="sm"
-                  variant="quiet"
-                  aria-label={`Edit ${item.status_label} opportunity`}
-                  className="text-indigo-700"
-                  onPress={() => {
-                    setEditing(item)
-                  }}
-                >
-                  Edit
-                </Button>
-                <Button
-                  size="sm"
-                  variant="quiet"
-                  aria-label={`Delete ${item.status_label} opportunity`}
-                  className="text-red-700"
-                  onPress={() => {
-                    setDeleting(item)
-                  }}
-                >
-                  Delete
-                </Button>
-              </span>
+              <RowActions
+                editLabel={`Edit ${item.status_label} opportunity`}
+                deleteLabel={`Delete ${item.status_label} opportunity`}
+                editClassName="text-indigo-700"
+                onEdit={() => {
+                  setEditing(item)
+                }}
+                onDelete={() => {
+                  setDeleting(item)
+                }}
+              />
             </li>
           ))}
         </ul>

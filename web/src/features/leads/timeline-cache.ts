@@ -1,4 +1,4 @@
-import type { QueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import type { Activity } from '@leadline/shared/activity-schema'
 import type { ActivityKind } from './activity-kinds'
 import { leadQueries } from './lead-queries'
@@ -18,4 +18,21 @@ export function showInTimeline(queryClient: QueryClient, activity: Activity, kin
       return { ...page, data }
     })
   }
+}
+
+/** Saves one of a lead's activities and shows the answer in its timeline; the form shows the API's errors itself. */
+export function useTimelineMutation<V, A extends Activity>(
+  leadId: string,
+  kind: ActivityKind,
+  mutationFn: (variables: V) => Promise<A>,
+) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: leadQueries.activities(leadId).queryKey,
+    mutationFn,
+    onSuccess: (activity) => {
+      showInTimeline(queryClient, activity, kind)
+    },
+    meta: { errorTitle: false },
+  })
 }

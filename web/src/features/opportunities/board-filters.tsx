@@ -4,6 +4,7 @@ import { Button as AriaButton, Menu, MenuItem, MenuTrigger, Popover } from 'reac
 import { VALUE_PERIODS, type ValuePeriod } from '@leadline/shared/money'
 import type { Organization } from '@leadline/shared/organization-schema'
 import { Button, focusRing } from '../../components/ui/button'
+import { DateRangeFields } from '../../components/ui/date-range-fields'
 import { SelectField } from '../../components/ui/select-field'
 import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { filtersOf, type BoardSearch } from './board-search'
@@ -50,22 +51,14 @@ export function BoardFilterBar({ search, members }: { search: BoardSearch; membe
           set({ period: VALUE_PERIODS.find((p) => p === value) })
         }}
       />
-      <TextField
-        type="date"
-        label="Closing from"
-        value={search.won_from ?? ''}
+      <DateRangeFields
+        fromLabel="Closing from"
+        toLabel="Closing until"
+        from={search.won_from}
+        to={search.won_to}
         inputClassName="w-40"
-        onChange={(day) => {
-          set({ won_from: day === '' ? undefined : day })
-        }}
-      />
-      <TextField
-        type="date"
-        label="Closing until"
-        value={search.won_to ?? ''}
-        inputClassName="w-40"
-        onChange={(day) => {
-          set({ won_to: day === '' ? undefined : day })
+        onChange={({ from, to }) => {
+          set({ won_from: from, won_to: to })
         }}
       />
       <LeadQueryBox

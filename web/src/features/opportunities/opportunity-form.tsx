@@ -6,6 +6,7 @@ import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
+import { bindFields } from '../../lib/form-fields'
 import { authQueries } from '../auth/auth-queries'
 import { leadQueries } from '../leads/lead-queries'
 import { pipelineOf } from './board-search'
@@ -63,6 +64,7 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
   const set = <K extends keyof OpportunityDraft>(key: K, value: OpportunityDraft[K]) => {
     setDraft((d) => ({ ...d, [key]: value }))
   }
+  const field = bindFields(draft, setDraft, errors)
   const statuses = pipelines.find((p) => p.id === draft.pipeline_id)?.statuses ?? []
   const currencies = [...new Set([organization.currency, draft.value_currency, ...COMMON_CURRENCIES])]
   const members = organization.memberships.map((m) => ({
@@ -113,24 +115,17 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
         />
         <SelectField
           label="Status"
-          value={draft.status_id}
+          {...field('status_id')}
           options={statuses.map((s) => ({ value: s.id, label: s.label }))}
-          onChange={(id) => {
-            set('status_id', id)
-          }}
           error={errors.status_id ?? errors.status}
         />
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <TextField
           label="Value"
-          value={draft.value}
+          {...field('value')}
           inputMode="decimal"
           description={`In ${draft.value_currency}, e.g. 1,500.50`}
-          onChange={(value) => {
-            set('value', value)
-          }}
-          error={errors.value}
           autoFocus={leadId !== undefined || opportunity !== undefined}
         />
         <SelectField
@@ -144,67 +139,24 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
         />
         <SelectField
           label="Currency"
-          value={draft.value_currency}
+          {...field('value_currency')}
           options={currencies.map((c) => ({ value: c, label: c }))}
-          onChange={(value) => {
-            set('value_currency', value)
-          }}
-          error={errors.value_currency}
         />
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <TextField
-          label="Confidence (%)"
-          value={draft.confidence}
-          inputMode="numeric"
-          description="0 to 100"
-          onChange={(value) => {
-            set('confidence', value)
-          }}
-          error={errors.confidence}
-        />
-        <TextField
-          type="date"
-          label="Close date"
-          value={draft.date_won}
-          description="Expected, or when it was won"
-          onChange={(value) => {
-            set('date_won', value)
-          }}
-          error={errors.date_won}
-        />
+        <TextField label="Confidence (%)" {...field('confidence')} inputMode="numeric" description="0 to 100" />
+        <TextField type="date" label="Close date" {...field('date_won')} description="Expected, or when it was won" />
       </div>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <SelectField
           label="Owner"
-          value={draft.user_id}
+          {...field('user_id')}
           options={members}
           emptyLabel={draft.user_id === '' ? 'No owner' : undefined}
-          onChange={(value) => {
-            set('user_id', value)
-          }}
-          error={errors.user_id}
         />
-        <SelectField
-          label="Contact"
-          value={draft.contact_id}
-          options={contacts}
-          emptyLabel="No contact"
-          onChange={(value) => {
-            set('contact_id', value)
-          }}
-          error={errors.contact_id}
-        />
+        <SelectField label="Contact" {...field('contact_id')} options={contacts} emptyLabel="No contact" />
       </div>
-      <TextField
-        label="Note"
-        multiline
-        value={draft.note}
-        onChange={(value) => {
-          set('note', value)
-        }}
-        error={errors.note}
-      />
+      <TextField label="Note" multiline {...field('note')} />
       <FormActions
         error={generalError}
         submitLabel={opportunity === undefined ? 'Add opportunity' : 'Save opportunity'}

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
-import { Suspense, useState } from 'react'
+import { Suspense } from 'react'
 import { Dialog as AriaDialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { Button } from '../../components/ui/button'
-import { ConfirmDialog } from '../../components/ui/dialog'
+import { ConfirmedDelete } from '../../components/ui/dialog'
 import { ErrorState, Skeleton } from '../../components/ui/feedback'
 import { isApiError } from '../../lib/api'
 import { OpportunityForm } from './opportunity-form'
@@ -69,30 +69,17 @@ export function OpportunityPanel({ opportunityId, onClose }: OpportunityPanelPro
 }
 
 function DeleteOpportunity({ opportunity, onDeleted }: { opportunity: Opportunity; onDeleted: () => void }) {
-  const [isOpen, setOpen] = useState(false)
   const remove = useDeleteOpportunity()
   return (
     <div className="border-t border-slate-100 pt-4">
-      <Button
-        variant="secondary"
-        className="text-red-700"
-        onPress={() => {
-          setOpen(true)
-        }}
-      >
-        Delete opportunity
-      </Button>
-      <ConfirmDialog
+      <ConfirmedDelete
+        label="Delete opportunity"
         title="Delete opportunity"
-        isOpen={isOpen}
-        onCancel={() => {
-          setOpen(false)
-        }}
         isPending={remove.isPending}
-        onConfirm={() => {
+        onConfirm={(close) => {
           remove.mutate(opportunity, {
             onSuccess: () => {
-              setOpen(false)
+              close()
               onDeleted()
             },
           })
@@ -100,7 +87,7 @@ function DeleteOpportunity({ opportunity, onDeleted }: { opportunity: Opportunit
       >
         This opportunity of {opportunity.lead_name ?? 'the lead'} is deleted for everyone in your organization. This
         cannot be undone.
-      </ConfirmDialog>
+      </ConfirmedDelete>
     </div>
   )
 }

@@ -7,8 +7,10 @@ import { inputStyles, labelStyles, TextField } from '../../components/ui/text-fi
 import { twMerge } from '../../lib/class-merge'
 import { callBodyOf, CALL_FIELDS, emptyCallDraft, type CallDraft, type CallField } from './call-draft'
 import { placeErrors } from '../../lib/form-errors'
+import { bindFields } from '../../lib/form-fields'
 import { useLogCall } from './phone-mutations'
 import { phoneQueries } from './phone-queries'
+import { FieldErrorText } from '../../components/ui/field-error-text'
 
 // The Log a call form, for calls made or taken outside Leadline; loaded when the dialog first opens.
 
@@ -31,6 +33,7 @@ export function CallForm({ leadId, contacts, onDone }: CallFormProps) {
   const set = <K extends keyof CallDraft>(key: K, value: CallDraft[K]) => {
     setDraft((d) => ({ ...d, [key]: value }))
   }
+  const field = bindFields(draft, setDraft, errors)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     const result = callBodyOf(leadId, draft)
@@ -48,23 +51,16 @@ export function CallForm({ leadId, contacts, onDone }: CallFormProps) {
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <SelectField
           label="Contact"
-          value={draft.contact_id}
+          {...field('contact_id')}
           options={contacts.map((c) => ({ value: c.id, label: c.display_name || 'Unnamed contact' }))}
           emptyLabel="No contact"
-          onChange={(value) => {
-            set('contact_id', value)
-          }}
-          error={errors.contact_id}
         />
         <SelectField
           label="Outcome"
-          value={draft.outcome_id}
+          {...field('outcome_id')}
           options={callOutcomes.map((o) => ({ value: o.id, label: o.name }))}
           emptyLabel={outcomes.isPending ? 'Loading outcomes…' : 'No outcome'}
           isDisabled={outcomes.isPending}
-          onChange={(value) => {
-            set('outcome_id', value)
-          }}
           error={errors.outcome_id ?? (outcomes.isError ? 'The outcomes could not be loaded.' : undefined)}
         />
       </div>
@@ -99,25 +95,12 @@ export function CallForm({ leadId, contacts, onDone }: CallFormProps) {
           error={errors.duration}
         />
       </div>
-      <TextField
-        label="Note"
-        multiline
-        rows={3}
-        value={draft.note}
-        onChange={(value) => {
-          set('note', value)
-        }}
-        error={errors.note}
-      />
+      <TextField label="Note" multiline rows={3} {...field('note')} />
       <TextField
         label="Recording URL"
         type="url"
-        value={draft.recording_url}
+        {...field('recording_url')}
         description="Optional: an https:// address the recording plays from."
-        onChange={(value) => {
-          set('recording_url', value)
-        }}
-        error={errors.recording_url}
       />
       <FormActions error={generalError} submitLabel="Log call" isPending={logCall.isPending} onCancel={onDone} />
     </form>
@@ -159,11 +142,7 @@ function DurationFields({ minutes, seconds, onChange, error }: DurationFieldsPro
           </label>
         ))}
       </div>
-      {error === undefined ? null : (
-        <p id={errorId} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </fieldset>
   )
 }

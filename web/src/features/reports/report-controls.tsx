@@ -2,7 +2,8 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { useId, type ChangeEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
-import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
+import { DateRangeFields } from '../../components/ui/date-range-fields'
+import { inputStyles, labelStyles } from '../../components/ui/text-field'
 import { localDate } from '../../lib/format'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
 import { setupQueries } from '../leads/lead-queries'
@@ -82,22 +83,14 @@ export function ReportControls({
             None selected: everyone.
           </p>
         </div>
-        <TextField
-          type="date"
-          label="Won from"
-          value={search.from ?? ''}
+        <DateRangeFields
+          fromLabel="Won from"
+          toLabel="Won to"
+          from={search.from}
+          to={search.to}
           inputClassName="w-44"
-          onChange={(from) => {
-            onChange({ from: from === '' ? undefined : from, to: search.to, dates: undefined })
-          }}
-        />
-        <TextField
-          type="date"
-          label="Won to"
-          value={search.to ?? ''}
-          inputClassName="w-44"
-          onChange={(to) => {
-            onChange({ from: search.from, to: to === '' ? undefined : to, dates: undefined })
+          onChange={(range) => {
+            onChange({ ...range, dates: undefined })
           }}
         />
       </div>

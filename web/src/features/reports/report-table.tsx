@@ -4,6 +4,7 @@ import { twMerge } from '../../lib/class-merge'
 import { focusRing } from '../../components/ui/button'
 import { groupLabel, groupParam, type ReportPage } from './report-groups'
 import { groupingLabel, MONEY_COLUMNS } from './report-rows'
+import type { OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import type { Grouping } from './report-search'
 
 const cell = 'px-3 py-2 text-right tabular-nums whitespace-nowrap'
@@ -42,12 +43,7 @@ export function ReportTable({ by, page, currency }: { by: Grouping; page: Report
                   {groupLabel(by, group)}
                 </Link>
               </th>
-              <td className={cell}>{group.total_results}</td>
-              {MONEY_COLUMNS.map((c) => (
-                <td key={c.field} className={cell}>
-                  {formatMoney(group[c.field], currency)}
-                </td>
-              ))}
+              <FigureCells figures={group} currency={currency} />
             </tr>
           ))}
         </tbody>
@@ -56,15 +52,24 @@ export function ReportTable({ by, page, currency }: { by: Grouping; page: Report
             <th scope="row" className="px-3 py-2 text-left">
               Total
             </th>
-            <td className={cell}>{page.total_results}</td>
-            {MONEY_COLUMNS.map((c) => (
-              <td key={c.field} className={cell}>
-                {formatMoney(page[c.field], currency)}
-              </td>
-            ))}
+            <FigureCells figures={page} currency={currency} />
           </tr>
         </tfoot>
       </table>
     </div>
+  )
+}
+
+/** A group's or the totals' count and sums. */
+function FigureCells({ figures, currency }: { figures: OpportunityAggregates; currency: string }) {
+  return (
+    <>
+      <td className={cell}>{figures.total_results}</td>
+      {MONEY_COLUMNS.map((c) => (
+        <td key={c.field} className={cell}>
+          {formatMoney(figures[c.field], currency)}
+        </td>
+      ))}
+    </>
   )
 }

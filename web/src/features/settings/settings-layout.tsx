@@ -3,6 +3,7 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { ReactNode } from 'react'
 import { authQueries } from '../auth/auth-queries'
+import { BackToLeadsLink } from '../shell/error-pages'
 
 const tabLink =
   'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
@@ -39,12 +40,7 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
         Pipelines and statuses of {organization} are set up by its admins. Ask one of them if something here needs to
         change.
       </p>
-      <Link
-        to="/leads"
-        className="mt-6 inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-700"
-      >
-        Back to leads
-      </Link>
+      <BackToLeadsLink />
     </div>
   )
 }

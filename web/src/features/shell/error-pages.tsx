@@ -44,12 +44,19 @@ export function NotFoundPage({ what = 'page' }: { what?: string }) {
       <p className="text-sm font-semibold text-indigo-700">404</p>
       <h1 className="mt-2 text-2xl font-bold text-slate-900">This {what} does not exist</h1>
       <p className="mt-2 text-slate-600">It may have been deleted, or the link is wrong.</p>
-      <Link
-        to="/leads"
-        className="mt-6 inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-700"
-      >
-        Back to leads
-      </Link>
+      <BackToLeadsLink />
     </div>
+  )
+}
+
+/** The way out of a page that cannot be shown. */
+export function BackToLeadsLink() {
+  return (
+    <Link
+      to="/leads"
+      className="mt-6 inline-block rounded-md bg-indigo-600 px-3.5 py-2 text-sm font-medium text-white hover:bg-indigo-700"
+    >
+      Back to leads
+    </Link>
   )
 }

@@ -1,7 +1,7 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
-import { lazy, Suspense, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
-import { ErrorState, Skeleton } from '../../components/ui/feedback'
+import { Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
@@ -9,12 +9,12 @@ import { localDate } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { setupQueries } from '../leads/lead-queries'
 import { dueDateOf } from './task-days'
+import { TaskDialogSlot } from './task-dialog-slot'
 import type { TaskDialogState } from './task-dialogs'
 import { changeTitle, useCreateTask, useUndoableTaskChange } from './task-mutations'
 import { taskQueries } from './task-queries'
 import { TaskRow } from './task-row'
-
-const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
+import { useCheckedText } from '../../lib/form-fields'
 
 /** A lead's open tasks, each completed, snoozed or edited where it stands, and a one-line form to add one. */
 export function LeadTasks({ leadId }: { leadId: string }) {
@@ -27,11 +27,7 @@ export function LeadTasks({ leadId }: { leadId: string }) {
       {tasks.isPending ? (
         <Skeleton className="h-10 w-full" />
       ) : tasks.isError ? (
-        <ErrorState
-          title="The tasks could not be loaded"
-          message={tasks.error.message}
-          onRetry={() => void tasks.refetch()}
-        />
+        <QueryErrorState title="The tasks could not be loaded" query={tasks} />
       ) : tasks.data.length === 0 ? (
         <p className="text-sm text-slate-500">No open tasks.</p>
       ) : (
@@ -54,17 +50,13 @@ export function LeadTasks({ leadId }: { leadId: string }) {
         </ul>
       )}
       <NewTaskForm leadId={leadId} />
-      {dialog === undefined ? null : (
-        <Suspense fallback={null}>
-          <TaskDialogs
-            state={dialog}
-            onClose={() => {
-              setDialog(undefined)
-            }}
-            onChange={change}
-          />
-        </Suspense>
-      )}
+      <TaskDialogSlot
+        state={dialog}
+        onClose={() => {
+          setDialog(undefined)
+        }}
+        onChange={change}
+      />
     </div>
   )
 }
@@ -72,27 +64,26 @@ export function LeadTasks({ leadId }: { leadId: string }) {
 function NewTaskForm({ leadId }: { leadId: string }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
   const members = useQuery(setupQueries.members())
-  const [text, setText] = useState('')
+  const text = useCheckedText()
   const [day, setDay] = useState(() => localDate())
   const [time, setTime] = useState('')
   const [assignee, setAssignee] = useState(session.user.id)
-  const [error, setError] = useState<string>()
   const create = useCreateTask()
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    if (text.trim() === '') {
-      setError('Say what to do.')
+    if (text.value.trim() === '') {
+      text.setError('Say what to do.')
       return
     }
     create.mutate(
-      { lead_id: leadId, text: text.trim(), date: dueDateOf(day, time), assigned_to: assignee },
+      { lead_id: leadId, text: text.value.trim(), date: dueDateOf(day, time), assigned_to: assignee },
       {
         onSuccess: () => {
-          setText('')
+          text.setValue('')
           setTime('')
         },
         onError: (failure) => {
-          setError(saveErrorMessage(failure, 'text'))
+          text.setError(saveErrorMessage(failure, 'text'))
         },
       },
     )
@@ -107,16 +98,7 @@ function NewTaskForm({ leadId }: { leadId: string }) {
       aria-label="New task"
       className="flex flex-col gap-2 border-t border-slate-100 pt-3"
     >
-      <TextField
-        label="New task"
-        value={text}
-        onChange={(value) => {
-          setText(value)
-          setError(undefined)
-        }}
-        error={error}
-        placeholder="Call back about pricing…"
-      />
+      <TextField label="New task" {...text.field} placeholder="Call back about pricing…" />
       <div className="flex flex-wrap items-end gap-2">
         <TextField label="Due" type="date" value={day} onChange={setDay} className="min-w-36 flex-1" />
         <TextField label="Time" type="time" value={time} onChange={setTime} className="w-28" />

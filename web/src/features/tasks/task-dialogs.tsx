@@ -12,6 +12,7 @@ import { dueDateOf, dueInputsOf, shortDay } from './task-days'
 import { taskDisplay } from './task-display'
 import { changeTitle, useDeleteTask, useTaskChange, type TaskChange } from './task-mutations'
 import { snoozeChoices } from './task-snooze'
+import { useCheckedText } from '../../lib/form-fields'
 
 // The dialogs a task's actions open, loaded when the first one opens: the inbox and the lead page stay small.
 
@@ -43,36 +44,33 @@ export function TaskDialogs({ state, onClose, onChange, onDelete }: TaskDialogsP
   }
 }
 
-function SnoozeDialog({
-  tasks,
-  subject,
-  onClose,
-  onChange,
-}: {
+/** What the dialogs acting on the selected tasks take. */
+interface BulkDialogProps {
   tasks: Task[]
   subject: string
   onClose: () => void
   onChange: TaskDialogsProps['onChange']
-}) {
+}
+
+function SnoozeDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
   const [first] = tasks
   // Several tasks snooze as their first one would: a timed one keeps its time of day.
   const choices = first === undefined ? [] : snoozeChoices(first, new Date())
   const initial = first === undefined ? { day: '', time: '' } : dueInputsOf(first)
-  const [day, setDay] = useState('')
+  const day = useCheckedText()
   const [time, setTime] = useState(initial.time)
-  const [error, setError] = useState<string>()
   /** `label` says where they went ("Mon, Nov 30", "5:00 PM"). */
   const snooze = (date: string, label: string) => {
     onChange(tasks, { date }, changeTitle(tasks, `snoozed to ${label}`))
   }
   const pick = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const date = dueDateOf(day, time)
+    const date = dueDateOf(day.value, time)
     if (date === null) {
-      setError('Pick a date.')
+      day.setError('Pick a date.')
       return
     }
-    snooze(date, time === '' ? shortDay(day) : `${shortDay(day)}, ${time}`)
+    snooze(date, time === '' ? shortDay(day.value) : `${shortDay(day.value)}, ${time}`)
     onClose()
   }
   return (
@@ -97,17 +95,7 @@ function SnoozeDialog({
       </ul>
       <form onSubmit={pick} noValidate className="flex flex-col gap-3 border-t border-slate-100 pt-3">
         <div className="flex gap-2">
-          <TextField
-            label="Date"
-            type="date"
-            value={day}
-            onChange={(value) => {
-              setDay(value)
-              setError(undefined)
-            }}
-            error={error}
-            className="flex-1"
-          />
+          <TextField label="Date" type="date" {...day.field} className="flex-1" />
           <TextField label="Time (optional)" type="time" value={time} onChange={setTime} className="w-32" />
         </div>
         <FormActions submitLabel="Snooze" isPending={false} onCancel={onClose} />
@@ -116,17 +104,7 @@ function SnoozeDialog({
   )
 }
 
-function AssignDialog({
-  tasks,
-  subject,
-  onClose,
-  onChange,
-}: {
-  tasks: Task[]
-  subject: string
-  onClose: () => void
-  onChange: TaskDialogsProps['onChange']
-}) {
+function AssignDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
   const members = useQuery(setupQueries.members())
   const current = tasks.length === 1 ? tasks[0]?.assigned_to : undefined
   return (
