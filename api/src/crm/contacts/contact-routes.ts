@@ -8,7 +8,7 @@ import { findLead } from '../leads/lead-repo.js'
 import { refreshLeadSearch } from '../leads/lead-search-index.js'
 import { loadWriteSetting, prepareContact } from '../leads/lead-write.js'
 import type { Deps } from '../deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -27,8 +27,7 @@ const createBody = Type.Composite([contactBodySchema, Type.Object({ lead_id: Typ
 async function contactView(db: Db, organizationId: string, id: string) {
   const contact = found(await findContact(db, organizationId, id), 'Contact')
   const defs = await listCustomFieldDefs(db, organizationId, 'contact')
-  const [view] = await contactViews(db, organizationId, [contact], defs)
-  if (view === undefined) throw new NotFoundError('Contact')
+  const view = found((await contactViews(db, organizationId, [contact], defs))[0], 'Contact')
   return view
 }
 

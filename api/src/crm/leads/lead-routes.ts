@@ -48,8 +48,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   const { db, dialect, clock, config, reader, meta, views } = deps
   const viewer = (request: FastifyRequest): ViewCaller => ({ offsetHours: request.tzOffsetHours, now: clock.now() })
   const view = async (organizationId: string, id: string, who: ViewCaller) => {
-    const [lead] = await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id])
-    if (lead === undefined) throw new NotFoundError('Lead')
+    const lead = found(
+      (await reader.all<LeadRow & { meta_version: number }>(LEAD_WITH_VERSION, [organizationId, id]))[0],
+      'Lead',
+    )
     const organization = found(await meta.get(organizationId, lead.meta_version), 'Lead')
     return leadViewBody(db, views, organization, lead, config.appUrl, who)
   }

@@ -194,8 +194,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   async function oneView(organizationId: string, id: string) {
     const row = found(await findOpportunity(db, organizationId, id), 'Opportunity')
-    const [view] = await views(organizationId, [row])
-    if (view === undefined) throw new NotFoundError('Opportunity')
+    const view = found((await views(organizationId, [row]))[0], 'Opportunity')
     return view
   }
 

@@ -4,7 +4,7 @@ import type { OpportunityStatusType } from '@leadline/shared/status-schema'
 import type { CustomObjectType, Db, HotReader } from '../../platform/data/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { organizationView } from './organization-view.js'
-import { NotFoundError } from '../../platform/http/errors.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 /** What describes an organization, as of `version` (organization.meta_version, kept by migration 0005's triggers). */
 export interface OrganizationMeta {
@@ -113,8 +113,7 @@ export function createMetaCache(db: Db, reader: HotReader): MetaCache {
   }
 
   async function require(organizationId: string, known?: number): Promise<OrganizationMeta> {
-    const meta = await get(organizationId, known)
-    if (meta === undefined) throw new NotFoundError('Organization')
+    const meta = found(await get(organizationId, known), 'Organization')
     return meta
   }
 

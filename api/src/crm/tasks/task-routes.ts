@@ -12,7 +12,7 @@ import { taskChangeEvents, taskEvent } from './task-events.js'
 import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import type { Deps } from '../deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -300,8 +300,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         })
         const row = body.is_complete === true ? await findTask(tx, me.organizationId, taskId) : undefined
         const completions = row === undefined ? [] : await setComplete(tx, [row], true, ctx)
-        const created = (await viewsIn(tx, request, organization, [taskId], now)).get(taskId)
-        if (created === undefined) throw new NotFoundError('Task')
+        const created = found((await viewsIn(tx, request, organization, [taskId], now)).get(taskId), 'Task')
         await recordEvents(tx, eventContext(request, ctx.now), [
           taskEvent(created, 'created'),
           ...(await activityEvents(tx, completions, 'created')),
@@ -355,8 +354,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         if (Object.keys(changes).length > 0) await updateTask(tx, me.organizationId, task.id, changes, ctx)
         const completions =
           body.is_complete === undefined ? [] : await setComplete(tx, [{ ...task, ...changes }], body.is_complete, ctx)
-        const after = (await recordTaskChanges(tx, request, organization, before, now, completions)).get(task.id)
-        if (after === undefined) throw new NotFoundError('Task')
+        const after = found(
+          (await recordTaskChanges(tx, request, organization, before, now, completions)).get(task.id),
+          'Task',
+        )
         return after
       })
     },

@@ -4,12 +4,13 @@ import { LIST_LIMIT_MAX } from '@leadline/shared/list'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Db, Tables } from '../../platform/data/database.js'
 import type { PlatformDeps } from '../../platform/deps.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { defineFilters } from '../../platform/data/list-filters.js'
 import { EVENT_ACTIONS } from './event-repo.js'
 import { eventView } from './event-view.js'
+import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['events']
 const params = Type.Object({ id: Type.String() })
@@ -166,8 +167,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
     '/event/:id/',
     { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema } },
     async (request) => {
-      const row = await findEvent(db, caller(request).organizationId, request.params.id)
-      if (row === undefined) throw new NotFoundError('Event')
+      const row = found(await findEvent(db, caller(request).organizationId, request.params.id), 'Event')
       return eventView(row)
     },
   )
