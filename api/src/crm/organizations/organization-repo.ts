@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../../platform/data/database.js'
 import { newId } from '../../platform/security/ids.js'
+import { createdStamps } from '../../platform/data/stamps.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 
 export const DEFAULT_LEAD_STATUSES = ['Potential', 'Bad Fit', 'Qualified', 'Customer']
@@ -28,10 +29,7 @@ export async function createOrganization(tx: Db | Tx, clock: Clock, input: NewOr
       name: input.name,
       currency: input.currency ?? 'USD',
       country: input.country ?? 'US',
-      created_by: input.createdBy ?? null,
-      updated_by: input.createdBy ?? null,
-      date_created: now,
-      date_updated: now,
+      ...createdStamps(input.createdBy ?? null, now),
     })
     .execute()
   await tx
@@ -55,10 +53,7 @@ export async function createOrganization(tx: Db | Tx, clock: Clock, input: NewOr
       organization_id: id,
       name: DEFAULT_PIPELINE_NAME,
       position: 0,
-      created_by: input.createdBy ?? null,
-      updated_by: input.createdBy ?? null,
-      date_created: now,
-      date_updated: now,
+      ...createdStamps(input.createdBy ?? null, now),
     })
     .execute()
   await tx

@@ -1,7 +1,6 @@
 import { useId, type ChangeEvent } from 'react'
 import { inputStyles, labelStyles } from './text-field'
 import { twMerge } from '../../lib/class-merge'
-import { FieldErrorText } from './field-error-text'
 
 export interface SelectOption {
   value: string
@@ -64,7 +63,11 @@ export function SelectField({
           </option>
         ))}
       </select>
-      <FieldErrorText id={errorId} error={error} />
+      {error === undefined ? null : (
+        <p id={errorId} className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
     </div>
   )
 }

@@ -1,6 +1,5 @@
 import { useId, type HTMLAttributes } from 'react'
 import { twMerge } from '../../lib/class-merge'
-import { FieldErrorText } from './field-error-text'
 
 export interface TextFieldProps {
   label: string
@@ -89,7 +88,11 @@ export function TextField({
           {description}
         </p>
       )}
-      <FieldErrorText id={errorId} error={error} />
+      {error === undefined ? null : (
+        <p id={errorId} className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
     </div>
   )
 }

@@ -10,7 +10,6 @@ import { showToast } from '../../components/ui/toast'
 import { api, isApiError, saveErrorMessage } from '../../lib/api'
 import { activityTypesOf, type ActivityKind } from './activity-kinds'
 import type { LeadSearch } from './lead-search'
-import { setupListQuery } from '../../lib/setup-query'
 
 export const LEADS_PER_PAGE = 50
 
@@ -60,11 +59,28 @@ export const leadQueries = {
 }
 
 export const setupQueries = {
-  statuses: () => setupListQuery<LeadStatus>(['statuses', 'lead'], 'status/lead/'),
+  statuses: () =>
+    queryOptions({
+      queryKey: ['statuses', 'lead'],
+      queryFn: () => api.get<ListEnvelope<LeadStatus>>('status/lead/'),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
   /** The organization's members, for `user` custom fields. */
-  members: () => setupListQuery<User>(['members'], 'user/', { _limit: 1000 }),
+  members: () =>
+    queryOptions({
+      queryKey: ['members'],
+      queryFn: () => api.get<ListEnvelope<User>>('user/', { _limit: 1000 }),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
   customFields: (objectType: 'lead' | 'contact') =>
-    setupListQuery<CustomField>(['custom-fields', objectType], `custom_field/${objectType}/`, { _limit: 100 }),
+    queryOptions({
+      queryKey: ['custom-fields', objectType],
+      queryFn: () => api.get<ListEnvelope<CustomField>>(`custom_field/${objectType}/`, { _limit: 100 }),
+      staleTime: 5 * 60_000,
+      select: (page) => page.data,
+    }),
 }
 
 /** A lead or contact body as the API accepts it: known fields plus `custom.<field id>` keys. */
