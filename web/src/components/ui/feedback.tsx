@@ -52,3 +52,14 @@ export function ErrorState({ title, message, onRetry, children }: ErrorStateProp
     </div>
   )
 }
+
+/** A query that failed: its message, and Try again to fetch it anew. */
+export function QueryErrorState({
+  title,
+  query,
+}: {
+  title: string
+  query: { error: Error; refetch: () => Promise<unknown> }
+}) {
+  return <ErrorState title={title} message={query.error.message} onRetry={() => void query.refetch()} />
+}

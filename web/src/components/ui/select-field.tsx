@@ -1,6 +1,7 @@
 import { useId, type ChangeEvent } from 'react'
 import { inputStyles, labelStyles } from './text-field'
 import { twMerge } from '../../lib/class-merge'
+import { FieldErrorText } from './field-error-text'
 
 export interface SelectOption {
   value: string
@@ -63,11 +64,7 @@ export function SelectField({
           </option>
         ))}
       </select>
-      {error === undefined ? null : (
-        <p id={errorId} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
   )
 }

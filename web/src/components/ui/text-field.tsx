@@ -1,5 +1,6 @@
 import { useId, type HTMLAttributes } from 'react'
 import { twMerge } from '../../lib/class-merge'
+import { FieldErrorText } from './field-error-text'
 
 export interface TextFieldProps {
   label: string
@@ -88,11 +89,7 @@ export function TextField({
           {description}
         </p>
       )}
-      {error === undefined ? null : (
-        <p id={errorId} className="text-sm text-red-700">
-          {error}
-        </p>
-      )}
+      <FieldErrorText id={errorId} error={error} />
     </div>
   )
 }

@@ -10,6 +10,7 @@ import { showToast } from '../../components/ui/toast'
 import { api, isApiError, saveErrorMessage } from '../../lib/api'
 import { activityTypesOf, type ActivityKind } from './activity-kinds'
 import type { LeadSearch } from './lead-search'
+import { setupListQuery } from '../../lib/setup-query'
 
 export const LEADS_PER_PAGE = 50
 
@@ -59,28 +60,11 @@ export const leadQueries = {
 }
 
 export const setupQueries = {
-  statuses: () =>
-    queryOptions({
-      queryKey: ['statuses', 'lead'],
-      queryFn: () => api.get<ListEnvelope<LeadStatus>>('status/lead/'),
-      staleTime: 5 * 60_000,
-      select: (page) => page.data,
-    }),
+  statuses: () => setupListQuery<LeadStatus>(['statuses', 'lead'], 'status/lead/'),
   /** The organization's members, for `user` custom fields. */
-  members: () =>
-    queryOptions({
-      queryKey: ['members'],
-      queryFn: () => api.get<ListEnvelope<User>>('user/', { _limit: 1000 }),
-      staleTime: 5 * 60_000,
-      select: (page) => page.data,
-    }),
+  members: () => setupListQuery<User>(['members'], 'user/', { _limit: 1000 }),
   customFields: (objectType: 'lead' | 'contact') =>
-    queryOptions({
-      queryKey: ['custom-fields', objectType],
-      queryFn: () => api.get<ListEnvelope<CustomField>>(`custom_field/${objectType}/`, { _limit: 100 }),
-      staleTime: 5 * 60_000,
-      select: (page) => page.data,
-    }),
+    setupListQuery<CustomField>(['custom-fields', objectType], `custom_field/${objectType}/`, { _limit: 100 }),
 }
 
 /** A lead or contact body as the API accepts it: known fields plus `custom.<field id>` keys. */

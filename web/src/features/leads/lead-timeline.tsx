@@ -5,7 +5,7 @@ import type { Lead } from '@leadline/shared/lead-schema'
 import { lazy, Suspense, useRef, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { Dialog } from '../../components/ui/dialog'
-import { Skeleton, ErrorState } from '../../components/ui/feedback'
+import { Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { Panel } from '../../components/ui/panel'
 import { TextField } from '../../components/ui/text-field'
 import { formatDateTime } from '../../lib/format'
@@ -116,11 +116,7 @@ export function LeadTimeline({ lead, kind }: { lead: Lead; kind: ActivityKind | 
             <Skeleton className="h-16 w-full" />
           </div>
         ) : activities.isError ? (
-          <ErrorState
-            title="The activity could not be loaded"
-            message={activities.error.message}
-            onRetry={() => void activities.refetch()}
-          />
+          <QueryErrorState title="The activity could not be loaded" query={activities} />
         ) : activities.data.data.length === 0 ? (
           <p className="text-sm text-slate-500">
             {ACTIVITY_KINDS.find((k) => k.kind === kind)?.empty ?? 'No activity yet.'}

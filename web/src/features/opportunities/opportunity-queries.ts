@@ -1,10 +1,10 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
-import type { ListEnvelope } from '@leadline/shared/list'
 import type { Organization } from '@leadline/shared/organization-schema'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { api } from '../../lib/api'
 import type { OpportunityColumnPage } from './board-moves'
 import type { BoardFilters } from './board-search'
+import { setupListQuery } from '../../lib/setup-query'
 
 export const CARDS_PER_PAGE = 20
 
@@ -16,13 +16,7 @@ export const CARDS_PER_PAGE = 20
  */
 export const opportunityQueries = {
   all: () => ['opportunities'] as const,
-  pipelines: () =>
-    queryOptions({
-      queryKey: ['pipelines'],
-      queryFn: () => api.get<ListEnvelope<Pipeline>>('pipeline/', { _limit: 100 }),
-      staleTime: 5 * 60_000,
-      select: (page) => page.data,
-    }),
+  pipelines: () => setupListQuery<Pipeline>(['pipelines'], 'pipeline/', { _limit: 100 }),
   organization: (id: string) =>
     queryOptions({
       queryKey: ['organization', id],

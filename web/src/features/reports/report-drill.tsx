@@ -2,7 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { twMerge } from '../../lib/class-merge'
 import { Button, focusRing } from '../../components/ui/button'
-import { EmptyState, Skeleton, ErrorState } from '../../components/ui/feedback'
+import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { formatCalendarDate } from '../../lib/format'
 import { downloadText, toCsv } from './report-csv'
 import { drillFilters, groupLabel, type ReportPage } from './report-groups'
@@ -56,14 +56,7 @@ function DrillList({ source, label }: { source: DrillSource; label: string }) {
   const list = useInfiniteQuery(reportQueries.drill(source))
   const opportunities = list.data?.pages.flatMap((p) => p.data) ?? []
   if (list.isPending) return <Skeleton className="h-40" />
-  if (list.isError)
-    return (
-      <ErrorState
-        title="The opportunities did not load"
-        message={list.error.message}
-        onRetry={() => void list.refetch()}
-      />
-    )
+  if (list.isError) return <QueryErrorState title="The opportunities did not load" query={list} />
   if (opportunities.length === 0) return <EmptyState title="No opportunities in this group" />
   const download = async () => {
     // The whole group, not only the pages on screen.

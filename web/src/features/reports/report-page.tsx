@@ -2,7 +2,7 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense } from 'react'
 import { Button } from '../../components/ui/button'
-import { EmptyState, Skeleton, ErrorState } from '../../components/ui/feedback'
+import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { useDocumentTitle } from '../../lib/document-title'
 import { authQueries } from '../auth/auth-queries'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
@@ -38,11 +38,7 @@ export function ReportPage({ search }: { search: ReportSearch }) {
       {report.isPending ? (
         <Skeleton className="h-72" />
       ) : report.isError ? (
-        <ErrorState
-          title="The report did not load"
-          message={report.error.message}
-          onRetry={() => void report.refetch()}
-        />
+        <QueryErrorState title="The report did not load" query={report} />
       ) : report.data.data.length === 0 ? (
         <EmptyState title="No opportunities match">Try another date range, status or owner.</EmptyState>
       ) : (

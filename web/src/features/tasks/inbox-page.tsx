@@ -3,7 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router'
 import type { Task } from '@leadline/shared/task-schema'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { EmptyState, Skeleton, ErrorState } from '../../components/ui/feedback'
+import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { localDate } from '../../lib/format'
@@ -11,6 +11,7 @@ import { authQueries } from '../auth/auth-queries'
 import { viewOf, type InboxSearch } from './inbox-search'
 import { isTyping, shortcutOf } from './inbox-keys'
 import { belongsTo } from './task-cache'
+import { TaskDialogSlot } from './task-dialog-slot'
 import type { TaskDialogState } from './task-dialogs'
 import { groupTasks } from './task-groups'
 import { changedTask, changeTitle, useUndoableTaskChange, type TaskChange } from './task-mutations'
@@ -18,8 +19,6 @@ import { taskQueries, type TaskListFilter } from './task-queries'
 import { taskDisplay } from './task-display'
 import { TaskRow, type TaskAction } from './task-row'
 import { undoLast } from './task-undo'
-
-const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
 
 // Only admins pick whose tasks to see: the picker and its members query load for them alone.
 const AssigneePicker = lazy(() => import('./assignee-picker').then((m) => ({ default: m.AssigneePicker })))
@@ -305,11 +304,7 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           <Skeleton className="h-14 w-full" />
         </div>
       ) : list.isError ? (
-        <ErrorState
-          title="The tasks could not be loaded"
-          message={list.error.message}
-          onRetry={() => void list.refetch()}
-        />
+        <QueryErrorState title="The tasks could not be loaded" query={list} />
       ) : ordered.length === 0 ? (
         filterText.trim() === '' ? (
           <EmptyState title={EMPTY[view][0]}>{EMPTY[view][1]}</EmptyState>
@@ -397,20 +392,16 @@ export function InboxPage({ search }: { search: InboxSearch }) {
         </div>
       )}
 
-      {dialog === undefined ? null : (
-        <Suspense fallback={null}>
-          <TaskDialogs
-            state={dialog}
-            onClose={() => {
-              setDialog(undefined)
-            }}
-            onChange={act}
-            onDelete={(task) => {
-              leaving(new Set([task.id]))
-            }}
-          />
-        </Suspense>
-      )}
+      <TaskDialogSlot
+        state={dialog}
+        onClose={() => {
+          setDialog(undefined)
+        }}
+        onChange={act}
+        onDelete={(task) => {
+          leaving(new Set([task.id]))
+        }}
+      />
     </div>
   )
 }

@@ -1,7 +1,7 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
-import { lazy, Suspense, useState, type SubmitEvent } from 'react'
+import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
-import { Skeleton, ErrorState } from '../../components/ui/feedback'
+import { Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
@@ -9,13 +9,12 @@ import { localDate } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { setupQueries } from '../leads/lead-queries'
 import { dueDateOf } from './task-days'
+import { TaskDialogSlot } from './task-dialog-slot'
 import type { TaskDialogState } from './task-dialogs'
 import { changeTitle, useCreateTask, useUndoableTaskChange } from './task-mutations'
 import { taskQueries } from './task-queries'
 import { TaskRow } from './task-row'
 import { useCheckedText } from '../../lib/form-fields'
-
-const TaskDialogs = lazy(() => import('./task-dialogs').then((m) => ({ default: m.TaskDialogs })))
 
 /** A lead's open tasks, each completed, snoozed or edited where it stands, and a one-line form to add one. */
 export function LeadTasks({ leadId }: { leadId: string }) {
@@ -28,11 +27,7 @@ export function LeadTasks({ leadId }: { leadId: string }) {
       {tasks.isPending ? (
         <Skeleton className="h-10 w-full" />
       ) : tasks.isError ? (
-        <ErrorState
-          title="The tasks could not be loaded"
-          message={tasks.error.message}
-          onRetry={() => void tasks.refetch()}
-        />
+        <QueryErrorState title="The tasks could not be loaded" query={tasks} />
       ) : tasks.data.length === 0 ? (
         <p className="text-sm text-slate-500">No open tasks.</p>
       ) : (
@@ -55,17 +50,13 @@ export function LeadTasks({ leadId }: { leadId: string }) {
         </ul>
       )}
       <NewTaskForm leadId={leadId} />
-      {dialog === undefined ? null : (
-        <Suspense fallback={null}>
-          <TaskDialogs
-            state={dialog}
-            onClose={() => {
-              setDialog(undefined)
-            }}
-            onChange={change}
-          />
-        </Suspense>
-      )}
+      <TaskDialogSlot
+        state={dialog}
+        onClose={() => {
+          setDialog(undefined)
+        }}
+        onChange={change}
+      />
     </div>
   )
 }
