@@ -15,16 +15,16 @@ const boundaries = [
 ]
 
 // The api's layers (docs/decisions/0042-code-layout.md): platform at the bottom; crm above it; email, telephony and
-// integrations above crm; app, the composition root, on top. Events are a leaf every domain may call. Tooling (bench,
-// demo, test support) is for tests and the CLI only.
+// integrations above crm; accounts (people and sign-in) above them; app, the composition root, on top. Events are a
+// leaf every domain may call. Tooling (bench, demo, test support) is for tests and the CLI only.
 const api = (folder) => `./api/src/${folder}`
-const everythingAbovePlatform = ['app', 'crm', 'email', 'telephony', 'integrations'].map(api)
+const everythingAbovePlatform = ['app', 'crm', 'email', 'telephony', 'integrations', 'accounts'].map(api)
 const apiLayers = [
   { target: api('platform'), from: everythingAbovePlatform, message: 'platform imports nothing above it' },
   {
     target: api('crm'),
-    from: ['app', 'email', 'telephony'].map(api),
-    message: 'crm does not import email, telephony or the app',
+    from: ['app', 'email', 'telephony', 'accounts'].map(api),
+    message: 'crm does not import email, telephony, accounts or the app',
   },
   {
     target: api('crm'),
@@ -35,20 +35,25 @@ const apiLayers = [
   {
     target: api('integrations/events'),
     from: [
-      ...['app', 'crm', 'email', 'telephony'].map(api),
+      ...['app', 'crm', 'email', 'telephony', 'accounts'].map(api),
       ...['outbox', 'webhooks', 'outbound', 'messages'].map((f) => api(`integrations/${f}`)),
     ],
     message: 'events are a leaf: they import only the platform, and their sinks are given by the composition root',
   },
   {
     target: ['email', 'telephony', 'integrations'].map(api),
+    from: api('accounts'),
+    message: 'accounts sit above email, telephony and integrations',
+  },
+  {
+    target: ['email', 'telephony', 'integrations', 'accounts'].map(api),
     from: api('app'),
     message: 'domains do not import the app',
   },
 ]
 // Tests may import tooling (test support); so may the CLI (`leadline seed demo`, the mail catcher).
 const toolingOnlyForTests = {
-  target: ['platform', 'crm', 'email', 'telephony', 'integrations', 'app/*.ts'].map(api),
+  target: ['platform', 'crm', 'email', 'telephony', 'integrations', 'accounts', 'app/*.ts'].map(api),
   from: api('tooling'),
   message: 'only tests and the CLI import tooling',
 }

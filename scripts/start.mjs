@@ -211,8 +211,14 @@ async function waitForApi(apiPort, api) {
 }
 
 function printUsers(users) {
-  const rows = users.map((user) => [user.role ?? '', user.title ?? '', user.email ?? '', user.api_key ?? ''])
-  console.log(formatTable([['role', 'title', 'email', 'api key'], ...rows]).replace(/^/gm, '    '))
+  const rows = users.map((user) => [
+    user.role ?? '',
+    user.title ?? '',
+    user.email ?? '',
+    user.password ?? '',
+    user.api_key ?? '',
+  ])
+  console.log(formatTable([['role', 'title', 'email', 'password', 'api key'], ...rows]).replace(/^/gm, '    '))
 }
 
 function printWelcome(apiPort, appPort, hasBff, catchMail) {
@@ -233,7 +239,7 @@ function printWelcome(apiPort, appPort, hasBff, catchMail) {
     const example = users.find((user) => user.role === 'admin') ?? users[0]
     console.log(`\n  Try the API:\n    curl -u ${example.api_key}: ${apiBase}/me/`)
   }
-  console.log(`\n  The keys are kept in ${seedFile}. Press Ctrl-C to stop.\n`)
+  console.log(`\n  The passwords and keys are kept in ${seedFile}. Press Ctrl-C to stop.\n`)
 }
 
 async function main() {

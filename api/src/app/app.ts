@@ -44,6 +44,7 @@ import { ViewCache } from '../platform/data/view-cache.js'
 import { createAuthCache } from '../platform/security/auth-cache.js'
 import type { Resolver } from '../platform/security/host-check.js'
 import { systemResolver } from '../integrations/outbound/outbound-client.js'
+import { sessionRoutes } from '../accounts/session-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -100,6 +101,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       return req.url ?? '/'
     },
     forceCloseConnections: 'idle',
+    // Whose X-Forwarded-For names the client (the BFF's, on loopback by default): sign-in failures count by address.
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const deps: Deps = {
@@ -138,6 +141,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(docsRoutes)
       await api.register(userRoutes, { ...deps, emailAccountsOf: userEmailAccountViews, activeCallsByUser })
       await api.register(organizationRoutes, deps)
+      await api.register(sessionRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

@@ -34,6 +34,9 @@ describe('the layer rule', () => {
       ['integrations/events/event-repo.ts', "import type { Deps } from '../../crm/deps.js'"],
       ['email/send/email-routes.ts', "import { buildApp } from '../../app/app.js'"],
       ['crm/leads/lead-repo.ts', "import { createTestContext } from '../../tooling/test-support/test-app.js'"],
+      ['crm/users/user-repo.ts', "import { setPassword } from '../../accounts/account-repo.js'"],
+      ['email/send/email-routes.ts', "import { setPassword } from '../../accounts/account-repo.js'"],
+      ['accounts/account-repo.ts', "import { buildApp } from '../app/app.js'"],
     ]
     for (const [file, line] of wrong) {
       const errors = await layerErrors(file, line)
@@ -45,6 +48,7 @@ describe('the layer rule', () => {
       ['email/send/email-routes.ts', "import { findLead } from '../../crm/leads/lead-repo.js'"],
       ['crm/leads/lead-routes.test.ts', "import { createTestContext } from '../../tooling/test-support/test-app.js'"],
       ['app/cli/cli.ts', "import { seedDemo } from '../../tooling/demo/demo-seed.js'"],
+      ['accounts/account-repo.ts', "import { addMembership } from '../crm/users/user-repo.js'"],
     ]
     for (const [file, line] of allowed) {
       expect(await layerErrors(file, line), `${file} ← ${line}`).toEqual([])

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './data/database.js'
 import { secretBoxFrom, type SecretBox } from './security/secret-box.js'
@@ -10,6 +11,11 @@ export interface Config {
   logLevel: string
   appUrl: string
   rateLimit: { points: number; windowSeconds: number }
+  /**
+   * `LEADLINE_TRUST_PROXY`: the addresses (comma-separated IPs, CIDRs or `loopback`, `linklocal`, `uniquelocal`) whose
+   * `X-Forwarded-For` is believed for the client's address; `loopback` by default, where `npm start` runs the BFF.
+   */
+  trustProxy: string
   bodyLimitBytes: number
   /** How long a client may take to send a whole request, to send its headers, and to stay idle between requests. */
   timeouts: { requestSeconds: number; headersSeconds: number; keepAliveSeconds: number }
@@ -134,6 +140,28 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function trustedProxies(env: NodeJS.ProcessEnv): string {
+  const raw = (env.LEADLINE_TRUST_PROXY ?? 'loopback').trim()
+  const items = raw.split(',').map((item) => item.trim())
+  for (const item of items) {
+    const [address, bits, extra] = item.split('/')
+    const known =
+      PROXY_NAMES.has(item) ||
+      (address !== undefined &&
+        isIP(address) !== 0 &&
+        extra === undefined &&
+        (bits === undefined || /^\d{1,3}$/.test(bits)))
+    if (!known) {
+      throw new Error(
+        `LEADLINE_TRUST_PROXY takes IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, comma-separated; got "${item}"`,
+      )
+    }
+  }
+  return items.join(',')
+}
+
 /** `LEADLINE_OUTBOUND_ALLOW_PRIVATE`: `1` lets outbound requests reach loopback and private addresses. */
 export function outboundAllowPrivateFrom(env: NodeJS.ProcessEnv): boolean {
   return flag(env, 'LEADLINE_OUTBOUND_ALLOW_PRIVATE')
@@ -192,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       points: positiveInt(env, 'LEADLINE_RATE_LIMIT', 2400),
       windowSeconds: positiveInt(env, 'LEADLINE_RATE_WINDOW', 30),
     },
+    trustProxy: trustedProxies(env),
     bodyLimitBytes: 1024 * 1024,
     timeouts,
     presenceWindowSeconds: 300,

@@ -34,9 +34,9 @@ function childEnv(): NodeJS.ProcessEnv {
   return env
 }
 
-function leadline(args: string[]): Promise<Result> {
+function leadline(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: childEnv() })
+    const child = spawn(process.execPath, [cliPath, ...args], { env: { ...childEnv(), ...env } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -183,6 +183,47 @@ describe('leadline init, user add, key create, key revoke', () => {
       'admin',
     ])
     expect((await me(String(admin.api_key))).json().memberships[0].role).toBe('admin')
+  })
+
+  it('user add --password-env sets a password they sign in with, and refuses a weak one adding no one', async () => {
+    const add = (email: string, password: string) =>
+      leadline(
+        ['user', 'add', ...db, '--org', organizationId, '--email', email, '--password-env', 'NEW_PASSWORD', '--json'],
+        {
+          NEW_PASSWORD: password,
+        },
+      )
+    const before = await rowCounts()
+    const weak = await add('weak@acme.test', 'password1234')
+    expect(weak.code).toBe(2)
+    expect(weak.stderr).toMatch(/too easy to guess/)
+    expect(await rowCounts()).toEqual(before)
+    const unset = await leadline([
+      'user',
+      'add',
+      ...db,
+      '--org',
+      organizationId,
+      '--email',
+      'x@acme.test',
+      '--password-env',
+      'NOT_SET_ANYWHERE',
+    ])
+    expect(unset.code).toBe(2)
+    expect(unset.stderr).toMatch(/NOT_SET_ANYWHERE/)
+
+    const strong = await add('pat@acme.test', 'quiet lantern orbit 7 maple')
+    expect(strong.code, strong.stderr).toBe(0)
+    const signIn = (password: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/sign_in/',
+        payload: { email: 'pat@acme.test', password },
+      })
+    const session = await signIn('quiet lantern orbit 7 maple')
+    expect(session.statusCode).toBe(200)
+    expect(session.json().user_id).toBe(JSON.parse(strong.stdout).user_id)
+    expect((await signIn('password1234')).statusCode).toBe(401)
   })
 
   it('user add refuses a user who is already a member, with exit code 2', async () => {

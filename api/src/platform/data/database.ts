@@ -41,6 +41,9 @@ export interface UserTable {
   sip_password: string
   date_created: string
   date_updated: string
+  /** argon2id, PHC string; null until the person sets a password. */
+  password_hash: string | null
+  password_changed_at: string | null
 }
 
 export interface MembershipTable {
@@ -50,6 +53,8 @@ export interface MembershipTable {
   role: 'admin' | 'user'
   date_created: string
   date_updated: string
+  status: Generated<'active' | 'inactive'>
+  date_deactivated: string | null
 }
 
 export interface ApiKeyTable {
@@ -60,6 +65,18 @@ export interface ApiKeyTable {
   secret_hash: string
   date_created: string
   date_revoked: string | null
+  /** `api`: made by someone; `session`: minted at a sign-in, for that session alone. */
+  kind: Generated<'api' | 'session'>
+  description: string | null
+  date_expires: string | null
+  idle_seconds: number | null
+  date_last_used: string | null
+}
+
+export interface SignInThrottleTable {
+  key: string
+  failures: number
+  window_ends: string
 }
 
 export interface LeadStatusTable {
@@ -540,6 +557,7 @@ export interface Tables {
   user: UserTable
   membership: MembershipTable
   api_key: ApiKeyTable
+  sign_in_throttle: SignInThrottleTable
   lead_status: LeadStatusTable
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable

@@ -17,10 +17,18 @@ export interface IssuedKey {
   api_key: string
 }
 
+/** What sets a session key apart from one someone made: it expires, and after a spell without use. */
+export interface SessionTerms {
+  description: string | null
+  expires: Date
+  idleSeconds: number
+}
+
 export async function createApiKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
+  session?: SessionTerms,
 ): Promise<IssuedKey> {
   const id = newId('apiKey')
   const secret = randomBase62(SECRET_LENGTH)
@@ -34,6 +42,14 @@ export async function createApiKey(
       secret_hash: hashSecret(secret),
       date_created: formatTimestamp(clock.now()),
       date_revoked: null,
+      ...(session === undefined
+        ? {}
+        : {
+            kind: 'session' as const,
+            description: session.description,
+            date_expires: formatTimestamp(session.expires),
+            idle_seconds: session.idleSeconds,
+          }),
     })
     .execute()
   return { api_key_id: id, api_key: `${id}.${secret}` }
@@ -59,10 +75,20 @@ export interface KeyOwner {
   userId: string
   membershipId: string
   role: 'admin' | 'user'
+  kind: 'api' | 'session'
+  /** Epoch ms after which the key is refused (a session key's expiry or idle limit); undefined for none. */
+  refusedFrom: number | undefined
 }
 
-/** Finds the live key a presented secret belongs to; undefined for unknown, wrong or revoked keys. */
-export async function verifyApiKey(db: Db, presented: string): Promise<KeyOwner | undefined> {
+// A key in use writes its last use at most this often: often enough for "last used" and a session's idle limit,
+// rarely enough that reads do not become writes.
+const LAST_USED_EVERY_MS = 60_000
+
+/**
+ * Finds the live key a presented secret belongs to; undefined for unknown, wrong, revoked or expired keys and for
+ * keys of a deactivated member. Records the key's use, at most once a minute.
+ */
+export async function verifyApiKey(db: Db, presented: string, now: Date): Promise<KeyOwner | undefined> {
   // Anything but `<id>.<secret>` in the key's alphabet is no key of ours, and never reaches the database
   // (a NUL, for one, is an error in a Postgres query parameter).
   if (!KEY_FORMAT.test(presented)) return undefined
@@ -79,20 +105,41 @@ export async function verifyApiKey(db: Db, presented: string): Promise<KeyOwner 
       'api_key.date_revoked',
       'api_key.organization_id',
       'api_key.user_id',
+      'api_key.kind',
+      'api_key.date_created',
+      'api_key.date_expires',
+      'api_key.idle_seconds',
+      'api_key.date_last_used',
       'membership.id as membership_id',
       'membership.role',
+      'membership.status',
     ])
     .where('api_key.id', '=', id)
     .executeTakeFirst()
   const expected = Buffer.from(row?.secret_hash ?? hashSecret(''), 'hex')
   const actual = Buffer.from(hashSecret(secret), 'hex')
   const matches = timingSafeEqual(expected, actual)
-  if (row === undefined || !matches || row.date_revoked !== null) return undefined
+  if (row === undefined || !matches || row.date_revoked !== null || row.status !== 'active') return undefined
+  const expires = row.date_expires === null ? Infinity : Date.parse(row.date_expires)
+  const idleMs = row.idle_seconds === null ? Infinity : row.idle_seconds * 1000
+  const lastUsed = Date.parse(row.date_last_used ?? row.date_created)
+  if (now.getTime() >= Math.min(expires, lastUsed + idleMs)) return undefined
+  const stale = row.date_last_used === null || now.getTime() - lastUsed >= LAST_USED_EVERY_MS
+  if (stale) {
+    await db
+      .updateTable('api_key')
+      .set({ date_last_used: formatTimestamp(now) })
+      .where('id', '=', row.id)
+      .execute()
+  }
+  const refusedFrom = Math.min(expires, (stale ? now.getTime() : lastUsed) + idleMs)
   return {
     apiKeyId: row.id,
     organizationId: row.organization_id,
     userId: row.user_id,
     membershipId: row.membership_id,
     role: row.role,
+    kind: row.kind,
+    refusedFrom: Number.isFinite(refusedFrom) ? refusedFrom : undefined,
   }
 }

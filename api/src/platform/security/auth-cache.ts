@@ -12,6 +12,8 @@ export interface AuthCache {
   verify(presented: string): Promise<KeyOwner | undefined>
   /** The owner of a key verified less than the trusted time ago, without asking anything; else undefined. */
   cached(presented: string): KeyOwner | undefined
+  /** Forgets the verified keys whose owner matches, so this process refuses them at once (a sign-out, a revocation). */
+  forget(matches: (owner: KeyOwner) => boolean): void
 }
 
 /**
@@ -26,15 +28,22 @@ export function createAuthCache(db: Db, clock: Clock, ttlSeconds = AUTH_CACHE_SE
   const cached = (presented: string, now: number) => {
     const hit = entries.peek(presented)
     // A verification "in the future" means the clock stepped back: trusting it would stretch the window.
-    return hit !== undefined && hit.verified <= now && now < hit.verified + ttl ? hit.owner : undefined
+    const trusted = hit !== undefined && hit.verified <= now && now < hit.verified + ttl
+    return trusted && now < (hit.owner.refusedFrom ?? Infinity) ? hit.owner : undefined
   }
   return {
     cached: (presented) => cached(presented, clock.now().getTime()),
+    forget(matches) {
+      const forgotten = [...entries.entries()]
+        .filter(([, entry]) => matches(entry.owner))
+        .map(([presented]) => presented)
+      for (const presented of forgotten) entries.delete(presented)
+    },
     async verify(presented) {
       const now = clock.now().getTime()
       const hit = cached(presented, now)
       if (hit !== undefined) return hit
-      const owner = await verifyApiKey(db, presented)
+      const owner = await verifyApiKey(db, presented, new Date(now))
       if (owner === undefined) {
         entries.delete(presented)
         return undefined

@@ -6,6 +6,7 @@ import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { createTestDatabase, TestClock, type TestDatabase } from '../test-support/test-app.js'
 import { seedDemoLeads } from './demo-leads.js'
 import { seedDemoOrganization } from './demo-seed.js'
+import { verifyPassword } from '../../accounts/passwords.js'
 
 const DAY_MS = 86_400_000
 
@@ -55,6 +56,22 @@ describe('seedDemoOrganization', () => {
     const demo = await seedDemoOrganization(database.db, new TestClock())
     expect(demo.users.map((u) => u.title)).toEqual(['admin', 'manager', 'rep', 'rep'])
     expect(await counts()).toEqual({ organizations: 1, users: 4, keys: 4 })
+  })
+
+  it('gives each user a password of their own, stored only as its argon2id hash', async () => {
+    const demo = await seedDemoOrganization(database.db, new TestClock())
+    const passwords = new Set(demo.users.map((u) => u.password))
+    expect(passwords.size).toBe(demo.users.length)
+    for (const user of demo.users) {
+      const row = await database.db
+        .selectFrom('user')
+        .select('password_hash')
+        .where('id', '=', user.user_id)
+        .executeTakeFirstOrThrow()
+      expect(row.password_hash).toMatch(/^\$argon2id\$/)
+      expect(await verifyPassword(row.password_hash, user.password)).toBe(true)
+      expect(await verifyPassword(row.password_hash, `${user.password}x`)).toBe(false)
+    }
   })
 
   it('gives it internal numbers to text from: a main line, and a direct line owned by each rep', async () => {

@@ -1,4 +1,6 @@
+import { setPassword } from '../../accounts/account-repo.js'
 import { inTransaction, type Db } from '../../platform/data/database.js'
+import { randomBase62 } from '../../platform/security/ids.js'
 import { provisionMember, provisionOrganization } from '../../crm/organizations/provision.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { setUpDemoEmailAccount } from './demo-email-account.js'
@@ -39,6 +41,13 @@ const MEMBERS: DemoPerson[] = [
   { email: 'sam@demo.leadline.test', first_name: 'Sam', last_name: 'Seller', role: 'user', title: 'rep' },
 ]
 
+/** A random password for a demo user, set on them: 16 base-62 characters, about 95 bits. */
+async function demoPassword(db: Db, clock: Clock, userId: string): Promise<string> {
+  const password = randomBase62(16)
+  await setPassword(db, clock, userId, password)
+  return password
+}
+
 /**
  * The demo organization with its pipelines (demo-pipelines.ts), call outcomes (demo-outcomes.ts), shared email
  * templates (demo-email-templates.ts), phone numbers (demo-phone-numbers.ts) and an admin (with an email account,
@@ -61,6 +70,7 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
       user_id: admin.user_id,
       membership_id: admin.membership_id,
       api_key: admin.api_key,
+      password: await demoPassword(tx, clock, admin.user_id),
     }
     await setUpDemoEmailAccount(tx, admin.organization_id, adminUser, change.now)
     const users: DemoUser[] = [adminUser]
@@ -72,7 +82,13 @@ export async function seedDemoOrganization(db: Db, clock: Clock): Promise<DemoOr
         firstName: person.first_name,
         lastName: person.last_name,
       })
-      users.push({ ...person, user_id: member.user_id, membership_id: member.membership_id, api_key: member.api_key })
+      users.push({
+        ...person,
+        user_id: member.user_id,
+        membership_id: member.membership_id,
+        api_key: member.api_key,
+        password: await demoPassword(tx, clock, member.user_id),
+      })
     }
     await setUpDemoPhoneNumbers(tx, admin.organization_id, users, formatTimestamp(clock.now()))
     return { organization_id: admin.organization_id, organization_name: DEMO_ORGANIZATION_NAME, users }

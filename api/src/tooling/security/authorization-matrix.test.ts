@@ -26,6 +26,8 @@ const NOT_COVERABLE: Record<string, string> = {
     'authenticated by a signature with the organization’s inbound secret, not an API key: inbound-routes tests',
   'POST /inbound/call/':
     'authenticated by a signature with the organization’s inbound secret, not an API key: inbound-routes tests',
+  'POST /auth/sign_in/':
+    'authenticated by a password, not an API key; it signs into the person’s own organizations only: session-routes tests',
 }
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
@@ -113,6 +115,8 @@ function actor(op: Operation): string {
 
 /** Routes whose requests use up the object in their path (a draft sent): each request names one made for it. */
 const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
+  'DELETE /auth/session/{id}/': async () =>
+    String((await made(ctx.app, ctx.org.member.key, 'POST', '/auth/session/', {})).api_key_id),
   'PUT /activity/email/{id}/': async () =>
     madeId('/activity/email/', {
       lead_id: own.byReference.lead,

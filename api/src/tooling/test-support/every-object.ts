@@ -187,7 +187,11 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
   const thread = await firstOf(app, member, '/activity/emailthread/', query)
   const event = await firstOf(app, admin, '/event/', { lead_id: lead.id })
 
+  // The member's own session: session routes act on the caller's own sessions only.
+  const session = await call(app, member, 'POST', '/auth/session/', { body: { description: mark } })
+
   const byCollection: Record<string, string> = {
+    '/auth/session/': session.json<{ api_key_id: string }>().api_key_id,
     '/user/': org.admin.id,
     '/organization/': org.id,
     '/status/lead/': leadStatus.id,

@@ -1,0 +1,371 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { Deps } from '../crm/deps.js'
+import type { Db } from '../platform/data/database.js'
+import { formatTimestamp, type Clock } from '../platform/data/time.js'
+import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
+import { caller } from '../platform/http/request-context.js'
+import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
+import { setPassword, WeakPasswordError } from './account-repo.js'
+import { MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js'
+import {
+  clearAccountFailures,
+  recordFailure,
+  SIGN_IN_LIMITS,
+  throttleKeys,
+  throttleWait,
+  type ThrottleKeys,
+} from './sign-in-throttle.js'
+
+const tags = ['sign-in']
+
+/** One answer for every refused sign-in: it never says whether the address has an account. */
+export const SIGN_IN_REFUSED = 'That email and password do not match an account.'
+
+const DAY_SECONDS = 24 * 60 * 60
+/** A session's lifetime when the caller names none, and the longest it may name. */
+const DEFAULT_EXPIRES_IN = 30 * DAY_SECONDS
+const MAX_EXPIRES_IN = 3650 * DAY_SECONDS
+const DEFAULT_IDLE_SECONDS = 12 * 60 * 60
+const MAX_IDLE_SECONDS = 365 * DAY_SECONDS
+
+const sessionTerms = {
+  description: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'What the session is, as its owner will see it (a browser, a device).',
+    }),
+  ),
+  expires_in: Type.Optional(
+    Type.Integer({
+      minimum: 60,
+      maximum: MAX_EXPIRES_IN,
+      description: `Seconds until the session key expires, used or not (default ${String(DEFAULT_EXPIRES_IN)}).`,
+    }),
+  ),
+  idle_seconds: Type.Optional(
+    Type.Integer({
+      minimum: 60,
+      maximum: MAX_IDLE_SECONDS,
+      description: `Seconds without use after which the session key expires (default ${String(DEFAULT_IDLE_SECONDS)}).`,
+    }),
+  ),
+}
+
+const signInBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+    organization_id: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Which of the person’s organizations (default: the first joined).' }),
+    ),
+    ...sessionTerms,
+  },
+  { additionalProperties: false },
+)
+
+const sessionKeySchema = Type.Object({
+  api_key_id: Type.String(),
+  api_key: Type.String({ description: 'Shown once. Send it as any API key: HTTP Basic, the key as the user name.' }),
+  user_id: Type.String(),
+  organization_id: Type.String(),
+  date_expires: Type.String(),
+})
+
+const sessionSchema = Type.Object({
+  id: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  date_created: Type.String(),
+  date_last_used: Type.Union([Type.String(), Type.Null()]),
+  date_expires: Type.String(),
+  current: Type.Boolean({ description: 'Whether this is the session of the key making the request.' }),
+})
+
+const passwordBody = Type.Object(
+  {
+    current_password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
+    password: Type.String({ maxLength: MAX_PASSWORD_LENGTH }),
+  },
+  { additionalProperties: false },
+)
+
+type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
+
+async function mintSessionKey(
+  db: Db,
+  clock: Clock,
+  owner: { organizationId: string; userId: string; membershipId: string },
+  terms: Terms,
+): Promise<Static<typeof sessionKeySchema>> {
+  const expires = new Date(clock.now().getTime() + (terms.expires_in ?? DEFAULT_EXPIRES_IN) * 1000)
+  const key = await createApiKey(db, clock, owner, {
+    description: terms.description ?? null,
+    expires,
+    idleSeconds: Math.min(terms.idle_seconds ?? DEFAULT_IDLE_SECONDS, terms.expires_in ?? DEFAULT_EXPIRES_IN),
+  })
+  return {
+    ...key,
+    user_id: owner.userId,
+    organization_id: owner.organizationId,
+    date_expires: formatTimestamp(expires),
+  }
+}
+
+/** The live session keys of one user in one organization. */
+function liveSessions(db: Db, owner: KeyOwner, now: Date) {
+  return db
+    .selectFrom('api_key')
+    .select(['id', 'description', 'date_created', 'date_last_used', 'date_expires', 'idle_seconds'])
+    .where('user_id', '=', owner.userId)
+    .where('organization_id', '=', owner.organizationId)
+    .where('kind', '=', 'session')
+    .where('date_revoked', 'is', null)
+    .where('date_expires', '>', formatTimestamp(now))
+    .orderBy('date_created', 'desc')
+    .limit(1000)
+}
+
+/** The sessions as their owner sees them: those still within their idle time. */
+function sessionViews(
+  rows: Awaited<ReturnType<ReturnType<typeof liveSessions>['execute']>>,
+  me: KeyOwner,
+  now: Date,
+): Static<typeof sessionSchema>[] {
+  return rows
+    .filter((row) => {
+      const idleMs = (row.idle_seconds ?? Infinity) * 1000
+      return Date.parse(row.date_last_used ?? row.date_created) + idleMs > now.getTime()
+    })
+    .map(({ idle_seconds: _idle, date_expires, ...row }) => ({
+      ...row,
+      date_expires: date_expires ?? '',
+      current: row.id === me.apiKeyId,
+    }))
+}
+
+/** Ends every session key of a user but `keep`, in every organization: after a password change or a reset. */
+export async function revokeSessionKeys(db: Db, userId: string, now: Date, keep?: string): Promise<number> {
+  let query = db
+    .updateTable('api_key')
+    .set({ date_revoked: formatTimestamp(now) })
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'session')
+    .where('date_revoked', 'is', null)
+  if (keep !== undefined) query = query.where('id', '!=', keep)
+  const result = await query.executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+/** Refuses an attempt while its account or address is over its limit; 429 with `Retry-After`. */
+async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
+  const wait = await throttleWait(db, keys, SIGN_IN_LIMITS, now)
+  if (wait > 0) {
+    throw new HttpError(429, `Too many failed attempts; try again in ${String(Math.ceil(wait / 60))} minute(s).`, {
+      'retry-after': String(wait),
+    })
+  }
+}
+
+function callerAddress(request: FastifyRequest): string {
+  return request.ip
+}
+
+/**
+ * Leadline's own sign-in endpoints, outside the Close surface (decision 0043): a password becomes a session key,
+ * any key can be exchanged for one, and a person sees and ends their sessions and changes their password.
+ */
+export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, auth }) => {
+  /** Ends a user's session keys but `keep` everywhere, and at once in this process (others within the cache window). */
+  const endSessions = async (tx: Db, userId: string, keep?: string) => {
+    const ended = await revokeSessionKeys(tx, userId, clock.now(), keep)
+    auth.forget((owner) => owner.userId === userId && owner.kind === 'session' && owner.apiKeyId !== keep)
+    return ended
+  }
+
+  app.post(
+    '/auth/sign_in/',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Sign in with email and password: a key for this session alone',
+        description:
+          'Refused with 401 and one message whatever was wrong, so the answer never says whether the address has an ' +
+          'account; 429 with `Retry-After` after too many failures for the account or from the address.',
+        body: signInBody,
+        response: { 200: sessionKeySchema },
+      },
+    },
+    async (request) => {
+      const now = clock.now()
+      const body = request.body
+      const emailLower = body.email.trim().toLowerCase()
+      const keys = throttleKeys(emailLower, callerAddress(request))
+      await refuseWhenThrottled(db, keys, now)
+      const user = await db
+        .selectFrom('user')
+        .select(['id', 'password_hash'])
+        .where('email_lower', '=', emailLower)
+        .executeTakeFirst()
+      const matches = await verifyPassword(user?.password_hash ?? null, body.password)
+      let membership = undefined as { id: string; organization_id: string } | undefined
+      if (user !== undefined && matches) {
+        let query = db
+          .selectFrom('membership')
+          .select(['id', 'organization_id'])
+          .where('user_id', '=', user.id)
+          .where('status', '=', 'active')
+        if (body.organization_id !== undefined) query = query.where('organization_id', '=', body.organization_id)
+        membership = await query.orderBy('date_created').orderBy('id').limit(1).executeTakeFirst()
+      }
+      if (user === undefined || membership === undefined) {
+        await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+        throw new HttpError(401, SIGN_IN_REFUSED)
+      }
+      await clearAccountFailures(db, keys)
+      return mintSessionKey(
+        db,
+        clock,
+        { organizationId: membership.organization_id, userId: user.id, membershipId: membership.id },
+        body,
+      )
+    },
+  )
+
+  app.post(
+    '/auth/session/',
+    {
+      schema: {
+        tags,
+        summary: 'A session key for the caller: how a browser signs in with an API key without ever holding it',
+        body: Type.Object(sessionTerms, { additionalProperties: false }),
+        response: { 200: sessionKeySchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      return mintSessionKey(db, clock, me, request.body)
+    },
+  )
+
+  app.get(
+    '/auth/session/',
+    {
+      schema: {
+        tags,
+        summary: 'The caller’s live sessions in this organization, newest first',
+        response: { 200: Type.Object({ has_more: Type.Boolean(), data: Type.Array(sessionSchema) }) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const now = clock.now()
+      const rows = await liveSessions(db, me, now).execute()
+      return { has_more: false, data: sessionViews(rows, me, now) }
+    },
+  )
+
+  app.get(
+    '/auth/session/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'One of the caller’s live sessions',
+        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        response: { 200: sessionSchema },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const now = clock.now()
+      const rows = await liveSessions(db, me, now).where('id', '=', request.params.id).execute()
+      const [view] = sessionViews(rows, me, now)
+      if (view === undefined) throw new NotFoundError('Session')
+      return view
+    },
+  )
+
+  app.delete(
+    '/auth/session/:id/',
+    {
+      schema: {
+        tags,
+        summary: 'End one of the caller’s sessions (its key is refused from then on); the BFF’s sign-out',
+        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const result = await db
+        .updateTable('api_key')
+        .set({ date_revoked: formatTimestamp(clock.now()) })
+        .where('id', '=', request.params.id)
+        .where('user_id', '=', me.userId)
+        .where('organization_id', '=', me.organizationId)
+        .where('kind', '=', 'session')
+        .where('date_revoked', 'is', null)
+        .executeTakeFirst()
+      if (result.numUpdatedRows === 0n) throw new NotFoundError('Session')
+      auth.forget((owner) => owner.apiKeyId === request.params.id)
+      return {}
+    },
+  )
+
+  app.post(
+    '/auth/session/sign_out_others/',
+    {
+      schema: {
+        tags,
+        summary: 'End every session of the caller but the one making the request',
+        response: { 200: Type.Object({ ended: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      return { ended: await endSessions(db, me.userId, me.apiKeyId) }
+    },
+  )
+
+  app.put(
+    '/auth/password/',
+    {
+      schema: {
+        tags,
+        summary: 'Change the caller’s password; their other sessions end',
+        description:
+          '`current_password` is required once a password is set. A wrong one counts against the account as a failed ' +
+          'sign-in does.',
+        body: passwordBody,
+        response: { 200: Type.Object({ ended_sessions: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const me = caller(request)
+      const now = clock.now()
+      const user = await db
+        .selectFrom('user')
+        .select(['email_lower', 'password_hash'])
+        .where('id', '=', me.userId)
+        .executeTakeFirstOrThrow()
+      const keys = throttleKeys(user.email_lower, callerAddress(request))
+      if (user.password_hash !== null) {
+        await refuseWhenThrottled(db, keys, now)
+        if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
+          await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+          throw ValidationError.field('current_password', 'That is not your current password.')
+        }
+      }
+      const ended = await db.transaction().execute(async (tx) => {
+        try {
+          await setPassword(tx, clock, me.userId, request.body.password)
+        } catch (error) {
+          if (error instanceof WeakPasswordError) throw ValidationError.field('password', error.message)
+          throw error
+        }
+        return endSessions(tx, me.userId, me.apiKeyId)
+      })
+      return { ended_sessions: ended }
+    },
+  )
+}
