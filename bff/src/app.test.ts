@@ -10,6 +10,9 @@ import {
   HANG_KEY,
   KEY,
   KEY_FORMS,
+  SESSION_KEY,
+  DEMO_SESSION_KEY,
+  PASSWORD,
   NEW_YORK,
   rawRequest,
   sessionPair,
@@ -65,7 +68,7 @@ describe('sign-in', () => {
     expect(cookie.split('; ').slice(1).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict', 'Secure'])
 
     const me = upstream.requests.find((r) => r.url === '/api/v1/me/')
-    expect(me?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(me?.headers.authorization).toBe(`Basic ${Buffer.from(`${SESSION_KEY}:`).toString('base64')}`)
     expect(me?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
   })
 
@@ -81,14 +84,26 @@ describe('sign-in', () => {
     expect(response.headers.get('www-authenticate')).toBeNull()
   })
 
-  test('a missing key or an unknown time zone is a field error, and the API is not asked', async () => {
+  test('neither a key nor an email, or an unknown time zone, is a field error, and the API is not asked', async () => {
     const noKey = await bff.call('/auth/session', {
       method: 'POST',
       headers: json,
       body: JSON.stringify({ time_zone: 'UTC' }),
     })
     expect(noKey.status).toBe(400)
-    expect(noKey.json).toEqual({ errors: [], 'field-errors': { api_key: 'Enter an API key.' } })
+    expect(noKey.json).toEqual({ errors: [], 'field-errors': { email: 'Enter your email.' } })
+    const blankKey = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: ' ', time_zone: 'UTC' }),
+    })
+    expect(blankKey.json).toEqual({ errors: [], 'field-errors': { api_key: 'Enter an API key.' } })
+    const noPassword = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: 'ann@example.com', password: '', time_zone: 'UTC' }),
+    })
+    expect(noPassword.json).toEqual({ errors: [], 'field-errors': { password: 'Enter your password.' } })
     const badZone = await bff.call('/auth/session', {
       method: 'POST',
       headers: json,
@@ -140,6 +155,65 @@ describe('sign-in', () => {
     expect((await bff.call('/auth/session', { cookie })).status).toBe(401)
     expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(401)
     expect(bff.store.size).toBe(0)
+    // The session's key ends at the api too, asked with that key.
+    const revoke = upstream.requests.find((r) => r.method === 'DELETE')
+    expect(revoke?.url).toBe(`/api/v1/auth/session/${SESSION_KEY.slice(0, SESSION_KEY.indexOf('.'))}/`)
+    expect(revoke?.headers.authorization).toBe(`Basic ${Buffer.from(`${SESSION_KEY}:`).toString('base64')}`)
+  })
+
+  test('a pasted key is exchanged for a key for this session alone, which is all the BFF keeps', async () => {
+    const response = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: { ...json, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' },
+      body: JSON.stringify({ api_key: KEY, time_zone: 'UTC' }),
+    })
+    expect(response.status).toBe(200)
+    const exchange = upstream.requests.find((r) => r.url === '/api/v1/auth/session/')
+    expect(exchange?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(JSON.parse(exchange?.body ?? '')).toEqual({
+      description: 'Firefox on Linux',
+      expires_in: 30 * 24 * 60 * 60,
+      idle_seconds: 60 * 60,
+    })
+    const cookie = sessionPair(response.setCookies)
+    await bff.call('/api/v1/lead/', { cookie })
+    const proxied = upstream.requests.filter((r) => r.url === '/api/v1/lead/')
+    expect(proxied.map((r) => r.headers.authorization)).toEqual([
+      `Basic ${Buffer.from(`${SESSION_KEY}:`).toString('base64')}`,
+    ])
+  })
+})
+
+describe('sign-in with email and password', () => {
+  const signInWith = (email: string, password: string, headers: Record<string, string> = {}) =>
+    bff.call('/auth/session', {
+      method: 'POST',
+      headers: { ...json, ...headers },
+      body: JSON.stringify({ email, password, time_zone: NEW_YORK }),
+    })
+
+  test('makes a session with the key the api mints, telling the api who is asking', async () => {
+    const response = await signInWith('ann@example.com', PASSWORD)
+    expect(response.status).toBe(200)
+    expect(response.json).toMatchObject({ user: { id: 'user_ann', email: 'ann@example.com' }, role: 'admin' })
+    for (const form of KEY_FORMS) expect(response.text).not.toContain(form)
+    const asked = upstream.requests.find((r) => r.url === '/api/v1/auth/sign_in/')
+    expect(asked?.headers.authorization).toBeUndefined()
+    expect(asked?.headers['x-forwarded-for']).toBe('127.0.0.1')
+    expect(JSON.parse(asked?.body ?? '')).toMatchObject({ email: 'ann@example.com', password: PASSWORD })
+    const cookie = sessionPair(response.setCookies)
+    expect((await bff.call('/auth/session', { cookie })).json).toMatchObject({ user: { id: 'user_ann' } })
+  })
+
+  test('passes the api’s refusal through in its words, and counts it against the address', async () => {
+    const wrong = await signInWith('ann@example.com', 'not the password')
+    expect(wrong.status).toBe(401)
+    expect(wrong.json).toEqual({ error: 'That email and password do not match an account.' })
+    expect(wrong.setCookies).toEqual([])
+    const locked = await signInWith('locked@example.com', PASSWORD)
+    expect(locked.status).toBe(429)
+    expect(locked.headers.get('retry-after')).toBe('120')
+    expect(locked.json).toEqual({ error: 'Too many failed attempts; try again in 2 minute(s).' })
   })
 })
 
@@ -220,7 +294,7 @@ describe('proxy', () => {
       body: '{"name":"Bluth Company"}',
     })
     const received = upstream.requests.at(-1)
-    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(received?.headers.authorization).toBe(`Basic ${Buffer.from(`${SESSION_KEY}:`).toString('base64')}`)
     expect(received?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
     expect(received?.headers['x-leadline-client']).toBe('web')
     expect(received?.headers['content-type']).toBe('application/json')
@@ -455,7 +529,9 @@ describe('sessions', () => {
     const after = await bff.call('/auth/session', { cookie })
     expect(after.status).toBe(200)
     expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
-    expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from(`${KEY}:`).toString('base64')}`)
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${SESSION_KEY}:`).toString('base64')}`,
+    )
   })
 
   test('a session cannot be used under another server secret', async () => {
@@ -543,7 +619,7 @@ describe('demo sign-in', () => {
     const cookie = sessionPair(session.setCookies)
     await bff.call('/api/v1/lead/', { cookie })
     expect(upstream.requests.at(-1)?.headers.authorization).toBe(
-      `Basic ${Buffer.from(`${DEMO_KEY}:`).toString('base64')}`,
+      `Basic ${Buffer.from(`${DEMO_SESSION_KEY}:`).toString('base64')}`,
     )
   })
 

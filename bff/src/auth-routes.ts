@@ -106,9 +106,16 @@ export function authRoutes(deps: AuthDeps): Router {
     refuseWhenLimited(req, res, deps)
     const body: unknown = req.body
     const record = requireObject(body)
-    const apiKey = requireString(record, 'api_key', 'Enter an API key.')
     const timeZone = requireTimeZone(record)
-    await signIn(req, res, deps, apiKey, timeZone)
+    if (record.api_key !== undefined) {
+      const apiKey = requireString(record, 'api_key', 'Enter an API key.')
+      await signIn(req, res, deps, await sessionKeyForApiKey(req, res, deps, apiKey, timeZone), timeZone)
+      return
+    }
+    const email = requireString(record, 'email', 'Enter your email.')
+    const password = record.password
+    if (typeof password !== 'string' || password === '') throw new FieldError('password', 'Enter your password.')
+    await signIn(req, res, deps, await sessionKeyForPassword(req, res, deps, email, password, timeZone), timeZone)
   })
 
   router.get('/session', (req, res) => {
@@ -126,9 +133,9 @@ export function authRoutes(deps: AuthDeps): Router {
     res.json(sessionView({ ...current.session, timeZone }))
   })
 
-  router.delete('/session', (req, res) => {
+  router.delete('/session', async (req, res) => {
     const id = cookieValue(req, config)
-    if (id !== undefined) endSession(deps, id)
+    if (id !== undefined) await signOut(deps, id)
     setSessionCookie(res, config, '', true)
     res.status(204).end()
   })
@@ -147,7 +154,7 @@ export function authRoutes(deps: AuthDeps): Router {
     const timeZone = requireTimeZone(record)
     const user = users.find((u) => u.email.toLowerCase() === email.toLowerCase())
     if (user === undefined) throw new HttpError(404, 'There is no demo user with that email.')
-    await signIn(req, res, deps, user.api_key, timeZone)
+    await signIn(req, res, deps, await sessionKeyForApiKey(req, res, deps, user.api_key, timeZone), timeZone)
   })
 
   router.use((_req, res) => {
@@ -173,21 +180,161 @@ function keyRefused(req: Request, deps: AuthDeps): HttpError {
   return new HttpError(401, 'That API key was not accepted.')
 }
 
-async function signIn(req: Request, res: Response, deps: AuthDeps, apiKey: string, timeZone: string): Promise<void> {
+/** What the session key is asked for: as long as a session here may last, and idle as long. */
+function sessionTerms(req: Request, deps: AuthDeps) {
+  return {
+    description: browserName(req.get('user-agent') ?? ''),
+    expires_in: Math.floor(deps.config.sessionMaxAgeMs / 1000),
+    idle_seconds: Math.max(60, Math.floor(deps.config.sessionIdleMs / 1000)),
+  }
+}
+
+/** "Firefox on Linux": enough for someone to tell their sessions apart (plain substring checks, no parsing). */
+export function browserName(userAgent: string): string {
+  const agent = userAgent.slice(0, 512)
+  const browser = [
+    ['Edg/', 'Edge'],
+    ['Firefox/', 'Firefox'],
+    ['Chrome/', 'Chrome'],
+    ['Safari/', 'Safari'],
+  ].find(([mark]) => mark !== undefined && agent.includes(mark))?.[1]
+  const system = [
+    ['Android', 'Android'],
+    ['iPhone', 'iOS'],
+    ['iPad', 'iPadOS'],
+    ['Windows', 'Windows'],
+    ['Mac OS', 'macOS'],
+    ['CrOS', 'ChromeOS'],
+    ['Linux', 'Linux'],
+  ].find(([mark]) => mark !== undefined && agent.includes(mark))?.[1]
+  if (browser === undefined) return system === undefined ? 'A browser' : `A browser on ${system}`
+  return system === undefined ? browser : `${browser} on ${system}`
+}
+
+/** A pasted key (or a demo user's), checked and exchanged for a key for this session alone: the pasted one is not kept. */
+async function sessionKeyForApiKey(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  apiKey: string,
+  timeZone: string,
+): Promise<string> {
   // Keys are printable ASCII; anything else cannot be a key and must not be smuggled into a header.
   if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':')) throw keyRefused(req, deps)
+  const minted = await upstreamJson(
+    deps.pool,
+    '/api/v1/auth/session/',
+    apiKey,
+    timeZone,
+    deps.now(),
+    deps.config.apiTimeoutMs,
+    {
+      method: 'POST',
+      body: sessionTerms(req, deps),
+    },
+  )
+  if (minted.status === 401) throw keyRefused(req, deps)
+  return sessionKeyFrom(minted, res)
+}
+
+/** Email and password, checked by the api (which counts failures per account and per address): a session key. */
+async function sessionKeyForPassword(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  email: string,
+  password: string,
+  timeZone: string,
+): Promise<string> {
+  const answer = await upstreamJson(
+    deps.pool,
+    '/api/v1/auth/sign_in/',
+    undefined,
+    timeZone,
+    deps.now(),
+    deps.config.apiTimeoutMs,
+    {
+      method: 'POST',
+      body: { email, password, ...sessionTerms(req, deps) },
+      forwardedFor: clientAddress(req),
+    },
+  )
+  if (answer.status === 401) {
+    deps.limiter.recordFailure(clientAddress(req), deps.now())
+    throw new HttpError(401, errorMessage(answer.body) ?? 'That email and password do not match an account.')
+  }
+  return sessionKeyFrom(answer, res)
+}
+
+/** The key of a session-key answer; the api's refusals as the browser should see them. */
+function sessionKeyFrom(
+  answer: { status: number; body: unknown; headers: Record<string, unknown> },
+  res: Response,
+): string {
+  if (answer.status === 429) {
+    const retry = answer.headers['retry-after']
+    if (typeof retry === 'string') res.setHeader('retry-after', retry)
+    throw new HttpError(429, errorMessage(answer.body) ?? 'Too many attempts; try again later.')
+  }
+  if (answer.status === 400 && isRecord(answer.body) && isRecord(answer.body['field-errors'])) {
+    const [field, message] = Object.entries(answer.body['field-errors'])[0] ?? []
+    if (typeof field === 'string' && typeof message === 'string') throw new FieldError(field, message)
+  }
+  const key = answer.status === 200 && isRecord(answer.body) ? answer.body.api_key : undefined
+  if (typeof key !== 'string') throw new HttpError(502, 'The CRM service gave an unexpected answer.')
+  return key
+}
+
+function errorMessage(body: unknown): string | undefined {
+  return isRecord(body) && typeof body.error === 'string' ? body.error : undefined
+}
+
+async function signIn(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  sessionKey: string,
+  timeZone: string,
+): Promise<void> {
   const now = deps.now()
-  const me = await upstreamJson(deps.pool, '/api/v1/me/', apiKey, timeZone, now, deps.config.apiTimeoutMs)
-  if (me.status === 401) throw keyRefused(req, deps)
+  const me = await upstreamJson(deps.pool, '/api/v1/me/', sessionKey, timeZone, now, deps.config.apiTimeoutMs)
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
   const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
-  if (profile === undefined) throw new HttpError(502, 'The CRM service gave an unexpected answer.')
+  if (profile === undefined) {
+    await revokeSessionKey(deps, sessionKey, timeZone)
+    throw new HttpError(502, 'The CRM service gave an unexpected answer.')
+  }
 
   const previous = cookieValue(req, deps.config)
-  if (previous !== undefined) endSession(deps, previous)
-  const id = deps.store.create(profile, apiKey, now)
+  if (previous !== undefined) await signOut(deps, previous)
+  const id = deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
   res.json(sessionView(profile))
+}
+
+/** Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds. */
+async function signOut(deps: AuthDeps, id: string): Promise<void> {
+  const session = deps.store.get(id, deps.now())
+  const sessionKey = session === undefined ? undefined : deps.store.apiKey(id, session)
+  endSession(deps, id)
+  if (session !== undefined && sessionKey !== undefined) await revokeSessionKey(deps, sessionKey, session.timeZone)
+}
+
+async function revokeSessionKey(deps: AuthDeps, sessionKey: string, timeZone: string): Promise<void> {
+  const keyId = sessionKey.slice(0, Math.max(0, sessionKey.indexOf('.')))
+  try {
+    await upstreamJson(
+      deps.pool,
+      `/api/v1/auth/session/${encodeURIComponent(keyId)}/`,
+      sessionKey,
+      timeZone,
+      deps.now(),
+      deps.config.apiTimeoutMs,
+      { method: 'DELETE' },
+    )
+  } catch {
+    // The api is unreachable: the key still ends at its idle time, which is the session's here.
+  }
 }
 
 function profileFromMe(body: unknown, timeZone: string): SessionProfile | undefined {

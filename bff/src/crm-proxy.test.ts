@@ -20,6 +20,14 @@ import {
   type StartedBff,
 } from './test-support/harness.js'
 
+/** What the api answers when the BFF exchanges the signed-in key for one of this session's. */
+const SESSION_KEY_ANSWER = {
+  api_key_id: 'apikey_s',
+  api_key: 'apikey_s.secret',
+  user_id: 'user_ann',
+  organization_id: 'orga_test',
+}
+
 const ME = {
   id: 'user_ann',
   email: 'ann@example.com',
@@ -72,9 +80,9 @@ describe('a browser that goes away', () => {
     received.length = 0
     // Signs anyone in, then takes every other request and never answers it.
     upstream = createServer((req, res) => {
-      if (req.url === '/api/v1/me/') {
+      if (req.url === '/api/v1/me/' || req.url === '/api/v1/auth/session/') {
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(ME))
+        res.end(JSON.stringify(req.url === '/api/v1/me/' ? ME : SESSION_KEY_ANSWER))
         return
       }
       received.push({
@@ -152,10 +160,18 @@ describe('file uploads', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk))
       req.on('end', () => {
         const body = Buffer.concat(chunks)
-        if (req.url !== '/api/v1/me/')
-          received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
+        const signingIn = req.url === '/api/v1/me/' || req.url === '/api/v1/auth/session/'
+        if (!signingIn) received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(req.url === '/api/v1/me/' ? ME : { id: 'emlatt_1', size: body.length }))
+        res.end(
+          JSON.stringify(
+            req.url === '/api/v1/me/'
+              ? ME
+              : req.url === '/api/v1/auth/session/'
+                ? SESSION_KEY_ANSWER
+                : { id: 'emlatt_1', size: body.length },
+          ),
+        )
       })
     })
     await listen(upstream)

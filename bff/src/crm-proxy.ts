@@ -359,26 +359,40 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`). */
+/** A call the BFF makes for itself, beyond a GET with the session's key: the sign-in calls. */
+export interface OwnCall {
+  method?: 'GET' | 'POST' | 'DELETE'
+  /** Sent as JSON. */
+  body?: unknown
+  /** The browser's address, for the api's sign-in limits (it believes the header from the BFF's address). */
+  forwardedFor?: string
+}
+
+/** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`); no key for the sign-in itself. */
 export async function upstreamJson(
   pool: Pool,
   path: string,
-  apiKey: string,
+  apiKey: string | undefined,
   timeZone: string,
   now: Date,
   timeoutMs: number,
-): Promise<{ status: number; body: unknown }> {
+  call: OwnCall = {},
+): Promise<{ status: number; body: unknown; headers: IncomingHttpHeaders }> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'x-tz-offset': tzOffsetHeader(timeZone, now),
+    'x-leadline-client': 'web',
+  }
+  if (apiKey !== undefined) headers.authorization = basicAuthorization(apiKey)
+  if (call.forwardedFor !== undefined) headers['x-forwarded-for'] = call.forwardedFor
+  if (call.body !== undefined) headers['content-type'] = 'application/json'
   let upstream: Dispatcher.ResponseData
   try {
     upstream = await pool.request({
       path,
-      method: 'GET',
-      headers: {
-        accept: 'application/json',
-        authorization: basicAuthorization(apiKey),
-        'x-tz-offset': tzOffsetHeader(timeZone, now),
-        'x-leadline-client': 'web',
-      },
+      method: call.method ?? 'GET',
+      headers,
+      ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })
@@ -392,5 +406,5 @@ export async function upstreamJson(
   } catch {
     body = undefined
   }
-  return { status: upstream.statusCode, body }
+  return { status: upstream.statusCode, body, headers: upstream.headers }
 }

@@ -15,13 +15,16 @@ export const DEMO_KEY = 'api_Demo0rep0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr'
 /** A key whose every request the fake API takes and never answers. */
 export const HANG_KEY = 'api_Hang0Key0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr9Qq0P'
 export const SECRET = Buffer.alloc(32, 7)
-/** Every form of the key that would betray it. */
-export const KEY_FORMS = [
-  KEY,
-  DEMO_KEY,
-  Buffer.from(`${KEY}:`).toString('base64'),
-  Buffer.from(`${DEMO_KEY}:`).toString('base64'),
-]
+/** The keys the fake API mints for a session: for KEY's owner (by key or PASSWORD), and for the demo user. */
+export const SESSION_KEY = 'apikey_SessAnn0Zz1Yy2Xx3.Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp1Oo2Nn3Mm4Ll5'
+export const DEMO_SESSION_KEY = 'apikey_SessRep0Zz1Yy2Xx3.Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp1Oo2Nn3Mm4Ll5'
+/** Ann's password at the fake API (ann@example.com); `locked@example.com` is always over its limit. */
+export const PASSWORD = 'quiet lantern orbit 7 maple'
+/** Every form of a key that would betray it. */
+export const KEY_FORMS = [KEY, DEMO_KEY, SESSION_KEY, DEMO_SESSION_KEY].flatMap((key) => [
+  key,
+  Buffer.from(`${key}:`).toString('base64'),
+])
 
 export interface Recorded {
   method: string
@@ -57,16 +60,46 @@ function json(status: number, body: unknown, headers: Record<string, string | st
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
+function sessionKeyAnswer(key: string): FakeAnswer {
+  return json(200, {
+    api_key_id: key.slice(0, key.indexOf('.')),
+    api_key: key,
+    user_id: key === SESSION_KEY ? 'user_ann' : 'user_rep',
+    organization_id: 'orga_test',
+    date_expires: '2030-01-01T00:00:00.000000+00:00',
+  })
+}
+
+function signInAnswer(body: Buffer): FakeAnswer {
+  let sent: unknown
+  try {
+    sent = JSON.parse(body.toString('utf8'))
+  } catch {
+    sent = undefined
+  }
+  const record = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {}
+  if (record.email === 'locked@example.com')
+    return json(429, { error: 'Too many failed attempts; try again in 2 minute(s).' }, { 'retry-after': '120' })
+  if (record.email === 'ann@example.com' && record.password === PASSWORD) return sessionKeyAnswer(SESSION_KEY)
+  return json(401, { error: 'That email and password do not match an account.' })
+}
+
 function fakeAnswer(method: string, url: string, auth: string | undefined, body: Buffer): FakeAnswer {
   const path = url.split('?')[0]
   if (path === '/api/v1/openapi.json') return json(200, {})
-  if (auth !== basic(KEY) && auth !== basic(DEMO_KEY))
+  if (path === '/api/v1/auth/sign_in/' && method === 'POST') return signInAnswer(body)
+  const ann = auth === basic(KEY) || auth === basic(SESSION_KEY)
+  const rep = auth === basic(DEMO_KEY) || auth === basic(DEMO_SESSION_KEY)
+  if (!ann && !rep)
     return json(401, { error: 'Missing or invalid API key.' }, { 'www-authenticate': 'Basic realm="api"' })
+  if (path === '/api/v1/auth/session/' && method === 'POST')
+    return sessionKeyAnswer(ann ? SESSION_KEY : DEMO_SESSION_KEY)
+  if (path?.startsWith('/api/v1/auth/session/') === true && method === 'DELETE') return json(200, {})
   switch (path) {
     case '/api/v1/me/':
       return json(
         200,
-        auth === basic(KEY)
+        ann
           ? me('user_ann', 'Ann', 'Veal', 'ann@example.com', 'admin')
           : me('user_rep', 'Rita', 'Rep', 'rep@demo.example', 'user'),
       )
