@@ -30,6 +30,7 @@ export interface DemoUser {
   role: string
   title: string
   api_key: string
+  password: string
 }
 
 interface DemoStack extends Stack {
@@ -136,7 +137,9 @@ function jsonObject(text: string): Record<string, unknown> {
 function isDemoUser(value: unknown): value is DemoUser {
   if (typeof value !== 'object' || value === null) return false
   const user: Record<string, unknown> = { ...value }
-  return ['email', 'first_name', 'last_name', 'role', 'title', 'api_key'].every((k) => typeof user[k] === 'string')
+  return ['email', 'first_name', 'last_name', 'role', 'title', 'api_key', 'password'].every(
+    (k) => typeof user[k] === 'string',
+  )
 }
 
 /**
@@ -325,9 +328,9 @@ export class CrmClient {
   }
 }
 
-/** Signs in through the sign-in page with the worker's API key. */
+/** Signs in through the sign-in page's API key form with the worker's API key. */
 export async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto('/sign-in')
+  await page.goto('/sign-in?method=key')
   await page.getByLabel('API key').fill(key)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible()

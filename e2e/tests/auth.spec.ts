@@ -4,13 +4,15 @@ test('a rep signs in with an API key and signs out', async ({ page, stack }) => 
   await signIn(page, stack.apiKey)
   await expect(page.getByRole('banner').getByText('Journey Co', { exact: true })).toBeVisible()
   await page.getByRole('button', { name: 'Sign out' }).click()
-  await expect(page.getByLabel('API key')).toBeVisible()
+  await expect(page.getByRole('textbox', { name: 'Email' })).toBeVisible()
   await page.goto('/leads')
-  await expect(page.getByLabel('API key')).toBeVisible()
+  await expect(page.getByRole('textbox', { name: 'Email' })).toBeVisible()
+  await expect(page.getByLabel('Password')).toBeVisible()
 })
 
 test('a wrong key shows an error and does not sign in', async ({ page }) => {
   await page.goto('/sign-in')
+  await page.getByRole('link', { name: 'Sign in with an API key' }).click()
   await page.getByLabel('API key').fill('key_wrong.nope')
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByText(/not accepted/i)).toBeVisible()

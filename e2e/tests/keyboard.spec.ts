@@ -23,7 +23,10 @@ async function expectVisibleFocus(target: Locator): Promise<void> {
 test('a rep signs in and works a lead with the keyboard alone', async ({ page, stack, api }) => {
   const lead = await api.createLead({ name: 'Keyboard Co' })
   await page.goto('/sign-in')
+  await tabTo(page, page.getByRole('link', { name: 'Sign in with an API key' }))
+  await page.keyboard.press('Enter')
   const keyField = page.getByRole('textbox', { name: 'API key' })
+  await expect(keyField).toBeVisible()
   if (!(await keyField.evaluate((el) => el === document.activeElement))) await tabTo(page, keyField)
   await page.keyboard.type(stack.apiKey)
   await page.keyboard.press('Enter')

@@ -17,10 +17,12 @@ test('a session that ends mid-work leads to sign-in and back to the same lead', 
   await page.getByRole('textbox', { name: 'Note' }).fill('Written after the session ended')
   await page.getByRole('button', { name: 'Save note' }).click()
   await expect(page).toHaveURL(/\/sign-in\?redirect=/)
-  await expect(page.getByRole('textbox', { name: 'API key' })).toBeVisible()
+  await expect(page.getByRole('textbox', { name: 'Email' })).toBeVisible()
   await expect(page.getByRole('status').filter({ hasText: 'Your session ended' })).toBeVisible()
   await expect(page.getByRole('alert').filter({ hasText: 'You are not signed in' })).toHaveCount(0)
 
+  // The API key form keeps where the session ended.
+  await page.getByRole('link', { name: 'Sign in with an API key' }).click()
   await page.getByRole('textbox', { name: 'API key' }).fill(stack.apiKey)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page).toHaveURL(new RegExp(`/leads/${lead.id}$`))
@@ -29,7 +31,7 @@ test('a session that ends mid-work leads to sign-in and back to the same lead', 
 
 test('a sign-in link that points off the site signs in to the leads list instead', async ({ page, stack }) => {
   // Browsers read `/\evil.example` as `//evil.example`, another origin.
-  await page.goto(`/sign-in?redirect=${encodeURIComponent('/\\evil.example')}`)
+  await page.goto(`/sign-in?method=key&redirect=${encodeURIComponent('/\\evil.example')}`)
   await page.getByRole('textbox', { name: 'API key' }).fill(stack.apiKey)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('heading', { name: 'Leads' })).toBeVisible()
@@ -38,7 +40,7 @@ test('a sign-in link that points off the site signs in to the leads list instead
 
 test('a sign-in link to a page of the app returns there', async ({ page, stack, api }) => {
   const lead = await api.createLead({ name: 'Redirect Target Co' })
-  await page.goto(`/sign-in?redirect=${encodeURIComponent(`/leads/${lead.id}`)}`)
+  await page.goto(`/sign-in?method=key&redirect=${encodeURIComponent(`/leads/${lead.id}`)}`)
   await page.getByRole('textbox', { name: 'API key' }).fill(stack.apiKey)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await expect(page.getByRole('heading', { name: 'Redirect Target Co' })).toBeVisible()

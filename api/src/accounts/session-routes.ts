@@ -189,6 +189,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       config: { public: true },
       schema: {
         tags,
+        security: [],
         summary: 'Sign in with email and password: a key for this session alone',
         description:
           'Refused with 401 and one message whatever was wrong, so the answer never says whether the address has an ' +

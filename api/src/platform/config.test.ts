@@ -28,6 +28,22 @@ describe('loadConfig timeouts', () => {
   })
 })
 
+describe('loadConfig trusted proxies', () => {
+  it('believes X-Forwarded-For from loopback unless LEADLINE_TRUST_PROXY names others', () => {
+    expect(loadConfig({}).trustProxy).toBe('loopback')
+    expect(loadConfig({ LEADLINE_TRUST_PROXY: ' 10.0.0.0/8, 192.0.2.7 ,loopback' }).trustProxy).toBe(
+      '10.0.0.0/8,192.0.2.7,loopback',
+    )
+    expect(loadConfig({ LEADLINE_TRUST_PROXY: 'fd00::/8' }).trustProxy).toBe('fd00::/8')
+  })
+
+  it('refuses what is not an address, a range or one of the named sets', () => {
+    for (const bad of ['everyone', '10.0.0.0/8/1', '10.0.0.0/abc', '', 'example.com']) {
+      expect(() => loadConfig({ LEADLINE_TRUST_PROXY: bad }), bad).toThrow(/LEADLINE_TRUST_PROXY/)
+    }
+  })
+})
+
 describe('loadConfig SQLite page cache', () => {
   it('gives each connection 32 MB unless LEADLINE_SQLITE_CACHE_MB says otherwise', () => {
     expect(loadConfig({}).sqliteCacheMb).toBe(32)

@@ -17,6 +17,6 @@ export const Route = createFileRoute('/sign-in')({
 })
 
 function SignInRoute() {
-  const { redirect: redirectTo } = Route.useSearch()
-  return <SignInPage redirectTo={redirectTo} />
+  const { redirect: redirectTo, method } = Route.useSearch()
+  return <SignInPage redirectTo={redirectTo} method={method} />
 }

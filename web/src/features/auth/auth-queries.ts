@@ -44,7 +44,7 @@ export const authQueries = {
     }),
 }
 
-/** Signing in with a key or as a demo user: the session answer is cached, so the shell needs no second request. */
+/** Signing in with a password, a key or as a demo user: the session answer is cached, so the shell needs no second request. */
 function useSessionStart<T>(post: (value: T) => Promise<AuthSession>) {
   const queryClient = useQueryClient()
   return useMutation({
@@ -58,9 +58,12 @@ function useSessionStart<T>(post: (value: T) => Promise<AuthSession>) {
   })
 }
 
+/** How a person proves who they are: their email and password, or (the advanced way) an API key. */
+export type Credentials = { email: string; password: string } | { api_key: string }
+
 export function useSignIn() {
-  return useSessionStart((apiKey: string) =>
-    authApi.post<AuthSession>('session', { api_key: apiKey, time_zone: browserTimeZone() }),
+  return useSessionStart((credentials: Credentials) =>
+    authApi.post<AuthSession>('session', { ...credentials, time_zone: browserTimeZone() }),
   )
 }
 

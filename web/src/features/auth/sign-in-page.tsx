@@ -1,15 +1,20 @@
 import { useState, type SubmitEvent } from 'react'
 import { useQuery } from '@tanstack/react-query'
-import { useNavigate, useRouter } from '@tanstack/react-router'
+import { Link, useNavigate, useRouter } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
-import { authQueries, useDemoSignIn, useSignIn } from './auth-queries'
+import { authQueries, useDemoSignIn, useSignIn, type Credentials } from './auth-queries'
 
-export function SignInPage({ redirectTo }: { redirectTo: string | undefined }) {
+interface SignInPageProps {
+  redirectTo: string | undefined
+  /** `key`: the API key form instead of email and password. */
+  method: 'key' | undefined
+}
+
+export function SignInPage({ redirectTo, method }: SignInPageProps) {
   const navigate = useNavigate()
   const router = useRouter()
-  const [apiKey, setApiKey] = useState('')
   const signIn = useSignIn()
   const demoSignIn = useDemoSignIn()
   const demoUsers = useQuery(authQueries.demoUsers())
@@ -19,19 +24,9 @@ export function SignInPage({ redirectTo }: { redirectTo: string | undefined }) {
     if (redirectTo === undefined) void navigate({ to: '/leads', replace: true })
     else router.history.replace(redirectTo)
   }
-
-  const submit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    if (apiKey.trim() === '') return
-    signIn.mutate(apiKey.trim(), { onSuccess: afterSignIn })
+  const submit = (credentials: Credentials) => {
+    signIn.mutate(credentials, { onSuccess: afterSignIn })
   }
-
-  const keyError =
-    signIn.error === null
-      ? undefined
-      : isApiError(signIn.error, 401)
-        ? 'That API key was not accepted. Check it and try again.'
-        : signIn.error.message
 
   return (
     <main className="flex min-h-screen items-start justify-center px-4 pt-[12vh]">
@@ -41,25 +36,24 @@ export function SignInPage({ redirectTo }: { redirectTo: string | undefined }) {
           <h1 className="mt-2 text-lg font-semibold text-slate-900">Sign in to your CRM</h1>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-          <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-            <TextField
-              label="API key"
-              type="password"
-              name="api_key"
-              autoComplete="off"
-              value={apiKey}
-              onChange={(value) => {
-                setApiKey(value)
+          {method === 'key' ? (
+            <KeyForm signIn={signIn} onSubmit={submit} />
+          ) : (
+            <PasswordForm signIn={signIn} onSubmit={submit} />
+          )}
+          <p className="mt-4 text-center text-sm">
+            <Link
+              to="/sign-in"
+              search={{ redirect: redirectTo, method: method === 'key' ? undefined : 'key' }}
+              replace
+              onClick={() => {
                 signIn.reset()
               }}
-              isRequired
-              error={keyError}
-              description="Your administrator gives you a key; it stays on the server once you sign in."
-            />
-            <Button type="submit" variant="primary" isPending={signIn.isPending}>
-              Sign in
-            </Button>
-          </form>
+              className="text-indigo-700 underline-offset-2 hover:underline"
+            >
+              {method === 'key' ? 'Sign in with email and password' : 'Sign in with an API key'}
+            </Link>
+          </p>
           {demoUsers.data !== undefined && demoUsers.data.length > 0 ? (
             <section aria-labelledby="demo-users" className="mt-6 border-t border-slate-100 pt-5">
               <h2 id="demo-users" className="text-sm font-semibold text-slate-900">
@@ -96,5 +90,96 @@ export function SignInPage({ redirectTo }: { redirectTo: string | undefined }) {
         </div>
       </div>
     </main>
+  )
+}
+
+interface FormProps {
+  signIn: ReturnType<typeof useSignIn>
+  onSubmit: (credentials: Credentials) => void
+}
+
+/** The server's words for a refused sign-in, on the field it names, else on the form's last field. */
+function refusal(error: Error | null, field: string, last: string, fallback: string): string | undefined {
+  if (error === null) return undefined
+  if (isApiError(error)) {
+    const own = error.fieldErrors[field]
+    if (own !== undefined) return own
+    if (Object.keys(error.fieldErrors).length > 0 || field !== last) return undefined
+    return error.status === 401 ? fallback : error.message
+  }
+  return field === last ? error.message : undefined
+}
+
+function PasswordForm({ signIn, onSubmit }: FormProps) {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (email.trim() === '' || password === '') return
+    onSubmit({ email: email.trim(), password })
+  }
+  const refused = 'That email and password do not match an account.'
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <TextField
+        label="Email"
+        type="email"
+        name="email"
+        autoComplete="username"
+        value={email}
+        onChange={(value) => {
+          setEmail(value)
+          signIn.reset()
+        }}
+        isRequired
+        error={refusal(signIn.error, 'email', 'password', refused)}
+      />
+      <TextField
+        label="Password"
+        type="password"
+        name="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(value) => {
+          setPassword(value)
+          signIn.reset()
+        }}
+        isRequired
+        error={refusal(signIn.error, 'password', 'password', refused)}
+      />
+      <Button type="submit" variant="primary" isPending={signIn.isPending}>
+        Sign in
+      </Button>
+    </form>
+  )
+}
+
+function KeyForm({ signIn, onSubmit }: FormProps) {
+  const [apiKey, setApiKey] = useState('')
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (apiKey.trim() === '') return
+    onSubmit({ api_key: apiKey.trim() })
+  }
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <TextField
+        label="API key"
+        type="password"
+        name="api_key"
+        autoComplete="off"
+        value={apiKey}
+        onChange={(value) => {
+          setApiKey(value)
+          signIn.reset()
+        }}
+        isRequired
+        error={refusal(signIn.error, 'api_key', 'api_key', 'That API key was not accepted. Check it and try again.')}
+        description="The server keeps a key of its own for this session; yours is not stored."
+      />
+      <Button type="submit" variant="primary" isPending={signIn.isPending}>
+        Sign in
+      </Button>
+    </form>
   )
 }

@@ -38,8 +38,20 @@ describe('safeRedirect', () => {
 describe('signInSearchOf', () => {
   it('overwrites a redirect it does not trust and keeps one it does', () => {
     // toStrictEqual: the key must be there, undefined, to replace the raw param the router keeps otherwise.
-    expect(signInSearchOf({ redirect: '/\\evil.example' }, origin)).toStrictEqual({ redirect: undefined })
-    expect(signInSearchOf({ redirect: '/leads/lead_1' }, origin)).toStrictEqual({ redirect: '/leads/lead_1' })
-    expect(signInSearchOf({}, origin)).toStrictEqual({ redirect: undefined })
+    expect(signInSearchOf({ redirect: '/\\evil.example' }, origin)).toStrictEqual({
+      redirect: undefined,
+      method: undefined,
+    })
+    expect(signInSearchOf({ redirect: '/leads/lead_1' }, origin)).toStrictEqual({
+      redirect: '/leads/lead_1',
+      method: undefined,
+    })
+    expect(signInSearchOf({}, origin)).toStrictEqual({ redirect: undefined, method: undefined })
+  })
+
+  it('keeps the API key form only when asked for by name', () => {
+    expect(signInSearchOf({ method: 'key' }, origin).method).toBe('key')
+    expect(signInSearchOf({ method: 'sso' }, origin).method).toBeUndefined()
+    expect(signInSearchOf({ method: ['key'] }, origin).method).toBeUndefined()
   })
 })

@@ -3,6 +3,8 @@
 export interface SignInSearch {
   /** Where to go after signing in: a path of this app, with its search and hash. */
   redirect?: string | undefined
+  /** `key`: the form that takes an API key instead of an email and password. */
+  method?: 'key' | undefined
 }
 
 /**
@@ -27,5 +29,5 @@ export function safeRedirect(target: unknown, origin: string): string | undefine
  * redirect must be overwritten with undefined, not left out.
  */
 export function signInSearchOf(search: Record<string, unknown>, origin: string): SignInSearch {
-  return { redirect: safeRedirect(search.redirect, origin) }
+  return { redirect: safeRedirect(search.redirect, origin), method: search.method === 'key' ? 'key' : undefined }
 }
