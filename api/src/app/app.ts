@@ -45,6 +45,7 @@ import { createAuthCache } from '../platform/security/auth-cache.js'
 import type { Resolver } from '../platform/security/host-check.js'
 import { systemResolver } from '../integrations/outbound/outbound-client.js'
 import { sessionRoutes } from '../accounts/session-routes.js'
+import { membershipRoutes } from '../accounts/membership-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -142,6 +143,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(userRoutes, { ...deps, emailAccountsOf: userEmailAccountViews, activeCallsByUser })
       await api.register(organizationRoutes, deps)
       await api.register(sessionRoutes, deps)
+      await api.register(membershipRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

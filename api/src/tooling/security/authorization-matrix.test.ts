@@ -13,6 +13,7 @@ import {
 } from '../test-support/openapi-walk.js'
 import { bodyHints, referenceKind, validRequest } from '../test-support/request-refs.js'
 import { basicAuth, createTestContext } from '../test-support/test-app.js'
+import { provisionMember } from '../../crm/organizations/provision.js'
 
 // The authorization matrix (decision 0041): every documented route, generated from the API's OpenAPI document, with
 // another organization's objects in its path, body and filters, as a member on an admin's routes, and as a member
@@ -41,6 +42,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/outcome/', methods: WRITES },
   { prefix: '/webhook/', methods: ['GET', ...WRITES] },
   { prefix: '/inbound/secret/', methods: ['GET', ...WRITES] },
+  { prefix: '/membership/', methods: ['GET', ...WRITES] },
 ]
 
 function isAdminOnly(op: Operation): boolean {
@@ -115,6 +117,9 @@ function actor(op: Operation): string {
 
 /** Routes whose requests use up the object in their path (a draft sent): each request names one made for it. */
 const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
+  // Deactivating uses its member up: each request deactivates one made for it.
+  'POST /membership/{id}/deactivate/': freshMembership,
+  'POST /membership/{id}/reactivate/': freshMembership,
   'DELETE /auth/session/{id}/': async () =>
     String((await made(ctx.app, ctx.org.member.key, 'POST', '/auth/session/', {})).api_key_id),
   'PUT /activity/email/{id}/': async () =>
@@ -133,6 +138,15 @@ const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
       local_phone: own.byReference.phone,
       remote_phone: own.contactPhone,
     }),
+}
+
+async function freshMembership(): Promise<string> {
+  const member = await provisionMember(ctx.database.db, ctx.clock, {
+    organizationId: ctx.org.id,
+    email: `fresh-${String(Date.now())}-${String(Math.random()).slice(2)}@example.com`,
+    role: 'user',
+  })
+  return member.membership_id
 }
 
 async function madeId(path: string, body: unknown): Promise<string> {

@@ -32,6 +32,7 @@ const REFERENCES: Record<string, string> = {
 /** Fields named like a reference that name nothing of an organization's, with why. */
 const NOT_REFERENCES: Record<string, string> = {
   content_id: 'the MIME Content-ID an HTML body uses for an inline file, not an object',
+  role_id: 'a predefined role’s name (`admin`, `user`), not an object',
 }
 
 const ID_LIKE = /(^|_)id$/
