@@ -101,8 +101,10 @@ async function mintSessionKey(
   const expires = new Date(clock.now().getTime() + (terms.expires_in ?? DEFAULT_EXPIRES_IN) * 1000)
   const key = await createApiKey(db, clock, owner, {
     description: terms.description ?? null,
-    expires,
-    idleSeconds: Math.min(terms.idle_seconds ?? DEFAULT_IDLE_SECONDS, terms.expires_in ?? DEFAULT_EXPIRES_IN),
+    session: {
+      expires,
+      idleSeconds: Math.min(terms.idle_seconds ?? DEFAULT_IDLE_SECONDS, terms.expires_in ?? DEFAULT_EXPIRES_IN),
+    },
   })
   return {
     ...key,

@@ -46,6 +46,7 @@ import type { Resolver } from '../platform/security/host-check.js'
 import { systemResolver } from '../integrations/outbound/outbound-client.js'
 import { sessionRoutes } from '../accounts/session-routes.js'
 import { membershipRoutes } from '../accounts/membership-routes.js'
+import { apiKeyRoutes } from '../accounts/api-key-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -144,6 +145,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(organizationRoutes, deps)
       await api.register(sessionRoutes, deps)
       await api.register(membershipRoutes, deps)
+      await api.register(apiKeyRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

@@ -17,21 +17,21 @@ export interface IssuedKey {
   api_key: string
 }
 
-/** What sets a session key apart from one someone made: it expires, and after a spell without use. */
-export interface SessionTerms {
-  description: string | null
-  expires: Date
-  idleSeconds: number
+/** A key's description, and what sets a session key apart: it expires, and after a spell without use. */
+export interface KeyTerms {
+  description?: string | null
+  session?: { expires: Date; idleSeconds: number }
 }
 
 export async function createApiKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
-  session?: SessionTerms,
+  terms: KeyTerms = {},
 ): Promise<IssuedKey> {
   const id = newId('apiKey')
   const secret = randomBase62(SECRET_LENGTH)
+  const session = terms.session
   await db
     .insertInto('api_key')
     .values({
@@ -42,11 +42,11 @@ export async function createApiKey(
       secret_hash: hashSecret(secret),
       date_created: formatTimestamp(clock.now()),
       date_revoked: null,
+      description: terms.description ?? null,
       ...(session === undefined
         ? {}
         : {
             kind: 'session' as const,
-            description: session.description,
             date_expires: formatTimestamp(session.expires),
             idle_seconds: session.idleSeconds,
           }),

@@ -193,6 +193,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
   const byCollection: Record<string, string> = {
     '/auth/session/': session.json<{ api_key_id: string }>().api_key_id,
     '/membership/': org.member.membershipId,
+    '/api_key/': org.member.keyId,
     '/user/': org.admin.id,
     '/organization/': org.id,
     '/status/lead/': leadStatus.id,
