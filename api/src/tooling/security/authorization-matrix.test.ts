@@ -117,7 +117,7 @@ function actor(op: Operation): string {
 
 /** Routes whose requests use up the object in their path (a draft sent): each request names one made for it. */
 const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
-  'DELETE /api_key/{id}/': async () => String((await made(ctx.app, ctx.org.member.key, 'POST', '/api_key/', {})).id),
+  'DELETE /api_key/{id}/': async () => (await made(ctx.app, ctx.org.member.key, 'POST', '/api_key/', {})).id,
   // Deactivating uses its member up: each request deactivates one made for it.
   'POST /membership/{id}/deactivate/': freshMembership,
   'POST /membership/{id}/reactivate/': freshMembership,
