@@ -61,22 +61,19 @@ export function SignInPage({ redirectTo, method }: SignInPageProps) {
               </h2>
               <ul className="mt-3 flex flex-col gap-2">
                 {demoUsers.data.map((user) => (
-                  <li key={user.email}>
+                  <li key={user.email} className="flex items-center gap-3">
                     <Button
-                      className="w-full"
-                      aria-label={`Sign in as ${user.display_name}`}
+                      className="flex-1 justify-start"
                       isDisabled={demoSignIn.isPending}
                       onPress={() => {
                         demoSignIn.mutate(user.email, { onSuccess: afterSignIn })
                       }}
                     >
-                      <span className="flex w-full items-baseline justify-between gap-2">
-                        <span>{user.display_name}</span>
-                        <span className="text-xs font-normal text-slate-500">
-                          {user.title} · {user.role}
-                        </span>
-                      </span>
+                      Sign in as {user.display_name}
                     </Button>
+                    <span className="w-28 shrink-0 text-xs text-slate-500">
+                      {user.title} · {user.role}
+                    </span>
                   </li>
                 ))}
               </ul>
