@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
-import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
+import { ForbiddenError, HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
@@ -242,12 +242,15 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       schema: {
         tags,
         summary: 'A session key for the caller: how a browser signs in with an API key without ever holding it',
+        description: 'Called with an API key; a session’s own key is refused (403), so no session outlives its own.',
         body: Type.Object(sessionTerms, { additionalProperties: false }),
         response: { 200: sessionKeySchema },
       },
     },
     async (request) => {
       const me = caller(request)
+      // A session's key would otherwise outlive its session through the one it makes.
+      if (me.kind === 'session') throw new ForbiddenError('A session’s key cannot start another session.')
       return mintSessionKey(db, clock, me, request.body)
     },
   )
