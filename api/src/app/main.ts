@@ -14,6 +14,7 @@ import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from '../crm/leads/l
 import { systemClock } from '../platform/data/time.js'
 import { purgeOldEvents } from '../integrations/events/event-retention.js'
 import { scheduleRetention } from '../platform/data/retention.js'
+import { ENDED_SESSION_DAYS, purgeEndedSessionKeys } from '../accounts/session-retention.js'
 import { purgeArchivedTasks } from '../crm/tasks/task-retention.js'
 import { createDispatcher } from '../integrations/outbox/outbox-dispatcher.js'
 import { purgeDeliveredOutbox } from '../integrations/outbox/outbox-retention.js'
@@ -110,6 +111,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       },
     })
   const retentions = [
+    purging(
+      () => purgeEndedSessionKeys(database.db, systemClock),
+      (n) => `deleted ${n} keys of sessions that ended over ${ENDED_SESSION_DAYS} days ago`,
+      'ended sessions',
+    ),
     purging(
       () => purgeArchivedTasks(database.db, systemClock, config.taskRetentionDays),
       (n) => `deleted ${n} tasks archived over ${config.taskRetentionDays} days ago`,
