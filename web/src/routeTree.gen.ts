@@ -21,6 +21,7 @@ import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
+import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -81,6 +82,11 @@ const AppSettingsPipelinesRoute = AppSettingsPipelinesRouteImport.update({
   path: '/settings/pipelines',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsProfileRoute = AppSettingsProfileRouteImport.update({
+  id: '/settings/profile',
+  path: '/settings/profile',
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
@@ -90,6 +96,7 @@ export interface FileRoutesByFullPath {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
+  '/settings/profile': typeof AppSettingsProfileRoute
   '/leads/': typeof AppLeadsIndexRoute
   '/opportunities/': typeof AppOpportunitiesIndexRoute
   '/reports/': typeof AppReportsIndexRoute
@@ -103,6 +110,7 @@ export interface FileRoutesByTo {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
+  '/settings/profile': typeof AppSettingsProfileRoute
   '/leads': typeof AppLeadsIndexRoute
   '/opportunities': typeof AppOpportunitiesIndexRoute
   '/reports': typeof AppReportsIndexRoute
@@ -118,6 +126,7 @@ export interface FileRoutesById {
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
+  '/_app/settings/profile': typeof AppSettingsProfileRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
   '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
   '/_app/reports/': typeof AppReportsIndexRoute
@@ -133,6 +142,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
+    | '/settings/profile'
     | '/leads/'
     | '/opportunities/'
     | '/reports/'
@@ -146,6 +156,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
+    | '/settings/profile'
     | '/leads'
     | '/opportunities'
     | '/reports'
@@ -160,6 +171,7 @@ export interface FileRouteTypes {
     | '/_app/leads/$leadId'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
+    | '/_app/settings/profile'
     | '/_app/leads/'
     | '/_app/opportunities/'
     | '/_app/reports/'
@@ -257,6 +269,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsPipelinesRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/profile': {
+      id: '/_app/settings/profile'
+      path: '/settings/profile'
+      fullPath: '/settings/profile'
+      preLoaderRoute: typeof AppSettingsProfileRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
@@ -267,6 +286,7 @@ interface AppRouteChildren {
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
+  AppSettingsProfileRoute: typeof AppSettingsProfileRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
   AppReportsIndexRoute: typeof AppReportsIndexRoute
@@ -280,6 +300,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
+  AppSettingsProfileRoute: AppSettingsProfileRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
   AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,
   AppReportsIndexRoute: AppReportsIndexRoute,

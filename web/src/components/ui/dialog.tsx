@@ -72,10 +72,12 @@ export interface ConfirmedDeleteProps {
   onConfirm: (close: () => void) => void
   /** What is about to happen, in a sentence or two. */
   children: ReactNode
+  /** The confirming button's text: Delete unless the action has a plainer name (Revoke). */
+  confirmLabel?: string
 }
 
 /** A red Delete button that asks first. */
-export function ConfirmedDelete({ label, title, isPending, onConfirm, children }: ConfirmedDeleteProps) {
+export function ConfirmedDelete({ label, title, isPending, onConfirm, children, confirmLabel }: ConfirmedDeleteProps) {
   const [isOpen, setOpen] = useState(false)
   return (
     <>
@@ -90,6 +92,7 @@ export function ConfirmedDelete({ label, title, isPending, onConfirm, children }
       </Button>
       <ConfirmDialog
         title={title}
+        {...(confirmLabel === undefined ? {} : { confirmLabel })}
         isOpen={isOpen}
         onCancel={() => {
           setOpen(false)

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate, useRouter } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
-import { isApiError } from '../../lib/api'
+import { placeErrors } from '../../lib/form-errors'
 import { authQueries, useDemoSignIn, useSignIn, type Credentials } from './auth-queries'
 
 interface SignInPageProps {
@@ -95,18 +95,6 @@ interface FormProps {
   onSubmit: (credentials: Credentials) => void
 }
 
-/** The server's words for a refused sign-in, on the field it names, else on the form's last field. */
-function refusal(error: Error | null, field: string, last: string, fallback: string): string | undefined {
-  if (error === null) return undefined
-  if (isApiError(error)) {
-    const own = error.fieldErrors[field]
-    if (own !== undefined) return own
-    if (Object.keys(error.fieldErrors).length > 0 || field !== last) return undefined
-    return error.status === 401 ? fallback : error.message
-  }
-  return field === last ? error.message : undefined
-}
-
 function PasswordForm({ signIn, onSubmit }: FormProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
@@ -115,7 +103,8 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
     if (email.trim() === '' || password === '') return
     onSubmit({ email: email.trim(), password })
   }
-  const refused = 'That email and password do not match an account.'
+  // The api's one answer to a refused sign-in names no field: it shows under the password.
+  const { beside, general } = placeErrors(['email', 'password'], signIn.error)
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
       <TextField
@@ -129,7 +118,7 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
           signIn.reset()
         }}
         isRequired
-        error={refusal(signIn.error, 'email', 'password', refused)}
+        error={beside.email}
       />
       <TextField
         label="Password"
@@ -142,7 +131,7 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
           signIn.reset()
         }}
         isRequired
-        error={refusal(signIn.error, 'password', 'password', refused)}
+        error={beside.password ?? general}
       />
       <Button type="submit" variant="primary" isPending={signIn.isPending}>
         Sign in
@@ -158,6 +147,7 @@ function KeyForm({ signIn, onSubmit }: FormProps) {
     if (apiKey.trim() === '') return
     onSubmit({ api_key: apiKey.trim() })
   }
+  const { beside, general } = placeErrors(['api_key'], signIn.error)
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
       <TextField
@@ -171,7 +161,7 @@ function KeyForm({ signIn, onSubmit }: FormProps) {
           signIn.reset()
         }}
         isRequired
-        error={refusal(signIn.error, 'api_key', 'api_key', 'That API key was not accepted. Check it and try again.')}
+        error={beside.api_key ?? general}
         description="The server keeps a key of its own for this session; yours is not stored."
       />
       <Button type="submit" variant="primary" isPending={signIn.isPending}>

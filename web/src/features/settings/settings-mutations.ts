@@ -5,6 +5,7 @@ import type { LeadStatus, OpportunityStatus, OpportunityStatusType } from '@lead
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { showToast } from '../../components/ui/toast'
 import { api, saveErrorMessage } from '../../lib/api'
+import { useFormMutation } from '../../lib/form-mutation'
 import { settingsQueries } from './settings-queries'
 
 // Apart from the query options, which the route loaders (in the first bundle) import: these load with the screens.
@@ -14,11 +15,6 @@ const leadStatusesKey = settingsQueries.leadStatuses().queryKey
 const pipelinePath = (id: string) => `pipeline/${encodeURIComponent(id)}/`
 const opportunityStatusPath = (id: string) => `status/opportunity/${encodeURIComponent(id)}/`
 const leadStatusPath = (id: string) => `status/lead/${encodeURIComponent(id)}/`
-
-/** The forms show the API's message beside their control: no toast (`errorTitle: false`). */
-function useFormMutation<V, R>(mutationKey: readonly unknown[], mutationFn: (variables: V) => Promise<R>) {
-  return useMutation({ mutationKey, mutationFn, meta: { errorTitle: false } })
-}
 
 export function useCreatePipeline() {
   return useFormMutation(pipelinesKey, (name: string) => api.post<Pipeline>('pipeline/', { name }))

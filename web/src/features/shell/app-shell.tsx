@@ -67,6 +67,9 @@ export function AppShell() {
               <span className="block font-medium text-slate-900">{session.user.display_name}</span>
               <span className="block text-xs text-slate-500">{session.user.email}</span>
             </span>
+            <Link to="/settings/profile" className={navLink}>
+              Profile
+            </Link>
             <Button
               size="sm"
               variant="quiet"

@@ -1,0 +1,272 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { useState, type SubmitEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { ConfirmedDelete } from '../../components/ui/dialog'
+import { TextField } from '../../components/ui/text-field'
+import { showToast } from '../../components/ui/toast'
+import { saveErrorMessage } from '../../lib/api'
+import { placeErrors } from '../../lib/form-errors'
+import { useDocumentTitle } from '../../lib/document-title'
+import { formatDateTime } from '../../lib/format'
+import { authQueries } from '../auth/auth-queries'
+import {
+  profileQueries,
+  useChangePassword,
+  useCreateApiKey,
+  useRevokeApiKey,
+  useSignOutOthers,
+  type ApiKey,
+} from './profile-queries'
+
+const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
+
+/** The signed-in person's own settings: password, sessions and API keys. Anyone may open it, admin or not. */
+export function ProfilePage() {
+  useDocumentTitle('Profile', 'Settings')
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  return (
+    <div className="mx-auto flex max-w-3xl flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-2xl font-bold text-slate-900">Profile</h1>
+        <p className="text-sm text-slate-600">
+          {session.user.display_name} · {session.user.email} · {session.organization.name}
+        </p>
+      </div>
+      <PasswordSection />
+      <SessionsSection />
+      <ApiKeysSection />
+    </div>
+  )
+}
+
+function PasswordSection() {
+  const change = useChangePassword()
+  const [current, setCurrent] = useState('')
+  const [password, setPassword] = useState('')
+  // A form-wide refusal (a wrong current password counts against sign-in limits: 429) shows under the new password.
+  const { beside, general } = placeErrors(['current_password', 'password'], change.error)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    change.mutate(
+      { current_password: current, password },
+      {
+        onSuccess: ({ ended_sessions }) => {
+          setCurrent('')
+          setPassword('')
+          showToast({
+            title: 'Password changed',
+            description:
+              ended_sessions === 0 ? undefined : `Your ${String(ended_sessions)} other session(s) were signed out.`,
+          })
+        },
+      },
+    )
+  }
+  return (
+    <section aria-labelledby="password-heading" className={section}>
+      <h2 id="password-heading" className="text-lg font-semibold text-slate-900">
+        Change password
+      </h2>
+      <form onSubmit={submit} className="flex max-w-md flex-col gap-4" noValidate>
+        <TextField
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(value) => {
+            setCurrent(value)
+            change.reset()
+          }}
+          error={beside.current_password}
+          description="Leave it empty if you have never set one."
+        />
+        <TextField
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(value) => {
+            setPassword(value)
+            change.reset()
+          }}
+          isRequired
+          error={beside.password ?? general}
+          description="At least 12 characters, not easy to guess. Your other sessions are signed out."
+        />
+        <div>
+          <Button type="submit" variant="primary" isPending={change.isPending} isDisabled={password === ''}>
+            Change password
+          </Button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+function SessionsSection() {
+  const { data: sessions } = useSuspenseQuery(profileQueries.sessions())
+  const signOutOthers = useSignOutOthers()
+  const others = sessions.filter((s) => !s.current).length
+  return (
+    <section aria-labelledby="sessions-heading" className={section}>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id="sessions-heading" className="text-lg font-semibold text-slate-900">
+          Active sessions
+        </h2>
+        <Button
+          isDisabled={others === 0}
+          isPending={signOutOthers.isPending}
+          onPress={() => {
+            signOutOthers.mutate(undefined, {
+              onSuccess: ({ ended }) => {
+                showToast({ title: `Signed out ${String(ended)} other session(s)` })
+              },
+              onError: (error) => {
+                showToast({ title: 'Could not sign out the other sessions', description: error.message, tone: 'error' })
+              },
+            })
+          }}
+        >
+          Sign out other sessions
+        </Button>
+      </div>
+      <ul className="divide-y divide-slate-100">
+        {sessions.map((s) => (
+          <li key={s.id} className="flex flex-wrap items-baseline justify-between gap-2 py-2 text-sm">
+            <span className="font-medium text-slate-900">
+              {s.description ?? 'A session'}
+              {s.current ? (
+                <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs text-indigo-700">This session</span>
+              ) : null}
+            </span>
+            <span className="text-slate-500">
+              Signed in {formatDateTime(s.date_created)}
+              {s.date_last_used === null ? '' : ` · last active ${formatDateTime(s.date_last_used)}`}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+function ApiKeysSection() {
+  const { data: keys } = useSuspenseQuery(profileQueries.apiKeys())
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  const mine = keys.filter((key) => key.user_id === session.user.id)
+  return (
+    <section aria-labelledby="api-keys-heading" className={section}>
+      <h2 id="api-keys-heading" className="text-lg font-semibold text-slate-900">
+        Your API keys
+      </h2>
+      <p className="text-sm text-slate-600">
+        For scripts and other tools that use the Leadline API. A key acts as you, with your role.
+      </p>
+      <NewApiKeyForm />
+      {mine.length === 0 ? (
+        <p className="text-sm text-slate-500">You have no API keys.</p>
+      ) : (
+        <ul className="divide-y divide-slate-100">
+          {mine.map((key) => (
+            <ApiKeyRow key={key.id} apiKey={key} />
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
+  const revoke = useRevokeApiKey()
+  const name = apiKey.description ?? 'API key'
+  return (
+    <li className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
+      <span>
+        <span className="font-medium text-slate-900">{name}</span>
+        <span className="ml-2 text-slate-500">
+          made {formatDateTime(apiKey.date_created)}
+          {apiKey.date_last_used === null ? ', never used' : `, last used ${formatDateTime(apiKey.date_last_used)}`}
+        </span>
+      </span>
+      <ConfirmedDelete
+        label="Revoke"
+        confirmLabel="Revoke"
+        title={`Revoke “${name}”?`}
+        isPending={revoke.isPending}
+        onConfirm={(close) => {
+          revoke.mutate(apiKey.id, {
+            onSuccess: close,
+            onError: (error) => {
+              showToast({ title: 'The key was not revoked', description: error.message, tone: 'error' })
+            },
+          })
+        }}
+      >
+        Anything using this key stops working within seconds. This cannot be undone.
+      </ConfirmedDelete>
+    </li>
+  )
+}
+
+function NewApiKeyForm() {
+  const create = useCreateApiKey()
+  const [description, setDescription] = useState('')
+  const [made, setMade] = useState<string | undefined>(undefined)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    create.mutate(description.trim(), {
+      onSuccess: (key) => {
+        setMade(key.api_key)
+        setDescription('')
+      },
+    })
+  }
+  return (
+    <div className="flex flex-col gap-3">
+      <form onSubmit={submit} className="flex flex-wrap items-end gap-3" noValidate>
+        <TextField
+          label="What the key is for"
+          value={description}
+          onChange={(value) => {
+            setDescription(value)
+            create.reset()
+          }}
+          error={create.error === null ? undefined : saveErrorMessage(create.error, 'description')}
+          className="w-72"
+        />
+        <Button type="submit" isPending={create.isPending}>
+          Create API key
+        </Button>
+      </form>
+      {made === undefined ? null : <NewKeyNotice apiKey={made} />}
+    </div>
+  )
+}
+
+/** The only time a key is shown: with a copy button, and said plainly. */
+function NewKeyNotice({ apiKey }: { apiKey: string }) {
+  const [copied, setCopied] = useState(false)
+  return (
+    <div role="status" className="flex flex-col gap-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm">
+      <p className="font-medium text-amber-900">Copy your new key now: it will not be shown again.</p>
+      <div className="flex flex-wrap items-center gap-2">
+        <code
+          aria-label="New API key"
+          className="rounded bg-white px-2 py-1 font-mono text-xs break-all text-slate-900"
+        >
+          {apiKey}
+        </code>
+        <Button
+          size="sm"
+          onPress={() => {
+            void navigator.clipboard.writeText(apiKey).then(() => {
+              setCopied(true)
+            })
+          }}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </Button>
+      </div>
+    </div>
+  )
+}
