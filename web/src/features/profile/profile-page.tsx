@@ -9,14 +9,8 @@ import { placeErrors } from '../../lib/form-errors'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
-import {
-  profileQueries,
-  useChangePassword,
-  useCreateApiKey,
-  useRevokeApiKey,
-  useSignOutOthers,
-  type ApiKey,
-} from './profile-queries'
+import { useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutOthers } from './profile-mutations'
+import { profileQueries, type ApiKey } from './profile-queries'
 
 const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
 

@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import type { ListEnvelope } from '@leadline/shared/list'
 import { api } from '../../lib/api'
-import { useFormMutation } from '../../lib/form-mutation'
 
 /** One of the signed-in person's sessions (`/auth/session/`): this browser's is `current`. */
 export interface Session {
@@ -36,28 +35,4 @@ export const profileQueries = {
       queryFn: () => api.get<ListEnvelope<ApiKey>>('api_key/'),
       select: (page) => page.data,
     }),
-}
-
-export function useChangePassword() {
-  return useFormMutation(profileQueries.sessions().queryKey, (body: { current_password: string; password: string }) =>
-    api.put<{ ended_sessions: number }>('auth/password/', body),
-  )
-}
-
-export function useSignOutOthers() {
-  return useFormMutation(profileQueries.sessions().queryKey, () =>
-    api.post<{ ended: number }>('auth/session/sign_out_others/', {}),
-  )
-}
-
-export function useCreateApiKey() {
-  return useFormMutation(profileQueries.apiKeys().queryKey, (description: string) =>
-    api.post<ApiKey & { api_key: string }>('api_key/', description === '' ? {} : { description }),
-  )
-}
-
-export function useRevokeApiKey() {
-  return useFormMutation(profileQueries.apiKeys().queryKey, (id: string) =>
-    api.delete(`api_key/${encodeURIComponent(id)}/`),
-  )
 }

@@ -1,0 +1,29 @@
+import { api } from '../../lib/api'
+import { useFormMutation } from '../../lib/form-mutation'
+import { profileQueries, type ApiKey } from './profile-queries'
+
+// Apart from the query options, which the route loader (in the first bundle) imports: these load with the screen.
+
+export function useChangePassword() {
+  return useFormMutation(profileQueries.sessions().queryKey, (body: { current_password: string; password: string }) =>
+    api.put<{ ended_sessions: number }>('auth/password/', body),
+  )
+}
+
+export function useSignOutOthers() {
+  return useFormMutation(profileQueries.sessions().queryKey, () =>
+    api.post<{ ended: number }>('auth/session/sign_out_others/', {}),
+  )
+}
+
+export function useCreateApiKey() {
+  return useFormMutation(profileQueries.apiKeys().queryKey, (description: string) =>
+    api.post<ApiKey & { api_key: string }>('api_key/', description === '' ? {} : { description }),
+  )
+}
+
+export function useRevokeApiKey() {
+  return useFormMutation(profileQueries.apiKeys().queryKey, (id: string) =>
+    api.delete(`api_key/${encodeURIComponent(id)}/`),
+  )
+}
