@@ -22,6 +22,19 @@ let testDb: TestDatabase
 let database: DatabaseHandle
 const clock = new TestClock()
 const bytes = Buffer.from([0, 1, 2, 3, 254, 255, 10, 13, 0x22, 0x27])
+/** The columns later migrations add that today's app reads or writes on this path: table, and its definition. */
+const LATER_COLUMNS: [string, string][] = [
+  ['activity', 'sender_check varchar(8)'],
+  ['activity', 'sender_check_reason text'],
+  ['api_key', "kind varchar(16) not null default 'api'"],
+  ['api_key', 'description text'],
+  ['api_key', 'date_expires varchar(32)'],
+  ['api_key', 'idle_seconds integer'],
+  ['api_key', 'date_last_used varchar(32)'],
+  ['membership', "status varchar(16) not null default 'active'"],
+  ['membership', 'date_deactivated varchar(32)'],
+]
+
 let emailId: string
 let fileId: string
 let organizationId: string
@@ -35,10 +48,11 @@ beforeAll(async () => {
   organizationId = org.id
   key = org.member.key
   // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
-  // 0026, which every activity is written with: they are added for it, and taken out again before migrating); the
-  // file is written as incoming mail wrote it before 0024.
-  await sql`alter table activity add column sender_check varchar(8)`.execute(database.db)
-  await sql`alter table activity add column sender_check_reason text`.execute(database.db)
+  // 0026, which every activity is written with, and of 0028, which every request's key is checked with: they are
+  // added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
+  for (const [table, column] of LATER_COLUMNS) {
+    await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)
+  }
   const app = await buildApp({
     database,
     config: loadConfig({ DATABASE_URL: testDb.url, LEADLINE_SECRET_KEY: TEST_SECRET_KEY }),
@@ -64,8 +78,9 @@ beforeAll(async () => {
     [file],
   )
   await app.close()
-  await sql`alter table activity drop column sender_check`.execute(database.db)
-  await sql`alter table activity drop column sender_check_reason`.execute(database.db)
+  for (const [table, column] of LATER_COLUMNS) {
+    await sql`alter table ${sql.table(table)} drop column ${sql.raw(column.split(' ')[0] ?? '')}`.execute(database.db)
+  }
   expect(await migrateToLatest(database.db)).toContain('0024-email-attachment-uploads')
 })
 afterAll(async () => {
