@@ -85,6 +85,19 @@ async function lockMemberships(tx: Tx, dialect: Dialect, organizationId: string)
   await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
 }
 
+/** One of the organization's memberships, read under the organization's membership lock; else 404. */
+async function lockedMembership(tx: Tx, dialect: Dialect, organizationId: string, id: string) {
+  await lockMemberships(tx, dialect, organizationId)
+  const membership = await tx
+    .selectFrom('membership')
+    .select(['id', 'role', 'status'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (membership === undefined) throw new NotFoundError('Membership')
+  return membership
+}
+
 /** Whether another active admin than `membershipId` remains. */
 async function anotherAdmin(tx: Tx, organizationId: string, membershipId: string): Promise<boolean> {
   const other = await tx
@@ -151,14 +164,7 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         throw ValidationError.field('role_id', 'Choose admin or user.')
       }
       await db.transaction().execute(async (tx) => {
-        await lockMemberships(tx, dialect, me.organizationId)
-        const membership = await tx
-          .selectFrom('membership')
-          .select(['id', 'role', 'status'])
-          .where('organization_id', '=', me.organizationId)
-          .where('id', '=', request.params.id)
-          .executeTakeFirst()
-        if (membership === undefined) throw new NotFoundError('Membership')
+        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
         if (role === undefined || role === membership.role) return
         if (
           role === 'user' &&
@@ -193,14 +199,7 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const me = requireAdmin(request)
       if (request.params.id === me.membershipId) throw new HttpError(400, 'You cannot deactivate yourself.')
       await db.transaction().execute(async (tx) => {
-        await lockMemberships(tx, dialect, me.organizationId)
-        const membership = await tx
-          .selectFrom('membership')
-          .select(['id', 'role', 'status'])
-          .where('organization_id', '=', me.organizationId)
-          .where('id', '=', request.params.id)
-          .executeTakeFirst()
-        if (membership === undefined) throw new NotFoundError('Membership')
+        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
         if (membership.status === 'inactive') return
         if (membership.role === 'admin' && !(await anotherAdmin(tx, me.organizationId, membership.id)))
           throw new HttpError(400, LAST_ADMIN)
