@@ -43,17 +43,29 @@ test('a rep changes their password, sees their sessions, and makes and revokes a
     await target.getByLabel('Password').fill(password)
     await target.getByRole('button', { name: 'Sign in', exact: true }).click()
   }
-  // Another browser signed in as the same rep: its session ends when the password changes.
-  const elsewhere = await browser.newContext({ baseURL: demoStack.baseURL })
-  const otherPage = await elsewhere.newPage()
-  await signInWithPassword(otherPage, rep.password)
-  await expect(otherPage.getByRole('button', { name: 'Sign out' })).toBeVisible()
-
+  const signedInElsewhere = async () => {
+    const context = await browser.newContext({ baseURL: demoStack.baseURL })
+    const other = await context.newPage()
+    await signInWithPassword(other, rep.password)
+    await expect(other.getByRole('button', { name: 'Sign out' })).toBeVisible()
+    return { context, other }
+  }
+  // Another browser signed in as the same rep, and (from journeys before this one) maybe more.
+  const first = await signedInElsewhere()
   await signInWithPassword(page, rep.password)
   await page.getByRole('banner').getByRole('link', { name: 'Profile' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Profile' })).toBeVisible()
   const sessions = page.getByRole('region', { name: 'Active sessions' })
   await expect(sessions.getByText('This session')).toBeVisible()
+  await sessions.getByRole('button', { name: 'Sign out other sessions' }).click()
+  await expect(sessions.getByRole('listitem')).toHaveCount(1)
+  await first.other.reload()
+  await expect(first.other.getByRole('textbox', { name: 'Email' })).toBeVisible()
+  await first.context.close()
+
+  // A second browser: its session ends when the password changes.
+  const { context: elsewhere, other: otherPage } = await signedInElsewhere()
+  await page.reload()
   await expect(sessions.getByRole('listitem')).toHaveCount(2)
   await expectAccessible(page)
 
