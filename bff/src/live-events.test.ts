@@ -330,6 +330,27 @@ describe('GET /events', () => {
     expect(await idle.ended).toBe('end')
   })
 
+  test('a deactivated member’s sessions end on every BFF, and their open tabs close within 5 seconds', async () => {
+    const added = await cli(['user', 'add', '--org', orgId, '--email', `leaver-${String(Date.now())}@live.test`])
+    const [one, two] = [await bff(), await bff()]
+    const leaverOnOne = await signIn(one, String(added.api_key))
+    const leaverOnTwo = await signIn(two, String(added.api_key))
+    const adminOnOne = await signIn(one, keys.admin)
+    const tabs = [await events(one, leaverOnOne), await events(two, leaverOnTwo)]
+    const staying = await events(one, adminOnOne)
+    await Promise.all([...tabs, staying].map((tab) => tab.waitForId()))
+
+    const started = Date.now()
+    await apiJson(keys.admin, 'POST', `/membership/${String(added.membership_id)}/deactivate/`)
+    expect(await Promise.all(tabs.map((tab) => tab.ended))).toEqual(['end', 'end'])
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect((await one.call('/auth/session', { cookie: leaverOnOne })).status).toBe(401)
+    expect((await two.call('/auth/session', { cookie: leaverOnTwo })).status).toBe(401)
+    // The admin's tab stays, and still hears of changes.
+    const task = await createTask(keys.admin, 'After the leaver left')
+    await expect.poll(() => taskIds(staying)).toContain(task)
+  })
+
   test('with no shared secret only an admin’s session opens the upstream; reps’ browsers get it then', async () => {
     const on = await bff({})
     const rep = await signIn(on, keys.rep)
@@ -357,7 +378,7 @@ describe('GET /events', () => {
   })
 })
 
-async function apiJson(apiKey: string, method: 'GET' | 'DELETE', path: string): Promise<unknown> {
+async function apiJson(apiKey: string, method: 'GET' | 'DELETE' | 'POST', path: string): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${String(apiPort)}/api/v1${path}`, {
     method,
     headers: { authorization: `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}` },

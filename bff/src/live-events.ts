@@ -68,6 +68,8 @@ interface Upstream {
 
 /** One organization's browsers in this process, its upstream stream, and its recent events. */
 class Channel {
+  constructor(readonly organizationId: string) {}
+
   readonly browsers = new Set<Browser>()
   /** Of the browsers' ids: `<generation>.<n>`, where the generation is this channel's alone. */
   readonly generation = randomBytes(6).toString('base64url')
@@ -143,7 +145,7 @@ export class LiveEvents {
     }
     let channel = this.#channels.get(session.organizationId)
     if (channel === undefined) {
-      channel = new Channel()
+      channel = new Channel(session.organizationId)
       this.#channels.set(session.organizationId, channel)
     }
     const joined = channel
@@ -241,6 +243,23 @@ export class LiveEvents {
       if (this.options.store.peek(browser.sessionId, now) === undefined) end(browser, 401)
       else this.#write(browser, sseComment('heartbeat'))
     }
+  }
+
+  /**
+   * A member was deactivated: every session of theirs ends (in the store all BFF processes share), and so do their
+   * browsers' streams here, whose EventSource then gets a 401 and the tab goes to sign-in. Each process's own
+   * upstream brings it the event, so every process closes its own tabs.
+   */
+  #endMember(channel: Channel, userId: string): void {
+    const ended = this.options.store.deleteMember(channel.organizationId, userId)
+    const now = this.options.now()
+    let closed = 0
+    for (const browser of [...channel.browsers]) {
+      if (this.options.store.peek(browser.sessionId, now) !== undefined) continue
+      end(browser, 401)
+      closed += 1
+    }
+    this.options.logger.info({ userId, ended, closed }, 'a member was deactivated: their sessions ended')
   }
 
   /** Opens the channel's upstream with the key of a connected session, unless it is open. */
@@ -367,6 +386,8 @@ export class LiveEvents {
       channel.base = dropped.n
     }
     for (const browser of channel.browsers) this.#write(browser, text)
+    if (live.object_type === 'membership' && live.member_status === 'inactive' && live.member_user_id != null)
+      this.#endMember(channel, live.member_user_id)
   }
 
   #write(browser: Browser, text: string): void {

@@ -43,7 +43,7 @@ export const SESSION_DB_FILE = 'sessions.db'
 const WRITE_LAST_SEEN_EVERY_MS = 60_000
 // Another process may hold the write lock for a moment (a sign-in, a purge); wait rather than fail the request.
 const BUSY_TIMEOUT_MS = 5000
-const SCHEMA_VERSION = 2
+const SCHEMA_VERSION = 3
 
 interface SessionRow {
   id_hash: string
@@ -150,6 +150,11 @@ export class SessionStore {
     this.#statements.delete.run(hashId(id))
   }
 
+  /** Ends every session of one member of an organization (they were deactivated); answers how many there were. */
+  deleteMember(organizationId: string, userId: string): number {
+    return this.#statements.deleteMember.run({ organization_id: organizationId, user_id: userId }).changes
+  }
+
   /** Removes idle and too-old sessions; the app calls it on a timer. */
   purgeExpired(now: Date): void {
     this.#purge(now.getTime())
@@ -223,7 +228,7 @@ function openDatabase(file: string | undefined): Database.Database {
     db.transaction(() => {
       const version = db.pragma('user_version', { simple: true })
       if (version === SCHEMA_VERSION) return
-      if (version !== 0 && version !== 1)
+      if (version !== 0 && version !== 1 && version !== 2)
         throw new Error(
           `${file ?? 'the session store'} has session schema ${String(version)}; this BFF knows ${SCHEMA_VERSION}`,
         )
@@ -245,6 +250,7 @@ function openDatabase(file: string | undefined): Database.Database {
         ) STRICT;
         CREATE INDEX IF NOT EXISTS session_last_seen ON session (last_seen);
         CREATE INDEX IF NOT EXISTS session_created_at ON session (created_at);
+        CREATE INDEX IF NOT EXISTS session_member ON session (organization_id, user_id);
         CREATE TABLE IF NOT EXISTS sign_in_failure (
           address TEXT NOT NULL,
           failed_at INTEGER NOT NULL
@@ -274,6 +280,7 @@ function prepare(db: Database.Database) {
     touch: db.prepare('UPDATE session SET last_seen = max(last_seen, @last_seen) WHERE id_hash = @id_hash'),
     setTimeZone: db.prepare('UPDATE session SET time_zone = @time_zone WHERE id_hash = @id_hash'),
     delete: db.prepare('DELETE FROM session WHERE id_hash = ?'),
+    deleteMember: db.prepare('DELETE FROM session WHERE organization_id = @organization_id AND user_id = @user_id'),
     purge: db.prepare('DELETE FROM session WHERE last_seen < @idle_before OR created_at < @created_before'),
     failures: db.prepare(
       `SELECT failed_at FROM sign_in_failure WHERE address = @address AND failed_at > @since

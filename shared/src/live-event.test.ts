@@ -56,6 +56,23 @@ describe('liveEventOf', () => {
     expect(edited).not.toHaveProperty('value')
   })
 
+  it('adds whose membership changed and its status, without the member’s address', () => {
+    const deactivated = {
+      ...base,
+      object_type: 'membership',
+      object_id: 'memb_1',
+      lead_id: null,
+      data: { id: 'memb_1', user_id: 'user_2', status: 'inactive', email: 'rey@example.com' },
+      previous_data: { status: 'active' },
+    }
+    const live = liveEventOf(deactivated)
+    expect(live).toMatchObject({ object_type: 'membership', member_user_id: 'user_2', member_status: 'inactive' })
+    expect(JSON.stringify(live)).not.toContain('rey@')
+    expect(liveEventOf({ ...base, object_type: 'lead', data: { user_id: 'user_2' } })).not.toHaveProperty(
+      'member_user_id',
+    )
+  })
+
   it('answers undefined for what is not an event', () => {
     expect(liveEventOf(null)).toBeUndefined()
     expect(liveEventOf([])).toBeUndefined()

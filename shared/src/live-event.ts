@@ -16,6 +16,9 @@ export interface LiveEvent {
   pipeline_id?: string | null
   status_id?: string | null
   previous_status_id?: string | null
+  /** Memberships: whose membership it is and whether it is `active` or `inactive` now (the BFF ends an inactive one's sessions). */
+  member_user_id?: string | null
+  member_status?: string | null
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -46,6 +49,10 @@ export function liveEventOf(event: unknown): LiveEvent | undefined {
     live.status_id = idOrNull(data.status_id)
     if (isRecord(previous_data) && 'status_id' in previous_data)
       live.previous_status_id = idOrNull(previous_data.status_id)
+  }
+  if (object_type === 'membership' && isRecord(data)) {
+    live.member_user_id = idOrNull(data.user_id)
+    live.member_status = idOrNull(data.status)
   }
   return live
 }

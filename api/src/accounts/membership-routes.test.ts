@@ -111,6 +111,33 @@ describe('deactivating a member', () => {
     expect((await call(ctx.app, org.member.key, 'GET', '/me/')).statusCode).toBe(401)
   })
 
+  it('records each change of role or status as a membership event, and nothing for a change to the same', async () => {
+    const org = await ctx.createOrg('Evented')
+    const path = `/membership/${org.member.membershipId}/`
+    await call(ctx.app, org.admin.key, 'PUT', path, { body: { role_id: 'admin' } })
+    await call(ctx.app, org.admin.key, 'PUT', path, { body: { role_id: 'admin' } })
+    await call(ctx.app, org.admin.key, 'POST', `${path}deactivate/`)
+    await call(ctx.app, org.admin.key, 'POST', `${path}deactivate/`)
+    await call(ctx.app, org.admin.key, 'POST', `${path}reactivate/`)
+    const events = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+      query: { object_type: 'membership', object_id: org.member.membershipId },
+    })
+    const changes = events
+      .json()
+      .data.map((event: { action: string; changed_fields: string[]; data: Record<string, unknown> }) => ({
+        action: event.action,
+        changed: event.changed_fields,
+        user_id: event.data.user_id,
+        status: event.data.status,
+      }))
+    // The log lists the newest first.
+    expect(changes).toEqual([
+      { action: 'updated', changed: ['date_deactivated', 'status'], user_id: org.member.id, status: 'active' },
+      { action: 'updated', changed: ['date_deactivated', 'status'], user_id: org.member.id, status: 'inactive' },
+      { action: 'updated', changed: ['role_id'], user_id: org.member.id, status: 'active' },
+    ])
+  })
+
   it('refuses oneself (so an admin always remains), and a member may not deactivate anyone', async () => {
     const org = await ctx.createOrg('Protected')
     const second = await provisionMember(ctx.database.db, ctx.clock, {

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
 import type { Db, Dialect, Tx } from '../platform/data/database.js'
+import { eventContext, recordEvents } from '../integrations/events/event-repo.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin } from '../platform/security/roles.js'
@@ -74,6 +76,27 @@ async function membershipView(db: Db, organizationId: string, id: string): Promi
   const row = await membershipViews(db, organizationId).where('membership.id', '=', id).executeTakeFirst()
   if (row === undefined) throw new NotFoundError('Membership')
   return { ...row, last_used: row.last_used ?? null }
+}
+
+type MembershipView = Static<typeof membershipSchema>
+
+/**
+ * Records a change of a membership (role or status) as a `membership` event, so every process learns of it: the BFFs
+ * end a deactivated member's sessions and close their open tabs from it (decision 0043). `last_used` moves with every
+ * request and is no part of the change.
+ */
+async function recordMembershipChange(
+  tx: Db,
+  request: FastifyRequest,
+  now: string,
+  before: MembershipView,
+  after: MembershipView,
+): Promise<void> {
+  const { last_used: _before, ...previous } = before
+  const { last_used: _after, ...data } = after
+  await recordEvents(tx, eventContext(request, now), [
+    { objectType: 'membership', objectId: after.id, action: 'updated', leadId: null, data, previous },
+  ])
 }
 
 /**
@@ -163,24 +186,29 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       if (role !== undefined && !ROLES.some((known) => known === role)) {
         throw ValidationError.field('role_id', 'Choose admin or user.')
       }
-      await db.transaction().execute(async (tx) => {
+      const view = await db.transaction().execute(async (tx) => {
         const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        if (role === undefined || role === membership.role) return
+        const before = await membershipView(tx, me.organizationId, membership.id)
+        if (role === undefined || role === membership.role) return before
         if (
           role === 'user' &&
           membership.status === 'active' &&
           !(await anotherAdmin(tx, me.organizationId, membership.id))
         )
           throw ValidationError.field('role_id', LAST_ADMIN)
+        const now = formatTimestamp(clock.now())
         await tx
           .updateTable('membership')
-          .set({ role: role === 'admin' ? 'admin' : 'user', date_updated: formatTimestamp(clock.now()) })
+          .set({ role: role === 'admin' ? 'admin' : 'user', date_updated: now })
           .where('id', '=', membership.id)
           .execute()
+        const after = await membershipView(tx, me.organizationId, membership.id)
+        await recordMembershipChange(tx, request, now, before, after)
+        return after
       })
       // This process knows the new role at once; others within the auth cache's seconds.
       auth.forget((owner) => owner.membershipId === request.params.id)
-      return membershipView(db, me.organizationId, request.params.id)
+      return view
     },
   )
 
@@ -198,9 +226,10 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     async (request) => {
       const me = requireAdmin(request)
       if (request.params.id === me.membershipId) throw new HttpError(400, 'You cannot deactivate yourself.')
-      await db.transaction().execute(async (tx) => {
+      const view = await db.transaction().execute(async (tx) => {
         const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        if (membership.status === 'inactive') return
+        const before = await membershipView(tx, me.organizationId, membership.id)
+        if (membership.status === 'inactive') return before
         if (membership.role === 'admin' && !(await anotherAdmin(tx, me.organizationId, membership.id)))
           throw new HttpError(400, LAST_ADMIN)
         const now = formatTimestamp(clock.now())
@@ -215,9 +244,12 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
           .where('membership_id', '=', membership.id)
           .where('date_revoked', 'is', null)
           .execute()
+        const after = await membershipView(tx, me.organizationId, membership.id)
+        await recordMembershipChange(tx, request, now, before, after)
+        return after
       })
       auth.forget((owner) => owner.membershipId === request.params.id)
-      return membershipView(db, me.organizationId, request.params.id)
+      return view
     },
   )
 
@@ -233,15 +265,20 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     },
     async (request) => {
       const me = requireAdmin(request)
-      const now = formatTimestamp(clock.now())
-      const result = await db
-        .updateTable('membership')
-        .set({ status: 'active', date_deactivated: null, date_updated: now })
-        .where('organization_id', '=', me.organizationId)
-        .where('id', '=', request.params.id)
-        .executeTakeFirst()
-      if (result.numUpdatedRows === 0n) throw new NotFoundError('Membership')
-      return membershipView(db, me.organizationId, request.params.id)
+      return db.transaction().execute(async (tx) => {
+        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
+        const before = await membershipView(tx, me.organizationId, membership.id)
+        if (membership.status === 'active') return before
+        const now = formatTimestamp(clock.now())
+        await tx
+          .updateTable('membership')
+          .set({ status: 'active', date_deactivated: null, date_updated: now })
+          .where('id', '=', membership.id)
+          .execute()
+        const after = await membershipView(tx, me.organizationId, membership.id)
+        await recordMembershipChange(tx, request, now, before, after)
+        return after
+      })
     },
   )
 }

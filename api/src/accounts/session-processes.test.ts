@@ -38,4 +38,16 @@ describe('a session ended on one api process', () => {
     apps.clock.advance(AUTH_CACHE_SECONDS * 1000)
     expect((await call(apps.b.app, session.api_key, 'GET', '/me/')).statusCode).toBe(401)
   })
+
+  it('and a member deactivated on one is refused by the other within the same window, every key of theirs', async () => {
+    const org = await apps.createOrg('Deactivated across processes')
+    const session = (await call(apps.a.app, org.member.key, 'POST', '/auth/session/', { body: {} })).json()
+    for (const key of [org.member.key, session.api_key])
+      expect((await call(apps.b.app, key, 'GET', '/me/')).statusCode).toBe(200)
+    const off = await call(apps.a.app, org.admin.key, 'POST', `/membership/${org.member.membershipId}/deactivate/`)
+    expect(off.statusCode).toBe(200)
+    apps.clock.advance(AUTH_CACHE_SECONDS * 1000)
+    for (const key of [org.member.key, session.api_key])
+      expect((await call(apps.b.app, key, 'GET', '/me/')).statusCode).toBe(401)
+  })
 })
