@@ -19,7 +19,12 @@ export function currencySymbol(currency: string): string {
   return symbol
 }
 
-export async function membershipViews(db: Db, organizationId: string, userId?: string): Promise<Membership[]> {
+/** The organization's memberships in Close's shape, active and deactivated apart. */
+export async function membershipViews(
+  db: Db,
+  organizationId: string,
+  userId?: string,
+): Promise<{ active: Membership[]; inactive: Membership[] }> {
   let query = db
     .selectFrom('membership')
     .innerJoin('user', 'user.id', 'membership.user_id')
@@ -28,6 +33,7 @@ export async function membershipViews(db: Db, organizationId: string, userId?: s
       'membership.organization_id',
       'membership.user_id',
       'membership.role',
+      'membership.status',
       'membership.date_created',
       'membership.date_updated',
       'user.email',
@@ -37,7 +43,7 @@ export async function membershipViews(db: Db, organizationId: string, userId?: s
     .where('membership.organization_id', '=', organizationId)
   if (userId !== undefined) query = query.where('membership.user_id', '=', userId)
   const rows = await query.orderBy('membership.date_created').orderBy('membership.id').execute()
-  return rows.map((row) => ({
+  const views = rows.map((row) => ({
     id: row.id,
     organization_id: row.organization_id,
     user_id: row.user_id,
@@ -50,6 +56,10 @@ export async function membershipViews(db: Db, organizationId: string, userId?: s
     date_created: row.date_created,
     date_updated: row.date_updated,
   }))
+  return {
+    active: views.filter((_, n) => rows[n]?.status === 'active'),
+    inactive: views.filter((_, n) => rows[n]?.status !== 'active'),
+  }
 }
 
 /** The organization as the API shows it, or undefined when it does not exist. */
@@ -80,9 +90,9 @@ export async function organizationView(db: Db, organizationId: string): Promise<
       type,
       pipeline_id,
     })),
-    memberships,
-    inactive_memberships: [],
-    user_count: memberships.length,
+    memberships: memberships.active,
+    inactive_memberships: memberships.inactive,
+    user_count: memberships.active.length,
     created_by: org.created_by,
     updated_by: org.updated_by,
     date_created: org.date_created,

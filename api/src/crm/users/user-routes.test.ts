@@ -92,6 +92,24 @@ describe('GET /user/{id}/', () => {
   })
 })
 
+describe('a deactivated member', () => {
+  it('leaves the user list, availability and the organization’s memberships, and is still found by id', async () => {
+    const org = await ctx.createOrg('Deactivated users')
+    const off = await call(ctx.app, org.admin.key, 'POST', `/membership/${org.member.membershipId}/deactivate/`)
+    expect(off.statusCode).toBe(200)
+    const ids = (res: { json: () => { data: { id?: string; user_id?: string }[] } }) =>
+      res.json().data.map((row) => row.id ?? row.user_id)
+    expect(ids(await call(ctx.app, org.admin.key, 'GET', '/user/'))).toEqual([org.admin.id])
+    expect(ids(await call(ctx.app, org.admin.key, 'GET', '/user/availability/'))).toEqual([org.admin.id])
+    const byId = await call(ctx.app, org.admin.key, 'GET', `/user/${org.member.id}/`)
+    expect(byId.json()).toMatchObject({ id: org.member.id, display_name: 'Rey Rep' })
+    const organization = (await call(ctx.app, org.admin.key, 'GET', `/organization/${org.id}/`)).json()
+    expect(organization.memberships.map((m: { user_id: string }) => m.user_id)).toEqual([org.admin.id])
+    expect(organization.inactive_memberships.map((m: { user_id: string }) => m.user_id)).toEqual([org.member.id])
+    expect(organization.user_count).toBe(1)
+  })
+})
+
 describe('users’ phone numbers', () => {
   let numbers: Record<string, { id: string; number: string; label: string | null; type: string }>
   beforeAll(async () => {

@@ -76,7 +76,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
     {
       schema: {
         tags,
-        summary: 'The users of your organization, each with their phone numbers in it',
+        summary: 'The active users of your organization, each with their phone numbers in it',
         querystring: listQuerySchema('user'),
         response: { 200: listEnvelopeSchema(userSchema) },
       },
@@ -89,6 +89,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
           .innerJoin('membership', 'membership.user_id', 'user.id')
           .selectAll('user')
           .where('membership.organization_id', '=', me.organizationId)
+          // Deactivated members are not offered anywhere users are picked; `/user/{id}/` still shows them.
+          .where('membership.status', '=', 'active')
           .orderBy('user.date_created')
           .orderBy('user.id'),
         request.query,
@@ -116,6 +118,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
           .selectFrom('membership')
           .select('user_id')
           .where('organization_id', '=', me.organizationId)
+          .where('status', '=', 'active')
           .orderBy('date_created')
           .orderBy('id')
           .execute(),
