@@ -84,6 +84,17 @@ describe('sign-in', () => {
     expect(response.headers.get('www-authenticate')).toBeNull()
   })
 
+  test('a session’s own key pasted as an API key is refused like any key the API refuses, not as a server error', async () => {
+    const response = await bff.call('/auth/session', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ api_key: SESSION_KEY, time_zone: 'UTC' }),
+    })
+    expect(response.status).toBe(401)
+    expect(response.json).toEqual({ error: 'That API key was not accepted.' })
+    expect(response.setCookies).toEqual([])
+  })
+
   test('neither a key nor an email, or an unknown time zone, is a field error, and the API is not asked', async () => {
     const noKey = await bff.call('/auth/session', {
       method: 'POST',

@@ -233,7 +233,8 @@ async function sessionKeyForApiKey(
       body: sessionTerms(req, deps),
     },
   )
-  if (minted.status === 401) throw keyRefused(req, deps)
+  // 403: a session's own key, which makes no other session; to the person it is a key that was not accepted.
+  if (minted.status === 401 || minted.status === 403) throw keyRefused(req, deps)
   return sessionKeyFrom(minted, res)
 }
 

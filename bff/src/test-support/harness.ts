@@ -92,8 +92,14 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
   const rep = auth === basic(DEMO_KEY) || auth === basic(DEMO_SESSION_KEY)
   if (!ann && !rep)
     return json(401, { error: 'Missing or invalid API key.' }, { 'www-authenticate': 'Basic realm="api"' })
-  if (path === '/api/v1/auth/session/' && method === 'POST')
+  if (path === '/api/v1/auth/session/' && method === 'POST') {
+    // As the api: a session's own key makes no other session.
+    if (auth === basic(SESSION_KEY) || auth === basic(DEMO_SESSION_KEY))
+      return json(403, {
+        error: 'A session’s key cannot start another session; sign in with an API key or a password.',
+      })
     return sessionKeyAnswer(ann ? SESSION_KEY : DEMO_SESSION_KEY)
+  }
   if (path?.startsWith('/api/v1/auth/session/') === true && method === 'DELETE') return json(200, {})
   switch (path) {
     case '/api/v1/me/':
