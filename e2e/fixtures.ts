@@ -183,13 +183,21 @@ export async function startStack(
   }
   // Shared by the api and the bff, as `npm start` shares it: live updates for every signed-in user.
   const streamSecret = randomBytes(32).toString('hex')
+  // The bff's port is chosen first: the api writes links to the app (in emails) with it.
+  const port = await freePort()
+  const baseURL = `http://127.0.0.1:${String(port)}`
   const api = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--json', '--db', db], {
-    env: { ...process.env, LOG_LEVEL: 'warn', LEADLINE_STREAM_SECRET: streamSecret, ...apiEnv },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      LEADLINE_STREAM_SECRET: streamSecret,
+      LEADLINE_APP_URL: baseURL,
+      ...apiEnv,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   launched(started, api)
   const [, apiUrl = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
-  const port = await freePort()
   const bff = spawn(process.execPath, [bffMain], {
     env: {
       ...process.env,
@@ -205,7 +213,6 @@ export async function startStack(
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   launched(started, bff)
-  const baseURL = `http://127.0.0.1:${String(port)}`
   await waitForHttp(`${baseURL}/healthz`, bff)
   return { baseURL, apiUrl, apiKey: String(init.api_key), organizationId: String(init.organization_id) }
 }
@@ -337,3 +344,32 @@ export async function signIn(page: Page, key: string): Promise<void> {
 }
 
 export { expect }
+
+/**
+ * A stack whose api sends its own mail (invitations, password resets) through `leadline mail-catcher`, which keeps
+ * each message as an `.eml` file in `mailDir`, as `npm start` runs it for the demo.
+ */
+export const accountsTest = base.extend<{ api: CrmClient }, { accountsStack: Stack & { mailDir: string } }>({
+  accountsStack: [
+    async ({}, use) => {
+      await withStack(async (dir, started) => {
+        const mailDir = join(dir, 'mail')
+        const catcher = spawn(process.execPath, [cliPath, 'mail-catcher', '--port', '0', '--dir', mailDir, '--json'], {
+          env: { ...process.env, LOG_LEVEL: 'warn' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        })
+        launched(started, catcher)
+        const [, catcherUrl = ''] = await waitForOutput(catcher, /"url":"([^"]+)"/)
+        const stack = await startStack(dir, started, { apiEnv: { LEADLINE_SYSTEM_SMTP_URL: catcherUrl } })
+        return { ...stack, mailDir }
+      }, use)
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  baseURL: async ({ accountsStack }, use) => {
+    await use(accountsStack.baseURL)
+  },
+  api: async ({ accountsStack }, use) => {
+    await use(new CrmClient(accountsStack.apiUrl, accountsStack.apiKey))
+  },
+})

@@ -41,19 +41,22 @@ const updateBody = Type.Object(
 
 const LAST_ADMIN = 'The organization needs at least one active admin.'
 
-/** The memberships of an organization as admins see them, with their users and when each last used a key. */
-function membershipViews(db: Db, organizationId: string) {
-  return db
+/**
+ * The memberships of an organization as admins see them, with their users and when each last used a key; with
+ * `membershipId`, that one alone (its keys alone are read for the last use).
+ */
+function membershipViews(db: Db, organizationId: string, membershipId?: string) {
+  const query = db
     .selectFrom('membership')
     .innerJoin('user', 'user.id', 'membership.user_id')
     .leftJoin(
-      (qb) =>
-        qb
-          .selectFrom('api_key')
+      (qb) => {
+        const keys = qb.selectFrom('api_key').where('organization_id', '=', organizationId)
+        return (membershipId === undefined ? keys : keys.where('membership_id', '=', membershipId))
           .select(['membership_id', (eb) => eb.fn.max('date_last_used').as('last_used')])
-          .where('organization_id', '=', organizationId)
           .groupBy('membership_id')
-          .as('used'),
+          .as('used')
+      },
       (join) => join.onRef('used.membership_id', '=', 'membership.id'),
     )
     .select([
@@ -70,10 +73,11 @@ function membershipViews(db: Db, organizationId: string) {
       'used.last_used',
     ])
     .where('membership.organization_id', '=', organizationId)
+  return membershipId === undefined ? query : query.where('membership.id', '=', membershipId)
 }
 
 async function membershipView(db: Db, organizationId: string, id: string): Promise<Static<typeof membershipSchema>> {
-  const row = await membershipViews(db, organizationId).where('membership.id', '=', id).executeTakeFirst()
+  const row = await membershipViews(db, organizationId, id).executeTakeFirst()
   if (row === undefined) throw new NotFoundError('Membership')
   return { ...row, last_used: row.last_used ?? null }
 }
