@@ -85,22 +85,30 @@ async function membershipView(db: Db, organizationId: string, id: string): Promi
 type MembershipView = Static<typeof membershipSchema>
 
 /**
- * Records a change of a membership (role or status) as a `membership` event, so every process learns of it: the BFFs
- * end a deactivated member's sessions and close their open tabs from it (decision 0043). `last_used` moves with every
- * request and is no part of the change.
+ * Changes a membership's role or status and records the change as a `membership` event, so every process learns of
+ * it: the BFFs end a deactivated member's sessions and close their open tabs from it (decision 0043). `last_used`
+ * moves with every request and is no part of the change. Answers the membership as it is now.
  */
-async function recordMembershipChange(
+async function changeMembership(
   tx: Db,
   request: FastifyRequest,
+  organizationId: string,
+  id: string,
+  changes: { role?: 'admin' | 'user'; status?: 'active' | 'inactive'; date_deactivated?: string | null },
   now: string,
-  before: MembershipView,
-  after: MembershipView,
-): Promise<void> {
-  const { last_used: _before, ...previous } = before
+): Promise<MembershipView> {
+  const { last_used: _before, ...previous } = await membershipView(tx, organizationId, id)
+  await tx
+    .updateTable('membership')
+    .set({ ...changes, date_updated: now })
+    .where('id', '=', id)
+    .execute()
+  const after = await membershipView(tx, organizationId, id)
   const { last_used: _after, ...data } = after
   await recordEvents(tx, eventContext(request, now), [
-    { objectType: 'membership', objectId: after.id, action: 'updated', leadId: null, data, previous },
+    { objectType: 'membership', objectId: id, action: 'updated', leadId: null, data, previous },
   ])
+  return after
 }
 
 /**
@@ -192,23 +200,15 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       }
       const view = await db.transaction().execute(async (tx) => {
         const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        const before = await membershipView(tx, me.organizationId, membership.id)
-        if (role === undefined || role === membership.role) return before
+        if (role === undefined || role === membership.role) return membershipView(tx, me.organizationId, membership.id)
         if (
           role === 'user' &&
           membership.status === 'active' &&
           !(await anotherAdmin(tx, me.organizationId, membership.id))
         )
           throw ValidationError.field('role_id', LAST_ADMIN)
-        const now = formatTimestamp(clock.now())
-        await tx
-          .updateTable('membership')
-          .set({ role: role === 'admin' ? 'admin' : 'user', date_updated: now })
-          .where('id', '=', membership.id)
-          .execute()
-        const after = await membershipView(tx, me.organizationId, membership.id)
-        await recordMembershipChange(tx, request, now, before, after)
-        return after
+        const changes = { role: role === 'admin' ? ('admin' as const) : ('user' as const) }
+        return changeMembership(tx, request, me.organizationId, membership.id, changes, formatTimestamp(clock.now()))
       })
       // This process knows the new role at once; others within the auth cache's seconds.
       auth.forget((owner) => owner.membershipId === request.params.id)
@@ -232,25 +232,18 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       if (request.params.id === me.membershipId) throw new HttpError(400, 'You cannot deactivate yourself.')
       const view = await db.transaction().execute(async (tx) => {
         const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        const before = await membershipView(tx, me.organizationId, membership.id)
-        if (membership.status === 'inactive') return before
+        if (membership.status === 'inactive') return membershipView(tx, me.organizationId, membership.id)
         if (membership.role === 'admin' && !(await anotherAdmin(tx, me.organizationId, membership.id)))
           throw new HttpError(400, LAST_ADMIN)
         const now = formatTimestamp(clock.now())
-        await tx
-          .updateTable('membership')
-          .set({ status: 'inactive', date_deactivated: now, date_updated: now })
-          .where('id', '=', membership.id)
-          .execute()
         await tx
           .updateTable('api_key')
           .set({ date_revoked: now })
           .where('membership_id', '=', membership.id)
           .where('date_revoked', 'is', null)
           .execute()
-        const after = await membershipView(tx, me.organizationId, membership.id)
-        await recordMembershipChange(tx, request, now, before, after)
-        return after
+        const changes = { status: 'inactive' as const, date_deactivated: now }
+        return changeMembership(tx, request, me.organizationId, membership.id, changes, now)
       })
       auth.forget((owner) => owner.membershipId === request.params.id)
       return view
@@ -271,17 +264,9 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const me = requireAdmin(request)
       return db.transaction().execute(async (tx) => {
         const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        const before = await membershipView(tx, me.organizationId, membership.id)
-        if (membership.status === 'active') return before
-        const now = formatTimestamp(clock.now())
-        await tx
-          .updateTable('membership')
-          .set({ status: 'active', date_deactivated: null, date_updated: now })
-          .where('id', '=', membership.id)
-          .execute()
-        const after = await membershipView(tx, me.organizationId, membership.id)
-        await recordMembershipChange(tx, request, now, before, after)
-        return after
+        if (membership.status === 'active') return membershipView(tx, me.organizationId, membership.id)
+        const changes = { status: 'active' as const, date_deactivated: null }
+        return changeMembership(tx, request, me.organizationId, membership.id, changes, formatTimestamp(clock.now()))
       })
     },
   )
