@@ -216,6 +216,13 @@ export async function checkCallerPassword(
   }
 }
 
+/** Whether the organization requires two-factor sign-in and the user has not turned it on. */
+async function setupRequired(db: Db, userId: string, organizationId: string): Promise<boolean> {
+  if (!(await requiresTwoFactor(db, organizationId))) return false
+  const user = await db.selectFrom('user').select('totp_enabled_at').where('id', '=', userId).executeTakeFirst()
+  return user?.totp_enabled_at === null
+}
+
 export const TWO_FACTOR_CODE_NEEDED = 'Enter the code from your authenticator app, or a recovery code.'
 export const TWO_FACTOR_CODE_WRONG = 'That code is not right.'
 
@@ -304,14 +311,15 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         summary: 'A session key for the caller: how a browser signs in with an API key without ever holding it',
         description: 'Called with an API key; a session’s own key is refused (403), so no session outlives its own.',
         body: Type.Object(sessionTerms, { additionalProperties: false }),
-        response: { 200: sessionKeySchema },
+        response: { 200: signInAnswerSchema },
       },
     },
     async (request) => {
       const me = caller(request)
       // A session's key would otherwise outlive its session through the one it makes.
       if (me.kind === 'session') throw new ForbiddenError('A session’s key cannot start another session.')
-      return mintSessionKey(db, clock, me, request.body)
+      const key = await mintSessionKey(db, clock, me, request.body)
+      return { ...key, two_factor_setup_required: await setupRequired(db, me.userId, me.organizationId) }
     },
   )
 

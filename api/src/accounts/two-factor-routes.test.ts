@@ -330,8 +330,11 @@ describe('the organization’s policy', () => {
       enabled: false,
       required: true,
     })
-    // An API key someone made is not a sign-in: the policy does not hold it.
+    // An API key someone made is not a sign-in: the policy does not hold it, but a session made with it is held.
     expect((await call(ctx.app, who.org.member.key, 'GET', '/lead/')).statusCode).toBe(200)
+    const exchanged = await call(ctx.app, who.org.member.key, 'POST', '/auth/session/', { body: {} })
+    expect(exchanged.json().two_factor_setup_required).toBe(true)
+    expect((await call(ctx.app, exchanged.json<{ api_key: string }>().api_key, 'GET', '/lead/')).statusCode).toBe(403)
 
     const { secret } = await turnOn(key)
     expect((await call(ctx.app, key, 'GET', '/lead/')).statusCode).toBe(200)
