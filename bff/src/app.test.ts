@@ -237,7 +237,7 @@ describe('sign-in with email and password', () => {
     expect(wrong.json).toEqual({ error: 'That code is not right.', two_factor: 'required' })
     const tooLong = await signInWithCode({ code: '1'.repeat(40) })
     expect(tooLong.status).toBe(400)
-    expect(Object.keys(tooLong.json['field-errors'])).toEqual(['code'])
+    expect(tooLong.json).toEqual({ errors: [], 'field-errors': { code: expect.any(String) } })
 
     const right = await signInWithCode({ code: ` ${TWO_FACTOR_CODE} ` })
     expect(right.status).toBe(200)
