@@ -75,7 +75,9 @@ function membershipViews(db: Db, organizationId: string) {
 function viewOf({
   totp_enabled_at,
   ...row
-}: Awaited<ReturnType<ReturnType<typeof membershipViews>['executeTakeFirstOrThrow']>>): Static<typeof membershipSchema> {
+}: Awaited<ReturnType<ReturnType<typeof membershipViews>['executeTakeFirstOrThrow']>>): Static<
+  typeof membershipSchema
+> {
   return { ...row, last_used: row.last_used ?? null, two_factor_enabled: totp_enabled_at !== null }
 }
 

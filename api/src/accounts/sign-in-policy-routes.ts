@@ -23,7 +23,7 @@ export async function requiresTwoFactor(db: Db, organizationId: string): Promise
     .select('require_two_factor')
     .where('id', '=', organizationId)
     .executeTakeFirst()
-  return Number(row?.require_two_factor ?? 0) === 1
+  return row?.require_two_factor === 1
 }
 
 /** The organization's sign-in policy, its admins' to read and set (decision 0044). */

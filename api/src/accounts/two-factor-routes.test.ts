@@ -1,6 +1,8 @@
 import { Secret, TOTP } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../app/app.js'
+import { secretBoxFrom } from '../platform/security/secret-box.js'
+import { resealSecrets } from '../platform/security/stored-secrets.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../tooling/test-support/test-app.js'
 import { setPassword } from './account-repo.js'
 import { SIGN_IN_LIMITS } from './sign-in-throttle.js'
@@ -142,6 +144,32 @@ describe('turning two-factor on', () => {
     )
     expect(byUser.get(who.org.member.id)?.two_factor_enabled).toBe(true)
     expect(byUser.get(who.org.admin.id)?.two_factor_enabled).toBe(false)
+  })
+
+  it('keeps working after the server’s secret key is rotated', async () => {
+    const who = await person('Rotated key')
+    const { secret } = await turnOn(await sessionKey(who))
+    const current = ctx.config.secretBox
+    const next = secretBoxFrom({ LEADLINE_SECRET_KEY: 'ff'.repeat(32) })
+    if (current === null || next === null) throw new Error('no secret box')
+    const counts = await ctx.database.db.transaction().execute((tx) => resealSecrets(tx, current, next))
+    expect(counts.totp_secrets).toBeGreaterThanOrEqual(1)
+    const rotated = await buildApp({
+      database: ctx.database,
+      config: { ...ctx.config, secretBox: next },
+      clock: ctx.clock,
+      logger: false,
+    })
+    try {
+      const res = await call(rotated, undefined, 'POST', '/auth/sign_in/', {
+        body: { email: who.email, password: PASSWORD, code: appCode(secret) },
+        headers: { 'x-forwarded-for': who.address },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+    } finally {
+      await rotated.close()
+      await ctx.database.db.transaction().execute((tx) => resealSecrets(tx, next, current))
+    }
   })
 
   it('answers 400 with the reason when the server has no secret key to seal the secret with', async () => {

@@ -15,7 +15,6 @@ import {
   openTotpSecret,
   recoveryCodesLeft,
   replaceRecoveryCodes,
-  takeTotpStep,
   totpStep,
 } from './two-factor.js'
 
@@ -148,7 +147,11 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db
       if (user.totp_pending_secret === null) {
         throw ValidationError.field('code', 'Set up two-factor sign-in first: there is no secret to confirm.')
       }
-      const step = totpStep(openTotpSecret(config.secretBox, me.userId, user.totp_pending_secret), request.body.code, now)
+      const step = totpStep(
+        openTotpSecret(config.secretBox, me.userId, user.totp_pending_secret),
+        request.body.code,
+        now,
+      )
       if (step === undefined) throw ValidationError.field('code', 'That code is not right.')
       const codes = await db.transaction().execute(async (tx) => {
         // Only the pending secret that was checked is turned on: a setup at the same moment leaves nothing half-done.

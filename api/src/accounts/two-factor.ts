@@ -18,6 +18,7 @@ export const RECOVERY_CODE_COUNT = 10
 // Crockford's base32: 5 bits a character, no i, l, o or u to misread; 10 characters are 50 bits.
 const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 const RECOVERY_LENGTH = 10
+const RECOVERY_CODE = /^[0-9a-hjkmnp-tv-z]{10}$/
 /** The longest code (TOTP or recovery) a request may carry; anything longer is no code of ours. */
 export const MAX_CODE_LENGTH = 32
 
@@ -68,12 +69,8 @@ export function newRecoveryCodes(): string[] {
  * read for digits (o, i, l) taken as those digits, as Crockford's base32 does. Undefined for no code of ours.
  */
 function normalizedRecoveryCode(typed: string): string | undefined {
-  const code = typed
-    .toLowerCase()
-    .replace(/[\s-]/g, '')
-    .replace(/o/g, '0')
-    .replace(/[il]/g, '1')
-  return code.length === RECOVERY_LENGTH && [...code].every((c) => RECOVERY_ALPHABET.includes(c)) ? code : undefined
+  const code = typed.toLowerCase().replace(/[\s-]/g, '').replace(/o/g, '0').replace(/[il]/g, '1')
+  return RECOVERY_CODE.test(code) ? code : undefined
 }
 
 function recoveryCodeHash(normalized: string): string {

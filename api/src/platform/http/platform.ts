@@ -3,7 +3,14 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import type { KeyOwner } from '../security/api-key-repo.js'
 import type { PlatformDeps } from '../deps.js'
 import { foreignKeyError } from '../data/db-errors.js'
-import { bodyTooLarge, ForbiddenError, HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
+import {
+  bodyTooLarge,
+  ForbiddenError,
+  HttpError,
+  RateLimitedError,
+  UnauthorizedError,
+  ValidationError,
+} from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
@@ -240,7 +247,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
       return reply.code(400).send({ errors: error.errors, 'field-errors': error.fieldErrors })
     }
     if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ ...error.fields, error: error.message })
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send({ ...error.fields, error: error.message })
     }
     const fastifyError = error as FastifyError
     if (fastifyError.validation !== undefined) {

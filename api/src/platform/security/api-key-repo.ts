@@ -152,6 +152,6 @@ export async function verifyApiKey(db: Db, presented: string, now: Date): Promis
     kind: row.kind,
     refusedFrom: Number.isFinite(refusedFrom) ? refusedFrom : undefined,
     twoFactorSetupRequired:
-      row.kind === 'session' && Number(row.require_two_factor) === 1 && row.totp_enabled_at === null,
+      row.kind === 'session' && row.require_two_factor === 1 && row.totp_enabled_at === null,
   }
 }

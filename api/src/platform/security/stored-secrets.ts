@@ -58,11 +58,7 @@ interface SecretColumn {
 }
 
 export type SecretKind =
-  | 'webhook_signature_keys'
-  | 'inbound_secrets'
-  | 'lead_webhook_signature_key'
-  | 'smtp_passwords'
-  | 'totp_secrets'
+  'webhook_signature_keys' | 'inbound_secrets' | 'lead_webhook_signature_key' | 'smtp_passwords' | 'totp_secrets'
 
 export const webhookKeyContext = (subscriptionId: string) => `webhook_subscription:${subscriptionId}`
 export const inboundSecretContext = (organizationId: string) => `inbound_secret:${organizationId}`
