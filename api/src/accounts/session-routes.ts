@@ -177,7 +177,7 @@ export async function revokeSessionKeys(db: Db, userId: string, now: Date, keep?
 }
 
 /** Refuses an attempt while its account or address is over its limit; 429 with `Retry-After`. */
-export async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
+async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
   const wait = await throttleWait(db, keys, SIGN_IN_LIMITS, now)
   if (wait > 0) {
     throw new HttpError(429, `Too many failed attempts; try again in ${String(Math.ceil(wait / 60))} minute(s).`, {
@@ -186,7 +186,7 @@ export async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date)
   }
 }
 
-export function callerAddress(request: FastifyRequest): string {
+function callerAddress(request: FastifyRequest): string {
   return request.ip
 }
 
