@@ -151,7 +151,6 @@ export async function verifyApiKey(db: Db, presented: string, now: Date): Promis
     role: row.role,
     kind: row.kind,
     refusedFrom: Number.isFinite(refusedFrom) ? refusedFrom : undefined,
-    twoFactorSetupRequired:
-      row.kind === 'session' && row.require_two_factor === 1 && row.totp_enabled_at === null,
+    twoFactorSetupRequired: row.kind === 'session' && row.require_two_factor === 1 && row.totp_enabled_at === null,
   }
 }
