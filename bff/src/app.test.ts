@@ -13,6 +13,7 @@ import {
   SESSION_KEY,
   DEMO_SESSION_KEY,
   PASSWORD,
+  TWO_FACTOR_CODE,
   NEW_YORK,
   rawRequest,
   sessionPair,
@@ -61,6 +62,7 @@ describe('sign-in', () => {
       organization: { id: 'orga_test', name: 'Bluth Company' },
       role: 'admin',
       time_zone: NEW_YORK,
+      two_factor_setup_required: false,
     })
     expect(response.setCookies).toHaveLength(1)
     const cookie = response.setCookies[0] ?? ''
@@ -225,6 +227,67 @@ describe('sign-in with email and password', () => {
     expect(locked.status).toBe(429)
     expect(locked.headers.get('retry-after')).toBe('120')
     expect(locked.json).toEqual({ error: 'Too many failed attempts; try again in 2 minute(s).' })
+  })
+
+  test('passes a two-factor code on, and the api’s asking for one through with its two_factor field', async () => {
+    const signInWithCode = (body: Record<string, unknown>) =>
+      bff.call('/auth/session', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ email: 'two-factor@example.com', password: PASSWORD, time_zone: NEW_YORK, ...body }),
+      })
+    const asked = await signInWithCode({})
+    expect(asked.status).toBe(401)
+    expect(asked.json).toEqual({
+      error: 'Enter the code from your authenticator app, or a recovery code.',
+      two_factor: 'required',
+    })
+    expect(asked.setCookies).toEqual([])
+    const wrong = await signInWithCode({ code: '000000' })
+    expect(wrong.status).toBe(401)
+    expect(wrong.json).toEqual({ error: 'That code is not right.', two_factor: 'required' })
+    const tooLong = await signInWithCode({ code: '1'.repeat(40) })
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.json).toEqual({ errors: [], 'field-errors': { code: expect.any(String) } })
+
+    const right = await signInWithCode({ code: ` ${TWO_FACTOR_CODE} ` })
+    expect(right.status).toBe(200)
+    expect(right.json).toMatchObject({ user: { id: 'user_ann' }, two_factor_setup_required: false })
+    const sent = upstream.requests
+      .filter((r) => r.url === '/api/v1/auth/sign_in/')
+      .map((r) => JSON.parse(r.body) as Record<string, unknown>)
+      .filter((b) => b.email === 'two-factor@example.com')
+    // No code is sent as none; one is sent as typed, trimmed.
+    expect(sent.map((b) => b.code)).toEqual([undefined, '000000', TWO_FACTOR_CODE])
+    expect(sessionPair(right.setCookies)).toBeTruthy()
+  })
+
+  test('asking for a code is not counted against the address, a wrong code is', async () => {
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 2 }))
+    const attempt = (code?: string) =>
+      bff.call('/auth/session', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          email: 'two-factor@example.com',
+          password: PASSWORD,
+          time_zone: NEW_YORK,
+          ...(code === undefined ? {} : { code }),
+        }),
+      })
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401)
+    expect((await attempt('000000')).status).toBe(401)
+    expect((await attempt('111111')).status).toBe(401)
+    expect((await attempt(TWO_FACTOR_CODE)).status).toBe(429)
+  })
+
+  test('says when the organization requires two-factor the person has not turned on', async () => {
+    const held = await signInWith('held@example.com', PASSWORD)
+    expect(held.status).toBe(200)
+    expect(held.json).toMatchObject({ user: { id: 'user_ann' }, two_factor_setup_required: true })
+    const ann = await signInWith('ann@example.com', PASSWORD)
+    expect(ann.json).toMatchObject({ two_factor_setup_required: false })
   })
 })
 

@@ -242,7 +242,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     if (error instanceof HttpError) {
       // An unread oversized body would otherwise be parsed as the next request on this connection.
       if (error.status === 413) res.setHeader('connection', 'close')
-      res.status(error.status).json({ error: error.message })
+      res.status(error.status).json({ ...error.fields, error: error.message })
       return
     }
     const parserError = bodyParserError(error)

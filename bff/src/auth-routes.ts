@@ -115,7 +115,14 @@ export function authRoutes(deps: AuthDeps): Router {
     const email = requireString(record, 'email', 'Enter your email.')
     const password = record.password
     if (typeof password !== 'string' || password === '') throw new FieldError('password', 'Enter your password.')
-    await signIn(req, res, deps, await sessionKeyForPassword(req, res, deps, email, password, timeZone), timeZone)
+    const code = optionalCode(record)
+    await signIn(
+      req,
+      res,
+      deps,
+      await sessionKeyForPassword(req, res, deps, { email, password, code }, timeZone),
+      timeZone,
+    )
   })
 
   router.get('/session', (req, res) => {
@@ -218,7 +225,7 @@ async function sessionKeyForApiKey(
   deps: AuthDeps,
   apiKey: string,
   timeZone: string,
-): Promise<string> {
+): Promise<SessionKey> {
   // Keys are printable ASCII; anything else cannot be a key and must not be smuggled into a header.
   if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':')) throw keyRefused(req, deps)
   const minted = await upstreamJson(
@@ -238,15 +245,31 @@ async function sessionKeyForApiKey(
   return sessionKeyFrom(minted, res)
 }
 
-/** Email and password, checked by the api (which counts failures per account and per address): a session key. */
+/** The longest two-factor code passed on: the api refuses longer ones too. */
+const MAX_CODE_LENGTH = 32
+
+/** The two-factor code of a sign-in, when one was sent (blank is none). */
+function optionalCode(record: Record<string, unknown>): string | undefined {
+  const code = record.code
+  if (code === undefined || code === null) return undefined
+  if (typeof code !== 'string' || code.length > MAX_CODE_LENGTH)
+    throw new FieldError('code', 'Enter the code from your authenticator app, or a recovery code.')
+  return code.trim() === '' ? undefined : code.trim()
+}
+
+/**
+ * Email and password (and a two-factor code), checked by the api, which counts failures per account and per address:
+ * a session key. The api's "a code is needed" answer is passed on with its `two_factor` field, counted here only when
+ * a code was sent: asking for one is the first step of every two-factor sign-in.
+ */
 async function sessionKeyForPassword(
   req: Request,
   res: Response,
   deps: AuthDeps,
-  email: string,
-  password: string,
+  credentials: { email: string; password: string; code: string | undefined },
   timeZone: string,
-): Promise<string> {
+): Promise<SessionKey> {
+  const { email, password, code } = credentials
   const answer = await upstreamJson(
     deps.pool,
     '/api/v1/auth/sign_in/',
@@ -256,22 +279,33 @@ async function sessionKeyForPassword(
     deps.config.apiTimeoutMs,
     {
       method: 'POST',
-      body: { email, password, ...sessionTerms(req, deps) },
+      body: { email, password, ...(code === undefined ? {} : { code }), ...sessionTerms(req, deps) },
       forwardedFor: clientAddress(req),
     },
   )
   if (answer.status === 401) {
-    deps.limiter.recordFailure(clientAddress(req), deps.now())
-    throw new HttpError(401, errorMessage(answer.body) ?? 'That email and password do not match an account.')
+    const twoFactor = isRecord(answer.body) && answer.body.two_factor === 'required'
+    if (!twoFactor || code !== undefined) deps.limiter.recordFailure(clientAddress(req), deps.now())
+    throw new HttpError(
+      401,
+      errorMessage(answer.body) ?? 'That email and password do not match an account.',
+      twoFactor ? { two_factor: 'required' } : {},
+    )
   }
   return sessionKeyFrom(answer, res)
+}
+
+/** A session key, and whether its organization holds it until two-factor sign-in is turned on. */
+interface SessionKey {
+  key: string
+  twoFactorSetupRequired: boolean
 }
 
 /** The key of a session-key answer; the api's refusals as the browser should see them. */
 function sessionKeyFrom(
   answer: { status: number; body: unknown; headers: Record<string, unknown> },
   res: Response,
-): string {
+): SessionKey {
   if (answer.status === 429) {
     const retry = answer.headers['retry-after']
     if (typeof retry === 'string') res.setHeader('retry-after', retry)
@@ -281,9 +315,10 @@ function sessionKeyFrom(
     const [field, message] = Object.entries(answer.body['field-errors'])[0] ?? []
     if (typeof field === 'string' && typeof message === 'string') throw new FieldError(field, message)
   }
-  const key = answer.status === 200 && isRecord(answer.body) ? answer.body.api_key : undefined
+  const body = answer.status === 200 && isRecord(answer.body) ? answer.body : undefined
+  const key = body?.api_key
   if (typeof key !== 'string') throw new HttpError(502, 'The CRM service gave an unexpected answer.')
-  return key
+  return { key, twoFactorSetupRequired: body?.two_factor_setup_required === true }
 }
 
 function errorMessage(body: unknown): string | undefined {
@@ -294,7 +329,7 @@ async function signIn(
   req: Request,
   res: Response,
   deps: AuthDeps,
-  sessionKey: string,
+  { key: sessionKey, twoFactorSetupRequired }: SessionKey,
   timeZone: string,
 ): Promise<void> {
   const now = deps.now()
@@ -310,7 +345,8 @@ async function signIn(
   if (previous !== undefined) await signOut(deps, previous)
   const id = deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
-  res.json(sessionView(profile))
+  // Until it is on, the organization lets the session do little but turn two-factor on: the app goes there first.
+  res.json({ ...sessionView(profile), two_factor_setup_required: twoFactorSetupRequired })
 }
 
 /** Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds. */

@@ -23,6 +23,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Fields answered beside `error`, where the browser must tell refusals apart (`two_factor`). */
+    readonly fields: Record<string, string> = {},
   ) {
     super(message)
     this.name = 'HttpError'

@@ -28,6 +28,7 @@ const membershipSchema = Type.Object({
   last_used: Type.Union([Type.String(), Type.Null()], {
     description: 'When any key of the member (a session or an API key) was last used.',
   }),
+  two_factor_enabled: Type.Boolean({ description: 'Whether the member signs in with two factors.' }),
 })
 
 const updateBody = Type.Object(
@@ -71,15 +72,25 @@ function membershipViews(db: Db, organizationId: string, membershipId?: string) 
       'membership.date_created',
       'membership.date_deactivated',
       'used.last_used',
+      'user.totp_enabled_at',
     ])
     .where('membership.organization_id', '=', organizationId)
   return membershipId === undefined ? query : query.where('membership.id', '=', membershipId)
 }
 
+function viewOf({
+  totp_enabled_at,
+  ...row
+}: Awaited<ReturnType<ReturnType<typeof membershipViews>['executeTakeFirstOrThrow']>>): Static<
+  typeof membershipSchema
+> {
+  return { ...row, last_used: row.last_used ?? null, two_factor_enabled: totp_enabled_at !== null }
+}
+
 async function membershipView(db: Db, organizationId: string, id: string): Promise<Static<typeof membershipSchema>> {
   const row = await membershipViews(db, organizationId, id).executeTakeFirst()
   if (row === undefined) throw new NotFoundError('Membership')
-  return { ...row, last_used: row.last_used ?? null }
+  return viewOf(row)
 }
 
 type MembershipView = Static<typeof membershipSchema>
@@ -168,7 +179,7 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         .orderBy('membership.id')
         .limit(1000)
         .execute()
-      return { has_more: false, data: rows.map((row) => ({ ...row, last_used: row.last_used ?? null })) }
+      return { has_more: false, data: rows.map(viewOf) }
     },
   )
 

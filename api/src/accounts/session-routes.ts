@@ -9,6 +9,8 @@ import { caller } from '../platform/http/request-context.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
 import { MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js'
+import { requiresTwoFactor } from './sign-in-policy-routes.js'
+import { acceptSecondFactor, MAX_CODE_LENGTH } from './two-factor.js'
 import {
   clearAccountFailures,
   recordFailure,
@@ -60,6 +62,12 @@ const signInBody = Type.Object(
     organization_id: Type.Optional(
       Type.String({ maxLength: 100, description: 'Which of the person’s organizations (default: the first joined).' }),
     ),
+    code: Type.Optional(
+      Type.String({
+        maxLength: MAX_CODE_LENGTH,
+        description: 'For someone with two-factor sign-in on: the code of their authenticator app, or a recovery code.',
+      }),
+    ),
     ...sessionTerms,
   },
   { additionalProperties: false },
@@ -71,6 +79,15 @@ const sessionKeySchema = Type.Object({
   user_id: Type.String(),
   organization_id: Type.String(),
   date_expires: Type.String(),
+})
+
+const signInAnswerSchema = Type.Object({
+  ...sessionKeySchema.properties,
+  two_factor_setup_required: Type.Boolean({
+    description:
+      'The organization requires two-factor sign-in and this person has not turned it on: until they do, the key ' +
+      'works only to turn it on (`/auth/two_factor/`), on `/me/`, `/auth/session/` and `/auth/password/`.',
+  }),
 })
 
 const sessionSchema = Type.Object({
@@ -174,10 +191,46 @@ function callerAddress(request: FastifyRequest): string {
 }
 
 /**
+ * Checks the caller's current password before a change to how they sign in: a wrong one is a 400 on `field` and
+ * counts against the account as a failed sign-in does. Someone who has never set a password has none to give.
+ */
+export async function checkCallerPassword(
+  db: Db,
+  request: FastifyRequest,
+  userId: string,
+  password: string,
+  field: string,
+  now: Date,
+): Promise<void> {
+  const user = await db
+    .selectFrom('user')
+    .select(['email_lower', 'password_hash'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow()
+  if (user.password_hash === null) return
+  const keys = throttleKeys(user.email_lower, callerAddress(request))
+  await refuseWhenThrottled(db, keys, now)
+  if (!(await verifyPassword(user.password_hash, password))) {
+    await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+    throw ValidationError.field(field, 'That is not your current password.')
+  }
+}
+
+/** Whether the organization requires two-factor sign-in and the user has not turned it on. */
+async function setupRequired(db: Db, userId: string, organizationId: string): Promise<boolean> {
+  if (!(await requiresTwoFactor(db, organizationId))) return false
+  const user = await db.selectFrom('user').select('totp_enabled_at').where('id', '=', userId).executeTakeFirst()
+  return user?.totp_enabled_at === null
+}
+
+export const TWO_FACTOR_CODE_NEEDED = 'Enter the code from your authenticator app, or a recovery code.'
+export const TWO_FACTOR_CODE_WRONG = 'That code is not right.'
+
+/**
  * Leadline's own sign-in endpoints, outside the Close surface (decision 0043): a password becomes a session key,
  * any key can be exchanged for one, and a person sees and ends their sessions and changes their password.
  */
-export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, auth }) => {
+export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, auth, config }) => {
   /** Ends a user's session keys but `keep` everywhere, and at once in this process (others within the cache window). */
   const endSessions = async (tx: Db, userId: string, keep?: string) => {
     const ended = await revokeSessionKeys(tx, userId, clock.now(), keep)
@@ -195,9 +248,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         summary: 'Sign in with email and password: a key for this session alone',
         description:
           'Refused with 401 and one message whatever was wrong, so the answer never says whether the address has an ' +
-          'account; 429 with `Retry-After` after too many failures for the account or from the address.',
+          'account; 429 with `Retry-After` after too many failures for the account or from the address. For someone ' +
+          'with two-factor sign-in on, the right password without `code`, or with a wrong one, is refused with 401 ' +
+          '`{"error", "two_factor": "required"}`; a wrong code counts as a failed attempt.',
         body: signInBody,
-        response: { 200: sessionKeySchema },
+        response: { 200: signInAnswerSchema },
       },
     },
     async (request) => {
@@ -208,7 +263,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       await refuseWhenThrottled(db, keys, now)
       const user = await db
         .selectFrom('user')
-        .select(['id', 'password_hash'])
+        .select(['id', 'password_hash', 'totp_secret', 'totp_enabled_at'])
         .where('email_lower', '=', emailLower)
         .executeTakeFirst()
       const matches = await verifyPassword(user?.password_hash ?? null, body.password)
@@ -226,38 +281,52 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         await recordFailure(db, keys, SIGN_IN_LIMITS, now)
         throw new HttpError(401, SIGN_IN_REFUSED)
       }
+      const totpSecret = user.totp_enabled_at === null ? null : user.totp_secret
+      if (totpSecret !== null) {
+        const code = body.code?.trim() ?? ''
+        if (code === '') throw new HttpError(401, TWO_FACTOR_CODE_NEEDED, {}, { two_factor: 'required' })
+        if (!(await acceptSecondFactor(db, config.secretBox, { id: user.id, totp_secret: totpSecret }, code, now))) {
+          await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+          throw new HttpError(401, TWO_FACTOR_CODE_WRONG, {}, { two_factor: 'required' })
+        }
+      }
       await clearAccountFailures(db, keys)
-      return mintSessionKey(
+      const key = await mintSessionKey(
         db,
         clock,
         { organizationId: membership.organization_id, userId: user.id, membershipId: membership.id },
         body,
       )
+      const required = totpSecret === null && (await requiresTwoFactor(db, membership.organization_id))
+      return { ...key, two_factor_setup_required: required }
     },
   )
 
   app.post(
     '/auth/session/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'A session key for the caller: how a browser signs in with an API key without ever holding it',
         description: 'Called with an API key; a session’s own key is refused (403), so no session outlives its own.',
         body: Type.Object(sessionTerms, { additionalProperties: false }),
-        response: { 200: sessionKeySchema },
+        response: { 200: signInAnswerSchema },
       },
     },
     async (request) => {
       const me = caller(request)
       // A session's key would otherwise outlive its session through the one it makes.
       if (me.kind === 'session') throw new ForbiddenError('A session’s key cannot start another session.')
-      return mintSessionKey(db, clock, me, request.body)
+      const key = await mintSessionKey(db, clock, me, request.body)
+      return { ...key, two_factor_setup_required: await setupRequired(db, me.userId, me.organizationId) }
     },
   )
 
   app.get(
     '/auth/session/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'The caller’s live sessions in this organization, newest first',
@@ -275,6 +344,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   app.get(
     '/auth/session/:id/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'One of the caller’s live sessions',
@@ -295,6 +365,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   app.delete(
     '/auth/session/:id/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'End one of the caller’s sessions (its key is refused from then on); the BFF’s sign-out',
@@ -321,6 +392,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   app.post(
     '/auth/session/sign_out_others/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'End every session of the caller but the one making the request',
@@ -336,6 +408,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   app.put(
     '/auth/password/',
     {
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'Change the caller’s password; their other sessions end',
@@ -348,20 +421,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = caller(request)
-      const now = clock.now()
-      const user = await db
-        .selectFrom('user')
-        .select(['email_lower', 'password_hash'])
-        .where('id', '=', me.userId)
-        .executeTakeFirstOrThrow()
-      const keys = throttleKeys(user.email_lower, callerAddress(request))
-      if (user.password_hash !== null) {
-        await refuseWhenThrottled(db, keys, now)
-        if (!(await verifyPassword(user.password_hash, request.body.current_password))) {
-          await recordFailure(db, keys, SIGN_IN_LIMITS, now)
-          throw ValidationError.field('current_password', 'That is not your current password.')
-        }
-      }
+      await checkCallerPassword(db, request, me.userId, request.body.current_password, 'current_password', clock.now())
       const ended = await db.transaction().execute(async (tx) => {
         try {
           await setPassword(tx, clock, me.userId, request.body.password)

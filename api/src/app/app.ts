@@ -47,6 +47,8 @@ import { systemResolver } from '../integrations/outbound/outbound-client.js'
 import { sessionRoutes } from '../accounts/session-routes.js'
 import { membershipRoutes } from '../accounts/membership-routes.js'
 import { apiKeyRoutes } from '../accounts/api-key-routes.js'
+import { signInPolicyRoutes } from '../accounts/sign-in-policy-routes.js'
+import { twoFactorRoutes } from '../accounts/two-factor-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -146,6 +148,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(sessionRoutes, deps)
       await api.register(membershipRoutes, deps)
       await api.register(apiKeyRoutes, deps)
+      await api.register(twoFactorRoutes, deps)
+      await api.register(signInPolicyRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

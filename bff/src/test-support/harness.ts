@@ -20,6 +20,11 @@ export const SESSION_KEY = 'apikey_SessAnn0Zz1Yy2Xx3.Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp1Oo2
 export const DEMO_SESSION_KEY = 'apikey_SessRep0Zz1Yy2Xx3.Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp1Oo2Nn3Mm4Ll5'
 /** Ann's password at the fake API (ann@example.com); `locked@example.com` is always over its limit. */
 export const PASSWORD = 'quiet lantern orbit 7 maple'
+/**
+ * Two-factor at the fake API: `two-factor@example.com` (PASSWORD) signs in with TWO_FACTOR_CODE only, as Ann;
+ * `held@example.com` (PASSWORD) signs in, but their organization requires two-factor they have not turned on.
+ */
+export const TWO_FACTOR_CODE = '246810'
 /** Every form of a key that would betray it. */
 export const KEY_FORMS = [KEY, DEMO_KEY, SESSION_KEY, DEMO_SESSION_KEY].flatMap((key) => [
   key,
@@ -60,13 +65,14 @@ function json(status: number, body: unknown, headers: Record<string, string | st
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
 }
 
-function sessionKeyAnswer(key: string): FakeAnswer {
+function sessionKeyAnswer(key: string, twoFactorSetupRequired = false): FakeAnswer {
   return json(200, {
     api_key_id: key.slice(0, key.indexOf('.')),
     api_key: key,
     user_id: key === SESSION_KEY ? 'user_ann' : 'user_rep',
     organization_id: 'orga_test',
     date_expires: '2030-01-01T00:00:00.000000+00:00',
+    two_factor_setup_required: twoFactorSetupRequired,
   })
 }
 
@@ -81,6 +87,15 @@ function signInAnswer(body: Buffer): FakeAnswer {
   if (record.email === 'locked@example.com')
     return json(429, { error: 'Too many failed attempts; try again in 2 minute(s).' }, { 'retry-after': '120' })
   if (record.email === 'ann@example.com' && record.password === PASSWORD) return sessionKeyAnswer(SESSION_KEY)
+  if (record.email === 'held@example.com' && record.password === PASSWORD) return sessionKeyAnswer(SESSION_KEY, true)
+  if (record.email === 'two-factor@example.com' && record.password === PASSWORD) {
+    if (record.code === TWO_FACTOR_CODE) return sessionKeyAnswer(SESSION_KEY)
+    const error =
+      record.code === undefined
+        ? 'Enter the code from your authenticator app, or a recovery code.'
+        : 'That code is not right.'
+    return json(401, { error, two_factor: 'required' })
+  }
   return json(401, { error: 'That email and password do not match an account.' })
 }
 

@@ -40,6 +40,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
   app.get(
     '/me/',
     {
+      // Open before two-factor is on: the app needs to know who is signed in to send them to turn it on.
+      config: { beforeTwoFactor: true },
       schema: {
         tags,
         summary: 'The user the API key belongs to, with their organization and memberships',

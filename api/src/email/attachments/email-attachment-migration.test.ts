@@ -33,6 +33,8 @@ const LATER_COLUMNS: [string, string][] = [
   ['api_key', 'date_last_used varchar(32)'],
   ['membership', "status varchar(16) not null default 'active'"],
   ['membership', 'date_deactivated varchar(32)'],
+  ['user', 'totp_enabled_at varchar(32)'],
+  ['organization', 'require_two_factor integer not null default 0'],
 ]
 
 let emailId: string
@@ -48,7 +50,7 @@ beforeAll(async () => {
   organizationId = org.id
   key = org.member.key
   // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
-  // 0026, which every activity is written with, and of 0028, which every request's key is checked with: they are
+  // 0026, which every activity is written with, and of 0028 and 0030, which every request's key is checked with: they are
   // added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
   for (const [table, column] of LATER_COLUMNS) {
     await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)

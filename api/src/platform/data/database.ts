@@ -27,6 +27,8 @@ export interface OrganizationTable {
   updated_by: string | null
   date_created: string
   date_updated: string
+  /** 1 when the organization requires two-factor sign-in of its members (migration 0030). */
+  require_two_factor: Generated<number>
 }
 
 export interface UserTable {
@@ -44,6 +46,19 @@ export interface UserTable {
   /** argon2id, PHC string; null until the person sets a password. */
   password_hash: string | null
   password_changed_at: string | null
+  /** Two-factor sign-in (migration 0030): the TOTP secrets sealed, when it was turned on, the last step accepted. */
+  totp_secret: string | null
+  totp_pending_secret: string | null
+  totp_enabled_at: string | null
+  totp_last_step: number | null
+}
+
+/** Single-use two-factor recovery codes, by SHA-256 (migration 0030). */
+export interface RecoveryCodeTable {
+  user_id: string
+  code_hash: string
+  date_created: string
+  date_used: string | null
 }
 
 export interface MembershipTable {
@@ -558,6 +573,7 @@ export interface Tables {
   membership: MembershipTable
   api_key: ApiKeyTable
   sign_in_throttle: SignInThrottleTable
+  recovery_code: RecoveryCodeTable
   lead_status: LeadStatusTable
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable

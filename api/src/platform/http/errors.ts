@@ -5,12 +5,13 @@ export function bodyTooLarge(limitBytes: number): string {
   return `Request body is larger than ${bytesText(limitBytes)}.`
 }
 
-/** A client error answered as `{"error": message}`. */
+/** A client error answered as `{"error": message}`, and `fields` beside it where a client must tell errors apart. */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly fields: Record<string, string> = {},
   ) {
     super(message)
     this.name = 'HttpError'

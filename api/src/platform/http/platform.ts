@@ -3,7 +3,14 @@ import { parseTzOffset } from '@leadline/shared/tz-offset'
 import type { KeyOwner } from '../security/api-key-repo.js'
 import type { PlatformDeps } from '../deps.js'
 import { foreignKeyError } from '../data/db-errors.js'
-import { bodyTooLarge, HttpError, RateLimitedError, UnauthorizedError, ValidationError } from './errors.js'
+import {
+  bodyTooLarge,
+  ForbiddenError,
+  HttpError,
+  RateLimitedError,
+  UnauthorizedError,
+  ValidationError,
+} from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { RawJson } from './raw-json.js'
@@ -27,8 +34,16 @@ declare module 'fastify' {
      * themselves (the signed inbound endpoint).
      */
     public?: boolean
+    /**
+     * Open to a session key whose organization requires two-factor sign-in before its owner has turned it on: the
+     * few routes that let them turn it on (decision 0044). Every other route refuses such a key.
+     */
+    beforeTwoFactor?: boolean
   }
 }
+
+export const TWO_FACTOR_SETUP_REQUIRED =
+  'Your organization requires two-factor sign-in: turn it on under Profile first.'
 
 /** `/api/v1/status/lead/:id/` → `status`: the endpoint group rate limits are counted by. */
 function groupOf(path: string): string {
@@ -157,6 +172,9 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
           : countRequest(deps, request, reply, { bucket: `key:${owner.apiKeyId}`, type: 'key' })
       return andThen(counted, () => {
         if (owner === undefined) throw new UnauthorizedError()
+        if (owner.twoFactorSetupRequired && request.routeOptions.config.beforeTwoFactor !== true) {
+          throw new ForbiddenError(TWO_FACTOR_SETUP_REQUIRED)
+        }
         request.auth = owner
         const client = request.headers['x-leadline-client']
         const present = client === 'web' || client === 'mobile' || client === 'native'
@@ -229,7 +247,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
       return reply.code(400).send({ errors: error.errors, 'field-errors': error.fieldErrors })
     }
     if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ error: error.message })
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send({ ...error.fields, error: error.message })
     }
     const fastifyError = error as FastifyError
     if (fastifyError.validation !== undefined) {

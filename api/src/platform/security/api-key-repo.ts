@@ -79,6 +79,11 @@ export interface KeyOwner {
   kind: 'api' | 'session'
   /** Epoch ms after which the key is refused (a session key's expiry or idle limit); undefined for none. */
   refusedFrom: number | undefined
+  /**
+   * A session key of someone whose organization requires two-factor sign-in and who has not turned it on: it is
+   * refused but on the few routes that let them turn it on (decision 0044). Keys of kind `api` never are.
+   */
+  twoFactorSetupRequired: boolean
 }
 
 // A key in use writes its last use at most this often: often enough for "last used" and a session's idle limit,
@@ -100,6 +105,8 @@ export async function verifyApiKey(db: Db, presented: string, now: Date): Promis
   const row = await db
     .selectFrom('api_key')
     .innerJoin('membership', 'membership.id', 'api_key.membership_id')
+    .innerJoin('user', 'user.id', 'api_key.user_id')
+    .innerJoin('organization', 'organization.id', 'api_key.organization_id')
     .select([
       'api_key.id',
       'api_key.secret_hash',
@@ -114,6 +121,8 @@ export async function verifyApiKey(db: Db, presented: string, now: Date): Promis
       'membership.id as membership_id',
       'membership.role',
       'membership.status',
+      'user.totp_enabled_at',
+      'organization.require_two_factor',
     ])
     .where('api_key.id', '=', id)
     .executeTakeFirst()
@@ -142,5 +151,6 @@ export async function verifyApiKey(db: Db, presented: string, now: Date): Promis
     role: row.role,
     kind: row.kind,
     refusedFrom: Number.isFinite(refusedFrom) ? refusedFrom : undefined,
+    twoFactorSetupRequired: row.kind === 'session' && row.require_two_factor === 1 && row.totp_enabled_at === null,
   }
 }

@@ -150,7 +150,13 @@ describe('leadline secret-key rotate', { timeout: 120_000 }, () => {
     const rotated = await leadline(['secret-key', 'rotate', '--new-key-file', file, '--json'], TEST_SECRET_KEY)
     expect(rotated.code, rotated.stderr).toBe(0)
     expect(JSON.parse(rotated.stdout)).toEqual({
-      resealed: { webhook_signature_keys: 1, inbound_secrets: 1, lead_webhook_signature_key: 1, smtp_passwords: 1 },
+      resealed: {
+        webhook_signature_keys: 1,
+        inbound_secrets: 1,
+        lead_webhook_signature_key: 1,
+        smtp_passwords: 1,
+        totp_secrets: 0,
+      },
     })
     expect(rotated.stdout + rotated.stderr).not.toContain(NEW_KEY)
     expect(rotated.stdout + rotated.stderr).not.toContain(TEST_SECRET_KEY)

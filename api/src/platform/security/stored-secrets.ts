@@ -4,7 +4,7 @@ import { SecretOpenError, type SecretBox } from './secret-box.js'
 
 // Secrets the api must use again, stored sealed under LEADLINE_SECRET_KEY
 // (docs/decisions/0040-sealed-secrets-and-status-deletion.md): webhook signature keys, each organization's inbound
-// secret, the lead webhook's signature key and SMTP passwords. The keys the api makes itself are stored in the clear
+// secret, the lead webhook's signature key, SMTP passwords and two-factor (TOTP) secrets. The keys the api makes itself are stored in the clear
 // only on a server with no key (it needs them to sign and verify, so it cannot refuse to store them as it refuses a
 // password); the api seals them when it starts with a key.
 
@@ -57,11 +57,14 @@ interface SecretColumn {
   context(id: string): string
 }
 
-export type SecretKind = 'webhook_signature_keys' | 'inbound_secrets' | 'lead_webhook_signature_key' | 'smtp_passwords'
+export type SecretKind =
+  'webhook_signature_keys' | 'inbound_secrets' | 'lead_webhook_signature_key' | 'smtp_passwords' | 'totp_secrets'
 
 export const webhookKeyContext = (subscriptionId: string) => `webhook_subscription:${subscriptionId}`
 export const inboundSecretContext = (organizationId: string) => `inbound_secret:${organizationId}`
 export const LEAD_WEBHOOK_KEY_CONTEXT = 'app_state:lead_webhook_signature_key'
+/** A user's TOTP secret, pending or on: one context, so turning it on moves the sealed value as it is. */
+export const totpSecretContext = (userId: string) => `totp_secret:${userId}`
 
 const SECRET_COLUMNS: readonly SecretColumn[] = [
   {
@@ -98,6 +101,23 @@ const SECRET_COLUMNS: readonly SecretColumn[] = [
     id: 'id',
     context: (id) => id,
   },
+  // Two-factor secrets (decision 0044) are sealed for their user, and never stored in the clear either.
+  {
+    kind: 'totp_secrets',
+    label: 'The two-factor secret of user',
+    table: 'user',
+    column: 'totp_secret',
+    id: 'id',
+    context: totpSecretContext,
+  },
+  {
+    kind: 'totp_secrets',
+    label: 'The pending two-factor secret of user',
+    table: 'user',
+    column: 'totp_pending_secret',
+    id: 'id',
+    context: totpSecretContext,
+  },
 ]
 
 export type SecretCounts = Record<SecretKind, number>
@@ -119,6 +139,7 @@ export async function resealSecrets(
     inbound_secrets: 0,
     lead_webhook_signature_key: 0,
     smtp_passwords: 0,
+    totp_secrets: 0,
   }
   for (const secret of SECRET_COLUMNS) {
     const condition = secret.where === undefined ? sql`` : sql`and ${secret.where}`

@@ -43,6 +43,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/webhook/', methods: ['GET', ...WRITES] },
   { prefix: '/inbound/secret/', methods: ['GET', ...WRITES] },
   { prefix: '/membership/', methods: ['GET', ...WRITES] },
+  { prefix: '/auth/policy/', methods: ['GET', ...WRITES] },
 ]
 
 function isAdminOnly(op: Operation): boolean {

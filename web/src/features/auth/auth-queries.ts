@@ -9,6 +9,8 @@ export interface AuthSession {
   user: { id: string; first_name: string | null; last_name: string | null; email: string; display_name: string }
   organization: { id: string; name: string }
   role: Role
+  /** On a sign-in's answer only: the organization requires two-factor, which this person must turn on first. */
+  two_factor_setup_required?: boolean
 }
 
 export interface DemoUser {
@@ -59,7 +61,7 @@ function useSessionStart<T>(post: (value: T) => Promise<AuthSession>) {
 }
 
 /** How a person proves who they are: their email and password, or (the advanced way) an API key. */
-export type Credentials = { email: string; password: string } | { api_key: string }
+export type Credentials = { email: string; password: string; code?: string } | { api_key: string }
 
 export function useSignIn() {
   return useSessionStart((credentials: Credentials) =>

@@ -4,7 +4,9 @@ import { Link, useNavigate, useRouter } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
-import { authQueries, useDemoSignIn, useSignIn, type Credentials } from './auth-queries'
+import { isApiError } from '../../lib/api'
+import { isRecord } from '../../lib/record'
+import { authQueries, useDemoSignIn, useSignIn, type AuthSession, type Credentials } from './auth-queries'
 
 interface SignInPageProps {
   redirectTo: string | undefined
@@ -19,9 +21,11 @@ export function SignInPage({ redirectTo, method }: SignInPageProps) {
   const demoSignIn = useDemoSignIn()
   const demoUsers = useQuery(authQueries.demoUsers())
 
-  // The sign-in page leaves the history: Back from where the user lands does not show the form again.
-  const afterSignIn = () => {
-    if (redirectTo === undefined) void navigate({ to: '/leads', replace: true })
+  // The sign-in page leaves the history: Back from where the user lands does not show the form again. Someone whose
+  // organization requires two-factor they have not turned on goes to turn it on.
+  const afterSignIn = (session: AuthSession) => {
+    if (session.two_factor_setup_required === true) void navigate({ to: '/settings/profile', replace: true })
+    else if (redirectTo === undefined) void navigate({ to: '/leads', replace: true })
     else router.history.replace(redirectTo)
   }
   const submit = (credentials: Credentials) => {
@@ -98,13 +102,18 @@ interface FormProps {
 function PasswordForm({ signIn, onSubmit }: FormProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
+  const [code, setCode] = useState<string>()
+  const error = signIn.error
+  // Once the api asks for a two-factor code, the form keeps a Code field; the api's words about the code show there.
+  const asksCode = isApiError(error, 401) && isRecord(error.body) && error.body.two_factor === 'required'
+  if (asksCode && code === undefined) setCode('')
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (email.trim() === '' || password === '') return
-    onSubmit({ email: email.trim(), password })
+    onSubmit({ email: email.trim(), password, ...(code ? { code } : {}) })
   }
   // The api's one answer to a refused sign-in names no field: it shows under the password.
-  const { beside, general } = placeErrors(['email', 'password'], signIn.error)
+  const { beside, general } = placeErrors(['email', 'password', 'code'], error)
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
       <TextField
@@ -131,8 +140,24 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
           signIn.reset()
         }}
         isRequired
-        error={beside.password ?? general}
+        error={beside.password ?? (asksCode ? undefined : general)}
       />
+      {code === undefined ? null : (
+        <TextField
+          label="Code"
+          name="code"
+          autoComplete="one-time-code"
+          inputMode="numeric"
+          autoFocus
+          value={code}
+          onChange={(value) => {
+            setCode(value)
+            signIn.reset()
+          }}
+          error={beside.code ?? (asksCode ? general : undefined)}
+          description="From your authenticator app, or one of your recovery codes."
+        />
+      )}
       <Button type="submit" variant="primary" isPending={signIn.isPending}>
         Sign in
       </Button>

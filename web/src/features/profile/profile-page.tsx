@@ -11,13 +11,19 @@ import { formatDateTime } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutOthers } from './profile-mutations'
 import { profileQueries, type ApiKey } from './profile-queries'
+import { twoFactorQueries } from './two-factor'
+import { TwoFactorSection } from './two-factor-section'
 
 const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
 
-/** The signed-in person's own settings: password, sessions and API keys. Anyone may open it, admin or not. */
+/**
+ * The signed-in person's own settings: password, two-factor sign-in, sessions and API keys. Anyone may open it, admin
+ * or not. Until someone turns on two-factor their organization requires, their API keys are not theirs to see.
+ */
 export function ProfilePage() {
   useDocumentTitle('Profile', 'Settings')
   const { data: session } = useSuspenseQuery(authQueries.session())
+  const { data: twoFactor } = useSuspenseQuery(twoFactorQueries.state())
   return (
     <div className="mx-auto flex max-w-3xl flex-col gap-6">
       <div className="flex flex-col gap-1">
@@ -27,8 +33,9 @@ export function ProfilePage() {
         </p>
       </div>
       <PasswordSection />
+      <TwoFactorSection />
       <SessionsSection />
-      <ApiKeysSection />
+      {twoFactor.required && !twoFactor.enabled ? null : <ApiKeysSection />}
     </div>
   )
 }
