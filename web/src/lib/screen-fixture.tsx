@@ -1,4 +1,5 @@
 import { cleanup, render } from '@testing-library/react'
+import axe from 'axe-core'
 import { QueryClientProvider } from '@tanstack/react-query'
 import {
   createMemoryHistory,
@@ -7,7 +8,6 @@ import {
   createRouter,
   Outlet,
   RouterProvider,
-  useRouterState,
 } from '@tanstack/react-router'
 import { Suspense, type ReactNode } from 'react'
 import { afterEach, beforeAll, vi } from 'vitest'
@@ -67,21 +67,30 @@ export function descriptionOf(element: HTMLElement): string {
   return ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' ')
 }
 
-/** Where the router is: a test's proof that a screen moved on (after a sign-in, to the app's home). */
-function Location() {
-  const pathname = useRouterState({ select: (state) => state.location.pathname })
-  return <p data-testid="location">{pathname}</p>
+/**
+ * What axe finds wrong with the page as it is now, as `rule: selector` lines (none is the goal). Colour contrast needs
+ * a layout engine, which jsdom has not: the e2e journeys check it.
+ */
+export async function axeViolations(): Promise<string[]> {
+  const results = await axe.run(document.body, { rules: { 'color-contrast': { enabled: false } } })
+  return results.violations.flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}`))
 }
 
-/** Renders `Screen` at `/screen`; any other path shows only where the router is. Toasts show as in the app. */
-export function renderScreen(Screen: () => ReactNode) {
+/**
+ * Renders `Screen` at `/screen` (any other path renders nothing; `router.state.location` says where a screen went),
+ * with toasts as in the app. A signed-in screen sits in `<main>` as in the app's shell; a public page (`ownMain`) has
+ * its own.
+ */
+export function renderScreen(Screen: () => ReactNode, { ownMain = false }: { ownMain?: boolean } = {}) {
+  const screenOutlet = (
+    <Suspense fallback={<p>Loading…</p>}>
+      <Outlet />
+    </Suspense>
+  )
   const root = createRootRoute({
     component: () => (
       <>
-        <Suspense fallback={<p>Loading…</p>}>
-          <Outlet />
-        </Suspense>
-        <Location />
+        {ownMain ? screenOutlet : <main>{screenOutlet}</main>}
         <ToastRegionView />
       </>
     ),

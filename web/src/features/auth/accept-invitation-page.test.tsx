@@ -2,7 +2,7 @@
 import { screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { adminSession, descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
+import { adminSession, axeViolations, descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { queryClient } from '../../query-client'
 import { AcceptInvitationPage } from './accept-invitation-page'
 import { authQueries } from './auth-queries'
@@ -21,7 +21,8 @@ function invitationServer(existing_user: boolean) {
   })
 }
 
-const renderPage = (token: string | undefined) => renderScreen(() => <AcceptInvitationPage token={token} />)
+const renderPage = (token: string | undefined) =>
+  renderScreen(() => <AcceptInvitationPage token={token} />, { ownMain: true })
 
 describe('Accept invitation', () => {
   it('a new user gives their names and a password, and lands signed in on the app’s home', async () => {
@@ -30,6 +31,7 @@ describe('Accept invitation', () => {
     expect(await screen.findByRole('heading', { name: 'Join Acme Sales' })).toBeTruthy()
     expect(screen.getByText('pat@example.com')).toBeTruthy()
     expect(server.bodiesOf('POST /auth/invitation/lookup')).toEqual([{ token: TOKEN }])
+    expect(await axeViolations()).toEqual([])
     const user = userEvent.setup()
     await user.type(screen.getByRole('textbox', { name: 'First name' }), 'Pat')
     await user.type(screen.getByRole('textbox', { name: 'Last name' }), 'Lee')
@@ -72,6 +74,7 @@ describe('Accept invitation', () => {
     const password = screen.getByLabelText('Password')
     expect(descriptionOf(password)).toContain('current password')
     expect(password.getAttribute('autocomplete')).toBe('current-password')
+    expect(await axeViolations()).toEqual([])
     const user = userEvent.setup()
     await user.type(password, 'my old password')
     await user.click(screen.getByRole('button', { name: 'Join organization' }))
@@ -89,6 +92,7 @@ describe('Accept invitation', () => {
     expect(await screen.findByText(INVALID)).toBeTruthy()
     expect(screen.getByRole('link', { name: 'Go to sign in' }).getAttribute('href')).toBe('/sign-in')
     expect(screen.queryByLabelText('Password')).toBeNull()
+    expect(await axeViolations()).toEqual([])
   })
 
   it('a link without a token is invalid without asking the server', async () => {

@@ -2,7 +2,7 @@
 import { cleanup, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { fakeServer, renderScreen } from '../../lib/screen-fixture'
+import { axeViolations, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { ForgotPasswordPage } from './forgot-password-page'
 
 const SENT = 'If an account uses that address, we sent it a link to reset its password. The link works for 1 hour.'
@@ -17,13 +17,15 @@ describe('Forgot password', () => {
   it('says the same thing whatever the address, and offers the way back to sign in', async () => {
     for (const email of ['known@example.com', 'nobody@example.com']) {
       const server = fakeServer({ 'POST /auth/password-reset': { body: {} } })
-      renderScreen(ForgotPasswordPage)
+      renderScreen(ForgotPasswordPage, { ownMain: true })
       expect(await screen.findByRole('heading', { name: 'Reset your password' })).toBeTruthy()
+      expect(await axeViolations()).toEqual([])
       await askFor(email)
       expect(await screen.findByText(SENT)).toBeTruthy()
       expect(screen.queryByRole('textbox', { name: 'Email' })).toBeNull()
       expect(screen.getByRole('link', { name: 'Back to sign in' }).getAttribute('href')).toBe('/sign-in')
       expect(server.bodiesOf('POST /auth/password-reset')).toEqual([{ email }])
+      expect(await axeViolations()).toEqual([])
       cleanup()
     }
   })
@@ -35,7 +37,7 @@ describe('Forgot password', () => {
         body: { error: 'Too many attempts. Try again in a few minutes.' },
       },
     })
-    renderScreen(ForgotPasswordPage)
+    renderScreen(ForgotPasswordPage, { ownMain: true })
     await askFor('known@example.com')
     expect(await screen.findByText('Too many attempts. Try again in a few minutes.')).toBeTruthy()
     expect(screen.queryByText(SENT)).toBeNull()

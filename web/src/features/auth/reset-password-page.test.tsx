@@ -2,7 +2,7 @@
 import { screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
+import { axeViolations, descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { ResetPasswordPage } from './reset-password-page'
 
 const TOKEN = 'reset0123456789abcdefghijklmnopqrstuvwxyzAB'
@@ -14,13 +14,15 @@ async function setPassword(password: string) {
   await user.click(screen.getByRole('button', { name: 'Set password' }))
 }
 
-const renderPage = (token: string | undefined) => renderScreen(() => <ResetPasswordPage token={token} />)
+const renderPage = (token: string | undefined) =>
+  renderScreen(() => <ResetPasswordPage token={token} />, { ownMain: true })
 
 describe('Reset password', () => {
   it('sets the new password and sends the person to sign in with it', async () => {
     const server = fakeServer({ 'POST /auth/password-reset/complete': { body: {} } })
     renderPage(TOKEN)
     expect(await screen.findByRole('heading', { name: 'Choose a new password' })).toBeTruthy()
+    expect(await axeViolations()).toEqual([])
     await setPassword('a long new passphrase')
     expect(await screen.findByText('Your password is changed. Sign in with it now.')).toBeTruthy()
     expect(screen.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe('/sign-in')
@@ -50,6 +52,7 @@ describe('Reset password', () => {
     expect(await screen.findByText(INVALID)).toBeTruthy()
     expect(screen.getByRole('link', { name: 'Ask for a new link' }).getAttribute('href')).toBe('/forgot-password')
     expect(screen.queryByLabelText('New password')).toBeNull()
+    expect(await axeViolations()).toEqual([])
   })
 
   it('a link without a token is invalid at once', async () => {

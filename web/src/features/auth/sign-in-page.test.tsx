@@ -8,7 +8,9 @@ import { SignInPage } from './sign-in-page'
 describe('Sign-in page', () => {
   it('offers Forgot password? beside the password form, leading to /forgot-password', async () => {
     fakeServer({})
-    const { router } = renderScreen(() => <SignInPage redirectTo={undefined} method={undefined} />)
+    const { router } = renderScreen(() => <SignInPage redirectTo={undefined} method={undefined} />, {
+      ownMain: true,
+    })
     const link = await screen.findByRole('link', { name: 'Forgot password?' })
     expect(link.getAttribute('href')).toBe('/forgot-password')
     await userEvent.setup().click(link)

@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { adminSession, fakeServer, renderScreen } from '../../lib/screen-fixture'
+import { adminSession, axeViolations, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import type { ApiKey } from '../profile/profile-queries'
 import { ApiKeysPage } from './api-keys-page'
 
@@ -50,6 +50,7 @@ describe('Settings → API keys', () => {
     expect(within(riley).getByText('Never')).toBeTruthy()
     expect(within(table).getByRole('rowheader', { name: 'API key' })).toBeTruthy()
     expect(within(table).getByText('Ann Admin')).toBeTruthy()
+    expect(await axeViolations()).toEqual([])
   })
 
   it('revokes another member’s key after the confirmation', async () => {
@@ -86,6 +87,7 @@ describe('Settings → API keys', () => {
     expect((await screen.findByLabelText('New API key')).textContent).toBe('secret_key_value')
     expect(server.bodiesOf('POST /api/v1/api_key/')).toEqual([{ description: 'Nightly export' }])
     expect(await screen.findByRole('rowheader', { name: 'Nightly export' })).toBeTruthy()
+    expect(await axeViolations()).toEqual([])
     await user.click(screen.getByRole('button', { name: 'Copy' }))
     expect(await screen.findByRole('button', { name: 'Copied' })).toBeTruthy()
     expect(await navigator.clipboard.readText()).toBe('secret_key_value')

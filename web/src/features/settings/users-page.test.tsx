@@ -2,7 +2,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it } from 'vitest'
-import { adminSession, descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
+import { adminSession, axeViolations, descriptionOf, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { UsersPage } from './users-page'
 import type { Invitation, Member } from './users-queries'
 
@@ -93,6 +93,7 @@ describe('Settings → Users', () => {
     if (samRow === null) throw new Error('no row for Sam')
     expect(within(samRow).getByText('Deactivated')).toBeTruthy()
     expect(within(samRow).getByRole('button', { name: 'Reactivate' })).toBeTruthy()
+    expect(await axeViolations()).toEqual([])
   })
 
   it('changing a role PUTs it to the membership', async () => {
@@ -104,6 +105,18 @@ describe('Settings → Users', () => {
     await waitFor(() => {
       expect(server.bodiesOf('PUT /api/v1/membership/memb_riley/')).toEqual([{ role_id: 'admin' }])
     })
+  })
+
+  it('an admin who makes themselves a user is shown that settings are for admins', async () => {
+    const server = usersServer()
+    server.answers['PUT /api/v1/membership/memb_ann/'] = () => {
+      server.answers['GET /auth/session'] = { body: { ...adminSession, role: 'user' } }
+      return { body: { ...ann, role_id: 'user' } }
+    }
+    renderScreen(UsersPage)
+    const user = userEvent.setup()
+    await user.selectOptions(await screen.findByRole('combobox', { name: 'Role for Ann Admin' }), 'user')
+    expect(await screen.findByRole('heading', { name: 'Only admins can change settings' })).toBeTruthy()
   })
 
   it('shows the API’s refusal to demote the last admin beside the role', async () => {
@@ -185,6 +198,7 @@ describe('Settings → Users', () => {
     expect(within(dialog).getByRole('heading', { name: 'Invite user' })).toBeTruthy()
     const email = within(dialog).getByRole('textbox', { name: 'Email' })
     expect(within(dialog).getByRole<HTMLSelectElement>('combobox', { name: 'Role' }).value).toBe('user')
+    expect(await axeViolations()).toEqual([])
 
     await user.type(email, 'riley@example.com')
     await user.click(within(dialog).getByRole('button', { name: 'Send invitation' }))

@@ -1,4 +1,4 @@
-import { useSuspenseQuery } from '@tanstack/react-query'
+import { useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { Button } from '../../components/ui/button'
@@ -154,6 +154,7 @@ function MembersTable() {
 
 function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
   const changeRole = useChangeRole()
+  const queryClient = useQueryClient()
   const setActive = useSetMemberActive()
   const name = memberName(member)
   const active = member.status === 'active'
@@ -176,7 +177,15 @@ function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
           isDisabled={changeRole.isPending}
           error={changeRole.error === null ? undefined : saveErrorMessage(changeRole.error, 'role_id')}
           onChange={(value) => {
-            changeRole.mutate({ id: member.id, role: roleOf(value) })
+            changeRole.mutate(
+              { id: member.id, role: roleOf(value) },
+              {
+                // An admin who made themselves a user is one now: the session says so, and settings close to them.
+                onSuccess: () => {
+                  if (isMe) void queryClient.invalidateQueries({ queryKey: authQueries.all() })
+                },
+              },
+            )
           }}
           className="w-28"
         />
