@@ -260,6 +260,18 @@ describe('Settings → Users', () => {
     })
   })
 
+  it('the members stay of use when the two-factor policy cannot be read', async () => {
+    const server = usersServer()
+    server.answers['GET /api/v1/auth/policy/'] = { status: 500, body: { error: 'Internal server error' } }
+    renderScreen(UsersPage)
+    expect(await screen.findByRole('rowheader', { name: /Riley Rep/ })).toBeTruthy()
+    const box = screen.getByRole<HTMLInputElement>('checkbox', { name: 'Require two-factor sign-in' })
+    expect(box.disabled).toBe(true)
+    // A server error is tried again (twice, a second or two apart) before it shows.
+    const alert = await within(screen.getByRole('main')).findByRole('alert', {}, { timeout: 10_000 })
+    expect(alert.textContent).toBe('Internal server error')
+  })
+
   it('tells a non-admin that settings are for admins, without asking for the members', async () => {
     const server = usersServer()
     server.answers['GET /auth/session'] = { body: { ...adminSession, role: 'user' } }

@@ -1,4 +1,4 @@
-import { useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { Button } from '../../components/ui/button'
@@ -75,10 +75,14 @@ function UsersPageContent() {
   )
 }
 
+/** Not suspended on: should the policy fail to load, the members and invitations are still of use. */
 function TwoFactorPolicy() {
-  const { data: policy } = useSuspenseQuery(usersQueries.policy())
+  const policy = useQuery(usersQueries.policy())
   const setPolicy = useSetPolicy()
-  const checked = setPolicy.isPending ? setPolicy.variables.require_two_factor : policy.require_two_factor
+  const checked = setPolicy.isPending
+    ? setPolicy.variables.require_two_factor
+    : (policy.data?.require_two_factor ?? false)
+  const error = setPolicy.error ?? policy.error
   return (
     <div className="flex flex-col gap-1">
       <label className="flex items-center gap-2 text-sm font-medium text-slate-900">
@@ -86,7 +90,7 @@ function TwoFactorPolicy() {
           type="checkbox"
           className="size-4 rounded border-slate-300 accent-indigo-600"
           checked={checked}
-          disabled={setPolicy.isPending}
+          disabled={setPolicy.isPending || policy.data === undefined}
           aria-describedby="two-factor-policy-help"
           onChange={(event) => {
             setPolicy.mutate({ require_two_factor: event.target.checked })
@@ -97,9 +101,9 @@ function TwoFactorPolicy() {
       <p id="two-factor-policy-help" className="text-xs text-slate-500">
         Members without two-factor still sign in, but can do nothing until they turn it on under Profile.
       </p>
-      {setPolicy.error === null ? null : (
+      {error === null ? null : (
         <p role="alert" className="text-sm text-red-700">
-          {setPolicy.error.message}
+          {error.message}
         </p>
       )}
     </div>
