@@ -155,6 +155,7 @@ export const twMerge = createTailwindMerge(() => ({
         ],
       },
     ],
+    'vertical-align': [{ align: ['baseline', 'top', 'middle', 'bottom', 'text-top', 'text-bottom', 'sub', 'super'] }],
     'pointer-events': [{ 'pointer-events': ['auto', 'none'] }],
     overflow: [{ overflow: ['auto', 'hidden', 'clip', 'visible', 'scroll'] }],
     'overflow-x': [{ 'overflow-x': ['auto', 'hidden', 'clip', 'visible', 'scroll'] }],

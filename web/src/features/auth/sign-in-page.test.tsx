@@ -1,18 +1,8 @@
-// @vitest-environment happy-dom
-import { QueryClientProvider } from '@tanstack/react-query'
-import {
-  createMemoryHistory,
-  createRootRoute,
-  createRoute,
-  createRouter,
-  Outlet,
-  RouterProvider,
-} from '@tanstack/react-router'
-import { cleanup, render, screen } from '@testing-library/react'
+// @vitest-environment jsdom
+import { screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { queryClient } from '../../query-client'
-import { fakeBff, type SentRequest } from '../../test-support/fake-bff'
+import { describe, expect, it } from 'vitest'
+import { fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { SignInPage } from './sign-in-page'
 
 const PASSWORD = 'quiet lantern orbit 7 maple'
@@ -28,8 +18,7 @@ const session = (setupRequired: boolean) => ({
 })
 
 /** The BFF's sign-in as the api answers for Ann, who has two-factor on, and Held, whose organization requires it. */
-function signInAnswer({ method, path, body }: SentRequest) {
-  if (method !== 'POST' || path !== '/auth/session') return undefined
+function signInAnswer(body: unknown) {
   const sent = body as { email: string; password: string; code?: string }
   if (sent.password !== PASSWORD)
     return { status: 401, body: { error: 'That email and password do not match an account.' } }
@@ -40,39 +29,15 @@ function signInAnswer({ method, path, body }: SentRequest) {
 }
 
 function renderSignIn() {
-  const root = createRootRoute({ component: Outlet })
-  const page = (path: string, text: string) =>
-    createRoute({ getParentRoute: () => root, path, component: () => <p>{text}</p> })
-  const router = createRouter({
-    routeTree: root.addChildren([
-      createRoute({
-        getParentRoute: () => root,
-        path: '/sign-in',
-        component: () => <SignInPage redirectTo={undefined} method={undefined} />,
-      }),
-      page('/leads', 'The leads'),
-      page('/settings/profile', 'The profile'),
-    ]),
-    history: createMemoryHistory({ initialEntries: ['/sign-in'] }),
-  })
-  render(
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  )
+  const server = fakeServer({ 'POST /auth/session': signInAnswer })
+  const { router } = renderScreen(() => <SignInPage redirectTo={undefined} method={undefined} />, { ownMain: true })
+  return { sent: server.sent, router }
 }
-
-afterEach(() => {
-  cleanup()
-  queryClient.clear()
-  vi.unstubAllGlobals()
-})
 
 describe('signing in with two-factor', () => {
   it('asks for a code when the api does, keeps email and password, and sends all three', async () => {
-    const sent = fakeBff(signInAnswer)
     const user = userEvent.setup()
-    renderSignIn()
+    const { sent, router } = renderSignIn()
     await user.type(await screen.findByRole('textbox', { name: 'Email' }), 'ann@example.com')
     await user.type(screen.getByLabelText('Password'), PASSWORD)
     expect(screen.queryByRole('textbox', { name: 'Code' })).toBeNull()
@@ -93,24 +58,22 @@ describe('signing in with two-factor', () => {
     await user.clear(code)
     await user.type(code, CODE)
     await user.click(screen.getByRole('button', { name: 'Sign in' }))
-    expect(await screen.findByText('The leads')).toBeTruthy()
+    await expect.poll(() => router.state.location.pathname).toBe('/leads')
     const signIns = sent.filter((r) => r.path === '/auth/session').map((r) => r.body as Record<string, unknown>)
     expect(signIns.map((b) => b.code)).toEqual([undefined, '111111', CODE])
     expect(signIns[2]).toMatchObject({ email: 'ann@example.com', password: PASSWORD })
   })
 
   it('sends someone whose organization requires two-factor to Profile to turn it on', async () => {
-    fakeBff(signInAnswer)
     const user = userEvent.setup()
-    renderSignIn()
+    const { router } = renderSignIn()
     await user.type(await screen.findByRole('textbox', { name: 'Email' }), 'held@example.com')
     await user.type(screen.getByLabelText('Password'), PASSWORD)
     await user.click(screen.getByRole('button', { name: 'Sign in' }))
-    expect(await screen.findByText('The profile')).toBeTruthy()
+    await expect.poll(() => router.state.location.pathname).toBe('/settings/profile')
   })
 
   it('shows a wrong password under the password, with no Code field', async () => {
-    fakeBff(signInAnswer)
     const user = userEvent.setup()
     renderSignIn()
     await user.type(await screen.findByRole('textbox', { name: 'Email' }), 'ann@example.com')
@@ -118,5 +81,18 @@ describe('signing in with two-factor', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }))
     expect(await screen.findByText('That email and password do not match an account.')).toBeTruthy()
     expect(screen.queryByRole('textbox', { name: 'Code' })).toBeNull()
+  })
+})
+
+describe('the sign-in page', () => {
+  it('offers Forgot password? beside the password form, leading to /forgot-password', async () => {
+    fakeServer({})
+    const { router } = renderScreen(() => <SignInPage redirectTo={undefined} method={undefined} />, {
+      ownMain: true,
+    })
+    const link = await screen.findByRole('link', { name: 'Forgot password?' })
+    expect(link.getAttribute('href')).toBe('/forgot-password')
+    await userEvent.setup().click(link)
+    expect(router.state.location.pathname).toBe('/forgot-password')
   })
 })

@@ -7,6 +7,7 @@ import { placeErrors } from '../../lib/form-errors'
 import { isApiError } from '../../lib/api'
 import { isRecord } from '../../lib/record'
 import { authQueries, useDemoSignIn, useSignIn, type AuthSession, type Credentials } from './auth-queries'
+import { PublicFrame, textLink } from './public-frame'
 
 interface SignInPageProps {
   redirectTo: string | undefined
@@ -33,64 +34,56 @@ export function SignInPage({ redirectTo, method }: SignInPageProps) {
   }
 
   return (
-    <main className="flex min-h-screen items-start justify-center px-4 pt-[12vh]">
-      <div className="w-full max-w-md">
-        <div className="mb-8 text-center">
-          <p className="text-2xl font-bold tracking-tight text-indigo-700">Leadline</p>
-          <h1 className="mt-2 text-lg font-semibold text-slate-900">Sign in to your CRM</h1>
-        </div>
-        <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-          {method === 'key' ? (
-            <KeyForm signIn={signIn} onSubmit={submit} />
-          ) : (
-            <PasswordForm signIn={signIn} onSubmit={submit} />
+    <PublicFrame title="Sign in to your CRM">
+      {method === 'key' ? (
+        <KeyForm signIn={signIn} onSubmit={submit} />
+      ) : (
+        <PasswordForm signIn={signIn} onSubmit={submit} />
+      )}
+      <p className="mt-4 text-center text-sm">
+        <Link
+          to="/sign-in"
+          search={{ redirect: redirectTo, method: method === 'key' ? undefined : 'key' }}
+          replace
+          onClick={() => {
+            signIn.reset()
+          }}
+          className={textLink}
+        >
+          {method === 'key' ? 'Sign in with email and password' : 'Sign in with an API key'}
+        </Link>
+      </p>
+      {demoUsers.data !== undefined && demoUsers.data.length > 0 ? (
+        <section aria-labelledby="demo-users" className="mt-6 border-t border-slate-100 pt-5">
+          <h2 id="demo-users" className="text-sm font-semibold text-slate-900">
+            Try the demo organization
+          </h2>
+          <ul className="mt-3 flex flex-col gap-2">
+            {demoUsers.data.map((user) => (
+              <li key={user.email} className="flex items-center gap-3">
+                <Button
+                  className="flex-1 justify-start"
+                  isDisabled={demoSignIn.isPending}
+                  onPress={() => {
+                    demoSignIn.mutate(user.email, { onSuccess: afterSignIn })
+                  }}
+                >
+                  Sign in as {user.display_name}
+                </Button>
+                <span className="w-28 shrink-0 text-xs text-slate-500">
+                  {user.title} · {user.role}
+                </span>
+              </li>
+            ))}
+          </ul>
+          {demoSignIn.error === null ? null : (
+            <p role="alert" className="mt-2 text-sm text-red-700">
+              {demoSignIn.error.message}
+            </p>
           )}
-          <p className="mt-4 text-center text-sm">
-            <Link
-              to="/sign-in"
-              search={{ redirect: redirectTo, method: method === 'key' ? undefined : 'key' }}
-              replace
-              onClick={() => {
-                signIn.reset()
-              }}
-              className="text-indigo-700 underline-offset-2 hover:underline"
-            >
-              {method === 'key' ? 'Sign in with email and password' : 'Sign in with an API key'}
-            </Link>
-          </p>
-          {demoUsers.data !== undefined && demoUsers.data.length > 0 ? (
-            <section aria-labelledby="demo-users" className="mt-6 border-t border-slate-100 pt-5">
-              <h2 id="demo-users" className="text-sm font-semibold text-slate-900">
-                Try the demo organization
-              </h2>
-              <ul className="mt-3 flex flex-col gap-2">
-                {demoUsers.data.map((user) => (
-                  <li key={user.email} className="flex items-center gap-3">
-                    <Button
-                      className="flex-1 justify-start"
-                      isDisabled={demoSignIn.isPending}
-                      onPress={() => {
-                        demoSignIn.mutate(user.email, { onSuccess: afterSignIn })
-                      }}
-                    >
-                      Sign in as {user.display_name}
-                    </Button>
-                    <span className="w-28 shrink-0 text-xs text-slate-500">
-                      {user.title} · {user.role}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-              {demoSignIn.error === null ? null : (
-                <p role="alert" className="mt-2 text-sm text-red-700">
-                  {demoSignIn.error.message}
-                </p>
-              )}
-            </section>
-          ) : null}
-        </div>
-      </div>
-    </main>
+        </section>
+      ) : null}
+    </PublicFrame>
   )
 }
 
@@ -161,6 +154,9 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
       <Button type="submit" variant="primary" isPending={signIn.isPending}>
         Sign in
       </Button>
+      <Link to="/forgot-password" className={`${textLink} self-center text-sm`}>
+        Forgot password?
+      </Link>
     </form>
   )
 }

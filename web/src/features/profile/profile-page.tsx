@@ -1,15 +1,14 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
-import { ConfirmedDelete } from '../../components/ui/dialog'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
-import { saveErrorMessage } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
-import { useChangePassword, useCreateApiKey, useRevokeApiKey, useSignOutOthers } from './profile-mutations'
+import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from './api-key-parts'
+import { useChangePassword, useSignOutOthers } from './profile-mutations'
 import { profileQueries, type ApiKey } from './profile-queries'
 import { twoFactorQueries } from './two-factor'
 import { TwoFactorSection } from './two-factor-section'
@@ -178,96 +177,16 @@ function ApiKeysSection() {
 }
 
 function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
-  const revoke = useRevokeApiKey()
-  const name = apiKey.description ?? 'API key'
   return (
     <li className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
       <span>
-        <span className="font-medium text-slate-900">{name}</span>
+        <span className="font-medium text-slate-900">{apiKeyName(apiKey)}</span>
         <span className="ml-2 text-slate-500">
           made {formatDateTime(apiKey.date_created)}
           {apiKey.date_last_used === null ? ', never used' : `, last used ${formatDateTime(apiKey.date_last_used)}`}
         </span>
       </span>
-      <ConfirmedDelete
-        label="Revoke"
-        confirmLabel="Revoke"
-        title={`Revoke “${name}”?`}
-        isPending={revoke.isPending}
-        onConfirm={(close) => {
-          revoke.mutate(apiKey.id, {
-            onSuccess: close,
-            onError: (error) => {
-              showToast({ title: 'The key was not revoked', description: error.message, tone: 'error' })
-            },
-          })
-        }}
-      >
-        Anything using this key stops working within seconds. This cannot be undone.
-      </ConfirmedDelete>
+      <RevokeApiKeyButton apiKey={apiKey} />
     </li>
-  )
-}
-
-function NewApiKeyForm() {
-  const create = useCreateApiKey()
-  const [description, setDescription] = useState('')
-  const [made, setMade] = useState<string | undefined>(undefined)
-  const submit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    create.mutate(description.trim(), {
-      onSuccess: (key) => {
-        setMade(key.api_key)
-        setDescription('')
-      },
-    })
-  }
-  return (
-    <div className="flex flex-col gap-3">
-      <form onSubmit={submit} className="flex flex-wrap items-end gap-3" noValidate>
-        <TextField
-          label="What the key is for"
-          value={description}
-          onChange={(value) => {
-            setDescription(value)
-            create.reset()
-          }}
-          error={create.error === null ? undefined : saveErrorMessage(create.error, 'description')}
-          className="w-72"
-        />
-        <Button type="submit" isPending={create.isPending}>
-          Create API key
-        </Button>
-      </form>
-      {made === undefined ? null : <NewKeyNotice apiKey={made} />}
-    </div>
-  )
-}
-
-/** The only time a key is shown: with a copy button, and said plainly. */
-function NewKeyNotice({ apiKey }: { apiKey: string }) {
-  const [copied, setCopied] = useState(false)
-  return (
-    <div role="status" className="flex flex-col gap-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm">
-      <p className="font-medium text-amber-900">Copy your new key now: it will not be shown again.</p>
-      <div className="flex flex-wrap items-center gap-2">
-        <code
-          aria-label="New API key"
-          className="rounded bg-white px-2 py-1 font-mono text-xs break-all text-slate-900"
-        >
-          {apiKey}
-        </code>
-        <Button
-          size="sm"
-          onPress={() => {
-            void navigator.clipboard.writeText(apiKey).then(() => {
-              setCopied(true)
-            })
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </Button>
-      </div>
-    </div>
   )
 }

@@ -1,11 +1,8 @@
-// @vitest-environment happy-dom
-import { QueryClientProvider } from '@tanstack/react-query'
-import { cleanup, render, screen, within } from '@testing-library/react'
+// @vitest-environment jsdom
+import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { Suspense } from 'react'
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { queryClient } from '../../query-client'
-import { fakeBff, type SentRequest } from '../../test-support/fake-bff'
+import { describe, expect, it } from 'vitest'
+import { fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { TwoFactorSection } from './two-factor-section'
 
 const PASSWORD = 'quiet lantern orbit 7 maple'
@@ -20,53 +17,41 @@ function fakeTwoFactor(start: { enabled: boolean; required: boolean }) {
     status: 400,
     body: { errors: [], 'field-errors': { password: 'That is not your current password.' } },
   }
-  const sent = fakeBff(({ method, path, body }: SentRequest) => {
-    const password = (body as { password?: string } | undefined)?.password
-    if (method === 'GET' && path === '/api/v1/auth/two_factor/') return { status: 200, body: state }
-    if (path === '/api/v1/auth/two_factor/setup/') {
-      if (password !== PASSWORD) return wrongPassword
-      return { status: 200, body: { secret: SECRET, otpauth_url: `otpauth://totp/Leadline:ann?secret=${SECRET}` } }
-    }
-    if (path === '/api/v1/auth/two_factor/enable/') {
+  const passwordOf = (body: unknown) => (body as { password?: string } | undefined)?.password
+  const base = '/api/v1/auth/two_factor/'
+  const server = fakeServer({
+    [`GET ${base}`]: () => ({ body: state }),
+    [`POST ${base}setup/`]: (body) =>
+      passwordOf(body) !== PASSWORD
+        ? wrongPassword
+        : { body: { secret: SECRET, otpauth_url: `otpauth://totp/Leadline:ann?secret=${SECRET}` } },
+    [`POST ${base}enable/`]: (body) => {
       if ((body as { code: string }).code !== CODE)
         return { status: 400, body: { errors: [], 'field-errors': { code: 'That code is not right.' } } }
       Object.assign(state, { enabled: true, recovery_codes_left: 10 })
-      return { status: 200, body: { recovery_codes: codes('a') } }
-    }
-    if (path === '/api/v1/auth/two_factor/disable/') {
-      if (password !== PASSWORD) return wrongPassword
+      return { body: { recovery_codes: codes('a') } }
+    },
+    [`POST ${base}disable/`]: (body) => {
+      if (passwordOf(body) !== PASSWORD) return wrongPassword
       Object.assign(state, { enabled: false, recovery_codes_left: 0 })
-      return { status: 200, body: {} }
-    }
-    if (path === '/api/v1/auth/two_factor/recovery_codes/') {
-      if (password !== PASSWORD) return wrongPassword
+      return { body: {} }
+    },
+    [`POST ${base}recovery_codes/`]: (body) => {
+      if (passwordOf(body) !== PASSWORD) return wrongPassword
       state.recovery_codes_left = 10
-      return { status: 200, body: { recovery_codes: codes('n') } }
-    }
-    return undefined
+      return { body: { recovery_codes: codes('n') } }
+    },
   })
-  return sent
+  return server.sent
 }
 
 function renderSection() {
-  render(
-    <QueryClientProvider client={queryClient}>
-      <Suspense fallback={<p>Loading</p>}>
-        <TwoFactorSection />
-      </Suspense>
-    </QueryClientProvider>,
-  )
+  renderScreen(() => <TwoFactorSection />)
 }
 
 async function section() {
   return within(await screen.findByRole('region', { name: 'Two-factor sign-in' }))
 }
-
-afterEach(() => {
-  cleanup()
-  queryClient.clear()
-  vi.unstubAllGlobals()
-})
 
 describe('the Two-factor sign-in section', () => {
   it('turns it on: password, QR code and secret, a code, then the recovery codes once', async () => {

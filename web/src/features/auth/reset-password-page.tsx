@@ -1,0 +1,74 @@
+import { useState, type SubmitEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { TextField } from '../../components/ui/text-field'
+import { isApiError } from '../../lib/api'
+import { useDocumentTitle } from '../../lib/document-title'
+import { placeErrors } from '../../lib/form-errors'
+import { useCompletePasswordReset } from './account-mutations'
+import { NextStep, PublicFrame } from './public-frame'
+
+const INVALID_LINK = 'This reset link is not valid any more. Ask for a new one.'
+
+/** Sets a new password from a mailed link; then the person signs in with it (every session of theirs has ended). */
+export function ResetPasswordPage({ token }: { token: string | undefined }) {
+  useDocumentTitle('Choose a new password')
+  return (
+    <PublicFrame title="Choose a new password">
+      {token === undefined ? <InvalidLink message={INVALID_LINK} /> : <ResetForm token={token} />}
+    </PublicFrame>
+  )
+}
+
+function InvalidLink({ message }: { message: string }) {
+  return (
+    <>
+      <p role="alert" className="text-sm text-red-700">
+        {message}
+      </p>
+      <NextStep to="/forgot-password">Ask for a new link</NextStep>
+    </>
+  )
+}
+
+function ResetForm({ token }: { token: string }) {
+  const complete = useCompletePasswordReset()
+  const [password, setPassword] = useState('')
+  if (complete.isSuccess)
+    return (
+      <>
+        <p role="status" className="text-sm text-slate-700">
+          Your password is changed. Sign in with it now.
+        </p>
+        <NextStep to="/sign-in">Sign in</NextStep>
+      </>
+    )
+  const { beside, general } = placeErrors(['password'], complete.error)
+  // A link refused as a whole (used, expired, unknown): the form is of no more use.
+  if (general !== undefined && isApiError(complete.error, 400)) return <InvalidLink message={general} />
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (password === '') return
+    complete.mutate({ token, password })
+  }
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <TextField
+        label="New password"
+        type="password"
+        name="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={(value) => {
+          setPassword(value)
+          complete.reset()
+        }}
+        isRequired
+        error={beside.password ?? general}
+        description="At least 12 characters, not easy to guess. Every session of your account is signed out."
+      />
+      <Button type="submit" variant="primary" isPending={complete.isPending}>
+        Set password
+      </Button>
+    </form>
+  )
+}

@@ -1,0 +1,82 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { formatDateTime } from '../../lib/format'
+import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from '../profile/api-key-parts'
+import { profileQueries } from '../profile/profile-queries'
+import { SettingsFrame, useSettingsTitle } from './settings-layout'
+
+const headerCell = 'px-3 py-2 font-semibold'
+const cell = 'px-3 py-2 align-middle'
+
+/** Every live API key of the organization, whoever made it (admins only); an admin makes their own here too. */
+export function ApiKeysPage() {
+  return (
+    <SettingsFrame>
+      <ApiKeysPageContent />
+    </SettingsFrame>
+  )
+}
+
+function ApiKeysPageContent() {
+  useSettingsTitle('API keys')
+  // An admin's `/api_key/` is every key of the organization.
+  const { data: keys } = useSuspenseQuery(profileQueries.apiKeys())
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-2xl font-bold text-slate-900">API keys</h1>
+        <p className="text-sm text-slate-600">
+          The keys scripts and other tools use to reach the Leadline API. A key acts as its owner, with their role. Keys
+          of sign-in sessions are not listed.
+        </p>
+      </div>
+      <section aria-labelledby="new-key-heading" className="flex flex-col gap-3">
+        <h2 id="new-key-heading" className="text-lg font-semibold text-slate-900">
+          A key of your own
+        </h2>
+        <NewApiKeyForm />
+      </section>
+      {keys.length === 0 ? (
+        <p className="text-sm text-slate-500">The organization has no API keys.</p>
+      ) : (
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+          <table aria-label="API keys" className="w-full text-left text-sm">
+            <thead className="border-b border-slate-200 text-xs text-slate-600">
+              <tr>
+                <th scope="col" className={headerCell}>
+                  Description
+                </th>
+                <th scope="col" className={headerCell}>
+                  Owner
+                </th>
+                <th scope="col" className={headerCell}>
+                  Created
+                </th>
+                <th scope="col" className={headerCell}>
+                  Last used
+                </th>
+                <th scope="col" className={headerCell}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row" className={`${cell} font-medium text-slate-900`}>
+                    {apiKeyName(key)}
+                  </th>
+                  <td className={cell}>{key.user_name}</td>
+                  <td className={cell}>{formatDateTime(key.date_created)}</td>
+                  <td className={cell}>{key.date_last_used === null ? 'Never' : formatDateTime(key.date_last_used)}</td>
+                  <td className={`${cell} text-right`}>
+                    <RevokeApiKeyButton apiKey={key} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,397 @@
+import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
+import { useState, type SubmitEvent } from 'react'
+import type { Role } from '@leadline/shared/user-schema'
+import { Button } from '../../components/ui/button'
+import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { FormActions } from '../../components/ui/form-actions'
+import { SelectField } from '../../components/ui/select-field'
+import { TextField } from '../../components/ui/text-field'
+import { showToast } from '../../components/ui/toast'
+import { saveErrorMessage } from '../../lib/api'
+import { placeErrors } from '../../lib/form-errors'
+import { formatDateTime } from '../../lib/format'
+import { authQueries } from '../auth/auth-queries'
+import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import {
+  useChangeRole,
+  useInvite,
+  useResendInvitation,
+  useRevokeInvitation,
+  useSetMemberActive,
+  useSetPolicy,
+} from './users-mutations'
+import { memberName, usersQueries, type Invitation, type Member } from './users-queries'
+
+const ROLE_OPTIONS = [
+  { value: 'user', label: 'User' },
+  { value: 'admin', label: 'Admin' },
+] as const
+
+const roleOf = (value: string): Role => (value === 'admin' ? 'admin' : 'user')
+const roleLabel = (role: Role) => (role === 'admin' ? 'Admin' : 'User')
+
+const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
+const headerCell = 'px-3 py-2 font-semibold'
+const cell = 'px-3 py-2 align-middle'
+
+/** The organization's members and invitations, and its two-factor rule (admins only). */
+export function UsersPage() {
+  return (
+    <SettingsFrame>
+      <UsersPageContent />
+    </SettingsFrame>
+  )
+}
+
+function UsersPageContent() {
+  useSettingsTitle('Users')
+  const [inviting, setInviting] = useState(false)
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="flex flex-col gap-1">
+          <h1 className="text-2xl font-bold text-slate-900">Users</h1>
+          <p className="text-sm text-slate-600">Who works in this organization, and what they may change.</p>
+        </div>
+        <Button
+          variant="primary"
+          onPress={() => {
+            setInviting(true)
+          }}
+        >
+          Invite user
+        </Button>
+      </div>
+      <TwoFactorPolicy />
+      <MembersTable />
+      <PendingInvitations />
+      <InviteDialog
+        isOpen={inviting}
+        onClose={() => {
+          setInviting(false)
+        }}
+      />
+    </div>
+  )
+}
+
+/** Not suspended on: should the policy fail to load, the members and invitations are still of use. */
+function TwoFactorPolicy() {
+  const policy = useQuery(usersQueries.policy())
+  const setPolicy = useSetPolicy()
+  const checked = setPolicy.isPending
+    ? setPolicy.variables.require_two_factor
+    : (policy.data?.require_two_factor ?? false)
+  const error = setPolicy.error ?? policy.error
+  return (
+    <div className="flex flex-col gap-1">
+      <label className="flex items-center gap-2 text-sm font-medium text-slate-900">
+        <input
+          type="checkbox"
+          className="size-4 rounded border-slate-300 accent-indigo-600"
+          checked={checked}
+          disabled={setPolicy.isPending || policy.data === undefined}
+          aria-describedby="two-factor-policy-help"
+          onChange={(event) => {
+            setPolicy.mutate({ require_two_factor: event.target.checked })
+          }}
+        />
+        Require two-factor sign-in
+      </label>
+      <p id="two-factor-policy-help" className="text-xs text-slate-500">
+        Members without two-factor still sign in, but can do nothing until they turn it on under Profile.
+      </p>
+      {error === null ? null : (
+        <p role="alert" className="text-sm text-red-700">
+          {error.message}
+        </p>
+      )}
+    </div>
+  )
+}
+
+function MembersTable() {
+  const { data: members } = useSuspenseQuery(usersQueries.members())
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  return (
+    <section aria-labelledby="members-heading" className={section}>
+      <h2 id="members-heading" className="text-lg font-semibold text-slate-900">
+        Members
+      </h2>
+      <div className="overflow-x-auto">
+        <table aria-labelledby="members-heading" className="w-full text-left text-sm">
+          <thead className="border-b border-slate-200 text-xs text-slate-600">
+            <tr>
+              <th scope="col" className={headerCell}>
+                Name
+              </th>
+              <th scope="col" className={headerCell}>
+                Email
+              </th>
+              <th scope="col" className={headerCell}>
+                Role
+              </th>
+              <th scope="col" className={headerCell}>
+                Status
+              </th>
+              <th scope="col" className={headerCell}>
+                Last active
+              </th>
+              <th scope="col" className={headerCell}>
+                Two-factor
+              </th>
+              <th scope="col" className={headerCell}>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {members.map((member) => (
+              <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  )
+}
+
+function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
+  const changeRole = useChangeRole()
+  const queryClient = useQueryClient()
+  const setActive = useSetMemberActive()
+  const name = memberName(member)
+  const active = member.status === 'active'
+  const refused = (error: Error) => {
+    showToast({ title: `${name} was not changed`, description: error.message, tone: 'error' })
+  }
+  return (
+    <tr>
+      <th scope="row" className={`${cell} font-medium text-slate-900`}>
+        {name}
+        {isMe ? <span className="ml-1 text-xs font-normal text-slate-500">(you)</span> : null}
+      </th>
+      <td className={cell}>{member.email}</td>
+      <td className={cell}>
+        <SelectField
+          label={`Role for ${name}`}
+          hideLabel
+          value={changeRole.isPending ? changeRole.variables.role : member.role_id}
+          options={ROLE_OPTIONS}
+          isDisabled={changeRole.isPending}
+          error={changeRole.error === null ? undefined : saveErrorMessage(changeRole.error, 'role_id')}
+          onChange={(value) => {
+            changeRole.mutate(
+              { id: member.id, role: roleOf(value) },
+              {
+                // An admin who made themselves a user is one now: the session says so, and settings close to them.
+                onSuccess: () => {
+                  if (isMe) void queryClient.invalidateQueries({ queryKey: authQueries.all() })
+                },
+              },
+            )
+          }}
+          className="w-28"
+        />
+      </td>
+      <td className={cell}>{active ? 'Active' : 'Deactivated'}</td>
+      <td className={cell}>{member.last_used === null ? 'Never' : formatDateTime(member.last_used)}</td>
+      <td className={cell}>{member.two_factor_enabled ? 'On' : 'Off'}</td>
+      <td className={`${cell} text-right`}>
+        {isMe ? null : active ? (
+          <ConfirmedDelete
+            label="Deactivate"
+            confirmLabel="Deactivate"
+            title={`Deactivate ${name}?`}
+            isPending={setActive.isPending}
+            onConfirm={(close) => {
+              setActive.mutate(
+                { id: member.id, active: false },
+                {
+                  onSuccess: close,
+                  onError: (error) => {
+                    close()
+                    refused(error)
+                  },
+                },
+              )
+            }}
+          >
+            They are signed out everywhere and their API keys stop working. Their leads and activities keep their name,
+            and you can reactivate them later.
+          </ConfirmedDelete>
+        ) : (
+          <Button
+            isPending={setActive.isPending}
+            onPress={() => {
+              setActive.mutate({ id: member.id, active: true }, { onError: refused })
+            }}
+          >
+            Reactivate
+          </Button>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+function PendingInvitations() {
+  const { data: invitations } = useSuspenseQuery(usersQueries.invitations())
+  return (
+    <section aria-labelledby="invitations-heading" className={section}>
+      <h2 id="invitations-heading" className="text-lg font-semibold text-slate-900">
+        Pending invitations
+      </h2>
+      {invitations.length === 0 ? (
+        <p className="text-sm text-slate-500">No invitations are waiting for an answer.</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table aria-labelledby="invitations-heading" className="w-full text-left text-sm">
+            <thead className="border-b border-slate-200 text-xs text-slate-600">
+              <tr>
+                <th scope="col" className={headerCell}>
+                  Email
+                </th>
+                <th scope="col" className={headerCell}>
+                  Role
+                </th>
+                <th scope="col" className={headerCell}>
+                  Sent
+                </th>
+                <th scope="col" className={headerCell}>
+                  Expires
+                </th>
+                <th scope="col" className={headerCell}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {invitations.map((invitation) => (
+                <InvitationRow key={invitation.id} invitation={invitation} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  )
+}
+
+function InvitationRow({ invitation }: { invitation: Invitation }) {
+  const resend = useResendInvitation()
+  const revoke = useRevokeInvitation()
+  return (
+    <tr>
+      <th scope="row" className={`${cell} font-medium text-slate-900`}>
+        {invitation.email}
+      </th>
+      <td className={cell}>{roleLabel(invitation.role_id)}</td>
+      <td className={cell}>
+        {formatDateTime(invitation.date_last_sent)}
+        <span className="block text-xs text-slate-500">by {invitation.invited_by_name}</span>
+      </td>
+      <td className={cell}>{invitation.status === 'expired' ? 'Expired' : formatDateTime(invitation.date_expires)}</td>
+      <td className={`${cell} text-right whitespace-nowrap`}>
+        <div className="inline-flex gap-2">
+          <Button
+            isPending={resend.isPending}
+            onPress={() => {
+              resend.mutate(invitation.id, {
+                onSuccess: () => {
+                  showToast({ title: `Invitation sent again to ${invitation.email}` })
+                },
+                onError: (error) => {
+                  showToast({ title: 'The invitation was not sent again', description: error.message, tone: 'error' })
+                },
+              })
+            }}
+          >
+            Resend
+          </Button>
+          <ConfirmedDelete
+            label="Revoke"
+            confirmLabel="Revoke"
+            title={`Revoke the invitation to ${invitation.email}?`}
+            isPending={revoke.isPending}
+            onConfirm={(close) => {
+              revoke.mutate(invitation.id, {
+                onSuccess: close,
+                onError: (error) => {
+                  close()
+                  showToast({ title: 'The invitation was not revoked', description: error.message, tone: 'error' })
+                },
+              })
+            }}
+          >
+            Its link stops working. You can invite the same address again later.
+          </ConfirmedDelete>
+        </div>
+      </td>
+    </tr>
+  )
+}
+
+function InviteDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
+  const invite = useInvite()
+  const [email, setEmail] = useState('')
+  const [role, setRole] = useState<Role>('user')
+  const close = () => {
+    setEmail('')
+    setRole('user')
+    invite.reset()
+    onClose()
+  }
+  const { beside, general } = placeErrors(['email', 'role_id'], invite.error)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const address = email.trim()
+    invite.mutate(
+      { email: address, role_id: role },
+      {
+        onSuccess: (invitation) => {
+          close()
+          showToast({ title: `Invitation sent to ${invitation.email}` })
+        },
+      },
+    )
+  }
+  return (
+    <Dialog
+      title="Invite user"
+      isOpen={isOpen}
+      onOpenChange={(open) => {
+        if (!open) close()
+      }}
+      isDismissable={email === ''}
+    >
+      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+        <TextField
+          label="Email"
+          type="email"
+          autoComplete="off"
+          autoFocus
+          value={email}
+          onChange={(value) => {
+            setEmail(value)
+            invite.reset()
+          }}
+          isRequired
+          error={beside.email}
+          description="They get an email with a link that works for 7 days."
+        />
+        <SelectField
+          label="Role"
+          value={role}
+          options={ROLE_OPTIONS}
+          onChange={(value) => {
+            setRole(roleOf(value))
+            invite.reset()
+          }}
+          error={beside.role_id}
+        />
+        <FormActions error={general} submitLabel="Send invitation" isPending={invite.isPending} onCancel={close} />
+      </form>
+    </Dialog>
+  )
+}
