@@ -5,6 +5,7 @@ import type { Db, Dialect, Tx } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin } from '../platform/security/roles.js'
+import { lockMemberships } from './account-repo.js'
 
 const tags = ['memberships']
 const params = Type.Object({ id: Type.String({ maxLength: 100 }) })
@@ -26,6 +27,7 @@ const membershipSchema = Type.Object({
   last_used: Type.Union([Type.String(), Type.Null()], {
     description: 'When any key of the member (a session or an API key) was last used.',
   }),
+  two_factor_enabled: Type.Boolean({ description: 'Whether the member signs in with a second factor.' }),
 })
 
 const updateBody = Type.Object(
@@ -73,16 +75,12 @@ function membershipViews(db: Db, organizationId: string) {
 async function membershipView(db: Db, organizationId: string, id: string): Promise<Static<typeof membershipSchema>> {
   const row = await membershipViews(db, organizationId).where('membership.id', '=', id).executeTakeFirst()
   if (row === undefined) throw new NotFoundError('Membership')
-  return { ...row, last_used: row.last_used ?? null }
+  return view(row)
 }
 
-/**
- * Serializes the membership changes of one organization, so that two admins demoting each other at once cannot both
- * pass the last-admin check. SQLite needs nothing: Kysely runs its transactions one at a time.
- */
-async function lockMemberships(tx: Tx, dialect: Dialect, organizationId: string): Promise<void> {
-  if (dialect !== 'postgres') return
-  await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
+/** Two-factor sign-in does not exist yet: no member has it on. */
+function view(row: Awaited<ReturnType<ReturnType<typeof membershipViews>['executeTakeFirstOrThrow']>>) {
+  return { ...row, last_used: row.last_used ?? null, two_factor_enabled: false }
 }
 
 /** One of the organization's memberships, read under the organization's membership lock; else 404. */
@@ -133,7 +131,7 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         .orderBy('membership.id')
         .limit(1000)
         .execute()
-      return { has_more: false, data: rows.map((row) => ({ ...row, last_used: row.last_used ?? null })) }
+      return { has_more: false, data: rows.map(view) }
     },
   )
 

@@ -31,17 +31,23 @@ export function throttleKeys(emailLower: string, address: string): ThrottleKeys 
   }
 }
 
-/** Seconds until an attempt may be made with these keys; 0 when it may now. */
-export async function throttleWait(db: Db, keys: ThrottleKeys, limits: ThrottleLimits, now: Date): Promise<number> {
+/** Seconds until an attempt may be made with these keys (an address's alone, or with an account's); 0 when it may now. */
+export async function throttleWait(
+  db: Db,
+  keys: ThrottleKeys | Pick<ThrottleKeys, 'address'>,
+  limits: ThrottleLimits,
+  now: Date,
+): Promise<number> {
+  const account = 'account' in keys ? keys.account : undefined
   const rows = await db
     .selectFrom('sign_in_throttle')
     .select(['key', 'failures', 'window_ends'])
-    .where('key', 'in', [keys.account, keys.address])
+    .where('key', 'in', account === undefined ? [keys.address] : [account, keys.address])
     .where('window_ends', '>', formatTimestamp(now))
     .execute()
   let wait = 0
   for (const row of rows) {
-    const limit = row.key === keys.account ? limits.perAccount : limits.perAddress
+    const limit = row.key === account ? limits.perAccount : limits.perAddress
     if (row.failures >= limit) {
       wait = Math.max(wait, Math.ceil((Date.parse(row.window_ends) - now.getTime()) / 1000))
     }
