@@ -100,6 +100,18 @@ async function findInvitation(db: Db, organizationId: string, id: string) {
 
 const notFound = () => new NotFoundError('Invitation')
 
+/** Whether the invited address is a member of the organization already, having joined by other means. */
+async function joinedAlready(db: Db, invitation: { organization_id: string; email_lower: string }): Promise<boolean> {
+  const member = await db
+    .selectFrom('membership')
+    .innerJoin('user', 'user.id', 'membership.user_id')
+    .select('membership.id')
+    .where('membership.organization_id', '=', invitation.organization_id)
+    .where('user.email_lower', '=', invitation.email_lower)
+    .executeTakeFirst()
+  return member !== undefined
+}
+
 /**
  * Invitations to join the organization (admins), and the public side of their links: what a link is for, and
  * accepting it, which signs the new member in.
@@ -231,7 +243,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     },
     async (request) => {
       const invitation = await pendingInvitationByToken(db, request.body.token, clock.now())
-      if (invitation === undefined) throw new HttpError(400, INVITATION_INVALID)
+      if (invitation === undefined || (await joinedAlready(db, invitation)))
+        throw new HttpError(400, INVITATION_INVALID)
       const user = await db
         .selectFrom('user')
         .select('id')
@@ -264,7 +277,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const body = request.body
       const now = clock.now()
       const invitation = await pendingInvitationByToken(db, body.token, now)
-      if (invitation === undefined) throw new HttpError(400, INVITATION_INVALID)
+      if (invitation === undefined || (await joinedAlready(db, invitation)))
+        throw new HttpError(400, INVITATION_INVALID)
       const existing = await db
         .selectFrom('user')
         .select(['id', 'password_hash'])
@@ -309,17 +323,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
           .select('id')
           .where('email_lower', '=', invitation.email_lower)
           .executeTakeFirst()
-        // The person became a member, or got an account, by other means since: this link is not theirs to use now.
-        if ((user === undefined) !== (newUser !== undefined)) throw new HttpError(400, INVITATION_INVALID)
-        if (user !== undefined) {
-          const member = await tx
-            .selectFrom('membership')
-            .select('id')
-            .where('organization_id', '=', invitation.organization_id)
-            .where('user_id', '=', user.id)
-            .executeTakeFirst()
-          if (member !== undefined) throw new HttpError(400, INVITATION_INVALID)
-        }
+        // The address got an account, or joined, by other means since it was checked: the answer above is stale.
+        if ((user === undefined) !== (newUser !== undefined) || (await joinedAlready(tx, invitation)))
+          throw new HttpError(400, INVITATION_INVALID)
         const userId =
           user?.id ??
           (await ensureUser(tx, clock, {
