@@ -77,14 +77,14 @@ async function sendLink(tx: Db, invitation: { id: string; organization_id: strin
 /**
  * Invites `email` to the organization with `role`, in the caller's transaction (the memberships locked): refused on
  * `email` when it is no address, a member's (active or deactivated), or already invited and pending. Answers the
- * invitation's id and the link's token.
+ * invitation's id, the link's token and when it expires.
  */
 export async function createInvitation(
   tx: Db,
   dialect: Dialect,
   clock: Clock,
   input: { organizationId: string; email: string; role: 'admin' | 'user'; invitedBy: string | null },
-): Promise<{ id: string; token: string }> {
+): Promise<{ id: string; token: string; dateExpires: string }> {
   const email = input.email.trim()
   if (!isEmail(email)) throw ValidationError.field('email', 'Enter a valid email address.')
   const emailLower = email.toLowerCase()
@@ -142,7 +142,8 @@ export async function createInvitation(
       date_revoked: null,
     })
     .execute()
-  return { id, token: await sendLink(tx, { id, organization_id: input.organizationId }, now) }
+  const token = await sendLink(tx, { id, organization_id: input.organizationId }, now)
+  return { id, token, dateExpires: formatTimestamp(new Date(now.getTime() + INVITATION_LIFETIME_MS)) }
 }
 
 /** Sends an invitation again with a new link (the old one stops working); refused within a minute of the last. */
