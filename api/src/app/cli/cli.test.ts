@@ -714,6 +714,37 @@ describe('leadline serve', () => {
     }
   })
 
+  it('warns once at start when no system mailer is configured, and not when one is', { timeout: 60_000 }, async () => {
+    /** What a server started with `env` logs until it has answered its first request. */
+    async function startUpLog(env: NodeJS.ProcessEnv): Promise<string> {
+      const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+        env: { ...childEnv(), ...env },
+      })
+      let out = ''
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+      try {
+        const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+        // Start-up is over once a request is answered: what it logs comes before.
+        const completed = waitForLine(child, /request completed/)
+        await fetch(`${String(url)}/api/v1/openapi.json`)
+        await completed
+        return out
+      } finally {
+        child.kill('SIGKILL')
+        await exitCode(child)
+      }
+    }
+    const unset = await startUpLog({ LEADLINE_SYSTEM_SMTP_URL: '' })
+    const warnings = unset.split('\n').filter((line) => line.includes('No system mailer is configured'))
+    expect(warnings).toHaveLength(1)
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({
+      level: 40,
+      msg: 'No system mailer is configured (LEADLINE_SYSTEM_SMTP_URL): invitation and password-reset emails are not sent',
+    })
+    const set = await startUpLog({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://127.0.0.1:2525' })
+    expect(set).not.toContain('No system mailer')
+  })
+
   it('does not wait for idle keep-alive connections when it stops', async () => {
     const org = await leadlineJson(['init', ...db, '--org', 'Idle Client', '--email', 'ops@idle-client.test'])
     const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
