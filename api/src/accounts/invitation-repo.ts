@@ -56,22 +56,26 @@ async function refuseOverHourlyLimit(tx: Db, organizationId: string, at: Date): 
   )
 }
 
-/** A new link for an invitation, its email queued; answers the token (the CLI prints it). */
-async function sendLink(tx: Db, invitation: { id: string; organization_id: string }, at: Date): Promise<string> {
+/** A new link for an invitation: its token, and the columns that store it (valid 7 days from `at`, sent at `at`). */
+function newLink(at: Date) {
   const { token, hash } = newLinkToken()
-  const now = formatTimestamp(at)
-  await tx
-    .updateTable('invitation')
-    .set({
-      token_hash: hash,
-      date_expires: formatTimestamp(new Date(at.getTime() + INVITATION_LIFETIME_MS)),
-      date_last_sent: now,
-    })
-    .where('id', '=', invitation.id)
-    .execute()
+  const columns = {
+    token_hash: hash,
+    date_expires: formatTimestamp(new Date(at.getTime() + INVITATION_LIFETIME_MS)),
+    date_last_sent: formatTimestamp(at),
+  }
+  return { token, columns }
+}
+
+/** Queues the email of an invitation's link. */
+async function queueInvitationMail(
+  tx: Db,
+  invitation: { id: string; organization_id: string },
+  token: string,
+  at: Date,
+) {
   const payload: LinkPayload = { id: invitation.id, token }
   await queueLinkMail(tx, { organizationId: invitation.organization_id, kind: INVITATION_KIND, payload }, at)
-  return token
 }
 
 /**
@@ -123,7 +127,7 @@ export async function createInvitation(
       )
       .execute()
   const id = newId('invitation')
-  const stamp = formatTimestamp(now)
+  const link = newLink(now)
   await tx
     .insertInto('invitation')
     .values({
@@ -132,18 +136,15 @@ export async function createInvitation(
       email,
       email_lower: emailLower,
       role: input.role,
-      // Replaced at once by the link's: a hash no token has until then.
-      token_hash: `unsent:${id}`,
       invited_by: input.invitedBy,
-      date_created: stamp,
-      date_expires: stamp,
-      date_last_sent: stamp,
+      date_created: formatTimestamp(now),
+      ...link.columns,
       date_accepted: null,
       date_revoked: null,
     })
     .execute()
-  const token = await sendLink(tx, { id, organization_id: input.organizationId }, now)
-  return { id, token, dateExpires: formatTimestamp(new Date(now.getTime() + INVITATION_LIFETIME_MS)) }
+  await queueInvitationMail(tx, { id, organization_id: input.organizationId }, link.token, now)
+  return { id, token: link.token, dateExpires: link.columns.date_expires }
 }
 
 /** Sends an invitation again with a new link (the old one stops working); refused within a minute of the last. */
@@ -166,7 +167,10 @@ export async function resendInvitation(
       `This invitation was sent moments ago: wait ${String(Math.ceil((RESEND_WAIT_MS - since) / 1000))} seconds before sending it again.`,
     )
   await refuseOverHourlyLimit(tx, invitation.organization_id, now)
-  return sendLink(tx, invitation, now)
+  const link = newLink(now)
+  await tx.updateTable('invitation').set(link.columns).where('id', '=', invitation.id).execute()
+  await queueInvitationMail(tx, invitation, link.token, now)
+  return link.token
 }
 
 /** The invitation whose link `token` is while it is pending (not used, revoked, replaced or expired). */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
 import { addMembership, displayName, ensureUser } from '../crm/users/user-repo.js'
 import type { Db } from '../platform/data/database.js'
@@ -122,7 +123,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     if (row === undefined) throw notFound()
     return invitationView(row, clock.now())
   }
-  const adminOver = (request: Parameters<typeof requireAdmin>[0], id: string) =>
+  const adminOver = (request: FastifyRequest, id: string) =>
     requireAdminOver(request, (organizationId) => findInvitation(db, organizationId, id), notFound)
 
   app.get(
