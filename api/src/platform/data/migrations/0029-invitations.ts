@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely'
 //   (`date_accepted`), revoked (`date_revoked`) or past `date_expires`. A resend replaces the token.
 //   `invited_by` is null for an invitation an operator made with the CLI.
 // - `password_reset`: a link that sets a user's password once (`date_used`) before `date_expires`.
+// Their emails go through the outbox; `outbox_org_kind_idx` counts an organization's invitation emails of the hour.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -56,9 +57,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('password_reset')
     .columns(['user_id', 'date_created'])
     .execute()
+  // How many emails of a kind an organization sent in the last hour (invitations are limited per hour).
+  await db.schema
+    .createIndex('outbox_org_kind_idx')
+    .on('outbox')
+    .columns(['organization_id', 'kind', 'date_created'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('outbox_org_kind_idx').execute()
   await db.schema.dropTable('password_reset').execute()
   await db.schema.dropTable('invitation').execute()
 }
