@@ -4,7 +4,7 @@ import { HttpError, ValidationError } from '../platform/http/errors.js'
 import { newId } from '../platform/security/ids.js'
 import { linkTokenHash, newLinkToken } from '../platform/security/single-use-link.js'
 import { isEmail } from '../platform/text/text.js'
-import { displayName } from '../crm/users/user-repo.js'
+import { addMembership, displayName, ensureUser } from '../crm/users/user-repo.js'
 import { lockMemberships } from './account-repo.js'
 import { queueLinkMail, type LinkPayload, type SystemMail } from './system-mail.js'
 
@@ -56,6 +56,17 @@ async function refuseOverHourlyLimit(tx: Db, organizationId: string, at: Date): 
   )
 }
 
+/** The membership (active or deactivated) of the person with this address in the organization, if any. */
+export async function memberOf(db: Db, where: { organization_id: string; email_lower: string }) {
+  return db
+    .selectFrom('membership')
+    .innerJoin('user', 'user.id', 'membership.user_id')
+    .select(['membership.id', 'membership.status'])
+    .where('membership.organization_id', '=', where.organization_id)
+    .where('user.email_lower', '=', where.email_lower)
+    .executeTakeFirst()
+}
+
 /** A new link for an invitation: its token, and the columns that store it (valid 7 days from `at`, sent at `at`). */
 function newLink(at: Date) {
   const { token, hash } = newLinkToken()
@@ -93,13 +104,7 @@ export async function createInvitation(
   if (!isEmail(email)) throw ValidationError.field('email', 'Enter a valid email address.')
   const emailLower = email.toLowerCase()
   await lockMemberships(tx, dialect, input.organizationId)
-  const member = await tx
-    .selectFrom('membership')
-    .innerJoin('user', 'user.id', 'membership.user_id')
-    .select('membership.status')
-    .where('membership.organization_id', '=', input.organizationId)
-    .where('user.email_lower', '=', emailLower)
-    .executeTakeFirst()
+  const member = await memberOf(tx, { organization_id: input.organizationId, email_lower: emailLower })
   if (member?.status === 'active') throw ValidationError.field('email', `${email} is already a member.`)
   if (member !== undefined)
     throw ValidationError.field('email', `${email} is a deactivated member; reactivate them under Users.`)
@@ -217,4 +222,58 @@ export async function invitationMail(
       `The link works once, for ${String(INVITATION_LIFETIME_MS / (24 * 3_600_000))} days. If you did not expect ` +
       'this invitation, ignore this email.\n',
   }
+}
+
+/**
+ * Accepts a pending invitation whose link is `token`, in the caller's transaction: it is marked accepted (of two
+ * accepts at once, the first to mark it wins), and its address's user (made from `newUser`, or the existing one when
+ * `newUser` is undefined) joins with its role. Refused with the invalid-link message when the link was used, revoked,
+ * replaced or expired meanwhile, or the address got an account or joined by other means since it was checked.
+ */
+export async function joinByInvitation(
+  tx: Db,
+  dialect: Dialect,
+  clock: Clock,
+  invitation: Pick<InvitationTable, 'id' | 'organization_id' | 'email' | 'email_lower' | 'role'>,
+  token: string,
+  newUser: { firstName: string; lastName: string; passwordHash: string } | undefined,
+): Promise<{ organizationId: string; userId: string; membershipId: string }> {
+  await lockMemberships(tx, dialect, invitation.organization_id)
+  const stamp = formatTimestamp(clock.now())
+  const taken = await tx
+    .updateTable('invitation')
+    .set({ date_accepted: stamp })
+    .where('id', '=', invitation.id)
+    .where('token_hash', '=', linkTokenHash(token))
+    .where('date_accepted', 'is', null)
+    .where('date_revoked', 'is', null)
+    .where('date_expires', '>', stamp)
+    .executeTakeFirst()
+  if (Number(taken.numUpdatedRows) === 0) throw new HttpError(400, INVITATION_INVALID)
+  const user = await tx
+    .selectFrom('user')
+    .select('id')
+    .where('email_lower', '=', invitation.email_lower)
+    .executeTakeFirst()
+  if ((user === undefined) !== (newUser !== undefined) || (await memberOf(tx, invitation)) !== undefined)
+    throw new HttpError(400, INVITATION_INVALID)
+  const userId =
+    user?.id ??
+    (await ensureUser(tx, clock, {
+      email: invitation.email,
+      firstName: newUser?.firstName ?? null,
+      lastName: newUser?.lastName ?? null,
+    }))
+  if (newUser !== undefined)
+    await tx
+      .updateTable('user')
+      .set({ password_hash: newUser.passwordHash, password_changed_at: stamp })
+      .where('id', '=', userId)
+      .execute()
+  const membershipId = await addMembership(tx, clock, {
+    organizationId: invitation.organization_id,
+    userId,
+    role: invitation.role,
+  })
+  return { organizationId: invitation.organization_id, userId, membershipId }
 }

@@ -2,17 +2,18 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
-import { addMembership, displayName, ensureUser } from '../crm/users/user-repo.js'
+import { displayName } from '../crm/users/user-repo.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin, requireAdminOver } from '../platform/security/roles.js'
-import { linkTokenHash } from '../platform/security/single-use-link.js'
 import { lockMemberships } from './account-repo.js'
 import {
   createInvitation,
   INVITATION_INVALID,
   invitationStatus,
+  joinByInvitation,
+  memberOf,
   pendingInvitationByToken,
   resendInvitation,
 } from './invitation-repo.js'
@@ -100,18 +101,6 @@ async function findInvitation(db: Db, organizationId: string, id: string) {
 }
 
 const notFound = () => new NotFoundError('Invitation')
-
-/** Whether the invited address is a member of the organization already, having joined by other means. */
-async function joinedAlready(db: Db, invitation: { organization_id: string; email_lower: string }): Promise<boolean> {
-  const member = await db
-    .selectFrom('membership')
-    .innerJoin('user', 'user.id', 'membership.user_id')
-    .select('membership.id')
-    .where('membership.organization_id', '=', invitation.organization_id)
-    .where('user.email_lower', '=', invitation.email_lower)
-    .executeTakeFirst()
-  return member !== undefined
-}
 
 /**
  * Invitations to join the organization (admins), and the public side of their links: what a link is for, and
@@ -244,7 +233,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     },
     async (request) => {
       const invitation = await pendingInvitationByToken(db, request.body.token, clock.now())
-      if (invitation === undefined || (await joinedAlready(db, invitation)))
+      if (invitation === undefined || (await memberOf(db, invitation)) !== undefined)
         throw new HttpError(400, INVITATION_INVALID)
       const user = await db
         .selectFrom('user')
@@ -278,7 +267,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const body = request.body
       const now = clock.now()
       const invitation = await pendingInvitationByToken(db, body.token, now)
-      if (invitation === undefined || (await joinedAlready(db, invitation)))
+      if (invitation === undefined || (await memberOf(db, invitation)) !== undefined)
         throw new HttpError(400, INVITATION_INVALID)
       const existing = await db
         .selectFrom('user')
@@ -305,48 +294,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         }
         await clearAccountFailures(db, keys)
       }
-      const joined = await db.transaction().execute(async (tx) => {
-        await lockMemberships(tx, dialect, invitation.organization_id)
-        const stamp = formatTimestamp(clock.now())
-        // Used once: of two accepts at once, the one that marks it accepted first wins.
-        const taken = await tx
-          .updateTable('invitation')
-          .set({ date_accepted: stamp })
-          .where('id', '=', invitation.id)
-          .where('token_hash', '=', linkTokenHash(body.token))
-          .where('date_accepted', 'is', null)
-          .where('date_revoked', 'is', null)
-          .where('date_expires', '>', stamp)
-          .executeTakeFirst()
-        if (Number(taken.numUpdatedRows) === 0) throw new HttpError(400, INVITATION_INVALID)
-        const user = await tx
-          .selectFrom('user')
-          .select('id')
-          .where('email_lower', '=', invitation.email_lower)
-          .executeTakeFirst()
-        // The address got an account, or joined, by other means since it was checked: the answer above is stale.
-        if ((user === undefined) !== (newUser !== undefined) || (await joinedAlready(tx, invitation)))
-          throw new HttpError(400, INVITATION_INVALID)
-        const userId =
-          user?.id ??
-          (await ensureUser(tx, clock, {
-            email: invitation.email,
-            firstName: newUser?.firstName ?? null,
-            lastName: newUser?.lastName ?? null,
-          }))
-        if (newUser !== undefined)
-          await tx
-            .updateTable('user')
-            .set({ password_hash: newUser.passwordHash, password_changed_at: stamp })
-            .where('id', '=', userId)
-            .execute()
-        const membershipId = await addMembership(tx, clock, {
-          organizationId: invitation.organization_id,
-          userId,
-          role: invitation.role,
-        })
-        return { organizationId: invitation.organization_id, userId, membershipId }
-      })
+      const joined = await db
+        .transaction()
+        .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, body.token, newUser))
       return mintSessionKey(db, clock, joined, body)
     },
   )
