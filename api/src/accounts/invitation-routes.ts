@@ -11,6 +11,7 @@ import { lockMemberships } from './account-repo.js'
 import {
   createInvitation,
   INVITATION_INVALID,
+  INVITATIONS_PER_HOUR,
   invitationStatus,
   joinByInvitation,
   memberOf,
@@ -155,7 +156,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         summary: 'Invite an address to join the organization (admin); the link is emailed by the system mailer',
         description:
           'Refused on `email` for a member’s address (active or deactivated) or one invited already and pending; ' +
-          `429 with \`Retry-After\` past 50 invitation emails an hour.`,
+          `429 with \`Retry-After\` past ${String(INVITATIONS_PER_HOUR)} invitation emails an hour.`,
         body: createBody,
         response: { 200: invitationSchema },
       },
@@ -193,7 +194,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         await lockMemberships(tx, dialect, me.organizationId)
         const row = await findInvitation(tx, me.organizationId, request.params.id)
         if (row === undefined) throw notFound()
-        await resendInvitation(tx, clock, { ...row, organization_id: me.organizationId })
+        await resendInvitation(tx, clock, row)
       })
       return viewOf(me.organizationId, request.params.id)
     },

@@ -6,7 +6,7 @@ import { setPassword, WeakPasswordError } from './account-repo.js'
 import { RESET_INVALID, requestPasswordReset, usableReset, useResetLinks } from './password-reset.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
 import { callerAddress, endSessions, refuseWhenThrottled } from './session-routes.js'
-import { clearAccountFailures, throttleKeys } from './sign-in-throttle.js'
+import { addressKey, clearAccountFailures, throttleKeys } from './sign-in-throttle.js'
 
 const tags = ['sign-in']
 
@@ -28,7 +28,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
       },
     },
     async (request) => {
-      await refuseWhenThrottled(db, { address: throttleKeys('', callerAddress(request)).address }, clock.now())
+      await refuseWhenThrottled(db, addressKey(callerAddress(request)), clock.now())
       await requestPasswordReset(db, clock, request.body.email)
       return {}
     },

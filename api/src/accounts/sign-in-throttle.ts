@@ -25,10 +25,12 @@ export interface ThrottleKeys {
 
 /** The keys of one attempt: the account's by a hash of its address (a fixed length), the caller's address. */
 export function throttleKeys(emailLower: string, address: string): ThrottleKeys {
-  return {
-    account: `account:${createHash('sha256').update(emailLower).digest('hex')}`,
-    address: `address:${address.slice(0, 100)}`,
-  }
+  return { account: `account:${createHash('sha256').update(emailLower).digest('hex')}`, ...addressKey(address) }
+}
+
+/** The key of the caller's address alone, for an attempt that names no account. */
+export function addressKey(address: string): Pick<ThrottleKeys, 'address'> {
+  return { address: `address:${address.slice(0, 100)}` }
 }
 
 /** Seconds until an attempt may be made with these keys (an address's alone, or with an account's); 0 when it may now. */
