@@ -126,6 +126,10 @@ function startServers(apiPort, appPort, catchMail) {
       LEADLINE_APP_URL: appUrl,
       LEADLINE_SECRET_KEY: persistentSecret('LEADLINE_SECRET_KEY', secretKeyFile),
       LEADLINE_SMTP_ALLOW_HOSTS: allowedSmtp.filter((item) => item !== '').join(','),
+      // Invitations and password resets land in the demo's mail catcher too, unless a system mailer is set.
+      ...(catchMail && !process.env.LEADLINE_SYSTEM_SMTP_URL
+        ? { LEADLINE_SYSTEM_SMTP_URL: `smtp://127.0.0.1:${demoMailServer.split(':')[1]}` }
+        : {}),
     }),
   ]
   if (catchMail) {

@@ -147,6 +147,46 @@ export function authRoutes(deps: AuthDeps): Router {
     res.status(204).end()
   })
 
+  // Invitations and password resets: the api answers, the browser hears it as it is; an accepted invitation signs in.
+  router.post('/invitation/lookup', async (req, res) => {
+    refuseWhenLimited(req, res, deps)
+    const record = requireObject(req.body)
+    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/invitation/lookup/', { token: record.token }))
+  })
+
+  router.post('/invitation/accept', async (req, res) => {
+    refuseWhenLimited(req, res, deps)
+    const record = requireObject(req.body)
+    // The page may not know the browser's zone yet: UTC until the app sets it (PUT /auth/session).
+    const timeZone = record.time_zone === undefined ? 'UTC' : requireTimeZone(record)
+    const { token, first_name, last_name, password } = record
+    const answer = await publicCall(req, deps, '/api/v1/auth/invitation/accept/', {
+      token,
+      first_name,
+      last_name,
+      password,
+      ...sessionTerms(req, deps),
+    })
+    if (answer.status !== 200) {
+      relay(req, res, deps, answer)
+      return
+    }
+    await signIn(req, res, deps, sessionKeyFrom(answer, res), timeZone)
+  })
+
+  router.post('/password-reset', async (req, res) => {
+    refuseWhenLimited(req, res, deps)
+    const record = requireObject(req.body)
+    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/', { email: record.email }))
+  })
+
+  router.post('/password-reset/complete', async (req, res) => {
+    refuseWhenLimited(req, res, deps)
+    const record = requireObject(req.body)
+    const body = { token: record.token, password: record.password }
+    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/complete/', body))
+  })
+
   router.get('/demo-users', async (req, res) => {
     const users = await demoUsers(req, deps)
     res.json(users.map((u) => ({ email: u.email, title: u.title, role: u.role, display_name: demoDisplayName(u) })))
@@ -293,6 +333,34 @@ async function sessionKeyForPassword(
     )
   }
   return sessionKeyFrom(answer, res)
+}
+
+/** A public auth route of the api (no key), told who is asking so that it counts attempts by their address. */
+function publicCall(req: Request, deps: AuthDeps, path: string, body: Record<string, unknown>) {
+  return upstreamJson(deps.pool, path, undefined, 'UTC', deps.now(), deps.config.apiTimeoutMs, {
+    method: 'POST',
+    body,
+    forwardedFor: clientAddress(req),
+  })
+}
+
+/**
+ * The api's answer as it is, with its status (and `Retry-After`); a refused link counts as a failed attempt, so no
+ * one tries tokens faster than passwords. An answer that is not the api's JSON is a 502.
+ */
+function relay(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  answer: { status: number; body: unknown; headers: Record<string, unknown> },
+): void {
+  if (answer.status >= 500 || !isRecord(answer.body))
+    throw new HttpError(502, 'The CRM service gave an unexpected answer.')
+  if (answer.status === 400 && typeof answer.body.error === 'string')
+    deps.limiter.recordFailure(clientAddress(req), deps.now())
+  const retry = answer.headers['retry-after']
+  if (typeof retry === 'string') res.setHeader('retry-after', retry)
+  res.status(answer.status).json(answer.body)
 }
 
 /** A session key, and whether its organization holds it until two-factor sign-in is turned on. */

@@ -26,6 +26,10 @@ export const ID_PREFIXES = {
   outcome: 'outcome_',
   /** A file received with an email (`/email_attachment/{id}/`). */
   emailAttachment: 'attach_',
+  /** An invitation to join an organization (`/invitation/{id}/`). */
+  invitation: 'inv_',
+  /** A password-reset link (never shown: only its emailed token is). */
+  passwordReset: 'pwreset_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -55,6 +59,8 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   outboxAttempt: 22,
   outcome: 43,
   emailAttachment: 43,
+  invitation: 43,
+  passwordReset: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

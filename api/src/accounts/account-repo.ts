@@ -1,4 +1,4 @@
-import type { Db } from '../platform/data/database.js'
+import type { Db, Dialect } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
 import { hashPassword, passwordProblem } from './passwords.js'
 
@@ -27,4 +27,14 @@ export async function setPassword(db: Db, clock: Clock, userId: string, password
     .set({ password_hash: passwordHash, password_changed_at: formatTimestamp(clock.now()) })
     .where('id', '=', userId)
     .execute()
+}
+
+/**
+ * Serializes the changes to an organization's members and invitations, so that two at once cannot both pass a check
+ * the other would fail (two admins demoting each other, two invitations of one address). SQLite needs nothing:
+ * Kysely runs its transactions one at a time.
+ */
+export async function lockMemberships(tx: Db, dialect: Dialect, organizationId: string): Promise<void> {
+  if (dialect !== 'postgres') return
+  await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
 }

@@ -7,6 +7,7 @@ import { eventContext, recordEvents } from '../integrations/events/event-repo.js
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin } from '../platform/security/roles.js'
+import { lockMemberships } from './account-repo.js'
 
 const tags = ['memberships']
 const params = Type.Object({ id: Type.String({ maxLength: 100 }) })
@@ -120,15 +121,6 @@ async function changeMembership(
     { objectType: 'membership', objectId: id, action: 'updated', leadId: null, data, previous },
   ])
   return after
-}
-
-/**
- * Serializes the membership changes of one organization, so that two admins demoting each other at once cannot both
- * pass the last-admin check. SQLite needs nothing: Kysely runs its transactions one at a time.
- */
-async function lockMemberships(tx: Tx, dialect: Dialect, organizationId: string): Promise<void> {
-  if (dialect !== 'postgres') return
-  await tx.selectFrom('organization').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()
 }
 
 /** One of the organization's memberships, read under the organization's membership lock; else 404. */

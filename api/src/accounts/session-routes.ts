@@ -7,6 +7,7 @@ import { formatTimestamp, type Clock } from '../platform/data/time.js'
 import { ForbiddenError, HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
+import type { AuthCache } from '../platform/security/auth-cache.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
 import { MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js'
 import { requiresTwoFactor } from './sign-in-policy-routes.js'
@@ -32,7 +33,8 @@ const MAX_EXPIRES_IN = 3650 * DAY_SECONDS
 const DEFAULT_IDLE_SECONDS = 12 * 60 * 60
 const MAX_IDLE_SECONDS = 365 * DAY_SECONDS
 
-const sessionTerms = {
+/** What a sign-in may say of the session it starts; every route that signs someone in takes them. */
+export const sessionTerms = {
   description: Type.Optional(
     Type.String({
       maxLength: 200,
@@ -73,7 +75,7 @@ const signInBody = Type.Object(
   { additionalProperties: false },
 )
 
-const sessionKeySchema = Type.Object({
+export const sessionKeySchema = Type.Object({
   api_key_id: Type.String(),
   api_key: Type.String({ description: 'Shown once. Send it as any API key: HTTP Basic, the key as the user name.' }),
   user_id: Type.String(),
@@ -109,7 +111,8 @@ const passwordBody = Type.Object(
 
 type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
 
-async function mintSessionKey(
+/** A key for a new session of a member, as `POST /auth/sign_in/` answers it. */
+export async function mintSessionKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
@@ -176,8 +179,22 @@ export async function revokeSessionKeys(db: Db, userId: string, now: Date, keep?
   return Number(result.numUpdatedRows)
 }
 
-/** Refuses an attempt while its account or address is over its limit; 429 with `Retry-After`. */
-async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
+/**
+ * Ends every session key of a user but `keep`, everywhere, and at once in this process (others within the auth
+ * cache's seconds): after a password change or a reset.
+ */
+export async function endSessions(tx: Db, auth: AuthCache, now: Date, userId: string, keep?: string): Promise<number> {
+  const ended = await revokeSessionKeys(tx, userId, now, keep)
+  auth.forget((owner) => owner.userId === userId && owner.kind === 'session' && owner.apiKeyId !== keep)
+  return ended
+}
+
+/** Refuses an attempt while its account (when given) or address is over its limit; 429 with `Retry-After`. */
+export async function refuseWhenThrottled(
+  db: Db,
+  keys: ThrottleKeys | Pick<ThrottleKeys, 'address'>,
+  now: Date,
+): Promise<void> {
   const wait = await throttleWait(db, keys, SIGN_IN_LIMITS, now)
   if (wait > 0) {
     throw new HttpError(429, `Too many failed attempts; try again in ${String(Math.ceil(wait / 60))} minute(s).`, {
@@ -186,7 +203,7 @@ async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promi
   }
 }
 
-function callerAddress(request: FastifyRequest): string {
+export function callerAddress(request: FastifyRequest): string {
   return request.ip
 }
 
@@ -231,13 +248,6 @@ export const TWO_FACTOR_CODE_WRONG = 'That code is not right.'
  * any key can be exchanged for one, and a person sees and ends their sessions and changes their password.
  */
 export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, auth, config }) => {
-  /** Ends a user's session keys but `keep` everywhere, and at once in this process (others within the cache window). */
-  const endSessions = async (tx: Db, userId: string, keep?: string) => {
-    const ended = await revokeSessionKeys(tx, userId, clock.now(), keep)
-    auth.forget((owner) => owner.userId === userId && owner.kind === 'session' && owner.apiKeyId !== keep)
-    return ended
-  }
-
   app.post(
     '/auth/sign_in/',
     {
@@ -401,7 +411,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = caller(request)
-      return { ended: await endSessions(db, me.userId, me.apiKeyId) }
+      return { ended: await endSessions(db, auth, clock.now(), me.userId, me.apiKeyId) }
     },
   )
 
@@ -429,7 +439,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           if (error instanceof WeakPasswordError) throw ValidationError.field('password', error.message)
           throw error
         }
-        return endSessions(tx, me.userId, me.apiKeyId)
+        return endSessions(tx, auth, clock.now(), me.userId, me.apiKeyId)
       })
       return { ended_sessions: ended }
     },

@@ -25,23 +25,31 @@ export interface ThrottleKeys {
 
 /** The keys of one attempt: the account's by a hash of its address (a fixed length), the caller's address. */
 export function throttleKeys(emailLower: string, address: string): ThrottleKeys {
-  return {
-    account: `account:${createHash('sha256').update(emailLower).digest('hex')}`,
-    address: `address:${address.slice(0, 100)}`,
-  }
+  return { account: `account:${createHash('sha256').update(emailLower).digest('hex')}`, ...addressKey(address) }
 }
 
-/** Seconds until an attempt may be made with these keys; 0 when it may now. */
-export async function throttleWait(db: Db, keys: ThrottleKeys, limits: ThrottleLimits, now: Date): Promise<number> {
+/** The key of the caller's address alone, for an attempt that names no account. */
+export function addressKey(address: string): Pick<ThrottleKeys, 'address'> {
+  return { address: `address:${address.slice(0, 100)}` }
+}
+
+/** Seconds until an attempt may be made with these keys (an address's alone, or with an account's); 0 when it may now. */
+export async function throttleWait(
+  db: Db,
+  keys: ThrottleKeys | Pick<ThrottleKeys, 'address'>,
+  limits: ThrottleLimits,
+  now: Date,
+): Promise<number> {
+  const account = 'account' in keys ? keys.account : undefined
   const rows = await db
     .selectFrom('sign_in_throttle')
     .select(['key', 'failures', 'window_ends'])
-    .where('key', 'in', [keys.account, keys.address])
+    .where('key', 'in', account === undefined ? [keys.address] : [account, keys.address])
     .where('window_ends', '>', formatTimestamp(now))
     .execute()
   let wait = 0
   for (const row of rows) {
-    const limit = row.key === keys.account ? limits.perAccount : limits.perAddress
+    const limit = row.key === account ? limits.perAccount : limits.perAddress
     if (row.failures >= limit) {
       wait = Math.max(wait, Math.ceil((Date.parse(row.window_ends) - now.getTime()) / 1000))
     }

@@ -49,6 +49,8 @@ import { membershipRoutes } from '../accounts/membership-routes.js'
 import { apiKeyRoutes } from '../accounts/api-key-routes.js'
 import { signInPolicyRoutes } from '../accounts/sign-in-policy-routes.js'
 import { twoFactorRoutes } from '../accounts/two-factor-routes.js'
+import { invitationRoutes } from '../accounts/invitation-routes.js'
+import { passwordResetRoutes } from '../accounts/password-reset-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -150,6 +152,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(apiKeyRoutes, deps)
       await api.register(twoFactorRoutes, deps)
       await api.register(signInPolicyRoutes, deps)
+      await api.register(invitationRoutes, deps)
+      await api.register(passwordResetRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

@@ -25,6 +25,8 @@ import { smsProviderFrom } from '../telephony/sms/sms-provider.js'
 import { EMAIL_SEND_KIND, emailSendHandler } from '../email/send/email-send.js'
 import { verificationSendHandler } from '../email/send/email-verification-send.js'
 import { EMAIL_VERIFY_KIND } from '../email/accounts/email-address-verification.js'
+import { accountMailHandlers } from '../accounts/account-mail.js'
+import { NO_SYSTEM_MAILER } from '../accounts/system-mail.js'
 import { startEmailReceiver, type EmailReceiver } from '../email/receive/email-receiver.js'
 import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachments/email-attachment-repo.js'
 
@@ -176,9 +178,14 @@ export async function serve(options: ServeOptions): Promise<Server> {
       }),
       // Links that verify an address go out through the account's SMTP server too (docs/decisions/0038).
       [EMAIL_VERIFY_KIND]: verificationSendHandler({ db: database.db, clock: systemClock, config }),
+      // Invitations and password resets go out through the operator's system mailer.
+      ...accountMailHandlers({ db: database.db, clock: systemClock, config }),
     },
   })
   dispatcher.start()
+  if (config.systemMail.smtp === null) {
+    app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
+  }
 
   // The latest response on each open connection (kept per connection: a listener per request costs every request).
   const latest = new Map<Socket, ServerResponse>()

@@ -249,3 +249,51 @@ describe('SMTP servers allowed past the outbound guard', () => {
     )
   })
 })
+
+describe('loadConfig system mailer', () => {
+  it('is unset by default, sending as no-reply at the app URL’s host', () => {
+    expect(loadConfig({}).systemMail).toEqual({ smtp: null, from: 'Leadline <no-reply@localhost>' })
+    expect(loadConfig({ LEADLINE_APP_URL: 'https://crm.example.com/' }).systemMail.from).toBe(
+      'Leadline <no-reply@crm.example.com>',
+    )
+  })
+
+  it('takes an smtp:// or smtps:// URL apart, with a user name and password', () => {
+    expect(loadConfig({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://127.0.0.1:2525' }).systemMail.smtp).toEqual({
+      host: '127.0.0.1',
+      port: 2525,
+      secure: false,
+      user: null,
+      password: null,
+    })
+    expect(
+      loadConfig({ LEADLINE_SYSTEM_SMTP_URL: 'smtps://mailer%40example.com:p%3Ass@relay.example.com' }).systemMail.smtp,
+    ).toEqual({ host: 'relay.example.com', port: 465, secure: true, user: 'mailer@example.com', password: 'p:ss' })
+    expect(loadConfig({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://[::1]' }).systemMail.smtp).toMatchObject({
+      host: '::1',
+      port: 25,
+    })
+  })
+
+  it.each(['http://relay.example.com', 'relay.example.com:25', 'smtp://relay.example.com/path', 'smtp://:x@/'])(
+    'refuses %j without repeating it',
+    (value) => {
+      expect(() => loadConfig({ LEADLINE_SYSTEM_SMTP_URL: value })).toThrow(/^LEADLINE_SYSTEM_SMTP_URL must be /)
+    },
+  )
+
+  it('never repeats a password in its refusal', () => {
+    expect(() => loadConfig({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://me:hunter2@relay.example.com/x' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    )
+  })
+
+  it('takes a sender address with or without a name, and refuses anything else', () => {
+    expect(loadConfig({ LEADLINE_SYSTEM_MAIL_FROM: 'CRM <crm@example.com>' }).systemMail.from).toBe(
+      'CRM <crm@example.com>',
+    )
+    expect(loadConfig({ LEADLINE_SYSTEM_MAIL_FROM: 'crm@example.com' }).systemMail.from).toBe('crm@example.com')
+    for (const value of ['nobody', 'CRM <crm@example.com', 'a@b.com\r\nBcc: x@y.com'])
+      expect(() => loadConfig({ LEADLINE_SYSTEM_MAIL_FROM: value })).toThrow(/^LEADLINE_SYSTEM_MAIL_FROM must be/)
+  })
+})

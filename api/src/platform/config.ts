@@ -52,6 +52,19 @@ export interface Config {
   secretBox: SecretBox | null
   /** The SMTP receiver for incoming mail (docs/decisions/0032-incoming-mail.md). */
   emailReceive: EmailReceiveConfig
+  /** Where Leadline's own mail (invitations, password resets) goes. */
+  systemMail: SystemMailConfig
+}
+
+/**
+ * The system mailer: the operator's own SMTP relay, for the mail Leadline itself sends (not a user's). It may be on
+ * this machine or a private network: the operator named it, so the outbound guard does not apply to it.
+ */
+export interface SystemMailConfig {
+  /** `LEADLINE_SYSTEM_SMTP_URL`, taken apart; null when unset: links are still made, their emails fail, saying why. */
+  smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null } | null
+  /** `LEADLINE_SYSTEM_MAIL_FROM`, by default `Leadline <no-reply@HOST>` with the app URL's host name. */
+  from: string
 }
 
 /** The SMTP receiver for incoming mail (docs/decisions/0032-incoming-mail.md). */
@@ -210,12 +223,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `LEADLINE_HEADERS_TIMEOUT (${timeouts.headersSeconds}) must not exceed LEADLINE_REQUEST_TIMEOUT (${timeouts.requestSeconds})`,
     )
   }
+  const appUrl = (env.LEADLINE_APP_URL ?? 'http://localhost:3000').replace(/\/+$/, '')
   return {
     databaseUrl: env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     host: env.HOST ?? '127.0.0.1',
     port: positiveInt(env, 'API_PORT', 4000),
     logLevel,
-    appUrl: (env.LEADLINE_APP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+    appUrl,
     rateLimit: {
       points: positiveInt(env, 'LEADLINE_RATE_LIMIT', 2400),
       windowSeconds: positiveInt(env, 'LEADLINE_RATE_WINDOW', 30),
@@ -248,7 +262,65 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     secretBox: secretBoxFrom(env),
     emailReceive: emailReceiveConfigFrom(env),
+    systemMail: systemMailConfigFrom(env, appUrl),
   }
+}
+
+/**
+ * `LEADLINE_SYSTEM_SMTP_URL`: `smtp://[user:pass@]host[:port]` (port 25 by default; STARTTLS when offered) or
+ * `smtps://…` (TLS from the start, port 465 by default); `LEADLINE_SYSTEM_MAIL_FROM`: `address` or `Name <address>`.
+ * An error never repeats the URL, which may hold a password.
+ */
+function systemMailConfigFrom(env: NodeJS.ProcessEnv, appUrl: string): SystemMailConfig {
+  const raw = env.LEADLINE_SYSTEM_SMTP_URL ?? ''
+  let smtp: SystemMailConfig['smtp'] = null
+  if (raw !== '') {
+    const problem = 'LEADLINE_SYSTEM_SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…'
+    let url: URL
+    try {
+      url = new URL(raw)
+    } catch {
+      throw new Error(`${problem}; it is not a URL`)
+    }
+    const secure = url.protocol === 'smtps:'
+    if (!secure && url.protocol !== 'smtp:') throw new Error(`${problem}; its scheme is ${url.protocol}`)
+    if (url.hostname === '') throw new Error(`${problem}; it names no host`)
+    if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '')
+      throw new Error(`${problem}; it has a path, query or fragment`)
+    const decode = (part: string) => {
+      try {
+        return decodeURIComponent(part)
+      } catch {
+        throw new Error(`${problem}; its user name or password is not well percent-encoded`)
+      }
+    }
+    smtp = {
+      // An IPv6 literal comes bracketed from URL; the socket wants it bare.
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port === '' ? (secure ? 465 : 25) : Number(url.port),
+      secure,
+      user: url.username === '' ? null : decode(url.username),
+      password: url.password === '' ? null : decode(url.password),
+    }
+  }
+  const rawFrom = (env.LEADLINE_SYSTEM_MAIL_FROM ?? '').trim()
+  if (rawFrom === '') {
+    let host = 'localhost'
+    try {
+      host = new URL(appUrl).hostname.replace(/^\[(.*)\]$/, '$1') || host
+    } catch {
+      // A bad LEADLINE_APP_URL is reported where it is used; the default sender need not fail too.
+    }
+    return { smtp, from: `Leadline <no-reply@${host}>` }
+  }
+  // An address, or a display name and an address in angle brackets; never a line break (a header of its own).
+  const address = /^[^<>\r\n]*<([^<>\s]+)>$/.exec(rawFrom)?.[1] ?? rawFrom
+  if (/[\s<>]/.test(address) || !/^[^@]+@[^@]+$/.test(address)) {
+    throw new Error(
+      `LEADLINE_SYSTEM_MAIL_FROM must be an address or Name <address>, e.g. Leadline <no-reply@example.com>; got "${rawFrom}"`,
+    )
+  }
+  return { smtp, from: rawFrom }
 }
 
 /**

@@ -99,10 +99,53 @@ function signInAnswer(body: Buffer): FakeAnswer {
   return json(401, { error: 'That email and password do not match an account.' })
 }
 
+/** The token of the one good invitation and reset link at the fake API (for ann@example.com). */
+export const LINK_TOKEN = 'Link0Token0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp'
+export const INVITATION_INVALID = 'This invitation link is not valid any more. Ask your admin for a new one.'
+export const RESET_INVALID = 'This reset link is not valid any more. Ask for a new one.'
+
+function parsed(body: Buffer): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'))
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
+}
+
+/** The public link routes: a good token, or a refusal in the api's words; a short password is refused by field. */
+function linkAnswer(path: string, body: Buffer): FakeAnswer | undefined {
+  const sent = parsed(body)
+  const good = sent.token === LINK_TOKEN
+  const short = typeof sent.password === 'string' && sent.password.length < 12
+  switch (path) {
+    case '/api/v1/auth/invitation/lookup/':
+      return good
+        ? json(200, { email: 'ann@example.com', organization_name: 'Bluth Company', existing_user: false })
+        : json(400, { error: INVITATION_INVALID })
+    case '/api/v1/auth/invitation/accept/':
+      if (!good) return json(400, { error: INVITATION_INVALID })
+      if (short) return json(400, { errors: [], 'field-errors': { password: 'Use at least 12 characters.' } })
+      return sessionKeyAnswer(SESSION_KEY)
+    case '/api/v1/auth/password_reset/':
+      return sent.email === 'locked@example.com'
+        ? json(429, { error: 'Too many failed attempts; try again in 2 minute(s).' }, { 'retry-after': '120' })
+        : json(200, {})
+    case '/api/v1/auth/password_reset/complete/':
+      if (!good) return json(400, { error: RESET_INVALID })
+      if (short) return json(400, { errors: [], 'field-errors': { password: 'Use at least 12 characters.' } })
+      return json(200, {})
+    default:
+      return undefined
+  }
+}
+
 function fakeAnswer(method: string, url: string, auth: string | undefined, body: Buffer): FakeAnswer {
-  const path = url.split('?')[0]
+  const path = url.split('?')[0] ?? ''
   if (path === '/api/v1/openapi.json') return json(200, {})
   if (path === '/api/v1/auth/sign_in/' && method === 'POST') return signInAnswer(body)
+  const link = method === 'POST' ? linkAnswer(path, body) : undefined
+  if (link !== undefined) return link
   const ann = auth === basic(KEY) || auth === basic(SESSION_KEY)
   const rep = auth === basic(DEMO_KEY) || auth === basic(DEMO_SESSION_KEY)
   if (!ann && !rep)

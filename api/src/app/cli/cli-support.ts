@@ -1,6 +1,7 @@
+import { loadConfig } from '../../platform/config.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { isEmail } from '../../platform/text/text.js'
-import { openDatabase, type Db } from '../../platform/data/database.js'
+import { openDatabase, type Db, type Dialect } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
 import { secretBoxFrom, type SecretBox } from '../../platform/security/secret-box.js'
 import { required, UsageError } from './cli-command.js'
@@ -45,6 +46,11 @@ export function nonNegativeInt(value: string | undefined, flag: string, fallback
   return n
 }
 
+/** The web app's base URL the links Leadline emails point into (LEADLINE_APP_URL). */
+export function appUrl(env: NodeJS.ProcessEnv): string {
+  return asUsage(() => loadConfig(env).appUrl)
+}
+
 export function secretBox(env: NodeJS.ProcessEnv): SecretBox | null {
   return asUsage(() => secretBoxFrom(env))
 }
@@ -58,11 +64,14 @@ export function table(rows: string[][]): string {
 }
 
 /** Opens and migrates the database, runs `body`, and always closes the database. */
-export async function withDatabase<T>(url: string, body: (db: Db, applied: string[]) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  url: string,
+  body: (db: Db, applied: string[], dialect: Dialect) => Promise<T>,
+): Promise<T> {
   const database = openDatabase(url)
   try {
     const applied = await migrateToLatest(database.db)
-    return await body(database.db, applied)
+    return await body(database.db, applied, database.dialect)
   } finally {
     await database.close()
   }

@@ -318,6 +318,97 @@ describe('leadline init, user add, key create, key revoke', () => {
   })
 })
 
+describe('leadline user invite and user reset-password', () => {
+  const APP = { LEADLINE_APP_URL: 'https://crm.example.com' }
+  const password = 'quiet lantern orbit 7 maple'
+  let organizationId: string
+
+  beforeAll(async () => {
+    const created = await leadlineJson(['init', ...db, '--org', 'Invites Inc', '--email', 'ivan@invites.test'])
+    organizationId = String(created.organization_id)
+  })
+
+  /** Runs a `--json` command with the app URL set; it must succeed and print one JSON object. */
+  async function linked(args: string[]) {
+    const result = await leadline([...args, ...db, '--json'], APP)
+    expect(result, result.stderr).toMatchObject({ code: 0 })
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(1)
+    return JSON.parse(result.stdout)
+  }
+
+  it('user invite queues the email and prints the link, which makes a member once', { timeout: 60_000 }, async () => {
+    const invited = await linked([
+      'user',
+      'invite',
+      '--org',
+      organizationId,
+      '--email',
+      'nina@invites.test',
+      '--role',
+      'admin',
+    ])
+    expect(Object.keys(invited).sort()).toEqual(['date_expires', 'email', 'invitation_id', 'link', 'role'])
+    expect(invited).toMatchObject({ email: 'nina@invites.test', role: 'admin' })
+    const token = /^https:\/\/crm\.example\.com\/accept-invitation\?token=([A-Za-z0-9]{43})$/.exec(invited.link)?.[1]
+    expect(token).toBeDefined()
+    const queued = await database.db
+      .selectFrom('outbox')
+      .select(['status', 'payload'])
+      .where('ordering_key', '=', `invitation:${String(invited.invitation_id)}`)
+      .executeTakeFirstOrThrow()
+    expect(queued.status).toBe('pending')
+    expect(JSON.parse(queued.payload)).toEqual({ id: invited.invitation_id, token })
+    const body = { token, first_name: 'Nina', last_name: 'New', password }
+    const joined = await call(app, undefined, 'POST', '/auth/invitation/accept/', { body })
+    expect(joined.statusCode, joined.body).toBe(200)
+    expect(joined.json()).toMatchObject({ organization_id: organizationId })
+    expect((await call(app, undefined, 'POST', '/auth/invitation/accept/', { body })).statusCode).toBe(400)
+
+    const human = await leadline(
+      ['user', 'invite', ...db, '--org', organizationId, '--email', 'otto@invites.test'],
+      APP,
+    )
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/^Invited otto@invites\.test to orga_\w+ as user \(invitation inv_\w+\)\./)
+    expect(human.stdout).toMatch(/^https:\/\/crm\.example\.com\/accept-invitation\?token=\w{43}$/m)
+  })
+
+  it(
+    'user invite refuses a member’s address and one invited already, with exit code 2',
+    { timeout: 60_000 },
+    async () => {
+      const member = await leadline(['user', 'invite', ...db, '--org', organizationId, '--email', 'IVAN@invites.test'])
+      expect(member.code).toBe(2)
+      expect(member.stderr).toContain('IVAN@invites.test is already a member.')
+      await linked(['user', 'invite', '--org', organizationId, '--email', 'pia@invites.test'])
+      const again = await leadline(['user', 'invite', ...db, '--org', organizationId, '--email', 'pia@invites.test'])
+      expect(again.code).toBe(2)
+      expect(again.stderr).toContain('pia@invites.test was already invited; resend that invitation.')
+    },
+  )
+
+  it('user reset-password queues the email and prints a link that sets the password once', async () => {
+    const reset = await linked(['user', 'reset-password', '--email', 'Ivan@Invites.test'])
+    expect(Object.keys(reset).sort()).toEqual(['email', 'link'])
+    const token = /^https:\/\/crm\.example\.com\/reset-password\?token=([A-Za-z0-9]{43})$/.exec(reset.link)?.[1]
+    expect(token).toBeDefined()
+    const body = { token, password }
+    expect((await call(app, undefined, 'POST', '/auth/password_reset/complete/', { body })).statusCode).toBe(200)
+    expect((await call(app, undefined, 'POST', '/auth/password_reset/complete/', { body })).statusCode).toBe(400)
+    const signIn = await call(app, undefined, 'POST', '/auth/sign_in/', {
+      body: { email: 'ivan@invites.test', password },
+    })
+    expect(signIn.statusCode, signIn.body).toBe(200)
+  })
+
+  it('user reset-password refuses an address no member has, with exit code 1', async () => {
+    const result = await leadline(['user', 'reset-password', ...db, '--email', 'ghost@invites.test'], APP)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('no active member has the address ghost@invites.test')
+  })
+})
+
 describe('validation happens before the database is touched', () => {
   it('does not even create the SQLite file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leadline-cli-'))
@@ -341,6 +432,8 @@ describe('leadline --help', () => {
       'migrate',
       'init',
       'user add',
+      'user invite',
+      'user reset-password',
       'key create',
       'key revoke',
       'seed demo',
@@ -619,6 +712,37 @@ describe('leadline serve', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL')
     }
+  })
+
+  it('warns once at start when no system mailer is configured, and not when one is', { timeout: 60_000 }, async () => {
+    /** What a server started with `env` logs until it has answered its first request. */
+    async function startUpLog(env: NodeJS.ProcessEnv): Promise<string> {
+      const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+        env: { ...childEnv(), ...env },
+      })
+      let out = ''
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+      try {
+        const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+        // Start-up is over once a request is answered: what it logs comes before.
+        const completed = waitForLine(child, /request completed/)
+        await fetch(`${String(url)}/api/v1/openapi.json`)
+        await completed
+        return out
+      } finally {
+        child.kill('SIGKILL')
+        await exitCode(child)
+      }
+    }
+    const unset = await startUpLog({ LEADLINE_SYSTEM_SMTP_URL: '' })
+    const warnings = unset.split('\n').filter((line) => line.includes('No system mailer is configured'))
+    expect(warnings).toHaveLength(1)
+    expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({
+      level: 40,
+      msg: 'No system mailer is configured (LEADLINE_SYSTEM_SMTP_URL): invitation and password-reset emails are not sent',
+    })
+    const set = await startUpLog({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://127.0.0.1:2525' })
+    expect(set).not.toContain('No system mailer')
   })
 
   it('does not wait for idle keep-alive connections when it stops', async () => {

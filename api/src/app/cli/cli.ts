@@ -16,6 +16,8 @@ import { secretKeyRotateCommand } from './secret-key-rotate-command.js'
 import { seedDemoCommand } from './seed-demo-command.js'
 import { serveCommand } from './serve-command.js'
 import { userAddCommand } from './user-add-command.js'
+import { userInviteCommand } from './user-invite-command.js'
+import { userResetPasswordCommand } from './user-reset-password-command.js'
 
 /** Every command that does something, by its full name ("user add"), in the order `leadline --help` lists them. */
 function leaves(command: Command, prefix = ''): [string, Command][] {
@@ -112,7 +114,13 @@ function leadlineProgram(argv: string[]): Command {
     .addCommand(serveCommand())
     .addCommand(migrateCommand())
     .addCommand(initCommand())
-    .addCommand(commandGroup('user', 'manage the users of an organization', [userAddCommand()]))
+    .addCommand(
+      commandGroup('user', 'manage the users of an organization', [
+        userAddCommand(),
+        userInviteCommand(),
+        userResetPasswordCommand(),
+      ]),
+    )
     .addCommand(commandGroup('key', "manage a member's API keys", [keyCreateCommand(), keyRevokeCommand()]))
     .addCommand(commandGroup('seed', 'create sample data', [seedDemoCommand()]))
     .addCommand(reindexCommand())

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
 import type { Db } from '../../platform/data/database.js'
 import { outboxWritten } from '../../integrations/outbox/outbox-signal.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
-import { newId, randomBase62 } from '../../platform/security/ids.js'
+import { newId } from '../../platform/security/ids.js'
+import { LINK_TOKEN_LENGTH, linkTokenHash, newLinkToken } from '../../platform/security/single-use-link.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 
 // Verifying an account's address (docs/decisions/0038-email-address-owners.md): a link with a single-use token is
@@ -17,17 +17,12 @@ export const LINK_LIFETIME_MS = 24 * 3_600_000
 export const RESEND_WAIT_MS = 60_000
 /** Links an account may send in an hour (added addresses and resends together), so nobody's mailbox is flooded. */
 export const LINKS_PER_ACCOUNT_PER_HOUR = 10
-const TOKEN_LENGTH = 43
 
 export interface VerificationPayload {
   email_account_id: string
   address: string
   /** Null once the link was sent (or can no longer be). */
   token: string | null
-}
-
-function hashOf(token: string): string {
-  return createHash('sha256').update(token).digest('hex')
 }
 
 /** Whether the link of `payload` is the address's waiting one: not replaced, followed, or gone with the address. */
@@ -41,7 +36,7 @@ export async function isWaitingLink(db: Db, organizationId: string, payload: Ver
     .where('address', '=', payload.address)
     .where('verified', '=', 0)
     .executeTakeFirst()
-  return row?.token_hash === hashOf(payload.token)
+  return row?.token_hash === linkTokenHash(payload.token)
 }
 
 function orderingKey(accountId: string): string {
@@ -70,12 +65,12 @@ export async function writeVerificationLink(
   at: Date,
 ): Promise<boolean> {
   if ((await linksInLastHour(tx, input.organizationId, input.accountId, at)) >= LINKS_PER_ACCOUNT_PER_HOUR) return false
-  const token = randomBase62(TOKEN_LENGTH)
+  const { token, hash } = newLinkToken()
   const now = formatTimestamp(at)
   await tx
     .updateTable('email_account_address')
     .set({
-      token_hash: hashOf(token),
+      token_hash: hash,
       token_expires: formatTimestamp(new Date(at.getTime() + LINK_LIFETIME_MS)),
       link_sent_at: now,
     })
@@ -156,8 +151,8 @@ export async function verifyAddress(
   caller: { organizationId: string; userId: string },
   at: Date,
 ): Promise<{ accountId: string; address: string }> {
-  if (token.length !== TOKEN_LENGTH) throw ValidationError.field('token', INVALID)
-  const hash = hashOf(token)
+  if (token.length !== LINK_TOKEN_LENGTH) throw ValidationError.field('token', INVALID)
+  const hash = linkTokenHash(token)
   const row = await tx
     .selectFrom('email_account_address')
     .innerJoin('email_account', 'email_account.id', 'email_account_address.email_account_id')

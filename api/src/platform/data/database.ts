@@ -94,6 +94,33 @@ export interface SignInThrottleTable {
   window_ends: string
 }
 
+/** An invitation to join an organization (migration 0029); its token is stored only as its SHA-256. */
+export interface InvitationTable {
+  id: string
+  organization_id: string
+  email: string
+  email_lower: string
+  role: 'admin' | 'user'
+  token_hash: string
+  /** Null when an operator invited with the CLI. */
+  invited_by: string | null
+  date_created: string
+  date_expires: string
+  date_last_sent: string
+  date_accepted: string | null
+  date_revoked: string | null
+}
+
+/** A password-reset link (migration 0029); its token is stored only as its SHA-256. */
+export interface PasswordResetTable {
+  id: string
+  user_id: string
+  token_hash: string
+  date_created: string
+  date_expires: string
+  date_used: string | null
+}
+
 export interface LeadStatusTable {
   id: string
   organization_id: string
@@ -574,6 +601,8 @@ export interface Tables {
   api_key: ApiKeyTable
   sign_in_throttle: SignInThrottleTable
   recovery_code: RecoveryCodeTable
+  invitation: InvitationTable
+  password_reset: PasswordResetTable
   lead_status: LeadStatusTable
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable

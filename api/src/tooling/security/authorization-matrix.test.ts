@@ -29,6 +29,14 @@ const NOT_COVERABLE: Record<string, string> = {
     'authenticated by a signature with the organization’s inbound secret, not an API key: inbound-routes tests',
   'POST /auth/sign_in/':
     'authenticated by a password, not an API key; it signs into the person’s own organizations only: session-routes tests',
+  'POST /auth/invitation/lookup/':
+    'authenticated by the emailed link’s token, not an API key; it shows that invitation only: invitation-routes tests',
+  'POST /auth/invitation/accept/':
+    'authenticated by the emailed link’s token, not an API key; it joins that invitation’s organization only: invitation-routes tests',
+  'POST /auth/password_reset/':
+    'public, and answers the same for any address; what it sends goes to the address only: password-reset-routes tests',
+  'POST /auth/password_reset/complete/':
+    'authenticated by the emailed link’s token, not an API key; it sets that person’s password only: password-reset-routes tests',
 }
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
@@ -44,6 +52,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/inbound/secret/', methods: ['GET', ...WRITES] },
   { prefix: '/membership/', methods: ['GET', ...WRITES] },
   { prefix: '/auth/policy/', methods: ['GET', ...WRITES] },
+  { prefix: '/invitation/', methods: ['GET', ...WRITES] },
 ]
 
 function isAdminOnly(op: Operation): boolean {
@@ -122,6 +131,9 @@ const FRESH_OBJECTS: Record<string, () => Promise<string>> = {
   // Deactivating uses its member up: each request deactivates one made for it.
   'POST /membership/{id}/deactivate/': freshMembership,
   'POST /membership/{id}/reactivate/': freshMembership,
+  // Revoking uses its invitation up, and a resend waits a minute after the last: each request names one made for it.
+  'DELETE /invitation/{id}/': freshInvitation,
+  'POST /invitation/{id}/resend/': freshInvitation,
   'DELETE /auth/session/{id}/': async () =>
     String((await made(ctx.app, ctx.org.member.key, 'POST', '/auth/session/', {})).api_key_id),
   'PUT /activity/email/{id}/': async () =>
@@ -149,6 +161,18 @@ async function freshMembership(): Promise<string> {
     role: 'user',
   })
   return member.membership_id
+}
+
+async function freshInvitation(): Promise<string> {
+  const email = `fresh-${String(Date.now())}-${String(Math.random()).slice(2)}@example.com`
+  const id = (await made(ctx.app, ctx.org.admin.key, 'POST', '/invitation/', { email })).id
+  // Sent over a minute ago, so that it may be sent again.
+  await ctx.database.db
+    .updateTable('invitation')
+    .set({ date_last_sent: '2000-01-01T00:00:00.000000+00:00' })
+    .where('id', '=', id)
+    .execute()
+  return id
 }
 
 async function madeId(path: string, body: unknown): Promise<string> {

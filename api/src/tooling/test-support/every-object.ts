@@ -86,6 +86,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     })
   }
   const outcome = await made(app, admin, 'POST', '/outcome/', { name: `${mark} Interested` })
+  const invitation = await made(app, admin, 'POST', '/invitation/', { email: `invitee@${domain}` })
   const phoneNumber = await made(app, admin, 'POST', '/phone_number/', { number: phone, type: 'internal' })
   await made(app, admin, 'POST', '/phone_number/', {
     number: colleaguePhone,
@@ -194,6 +195,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     '/auth/session/': session.json<{ api_key_id: string }>().api_key_id,
     '/membership/': org.member.membershipId,
     '/api_key/': org.member.keyId,
+    '/invitation/': invitation.id,
     '/user/': org.admin.id,
     '/organization/': org.id,
     '/status/lead/': leadStatus.id,
