@@ -8,6 +8,7 @@ import { ForbiddenError, HttpError, NotFoundError, ValidationError } from '../pl
 import { caller } from '../platform/http/request-context.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
+import { SINGLE_SIGN_ON_REQUIRED, singleSignOnRequired } from './single-sign-on-repo.js'
 import { MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js'
 import {
   clearAccountFailures,
@@ -30,7 +31,7 @@ const MAX_EXPIRES_IN = 3650 * DAY_SECONDS
 const DEFAULT_IDLE_SECONDS = 12 * 60 * 60
 const MAX_IDLE_SECONDS = 365 * DAY_SECONDS
 
-const sessionTerms = {
+export const sessionTerms = {
   description: Type.Optional(
     Type.String({
       maxLength: 200,
@@ -65,7 +66,7 @@ const signInBody = Type.Object(
   { additionalProperties: false },
 )
 
-const sessionKeySchema = Type.Object({
+export const sessionKeySchema = Type.Object({
   api_key_id: Type.String(),
   api_key: Type.String({ description: 'Shown once. Send it as any API key: HTTP Basic, the key as the user name.' }),
   user_id: Type.String(),
@@ -90,9 +91,9 @@ const passwordBody = Type.Object(
   { additionalProperties: false },
 )
 
-type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
+export type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
 
-async function mintSessionKey(
+export async function mintSessionKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
@@ -160,7 +161,7 @@ export async function revokeSessionKeys(db: Db, userId: string, now: Date, keep?
 }
 
 /** Refuses an attempt while its account or address is over its limit; 429 with `Retry-After`. */
-async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
+export async function refuseWhenThrottled(db: Db, keys: ThrottleKeys, now: Date): Promise<void> {
   const wait = await throttleWait(db, keys, SIGN_IN_LIMITS, now)
   if (wait > 0) {
     throw new HttpError(429, `Too many failed attempts; try again in ${String(Math.ceil(wait / 60))} minute(s).`, {
@@ -212,11 +213,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         .where('email_lower', '=', emailLower)
         .executeTakeFirst()
       const matches = await verifyPassword(user?.password_hash ?? null, body.password)
-      let membership = undefined as { id: string; organization_id: string } | undefined
+      let membership = undefined as { id: string; organization_id: string; role: string } | undefined
       if (user !== undefined && matches) {
         let query = db
           .selectFrom('membership')
-          .select(['id', 'organization_id'])
+          .select(['id', 'organization_id', 'role'])
           .where('user_id', '=', user.id)
           .where('status', '=', 'active')
         if (body.organization_id !== undefined) query = query.where('organization_id', '=', body.organization_id)
@@ -227,6 +228,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         throw new HttpError(401, SIGN_IN_REFUSED)
       }
       await clearAccountFailures(db, keys)
+      // Said only once the password matched, so the refusal tells nothing to someone who does not know it.
+      if (await singleSignOnRequired(db, membership.organization_id, membership.role)) {
+        throw new HttpError(401, SINGLE_SIGN_ON_REQUIRED)
+      }
       return mintSessionKey(
         db,
         clock,

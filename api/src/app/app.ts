@@ -47,6 +47,7 @@ import { systemResolver } from '../integrations/outbound/outbound-client.js'
 import { sessionRoutes } from '../accounts/session-routes.js'
 import { membershipRoutes } from '../accounts/membership-routes.js'
 import { apiKeyRoutes } from '../accounts/api-key-routes.js'
+import { singleSignOnRoutes } from '../accounts/single-sign-on-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -146,6 +147,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(sessionRoutes, deps)
       await api.register(membershipRoutes, deps)
       await api.register(apiKeyRoutes, deps)
+      await api.register(singleSignOnRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

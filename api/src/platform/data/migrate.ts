@@ -27,6 +27,7 @@ import * as m0025 from './migrations/0025-email-address-owners.js'
 import * as m0026 from './migrations/0026-email-sender-check.js'
 import * as m0027 from './migrations/0027-sealed-secrets.js'
 import * as m0028 from './migrations/0028-accounts.js'
+import * as m0031 from './migrations/0031-single-sign-on.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0026-email-sender-check': m0026,
   '0027-sealed-secrets': m0027,
   '0028-accounts': m0028,
+  '0031-single-sign-on': m0031,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
