@@ -29,6 +29,10 @@ const NOT_COVERABLE: Record<string, string> = {
     'authenticated by a signature with the organization’s inbound secret, not an API key: inbound-routes tests',
   'POST /auth/sign_in/':
     'authenticated by a password, not an API key; it signs into the person’s own organizations only: session-routes tests',
+  'GET /auth/sso/available/': 'public: answers from an email’s domain alone, nothing of any organization’s data',
+  'POST /auth/sso/start/': 'public: begins a sign-in at the provider of an email’s domain; single-sign-on-routes tests',
+  'POST /auth/sso/finish/':
+    'authenticated by the provider’s verified email, not an API key; it signs into the organization the sign-in began with: single-sign-on-routes tests',
 }
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
@@ -43,6 +47,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/webhook/', methods: ['GET', ...WRITES] },
   { prefix: '/inbound/secret/', methods: ['GET', ...WRITES] },
   { prefix: '/membership/', methods: ['GET', ...WRITES] },
+  { prefix: '/auth/sso/', methods: ['GET', 'PUT'] },
 ]
 
 function isAdminOnly(op: Operation): boolean {
