@@ -165,8 +165,8 @@ function startRefusal(body: unknown): string {
   const message = errorMessage(body)
   if (message !== undefined) return message
   if (typeof body === 'object' && body !== null && 'field-errors' in body) {
-    const fields = body['field-errors']
-    const first = typeof fields === 'object' && fields !== null ? Object.values(fields)[0] : undefined
+    const fields: unknown = body['field-errors']
+    const first: unknown = typeof fields === 'object' && fields !== null ? Object.values(fields)[0] : undefined
     if (typeof first === 'string') return first
   }
   return 'Single sign-on could not be started.'

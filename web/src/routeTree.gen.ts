@@ -22,6 +22,7 @@ import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/ind
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
+import { Route as AppSettingsSingleSignOnRouteImport } from './routes/_app/settings/single-sign-on'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -87,6 +88,11 @@ const AppSettingsProfileRoute = AppSettingsProfileRouteImport.update({
   path: '/settings/profile',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsSingleSignOnRoute = AppSettingsSingleSignOnRouteImport.update({
+  id: '/settings/single-sign-on',
+  path: '/settings/single-sign-on',
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
@@ -97,6 +103,7 @@ export interface FileRoutesByFullPath {
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
+  '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/leads/': typeof AppLeadsIndexRoute
   '/opportunities/': typeof AppOpportunitiesIndexRoute
   '/reports/': typeof AppReportsIndexRoute
@@ -111,6 +118,7 @@ export interface FileRoutesByTo {
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
+  '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/leads': typeof AppLeadsIndexRoute
   '/opportunities': typeof AppOpportunitiesIndexRoute
   '/reports': typeof AppReportsIndexRoute
@@ -127,6 +135,7 @@ export interface FileRoutesById {
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
+  '/_app/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
   '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
   '/_app/reports/': typeof AppReportsIndexRoute
@@ -143,6 +152,7 @@ export interface FileRouteTypes {
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
+    | '/settings/single-sign-on'
     | '/leads/'
     | '/opportunities/'
     | '/reports/'
@@ -157,6 +167,7 @@ export interface FileRouteTypes {
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
+    | '/settings/single-sign-on'
     | '/leads'
     | '/opportunities'
     | '/reports'
@@ -172,6 +183,7 @@ export interface FileRouteTypes {
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
+    | '/_app/settings/single-sign-on'
     | '/_app/leads/'
     | '/_app/opportunities/'
     | '/_app/reports/'
@@ -276,6 +288,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsProfileRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/single-sign-on': {
+      id: '/_app/settings/single-sign-on'
+      path: '/settings/single-sign-on'
+      fullPath: '/settings/single-sign-on'
+      preLoaderRoute: typeof AppSettingsSingleSignOnRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
@@ -287,6 +306,7 @@ interface AppRouteChildren {
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
+  AppSettingsSingleSignOnRoute: typeof AppSettingsSingleSignOnRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
   AppReportsIndexRoute: typeof AppReportsIndexRoute
@@ -301,6 +321,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,
+  AppSettingsSingleSignOnRoute: AppSettingsSingleSignOnRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
   AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,
   AppReportsIndexRoute: AppReportsIndexRoute,

@@ -3,16 +3,20 @@ import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate, useRouter } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
+import { authApi } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
+import { browserTimeZone } from '../../lib/format'
 import { authQueries, useDemoSignIn, useSignIn, type Credentials } from './auth-queries'
 
 interface SignInPageProps {
   redirectTo: string | undefined
   /** `key`: the API key form instead of email and password. */
   method: 'key' | undefined
+  /** Why a single sign-on failed, from the URL the BFF sent the browser back to. */
+  ssoError?: string | undefined
 }
 
-export function SignInPage({ redirectTo, method }: SignInPageProps) {
+export function SignInPage({ redirectTo, method, ssoError }: SignInPageProps) {
   const navigate = useNavigate()
   const router = useRouter()
   const signIn = useSignIn()
@@ -36,6 +40,11 @@ export function SignInPage({ redirectTo, method }: SignInPageProps) {
           <h1 className="mt-2 text-lg font-semibold text-slate-900">Sign in to your CRM</h1>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+          {ssoError === undefined ? null : (
+            <p role="alert" className="mb-4 text-sm text-red-700">
+              {ssoError}
+            </p>
+          )}
           {method === 'key' ? (
             <KeyForm signIn={signIn} onSubmit={submit} />
           ) : (
@@ -98,6 +107,19 @@ interface FormProps {
 function PasswordForm({ signIn, onSubmit }: FormProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
+  const [ssoError, setSsoError] = useState<string>()
+  // A full-page navigation: the BFF sends the browser on to the provider.
+  const singleSignOn = async () => {
+    const address = email.trim()
+    if (address === '') {
+      setSsoError('Enter your work email first.')
+      return
+    }
+    const query = `email=${encodeURIComponent(address)}`
+    const { available } = await authApi.get<{ available: boolean }>(`sso/available?${query}`)
+    if (available) window.location.assign(`/auth/sso/start?${query}&time_zone=${encodeURIComponent(browserTimeZone())}`)
+    else setSsoError(`Single sign-on is not set up for ${address.split('@').pop() ?? ''}.`)
+  }
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (email.trim() === '' || password === '') return
@@ -115,10 +137,11 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
         value={email}
         onChange={(value) => {
           setEmail(value)
+          setSsoError(undefined)
           signIn.reset()
         }}
         isRequired
-        error={beside.email}
+        error={ssoError ?? beside.email}
       />
       <TextField
         label="Password"
@@ -135,6 +158,15 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
       />
       <Button type="submit" variant="primary" isPending={signIn.isPending}>
         Sign in
+      </Button>
+      <Button
+        onPress={() => {
+          singleSignOn().catch((error: unknown) => {
+            setSsoError(error instanceof Error ? error.message : String(error))
+          })
+        }}
+      >
+        Sign in with single sign-on
       </Button>
     </form>
   )

@@ -25,6 +25,9 @@ export function SettingsFrame({ children }: { children: ReactNode }) {
         <Link to="/settings/lead-statuses" className={tabLink}>
           Lead statuses
         </Link>
+        <Link to="/settings/single-sign-on" className={tabLink}>
+          Single sign-on
+        </Link>
       </nav>
       {children}
     </div>
