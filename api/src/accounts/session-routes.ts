@@ -196,7 +196,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         summary: 'Sign in with email and password: a key for this session alone',
         description:
           'Refused with 401 and one message whatever was wrong, so the answer never says whether the address has an ' +
-          'account; 429 with `Retry-After` after too many failures for the account or from the address.',
+          'account; 429 with `Retry-After` after too many failures for the account or from the address. Where the ' +
+          'organization requires single sign-on, a member who is not an admin is refused (401) once the password matched.',
         body: signInBody,
         response: { 200: sessionKeySchema },
       },

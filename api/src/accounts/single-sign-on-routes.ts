@@ -129,6 +129,16 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
     }
   }
 
+  const view = (sso: SingleSignOnConfig | undefined) => ({
+    enabled: sso?.enabled ?? false,
+    required: sso?.required ?? false,
+    issuer: sso?.issuer ?? '',
+    client_id: sso?.clientId ?? '',
+    has_client_secret: sso?.sealedSecret != null,
+    domains: sso?.domains ?? [],
+    redirect_uri: redirectUri,
+  })
+
   app.get(
     '/auth/sso/',
     {
@@ -144,16 +154,6 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       return view(sso)
     },
   )
-
-  const view = (sso: SingleSignOnConfig | undefined) => ({
-    enabled: sso?.enabled ?? false,
-    required: sso?.required ?? false,
-    issuer: sso?.issuer ?? '',
-    client_id: sso?.clientId ?? '',
-    has_client_secret: sso?.sealedSecret != null,
-    domains: sso?.domains ?? [],
-    redirect_uri: redirectUri,
-  })
 
   app.put(
     '/auth/sso/',

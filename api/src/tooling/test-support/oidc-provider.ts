@@ -42,6 +42,7 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     cookies: { keys: ['a-test-cookie-key-for-the-provider'] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub)
       if (account === undefined) return undefined
