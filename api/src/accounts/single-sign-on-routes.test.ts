@@ -7,15 +7,17 @@ import { setPassword } from './account-repo.js'
 import { SINGLE_SIGN_ON_REQUIRED } from './single-sign-on-repo.js'
 import { NO_MEMBER } from './single-sign-on-routes.js'
 
-// Single sign-on against a real OpenID Connect provider (oidc-provider on a loopback port), on the database
-// LEADLINE_TEST_DB names.
+// Single sign-on against a real OpenID Connect provider (oidc-provider on a loopback port, which the api reaches as
+// LEADLINE_OUTBOUND_ALLOW_PRIVATE lets it), on the database LEADLINE_TEST_DB names.
+
+const REACH_LOOPBACK = { LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' }
 
 const PASSWORD = 'quiet lantern orbit 7 maple'
 
 let ctx: TestContext
 let idp: TestProvider
 beforeAll(async () => {
-  ctx = await createTestContext()
+  ctx = await createTestContext({ env: REACH_LOOPBACK })
   idp = await startTestProvider(`${ctx.config.appUrl}/auth/sso/callback`)
 })
 afterAll(async () => {
@@ -285,8 +287,26 @@ describe('the configuration', () => {
     expect((await put({ enabled: false })).statusCode).toBe(200)
   })
 
+  it('reaches no provider on a private address unless the server allows it', async () => {
+    const guarded = await createTestContext()
+    try {
+      const put = (issuer: string) =>
+        call(guarded.app, guarded.org.admin.key, 'PUT', '/auth/sso/', {
+          body: { enabled: false, required: false, issuer, client_id: 'c', domains: [] },
+        })
+      const loopback = await put(idp.issuer)
+      expect(loopback.statusCode).toBe(400)
+      expect(loopback.json()['field-errors'].issuer).toMatch(/https/)
+      const inside = await put(`https://localhost:${new URL(idp.issuer).port}`)
+      expect(inside.statusCode).toBe(400)
+      expect(inside.json()['field-errors'].issuer).toMatch(/private address/)
+    } finally {
+      await guarded.close()
+    }
+  })
+
   it('cannot store a client secret on a server without LEADLINE_SECRET_KEY', async () => {
-    const keyless = await createTestContext({ env: { LEADLINE_SECRET_KEY: '' } })
+    const keyless = await createTestContext({ env: { ...REACH_LOOPBACK, LEADLINE_SECRET_KEY: '' } })
     try {
       const res = await call(keyless.app, keyless.org.admin.key, 'PUT', '/auth/sso/', {
         body: {

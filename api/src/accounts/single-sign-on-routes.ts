@@ -1,10 +1,14 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
+import { lookup } from 'node:dns/promises'
+import type { LookupAddress } from 'node:dns'
 import * as oidc from 'openid-client'
 import type { Deps } from '../crm/deps.js'
 import type { Db } from '../platform/data/database.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
+import { outboundPrivateAllowed } from '../platform/config.js'
+import { privateAddressOf } from '../platform/security/host-check.js'
 import { requireAdmin } from '../platform/security/roles.js'
 import { StoredSecretError } from '../platform/security/stored-secrets.js'
 import {
@@ -75,7 +79,8 @@ function domainOf(email: string): string | undefined {
   return isDomain(domain) ? domain : undefined
 }
 
-function checkedIssuer(value: string): URL | string {
+/** The issuer as a URL: https, or http on this machine where the api may reach private addresses; else why not. */
+function checkedIssuer(value: string, allowPrivate: boolean): URL | string {
   let url: URL
   try {
     url = new URL(value.trim())
@@ -83,7 +88,7 @@ function checkedIssuer(value: string): URL | string {
     return 'Enter the issuer’s URL, e.g. https://accounts.example.com.'
   }
   if (url.protocol === 'https:') return url
-  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname)) return url
+  if (url.protocol === 'http:' && LOOPBACK.has(url.hostname) && allowPrivate) return url
   return 'The issuer’s URL must start with https://.'
 }
 
@@ -91,25 +96,56 @@ function isLoopbackHttp(url: URL): boolean {
   return url.protocol === 'http:' && LOOPBACK.has(url.hostname)
 }
 
+function resolveAll(hostname: string): Promise<readonly LookupAddress[]> {
+  return lookup(hostname, { all: true, verbatim: true })
+}
+
+/**
+ * fetch for the provider's endpoints (discovery, token, userinfo, keys), which an admin's configuration names:
+ * a host that resolves to a private address (loopback, private ranges, link-local, cloud metadata) is refused, as
+ * webhooks are, unless LEADLINE_OUTBOUND_ALLOW_PRIVATE lets the api reach them. Redirects are not followed.
+ */
+function guardedFetch(allowPrivate: boolean): oidc.CustomFetch {
+  return async (url, options) => {
+    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
+    const inside = allowPrivate ? undefined : await privateAddressOf(host, resolveAll)
+    if (inside !== undefined) throw new Error(`${host} is a private address (${inside}), which the api does not reach`)
+    return fetch(url, { ...options, redirect: 'manual' })
+  }
+}
+
 /** The provider's metadata, fetched from its discovery document; openid-client checks that it names the issuer. */
-async function discover(issuer: string, clientId: string, secret: string | undefined): Promise<oidc.Configuration> {
+async function discover(
+  issuer: string,
+  clientId: string,
+  secret: string | undefined,
+  allowPrivate: boolean,
+): Promise<oidc.Configuration> {
   const url = new URL(issuer)
-  return oidc.discovery(url, clientId, undefined, secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret), {
+  const auth = secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret)
+  const config = await oidc.discovery(url, clientId, undefined, auth, {
     timeout: DISCOVERY_TIMEOUT_SECONDS,
+    [oidc.customFetch]: guardedFetch(allowPrivate),
     // Plain http reaches a provider on this machine only (checkedIssuer): local development and the tests.
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out; loopback needs it
     ...(isLoopbackHttp(url) ? { execute: [oidc.allowInsecureRequests] } : {}),
   })
+  // Discovery sets it for its own request only: the token, userinfo and key requests are guarded too.
+  config[oidc.customFetch] = guardedFetch(allowPrivate)
+  return config
 }
 
 function describe(error: unknown): string {
   if (error instanceof oidc.AuthorizationResponseError) return error.error_description ?? error.error
   if (error instanceof oidc.ResponseBodyError) return error.error_description ?? error.error
-  return error instanceof Error ? error.message : String(error)
+  if (!(error instanceof Error)) return String(error)
+  // openid-client wraps what failed underneath ("something went wrong"): the cause says what.
+  return error.cause instanceof Error ? error.cause.message : error.message
 }
 
 export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
   const redirectUri = `${config.appUrl}/auth/sso/callback`
+  const allowPrivate = outboundPrivateAllowed(config)
 
   /** The provider of a turned-on configuration, with its secret opened. */
   const providerOf = async (sso: SingleSignOnConfig, log: FastifyBaseLogger) => {
@@ -122,7 +158,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       throw new HttpError(503, 'Single sign-on is not available: the server cannot open its client secret.')
     }
     try {
-      return await discover(sso.issuer, sso.clientId, secret)
+      return await discover(sso.issuer, sso.clientId, secret, allowPrivate)
     } catch (error) {
       log.warn({ err: error }, 'single sign-on discovery failed')
       throw new HttpError(502, 'The identity provider could not be reached; try again later.')
@@ -173,7 +209,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const me = requireAdmin(request)
       const body = request.body
       const errors: Record<string, string> = {}
-      const issuer = checkedIssuer(body.issuer)
+      const issuer = checkedIssuer(body.issuer, allowPrivate)
       if (typeof issuer === 'string') errors.issuer = issuer
       const clientId = body.client_id.trim()
       if (clientId === '') errors.client_id = 'Enter the client ID the provider gave you.'
@@ -197,7 +233,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       }
       if (typeof issuer !== 'string' && errors.client_id === undefined) {
         try {
-          await discover(issuer.href, clientId, undefined)
+          await discover(issuer.href, clientId, undefined, allowPrivate)
         } catch (error) {
           errors.issuer = `No OpenID Connect provider answers there (${describe(error).slice(0, 200)}).`
         }

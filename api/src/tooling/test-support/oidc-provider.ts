@@ -49,7 +49,10 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
       return { accountId: sub, claims: () => ({ sub, ...account }) }
     },
   })
-  server.on('request', provider.callback())
+  const handle = provider.callback()
+  server.on('request', (req, res) => {
+    void handle(req, res)
+  })
 
   async function signIn(authorizationUrl: string, login: string): Promise<string> {
     const jar = new Map<string, string>()
