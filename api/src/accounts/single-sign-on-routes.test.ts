@@ -6,6 +6,7 @@ import { call, createTestContext, type TestContext, type TestOrg } from '../tool
 import { setPassword } from './account-repo.js'
 import { SINGLE_SIGN_ON_REQUIRED } from './single-sign-on-repo.js'
 import { NO_MEMBER } from './single-sign-on-routes.js'
+import { SIGN_IN_LIMITS } from './sign-in-throttle.js'
 
 // Single sign-on against a real OpenID Connect provider (oidc-provider on a loopback port, which the api reaches as
 // LEADLINE_OUTBOUND_ALLOW_PRIVATE lets it), on the database LEADLINE_TEST_DB names.
@@ -183,6 +184,24 @@ describe('signing in through the organization’s provider', () => {
       (await call(ctx.app, org.admin.key, 'PUT', '/auth/sso/', { body: { ...put, enabled: false } })).statusCode,
     ).toBe(200)
     expect(await available(`anyone@${domain}`)).toEqual({ available: false })
+  })
+})
+
+describe('throttling', () => {
+  it('refuses an address after its failed finishes, at start and at finish, with 429', async () => {
+    const { rep } = await ssoOrg()
+    const address = '198.51.100.77'
+    const made = new URL(await idp.signIn(await start(rep.email), rep.login))
+    made.searchParams.set('state', 'never-begun')
+    for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) expect((await finish(made.href, address)).statusCode).toBe(401)
+    expect((await finish(made.href, address)).statusCode).toBe(429)
+    const begin = await call(ctx.app, undefined, 'POST', '/auth/sso/start/', {
+      body: { email: rep.email },
+      headers: { 'x-forwarded-for': address },
+    })
+    expect(begin.statusCode).toBe(429)
+    expect(begin.headers['retry-after']).toBeDefined()
+    expect((await finish(made.href, '198.51.100.78')).statusCode).toBe(401)
   })
 })
 

@@ -301,6 +301,8 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
     },
     async (request) => {
       const { email, organization_id: organizationId } = request.body
+      // An address refused too often at `finish` begins no more sign-ins until its window ends.
+      await refuseWhenThrottled(db, addressKeysOf(request.ip), clock.now())
       let orgId: string | undefined
       if (email !== undefined) {
         const domain = domainOf(email)
@@ -354,7 +356,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const now = clock.now()
       const address = request.ip
       // Until the provider names the person, failures count against the address alone.
-      const addressKeys = throttleKeys(`single-sign-on:${address}`, address)
+      const addressKeys = addressKeysOf(address)
       await refuseWhenThrottled(db, addressKeys, now)
       const refuse = async (message: string, keys = addressKeys): Promise<never> => {
         await recordFailure(db, keys, SIGN_IN_LIMITS, now)
@@ -413,6 +415,11 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       )
     },
   )
+}
+
+/** The throttle keys of a single sign-on before the provider has named anyone: the address's alone. */
+function addressKeysOf(address: string) {
+  return throttleKeys(`single-sign-on:${address}`, address)
 }
 
 function isConflict(error: unknown): boolean {
