@@ -10,6 +10,7 @@ import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
+import { ssoRoutes } from './sso-routes.js'
 
 export interface BffAppOptions {
   config: BffConfig
@@ -158,6 +159,9 @@ export function createBffApp(options: BffAppOptions): BffApp {
     res.setHeader('cache-control', 'no-store')
     res.json({ status: 'ok', upstream: await upstreamState(pool) })
   })
+
+  // Full-page navigations to and from the identity provider: no X-Requested-With (sso-routes.ts says what guards them).
+  app.use('/auth/sso', ssoRoutes(deps))
 
   app.use(['/api', '/auth'], (req, res, next) => {
     res.setHeader('cache-control', 'no-store')

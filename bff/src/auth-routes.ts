@@ -211,11 +211,11 @@ export function authRoutes(deps: AuthDeps): Router {
 }
 
 /** The address sign-in attempts are counted against: the socket's, or the proxy's client when it is trusted. */
-function clientAddress(req: Request): string {
+export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown'
 }
 
-function refuseWhenLimited(req: Request, res: Response, deps: AuthDeps): void {
+export function refuseWhenLimited(req: Request, res: Response, deps: AuthDeps): void {
   const wait = deps.limiter.retryAfterSeconds(clientAddress(req), deps.now())
   if (wait === 0) return
   res.setHeader('retry-after', String(wait))
@@ -228,7 +228,7 @@ function keyRefused(req: Request, deps: AuthDeps): HttpError {
 }
 
 /** What the session key is asked for: as long as a session here may last, and idle as long. */
-function sessionTerms(req: Request, deps: AuthDeps) {
+export function sessionTerms(req: Request, deps: AuthDeps) {
   return {
     description: browserName(req.get('user-agent') ?? ''),
     expires_in: Math.floor(deps.config.sessionMaxAgeMs / 1000),
@@ -370,7 +370,7 @@ interface SessionKey {
 }
 
 /** The key of a session-key answer; the api's refusals as the browser should see them. */
-function sessionKeyFrom(
+export function sessionKeyFrom(
   answer: { status: number; body: unknown; headers: Record<string, unknown> },
   res: Response,
 ): SessionKey {
@@ -389,7 +389,7 @@ function sessionKeyFrom(
   return { key, twoFactorSetupRequired: body?.two_factor_setup_required === true }
 }
 
-function errorMessage(body: unknown): string | undefined {
+export function errorMessage(body: unknown): string | undefined {
   return isRecord(body) && typeof body.error === 'string' ? body.error : undefined
 }
 
@@ -400,6 +400,19 @@ async function signIn(
   { key: sessionKey, twoFactorSetupRequired }: SessionKey,
   timeZone: string,
 ): Promise<void> {
+  const profile = await startSession(req, res, deps, sessionKey, timeZone)
+  // Until it is on, the organization lets the session do little but turn two-factor on: the app goes there first.
+  res.json({ ...sessionView(profile), two_factor_setup_required: twoFactorSetupRequired })
+}
+
+/** A session here for a new session key (the previous one in this browser ended): its cookie is set on `res`. */
+export async function startSession(
+  req: Request,
+  res: Response,
+  deps: AuthDeps,
+  sessionKey: string,
+  timeZone: string,
+): Promise<SessionProfile> {
   const now = deps.now()
   const me = await upstreamJson(deps.pool, '/api/v1/me/', sessionKey, timeZone, now, deps.config.apiTimeoutMs)
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
@@ -413,8 +426,7 @@ async function signIn(
   if (previous !== undefined) await signOut(deps, previous)
   const id = deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
-  // Until it is on, the organization lets the session do little but turn two-factor on: the app goes there first.
-  res.json({ ...sessionView(profile), two_factor_setup_required: twoFactorSetupRequired })
+  return profile
 }
 
 /** Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds. */

@@ -26,6 +26,7 @@ import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/a
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
+import { Route as AppSettingsSingleSignOnRouteImport } from './routes/_app/settings/single-sign-on'
 import { Route as AppSettingsUsersRouteImport } from './routes/_app/settings/users'
 
 const AppRoute = AppRouteImport.update({
@@ -112,6 +113,11 @@ const AppSettingsProfileRoute = AppSettingsProfileRouteImport.update({
   path: '/settings/profile',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsSingleSignOnRoute = AppSettingsSingleSignOnRouteImport.update({
+  id: '/settings/single-sign-on',
+  path: '/settings/single-sign-on',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppSettingsUsersRoute = AppSettingsUsersRouteImport.update({
   id: '/settings/users',
   path: '/settings/users',
@@ -131,6 +137,7 @@ export interface FileRoutesByFullPath {
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
+  '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/settings/users': typeof AppSettingsUsersRoute
   '/leads/': typeof AppLeadsIndexRoute
   '/opportunities/': typeof AppOpportunitiesIndexRoute
@@ -150,6 +157,7 @@ export interface FileRoutesByTo {
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
+  '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/settings/users': typeof AppSettingsUsersRoute
   '/leads': typeof AppLeadsIndexRoute
   '/opportunities': typeof AppOpportunitiesIndexRoute
@@ -171,6 +179,7 @@ export interface FileRoutesById {
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
+  '/_app/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/_app/settings/users': typeof AppSettingsUsersRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
   '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
@@ -192,6 +201,7 @@ export interface FileRouteTypes {
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
+    | '/settings/single-sign-on'
     | '/settings/users'
     | '/leads/'
     | '/opportunities/'
@@ -211,6 +221,7 @@ export interface FileRouteTypes {
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
+    | '/settings/single-sign-on'
     | '/settings/users'
     | '/leads'
     | '/opportunities'
@@ -231,6 +242,7 @@ export interface FileRouteTypes {
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
+    | '/_app/settings/single-sign-on'
     | '/_app/settings/users'
     | '/_app/leads/'
     | '/_app/opportunities/'
@@ -367,6 +379,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsProfileRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/single-sign-on': {
+      id: '/_app/settings/single-sign-on'
+      path: '/settings/single-sign-on'
+      fullPath: '/settings/single-sign-on'
+      preLoaderRoute: typeof AppSettingsSingleSignOnRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/users': {
       id: '/_app/settings/users'
       path: '/settings/users'
@@ -386,6 +405,7 @@ interface AppRouteChildren {
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
+  AppSettingsSingleSignOnRoute: typeof AppSettingsSingleSignOnRoute
   AppSettingsUsersRoute: typeof AppSettingsUsersRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
@@ -402,6 +422,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,
+  AppSettingsSingleSignOnRoute: AppSettingsSingleSignOnRoute,
   AppSettingsUsersRoute: AppSettingsUsersRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
   AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,

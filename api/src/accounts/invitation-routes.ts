@@ -19,7 +19,13 @@ import {
   resendInvitation,
 } from './invitation-repo.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem, verifyPassword } from './passwords.js'
-import { callerAddress, mintSessionKey, refuseWhenThrottled, sessionKeySchema, sessionTerms } from './session-routes.js'
+import {
+  callerAddress,
+  mintSessionKey,
+  refuseWhenThrottled,
+  signInAnswerSchema,
+  sessionTerms,
+} from './session-routes.js'
 import { clearAccountFailures, recordFailure, SIGN_IN_LIMITS, throttleKeys } from './sign-in-throttle.js'
 
 const tags = ['invitations']
@@ -261,7 +267,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
           'A new user gives their names and a password; a person with an account gives its current password (a ' +
           'wrong one counts as a failed sign-in) and their names are ignored. The link works once.',
         body: acceptBody,
-        response: { 200: sessionKeySchema },
+        response: { 200: signInAnswerSchema },
       },
     },
     async (request) => {

@@ -9,6 +9,7 @@ import { caller } from '../platform/http/request-context.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 import type { AuthCache } from '../platform/security/auth-cache.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
+import { SINGLE_SIGN_ON_REQUIRED, singleSignOnRequired } from './single-sign-on-repo.js'
 import { MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.js'
 import { requiresTwoFactor } from './sign-in-policy-routes.js'
 import { acceptSecondFactor, MAX_CODE_LENGTH } from './two-factor.js'
@@ -83,7 +84,7 @@ export const sessionKeySchema = Type.Object({
   date_expires: Type.String(),
 })
 
-const signInAnswerSchema = Type.Object({
+export const signInAnswerSchema = Type.Object({
   ...sessionKeySchema.properties,
   two_factor_setup_required: Type.Boolean({
     description:
@@ -109,15 +110,18 @@ const passwordBody = Type.Object(
   { additionalProperties: false },
 )
 
-type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
+export type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
 
-/** A key for a new session of a member, as `POST /auth/sign_in/` answers it. */
+/**
+ * A key for a new session of a member, as every sign-in answers it (password, API key, invitation, single sign-on),
+ * with whether their organization holds it until they turn two-factor sign-in on.
+ */
 export async function mintSessionKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
   terms: Terms,
-): Promise<Static<typeof sessionKeySchema>> {
+): Promise<Static<typeof signInAnswerSchema>> {
   const expires = new Date(clock.now().getTime() + (terms.expires_in ?? DEFAULT_EXPIRES_IN) * 1000)
   const key = await createApiKey(db, clock, owner, {
     description: terms.description ?? null,
@@ -131,6 +135,7 @@ export async function mintSessionKey(
     user_id: owner.userId,
     organization_id: owner.organizationId,
     date_expires: formatTimestamp(expires),
+    two_factor_setup_required: await setupRequired(db, owner.userId, owner.organizationId),
   }
 }
 
@@ -260,7 +265,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           'Refused with 401 and one message whatever was wrong, so the answer never says whether the address has an ' +
           'account; 429 with `Retry-After` after too many failures for the account or from the address. For someone ' +
           'with two-factor sign-in on, the right password without `code`, or with a wrong one, is refused with 401 ' +
-          '`{"error", "two_factor": "required"}`; a wrong code counts as a failed attempt.',
+          '`{"error", "two_factor": "required"}`; a wrong code counts as a failed attempt. Where the organization ' +
+          'requires single sign-on, a member who is not an admin is refused (401) once the password matched.',
         body: signInBody,
         response: { 200: signInAnswerSchema },
       },
@@ -277,11 +283,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         .where('email_lower', '=', emailLower)
         .executeTakeFirst()
       const matches = await verifyPassword(user?.password_hash ?? null, body.password)
-      let membership = undefined as { id: string; organization_id: string } | undefined
+      let membership = undefined as { id: string; organization_id: string; role: string } | undefined
       if (user !== undefined && matches) {
         let query = db
           .selectFrom('membership')
-          .select(['id', 'organization_id'])
+          .select(['id', 'organization_id', 'role'])
           .where('user_id', '=', user.id)
           .where('status', '=', 'active')
         if (body.organization_id !== undefined) query = query.where('organization_id', '=', body.organization_id)
@@ -301,14 +307,16 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         }
       }
       await clearAccountFailures(db, keys)
-      const key = await mintSessionKey(
+      // Said only once the password matched, so the refusal tells nothing to someone who does not know it.
+      if (await singleSignOnRequired(db, membership.organization_id, membership.role)) {
+        throw new HttpError(401, SINGLE_SIGN_ON_REQUIRED)
+      }
+      return mintSessionKey(
         db,
         clock,
         { organizationId: membership.organization_id, userId: user.id, membershipId: membership.id },
         body,
       )
-      const required = totpSecret === null && (await requiresTwoFactor(db, membership.organization_id))
-      return { ...key, two_factor_setup_required: required }
     },
   )
 
@@ -328,8 +336,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const me = caller(request)
       // A session's key would otherwise outlive its session through the one it makes.
       if (me.kind === 'session') throw new ForbiddenError('A session’s key cannot start another session.')
-      const key = await mintSessionKey(db, clock, me, request.body)
-      return { ...key, two_factor_setup_required: await setupRequired(db, me.userId, me.organizationId) }
+      return mintSessionKey(db, clock, me, request.body)
     },
   )
 

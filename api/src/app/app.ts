@@ -51,6 +51,7 @@ import { signInPolicyRoutes } from '../accounts/sign-in-policy-routes.js'
 import { twoFactorRoutes } from '../accounts/two-factor-routes.js'
 import { invitationRoutes } from '../accounts/invitation-routes.js'
 import { passwordResetRoutes } from '../accounts/password-reset-routes.js'
+import { singleSignOnRoutes } from '../accounts/single-sign-on-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -154,6 +155,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(signInPolicyRoutes, deps)
       await api.register(invitationRoutes, deps)
       await api.register(passwordResetRoutes, deps)
+      await api.register(singleSignOnRoutes, deps)
       await api.register(statusRoutes, deps)
       await api.register(pipelineRoutes, deps)
       await api.register(phoneNumberRoutes, deps)

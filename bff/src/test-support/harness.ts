@@ -140,9 +140,39 @@ function linkAnswer(path: string, body: Buffer): FakeAnswer | undefined {
   }
 }
 
+/** The state the fake API's single sign-on begins with, at a provider for `@sso.example` addresses. */
+export const SSO_STATE = 'fakeState0Zz1Yy2Xx3Ww4Vv5Uu6Tt7Ss8Rr9Qq0Pp1'
+export const SSO_AUTHORIZATION_URL = `https://idp.example/authorize?client_id=leadline&state=${SSO_STATE}`
+
+function ssoAnswer(path: string, url: string, body: Buffer): FakeAnswer | undefined {
+  if (path === '/api/v1/auth/sso/available/') {
+    const email = new URLSearchParams(url.split('?')[1] ?? '').get('email') ?? ''
+    return json(200, { available: email.endsWith('@sso.example') })
+  }
+  let sent: Record<string, unknown> = {}
+  try {
+    sent = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+  } catch {
+    // Left empty: the fake answers it as a request naming nothing.
+  }
+  if (path === '/api/v1/auth/sso/start/') {
+    if (typeof sent.email === 'string' && sent.email.endsWith('@sso.example'))
+      return json(200, { authorization_url: SSO_AUTHORIZATION_URL })
+    return json(400, { errors: [], 'field-errors': { email: 'Single sign-on is not set up for example.com.' } })
+  }
+  if (path === '/api/v1/auth/sso/finish/') {
+    const code = typeof sent.callback_url === 'string' ? new URL(sent.callback_url).searchParams.get('code') : null
+    if (code === 'good') return sessionKeyAnswer(SESSION_KEY)
+    return json(401, { error: 'No member of this organization uses that address; ask an admin for an invitation.' })
+  }
+  return undefined
+}
+
 function fakeAnswer(method: string, url: string, auth: string | undefined, body: Buffer): FakeAnswer {
   const path = url.split('?')[0] ?? ''
   if (path === '/api/v1/openapi.json') return json(200, {})
+  const sso = path.startsWith('/api/v1/auth/sso/') ? ssoAnswer(path, url, body) : undefined
+  if (sso !== undefined) return sso
   if (path === '/api/v1/auth/sign_in/' && method === 'POST') return signInAnswer(body)
   const link = method === 'POST' ? linkAnswer(path, body) : undefined
   if (link !== undefined) return link
@@ -158,7 +188,7 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
       })
     return sessionKeyAnswer(ann ? SESSION_KEY : DEMO_SESSION_KEY)
   }
-  if (path?.startsWith('/api/v1/auth/session/') === true && method === 'DELETE') return json(200, {})
+  if (path.startsWith('/api/v1/auth/session/') && method === 'DELETE') return json(200, {})
   switch (path) {
     case '/api/v1/me/':
       return json(

@@ -17,6 +17,6 @@ export const Route = createFileRoute('/sign-in')({
 })
 
 function SignInRoute() {
-  const { redirect: redirectTo, method } = Route.useSearch()
-  return <SignInPage redirectTo={redirectTo} method={method} />
+  const { redirect: redirectTo, method, sso_error: ssoError } = Route.useSearch()
+  return <SignInPage redirectTo={redirectTo} method={method} ssoError={ssoError} />
 }

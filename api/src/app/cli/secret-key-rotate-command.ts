@@ -39,11 +39,12 @@ export function secretKeyRotateCommand() {
     notes: `The new key is 32 random bytes as 64 hex characters or base64 (e.g. \`openssl rand -hex 32 > FILE\`).
 The current key is this command's LEADLINE_SECRET_KEY (the api's; unset on a server that had none, when only
 values stored in the clear can be sealed). Webhook signature keys, inbound secrets, the lead webhook's signature key,
-SMTP passwords and two-factor secrets are opened with it and sealed under the new key; if one does not open, nothing changes. Then give
-the api the new key as LEADLINE_SECRET_KEY (with npm start: write it to data/secret-key) and restart it: until
-then it cannot open what was sealed, and the old key opens nothing.
+SMTP passwords, two-factor secrets and single sign-on client secrets are opened with it and sealed under the new
+key; if one does not open, nothing changes. Then give the api the new key as LEADLINE_SECRET_KEY (with npm start:
+write it to data/secret-key) and restart it: until then it cannot open what was sealed, and the old key opens
+nothing.
 Prints {"resealed":{"webhook_signature_keys","inbound_secrets","lead_webhook_signature_key","smtp_passwords",
-"totp_secrets"}}
+"totp_secrets","single_sign_on_client_secrets"}}
 (counts), with "new_key" added under --generate.`,
     async run(input) {
       const current = secretBox(input.env)

@@ -121,6 +121,34 @@ export interface PasswordResetTable {
   date_used: string | null
 }
 
+export interface SingleSignOnTable {
+  organization_id: string
+  issuer: string
+  client_id: string
+  /** Sealed under LEADLINE_SECRET_KEY (context `single_sign_on:<organization id>`). */
+  client_secret: string | null
+  enabled: boolean | number
+  required: boolean | number
+  date_created: string
+  date_updated: string
+}
+
+export interface SingleSignOnDomainTable {
+  domain: string
+  organization_id: string
+}
+
+/** A single sign-on begun and not finished: by the SHA-256 (hex) of its state. */
+export interface SingleSignOnLoginTable {
+  state_hash: string
+  organization_id: string
+  nonce: string
+  code_verifier: string
+  invitation_token_hash: string | null
+  date_created: string
+  date_expires: string
+}
+
 export interface LeadStatusTable {
   id: string
   organization_id: string
@@ -603,6 +631,9 @@ export interface Tables {
   recovery_code: RecoveryCodeTable
   invitation: InvitationTable
   password_reset: PasswordResetTable
+  single_sign_on: SingleSignOnTable
+  single_sign_on_domain: SingleSignOnDomainTable
+  single_sign_on_login: SingleSignOnLoginTable
   lead_status: LeadStatusTable
   pipeline: PipelineTable
   opportunity_status: OpportunityStatusTable

@@ -124,6 +124,20 @@ describe('leadline secret-key rotate', { timeout: 120_000 }, () => {
       email: 'rey@keys.example',
       smtp: { host: 'smtp.keys.example', port: 465, password: 'smtp-password-1' },
     })
+    const at = new Date().toISOString()
+    await database.db
+      .insertInto('single_sign_on')
+      .values({
+        organization_id: org.id,
+        issuer: 'https://idp.keys.example',
+        client_id: 'leadline',
+        client_secret: oldBox.seal('sso-client-secret-1', `single_sign_on:${org.id}`),
+        enabled: 1,
+        required: 0,
+        date_created: at,
+        date_updated: at,
+      })
+      .execute()
     const before = await stored()
     const clear = {
       webhook: hook.json<{ signature_key: string }>().signature_key,
@@ -156,6 +170,7 @@ describe('leadline secret-key rotate', { timeout: 120_000 }, () => {
         lead_webhook_signature_key: 1,
         smtp_passwords: 1,
         totp_secrets: 0,
+        single_sign_on_client_secrets: 1,
       },
     })
     expect(rotated.stdout + rotated.stderr).not.toContain(NEW_KEY)
@@ -169,6 +184,13 @@ describe('leadline secret-key rotate', { timeout: 120_000 }, () => {
     expect(() => oldBox.open(after.inbound, `inbound_secret:${org.id}`)).toThrow(SecretOpenError)
     expect(() => oldBox.open(after.lead, 'app_state:lead_webhook_signature_key')).toThrow(SecretOpenError)
     expect(() => oldBox.open(after.smtp.smtp_password ?? '', after.smtp.id)).toThrow(SecretOpenError)
+    const sso = await database.db
+      .selectFrom('single_sign_on')
+      .select('client_secret')
+      .where('organization_id', '=', org.id)
+      .executeTakeFirstOrThrow()
+    expect(newBox.open(sso.client_secret ?? '', `single_sign_on:${org.id}`)).toBe('sso-client-secret-1')
+    expect(() => oldBox.open(sso.client_secret ?? '', `single_sign_on:${org.id}`)).toThrow(SecretOpenError)
 
     // An api given the new key shows the same inbound secret and takes requests signed with it.
     const renewed = await appWith(NEW_KEY)

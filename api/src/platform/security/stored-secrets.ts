@@ -58,7 +58,12 @@ interface SecretColumn {
 }
 
 export type SecretKind =
-  'webhook_signature_keys' | 'inbound_secrets' | 'lead_webhook_signature_key' | 'smtp_passwords' | 'totp_secrets'
+  | 'webhook_signature_keys'
+  | 'inbound_secrets'
+  | 'lead_webhook_signature_key'
+  | 'smtp_passwords'
+  | 'totp_secrets'
+  | 'single_sign_on_client_secrets'
 
 export const webhookKeyContext = (subscriptionId: string) => `webhook_subscription:${subscriptionId}`
 export const inboundSecretContext = (organizationId: string) => `inbound_secret:${organizationId}`
@@ -118,6 +123,15 @@ const SECRET_COLUMNS: readonly SecretColumn[] = [
     id: 'id',
     context: totpSecretContext,
   },
+  // A single sign-on client secret is sealed for its organization (decision 0045), and never stored in the clear.
+  {
+    kind: 'single_sign_on_client_secrets',
+    label: 'The single sign-on client secret of organization',
+    table: 'single_sign_on',
+    column: 'client_secret',
+    id: 'organization_id',
+    context: (id) => `single_sign_on:${id}`,
+  },
 ]
 
 export type SecretCounts = Record<SecretKind, number>
@@ -140,6 +154,7 @@ export async function resealSecrets(
     lead_webhook_signature_key: 0,
     smtp_passwords: 0,
     totp_secrets: 0,
+    single_sign_on_client_secrets: 0,
   }
   for (const secret of SECRET_COLUMNS) {
     const condition = secret.where === undefined ? sql`` : sql`and ${secret.where}`

@@ -37,6 +37,10 @@ const NOT_COVERABLE: Record<string, string> = {
     'public, and answers the same for any address; what it sends goes to the address only: password-reset-routes tests',
   'POST /auth/password_reset/complete/':
     'authenticated by the emailed link’s token, not an API key; it sets that person’s password only: password-reset-routes tests',
+  'GET /auth/sso/available/': 'public: answers from an email’s domain alone, nothing of any organization’s data',
+  'POST /auth/sso/start/': 'public: begins a sign-in at the provider of an email’s domain; single-sign-on-routes tests',
+  'POST /auth/sso/finish/':
+    'authenticated by the provider’s verified email, not an API key; it signs into the organization the sign-in began with: single-sign-on-routes tests',
 }
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
@@ -53,6 +57,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/membership/', methods: ['GET', ...WRITES] },
   { prefix: '/auth/policy/', methods: ['GET', ...WRITES] },
   { prefix: '/invitation/', methods: ['GET', ...WRITES] },
+  { prefix: '/auth/sso/', methods: ['GET', 'PUT'] },
 ]
 
 function isAdminOnly(op: Operation): boolean {

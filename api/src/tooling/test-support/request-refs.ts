@@ -33,6 +33,7 @@ const REFERENCES: Record<string, string> = {
 const NOT_REFERENCES: Record<string, string> = {
   content_id: 'the MIME Content-ID an HTML body uses for an inline file, not an object',
   role_id: 'a predefined role’s name (`admin`, `user`), not an object',
+  'PUT /auth/sso/ client_id': 'the client ID the identity provider gave Leadline, not an object',
 }
 
 const ID_LIKE = /(^|_)id$/

@@ -11,6 +11,8 @@ import { provisionMember, provisionOrganization } from '../../crm/organizations/
 import { randomBase62 } from '../../platform/security/ids.js'
 import type { RateLimiter } from '../../platform/http/rate-limit.js'
 import type { Clock } from '../../platform/data/time.js'
+import { isIP } from 'node:net'
+import type { Resolver } from '../../platform/security/host-check.js'
 
 /**
  * `LEADLINE_TEST_DB` picks the database the API suite runs on: `sqlite` (default; a fresh file per test file)
@@ -134,6 +136,7 @@ export async function createTestContext(
     config,
     clock,
     logger: options.logger ?? false,
+    resolve: testResolver,
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
   })
   const org = await createOrg(database, clock, 'Acme Inc')
@@ -195,4 +198,16 @@ export interface TestEvent {
   data: Record<string, unknown>
   previous_data: Record<string, unknown>
   changed_fields: string[]
+}
+
+/**
+ * How the test apps resolve the hosts of URLs people save (webhooks, providers): as this machine does without a network,
+ * but at once. The system's resolver depends on the machine's DNS, which may stall a lookup for seconds and make a
+ * timed test fail for no fault of the code; tests of resolution itself give their own resolver.
+ */
+export const testResolver: Resolver = (hostname) => {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (isIP(name) !== 0) return Promise.resolve([{ address: name, family: isIP(name) }])
+  if (name === 'localhost' || name.endsWith('.localhost')) return Promise.resolve([{ address: '127.0.0.1', family: 4 }])
+  return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }))
 }

@@ -3,7 +3,7 @@ import { buildApp } from '../../app/app.js'
 import { loadConfig } from '../../platform/config.js'
 import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
-import { createOrg, createTestDatabase, TestClock, type TestOrg } from './test-app.js'
+import { createOrg, createTestDatabase, TestClock, testResolver, type TestOrg } from './test-app.js'
 
 /** One side of a pair: an app with its own database handle, so its own caches, as a separate process has. */
 export interface AppSide {
@@ -28,7 +28,7 @@ export async function createTwoApps(): Promise<TwoApps> {
   const open = async (): Promise<AppSide> => {
     const database = openDatabase(testDb.url)
     await migrateToLatest(database.db)
-    return { app: await buildApp({ database, config, clock, logger: false }), database }
+    return { app: await buildApp({ database, config, clock, logger: false, resolve: testResolver }), database }
   }
   const a = await open()
   const b = await open()

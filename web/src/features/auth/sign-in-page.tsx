@@ -4,7 +4,8 @@ import { Link, useNavigate, useRouter } from '@tanstack/react-router'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
-import { isApiError } from '../../lib/api'
+import { browserTimeZone } from '../../lib/format'
+import { authApi, isApiError } from '../../lib/api'
 import { isRecord } from '../../lib/record'
 import { authQueries, useDemoSignIn, useSignIn, type AuthSession, type Credentials } from './auth-queries'
 import { PublicFrame, textLink } from './public-frame'
@@ -13,9 +14,11 @@ interface SignInPageProps {
   redirectTo: string | undefined
   /** `key`: the API key form instead of email and password. */
   method: 'key' | undefined
+  /** Why a single sign-on failed, from the URL the BFF sent the browser back to. */
+  ssoError?: string | undefined
 }
 
-export function SignInPage({ redirectTo, method }: SignInPageProps) {
+export function SignInPage({ redirectTo, method, ssoError }: SignInPageProps) {
   const navigate = useNavigate()
   const router = useRouter()
   const signIn = useSignIn()
@@ -35,6 +38,11 @@ export function SignInPage({ redirectTo, method }: SignInPageProps) {
 
   return (
     <PublicFrame title="Sign in to your CRM">
+      {ssoError === undefined ? null : (
+        <p role="alert" className="mb-4 text-sm text-red-700">
+          {ssoError}
+        </p>
+      )}
       {method === 'key' ? (
         <KeyForm signIn={signIn} onSubmit={submit} />
       ) : (
@@ -96,6 +104,19 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState<string>()
+  const [ssoError, setSsoError] = useState<string>()
+  // A full-page navigation: the BFF sends the browser on to the provider.
+  const singleSignOn = async () => {
+    const address = email.trim()
+    if (address === '') {
+      setSsoError('Enter your work email first.')
+      return
+    }
+    const query = `email=${encodeURIComponent(address)}`
+    const { available } = await authApi.get<{ available: boolean }>(`sso/available?${query}`)
+    if (available) window.location.assign(`/auth/sso/start?${query}&time_zone=${encodeURIComponent(browserTimeZone())}`)
+    else setSsoError(`Single sign-on is not set up for ${address.split('@').pop() ?? ''}.`)
+  }
   const error = signIn.error
   // Once the api asks for a two-factor code, the form keeps a Code field; the api's words about the code show there.
   const asksCode = isApiError(error, 401) && isRecord(error.body) && error.body.two_factor === 'required'
@@ -117,10 +138,11 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
         value={email}
         onChange={(value) => {
           setEmail(value)
+          setSsoError(undefined)
           signIn.reset()
         }}
         isRequired
-        error={beside.email}
+        error={ssoError ?? beside.email}
       />
       <TextField
         label="Password"
@@ -153,6 +175,15 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
       )}
       <Button type="submit" variant="primary" isPending={signIn.isPending}>
         Sign in
+      </Button>
+      <Button
+        onPress={() => {
+          singleSignOn().catch((failure: unknown) => {
+            setSsoError(failure instanceof Error ? failure.message : String(failure))
+          })
+        }}
+      >
+        Sign in with single sign-on
       </Button>
       <Link to="/forgot-password" className={`${textLink} self-center text-sm`}>
         Forgot password?

@@ -41,17 +41,32 @@ describe('signInSearchOf', () => {
     expect(signInSearchOf({ redirect: '/\\evil.example' }, origin)).toStrictEqual({
       redirect: undefined,
       method: undefined,
+      sso_error: undefined,
     })
     expect(signInSearchOf({ redirect: '/leads/lead_1' }, origin)).toStrictEqual({
       redirect: '/leads/lead_1',
       method: undefined,
+      sso_error: undefined,
     })
-    expect(signInSearchOf({}, origin)).toStrictEqual({ redirect: undefined, method: undefined })
+    expect(signInSearchOf({}, origin)).toStrictEqual({
+      redirect: undefined,
+      method: undefined,
+      sso_error: undefined,
+    })
   })
 
   it('keeps the API key form only when asked for by name', () => {
     expect(signInSearchOf({ method: 'key' }, origin).method).toBe('key')
     expect(signInSearchOf({ method: 'sso' }, origin).method).toBeUndefined()
     expect(signInSearchOf({ method: ['key'] }, origin).method).toBeUndefined()
+  })
+})
+
+describe('sso_error', () => {
+  it('keeps the message the BFF sent back, shortened, and drops anything that is not text', () => {
+    expect(signInSearchOf({ sso_error: 'Refused.' }, origin).sso_error).toBe('Refused.')
+    expect(signInSearchOf({ sso_error: 'x'.repeat(500) }, origin).sso_error).toHaveLength(200)
+    expect(signInSearchOf({ sso_error: 42 }, origin).sso_error).toBeUndefined()
+    expect(signInSearchOf({ sso_error: '' }, origin).sso_error).toBeUndefined()
   })
 })

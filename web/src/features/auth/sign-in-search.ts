@@ -5,6 +5,8 @@ export interface SignInSearch {
   redirect?: string | undefined
   /** `key`: the form that takes an API key instead of an email and password. */
   method?: 'key' | undefined
+  /** Why a single sign-on failed, as the BFF's callback says when it sends the browser back here. */
+  sso_error?: string | undefined
 }
 
 /**
@@ -29,5 +31,10 @@ export function safeRedirect(target: unknown, origin: string): string | undefine
  * redirect must be overwritten with undefined, not left out.
  */
 export function signInSearchOf(search: Record<string, unknown>, origin: string): SignInSearch {
-  return { redirect: safeRedirect(search.redirect, origin), method: search.method === 'key' ? 'key' : undefined }
+  return {
+    redirect: safeRedirect(search.redirect, origin),
+    method: search.method === 'key' ? 'key' : undefined,
+    sso_error:
+      typeof search.sso_error === 'string' && search.sso_error !== '' ? search.sso_error.slice(0, 200) : undefined,
+  }
 }

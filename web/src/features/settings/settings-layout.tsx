@@ -31,6 +31,9 @@ export function SettingsFrame({ children }: { children: ReactNode }) {
         <Link to="/settings/api-keys" className={tabLink}>
           API keys
         </Link>
+        <Link to="/settings/single-sign-on" className={tabLink}>
+          Single sign-on
+        </Link>
       </nav>
       {children}
     </div>
@@ -43,8 +46,8 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
     <div className="mx-auto max-w-2xl px-4 py-16 text-center">
       <h1 className="text-2xl font-bold text-slate-900">Only admins can change settings</h1>
       <p className="mt-2 text-slate-600">
-        Pipelines, statuses, users and API keys of {organization} are managed by its admins. Ask one of them if
-        something here needs to change.
+        Pipelines, statuses, users, API keys and single sign-on of {organization} are managed by its admins. Ask one of
+        them if something here needs to change.
       </p>
       <BackToLeadsLink />
     </div>

@@ -1,9 +1,8 @@
 import { createFileRoute } from '@tanstack/react-router'
 import { ProfilePage } from '../../../features/profile/profile-page'
-import { profileQueries } from '../../../features/profile/profile-queries'
 
-// The API keys and two-factor state load with the screen: a session held until two-factor is on may not list keys.
+// No loader: the screen reads what it shows itself (a session held until two-factor is on may not list keys), so
+// none of its queries weigh on every first visit (the route budget).
 export const Route = createFileRoute('/_app/settings/profile')({
-  loader: ({ context: { queryClient } }) => queryClient.query(profileQueries.sessions()),
   component: ProfilePage,
 })

@@ -1,0 +1,172 @@
+import { useSuspenseQuery } from '@tanstack/react-query'
+import { useState, type SubmitEvent } from 'react'
+import { Button } from '../../components/ui/button'
+import { TextField } from '../../components/ui/text-field'
+import { showToast } from '../../components/ui/toast'
+import { api } from '../../lib/api'
+import { placeErrors } from '../../lib/form-errors'
+import { useFormMutation } from '../../lib/form-mutation'
+import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { singleSignOnQueries, type SingleSignOn } from './single-sign-on-queries'
+
+const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'required'] as const
+
+type SingleSignOnWrite = Omit<SingleSignOn, 'has_client_secret' | 'redirect_uri'> & { client_secret?: string }
+
+/** Signing in through the organization's OpenID Connect provider (decision 0045); admins only. */
+export function SingleSignOnPage() {
+  return (
+    <SettingsFrame>
+      <SingleSignOnForm />
+    </SettingsFrame>
+  )
+}
+
+function SingleSignOnForm() {
+  useSettingsTitle('Single sign-on')
+  const { data: saved } = useSuspenseQuery(singleSignOnQueries.config())
+  const save = useFormMutation(singleSignOnQueries.config().queryKey, (body: SingleSignOnWrite) =>
+    api.put<SingleSignOn>('auth/sso/', body),
+  )
+  const [issuer, setIssuer] = useState(saved.issuer)
+  const [clientId, setClientId] = useState(saved.client_id)
+  const [secret, setSecret] = useState('')
+  const [domains, setDomains] = useState(saved.domains.join(', '))
+  const [enabled, setEnabled] = useState(saved.enabled)
+  const [required, setRequired] = useState(saved.required)
+  const [copied, setCopied] = useState(false)
+  const { beside, general } = placeErrors(FIELDS, save.error)
+  const edit =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value)
+      save.reset()
+    }
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    save.mutate(
+      {
+        issuer: issuer.trim(),
+        client_id: clientId.trim(),
+        ...(secret === '' ? {} : { client_secret: secret }),
+        domains: domains
+          .split(',')
+          .map((d) => d.trim())
+          .filter((d) => d !== ''),
+        enabled,
+        required,
+      },
+      {
+        onSuccess: () => {
+          setSecret('')
+          showToast({ title: 'Single sign-on saved' })
+        },
+      },
+    )
+  }
+  return (
+    <div className="flex max-w-2xl flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-2xl font-bold text-slate-900">Single sign-on</h1>
+        <p className="text-sm text-slate-600">
+          Members sign in through your organization’s OpenID Connect provider, by the email domains it covers.
+        </p>
+      </div>
+      <div className="flex flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4">
+        <p className="text-sm font-medium text-slate-700">Redirect URI</p>
+        <p className="text-sm text-slate-600">Register it at your provider for the client Leadline uses.</p>
+        <div className="flex flex-wrap items-center gap-2">
+          <code aria-label="Redirect URI" className="rounded bg-slate-100 px-2 py-1 font-mono text-xs break-all">
+            {saved.redirect_uri}
+          </code>
+          <Button
+            size="sm"
+            onPress={() => {
+              void navigator.clipboard.writeText(saved.redirect_uri).then(() => {
+                setCopied(true)
+              })
+            }}
+          >
+            {copied ? 'Copied' : 'Copy'}
+          </Button>
+        </div>
+      </div>
+      <form
+        onSubmit={submit}
+        noValidate
+        className="flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5"
+      >
+        <TextField
+          label="Issuer URL"
+          type="url"
+          value={issuer}
+          onChange={edit(setIssuer)}
+          placeholder="https://accounts.example.com"
+          error={beside.issuer}
+        />
+        <TextField label="Client ID" value={clientId} onChange={edit(setClientId)} error={beside.client_id} />
+        <TextField
+          label="Client secret"
+          type="password"
+          autoComplete="off"
+          value={secret}
+          onChange={edit(setSecret)}
+          placeholder={saved.has_client_secret ? 'A secret is stored; leave empty to keep it' : undefined}
+          error={beside.client_secret}
+        />
+        <TextField
+          label="Email domains"
+          value={domains}
+          onChange={edit(setDomains)}
+          placeholder="example.com, example.org"
+          description="Comma-separated. People with an address at these domains are offered single sign-on."
+          error={beside.domains}
+        />
+        <Checkbox label="Turn on single sign-on" checked={enabled} onChange={edit(setEnabled)} error={beside.enabled} />
+        <Checkbox
+          label="Require single sign-on"
+          description="Password sign-in is refused to every member but admins, who keep it in case the provider fails."
+          checked={required}
+          onChange={edit(setRequired)}
+          error={beside.required}
+        />
+        {general === undefined ? null : (
+          <p role="alert" className="text-sm text-red-700">
+            {general}
+          </p>
+        )}
+        <div>
+          <Button type="submit" variant="primary" isPending={save.isPending}>
+            Save
+          </Button>
+        </div>
+      </form>
+    </div>
+  )
+}
+
+function Checkbox(props: {
+  label: string
+  description?: string
+  checked: boolean
+  onChange: (checked: boolean) => void
+  error: string | undefined
+}) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label className="flex items-center gap-2 text-sm text-slate-800">
+        <input
+          type="checkbox"
+          checked={props.checked}
+          aria-invalid={props.error === undefined ? undefined : true}
+          onChange={(event) => {
+            props.onChange(event.target.checked)
+          }}
+        />
+        {props.label}
+      </label>
+      {props.description === undefined ? null : <p className="text-xs text-slate-500">{props.description}</p>}
+      {props.error === undefined ? null : <p className="text-sm text-red-700">{props.error}</p>}
+    </div>
+  )
+}
