@@ -360,7 +360,15 @@ export const accountsTest = base.extend<{ api: CrmClient }, { accountsStack: Sta
         })
         launched(started, catcher)
         const [, catcherUrl = ''] = await waitForOutput(catcher, /"url":"([^"]+)"/)
-        const stack = await startStack(dir, started, { apiEnv: { LEADLINE_SYSTEM_SMTP_URL: catcherUrl } })
+        // The single sign-on journey's provider runs on this machine's loopback.
+        const stack = await startStack(dir, started, {
+          apiEnv: {
+            LEADLINE_SYSTEM_SMTP_URL: catcherUrl,
+            LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1',
+            // Two-factor and single sign-on secrets are stored sealed under it, as `npm start` provides one.
+            LEADLINE_SECRET_KEY: randomBytes(32).toString('hex'),
+          },
+        })
         return { ...stack, mailDir }
       }, use)
     },
