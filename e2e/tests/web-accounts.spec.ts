@@ -1,8 +1,8 @@
 import { TOTP } from 'otpauth'
-import { startTestProvider } from '../../api/src/tooling/test-support/oidc-provider.js'
 import { accountsTest as test, expect, signIn } from '../fixtures.js'
 import { expectAccessible } from '../journeys.js'
 import { appLink, mailTo } from '../mail-files.js'
+import { startJourneyProvider } from '../oidc-provider.js'
 
 // People joining, leaving and recovering their accounts, with the mail the api sends read from the mail catcher's
 // `.eml` files.
@@ -180,9 +180,8 @@ test('an admin sets up single sign-on, and signs in through the organization’s
   page,
   accountsStack,
 }) => {
-  const provider = await startTestProvider(`${accountsStack.baseURL}/auth/sso/callback`)
+  const provider = await startJourneyProvider(`${accountsStack.baseURL}/auth/sso/callback`, { casey: ADMIN_EMAIL })
   try {
-    provider.accounts.set('casey', { email: ADMIN_EMAIL, email_verified: true })
     await signIn(page, accountsStack.apiKey)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Single sign-on' }).click()
