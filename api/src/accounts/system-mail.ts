@@ -6,16 +6,10 @@ import type { Db } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
 import { parseJsonObject } from '../platform/http/raw-json.js'
 import { newId } from '../platform/security/ids.js'
-import {
-  recordAttempt,
-  retryDelayMs,
-  type HandlerContext,
-  type OutboxHandler,
-  type OutboxRow,
-} from '../integrations/outbox/outbox-dispatcher.js'
+import type { HandlerContext, OutboxHandler, OutboxRow } from '../integrations/outbox/outbox-dispatcher.js'
 import { outboxWritten } from '../integrations/outbox/outbox-signal.js'
 import { sendDeadline } from '../integrations/outbound/send-deadline.js'
-import { EMAIL_RETRY_CAP_MS } from '../email/send/email-send.js'
+import { linkMailRecorder } from '../email/send/link-mail-record.js'
 
 // Leadline's own mail (an invitation, a password reset) goes out through the system mailer, the operator's relay
 // (LEADLINE_SYSTEM_SMTP_URL), by an outbox row written with the link it carries. The link's token waits in the row
@@ -114,39 +108,7 @@ export function linkMailHandler(
 ): (context: HandlerContext) => OutboxHandler {
   const { db, clock, config } = options
   return (context) => {
-    /** Records the attempt and settles or reschedules the row; a settled row keeps no token. */
-    async function record(row: OutboxRow, target: string, error: string | null, final: boolean, durationMs: number) {
-      const now = clock.now()
-      const attempt = row.attempts + 1
-      const retry = error !== null && !final && attempt < config.email.maxAttempts
-      const nextAt = retry
-        ? formatTimestamp(
-            new Date(
-              now.getTime() +
-                retryDelayMs(attempt, config.email.retrySeconds * 1000, EMAIL_RETRY_CAP_MS, context.random()),
-            ),
-          )
-        : null
-      await db.transaction().execute(async (tx) => {
-        const result = { ok: error === null, statusCode: null, durationMs, error }
-        const settled = await recordAttempt(tx, row, context.owner, {
-          url: target,
-          result,
-          nextAt,
-          at: formatTimestamp(now),
-        })
-        if (!settled) {
-          context.leaseLost(row, error ?? 'sent')
-          return
-        }
-        if (nextAt !== null) return
-        await tx
-          .updateTable('outbox')
-          .set({ payload: JSON.stringify({ ...payloadOf(row), token: null }) })
-          .where('seq', '=', row.seq)
-          .execute()
-      })
-    }
+    const record = linkMailRecorder(db, clock, config.email, context)
 
     return async (row) => {
       const started = performance.now()

@@ -3,18 +3,13 @@ import type { Config } from '../../platform/config.js'
 import type { Db } from '../../platform/data/database.js'
 import { EmailAccountSecretError, findEmailAccount } from '../accounts/email-account-repo.js'
 import { isWaitingLink, LINK_LIFETIME_MS, type VerificationPayload } from '../accounts/email-address-verification.js'
-import {
-  recordAttempt,
-  retryDelayMs,
-  type HandlerContext,
-  type OutboxHandler,
-  type OutboxRow,
-} from '../../integrations/outbox/outbox-dispatcher.js'
+import type { HandlerContext, OutboxHandler, OutboxRow } from '../../integrations/outbox/outbox-dispatcher.js'
 import { systemResolver, type Resolver } from '../../integrations/outbound/outbound-client.js'
 import { sendDeadline } from '../../integrations/outbound/send-deadline.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
-import { formatTimestamp, type Clock } from '../../platform/data/time.js'
-import { deliverThroughAccount, EMAIL_RETRY_CAP_MS } from './email-send.js'
+import type { Clock } from '../../platform/data/time.js'
+import { deliverThroughAccount } from './email-send.js'
+import { linkMailRecorder } from './link-mail-record.js'
 import { outboundPrivateAllowed } from '../../platform/config.js'
 
 // The link that verifies an address of an email account (docs/decisions/0038-email-address-owners.md) goes out like
@@ -56,39 +51,7 @@ export function verificationSendHandler(
   const allowPrivate = outboundPrivateAllowed(config)
 
   return (context) => {
-    /** Records the attempt and settles or reschedules the row; a settled row keeps no token. */
-    async function record(row: OutboxRow, target: string, error: string | null, final: boolean, durationMs: number) {
-      const now = clock.now()
-      const attempt = row.attempts + 1
-      const retry = error !== null && !final && attempt < config.email.maxAttempts
-      const nextAt = retry
-        ? formatTimestamp(
-            new Date(
-              now.getTime() +
-                retryDelayMs(attempt, config.email.retrySeconds * 1000, EMAIL_RETRY_CAP_MS, context.random()),
-            ),
-          )
-        : null
-      await db.transaction().execute(async (tx) => {
-        const result = { ok: error === null, statusCode: null, durationMs, error }
-        const settled = await recordAttempt(tx, row, context.owner, {
-          url: target,
-          result,
-          nextAt,
-          at: formatTimestamp(now),
-        })
-        if (!settled) {
-          context.leaseLost(row, error ?? 'sent')
-          return
-        }
-        if (nextAt !== null) return
-        await tx
-          .updateTable('outbox')
-          .set({ payload: JSON.stringify({ ...payloadOf(row), token: null }) })
-          .where('seq', '=', row.seq)
-          .execute()
-      })
-    }
+    const record = linkMailRecorder(db, clock, config.email, context)
 
     return async (row) => {
       const deadline = sendDeadline(context.sendTimeoutMs)
