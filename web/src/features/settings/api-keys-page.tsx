@@ -3,8 +3,8 @@ import { formatDateTime } from '../../lib/format'
 import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from '../profile/api-key-parts'
 import { profileQueries } from '../profile/profile-queries'
 import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { SettingsTable } from './settings-table'
 
-const headerCell = 'px-3 py-2 font-semibold'
 const cell = 'px-3 py-2 align-middle'
 
 /** Every live API key of the organization, whoever made it (admins only); an admin makes their own here too. */
@@ -38,44 +38,25 @@ function ApiKeysPageContent() {
       {keys.length === 0 ? (
         <p className="text-sm text-slate-500">The organization has no API keys.</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table aria-label="API keys" className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 text-xs text-slate-600">
-              <tr>
-                <th scope="col" className={headerCell}>
-                  Description
-                </th>
-                <th scope="col" className={headerCell}>
-                  Owner
-                </th>
-                <th scope="col" className={headerCell}>
-                  Created
-                </th>
-                <th scope="col" className={headerCell}>
-                  Last used
-                </th>
-                <th scope="col" className={headerCell}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {keys.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row" className={`${cell} font-medium text-slate-900`}>
-                    {apiKeyName(key)}
-                  </th>
-                  <td className={cell}>{key.user_name}</td>
-                  <td className={cell}>{formatDateTime(key.date_created)}</td>
-                  <td className={cell}>{key.date_last_used === null ? 'Never' : formatDateTime(key.date_last_used)}</td>
-                  <td className={`${cell} text-right`}>
-                    <RevokeApiKeyButton apiKey={key} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SettingsTable
+          label="API keys"
+          className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+          columns={['Description', 'Owner', 'Created', 'Last used']}
+        >
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <th scope="row" className={`${cell} font-medium text-slate-900`}>
+                {apiKeyName(key)}
+              </th>
+              <td className={cell}>{key.user_name}</td>
+              <td className={cell}>{formatDateTime(key.date_created)}</td>
+              <td className={cell}>{key.date_last_used === null ? 'Never' : formatDateTime(key.date_last_used)}</td>
+              <td className={`${cell} text-right`}>
+                <RevokeApiKeyButton apiKey={key} />
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
       )}
     </div>
   )

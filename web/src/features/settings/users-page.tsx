@@ -12,6 +12,7 @@ import { placeErrors } from '../../lib/form-errors'
 import { formatDateTime } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { SettingsTable } from './settings-table'
 import {
   useChangeRole,
   useInvite,
@@ -31,7 +32,6 @@ const roleOf = (value: string): Role => (value === 'admin' ? 'admin' : 'user')
 const roleLabel = (role: Role) => (role === 'admin' ? 'Admin' : 'User')
 
 const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
-const headerCell = 'px-3 py-2 font-semibold'
 const cell = 'px-3 py-2 align-middle'
 
 /** The organization's members and invitations, and its two-factor rule (admins only). */
@@ -118,40 +118,14 @@ function MembersTable() {
       <h2 id="members-heading" className="text-lg font-semibold text-slate-900">
         Members
       </h2>
-      <div className="overflow-x-auto">
-        <table aria-labelledby="members-heading" className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 text-xs text-slate-600">
-            <tr>
-              <th scope="col" className={headerCell}>
-                Name
-              </th>
-              <th scope="col" className={headerCell}>
-                Email
-              </th>
-              <th scope="col" className={headerCell}>
-                Role
-              </th>
-              <th scope="col" className={headerCell}>
-                Status
-              </th>
-              <th scope="col" className={headerCell}>
-                Last active
-              </th>
-              <th scope="col" className={headerCell}>
-                Two-factor
-              </th>
-              <th scope="col" className={headerCell}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {members.map((member) => (
-              <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <SettingsTable
+        labelledBy="members-heading"
+        columns={['Name', 'Email', 'Role', 'Status', 'Last active', 'Two-factor']}
+      >
+        {members.map((member) => (
+          <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
+        ))}
+      </SettingsTable>
     </section>
   )
 }
@@ -245,34 +219,11 @@ function PendingInvitations() {
       {invitations.length === 0 ? (
         <p className="text-sm text-slate-500">No invitations are waiting for an answer.</p>
       ) : (
-        <div className="overflow-x-auto">
-          <table aria-labelledby="invitations-heading" className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 text-xs text-slate-600">
-              <tr>
-                <th scope="col" className={headerCell}>
-                  Email
-                </th>
-                <th scope="col" className={headerCell}>
-                  Role
-                </th>
-                <th scope="col" className={headerCell}>
-                  Sent
-                </th>
-                <th scope="col" className={headerCell}>
-                  Expires
-                </th>
-                <th scope="col" className={headerCell}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {invitations.map((invitation) => (
-                <InvitationRow key={invitation.id} invitation={invitation} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SettingsTable labelledBy="invitations-heading" columns={['Email', 'Role', 'Sent', 'Expires']}>
+          {invitations.map((invitation) => (
+            <InvitationRow key={invitation.id} invitation={invitation} />
+          ))}
+        </SettingsTable>
       )}
     </section>
   )
