@@ -11,6 +11,7 @@ import {
   KEY,
   KEY_FORMS,
   SESSION_KEY,
+  annAtTheApi,
   DEMO_SESSION_KEY,
   PASSWORD,
   TWO_FACTOR_CODE,
@@ -157,6 +158,23 @@ describe('sign-in', () => {
     expect(updated.json).toMatchObject({ time_zone: 'Asia/Kolkata' })
     await bff.call('/api/v1/lead/', { cookie })
     expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('5.5')
+  })
+
+  test('PUT /auth/session reads who the person is again: a new name or role shows without signing in again', async () => {
+    const cookie = await signIn(bff)
+    Object.assign(annAtTheApi, { firstName: 'Annie', role: 'user' })
+    try {
+      const updated = await bff.call('/auth/session', {
+        method: 'PUT',
+        headers: json,
+        cookie,
+        body: JSON.stringify({ time_zone: 'UTC' }),
+      })
+      expect(updated.json).toMatchObject({ user: { first_name: 'Annie', display_name: 'Annie Veal' }, role: 'user' })
+      expect((await bff.call('/auth/session', { cookie })).json).toMatchObject({ role: 'user' })
+    } finally {
+      Object.assign(annAtTheApi, { firstName: 'Ann', role: 'admin' })
+    }
   })
 
   test('DELETE /auth/session signs out and clears the cookie', async () => {

@@ -131,13 +131,27 @@ export function authRoutes(deps: AuthDeps): Router {
     res.json(sessionView(current.session))
   })
 
-  router.put('/session', (req, res) => {
+  // A new zone, and who the person is now: their name or role may have changed since they signed in.
+  router.put('/session', async (req, res) => {
     const body: unknown = req.body
     const timeZone = requireTimeZone(requireObject(body))
     const current = currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
-    store.setTimeZone(current.id, timeZone)
-    res.json(sessionView({ ...current.session, timeZone }))
+    const me = await upstreamJson(deps.pool, '/api/v1/me/', current.apiKey, timeZone, deps.now(), config.apiTimeoutMs)
+    if (me.status === 401) {
+      endSession(deps, current.id)
+      setSessionCookie(res, config, '', true)
+      throw new HttpError(401, NOT_SIGNED_IN)
+    }
+    const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
+    // The api unreachable or busy: the zone still changes, and who they are is read again next time.
+    if (profile === undefined) {
+      store.setTimeZone(current.id, timeZone)
+      res.json(sessionView({ ...current.session, timeZone }))
+      return
+    }
+    store.updateProfile(current.id, profile)
+    res.json(sessionView({ ...current.session, ...profile }))
   })
 
   router.delete('/session', async (req, res) => {

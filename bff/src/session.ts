@@ -146,6 +146,20 @@ export class SessionStore {
     this.#statements.setTimeZone.run({ id_hash: hashId(id), time_zone: timeZone })
   }
 
+  /** Who the session's person is now (their name, role, organization's name, zone), as the api last said. */
+  updateProfile(id: string, profile: SessionProfile): void {
+    this.#statements.updateProfile.run({
+      id_hash: hashId(id),
+      first_name: profile.firstName,
+      last_name: profile.lastName,
+      email: profile.email,
+      display_name: profile.displayName,
+      organization_name: profile.organizationName,
+      role: profile.role,
+      time_zone: profile.timeZone,
+    })
+  }
+
   delete(id: string): void {
     this.#statements.delete.run(hashId(id))
   }
@@ -279,6 +293,11 @@ function prepare(db: Database.Database) {
     ),
     touch: db.prepare('UPDATE session SET last_seen = max(last_seen, @last_seen) WHERE id_hash = @id_hash'),
     setTimeZone: db.prepare('UPDATE session SET time_zone = @time_zone WHERE id_hash = @id_hash'),
+    updateProfile: db.prepare(
+      `UPDATE session SET first_name = @first_name, last_name = @last_name, email = @email,
+         display_name = @display_name, organization_name = @organization_name, role = @role, time_zone = @time_zone
+       WHERE id_hash = @id_hash`,
+    ),
     delete: db.prepare('DELETE FROM session WHERE id_hash = ?'),
     deleteMember: db.prepare('DELETE FROM session WHERE organization_id = @organization_id AND user_id = @user_id'),
     purge: db.prepare('DELETE FROM session WHERE last_seen < @idle_before OR created_at < @created_before'),

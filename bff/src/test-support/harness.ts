@@ -42,6 +42,9 @@ function basic(key: string): string {
   return `Basic ${Buffer.from(`${key}:`).toString('base64')}`
 }
 
+/** Who Ann is at the fake API now: a test changes her name or role as an admin or Ann herself would. */
+export const annAtTheApi = { firstName: 'Ann', role: 'admin' }
+
 function me(userId: string, first: string, last: string, email: string, role: string) {
   return {
     id: userId,
@@ -194,7 +197,7 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
       return json(
         200,
         ann
-          ? me('user_ann', 'Ann', 'Veal', 'ann@example.com', 'admin')
+          ? me('user_ann', annAtTheApi.firstName, 'Veal', 'ann@example.com', annAtTheApi.role)
           : me('user_rep', 'Rita', 'Rep', 'rep@demo.example', 'user'),
       )
     case '/api/v1/lead/':
