@@ -1,4 +1,6 @@
-import { api } from '../../lib/api'
+import { api, authApi } from '../../lib/api'
+import { browserTimeZone } from '../../lib/format'
+import { authQueries, type AuthSession } from '../auth/auth-queries'
 import { useFormMutation } from '../../lib/form-mutation'
 import { profileQueries, type ApiKey } from './profile-queries'
 
@@ -26,4 +28,12 @@ export function useRevokeApiKey() {
   return useFormMutation(profileQueries.apiKeys().queryKey, (id: string) =>
     api.delete(`api_key/${encodeURIComponent(id)}/`),
   )
+}
+
+/** Saves the person's name, then has the BFF read who they are again, so the header and the session show it. */
+export function useSaveName() {
+  return useFormMutation(authQueries.all(), async (body: { first_name: string; last_name: string }) => {
+    await api.put('auth/profile/', body)
+    return authApi.put<AuthSession>('session', { time_zone: browserTimeZone() })
+  })
 }

@@ -8,7 +8,7 @@ import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
 import { authQueries } from '../auth/auth-queries'
 import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from './api-key-parts'
-import { useChangePassword, useSignOutOthers } from './profile-mutations'
+import { useChangePassword, useSaveName, useSignOutOthers } from './profile-mutations'
 import { profileQueries, type ApiKey } from './profile-queries'
 import { twoFactorQueries } from './two-factor'
 import { TwoFactorSection } from './two-factor-section'
@@ -31,11 +31,66 @@ export function ProfilePage() {
           {session.user.display_name} · {session.user.email} · {session.organization.name}
         </p>
       </div>
+      <NameSection firstName={session.user.first_name ?? ''} lastName={session.user.last_name ?? ''} />
       <PasswordSection />
       <TwoFactorSection />
       <SessionsSection />
       {twoFactor.required && !twoFactor.enabled ? null : <ApiKeysSection />}
     </div>
+  )
+}
+
+function NameSection({ firstName, lastName }: { firstName: string; lastName: string }) {
+  const save = useSaveName()
+  const [first, setFirst] = useState(firstName)
+  const [last, setLast] = useState(lastName)
+  const { beside, general } = placeErrors(['first_name', 'last_name'], save.error)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    save.mutate(
+      { first_name: first, last_name: last },
+      {
+        onSuccess: () => {
+          showToast({ title: 'Name saved' })
+        },
+      },
+    )
+  }
+  return (
+    <section aria-labelledby="name-heading" className={section}>
+      <h2 id="name-heading" className="text-lg font-semibold text-slate-900">
+        Your name
+      </h2>
+      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextField
+            label="First name"
+            name="first_name"
+            autoComplete="given-name"
+            value={first}
+            onChange={(value) => {
+              setFirst(value)
+              save.reset()
+            }}
+            error={beside.first_name}
+          />
+          <TextField
+            label="Last name"
+            name="last_name"
+            autoComplete="family-name"
+            value={last}
+            onChange={(value) => {
+              setLast(value)
+              save.reset()
+            }}
+            error={beside.last_name ?? general}
+          />
+        </div>
+        <Button type="submit" variant="primary" isPending={save.isPending} className="self-start">
+          Save name
+        </Button>
+      </form>
+    </section>
   )
 }
 
