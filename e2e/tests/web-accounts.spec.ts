@@ -152,6 +152,11 @@ test('a rep turns two-factor on with a QR code and signs in again with a code fr
   }
   await signInWithPassword()
   await page.getByRole('banner').getByRole('link', { name: 'Profile' }).click()
+  // Their name first: the header shows the new one at once.
+  const name = page.getByRole('region', { name: 'Your name' })
+  await name.getByRole('textbox', { name: 'First name' }).fill('Tessa')
+  await name.getByRole('button', { name: 'Save name' }).click()
+  await expect(page.getByRole('banner').getByText('Tessa Twofactor')).toBeVisible()
   const section = page.getByRole('region', { name: 'Two-factor sign-in' })
   await section.getByRole('button', { name: 'Turn on two-factor' }).click()
   await section.getByLabel('Current password').fill(member.password)
