@@ -351,6 +351,20 @@ describe('GET /events', () => {
     await expect.poll(() => taskIds(staying)).toContain(task)
   })
 
+  test('a member’s new role holds for their sessions at once, and their tab is told to read it again', async () => {
+    const added = await cli(['user', 'add', '--org', orgId, '--email', `promoted-${String(Date.now())}@live.test`])
+    const on = await bff()
+    const cookie = await signIn(on, String(added.api_key))
+    const tab = await events(on, cookie)
+    await tab.waitForId()
+    expect((await on.call('/auth/session', { cookie })).json).toMatchObject({ role: 'user' })
+    await apiJson(keys.admin, 'PUT', `/membership/${String(added.membership_id)}/`, { role_id: 'admin' })
+    await expect
+      .poll(() => live(tab).some((e) => e.object_type === 'membership' && e.member_role === 'admin'))
+      .toBe(true)
+    expect((await on.call('/auth/session', { cookie })).json).toMatchObject({ role: 'admin' })
+  })
+
   test('with no shared secret only an admin’s session opens the upstream; reps’ browsers get it then', async () => {
     const on = await bff({})
     const rep = await signIn(on, keys.rep)
@@ -378,10 +392,19 @@ describe('GET /events', () => {
   })
 })
 
-async function apiJson(apiKey: string, method: 'GET' | 'DELETE' | 'POST', path: string): Promise<unknown> {
+async function apiJson(
+  apiKey: string,
+  method: 'GET' | 'DELETE' | 'POST' | 'PUT',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${String(apiPort)}/api/v1${path}`, {
     method,
-    headers: { authorization: `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}` },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   if (res.status !== 200) throw new Error(`${method} ${path} answered ${String(res.status)}`)
   return res.json()

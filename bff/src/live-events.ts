@@ -386,8 +386,12 @@ export class LiveEvents {
       channel.base = dropped.n
     }
     for (const browser of channel.browsers) this.#write(browser, text)
-    if (live.object_type === 'membership' && live.member_status === 'inactive' && live.member_user_id != null)
-      this.#endMember(channel, live.member_user_id)
+    if (live.object_type === 'membership' && live.member_user_id != null) {
+      if (live.member_status === 'inactive') this.#endMember(channel, live.member_user_id)
+      // A new role holds for their sessions at once: the app reads it again from this event.
+      else if (live.member_role != null)
+        this.options.store.setMemberRole(channel.organizationId, live.member_user_id, live.member_role)
+    }
   }
 
   #write(browser: Browser, text: string): void {

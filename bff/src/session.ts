@@ -164,6 +164,11 @@ export class SessionStore {
     this.#statements.delete.run(hashId(id))
   }
 
+  /** Gives every session of one member of an organization their new role (an admin changed it). */
+  setMemberRole(organizationId: string, userId: string, role: string): void {
+    this.#statements.setMemberRole.run({ organization_id: organizationId, user_id: userId, role })
+  }
+
   /** Ends every session of one member of an organization (they were deactivated); answers how many there were. */
   deleteMember(organizationId: string, userId: string): number {
     return this.#statements.deleteMember.run({ organization_id: organizationId, user_id: userId }).changes
@@ -300,6 +305,9 @@ function prepare(db: Database.Database) {
     ),
     delete: db.prepare('DELETE FROM session WHERE id_hash = ?'),
     deleteMember: db.prepare('DELETE FROM session WHERE organization_id = @organization_id AND user_id = @user_id'),
+    setMemberRole: db.prepare(
+      'UPDATE session SET role = @role WHERE organization_id = @organization_id AND user_id = @user_id',
+    ),
     purge: db.prepare('DELETE FROM session WHERE last_seen < @idle_before OR created_at < @created_before'),
     failures: db.prepare(
       `SELECT failed_at FROM sign_in_failure WHERE address = @address AND failed_at > @since

@@ -62,11 +62,16 @@ describe('liveEventOf', () => {
       object_type: 'membership',
       object_id: 'memb_1',
       lead_id: null,
-      data: { id: 'memb_1', user_id: 'user_2', status: 'inactive', email: 'rey@example.com' },
+      data: { id: 'memb_1', user_id: 'user_2', status: 'inactive', role_id: 'user', email: 'rey@example.com' },
       previous_data: { status: 'active' },
     }
     const live = liveEventOf(deactivated)
-    expect(live).toMatchObject({ object_type: 'membership', member_user_id: 'user_2', member_status: 'inactive' })
+    expect(live).toMatchObject({
+      object_type: 'membership',
+      member_user_id: 'user_2',
+      member_status: 'inactive',
+      member_role: 'user',
+    })
     expect(JSON.stringify(live)).not.toContain('rey@')
     expect(liveEventOf({ ...base, object_type: 'lead', data: { user_id: 'user_2' } })).not.toHaveProperty(
       'member_user_id',

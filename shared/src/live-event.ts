@@ -16,9 +16,13 @@ export interface LiveEvent {
   pipeline_id?: string | null
   status_id?: string | null
   previous_status_id?: string | null
-  /** Memberships: whose membership it is and whether it is `active` or `inactive` now (the BFF ends an inactive one's sessions). */
+  /**
+   * Memberships: whose membership it is, whether it is `active` or `inactive` now and its role (the BFF ends an
+   * inactive one's sessions, and gives the others the new role).
+   */
   member_user_id?: string | null
   member_status?: string | null
+  member_role?: string | null
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -53,6 +57,7 @@ export function liveEventOf(event: unknown): LiveEvent | undefined {
   if (object_type === 'membership' && isRecord(data)) {
     live.member_user_id = idOrNull(data.user_id)
     live.member_status = idOrNull(data.status)
+    live.member_role = idOrNull(data.role_id)
   }
   return live
 }

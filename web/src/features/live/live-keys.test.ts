@@ -10,6 +10,7 @@ import { phoneQueries } from '../phone/phone-queries'
 import { reportQueries } from '../reports/report-queries'
 import { settingsQueries } from '../settings/settings-queries'
 import { taskQueries } from '../tasks/task-queries'
+import { usersQueries } from '../settings/users-queries'
 import { staleQueriesOf } from './live-keys'
 
 function event(fields: Partial<LiveEvent> & Pick<LiveEvent, 'object_type'>): LiveEvent {
@@ -53,6 +54,7 @@ const SCREENS: Record<string, QueryKey> = {
   members: setupQueries.members().queryKey,
   outcomes: phoneQueries.outcomes().queryKey,
   session: ['session', 'current'],
+  usersScreen: usersQueries.members().queryKey,
 }
 
 /** Which of the screens' queries an event makes stale, by their names above. */
@@ -134,6 +136,11 @@ describe('what a teammate’s change makes stale', () => {
     expect(staleScreens(event({ object_type: 'pipeline', lead_id: null }))).toEqual(['pipelines'])
     expect(staleScreens(event({ object_type: 'custom_field.lead', lead_id: null }))).toEqual(['leadFields'])
     expect(staleScreens(event({ object_type: 'custom_field.contact', lead_id: null }))).toEqual(['contactFields'])
+  })
+
+  it('a membership (a role changed, someone deactivated): the members, the pickers of teammates and the session', () => {
+    const changed = event({ object_type: 'membership', lead_id: null, member_user_id: 'user_2', member_role: 'admin' })
+    expect(staleScreens(changed)).toEqual(['members', 'session', 'usersScreen'])
   })
 
   it('something it does not know: nothing', () => {

@@ -1,11 +1,14 @@
 import type { QueryFilters } from '@tanstack/react-query'
 import type { LiveEvent } from '@leadline/shared/live-event'
+import { authQueries } from '../auth/auth-queries'
 import { leadQueries, setupQueries } from '../leads/lead-queries'
 import { opportunityQueries } from '../opportunities/opportunity-queries'
 import { phoneQueries } from '../phone/phone-queries'
 import { taskQueries } from '../tasks/task-queries'
+import { usersQueries } from '../settings/users-queries'
 
-// Imports only the query factories the first screens load anyway: the live client adds no code of its own to them.
+// Imports the query factories the first screens load anyway, and the Users screen's: the live client loads after the
+// first screen, outside its budget.
 
 const under = (queryKey: readonly unknown[]): QueryFilters => ({ queryKey })
 
@@ -64,6 +67,13 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
       return [under(opportunityQueries.pipelines().queryKey)]
     case 'custom_field':
       return subtype === 'lead' || subtype === 'contact' ? [under(setupQueries.customFields(subtype).queryKey)] : []
+    case 'membership':
+      // Admins' list of members, the pickers of teammates, and the session: the BFF already holds a new role of theirs.
+      return [
+        under(usersQueries.members().queryKey),
+        under(setupQueries.members().queryKey),
+        under(authQueries.session().queryKey),
+      ]
     case 'outcome':
       // The call form's choices, and the names calls in timelines show.
       return [under(phoneQueries.outcomes().queryKey)]
