@@ -1,9 +1,6 @@
-import { useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
-import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
-import { placeErrors } from '../../lib/form-errors'
 import { useRequestPasswordReset } from './account-mutations'
+import { OneFieldForm } from './one-field-form'
 import { NextStep, PublicFrame } from './public-frame'
 
 /**
@@ -13,14 +10,6 @@ import { NextStep, PublicFrame } from './public-frame'
 export function ForgotPasswordPage() {
   useDocumentTitle('Reset your password')
   const request = useRequestPasswordReset()
-  const [email, setEmail] = useState('')
-  const submit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    if (email.trim() === '') return
-    request.mutate(email.trim())
-  }
-  // A refusal names no field when the address is over the sign-in limit (429): it shows under the email.
-  const { beside, general } = placeErrors(['email'], request.error)
   return (
     <PublicFrame title="Reset your password">
       {request.isSuccess ? (
@@ -28,25 +17,20 @@ export function ForgotPasswordPage() {
           If an account uses that address, we sent it a link to reset its password. The link works for 1 hour.
         </p>
       ) : (
-        <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+        <OneFieldForm
+          field="email"
+          label="Email"
+          type="email"
+          autoComplete="username"
+          trim
+          sending={request}
+          submitLabel="Send reset link"
+          onSubmit={(email) => {
+            request.mutate(email)
+          }}
+        >
           <p className="text-sm text-slate-600">Enter the email address you sign in with.</p>
-          <TextField
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="username"
-            value={email}
-            onChange={(value) => {
-              setEmail(value)
-              request.reset()
-            }}
-            isRequired
-            error={beside.email ?? general}
-          />
-          <Button type="submit" variant="primary" isPending={request.isPending}>
-            Send reset link
-          </Button>
-        </form>
+        </OneFieldForm>
       )}
       <NextStep to="/sign-in">Back to sign in</NextStep>
     </PublicFrame>

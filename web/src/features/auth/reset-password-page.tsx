@@ -1,10 +1,8 @@
-import { useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
-import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/document-title'
 import { placeErrors } from '../../lib/form-errors'
 import { useCompletePasswordReset } from './account-mutations'
+import { OneFieldForm } from './one-field-form'
 import { NextStep, PublicFrame } from './public-frame'
 
 const INVALID_LINK = 'This reset link is not valid any more. Ask for a new one.'
@@ -32,7 +30,6 @@ function InvalidLink({ message }: { message: string }) {
 
 function ResetForm({ token }: { token: string }) {
   const complete = useCompletePasswordReset()
-  const [password, setPassword] = useState('')
   if (complete.isSuccess)
     return (
       <>
@@ -42,33 +39,21 @@ function ResetForm({ token }: { token: string }) {
         <NextStep to="/sign-in">Sign in</NextStep>
       </>
     )
-  const { beside, general } = placeErrors(['password'], complete.error)
   // A link refused as a whole (used, expired, unknown): the form is of no more use.
+  const { general } = placeErrors(['password'], complete.error)
   if (general !== undefined && isApiError(complete.error, 400)) return <InvalidLink message={general} />
-  const submit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    if (password === '') return
-    complete.mutate({ token, password })
-  }
   return (
-    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-      <TextField
-        label="New password"
-        type="password"
-        name="password"
-        autoComplete="new-password"
-        value={password}
-        onChange={(value) => {
-          setPassword(value)
-          complete.reset()
-        }}
-        isRequired
-        error={beside.password ?? general}
-        description="At least 12 characters, not easy to guess. Every session of your account is signed out."
-      />
-      <Button type="submit" variant="primary" isPending={complete.isPending}>
-        Set password
-      </Button>
-    </form>
+    <OneFieldForm
+      field="password"
+      label="New password"
+      type="password"
+      autoComplete="new-password"
+      description="At least 12 characters, not easy to guess. Every session of your account is signed out."
+      sending={complete}
+      submitLabel="Set password"
+      onSubmit={(password) => {
+        complete.mutate({ token, password })
+      }}
+    />
   )
 }

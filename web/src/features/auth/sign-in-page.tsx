@@ -8,6 +8,7 @@ import { browserTimeZone } from '../../lib/format'
 import { authApi, isApiError } from '../../lib/api'
 import { isRecord } from '../../lib/record'
 import { authQueries, useDemoSignIn, useSignIn, type AuthSession, type Credentials } from './auth-queries'
+import { OneFieldForm } from './one-field-form'
 import { PublicFrame, textLink } from './public-frame'
 
 interface SignInPageProps {
@@ -193,32 +194,19 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
 }
 
 function KeyForm({ signIn, onSubmit }: FormProps) {
-  const [apiKey, setApiKey] = useState('')
-  const submit = (event: SubmitEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    if (apiKey.trim() === '') return
-    onSubmit({ api_key: apiKey.trim() })
-  }
-  const { beside, general } = placeErrors(['api_key'], signIn.error)
   return (
-    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-      <TextField
-        label="API key"
-        type="password"
-        name="api_key"
-        autoComplete="off"
-        value={apiKey}
-        onChange={(value) => {
-          setApiKey(value)
-          signIn.reset()
-        }}
-        isRequired
-        error={beside.api_key ?? general}
-        description="The server keeps a key of its own for this session; yours is not stored."
-      />
-      <Button type="submit" variant="primary" isPending={signIn.isPending}>
-        Sign in
-      </Button>
-    </form>
+    <OneFieldForm
+      field="api_key"
+      label="API key"
+      type="password"
+      autoComplete="off"
+      description="The server keeps a key of its own for this session; yours is not stored."
+      trim
+      sending={signIn}
+      submitLabel="Sign in"
+      onSubmit={(apiKey) => {
+        onSubmit({ api_key: apiKey })
+      }}
+    />
   )
 }
