@@ -61,7 +61,7 @@ export async function memberOf(db: Db, where: { organization_id: string; email_l
   return db
     .selectFrom('membership')
     .innerJoin('user', 'user.id', 'membership.user_id')
-    .select(['membership.id', 'membership.status'])
+    .select(['membership.id', 'membership.user_id', 'membership.status'])
     .where('membership.organization_id', '=', where.organization_id)
     .where('user.email_lower', '=', where.email_lower)
     .executeTakeFirst()

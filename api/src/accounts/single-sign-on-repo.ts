@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { openSecret, StoredSecretError } from '../platform/security/stored-secrets.js'
 import type { SecretBox } from '../platform/security/secret-box.js'
+import { linkTokenHash } from '../platform/security/single-use-link.js'
 
 // An organization's single sign-on provider, its email domains and the sign-ins begun with it (decision 0045).
 
@@ -133,10 +133,6 @@ export async function singleSignOnRequired(db: Db, organizationId: string, role:
   return row !== undefined && Boolean(row.enabled) && Boolean(row.required)
 }
 
-export function stateHash(state: string): string {
-  return createHash('sha256').update(state).digest('hex')
-}
-
 export async function recordLogin(
   db: Db,
   login: { state: string; organizationId: string; nonce: string; codeVerifier: string },
@@ -147,7 +143,7 @@ export async function recordLogin(
   await db
     .insertInto('single_sign_on_login')
     .values({
-      state_hash: stateHash(login.state),
+      state_hash: linkTokenHash(login.state),
       organization_id: login.organizationId,
       nonce: login.nonce,
       code_verifier: login.codeVerifier,
@@ -162,7 +158,7 @@ export async function recordLogin(
 export async function takeLogin(db: Db, state: string, now: Date) {
   const row = await db
     .deleteFrom('single_sign_on_login')
-    .where('state_hash', '=', stateHash(state))
+    .where('state_hash', '=', linkTokenHash(state))
     .returningAll()
     .executeTakeFirst()
   if (row === undefined || row.date_expires <= formatTimestamp(now)) return undefined

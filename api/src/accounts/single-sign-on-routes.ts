@@ -1,14 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
-import { lookup } from 'node:dns/promises'
-import type { LookupAddress } from 'node:dns'
 import * as oidc from 'openid-client'
 import type { Deps } from '../crm/deps.js'
-import type { Db } from '../platform/data/database.js'
+import { isUniqueViolation } from '../platform/data/db-errors.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { outboundPrivateAllowed } from '../platform/config.js'
-import { privateAddressOf } from '../platform/security/host-check.js'
+import { privateAddressOf, type Resolver } from '../platform/security/host-check.js'
 import { requireAdmin } from '../platform/security/roles.js'
 import { StoredSecretError } from '../platform/security/stored-secrets.js'
 import {
@@ -22,6 +20,7 @@ import {
   takeLogin,
   type SingleSignOnConfig,
 } from './single-sign-on-repo.js'
+import { memberOf } from './invitation-repo.js'
 import { mintSessionKey, refuseWhenThrottled, signInAnswerSchema, sessionTerms } from './session-routes.js'
 import { clearAccountFailures, recordFailure, SIGN_IN_LIMITS, throttleKeys } from './sign-in-throttle.js'
 
@@ -96,19 +95,15 @@ function isLoopbackHttp(url: URL): boolean {
   return url.protocol === 'http:' && LOOPBACK.has(url.hostname)
 }
 
-function resolveAll(hostname: string): Promise<readonly LookupAddress[]> {
-  return lookup(hostname, { all: true, verbatim: true })
-}
-
 /**
  * fetch for the provider's endpoints (discovery, token, userinfo, keys), which an admin's configuration names:
  * a host that resolves to a private address (loopback, private ranges, link-local, cloud metadata) is refused, as
  * webhooks are, unless LEADLINE_OUTBOUND_ALLOW_PRIVATE lets the api reach them. Redirects are not followed.
  */
-function guardedFetch(allowPrivate: boolean): oidc.CustomFetch {
+function guardedFetch(allowPrivate: boolean, resolve: Resolver): oidc.CustomFetch {
   return async (url, options) => {
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
-    const inside = allowPrivate ? undefined : await privateAddressOf(host, resolveAll)
+    const inside = allowPrivate ? undefined : await privateAddressOf(host, resolve)
     if (inside !== undefined) throw new Error(`${host} is a private address (${inside}), which the api does not reach`)
     return fetch(url, { ...options, redirect: 'manual' })
   }
@@ -119,19 +114,19 @@ async function discover(
   issuer: string,
   clientId: string,
   secret: string | undefined,
-  allowPrivate: boolean,
+  guard: { allowPrivate: boolean; resolve: Resolver },
 ): Promise<oidc.Configuration> {
   const url = new URL(issuer)
   const auth = secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret)
   const config = await oidc.discovery(url, clientId, undefined, auth, {
     timeout: DISCOVERY_TIMEOUT_SECONDS,
-    [oidc.customFetch]: guardedFetch(allowPrivate),
+    [oidc.customFetch]: guardedFetch(guard.allowPrivate, guard.resolve),
     // Plain http reaches a provider on this machine only (checkedIssuer): local development and the tests.
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out; loopback needs it
     ...(isLoopbackHttp(url) ? { execute: [oidc.allowInsecureRequests] } : {}),
   })
   // Discovery sets it for its own request only: the token, userinfo and key requests are guarded too.
-  config[oidc.customFetch] = guardedFetch(allowPrivate)
+  config[oidc.customFetch] = guardedFetch(guard.allowPrivate, guard.resolve)
   return config
 }
 
@@ -143,9 +138,10 @@ function describe(error: unknown): string {
   return error.cause instanceof Error ? error.cause.message : error.message
 }
 
-export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
+export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   const redirectUri = `${config.appUrl}/auth/sso/callback`
   const allowPrivate = outboundPrivateAllowed(config)
+  const guard = { allowPrivate, resolve }
 
   /** The provider of a turned-on configuration, with its secret opened. */
   const providerOf = async (sso: SingleSignOnConfig, log: FastifyBaseLogger) => {
@@ -158,7 +154,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       throw new HttpError(503, 'Single sign-on is not available: the server cannot open its client secret.')
     }
     try {
-      return await discover(sso.issuer, sso.clientId, secret, allowPrivate)
+      return await discover(sso.issuer, sso.clientId, secret, guard)
     } catch (error) {
       log.warn({ err: error }, 'single sign-on discovery failed')
       throw new HttpError(502, 'The identity provider could not be reached; try again later.')
@@ -233,7 +229,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       }
       if (typeof issuer !== 'string' && errors.client_id === undefined) {
         try {
-          await discover(issuer.href, clientId, undefined, allowPrivate)
+          await discover(issuer.href, clientId, undefined, guard)
         } catch (error) {
           errors.issuer = `No OpenID Connect provider answers there (${describe(error).slice(0, 200)}).`
         }
@@ -252,7 +248,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       try {
         await db.transaction().execute((tx) => saveSingleSignOn(tx, me.organizationId, write, clock.now()))
       } catch (error) {
-        if (isConflict(error))
+        if (isUniqueViolation(error))
           throw ValidationError.field('domains', 'Another organization’s single sign-on covers one of these domains.')
         throw error
       }
@@ -404,8 +400,8 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       if (claims.email_verified !== true) return refuse('The identity provider has not verified your email address.')
       const keys = throttleKeys(email, address)
       await refuseWhenThrottled(db, keys, now)
-      const member = await memberWithEmail(db, login.organization_id, email)
-      if (member === undefined) return refuse(NO_MEMBER, keys)
+      const member = await memberOf(db, { organization_id: login.organization_id, email_lower: email })
+      if (member?.status !== 'active') return refuse(NO_MEMBER, keys)
       await clearAccountFailures(db, keys)
       return mintSessionKey(
         db,
@@ -420,20 +416,4 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
 /** The throttle keys of a single sign-on before the provider has named anyone: the address's alone. */
 function addressKeysOf(address: string) {
   return throttleKeys(`single-sign-on:${address}`, address)
-}
-
-function isConflict(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return false
-  return ['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes(String(error.code))
-}
-
-function memberWithEmail(db: Db, organizationId: string, emailLower: string) {
-  return db
-    .selectFrom('membership')
-    .innerJoin('user', 'user.id', 'membership.user_id')
-    .select(['membership.id', 'membership.user_id'])
-    .where('user.email_lower', '=', emailLower)
-    .where('membership.organization_id', '=', organizationId)
-    .where('membership.status', '=', 'active')
-    .executeTakeFirst()
 }

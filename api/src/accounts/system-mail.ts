@@ -5,9 +5,8 @@ import type { Config, SystemMailConfig } from '../platform/config.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
 import { parseJsonObject } from '../platform/http/raw-json.js'
-import { newId } from '../platform/security/ids.js'
 import type { HandlerContext, OutboxHandler, OutboxRow } from '../integrations/outbox/outbox-dispatcher.js'
-import { outboxWritten } from '../integrations/outbox/outbox-signal.js'
+import { enqueueDelivery } from '../integrations/outbox/outbox-writer.js'
 import { sendDeadline } from '../integrations/outbound/send-deadline.js'
 import { linkMailRecorder } from '../email/send/link-mail-record.js'
 
@@ -37,25 +36,15 @@ export async function queueLinkMail(
   at: Date,
 ): Promise<void> {
   const now = formatTimestamp(at)
-  await tx
-    .insertInto('outbox')
-    .values({
-      id: newId('outbox'),
-      organization_id: input.organizationId,
-      kind: input.kind,
-      subscription_id: null,
-      event_id: null,
-      // One link's mail at a time; another link's never waits behind it.
-      ordering_key: `${input.kind}:${input.payload.id}`,
-      payload: JSON.stringify(input.payload),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      date_created: now,
-      date_updated: now,
-    })
-    .execute()
-  outboxWritten()
+  await enqueueDelivery(tx, {
+    organizationId: input.organizationId,
+    kind: input.kind,
+    // One link's mail at a time; another link's never waits behind it.
+    orderingKey: `${input.kind}:${input.payload.id}`,
+    payload: JSON.stringify(input.payload),
+    dueAt: now,
+    now,
+  })
 }
 
 /** Hands `mail` to the system mailer; answers where it went and the failure, or null. */

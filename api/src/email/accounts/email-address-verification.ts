@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/data/database.js'
-import { outboxWritten } from '../../integrations/outbox/outbox-signal.js'
+import { enqueueDelivery } from '../../integrations/outbox/outbox-writer.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
-import { newId } from '../../platform/security/ids.js'
 import { LINK_TOKEN_LENGTH, linkTokenHash, newLinkToken } from '../../platform/security/single-use-link.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 
@@ -79,24 +78,14 @@ export async function writeVerificationLink(
     .where('verified', '=', 0)
     .execute()
   const payload: VerificationPayload = { email_account_id: input.accountId, address: input.address, token }
-  await tx
-    .insertInto('outbox')
-    .values({
-      id: newId('outbox'),
-      organization_id: input.organizationId,
-      kind: EMAIL_VERIFY_KIND,
-      subscription_id: null,
-      event_id: null,
-      ordering_key: orderingKey(input.accountId),
-      payload: JSON.stringify(payload),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      date_created: now,
-      date_updated: now,
-    })
-    .execute()
-  outboxWritten()
+  await enqueueDelivery(tx, {
+    organizationId: input.organizationId,
+    kind: EMAIL_VERIFY_KIND,
+    orderingKey: orderingKey(input.accountId),
+    payload: JSON.stringify(payload),
+    dueAt: now,
+    now,
+  })
   return true
 }
 

@@ -10,10 +10,8 @@ import {
   type OutboxHandler,
   type OutboxRow,
 } from '../outbox/outbox-dispatcher.js'
-import { outboxWritten } from '../outbox/outbox-signal.js'
-import { outboxSink } from '../outbox/outbox-writer.js'
+import { enqueueDelivery, outboxSink } from '../outbox/outbox-writer.js'
 import { sendDeadline, type SendDeadline } from '../outbound/send-deadline.js'
-import { newId } from '../../platform/security/ids.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
@@ -67,24 +65,14 @@ export async function scheduleSend(
   channel: SendChannel,
   input: { organizationId: string; activityId: string; dueAt: string; now: string },
 ): Promise<void> {
-  await tx
-    .insertInto('outbox')
-    .values({
-      id: newId('outbox'),
-      organization_id: input.organizationId,
-      kind: channel.kind,
-      subscription_id: null,
-      event_id: null,
-      ordering_key: orderingKey(channel, input.activityId),
-      payload: JSON.stringify({ activity_id: input.activityId, due: input.dueAt }),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: input.dueAt,
-      date_created: input.now,
-      date_updated: input.now,
-    })
-    .execute()
-  outboxWritten()
+  await enqueueDelivery(tx, {
+    organizationId: input.organizationId,
+    kind: channel.kind,
+    orderingKey: orderingKey(channel, input.activityId),
+    payload: JSON.stringify({ activity_id: input.activityId, due: input.dueAt }),
+    dueAt: input.dueAt,
+    now: input.now,
+  })
 }
 
 /** `cancelled`: its waiting send is off; `none`: it had none; `sending`: a dispatcher holds it, too late to stop. */

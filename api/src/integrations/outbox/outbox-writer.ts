@@ -82,3 +82,31 @@ export async function writeOutbox(tx: Db, ctx: OutboxWriteContext, events: reado
   if (rows.length > 0) outboxWritten()
   return rows.length
 }
+
+/**
+ * Writes one delivery of work that is not an event's (a message's send, a link's email) in the caller's transaction,
+ * due at `dueAt`; rows of one `orderingKey` are delivered in turn.
+ */
+export async function enqueueDelivery(
+  tx: Db,
+  input: { organizationId: string; kind: string; orderingKey: string; payload: string; dueAt: string; now: string },
+): Promise<void> {
+  await tx
+    .insertInto('outbox')
+    .values({
+      id: newId('outbox'),
+      organization_id: input.organizationId,
+      kind: input.kind,
+      subscription_id: null,
+      event_id: null,
+      ordering_key: input.orderingKey,
+      payload: input.payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: input.dueAt,
+      date_created: input.now,
+      date_updated: input.now,
+    })
+    .execute()
+  outboxWritten()
+}

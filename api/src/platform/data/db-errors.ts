@@ -24,8 +24,11 @@ export function foreignKeyError(error: unknown): ValidationError | undefined {
   return new ValidationError({}, ['The change refers to objects that changed meanwhile; reload them and try again.'])
 }
 
-/** Whether a write failed on a unique constraint (the constraint, not a read before it, settles races). */
+/**
+ * Whether a write failed on a unique constraint or primary key (the constraint, not a read before it, settles races).
+ * Postgres reports both as 23505; SQLite names them apart.
+ */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null || !('code' in error)) return false
-  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE'
+  return ['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'].includes(String(error.code))
 }
