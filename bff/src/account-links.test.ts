@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import {
   INVITATION_INVALID,
   KEY_FORMS,
@@ -6,35 +6,17 @@ import {
   PASSWORD,
   RESET_INVALID,
   sessionPair,
-  startBff,
-  startFakeUpstream,
-  tempDir,
-  testConfig,
-  type StartedBff,
+  bffOnFakeApi,
 } from './test-support/harness.js'
 
 // The public pages of invitations and password resets speak to the api through the BFF: the api's answers pass as
 // they are, an accepted invitation starts a session as a password sign-in does, and every call is limited as
 // sign-ins are.
 
-let upstream: Awaited<ReturnType<typeof startFakeUpstream>>
-let dir: Awaited<ReturnType<typeof tempDir>>
-let bff: StartedBff
-
-beforeEach(async () => {
-  upstream = await startFakeUpstream()
-  dir = await tempDir()
-  bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 3 }))
-})
-
-afterEach(async () => {
-  await bff.close()
-  await upstream.close()
-  await dir.remove()
-})
+const stack = bffOnFakeApi({ signInAttempts: 3 })
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  bff.call(path, {
+  stack.bff.call(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -42,7 +24,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 
 /** What the fake api was sent at `path`, as JSON. */
 function sentTo(path: string): Record<string, unknown> {
-  const request = upstream.requests.findLast((r) => r.url === path)
+  const request = stack.upstream.requests.findLast((r) => r.url === path)
   if (request === undefined) throw new Error(`nothing reached ${path}`)
   expect(request.headers.authorization).toBeUndefined()
   expect(request.headers['x-forwarded-for']).toBe('127.0.0.1')
@@ -78,9 +60,9 @@ describe('invitations', () => {
     expect(sent).not.toHaveProperty('extra')
     const cookie = sessionPair(accepted.setCookies)
     expect(cookie).toMatch(/^__Host-leadline_session=/)
-    const session = await bff.call('/auth/session', { cookie })
+    const session = await stack.bff.call('/auth/session', { cookie })
     expect(session.json).toMatchObject({ user: { id: 'user_ann' }, organization: { name: 'Bluth Company' } })
-    expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
+    expect((await stack.bff.call('/api/v1/lead/', { cookie })).status).toBe(200)
   })
 
   test('without a time zone the session starts in UTC; a zone that is not one is refused by field', async () => {
@@ -127,7 +109,7 @@ describe('password reset', () => {
     const invalid = await post('/auth/password-reset/complete', { token: 'old', password: PASSWORD })
     expect(invalid.status).toBe(400)
     expect(invalid.json).toEqual({ error: RESET_INVALID })
-    expect(upstream.requests.filter((r) => r.url === '/api/v1/me/')).toEqual([])
+    expect(stack.upstream.requests.filter((r) => r.url === '/api/v1/me/')).toEqual([])
   })
 })
 
@@ -135,7 +117,7 @@ describe('limits and CSRF', () => {
   test('refused links count as failed sign-ins, and past the limit every route answers 429 without asking the api', async () => {
     for (let i = 0; i < 3; i += 1)
       expect((await post('/auth/invitation/lookup', { token: `old${i}` })).status).toBe(400)
-    const before = upstream.requests.length
+    const before = stack.upstream.requests.length
     for (const [path, body] of [
       ['/auth/invitation/lookup', { token: LINK_TOKEN }],
       ['/auth/invitation/accept', { token: LINK_TOKEN, password: PASSWORD }],
@@ -147,7 +129,7 @@ describe('limits and CSRF', () => {
       expect(limited.status, path).toBe(429)
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
     }
-    expect(upstream.requests.length).toBe(before)
+    expect(stack.upstream.requests.length).toBe(before)
   })
 
   test('every route needs X-Requested-With: leadline', async () => {
@@ -160,6 +142,6 @@ describe('limits and CSRF', () => {
       const refused = await post(path, { token: LINK_TOKEN }, { 'x-requested-with': '' })
       expect(refused.status, path).toBe(403)
     }
-    expect(upstream.requests).toEqual([])
+    expect(stack.upstream.requests).toEqual([])
   })
 })

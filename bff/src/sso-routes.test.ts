@@ -1,38 +1,14 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import {
-  NEW_YORK,
-  sessionPair,
-  SSO_AUTHORIZATION_URL,
-  SSO_STATE,
-  startBff,
-  startFakeUpstream,
-  tempDir,
-  testConfig,
-  type StartedBff,
-} from './test-support/harness.js'
+import { describe, expect, test } from 'vitest'
+import { NEW_YORK, sessionPair, SSO_AUTHORIZATION_URL, SSO_STATE, bffOnFakeApi } from './test-support/harness.js'
 
 // Single sign-on through the BFF: it sends the browser to the provider the api names and hands the URL the browser
 // came back to to the api, against the harness's fake api.
 
-let upstream: Awaited<ReturnType<typeof startFakeUpstream>>
-let dir: Awaited<ReturnType<typeof tempDir>>
-let bff: StartedBff
-
-beforeEach(async () => {
-  upstream = await startFakeUpstream()
-  dir = await tempDir()
-  bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, signInAttempts: 3 }))
-})
-
-afterEach(async () => {
-  await bff.close()
-  await upstream.close()
-  await dir.remove()
-})
+const stack = bffOnFakeApi({ signInAttempts: 3 })
 
 /** A navigation, as a browser makes it: no X-Requested-With. */
 function navigate(path: string, cookie?: string) {
-  return bff.call(path, { headers: { 'x-requested-with': '' }, ...(cookie === undefined ? {} : { cookie }) })
+  return stack.bff.call(path, { headers: { 'x-requested-with': '' }, ...(cookie === undefined ? {} : { cookie }) })
 }
 
 function loginPair(setCookies: string[]): string {
@@ -55,7 +31,7 @@ describe('single sign-on', () => {
     const start = await navigate('/auth/sso/start?email=ann%40sso.example')
     expect(start.status).toBe(302)
     expect(start.headers.get('location')).toBe(SSO_AUTHORIZATION_URL)
-    const asked = upstream.requests.find((r) => r.url === '/api/v1/auth/sso/start/')
+    const asked = stack.upstream.requests.find((r) => r.url === '/api/v1/auth/sso/start/')
     expect(JSON.parse(asked?.body ?? '')).toEqual({ email: 'ann@sso.example' })
     const cookie = start.setCookies.find((c) => c.startsWith('__Host-leadline_sso=')) ?? ''
     expect(cookie).toContain(SSO_STATE)
@@ -68,11 +44,11 @@ describe('single sign-on', () => {
     const back = await navigate(`/auth/sso/callback?code=good&state=${SSO_STATE}`, login)
     expect(back.status).toBe(302)
     expect(back.headers.get('location')).toBe('/')
-    const finish = upstream.requests.find((r) => r.url === '/api/v1/auth/sso/finish/')
+    const finish = stack.upstream.requests.find((r) => r.url === '/api/v1/auth/sso/finish/')
     const sent = JSON.parse(finish?.body ?? '') as Record<string, unknown>
     expect(new URL(String(sent.callback_url)).search).toBe(`?code=good&state=${SSO_STATE}`)
     expect(finish?.headers['x-forwarded-for']).toBe('127.0.0.1')
-    const session = await bff.call('/auth/session', { cookie: sessionPair(back.setCookies) })
+    const session = await stack.bff.call('/auth/session', { cookie: sessionPair(back.setCookies) })
     expect(session.json).toMatchObject({ user: { id: 'user_ann' }, time_zone: NEW_YORK })
   })
 
@@ -91,7 +67,7 @@ describe('single sign-on', () => {
     expect(ssoError(back.headers.get('location'))).toMatch(/not started in this browser/)
     const other = await navigate(`/auth/sso/callback?code=good&state=another`, await started())
     expect(ssoError(other.headers.get('location'))).toMatch(/not started in this browser/)
-    expect(upstream.requests.some((r) => r.url === '/api/v1/auth/sso/finish/')).toBe(false)
+    expect(stack.upstream.requests.some((r) => r.url === '/api/v1/auth/sso/finish/')).toBe(false)
   })
 
   test('an address no provider covers goes back to sign-in saying so', async () => {
@@ -107,9 +83,9 @@ describe('single sign-on', () => {
   })
 
   test('availability is passed through', async () => {
-    const yes = await bff.call('/auth/sso/available?email=ann%40sso.example')
+    const yes = await stack.bff.call('/auth/sso/available?email=ann%40sso.example')
     expect(yes.json).toEqual({ available: true })
-    const no = await bff.call('/auth/sso/available?email=ann%40example.com')
+    const no = await stack.bff.call('/auth/sso/available?email=ann%40example.com')
     expect(no.json).toEqual({ available: false })
   })
 })

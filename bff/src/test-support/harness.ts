@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
+import { afterEach, beforeEach } from 'vitest'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
 import type { BffConfig } from '../env.js'
 import type { LiveEvents, LiveTimings } from '../live-events.js'
@@ -460,4 +461,38 @@ export function rawRequest(
     req.on('error', reject)
     req.end()
   })
+}
+
+/**
+ * A BFF against the fake API with a data folder of its own, started before each test of the file that calls this
+ * and stopped after it: read `bff` and `upstream` inside the tests.
+ */
+export function bffOnFakeApi(overrides: Partial<BffConfig> = {}): {
+  readonly bff: StartedBff
+  readonly upstream: Awaited<ReturnType<typeof startFakeUpstream>>
+} {
+  let started: { bff: StartedBff; upstream: Awaited<ReturnType<typeof startFakeUpstream>> } | undefined
+  let dir: Awaited<ReturnType<typeof tempDir>> | undefined
+  beforeEach(async () => {
+    const upstream = await startFakeUpstream()
+    dir = await tempDir()
+    started = { upstream, bff: await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, ...overrides })) }
+  })
+  afterEach(async () => {
+    await started?.bff.close()
+    await started?.upstream.close()
+    await dir?.remove()
+  })
+  const current = () => {
+    if (started === undefined) throw new Error('bffOnFakeApi: read it inside a test')
+    return started
+  }
+  return {
+    get bff() {
+      return current().bff
+    },
+    get upstream() {
+      return current().upstream
+    },
+  }
 }
