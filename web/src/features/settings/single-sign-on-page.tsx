@@ -1,6 +1,7 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { CheckboxField } from '../../components/ui/checkbox-field'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
@@ -122,8 +123,13 @@ function SingleSignOnForm() {
           description="Comma-separated. People with an address at these domains are offered single sign-on."
           error={beside.domains}
         />
-        <Checkbox label="Turn on single sign-on" checked={enabled} onChange={edit(setEnabled)} error={beside.enabled} />
-        <Checkbox
+        <CheckboxField
+          label="Turn on single sign-on"
+          checked={enabled}
+          onChange={edit(setEnabled)}
+          error={beside.enabled}
+        />
+        <CheckboxField
           label="Require single sign-on"
           description="Password sign-in is refused to every member but admins, who keep it in case the provider fails."
           checked={required}
@@ -141,32 +147,6 @@ function SingleSignOnForm() {
           </Button>
         </div>
       </form>
-    </div>
-  )
-}
-
-function Checkbox(props: {
-  label: string
-  description?: string
-  checked: boolean
-  onChange: (checked: boolean) => void
-  error: string | undefined
-}) {
-  return (
-    <div className="flex flex-col gap-1">
-      <label className="flex items-center gap-2 text-sm text-slate-800">
-        <input
-          type="checkbox"
-          checked={props.checked}
-          aria-invalid={props.error === undefined ? undefined : true}
-          onChange={(event) => {
-            props.onChange(event.target.checked)
-          }}
-        />
-        {props.label}
-      </label>
-      {props.description === undefined ? null : <p className="text-xs text-slate-500">{props.description}</p>}
-      {props.error === undefined ? null : <p className="text-sm text-red-700">{props.error}</p>}
     </div>
   )
 }

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-quer
 import { useState, type SubmitEvent } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { Button } from '../../components/ui/button'
+import { CheckboxField } from '../../components/ui/checkbox-field'
 import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
@@ -85,22 +86,15 @@ function TwoFactorPolicy() {
   const error = setPolicy.error ?? policy.error
   return (
     <div className="flex flex-col gap-1">
-      <label className="flex items-center gap-2 text-sm font-medium text-slate-900">
-        <input
-          type="checkbox"
-          className="size-4 rounded border-slate-300 accent-indigo-600"
-          checked={checked}
-          disabled={setPolicy.isPending || policy.data === undefined}
-          aria-describedby="two-factor-policy-help"
-          onChange={(event) => {
-            setPolicy.mutate({ require_two_factor: event.target.checked })
-          }}
-        />
-        Require two-factor sign-in
-      </label>
-      <p id="two-factor-policy-help" className="text-xs text-slate-500">
-        Members without two-factor still sign in, but can do nothing until they turn it on under Profile.
-      </p>
+      <CheckboxField
+        label="Require two-factor sign-in"
+        description="Members without two-factor still sign in, but can do nothing until they turn it on under Profile."
+        checked={checked}
+        isDisabled={setPolicy.isPending || policy.data === undefined}
+        onChange={(require) => {
+          setPolicy.mutate({ require_two_factor: require })
+        }}
+      />
       {error === null ? null : (
         <p role="alert" className="text-sm text-red-700">
           {error.message}
