@@ -181,12 +181,17 @@ export async function resendInvitation(
 /** The invitation whose link `token` is while it is pending (not used, revoked, replaced or expired). */
 export async function pendingInvitationByToken(db: Db, token: string, now: Date) {
   if (token.length > 100) return undefined
+  return pendingInvitationByHash(db, linkTokenHash(token), now)
+}
+
+/** The pending invitation whose link hashes to `tokenHash` (a single sign-on keeps only the hash while it runs). */
+export async function pendingInvitationByHash(db: Db, tokenHash: string, now: Date) {
   const row = await db
     .selectFrom('invitation')
     .innerJoin('organization', 'organization.id', 'invitation.organization_id')
     .selectAll('invitation')
     .select('organization.name as organization_name')
-    .where('invitation.token_hash', '=', linkTokenHash(token))
+    .where('invitation.token_hash', '=', tokenHash)
     .executeTakeFirst()
   return row !== undefined && invitationStatus(row, now) === 'pending' ? row : undefined
 }
@@ -224,19 +229,26 @@ export async function invitationMail(
   }
 }
 
+/** The user an invitation makes: names (null where not given); no password when they sign in by single sign-on. */
+export interface InvitedUser {
+  firstName: string | null
+  lastName: string | null
+  passwordHash: string | null
+}
+
 /**
- * Accepts a pending invitation whose link is `token`, in the caller's transaction: it is marked accepted (of two
- * accepts at once, the first to mark it wins), and its address's user (made from `newUser`, or the existing one when
- * `newUser` is undefined) joins with its role. Refused with the invalid-link message when the link was used, revoked,
- * replaced or expired meanwhile, or the address got an account or joined by other means since it was checked.
+ * Accepts a pending invitation whose link hashes to `tokenHash`, in the caller's transaction: it is marked accepted
+ * (of two accepts at once, the first to mark it wins), and its address's user (made from `newUser`, or the existing
+ * one when `newUser` is undefined) joins with its role. Refused with the invalid-link message when the link was used,
+ * revoked, replaced or expired meanwhile, or the address got an account or joined by other means since it was checked.
  */
 export async function joinByInvitation(
   tx: Db,
   dialect: Dialect,
   clock: Clock,
   invitation: Pick<InvitationTable, 'id' | 'organization_id' | 'email' | 'email_lower' | 'role'>,
-  token: string,
-  newUser: { firstName: string; lastName: string; passwordHash: string } | undefined,
+  tokenHash: string,
+  newUser: InvitedUser | undefined,
 ): Promise<{ organizationId: string; userId: string; membershipId: string }> {
   await lockMemberships(tx, dialect, invitation.organization_id)
   const stamp = formatTimestamp(clock.now())
@@ -244,7 +256,7 @@ export async function joinByInvitation(
     .updateTable('invitation')
     .set({ date_accepted: stamp })
     .where('id', '=', invitation.id)
-    .where('token_hash', '=', linkTokenHash(token))
+    .where('token_hash', '=', tokenHash)
     .where('date_accepted', 'is', null)
     .where('date_revoked', 'is', null)
     .where('date_expires', '>', stamp)
@@ -264,7 +276,7 @@ export async function joinByInvitation(
       firstName: newUser?.firstName ?? null,
       lastName: newUser?.lastName ?? null,
     }))
-  if (newUser !== undefined)
+  if (newUser?.passwordHash != null)
     await tx
       .updateTable('user')
       .set({ password_hash: newUser.passwordHash, password_changed_at: stamp })

@@ -105,7 +105,12 @@ describe('inviting someone new', () => {
 
     const seen = await lookup(token ?? '')
     expect(seen.statusCode, seen.body).toBe(200)
-    expect(seen.json()).toEqual({ email, organization_name: 'Welcoming Co', existing_user: false })
+    expect(seen.json()).toEqual({
+      email,
+      organization_name: 'Welcoming Co',
+      existing_user: false,
+      single_sign_on: false,
+    })
 
     const joined = await accept(token ?? '', { description: 'Firefox on Linux' })
     expect(joined.statusCode, joined.body).toBe(200)

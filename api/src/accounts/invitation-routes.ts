@@ -2,11 +2,12 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
-import { displayName } from '../crm/users/user-repo.js'
+import { displayName, findUserByEmail } from '../crm/users/user-repo.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin, requireAdminOver } from '../platform/security/roles.js'
+import { linkTokenHash } from '../platform/security/single-use-link.js'
 import { lockMemberships } from './account-repo.js'
 import {
   createInvitation,
@@ -17,6 +18,7 @@ import {
   memberOf,
   pendingInvitationByToken,
   resendInvitation,
+  type InvitedUser,
 } from './invitation-repo.js'
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem, verifyPassword } from './passwords.js'
 import {
@@ -26,6 +28,7 @@ import {
   signInAnswerSchema,
   sessionTerms,
 } from './session-routes.js'
+import { findSingleSignOn } from './single-sign-on-repo.js'
 import { clearAccountFailures, recordFailure, SIGN_IN_LIMITS, throttleKeys } from './sign-in-throttle.js'
 
 const tags = ['invitations']
@@ -234,7 +237,14 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         summary: 'What an invitation link is for: the address, the organization, and whether the person has an account',
         body: Type.Object({ token: tokenField }, { additionalProperties: false }),
         response: {
-          200: Type.Object({ email: Type.String(), organization_name: Type.String(), existing_user: Type.Boolean() }),
+          200: Type.Object({
+            email: Type.String(),
+            organization_name: Type.String(),
+            existing_user: Type.Boolean(),
+            single_sign_on: Type.Boolean({
+              description: 'The organization signs in by single sign-on: the invitation can be accepted through it.',
+            }),
+          }),
         },
       },
     },
@@ -242,15 +252,12 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const invitation = await pendingInvitationByToken(db, request.body.token, clock.now())
       if (invitation === undefined || (await memberOf(db, invitation)) !== undefined)
         throw new HttpError(400, INVITATION_INVALID)
-      const user = await db
-        .selectFrom('user')
-        .select('id')
-        .where('email_lower', '=', invitation.email_lower)
-        .executeTakeFirst()
+      const user = await findUserByEmail(db, invitation.email_lower)
       return {
         email: invitation.email,
         organization_name: invitation.organization_name,
         existing_user: user !== undefined,
+        single_sign_on: (await findSingleSignOn(db, invitation.organization_id))?.enabled === true,
       }
     },
   )
@@ -276,12 +283,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const invitation = await pendingInvitationByToken(db, body.token, now)
       if (invitation === undefined || (await memberOf(db, invitation)) !== undefined)
         throw new HttpError(400, INVITATION_INVALID)
-      const existing = await db
-        .selectFrom('user')
-        .select(['id', 'password_hash'])
-        .where('email_lower', '=', invitation.email_lower)
-        .executeTakeFirst()
-      let newUser: { firstName: string; lastName: string; passwordHash: string } | undefined
+      const existing = await findUserByEmail(db, invitation.email_lower)
+      let newUser: InvitedUser | undefined
       if (existing === undefined) {
         const firstName = body.first_name?.trim() ?? ''
         const lastName = body.last_name?.trim() ?? ''
@@ -303,7 +306,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       }
       const joined = await db
         .transaction()
-        .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, body.token, newUser))
+        .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, linkTokenHash(body.token), newUser))
       return mintSessionKey(db, clock, joined, body)
     },
   )

@@ -8,7 +8,7 @@ import { ValidationError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
 
 const tags = ['sessions']
-const NAME_MAX = 100
+export const NAME_MAX = 100
 
 const profileSchema = Type.Object({
   first_name: Type.Union([Type.String(), Type.Null()]),

@@ -135,7 +135,7 @@ export async function singleSignOnRequired(db: Db, organizationId: string, role:
 
 export async function recordLogin(
   db: Db,
-  login: { state: string; organizationId: string; nonce: string; codeVerifier: string },
+  login: { state: string; organizationId: string; nonce: string; codeVerifier: string; invitationTokenHash?: string },
   now: Date,
 ): Promise<void> {
   // Sign-ins never finished are forgotten here, so the table holds ten minutes of them at most.
@@ -147,7 +147,7 @@ export async function recordLogin(
       organization_id: login.organizationId,
       nonce: login.nonce,
       code_verifier: login.codeVerifier,
-      invitation_token_hash: null,
+      invitation_token_hash: login.invitationTokenHash ?? null,
       date_created: formatTimestamp(now),
       date_expires: formatTimestamp(new Date(now.getTime() + LOGIN_TTL_MS)),
     })

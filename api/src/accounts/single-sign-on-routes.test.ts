@@ -4,6 +4,7 @@ import { randomBase62 } from '../platform/security/ids.js'
 import { startTestProvider, type TestProvider } from '../tooling/test-support/oidc-provider.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../tooling/test-support/test-app.js'
 import { setPassword } from './account-repo.js'
+import { createInvitation, INVITATION_INVALID } from './invitation-repo.js'
 import { SINGLE_SIGN_ON_REQUIRED } from './single-sign-on-repo.js'
 import { NO_MEMBER } from './single-sign-on-routes.js'
 import { SIGN_IN_LIMITS } from './sign-in-throttle.js'
@@ -184,6 +185,112 @@ describe('signing in through the organization’s provider', () => {
       (await call(ctx.app, org.admin.key, 'PUT', '/auth/sso/', { body: { ...put, enabled: false } })).statusCode,
     ).toBe(200)
     expect(await available(`anyone@${domain}`)).toEqual({ available: false })
+  })
+})
+
+describe('accepting an invitation through single sign-on', () => {
+  async function invitation(org: TestOrg, email: string, role: 'admin' | 'user' = 'user'): Promise<string> {
+    const { token } = await ctx.database.db
+      .transaction()
+      .execute((tx) =>
+        createInvitation(tx, ctx.database.dialect, ctx.clock, { organizationId: org.id, email, role, invitedBy: null }),
+      )
+    return token
+  }
+
+  async function startFrom(token: string) {
+    return call(ctx.app, undefined, 'POST', '/auth/sso/start/', { body: { invitation: token } })
+  }
+
+  it('is offered by the lookup, and a new person joins with the provider’s names and no password', async () => {
+    const { org, domain } = await ssoOrg()
+    const email = `newbie@${domain}`
+    const token = await invitation(org, email, 'admin')
+    const seen = await call(ctx.app, undefined, 'POST', '/auth/invitation/lookup/', { body: { token } })
+    expect(seen.json()).toMatchObject({ email, existing_user: false, single_sign_on: true })
+    idp.accounts.set(`newbie-${domain}`, { email, email_verified: true, given_name: ' Nia ', family_name: 'Newbie' })
+    const started = await startFrom(token)
+    expect(started.statusCode, started.body).toBe(200)
+    const res = await finish(await idp.signIn(started.json().authorization_url, `newbie-${domain}`))
+    expect(res.statusCode, res.body).toBe(200)
+    const session = res.json<{ api_key: string; organization_id: string }>()
+    expect(session.organization_id).toBe(org.id)
+    const me = (await call(ctx.app, session.api_key, 'GET', '/me/')).json()
+    expect(me).toMatchObject({ email, first_name: 'Nia', last_name: 'Newbie' })
+    expect(me.memberships).toEqual([expect.objectContaining({ organization_id: org.id, role_id: 'admin' })])
+    const user = await ctx.database.db
+      .selectFrom('user')
+      .select('password_hash')
+      .where('email_lower', '=', email)
+      .executeTakeFirstOrThrow()
+    expect(user.password_hash).toBeNull()
+    // The link is used up: looked up or started again, it is refused.
+    expect((await call(ctx.app, undefined, 'POST', '/auth/invitation/lookup/', { body: { token } })).statusCode).toBe(
+      400,
+    )
+    const again = await startFrom(token)
+    expect(again.statusCode).toBe(400)
+    expect(again.json()).toEqual({ error: INVITATION_INVALID })
+  })
+
+  it('lets a person with an account in another organization join, keeping their names', async () => {
+    const { org, domain } = await ssoOrg()
+    const other = await ctx.createOrg('Elsewhere')
+    const email = `roamer@${domain}`
+    const roamer = await provisionMember(ctx.database.db, ctx.clock, { organizationId: other.id, email, role: 'user' })
+    await ctx.database.db.updateTable('user').set({ first_name: 'Rom' }).where('id', '=', roamer.user_id).execute()
+    const token = await invitation(org, email)
+    idp.accounts.set(`roamer-${domain}`, { email, email_verified: true, given_name: 'Ignored' })
+    const res = await finish(await idp.signIn((await startFrom(token)).json().authorization_url, `roamer-${domain}`))
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({ user_id: roamer.user_id, organization_id: org.id })
+    const me = (await call(ctx.app, res.json().api_key, 'GET', '/me/')).json()
+    expect(me.first_name).toBe('Rom')
+  })
+
+  it('refuses another address than the invitation’s, and the link still works afterwards', async () => {
+    const { org, domain, rep } = await ssoOrg()
+    const email = `invited@${domain}`
+    const token = await invitation(org, email)
+    const wrong = await finish(await idp.signIn((await startFrom(token)).json().authorization_url, rep.login))
+    expect(wrong.statusCode).toBe(401)
+    expect(wrong.json().error).toBe(
+      `The identity provider signed you in as ${rep.email}, but the invitation is for ${email}.`,
+    )
+    idp.accounts.set(`invited-${domain}`, { email, email_verified: true })
+    const right = await finish(await idp.signIn((await startFrom(token)).json().authorization_url, `invited-${domain}`))
+    expect(right.statusCode, right.body).toBe(200)
+  })
+
+  it('refuses an invitation revoked while the person was at the provider', async () => {
+    const { org, domain } = await ssoOrg()
+    const email = `late@${domain}`
+    const token = await invitation(org, email)
+    const authorizationUrl = (await startFrom(token)).json().authorization_url
+    await ctx.database.db
+      .updateTable('invitation')
+      .set({ date_revoked: '2026-01-01T00:00:00.000000+00:00' })
+      .where('email_lower', '=', email)
+      .execute()
+    idp.accounts.set(`late-${domain}`, { email, email_verified: true })
+    const res = await finish(await idp.signIn(authorizationUrl, `late-${domain}`))
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ error: INVITATION_INVALID })
+    const user = await ctx.database.db
+      .selectFrom('user')
+      .select('id')
+      .where('email_lower', '=', email)
+      .executeTakeFirst()
+    expect(user).toBeUndefined()
+  })
+
+  it('cannot start from an unknown link, nor for an organization without single sign-on', async () => {
+    expect((await startFrom('x'.repeat(43))).json()).toEqual({ error: INVITATION_INVALID })
+    expect((await startFrom('x'.repeat(101))).statusCode).toBe(400)
+    const token = await invitation(ctx.org, `plain-${String(Date.now())}@example.com`)
+    const seen = await call(ctx.app, undefined, 'POST', '/auth/invitation/lookup/', { body: { token } })
+    expect(seen.json().single_sign_on).toBe(false)
+    expect((await startFrom(token)).statusCode).toBe(404)
   })
 })
 

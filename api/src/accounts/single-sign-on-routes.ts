@@ -8,7 +8,9 @@ import { HttpError, NotFoundError, ValidationError } from '../platform/http/erro
 import { outboundPrivateAllowed } from '../platform/config.js'
 import { privateAddressOf, type Resolver } from '../platform/security/host-check.js'
 import { requireAdmin } from '../platform/security/roles.js'
+import { linkTokenHash } from '../platform/security/single-use-link.js'
 import { StoredSecretError } from '../platform/security/stored-secrets.js'
+import { findUserByEmail } from '../crm/users/user-repo.js'
 import {
   clientSecretOf,
   domainsTakenElsewhere,
@@ -20,7 +22,14 @@ import {
   takeLogin,
   type SingleSignOnConfig,
 } from './single-sign-on-repo.js'
-import { memberOf } from './invitation-repo.js'
+import {
+  INVITATION_INVALID,
+  joinByInvitation,
+  memberOf,
+  pendingInvitationByHash,
+  pendingInvitationByToken,
+} from './invitation-repo.js'
+import { NAME_MAX } from './profile-routes.js'
 import { mintSessionKey, refuseWhenThrottled, signInAnswerSchema, sessionTerms } from './session-routes.js'
 import { clearAccountFailures, recordFailure, SIGN_IN_LIMITS, throttleKeys } from './sign-in-throttle.js'
 
@@ -138,7 +147,10 @@ function describe(error: unknown): string {
   return error.cause instanceof Error ? error.cause.message : error.message
 }
 
-export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
+export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
+  app,
+  { db, clock, config, resolve, dialect },
+) => {
   const redirectUri = `${config.appUrl}/auth/sso/callback`
   const allowPrivate = outboundPrivateAllowed(config)
   const guard = { allowPrivate, resolve }
@@ -283,12 +295,14 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         security: [],
         summary: 'Begin a single sign-on: the provider’s URL to send the browser to',
         description:
-          'By the email’s domain or by organization. The URL carries a state, a nonce and a PKCE challenge; the ' +
-          'sign-in must be finished within 10 minutes.',
+          'By the email’s domain, by organization, or by an invitation’s link (whose organization it is; finishing ' +
+          'accepts the invitation). The URL carries a state, a nonce and a PKCE challenge; the sign-in must be ' +
+          'finished within 10 minutes.',
         body: Type.Object(
           {
             email: Type.Optional(Type.String({ maxLength: 320 })),
             organization_id: Type.Optional(Type.String({ maxLength: 100 })),
+            invitation: Type.Optional(Type.String({ maxLength: 100, description: 'The token of an invitation link.' })),
           },
           { additionalProperties: false },
         ),
@@ -296,11 +310,17 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       },
     },
     async (request) => {
-      const { email, organization_id: organizationId } = request.body
+      const { email, organization_id: organizationId, invitation: token } = request.body
       // An address refused too often at `finish` begins no more sign-ins until its window ends.
       await refuseWhenThrottled(db, addressKeysOf(request.ip), clock.now())
       let orgId: string | undefined
-      if (email !== undefined) {
+      let invitationTokenHash: string | undefined
+      if (token !== undefined) {
+        const invitation = await pendingInvitationByToken(db, token, clock.now())
+        if (invitation === undefined) throw new HttpError(400, INVITATION_INVALID)
+        orgId = invitation.organization_id
+        invitationTokenHash = linkTokenHash(token)
+      } else if (email !== undefined) {
         const domain = domainOf(email)
         if (domain === undefined) throw ValidationError.field('email', 'Enter your work email.')
         orgId = await organizationForDomain(db, domain)
@@ -316,7 +336,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const state = oidc.randomState()
       const nonce = oidc.randomNonce()
       const codeVerifier = oidc.randomPKCECodeVerifier()
-      await recordLogin(db, { state, organizationId: orgId, nonce, codeVerifier }, clock.now())
+      await recordLogin(db, { state, organizationId: orgId, nonce, codeVerifier, invitationTokenHash }, clock.now())
       const url = oidc.buildAuthorizationUrl(provider, {
         redirect_uri: redirectUri,
         scope: 'openid email profile',
@@ -340,7 +360,9 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         description:
           'The state must be one this api began, unused and under 10 minutes old; the code is exchanged with its PKCE ' +
           'verifier and the ID token checked (issuer, audience, nonce). The person is the member of that ' +
-          'organization with the provider’s verified email. 401 when refused; 429 as sign-in throttles.',
+          'organization with the provider’s verified email; begun from an invitation, that email must be the ' +
+          'invitation’s, and the person joins (a new user takes their names from the provider and has no password). ' +
+          '401 when refused; 429 as sign-in throttles.',
         body: Type.Object(
           { callback_url: Type.String({ minLength: 1, maxLength: 8000 }), ...sessionTerms },
           { additionalProperties: false },
@@ -400,6 +422,26 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       if (claims.email_verified !== true) return refuse('The identity provider has not verified your email address.')
       const keys = throttleKeys(email, address)
       await refuseWhenThrottled(db, keys, now)
+      const invitationHash = login.invitation_token_hash
+      if (invitationHash !== null) {
+        const invitation = await pendingInvitationByHash(db, invitationHash, now)
+        if (invitation?.organization_id !== login.organization_id || (await memberOf(db, invitation)) !== undefined)
+          throw new HttpError(400, INVITATION_INVALID)
+        if (invitation.email_lower !== email)
+          return refuse(
+            `The identity provider signed you in as ${email}, but the invitation is for ${invitation.email}.`,
+            keys,
+          )
+        await clearAccountFailures(db, keys)
+        const newUser =
+          (await findUserByEmail(db, email)) === undefined
+            ? { firstName: nameClaim(claims.given_name), lastName: nameClaim(claims.family_name), passwordHash: null }
+            : undefined
+        const joined = await db
+          .transaction()
+          .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, invitationHash, newUser))
+        return mintSessionKey(db, clock, joined, request.body)
+      }
       const member = await memberOf(db, { organization_id: login.organization_id, email_lower: email })
       if (member?.status !== 'active') return refuse(NO_MEMBER, keys)
       await clearAccountFailures(db, keys)
@@ -411,6 +453,17 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       )
     },
   )
+}
+
+/** A name the provider gave (given_name, family_name), as a user's name is stored: trimmed, plain, null if none. */
+function nameClaim(value: unknown): string | null {
+  if (typeof value !== 'string') return null
+  // eslint-disable-next-line no-control-regex -- control characters are dropped, as the profile refuses them
+  const name = value
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, NAME_MAX)
+  return name === '' ? null : name
 }
 
 /** The throttle keys of a single sign-on before the provider has named anyone: the address's alone. */

@@ -9,6 +9,8 @@ import Provider from 'oidc-provider'
 export interface TestAccount {
   email: string
   email_verified: boolean
+  given_name?: string
+  family_name?: string
 }
 
 export interface TestProvider {
@@ -40,7 +42,7 @@ export async function startTestProvider(redirectUri: string): Promise<TestProvid
         response_types: ['code'],
       },
     ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name'] },
     cookies: { keys: ['a-test-cookie-key-for-the-provider'] },
     ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     findAccount: (_ctx, sub) => {
