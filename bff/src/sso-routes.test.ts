@@ -70,6 +70,18 @@ describe('single sign-on', () => {
     expect(stack.upstream.requests.some((r) => r.url === '/api/v1/auth/sso/finish/')).toBe(false)
   })
 
+  test('an invitation’s page starts it with the link’s token, and a dead link goes back to sign-in saying so', async () => {
+    const start = await navigate(`/auth/sso/start?invitation=good-invitation&time_zone=${NEW_YORK}`)
+    expect(start.status).toBe(302)
+    expect(start.headers.get('location')).toBe(SSO_AUTHORIZATION_URL)
+    const asked = stack.upstream.requests.findLast((r) => r.url === '/api/v1/auth/sso/start/')
+    expect(JSON.parse(asked?.body ?? '')).toEqual({ invitation: 'good-invitation' })
+    const back = await navigate(`/auth/sso/callback?code=good&state=${SSO_STATE}`, loginPair(start.setCookies))
+    expect(back.headers.get('location')).toBe('/')
+    const dead = await navigate('/auth/sso/start?invitation=used-up')
+    expect(ssoError(dead.headers.get('location'))).toBe('This invitation link is not valid any more.')
+  })
+
   test('an address no provider covers goes back to sign-in saying so', async () => {
     const start = await navigate('/auth/sso/start?email=ann%40example.com')
     expect(start.status).toBe(302)

@@ -95,8 +95,13 @@ export function ssoRoutes(deps: AuthDeps): Router {
   router.get('/start', async (req, res) => {
     try {
       refuseWhenLimited(req, res, deps)
+      // From the sign-in page by work email, or from an invitation's page by its link's token.
+      const invitation = queryText(req, 'invitation')
       const email = queryText(req, 'email')
-      if (email === undefined || email === '') throw new HttpError(400, 'Enter your work email first.')
+      let begin: { invitation: string } | { email: string }
+      if (invitation !== undefined && invitation !== '') begin = { invitation }
+      else if (email !== undefined && email !== '') begin = { email }
+      else throw new HttpError(400, 'Enter your work email first.')
       const zone = queryText(req, 'time_zone')
       const timeZone = zone !== undefined && isTimeZone(zone) ? zone : NO_TIME_ZONE
       const answer = await upstreamJson(
@@ -106,7 +111,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
         timeZone,
         deps.now(),
         deps.config.apiTimeoutMs,
-        { method: 'POST', body: { email }, forwardedFor: clientAddress(req) },
+        { method: 'POST', body: begin, forwardedFor: clientAddress(req) },
       )
       const body = answer.body
       const url =

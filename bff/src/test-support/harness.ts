@@ -162,6 +162,8 @@ function ssoAnswer(path: string, url: string, body: Buffer): FakeAnswer | undefi
   if (path === '/api/v1/auth/sso/start/') {
     if (typeof sent.email === 'string' && sent.email.endsWith('@sso.example'))
       return json(200, { authorization_url: SSO_AUTHORIZATION_URL })
+    if (sent.invitation === 'good-invitation') return json(200, { authorization_url: SSO_AUTHORIZATION_URL })
+    if (sent.invitation !== undefined) return json(400, { error: 'This invitation link is not valid any more.' })
     return json(400, { errors: [], 'field-errors': { email: 'Single sign-on is not set up for example.com.' } })
   }
   if (path === '/api/v1/auth/sso/finish/') {
