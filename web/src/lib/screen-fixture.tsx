@@ -1,4 +1,4 @@
-import { cleanup, render } from '@testing-library/react'
+import { cleanup, configure, render } from '@testing-library/react'
 import axe from 'axe-core'
 import { QueryClientProvider } from '@tanstack/react-query'
 import {
@@ -14,6 +14,10 @@ import { afterEach, beforeAll, vi } from 'vitest'
 import { ToastRegionView } from '../components/ui/toast'
 import type { AuthSession } from '../features/auth/auth-queries'
 import { queryClient } from '../query-client'
+
+// A screen's first render (lazy modules, the router's first match) takes well over Testing Library's 1 s default on a
+// loaded machine: `findBy…` waits up to 5 s.
+configure({ asyncUtilTimeout: 5000 })
 
 // For tests of whole screens in jsdom: the BFF and API answer from a table, and the screen runs in a router of its
 // own with the app's query client (so mutations invalidate what they name, as in the app).

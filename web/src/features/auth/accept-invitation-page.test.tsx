@@ -11,11 +11,11 @@ const TOKEN = 'tok_0123456789abcdefghijklmnopqrstuvwxyzABCD'
 const INVALID = 'This invitation link is not valid any more. Ask your admin for a new one.'
 const newMember = { ...adminSession, role: 'user' as const }
 
-function invitationServer(existing_user: boolean) {
+function invitationServer(existing_user: boolean, single_sign_on = false) {
   return fakeServer({
     'POST /auth/invitation/lookup': (body) =>
       (body as { token: string }).token === TOKEN
-        ? { body: { email: 'pat@example.com', organization_name: 'Acme Sales', existing_user } }
+        ? { body: { email: 'pat@example.com', organization_name: 'Acme Sales', existing_user, single_sign_on } }
         : { status: 400, body: { error: INVALID } },
     'POST /auth/invitation/accept': { body: newMember },
   })
@@ -44,6 +44,24 @@ describe('Accept invitation', () => {
       { token: TOKEN, first_name: 'Pat', last_name: 'Lee', password: 'correct horse battery staple' },
     ])
     expect(queryClient.getQueryData(authQueries.session().queryKey)).toEqual(newMember)
+  })
+
+  it('offers single sign-on where the organization has it, starting with the link’s token', async () => {
+    invitationServer(false, true)
+    renderPage(TOKEN)
+    const link = await screen.findByRole('link', { name: 'Sign in with single sign-on' })
+    const href = new URL(link.getAttribute('href') ?? '', 'http://app.test')
+    expect(href.pathname).toBe('/auth/sso/start')
+    expect(href.searchParams.get('invitation')).toBe(TOKEN)
+    expect(href.searchParams.get('time_zone')).toBeTruthy()
+    expect(await axeViolations()).toEqual([])
+  })
+
+  it('does not offer single sign-on where the organization has none', async () => {
+    invitationServer(false)
+    renderPage(TOKEN)
+    expect(await screen.findByRole('heading', { name: 'Join Acme Sales' })).toBeTruthy()
+    expect(screen.queryByRole('link', { name: 'Sign in with single sign-on' })).toBeNull()
   })
 
   it('shows the API’s field errors on the fields', async () => {

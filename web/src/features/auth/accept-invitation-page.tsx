@@ -6,7 +6,8 @@ import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { placeErrors } from '../../lib/form-errors'
 import { invitationLookup, useAcceptInvitation, type InvitationLookup } from './account-mutations'
-import { NextStep, PublicFrame } from './public-frame'
+import { browserTimeZone } from '../../lib/format'
+import { NextStep, PublicFrame, textLink } from './public-frame'
 
 const INVALID_LINK = 'This invitation link is not valid any more. Ask your admin for a new one.'
 
@@ -124,6 +125,21 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
           {existing ? 'Join organization' : 'Create account'}
         </Button>
       </form>
+      {invitation.single_sign_on ? <SingleSignOnJoin token={token} /> : null}
     </PublicFrame>
+  )
+}
+
+/** The organization's provider can vouch for the invited address instead: a full-page navigation through the BFF. */
+function SingleSignOnJoin({ token }: { token: string }) {
+  const query = new URLSearchParams({ invitation: token, time_zone: browserTimeZone() })
+  return (
+    <p className="mt-4 border-t border-slate-200 pt-4 text-center text-sm text-slate-600">
+      Or{' '}
+      <a href={`/auth/sso/start?${query.toString()}`} className={textLink}>
+        Sign in with single sign-on
+      </a>{' '}
+      to join with your organization’s account.
+    </p>
   )
 }

@@ -12,6 +12,8 @@ export interface InvitationLookup {
   organization_name: string
   /** The address already has an account (in another organization): its password joins it, no new names. */
   existing_user: boolean
+  /** The organization signs in by single sign-on, which can accept the invitation too. */
+  single_sign_on: boolean
 }
 
 export const invitationLookup = (token: string) =>
