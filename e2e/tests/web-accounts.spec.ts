@@ -181,11 +181,16 @@ test('a rep turns two-factor on with a QR code and signs in again with a code fr
   await expect(page.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
 })
 
-test('an admin sets up single sign-on, and signs in through the organization’s provider', async ({
+test('an admin sets up single sign-on and signs in through the provider; someone invited joins through it', async ({
   page,
+  browser,
   accountsStack,
 }) => {
-  const provider = await startJourneyProvider(`${accountsStack.baseURL}/auth/sso/callback`, { casey: ADMIN_EMAIL })
+  const invitee = `sol-${String(Date.now())}@journey.test`
+  const provider = await startJourneyProvider(`${accountsStack.baseURL}/auth/sso/callback`, {
+    casey: ADMIN_EMAIL,
+    sol: invitee,
+  })
   try {
     await signIn(page, accountsStack.apiKey)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
@@ -211,6 +216,28 @@ test('an admin sets up single sign-on, and signs in through the organization’s
     await page.getByRole('button', { name: 'Continue' }).click()
     await expect(page.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
     await expect(page.getByText(ADMIN_EMAIL)).toBeVisible()
+
+    // Someone invited accepts through the provider: no password of their own.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Users' }).click()
+    await page.getByRole('button', { name: 'Invite user' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Invite user' })
+    await dialog.getByRole('textbox', { name: 'Email' }).fill(invitee)
+    await dialog.getByRole('button', { name: 'Send invitation' }).click()
+    await expect(page.getByText(`Invitation sent to ${invitee}`)).toBeVisible()
+    const theirs = await browser.newContext({ baseURL: accountsStack.baseURL })
+    const tab = await theirs.newPage()
+    await tab.goto(appLink(await mailTo(accountsStack.mailDir, invitee, /invited/i), '/accept-invitation'))
+    await expect(tab.getByRole('heading', { name: 'Join Journey Co' })).toBeVisible()
+    await expectAccessible(tab)
+    await tab.getByRole('link', { name: 'Sign in with single sign-on' }).click()
+    await tab.locator('input[name="login"]').fill('sol')
+    await tab.locator('input[name="password"]').fill('any')
+    await tab.getByRole('button', { name: 'Sign-in' }).click()
+    await tab.getByRole('button', { name: 'Continue' }).click()
+    await expect(tab.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
+    await expect(tab.getByText(invitee).first()).toBeVisible()
+    await theirs.close()
   } finally {
     await provider.close()
   }

@@ -136,7 +136,7 @@ function SingleSignOnJoin({ token }: { token: string }) {
   return (
     <p className="mt-4 border-t border-slate-200 pt-4 text-center text-sm text-slate-600">
       Or{' '}
-      <a href={`/auth/sso/start?${query.toString()}`} className={textLink}>
+      <a href={`/auth/sso/start?${query.toString()}`} className={`${textLink} underline`}>
         Sign in with single sign-on
       </a>{' '}
       to join with your organization’s account.
