@@ -177,6 +177,26 @@ describe('sign-in', () => {
     }
   })
 
+  test('the zone chosen on the Profile wins over the browser’s, at sign-in and when the session is refreshed', async () => {
+    annAtTheApi.timeZone = 'Asia/Tokyo'
+    try {
+      const cookie = await signIn(bff)
+      expect((await bff.call('/auth/session', { cookie })).json).toMatchObject({ time_zone: 'Asia/Tokyo' })
+      bff.clock.now = new Date('2026-01-15T12:00:00Z')
+      await bff.call('/api/v1/lead/', { cookie })
+      expect(upstream.requests.at(-1)?.headers['x-tz-offset']).toBe('9.0')
+      const put = { method: 'PUT', headers: json, cookie, body: JSON.stringify({ time_zone: 'Europe/Paris' }) }
+      expect((await bff.call('/auth/session', put)).json).toMatchObject({ time_zone: 'Asia/Tokyo' })
+      // Back to the browser's zone once the Profile's is cleared; a zone the runtime does not know is not taken.
+      annAtTheApi.timeZone = null
+      expect((await bff.call('/auth/session', put)).json).toMatchObject({ time_zone: 'Europe/Paris' })
+      annAtTheApi.timeZone = 'Mars/Olympus_Mons'
+      expect((await bff.call('/auth/session', put)).json).toMatchObject({ time_zone: 'Europe/Paris' })
+    } finally {
+      annAtTheApi.timeZone = null
+    }
+  })
+
   test('DELETE /auth/session signs out and clears the cookie', async () => {
     const cookie = await signIn(bff)
     const out = await bff.call('/auth/session', { method: 'DELETE', cookie })

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { parseCookie, stringifySetCookie } from 'cookie'
 import { Router, type Request, type Response } from 'express'
 import type { Pool } from 'undici'
+import { isTimeZone } from '@leadline/shared/tz-offset'
 import type { BffConfig } from './env.js'
 import { HttpError, upstreamJson } from './crm-proxy.js'
 import type { Session, SessionProfile, SessionStore } from './session.js'
@@ -470,7 +471,7 @@ async function revokeSessionKey(deps: AuthDeps, sessionKey: string, timeZone: st
 
 function profileFromMe(body: unknown, timeZone: string): SessionProfile | undefined {
   if (!isRecord(body)) return undefined
-  const { id, email, first_name, last_name, display_name, organizations, memberships } = body
+  const { id, email, first_name, last_name, display_name, organizations, memberships, time_zone } = body
   if (typeof id !== 'string' || typeof email !== 'string') return undefined
   if (!Array.isArray(organizations) || !Array.isArray(memberships)) return undefined
   const organization: unknown = organizations[0]
@@ -495,7 +496,8 @@ function profileFromMe(body: unknown, timeZone: string): SessionProfile | undefi
     organizationId,
     organizationName: organization.name,
     role: membership.role,
-    timeZone,
+    // The zone chosen on the Profile wins over the browser's.
+    timeZone: typeof time_zone === 'string' && isTimeZone(time_zone) ? time_zone : timeZone,
   }
 }
 
@@ -556,17 +558,6 @@ function requireString(record: Record<string, unknown>, field: string, message: 
   const value = record[field]
   if (typeof value !== 'string' || value.trim() === '') throw new FieldError(field, message)
   return value.trim()
-}
-
-/** Whether the runtime knows the IANA time zone. */
-export function isTimeZone(zone: string): boolean {
-  if (zone.length > 64) return false
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return true
-  } catch {
-    return false
-  }
 }
 
 function requireTimeZone(record: Record<string, unknown>): string {

@@ -4,7 +4,6 @@ import { Router, type Request, type Response } from 'express'
 import {
   clientAddress,
   errorMessage,
-  isTimeZone,
   refuseWhenLimited,
   sessionKeyFrom,
   sessionTerms,
@@ -12,6 +11,7 @@ import {
   type AuthDeps,
 } from './auth-routes.js'
 import { HttpError, upstreamJson } from './crm-proxy.js'
+import { isTimeZone } from '@leadline/shared/tz-offset'
 
 // Single sign-on (decision 0045): the api is the OpenID Connect client; the BFF sends the browser to the provider and
 // hands the URL it came back to to the api. These are full-page navigations, so they are served before the

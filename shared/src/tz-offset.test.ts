@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatTzOffset, localDateAt, parseTzOffset, tzOffsetHoursAt } from './tz-offset.js'
+import { formatTzOffset, isTimeZone, localDateAt, parseTzOffset, tzOffsetHoursAt } from './tz-offset.js'
 
 describe('parseTzOffset', () => {
   it.each([
@@ -52,5 +52,15 @@ describe('localDateAt', () => {
     expect(localDateAt(at, 0)).toBe('2026-03-01')
     expect(localDateAt(at, -4)).toBe('2026-02-28')
     expect(localDateAt(new Date('2026-03-01T20:00:00Z'), 5.5)).toBe('2026-03-02')
+  })
+})
+
+describe('isTimeZone', () => {
+  it('knows IANA names and refuses others', () => {
+    expect(isTimeZone('Europe/Paris')).toBe(true)
+    expect(isTimeZone('UTC')).toBe(true)
+    expect(isTimeZone('Mars/Olympus_Mons')).toBe(false)
+    expect(isTimeZone('')).toBe(false)
+    expect(isTimeZone(`Europe/${'x'.repeat(64)}`)).toBe(false)
   })
 })

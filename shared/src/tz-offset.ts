@@ -38,3 +38,14 @@ export function tzOffsetHoursAt(timeZone: string, at: Date): number {
 export function localDateAt(at: Date, offsetHours: number): string {
   return new Date(at.getTime() + offsetHours * 3_600_000).toISOString().slice(0, 10)
 }
+
+/** Whether the runtime knows the IANA time zone (names up to 64 characters). */
+export function isTimeZone(zone: string): boolean {
+  if (zone.length > 64) return false
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}

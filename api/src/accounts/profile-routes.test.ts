@@ -53,6 +53,39 @@ describe('the caller’s profile', () => {
     })
   })
 
+  it('keeps a chosen time zone, which /me/ answers at once, and goes back to the browser’s with null', async () => {
+    const org = await ctx.createOrg('Zoned')
+    expect((await call(ctx.app, org.member.key, 'GET', '/me/')).json().time_zone).toBeNull()
+    expect((await call(ctx.app, org.member.key, 'GET', '/auth/profile/')).json().time_zone).toBeNull()
+    const set = await call(ctx.app, org.member.key, 'PUT', '/auth/profile/', { body: { time_zone: ' Asia/Tokyo ' } })
+    expect(set.statusCode, set.body).toBe(200)
+    expect(set.json()).toMatchObject({ time_zone: 'Asia/Tokyo', first_name: 'Rey' })
+    expect((await call(ctx.app, org.member.key, 'GET', '/me/')).json().time_zone).toBe('Asia/Tokyo')
+    // Only the caller's own: another member's /me/ is not changed.
+    expect((await call(ctx.app, org.admin.key, 'GET', '/me/')).json().time_zone).toBeNull()
+    const names = await call(ctx.app, org.member.key, 'PUT', '/auth/profile/', { body: { first_name: 'Reyna' } })
+    expect(names.json().time_zone).toBe('Asia/Tokyo')
+    const cleared = await call(ctx.app, org.member.key, 'PUT', '/auth/profile/', { body: { time_zone: null } })
+    expect(cleared.json().time_zone).toBeNull()
+    expect((await call(ctx.app, org.member.key, 'GET', '/me/')).json().time_zone).toBeNull()
+  })
+
+  it('refuses a time zone the runtime does not know, by field, and keeps the one stored', async () => {
+    const org = await ctx.createOrg('Unzoned')
+    await call(ctx.app, org.member.key, 'PUT', '/auth/profile/', { body: { time_zone: 'Europe/Paris' } })
+    for (const zone of ['Mars/Olympus_Mons', '+02:00', 'x'.repeat(101)]) {
+      const res = await call(ctx.app, org.member.key, 'PUT', '/auth/profile/', {
+        body: { time_zone: zone, first_name: 'Changed' },
+      })
+      expect(res.statusCode).toBe(400)
+      expect(Object.keys(res.json()['field-errors'])).toEqual(['time_zone'])
+    }
+    expect((await call(ctx.app, org.member.key, 'GET', '/auth/profile/')).json()).toMatchObject({
+      time_zone: 'Europe/Paris',
+      first_name: 'Rey',
+    })
+  })
+
   it('needs a key', async () => {
     expect((await call(ctx.app, undefined, 'PUT', '/auth/profile/', { body: { first_name: 'X' } })).statusCode).toBe(
       401,

@@ -44,10 +44,15 @@ function basic(key: string): string {
 }
 
 /** Who Ann is at the fake API now: a test changes her name or role as an admin or Ann herself would. */
-export const annAtTheApi = { firstName: 'Ann', role: 'admin' }
+export const annAtTheApi: { firstName: string; role: string; timeZone: string | null } = {
+  firstName: 'Ann',
+  role: 'admin',
+  timeZone: null,
+}
 
-function me(userId: string, first: string, last: string, email: string, role: string) {
+function me(userId: string, first: string, last: string, email: string, role: string, timeZone: string | null = null) {
   return {
+    time_zone: timeZone,
     id: userId,
     email,
     first_name: first,
@@ -200,7 +205,7 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
       return json(
         200,
         ann
-          ? me('user_ann', annAtTheApi.firstName, 'Veal', 'ann@example.com', annAtTheApi.role)
+          ? me('user_ann', annAtTheApi.firstName, 'Veal', 'ann@example.com', annAtTheApi.role, annAtTheApi.timeZone)
           : me('user_rep', 'Rita', 'Rep', 'rep@demo.example', 'user'),
       )
     case '/api/v1/lead/':

@@ -65,6 +65,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
         organizations: [organization.organization],
         memberships: organization.organization.memberships.filter((m) => m.user_id === me.userId),
         email_accounts: await emailAccountsOf(db, me.organizationId, me.userId),
+        // Leadline's own: the zone chosen on the Profile (null: the browser's), which the web app's session takes.
+        time_zone: user.time_zone,
         // The SIP credentials are the user's own: shown here and nowhere else.
         sip_user: { username: user.sip_username, password: user.sip_password },
       })

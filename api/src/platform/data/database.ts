@@ -51,6 +51,8 @@ export interface UserTable {
   totp_pending_secret: string | null
   totp_enabled_at: string | null
   totp_last_step: number | null
+  /** The IANA zone chosen on the Profile (migration 0032); null: the browser's. */
+  time_zone: string | null
 }
 
 /** Single-use two-factor recovery codes, by SHA-256 (migration 0030). */

@@ -30,6 +30,7 @@ import * as m0028 from './migrations/0028-accounts.js'
 import * as m0029 from './migrations/0029-invitations.js'
 import * as m0030 from './migrations/0030-two-factor.js'
 import * as m0031 from './migrations/0031-single-sign-on.js'
+import * as m0032 from './migrations/0032-user-time-zone.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0029-invitations': m0029,
   '0030-two-factor': m0030,
   '0031-single-sign-on': m0031,
+  '0032-user-time-zone': m0032,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
