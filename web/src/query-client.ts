@@ -1,7 +1,8 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
 import { showToast } from './components/ui/toast'
-import { authQueries } from './features/auth/auth-queries'
+import { authQueries, type AuthSession } from './features/auth/auth-queries'
 import { isApiError } from './lib/api'
+import { setDisplayTimeZone } from './lib/format'
 
 declare module '@tanstack/react-query' {
   interface Register {
@@ -74,4 +75,15 @@ export const queryClient: QueryClient = new QueryClient({
       retry: (failures, error) => failures < 2 && !(isApiError(error) && error.status >= 400 && error.status < 500),
     },
   },
+})
+
+const sessionHash = JSON.stringify(authQueries.session().queryKey)
+
+// Times show in the session's zone (the Profile's choice, else the browser's): set it from every session the cache
+// takes, whether fetched or put there by a sign-in or a profile change, before anything renders with it.
+queryCache.subscribe((event) => {
+  if (event.type !== 'added' && event.type !== 'updated') return
+  if (event.query.queryHash !== sessionHash) return
+  const session = event.query.state.data as AuthSession | undefined
+  setDisplayTimeZone(session?.time_zone)
 })

@@ -3,14 +3,50 @@ export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone
 }
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+// Times and "today" show in the session's zone: the one chosen on the Profile, else the browser's. The BFF turns the
+// same zone into X-TZ-Offset, so the screen and the API agree on what "today" is.
+let sessionZone: string | undefined
+const zoned = new Map<string, Intl.DateTimeFormat>()
+let zonedIn: string | undefined
+
+/** The zone the app shows times in. */
+export function displayTimeZone(): string {
+  return sessionZone ?? browserTimeZone()
+}
+
+/** Set from the session whenever it is read. */
+export function setDisplayTimeZone(zone: string | undefined): void {
+  sessionZone = zone
+}
+
+/**
+ * A formatter in the display zone, made once per zone: `key` names one of the app's fixed sets of options, so the map
+ * holds a handful of entries at most.
+ */
+export function zonedFormat(key: string, options: Intl.DateTimeFormatOptions, locale?: string): Intl.DateTimeFormat {
+  const zone = displayTimeZone()
+  // Formatters made for another zone (the session's changed, or the browser's before there is a session) go.
+  if (zone !== zonedIn) {
+    zoned.clear()
+    zonedIn = zone
+  }
+  let format = zoned.get(key)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone })
+    zoned.set(key, format)
+  }
+  return format
+}
+
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' })
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
 
 /** An API timestamp (`2017-09-29T10:40:23.140000+00:00`) in the user's zone, e.g. "Sep 29, 2017, 12:40 PM". */
 export function formatDateTime(timestamp: string): string {
   const at = new Date(timestamp)
-  return Number.isNaN(at.getTime()) ? timestamp : dateTime.format(at)
+  return Number.isNaN(at.getTime())
+    ? timestamp
+    : zonedFormat('date-time', { dateStyle: 'medium', timeStyle: 'short' }).format(at)
 }
 
 /** "3 hours ago", "yesterday", falling back to the date after a week. */
@@ -37,24 +73,10 @@ export function formatCalendarDate(value: string): string {
   return dateOnly.format(new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))))
 }
 
-/** An API timestamp as the value of an `<input type="datetime-local">` in the user's zone. */
-export function toDateTimeLocalInput(timestamp: string): string {
-  const at = new Date(timestamp)
-  if (Number.isNaN(at.getTime())) return ''
-  const pad = (n: number) => String(n).padStart(2, '0')
-  return `${localDate(at)}T${pad(at.getHours())}:${pad(at.getMinutes())}`
-}
-
-/** An `<input type="datetime-local">` value (the user's wall-clock time) as an ISO instant for the API. */
-export function fromDateTimeLocalInput(value: string): string {
-  const at = new Date(value)
-  return Number.isNaN(at.getTime()) ? value : at.toISOString()
-}
-
 /** The user's calendar date at an instant (today by default), as `YYYY-MM-DD`. */
 export function localDate(at: Date = new Date()): string {
-  const pad = (n: number) => String(n).padStart(2, '0')
-  return `${String(at.getFullYear())}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`
+  // Canadian English writes dates as ISO does.
+  return zonedFormat('day', { year: 'numeric', month: '2-digit', day: '2-digit' }, 'en-CA').format(at)
 }
 
 /** A length in seconds as minutes and seconds: 75 → "1:15", 3600 → "60:00". */

@@ -63,6 +63,7 @@ export const adminSession: AuthSession = {
   user: { id: 'user_ann', first_name: 'Ann', last_name: 'Admin', email: 'ann@example.com', display_name: 'Ann Admin' },
   organization: { id: 'orga_1', name: 'Acme Sales' },
   role: 'admin',
+  time_zone: 'UTC',
 }
 
 /** The text of what describes a field (`aria-describedby`): its error, its hint. */

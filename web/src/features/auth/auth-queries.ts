@@ -9,6 +9,8 @@ export interface AuthSession {
   user: { id: string; first_name: string | null; last_name: string | null; email: string; display_name: string }
   organization: { id: string; name: string }
   role: Role
+  /** The zone times show in and the API's "today" is computed in: the Profile's choice, else the browser's. */
+  time_zone: string
   /** On a sign-in's answer only: the organization requires two-factor, which this person must turn on first. */
   two_factor_setup_required?: boolean
 }

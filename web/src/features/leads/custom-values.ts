@@ -1,5 +1,5 @@
 import type { CustomField, CustomValue } from '@leadline/shared/custom-field-schema'
-import { fromDateTimeLocalInput, toDateTimeLocalInput } from '../../lib/format'
+import { fromDateTimeLocalInput, toDateTimeLocalInput } from '../../lib/wall-clock'
 
 // Custom values between the API's shape and an editor's text; no React, so the rules are unit-tested.
 

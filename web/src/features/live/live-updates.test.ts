@@ -41,6 +41,7 @@ const session: AuthSession = {
   user: { id: 'user_1', first_name: 'Rey', last_name: 'Rep', email: 'rey@example.com', display_name: 'Rey Rep' },
   organization: { id: 'orga_1', name: 'Acme' },
   role: 'user',
+  time_zone: 'UTC',
 }
 const inbox = taskQueries.list({ view: 'inbox', assignee: 'user_1' }).queryKey
 const taskEvent = JSON.stringify({

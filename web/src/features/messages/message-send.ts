@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react'
-import { formatDateTime, fromDateTimeLocalInput } from '../../lib/format'
+import { formatDateTime } from '../../lib/format'
+import { fromDateTimeLocalInput } from '../../lib/wall-clock'
 
 // What the SMS and email composers share once a message is written: sending now or at a time, the undo window of a
 // message just sent, and the sentence said under the form.

@@ -37,3 +37,11 @@ export function useSaveName() {
     return authApi.put<AuthSession>('session', { time_zone: browserTimeZone() })
   })
 }
+
+/** Saves the zone chosen (null: the browser's), then has the BFF read the session again, which takes it. */
+export function useSaveTimeZone() {
+  return useFormMutation(authQueries.all(), async (timeZone: string | null) => {
+    await api.put('auth/profile/', { time_zone: timeZone })
+    return authApi.put<AuthSession>('session', { time_zone: browserTimeZone() })
+  })
+}

@@ -11,6 +11,7 @@ import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from './api-key-parts'
 import { useChangePassword, useSaveName, useSignOutOthers } from './profile-mutations'
 import { profileQueries, type ApiKey } from './profile-queries'
 import { twoFactorQueries } from './two-factor'
+import { TimeZoneSection } from './time-zone-section'
 import { TwoFactorSection } from './two-factor-section'
 
 const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
@@ -32,6 +33,7 @@ export function ProfilePage() {
         </p>
       </div>
       <NameSection firstName={session.user.first_name ?? ''} lastName={session.user.last_name ?? ''} />
+      <TimeZoneSection className={section} />
       <PasswordSection />
       <TwoFactorSection />
       <SessionsSection />

@@ -1,7 +1,8 @@
 import { isDateOnly } from '@leadline/shared/task-dates'
-import { localDate } from '../../lib/format'
+import { localDate, zonedFormat } from '../../lib/format'
 
-// Calendar days in the user's zone, which is the browser's: the BFF sends the API the same zone (X-TZ-Offset).
+// Calendar days in the user's zone (the session's: the Profile's choice, else the browser's); the BFF sends the API
+// the same zone (X-TZ-Offset).
 
 /** The calendar day `days` after `day` (`YYYY-MM-DD`), counted on the calendar, not in 24-hour steps. */
 export function addDays(day: string, days: number): string {
@@ -53,35 +54,13 @@ export function shortDay(day: string): string {
   return short.format(new Date(Date.UTC(year, month - 1, date)))
 }
 
-const time = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
-
 /** When a task is due, as a row shows it: "9:30 AM" today, "Mon, Nov 30" or "Mon, Nov 30, 9:30 AM" otherwise. */
 export function taskWhen(task: { date: string; is_dateless: boolean }, today: string): string {
   if (task.is_dateless) return 'No date'
   const day = taskDay(task.date)
-  const clock = hasTime(task) ? time.format(new Date(task.date)) : undefined
+  const clock = hasTime(task)
+    ? zonedFormat('clock', { hour: 'numeric', minute: '2-digit' }).format(new Date(task.date))
+    : undefined
   if (day === today) return clock ?? 'Today'
   return clock === undefined ? shortDay(day) : `${shortDay(day)}, ${clock}`
-}
-
-const pad = (n: number) => String(n).padStart(2, '0')
-
-/**
- * A due date from a date field and an optional time field (the user's wall clock): a calendar day alone, an instant
- * with a time, null without a day (a dateless task).
- */
-export function dueDateOf(day: string, time: string): string | null {
-  if (day === '') return null
-  if (time === '') return day
-  const [year = 0, month = 1, date = 1] = day.split('-').map(Number)
-  const [hours = 0, minutes = 0] = time.split(':').map(Number)
-  return new Date(year, month - 1, date, hours, minutes).toISOString()
-}
-
-/** A task's due date as the date and time fields show it. */
-export function dueInputsOf(task: { date: string; is_dateless: boolean }): { day: string; time: string } {
-  if (task.is_dateless) return { day: '', time: '' }
-  if (!hasTime(task)) return { day: task.date, time: '' }
-  const at = new Date(task.date)
-  return { day: localDate(at), time: `${pad(at.getHours())}:${pad(at.getMinutes())}` }
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { localDate } from '../../lib/format'
-import { addDays, dueDateOf, dueInputsOf, weekday } from './task-days'
+import { addDays, weekday } from './task-days'
+import { dueDateOf, dueInputsOf } from './task-due'
 import { snoozeChoices } from './task-snooze'
 
 // Local times are built with the Date constructor, so each case holds in whatever zone the tests run in.

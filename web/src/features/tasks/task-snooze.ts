@@ -1,4 +1,5 @@
-import { localDate } from '../../lib/format'
+import { localDate, zonedFormat } from '../../lib/format'
+import { wallClock, zonedInstant } from '../../lib/wall-clock'
 import { addDays, hasTime, shortDay, weekday } from './task-days'
 
 export interface SnoozeChoice {
@@ -9,13 +10,7 @@ export interface SnoozeChoice {
   date: string
 }
 
-const clock = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
-
-/** The instant of a calendar day at a wall-clock time in the user's zone. */
-function atTime(day: string, hours: number, minutes: number): Date {
-  const [year = 0, month = 1, date = 1] = day.split('-').map(Number)
-  return new Date(year, month - 1, date, hours, minutes)
-}
+const clock = () => zonedFormat('clock', { hour: 'numeric', minute: '2-digit' })
 
 /**
  * The snooze presets for a task at `now`: later today (timed tasks, three hours on, on the hour, while it is still
@@ -28,15 +23,18 @@ export function snoozeChoices(task: { date: string; is_dateless: boolean }, now:
   const due = timed ? new Date(task.date) : undefined
   const on = (day: string): Pick<SnoozeChoice, 'date' | 'hint'> => {
     if (due === undefined) return { date: day, hint: shortDay(day) }
-    const at = atTime(day, due.getHours(), due.getMinutes())
-    return { date: at.toISOString(), hint: `${shortDay(day)}, ${clock.format(at)}` }
+    const { hours, minutes } = wallClock(due)
+    const at = zonedInstant(day, hours, minutes)
+    return { date: at.toISOString(), hint: `${shortDay(day)}, ${clock().format(at)}` }
   }
   const choices: SnoozeChoice[] = []
   if (timed) {
-    const later = new Date(now.getTime() + 3 * 3_600_000)
-    later.setMinutes(later.getMinutes() === 0 ? 0 : 60, 0, 0)
+    // Three hours on, up to the next hour of the user's wall clock.
+    const inThree = wallClock(new Date(now.getTime() + 3 * 3_600_000))
+    const hour = zonedInstant(inThree.day, inThree.hours, 0)
+    const later = inThree.minutes === 0 ? hour : new Date(hour.getTime() + 3_600_000)
     if (localDate(later) === today) {
-      choices.push({ label: 'Later today', hint: clock.format(later), date: later.toISOString() })
+      choices.push({ label: 'Later today', hint: clock().format(later), date: later.toISOString() })
     }
   }
   const untilMonday = (8 - weekday(today)) % 7 || 7
