@@ -12,7 +12,7 @@ export interface RelatedNames {
 const distinct = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
 
 /** The names of some of the organization's leads or contacts (no query for no ids). */
-async function namesOf(db: Db, table: 'lead' | 'contact', organizationId: string, ids: string[]) {
+export async function namesOf(db: Db, table: 'lead' | 'contact', organizationId: string, ids: string[]) {
   if (ids.length === 0) return []
   return db
     .selectFrom(table)
