@@ -10,7 +10,7 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
 import type { ViewCache } from '../../platform/data/view-cache.js'
-import { rowsOfLeads } from './lead-rows.js'
+import { rowsOfLeads, underLeads } from './lead-rows.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
 
@@ -41,13 +41,7 @@ export async function leadViews(
   const ids = leads.map((l) => l.id)
   const contactRows = await readInChunks(ids, (part) => rowsOfLeads(db, 'contact', organizationId, part).execute())
   const addressRows = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('lead_address')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', part)
-      .orderBy('position')
-      .execute(),
+    underLeads(db, 'lead_address', organizationId, part).selectAll().orderBy('position').execute(),
   )
   const leadNames = new Map(leads.map((l) => [l.id, l.name]))
   const [contacts, custom, names, opportunities, tasks] = await Promise.all([
