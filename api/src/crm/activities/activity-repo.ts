@@ -9,6 +9,7 @@ import {
 import { newId } from '../../platform/security/ids.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
+import { namesOf } from '../users/owner-names.js'
 import { emailViewFields, latestIncoming } from './email-activity-view.js'
 import { formatPhoneNumber, phoneCountry } from '../../platform/text/phone-format.js'
 
@@ -306,14 +307,7 @@ export async function activityNames(db: Db, rows: readonly ActivityTable[]): Pro
       db,
       rows.flatMap((r) => [r.user_id, r.created_by, r.updated_by]),
     ),
-    contactIds.length === 0 || rows[0] === undefined
-      ? []
-      : db
-          .selectFrom('contact')
-          .select(['id', 'name'])
-          .where('organization_id', '=', rows[0].organization_id)
-          .where('id', 'in', contactIds)
-          .execute(),
+    rows[0] === undefined ? [] : namesOf(db, 'contact', rows[0].organization_id, contactIds),
     latestIncoming(db, rows),
   ])
   return { users, contacts: new Map(contacts.map((c) => [c.id, c.name])), replies }

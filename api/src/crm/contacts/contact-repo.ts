@@ -162,6 +162,22 @@ export async function checkContactOfLead(
   return false
 }
 
+/** The emails, phones or urls (`table`) of some of the organization's contacts, each contact's in their order. */
+export function contactInfoOf<T extends 'contact_email' | 'contact_phone' | 'contact_url'>(
+  db: Db,
+  table: T,
+  organizationId: string,
+  contactIds: string[],
+) {
+  // The table is a type parameter: Kysely's dynamic module keeps the query typed (as in find-or-404.ts).
+  return db
+    .selectFrom(db.dynamic.table(table).as('t'))
+    .selectAll()
+    .where(db.dynamic.ref('organization_id'), '=', organizationId)
+    .where(db.dynamic.ref('contact_id'), 'in', contactIds)
+    .orderBy(db.dynamic.ref('position'))
+}
+
 function toInfoType(stored: string): ContactInfoType {
   return CONTACT_INFO_TYPES.find((t) => t === stored) ?? 'other'
 }
@@ -179,33 +195,9 @@ export async function contactViews(
 ): Promise<Contact[]> {
   if (contacts.length === 0) return []
   const ids = contacts.map((c) => c.id)
-  const emails = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('contact_email')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('contact_id', 'in', part)
-      .orderBy('position')
-      .execute(),
-  )
-  const phones = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('contact_phone')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('contact_id', 'in', part)
-      .orderBy('position')
-      .execute(),
-  )
-  const urls = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('contact_url')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('contact_id', 'in', part)
-      .orderBy('position')
-      .execute(),
-  )
+  const emails = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_email', organizationId, part).execute())
+  const phones = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_phone', organizationId, part).execute())
+  const urls = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_url', organizationId, part).execute())
   const custom = await readCustomValues(db, organizationId, ids)
   const emailsBy = groupBy(emails, (e) => e.contact_id)
   const phonesBy = groupBy(phones, (p) => p.contact_id)

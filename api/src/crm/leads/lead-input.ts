@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { contactBodySchema } from '../contacts/contact-input.js'
 import { cleanText } from '../../platform/text/text.js'
+import type { LeadAddressTable } from '../../platform/data/database.js'
 
 const nullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()])
 
@@ -32,14 +33,12 @@ export const leadBodySchema = Type.Object(
 )
 export type LeadBody = Static<typeof leadBodySchema>
 
-export interface AddressValues {
+/** An address as a lead stores it, its label one of ADDRESS_LABELS. */
+export type AddressValues = Pick<
+  LeadAddressTable,
+  'address_1' | 'address_2' | 'city' | 'state' | 'zipcode' | 'country'
+> & {
   label: (typeof ADDRESS_LABELS)[number]
-  address_1: string | null
-  address_2: string | null
-  city: string | null
-  state: string | null
-  zipcode: string | null
-  country: string | null
 }
 
 export function normalizeAddress(body: AddressBody): AddressValues {

@@ -28,12 +28,16 @@ export async function findLead(db: Db, organizationId: string, id: string, optio
   return findInOrganization(db, 'lead', organizationId, id, options)
 }
 
-async function replaceAddresses(db: Db, organizationId: string, leadId: string, addresses: AddressValues[]) {
+async function deleteAddresses(db: Db, organizationId: string, leadId: string) {
   await db
     .deleteFrom('lead_address')
     .where('organization_id', '=', organizationId)
     .where('lead_id', '=', leadId)
     .execute()
+}
+
+async function replaceAddresses(db: Db, organizationId: string, leadId: string, addresses: AddressValues[]) {
+  await deleteAddresses(db, organizationId, leadId)
   if (addresses.length === 0) return
   await db
     .insertInto('lead_address')
@@ -150,11 +154,7 @@ async function appendAddresses(db: Db, organizationId: string, sourceId: string,
   const kept = rows.filter((a) => a.lead_id === destinationId)
   const seen = new Set(kept.map(key))
   const added = rows.filter((a) => a.lead_id === sourceId && !seen.has(key(a)))
-  await db
-    .deleteFrom('lead_address')
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', sourceId)
-    .execute()
+  await deleteAddresses(db, organizationId, sourceId)
   if (added.length === 0) return
   const next = kept.reduce((max, a) => Math.max(max, a.position + 1), 0)
   await db
@@ -184,15 +184,10 @@ export async function mergeLeads(db: Db, ctx: WriteContext, sourceId: string, de
     'opportunity',
     'task',
     'email_thread',
+    'activity',
   ] as const) {
     await db.updateTable(table).set(move).where('organization_id', '=', org).where('lead_id', '=', sourceId).execute()
   }
-  await db
-    .updateTable('activity')
-    .set(move)
-    .where('organization_id', '=', org)
-    .where('lead_id', '=', sourceId)
-    .execute()
   // Contacts' and opportunities' own custom values follow them; only the lead's values are merged.
   await db
     .updateTable('custom_value')

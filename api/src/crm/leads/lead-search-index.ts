@@ -11,6 +11,7 @@ import type {
   LeadSearchColumns,
 } from '../../platform/data/database.js'
 import { groupBy } from '../../platform/data/collections.js'
+import { underLeads } from './lead-rows.js'
 import { foldCase } from '../../platform/text/text.js'
 import { formatPhoneNumber, phoneSearchForms } from '../../platform/text/phone-format.js'
 
@@ -169,41 +170,19 @@ async function buildLeadSearchRows(db: Db, organizationId: string, leads: LeadTe
   if (leads.length === 0) return []
   const ids = leads.map((l) => l.id)
   const [contacts, emails, phones, urls, addresses, custom] = await Promise.all([
-    db
-      .selectFrom('contact')
-      .select(['lead_id', 'id', 'date_created', 'name', 'title'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
-      .execute(),
-    db
-      .selectFrom('contact_email')
+    underLeads(db, 'contact', organizationId, ids).select(['lead_id', 'id', 'date_created', 'name', 'title']).execute(),
+    underLeads(db, 'contact_email', organizationId, ids)
       .select(['lead_id', 'contact_id', 'position', 'email'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
       .execute(),
-    db
-      .selectFrom('contact_phone')
+    underLeads(db, 'contact_phone', organizationId, ids)
       .select(['lead_id', 'contact_id', 'position', 'phone'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
       .execute(),
-    db
-      .selectFrom('contact_url')
-      .select(['lead_id', 'contact_id', 'position', 'url'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
-      .execute(),
-    db
-      .selectFrom('lead_address')
+    underLeads(db, 'contact_url', organizationId, ids).select(['lead_id', 'contact_id', 'position', 'url']).execute(),
+    underLeads(db, 'lead_address', organizationId, ids)
       .select(['lead_id', 'position', 'address_1', 'address_2', 'city', 'state', 'zipcode', 'country'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
       .execute(),
-    db
-      .selectFrom('custom_value')
+    underLeads(db, 'custom_value', organizationId, ids)
       .select(['lead_id', 'object_id', 'field_id', 'position', 'value_text'])
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', ids)
       .execute(),
   ])
   const byLead = <Row extends { lead_id: string }>(rows: Row[]) => groupBy(rows, (row) => row.lead_id)

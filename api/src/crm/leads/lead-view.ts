@@ -10,6 +10,7 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
 import type { ViewCache } from '../../platform/data/view-cache.js'
+import { rowsOfLeads, underLeads } from './lead-rows.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
 
@@ -38,24 +39,9 @@ export async function leadViews(
   if (leads.length === 0) return []
   const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
-  const contactRows = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('contact')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', part)
-      .orderBy('date_created')
-      .orderBy('id')
-      .execute(),
-  )
+  const contactRows = await readInChunks(ids, (part) => rowsOfLeads(db, 'contact', organizationId, part).execute())
   const addressRows = await readInChunks(ids, (part) =>
-    db
-      .selectFrom('lead_address')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('lead_id', 'in', part)
-      .orderBy('position')
-      .execute(),
+    underLeads(db, 'lead_address', organizationId, part).selectAll().orderBy('position').execute(),
   )
   const leadNames = new Map(leads.map((l) => [l.id, l.name]))
   const [contacts, custom, names, opportunities, tasks] = await Promise.all([

@@ -5,6 +5,7 @@ import type { ValuePeriod } from '@leadline/shared/money'
 import type { Db } from '../../platform/data/database.js'
 import { opportunityStatusesQuery } from '../statuses/status-repo.js'
 import type { OpportunityRow } from './opportunity-repo.js'
+import { checkContactOfLead } from '../contacts/contact-repo.js'
 import { parseCalendarDate } from '../../platform/data/calendar-dates.js'
 import {
   listCustomFieldDefs,
@@ -175,15 +176,7 @@ export async function prepareOpportunity(
   if (status !== undefined && status.id !== current?.status_id) values.status_id = status.id
 
   if (body.contact_id !== undefined) {
-    if (body.contact_id !== null && leadId !== undefined) {
-      const contact = await db
-        .selectFrom('contact')
-        .select('lead_id')
-        .where('organization_id', '=', setting.organizationId)
-        .where('id', '=', body.contact_id)
-        .executeTakeFirst()
-      if (contact?.lead_id !== leadId) errors.contact_id = 'Not a contact of this lead.'
-    }
+    if (leadId !== undefined) await checkContactOfLead(db, setting.organizationId, leadId, body.contact_id, errors)
     values.contact_id = body.contact_id
   }
   if (body.user_id !== undefined) {

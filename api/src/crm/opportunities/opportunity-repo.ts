@@ -6,6 +6,7 @@ import { customFieldsView, readCustomValues } from '../custom-fields/custom-valu
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { relatedNames } from '../users/owner-names.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import { rowsOfLeads } from '../leads/lead-rows.js'
 
 export type OpportunityRow = Selectable<OpportunityTable>
 
@@ -21,14 +22,7 @@ export async function opportunitiesOfLeads(
   leadIds: string[],
 ): Promise<OpportunityRow[]> {
   if (leadIds.length === 0) return []
-  return db
-    .selectFrom('opportunity')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', 'in', leadIds)
-    .orderBy('date_created')
-    .orderBy('id')
-    .execute()
+  return rowsOfLeads(db, 'opportunity', organizationId, leadIds).execute()
 }
 
 /** Postgres returns a bigint as text; the API speaks numbers (values stay far below 2^53). */

@@ -26,11 +26,7 @@ export async function provisionOrganization(
   },
 ): Promise<Provisioned> {
   return inTransaction(db, async (tx) => {
-    const userId = await ensureUser(tx, clock, {
-      email: input.email,
-      firstName: input.firstName ?? null,
-      lastName: input.lastName ?? null,
-    })
+    const userId = await ensureUser(tx, clock, input)
     const organizationId = await createOrganization(tx, clock, {
       name: input.name,
       createdBy: userId,
@@ -56,11 +52,7 @@ export async function provisionMember(
   },
 ): Promise<Omit<Provisioned, 'organization_id'>> {
   return inTransaction(db, async (tx) => {
-    const userId = await ensureUser(tx, clock, {
-      email: input.email,
-      firstName: input.firstName ?? null,
-      lastName: input.lastName ?? null,
-    })
+    const userId = await ensureUser(tx, clock, input)
     const membershipId = await addMembership(tx, clock, {
       organizationId: input.organizationId,
       userId,

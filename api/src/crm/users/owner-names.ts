@@ -11,6 +11,17 @@ export interface RelatedNames {
 
 const distinct = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
 
+/** The names of some of the organization's leads or contacts (no query for no ids). */
+export async function namesOf(db: Db, table: 'lead' | 'contact', organizationId: string, ids: string[]) {
+  if (ids.length === 0) return []
+  return db
+    .selectFrom(table)
+    .select(['id', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
 /**
  * Reads, in three queries at most, the names of the leads, contacts and users some rows refer to: members' names
  * come from the organization's metadata, and `knownLeads` saves reading leads the caller already holds.
@@ -26,22 +37,8 @@ export async function relatedNames(
   const contactIds = distinct(refs.contacts)
   const userIds = distinct(refs.users).filter((id) => !meta.memberNames.has(id))
   const [leads, contacts, others] = await Promise.all([
-    leadIds.length === 0
-      ? []
-      : db
-          .selectFrom('lead')
-          .select(['id', 'name'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', leadIds)
-          .execute(),
-    contactIds.length === 0
-      ? []
-      : db
-          .selectFrom('contact')
-          .select(['id', 'name'])
-          .where('organization_id', '=', organizationId)
-          .where('id', 'in', contactIds)
-          .execute(),
+    namesOf(db, 'lead', organizationId, leadIds),
+    namesOf(db, 'contact', organizationId, contactIds),
     userIds.length === 0 ? new Map<string, string>() : userNames(db, userIds),
   ])
   return {

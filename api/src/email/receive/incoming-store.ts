@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import type { Db } from '../../platform/data/database.js'
 import { recordIncomingEmail } from '../send/email-store.js'
+import { emailOfMessageId } from '../send/email-thread.js'
 import { accountsForAddresses, type EmailAccount } from '../accounts/email-account-repo.js'
 import { insertEmailAttachments, listedAttachment } from '../attachments/email-attachment-repo.js'
 import { bodyPreview } from '../../platform/text/email-text.js'
@@ -94,13 +95,7 @@ async function destinationOf(
 
 async function isStored(tx: Db, organizationId: string, messageId: string | null): Promise<boolean> {
   if (messageId === null) return false
-  const row = await tx
-    .selectFrom('email_message')
-    .select('activity_id')
-    .where('organization_id', '=', organizationId)
-    .where('message_id', '=', messageId)
-    .executeTakeFirst()
-  return row !== undefined
+  return (await emailOfMessageId(tx, organizationId, messageId)) !== undefined
 }
 
 /** Stores a message in the organization of `account`, the account it came to, in the caller's transaction. */

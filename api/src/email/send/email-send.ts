@@ -6,7 +6,12 @@ import type Mail from 'nodemailer/lib/mailer'
 import { smtpServerKey, type Config } from '../../platform/config.js'
 import type { ActivityTable, Db, Dialect } from '../../platform/data/database.js'
 import { EmailAccountSecretError, findEmailAccount, type SmtpSettings } from '../accounts/email-account-repo.js'
-import { findStoredFiles, storedAttachmentId, storedAttachmentIds } from '../attachments/email-attachment-repo.js'
+import {
+  findEmailAttachment,
+  findStoredFiles,
+  storedAttachmentId,
+  storedAttachmentIds,
+} from '../attachments/email-attachment-repo.js'
 import {
   messageSendHandler,
   storedMessage,
@@ -122,12 +127,7 @@ function finalDownloadFailure(download: OutboundDownload): boolean {
 function storedContent(db: Db, organizationId: string, id: string, filename: string): Readable {
   return Readable.from(
     (async function* () {
-      const row = await db
-        .selectFrom('email_attachment')
-        .select('content')
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', id)
-        .executeTakeFirst()
+      const row = await findEmailAttachment(db, organizationId, id)
       if (row === undefined) throw new Error(`The attachment "${filename}" is no longer stored.`)
       yield Buffer.from(row.content, 'base64')
     })(),

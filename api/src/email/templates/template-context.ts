@@ -1,7 +1,8 @@
 import type { ContactTable, Db } from '../../platform/data/database.js'
-import { findContact } from '../../crm/contacts/contact-repo.js'
+import { contactInfoOf, findContact } from '../../crm/contacts/contact-repo.js'
 import { listCustomFieldDefs, readCustomValues, type CustomValue } from '../../crm/custom-fields/custom-values.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
+import { rowsOfLeads } from '../../crm/leads/lead-rows.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { displayName } from '../../crm/users/user-repo.js'
 
@@ -42,40 +43,18 @@ function nonBlank(text: string | null | undefined): string | null {
 
 /** A contact's first email address. */
 async function firstEmail(db: Db, organizationId: string, contactId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('contact_email')
-    .select('email')
-    .where('organization_id', '=', organizationId)
-    .where('contact_id', '=', contactId)
-    .orderBy('position')
-    .limit(1)
-    .executeTakeFirst()
+  const row = await contactInfoOf(db, 'contact_email', organizationId, [contactId]).limit(1).executeTakeFirst()
   return row?.email ?? null
 }
 
 /** A contact's first phone number. */
 async function firstPhone(db: Db, organizationId: string, contactId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('contact_phone')
-    .select('phone')
-    .where('organization_id', '=', organizationId)
-    .where('contact_id', '=', contactId)
-    .orderBy('position')
-    .limit(1)
-    .executeTakeFirst()
+  const row = await contactInfoOf(db, 'contact_phone', organizationId, [contactId]).limit(1).executeTakeFirst()
   return row?.phone ?? null
 }
 
 async function firstContact(db: Db, organizationId: string, leadId: string): Promise<ContactTable | undefined> {
-  return db
-    .selectFrom('contact')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', leadId)
-    .orderBy('date_created')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst()
+  return rowsOfLeads(db, 'contact', organizationId, [leadId]).limit(1).executeTakeFirst()
 }
 
 /** The lead's custom values by field name, for the fields whose values read as text (several values: comma-joined). */

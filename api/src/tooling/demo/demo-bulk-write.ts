@@ -1,5 +1,5 @@
 import { totalmem } from 'node:os'
-import { CompiledQuery, SqliteAdapter, sql } from 'kysely'
+import { CompiledQuery, SqliteAdapter, sql, type RawBuilder } from 'kysely'
 import type { Db, Tables } from '../../platform/data/database.js'
 
 // Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a SQLite page cache sized
@@ -122,28 +122,35 @@ interface SchemaObject {
   definition: string
 }
 
+/** The schema objects the database's own catalog lists, read by the query for its dialect. */
+async function fromCatalog(
+  db: Db,
+  queries: { sqlite: RawBuilder<SchemaObject>; postgres: RawBuilder<SchemaObject> },
+): Promise<SchemaObject[]> {
+  const rows = await (isSqlite(db) ? queries.sqlite : queries.postgres).execute(db)
+  return rows.rows
+}
+
 /**
  * The indexes of `tables` that nothing but speed depends on: not primary keys, not unique constraints (they check
  * the rows as they arrive).
  */
 async function secondaryIndexes(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
-  if (isSqlite(db)) {
+  return fromCatalog(db, {
     // Indexes SQLite makes for a constraint have no creating statement (`sql` is null).
-    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+    sqlite: sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
       where type = 'index' and sql is not null and tbl_name in (${sql.join(tables)})
         and sql not like 'create unique %'
-      order by name`.execute(db)
-    return rows.rows
-  }
-  const rows = await sql<SchemaObject>`select c.relname as name, t.relname as "table",
+      order by name`,
+    postgres: sql<SchemaObject>`select c.relname as name, t.relname as "table",
       pg_get_indexdef(c.oid) as definition
     from pg_index x
     join pg_class c on c.oid = x.indexrelid
     join pg_class t on t.oid = x.indrelid
     join pg_namespace n on n.oid = t.relnamespace
     where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not x.indisunique
-    order by c.relname`.execute(db)
-  return rows.rows
+    order by c.relname`,
+  })
 }
 
 const ESCAPE = '\\'
@@ -161,22 +168,20 @@ const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
  * the next one walks past all of them, which made a 100 000-lead seed quadratic.
  */
 async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
-  if (isSqlite(db)) {
-    const rows = await sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
+  return fromCatalog(db, {
+    sqlite: sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
       where type = 'trigger' and tbl_name in (${sql.join(tables)})
         and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
-      order by name`.execute(db)
-    return rows.rows
-  }
-  const rows = await sql<SchemaObject>`select g.tgname as name, t.relname as "table",
+      order by name`,
+    postgres: sql<SchemaObject>`select g.tgname as name, t.relname as "table",
       pg_get_triggerdef(g.oid) as definition
     from pg_trigger g
     join pg_class t on t.oid = g.tgrelid
     join pg_namespace n on n.oid = t.relnamespace
     where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
       and (g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE} or g.tgname like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
-    order by g.tgname`.execute(db)
-  return rows.rows
+    order by g.tgname`,
+  })
 }
 
 /**
