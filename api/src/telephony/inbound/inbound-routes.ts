@@ -52,38 +52,31 @@ interface Signed {
 export const inboundRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   const { db, clock } = deps
 
-  app.get(
-    '/inbound/secret/',
-    {
-      schema: {
-        tags,
-        summary: 'The organization’s inbound secret, made on first use (admins only)',
-        response: { 200: secretSchema },
+  /** An admins' route that answers the organization's inbound secret as `secretOf` reads or makes it. */
+  const secretRoute = (method: 'GET' | 'POST', url: string, summary: string, secretOf: typeof inboundSecret) =>
+    app.route({
+      method,
+      url,
+      schema: { tags, summary, response: { 200: secretSchema } },
+      handler: async (request) => {
+        const me = requireAdmin(request)
+        return inboundSecretView(
+          await secretOf(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
+        )
       },
-    },
-    async (request) => {
-      const me = requireAdmin(request)
-      return inboundSecretView(
-        await inboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
-      )
-    },
-  )
+    })
 
-  app.post(
+  secretRoute(
+    'GET',
+    '/inbound/secret/',
+    'The organization’s inbound secret, made on first use (admins only)',
+    inboundSecret,
+  )
+  secretRoute(
+    'POST',
     '/inbound/secret/rotate/',
-    {
-      schema: {
-        tags,
-        summary: 'Replace the inbound secret: requests signed with the old one are refused at once (admins only)',
-        response: { 200: secretSchema },
-      },
-    },
-    async (request) => {
-      const me = requireAdmin(request)
-      return inboundSecretView(
-        await rotateInboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
-      )
-    },
+    'Replace the inbound secret: requests signed with the old one are refused at once (admins only)',
+    rotateInboundSecret,
   )
 
   await app.register(signedRoutes, deps)
