@@ -193,6 +193,12 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     return { ...changeContext(request, formatTimestamp(at)), at, today: callerToday(request, at) }
   }
 
+  /** The caller of a write, their organization's metadata and the write's context. */
+  async function writer(request: FastifyRequest) {
+    const me = caller(request)
+    return { me, organization: await meta.require(me.organizationId), ctx: writeContext(request) }
+  }
+
   async function oneView(organizationId: string, id: string) {
     const row = found(await findOpportunity(db, organizationId, id), 'Opportunity')
     const view = found((await views(organizationId, [row]))[0], 'Opportunity')
@@ -286,9 +292,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     '/opportunity/',
     schemas.create('Create an opportunity on a lead (answers 200)', opportunityBodySchema),
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const ctx = writeContext(request)
+      const { me, organization, ctx } = await writer(request)
       const body = request.body
       return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
@@ -342,9 +346,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     '/opportunity/:id/',
     schemas.update('Update an opportunity (only the fields sent change)', opportunityBodySchema),
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const ctx = writeContext(request)
+      const { me, organization, ctx } = await writer(request)
       return db.transaction().execute(async (tx) => {
         // Locked on Postgres: concurrent status changes each record the status the other left.
         const current = await findOpportunity(tx, me.organizationId, request.params.id, {
@@ -391,9 +393,7 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
   )
 
   app.delete('/opportunity/:id/', schemas.delete('Delete an opportunity'), async (request) => {
-    const me = caller(request)
-    const organization = await meta.require(me.organizationId)
-    const ctx = writeContext(request)
+    const { me, organization, ctx } = await writer(request)
     await db.transaction().execute(async (tx) => {
       const current = found(await findOpportunity(tx, me.organizationId, request.params.id), 'Opportunity')
       const last = await viewIn(tx, organization, current.id)
