@@ -21,6 +21,14 @@ export function email(value: string | undefined): string {
   return address
 }
 
+/** `--org ORG_ID`: the organization a command acts in. */
+export const ORG_OPTION: [flags: string, description: string] = ['--org <ORG_ID>', 'the organization (orga_…)']
+
+/** The organization's id `--org` gives; it is required. */
+export function orgId(value: string | undefined): string {
+  return required(value, '--org ORG_ID')
+}
+
 export const NAME_OPTIONS: [flags: string, description: string][] = [
   ['--first-name <F>', "the user's first name, for a new user"],
   ['--last-name <L>', "the user's last name, for a new user"],

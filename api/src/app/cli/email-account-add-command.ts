@@ -8,7 +8,7 @@ import {
 import { ValidationError } from '../../platform/http/errors.js'
 import { formatTimestamp, systemClock } from '../../platform/data/time.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
-import { requireOrganization, secretBox, withDatabase } from './cli-support.js'
+import { orgId, ORG_OPTION, requireOrganization, secretBox, withDatabase } from './cli-support.js'
 
 // The API's field names as `email-account add` spells them.
 const EMAIL_ACCOUNT_FLAGS: Record<string, string> = {
@@ -27,7 +27,7 @@ export function emailAccountAddCommand() {
       '--org ORG_ID --user USER_ID --email E --smtp-host H --smtp-port P [--smtp-user U] [--smtp-password-env VAR] [--no-ssl]',
     summary: 'add an email account a user sends through: its address and SMTP server',
     options: [
-      ['--org <ORG_ID>', 'the organization (orga_…)'],
+      ORG_OPTION,
       ['--user <USER_ID>', 'a member of that organization (user_…), whose account it is'],
       ['--email <E>', 'the address it sends as; one account per address in an organization'],
       ['--smtp-host <H>', 'the SMTP server: a host name or an IP address'],
@@ -40,7 +40,7 @@ export function emailAccountAddCommand() {
 LEADLINE_SECRET_KEY, which must be the api's.
 Prints {"email_account_id"}.`,
     async run(input) {
-      const organizationId = required(input.string('--org'), '--org ORG_ID')
+      const organizationId = orgId(input.string('--org'))
       const userId = required(input.string('--user'), '--user USER_ID')
       const address = required(input.string('--email'), '--email E')
       const host = required(input.string('--smtp-host'), '--smtp-host H')

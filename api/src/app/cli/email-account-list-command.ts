@@ -1,17 +1,17 @@
 import { emailAccountsQuery, emailAccountViews } from '../../email/accounts/email-account-repo.js'
-import { leadlineCommand, required } from './cli-command.js'
-import { requireOrganization, table, withDatabase } from './cli-support.js'
+import { leadlineCommand } from './cli-command.js'
+import { orgId, ORG_OPTION, requireOrganization, table, withDatabase } from './cli-support.js'
 
 export function emailAccountListCommand() {
   return leadlineCommand({
     name: 'list',
     usage: '--org ORG_ID',
     summary: "list an organization's email accounts",
-    options: [['--org <ORG_ID>', 'the organization (orga_…)']],
+    options: [ORG_OPTION],
     notes:
       'Prints {"data":[…]}: each account as GET /api/v1/email_account/ shows it (never a password, only has_password).',
     async run(input) {
-      const organizationId = required(input.string('--org'), '--org ORG_ID')
+      const organizationId = orgId(input.string('--org'))
       const accounts = await withDatabase(input.databaseUrl(), async (db) => {
         await requireOrganization(db, organizationId)
         return emailAccountViews(db, await emailAccountsQuery(db, organizationId).execute())

@@ -3,8 +3,8 @@ import type { Db, InboundSecretTable } from '../../platform/data/database.js'
 import { formatTimestamp, systemClock } from '../../platform/data/time.js'
 import type { SecretBox } from '../../platform/security/secret-box.js'
 import { inboundSecret, inboundSecretView, rotateInboundSecret } from '../../telephony/inbound/inbound-secret.js'
-import { commandGroup, leadlineCommand, required } from './cli-command.js'
-import { requireOrganization, secretBox, withDatabase } from './cli-support.js'
+import { commandGroup, leadlineCommand } from './cli-command.js'
+import { orgId, ORG_OPTION, requireOrganization, secretBox, withDatabase } from './cli-support.js'
 
 /** An inbound-secret command: `secretOf` the organization named by --org, printed as admins see it. */
 function inboundSecretCommand(
@@ -17,11 +17,11 @@ function inboundSecretCommand(
     name,
     usage: '--org ORG_ID',
     summary,
-    options: [['--org <ORG_ID>', 'the organization (orga_…)']],
+    options: [ORG_OPTION],
     notes: `${notes}
 Prints {"organization_id","secret","date_created"}: the secret as Standard Webhooks libraries take it (whsec_…).`,
     async run(input) {
-      const organizationId = required(input.string('--org'), '--org ORG_ID')
+      const organizationId = orgId(input.string('--org'))
       const box = secretBox(input.env)
       const secret = await withDatabase(input.databaseUrl(), async (db) => {
         await requireOrganization(db, organizationId)

@@ -2,20 +2,17 @@ import { createApiKey } from '../../platform/security/api-key-repo.js'
 import { systemClock } from '../../platform/data/time.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
 import { membershipOf } from '../../crm/users/user-repo.js'
-import { requireOrganization, withDatabase } from './cli-support.js'
+import { orgId, ORG_OPTION, requireOrganization, withDatabase } from './cli-support.js'
 
 export function keyCreateCommand() {
   return leadlineCommand({
     name: 'create',
     usage: '--org ORG_ID --user USER_ID',
     summary: 'issue another API key to a member of an organization',
-    options: [
-      ['--org <ORG_ID>', 'the organization (orga_…)'],
-      ['--user <USER_ID>', 'a member of that organization (user_…)'],
-    ],
+    options: [ORG_OPTION, ['--user <USER_ID>', 'a member of that organization (user_…)']],
     notes: 'Prints {"api_key_id","api_key"}. The key is shown only once.',
     async run(input) {
-      const organizationId = required(input.string('--org'), '--org ORG_ID')
+      const organizationId = orgId(input.string('--org'))
       const userId = required(input.string('--user'), '--user USER_ID')
       const key = await withDatabase(input.databaseUrl(), async (db) => {
         await requireOrganization(db, organizationId)

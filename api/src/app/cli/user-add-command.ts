@@ -2,8 +2,17 @@ import { setPassword, WeakPasswordError } from '../../accounts/account-repo.js'
 import { provisionMember } from '../../crm/organizations/provision.js'
 import { inTransaction } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
-import { leadlineCommand, required, UsageError } from './cli-command.js'
-import { email, NAME_OPTIONS, optionalName, requireOrganization, role, withDatabase } from './cli-support.js'
+import { leadlineCommand, UsageError } from './cli-command.js'
+import {
+  email,
+  NAME_OPTIONS,
+  optionalName,
+  orgId,
+  ORG_OPTION,
+  requireOrganization,
+  role,
+  withDatabase,
+} from './cli-support.js'
 
 export function userAddCommand() {
   return leadlineCommand({
@@ -11,7 +20,7 @@ export function userAddCommand() {
     usage: '--org ORG_ID --email EMAIL [--role admin|user] [--first-name F] [--last-name L] [--password-env VAR]',
     summary: 'add a user to an organization and issue their API key',
     options: [
-      ['--org <ORG_ID>', 'the organization (orga_…)'],
+      ORG_OPTION,
       ['--email <EMAIL>', "the user's email (an existing user with this email is reused)"],
       ['--role <admin|user>', 'default user'],
       ...NAME_OPTIONS,
@@ -22,7 +31,7 @@ export function userAddCommand() {
       'characters and not be easy to guess; a weak one is refused with the reason, and nothing is added.',
     async run(input) {
       const member = {
-        organizationId: required(input.string('--org'), '--org ORG_ID'),
+        organizationId: orgId(input.string('--org')),
         email: email(input.string('--email')),
         role: role(input.string('--role')),
         firstName: optionalName(input.string('--first-name')),

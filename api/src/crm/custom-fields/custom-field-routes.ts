@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import type { CustomFieldTable } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
+import { fetchPage } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -32,9 +32,6 @@ import { CUSTOM_TEXT_MAX, toCustomFieldDef } from './custom-values.js'
 
 const NAME_MAX = 200
 const DESCRIPTION_MAX = 10_000
-
-const params = Type.Object({ id: Type.String() })
-const deletedSchema = Type.Object({})
 
 const nameSchema = Type.String({
   description: `Trimmed; 1 to ${NAME_MAX} characters; unique ignoring case among the organization's fields of this object type.`,
@@ -148,8 +145,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
   // `custom_fields/` is the path older Close clients use (see the recordings); it stays out of the documentation.
   for (const base of ['custom_field', 'custom_fields']) {
     for (const objectType of CUSTOM_OBJECT_TYPES) {
-      const tags = [`${objectType} custom fields`]
-      const hide = base !== 'custom_field'
+      const schemas = crudSchemas([`${objectType} custom fields`], customFieldSchema, { hide: base !== 'custom_field' })
       const what = `${label[objectType]} custom field`
       const notFound = () => new NotFoundError(what)
       // Role checks read with no lock (platform/security/roles.ts), before the transaction that takes the organization's.
@@ -159,15 +155,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
       app.get(
         `/${base}/${objectType}/`,
-        {
-          schema: {
-            hide,
-            tags,
-            summary: `The ${objectType} custom fields of your organization, oldest first`,
-            querystring: listQuerySchema(),
-            response: { 200: listEnvelopeSchema(customFieldSchema) },
-          },
-        },
+        schemas.list(`The ${objectType} custom fields of your organization, oldest first`),
         async (request) => {
           const me = caller(request)
           const page = await fetchPage(customFieldsQuery(db, me.organizationId, objectType), request.query)
@@ -175,38 +163,16 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         },
       )
 
-      app.get(
-        `/${base}/${objectType}/:id/`,
-        {
-          schema: {
-            hide,
-            tags,
-            summary: `One ${objectType} custom field`,
-            params,
-            querystring: fieldsQuerySchema,
-            response: { 200: customFieldSchema },
-          },
-        },
-        async (request) => {
-          const me = caller(request)
-          const field = await findCustomField(db, me.organizationId, objectType, request.params.id)
-          if (field === undefined) throw notFound()
-          return customFieldView(field)
-        },
-      )
+      app.get(`/${base}/${objectType}/:id/`, schemas.get(`One ${objectType} custom field`), async (request) => {
+        const me = caller(request)
+        const field = await findCustomField(db, me.organizationId, objectType, request.params.id)
+        if (field === undefined) throw notFound()
+        return customFieldView(field)
+      })
 
       app.post(
         `/${base}/${objectType}/`,
-        {
-          schema: {
-            hide,
-            tags,
-            summary: `Create ${withArticle(objectType)} custom field (admin; answers 200)`,
-            querystring: fieldsQuerySchema,
-            body: createBody,
-            response: { 200: customFieldSchema },
-          },
-        },
+        schemas.create(`Create ${withArticle(objectType)} custom field (admin; answers 200)`, createBody),
         async (request) => {
           const me = requireAdmin(request)
           const { body } = request
@@ -239,17 +205,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
       app.put(
         `/${base}/${objectType}/:id/`,
-        {
-          schema: {
-            hide,
-            tags,
-            summary: `Change ${withArticle(objectType)} custom field (admin)`,
-            params,
-            querystring: fieldsQuerySchema,
-            body: updateBody,
-            response: { 200: customFieldSchema },
-          },
-        },
+        schemas.update(`Change ${withArticle(objectType)} custom field (admin)`, updateBody),
         async (request) => {
           const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
           return db.transaction().execute(async (tx) => {
@@ -296,15 +252,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
       app.delete(
         `/${base}/${objectType}/:id/`,
-        {
-          schema: {
-            hide,
-            tags,
-            summary: `Delete ${withArticle(objectType)} custom field and all its values (admin)`,
-            params,
-            response: { 200: deletedSchema },
-          },
-        },
+        schemas.delete(`Delete ${withArticle(objectType)} custom field and all its values (admin)`),
         async (request) => {
           const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
           await db.transaction().execute(async (tx) => {

@@ -57,6 +57,14 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
   }
   const viewIn = (tx: Db, organization: OrganizationMeta, lead: LeadRow | string, who: ViewCaller) =>
     leadViewIn(tx, organization, lead, { appUrl: config.appUrl, who })
+  /** The caller of a write to a lead, their organization's metadata, and who its views are shown to. */
+  const writer = async (request: FastifyRequest) => {
+    const me = caller(request)
+    return { me, organization: await meta.require(me.organizationId), who: viewer(request) }
+  }
+  /** The lead a write changes, read (and on Postgres locked) in the write's transaction; a 404 names it `what`. */
+  const lockedLead = async (tx: Db, organizationId: string, id: string, what = 'Lead') =>
+    found(await findLead(tx, organizationId, id, { lock: dialect === 'postgres' }), what)
 
   app.get(
     '/lead/',
@@ -125,16 +133,11 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     '/lead/:id/',
     { schema: { tags, summary: 'Update a lead (only the fields sent change)', params, body: leadBodySchema } },
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const who = viewer(request)
+      const { me, organization, who } = await writer(request)
       // The lead is read (and on Postgres locked) in the transaction that writes, so a concurrent status change
       // cannot make this one record a stale old status. SQLite's single writer already serialises them.
       return db.transaction().execute(async (tx) => {
-        const current = found(
-          await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' }),
-          'Lead',
-        )
+        const current = await lockedLead(tx, me.organizationId, request.params.id)
         // Read the time once the lock is held, so changes are dated in the order they were applied.
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const setting = await loadWriteSetting(tx, me.organizationId)
@@ -164,14 +167,9 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     '/lead/:id/',
     { schema: { tags, summary: 'Delete a lead and everything under it', params } },
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const who = viewer(request)
+      const { me, organization, who } = await writer(request)
       await db.transaction().execute(async (tx) => {
-        const current = found(
-          await findLead(tx, me.organizationId, request.params.id, { lock: dialect === 'postgres' }),
-          'Lead',
-        )
+        const current = await lockedLead(tx, me.organizationId, request.params.id)
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         // The lead's last state is its event's data; what was under it goes with it, unannounced one by one.
         const last = await viewIn(tx, organization, current, who)
@@ -186,16 +184,13 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     '/lead/merge/',
     { schema: { tags, summary: 'Merge the source lead into the destination lead', body: mergeBody } },
     async (request) => {
-      const me = caller(request)
       const { source, destination } = request.body
       if (source === destination)
         throw ValidationError.field('destination', 'The source and destination must be different leads.')
-      const organization = await meta.require(me.organizationId)
-      const who = viewer(request)
-      const lock = { lock: dialect === 'postgres' }
+      const { me, organization, who } = await writer(request)
       await db.transaction().execute(async (tx) => {
-        const from = found(await findLead(tx, me.organizationId, source, lock), 'Source lead')
-        const to = found(await findLead(tx, me.organizationId, destination, lock), 'Destination lead')
+        const from = await lockedLead(tx, me.organizationId, source, 'Source lead')
+        const to = await lockedLead(tx, me.organizationId, destination, 'Destination lead')
         const ctx = changeContext(request, formatTimestamp(clock.now()))
         const merged = await viewIn(tx, organization, from, who)
         const before = await viewIn(tx, organization, to, who)

@@ -20,7 +20,8 @@ import { userNames } from '../users/user-names.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { newId } from '../../platform/security/ids.js'
-import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
+import { fetchPage } from '../../platform/http/list.js'
 import { LIST_LIMIT_DEFAULT } from '@leadline/shared/list'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -52,7 +53,7 @@ import { found } from '../../platform/data/find-or-404.js'
 import { createdStamps } from '../../platform/data/stamps.js'
 
 const tags = ['opportunities']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, opportunitySchema, { writeFields: false, deleteAnswer: false })
 const groupSchema = Type.Object(
   {
     key: Type.Union([Type.String(), Type.Null()]),
@@ -192,6 +193,12 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     return { ...changeContext(request, formatTimestamp(at)), at, today: callerToday(request, at) }
   }
 
+  /** The caller of a write, their organization's metadata and the write's context. */
+  async function writer(request: FastifyRequest) {
+    const me = caller(request)
+    return { me, organization: await meta.require(me.organizationId), ctx: writeContext(request) }
+  }
+
   async function oneView(organizationId: string, id: string) {
     const row = found(await findOpportunity(db, organizationId, id), 'Opportunity')
     const view = found((await views(organizationId, [row]))[0], 'Opportunity')
@@ -277,34 +284,15 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
   )
 
-  app.get(
-    '/opportunity/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One opportunity',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: opportunitySchema },
-      },
-    },
-    async (request) => oneView(caller(request).organizationId, request.params.id),
+  app.get('/opportunity/:id/', schemas.get('One opportunity'), async (request) =>
+    oneView(caller(request).organizationId, request.params.id),
   )
 
   app.post(
     '/opportunity/',
-    {
-      schema: {
-        tags,
-        summary: 'Create an opportunity on a lead (answers 200)',
-        body: opportunityBodySchema,
-        response: { 200: opportunitySchema },
-      },
-    },
+    schemas.create('Create an opportunity on a lead (answers 200)', opportunityBodySchema),
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const ctx = writeContext(request)
+      const { me, organization, ctx } = await writer(request)
       const body = request.body
       return db.transaction().execute(async (tx) => {
         const errors: Record<string, string> = {}
@@ -356,19 +344,9 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   app.put(
     '/opportunity/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Update an opportunity (only the fields sent change)',
-        params,
-        body: opportunityBodySchema,
-        response: { 200: opportunitySchema },
-      },
-    },
+    schemas.update('Update an opportunity (only the fields sent change)', opportunityBodySchema),
     async (request) => {
-      const me = caller(request)
-      const organization = await meta.require(me.organizationId)
-      const ctx = writeContext(request)
+      const { me, organization, ctx } = await writer(request)
       return db.transaction().execute(async (tx) => {
         // Locked on Postgres: concurrent status changes each record the status the other left.
         const current = await findOpportunity(tx, me.organizationId, request.params.id, {
@@ -414,10 +392,8 @@ export const opportunityRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     },
   )
 
-  app.delete('/opportunity/:id/', { schema: { tags, summary: 'Delete an opportunity', params } }, async (request) => {
-    const me = caller(request)
-    const organization = await meta.require(me.organizationId)
-    const ctx = writeContext(request)
+  app.delete('/opportunity/:id/', schemas.delete('Delete an opportunity'), async (request) => {
+    const { me, organization, ctx } = await writer(request)
     await db.transaction().execute(async (tx) => {
       const current = found(await findOpportunity(tx, me.organizationId, request.params.id), 'Opportunity')
       const last = await viewIn(tx, organization, current.id)

@@ -3,13 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { organizationSchema } from '@leadline/shared/organization-schema'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { fieldsQuerySchema } from '../../platform/http/list.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 
-const tags = ['organizations']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(['organizations'], organizationSchema, { writeFields: false })
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
 
 const updateBody = Type.Object(
@@ -27,37 +26,19 @@ const updateBody = Type.Object(
 )
 
 export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, meta }) => {
-  app.get(
-    '/organization/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Your organization',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: organizationSchema },
-      },
-    },
-    async (request) => {
-      const me = caller(request)
-      const org =
-        request.params.id === me.organizationId ? (await meta.get(me.organizationId))?.organization : undefined
-      if (org === undefined) throw new NotFoundError('Organization')
-      return org
-    },
-  )
+  app.get('/organization/:id/', schemas.get('Your organization'), async (request) => {
+    const me = caller(request)
+    const org = request.params.id === me.organizationId ? (await meta.get(me.organizationId))?.organization : undefined
+    if (org === undefined) throw new NotFoundError('Organization')
+    return org
+  })
 
   app.put(
     '/organization/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Rename the organization, change its currency or country, or reorder its lead statuses (admin)',
-        params,
-        body: updateBody,
-        response: { 200: organizationSchema },
-      },
-    },
+    schemas.update(
+      'Rename the organization, change its currency or country, or reorder its lead statuses (admin)',
+      updateBody,
+    ),
     async (request) => {
       const me = caller(request)
       if (request.params.id !== me.organizationId) throw new NotFoundError('Organization')

@@ -9,8 +9,7 @@ import {
 import type { OutcomeTable } from '../../platform/data/database.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import type { Deps } from '../deps.js'
-import { found } from '../../platform/data/find-or-404.js'
-import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
+import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
@@ -104,7 +103,7 @@ export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   )
 
   app.get('/outcome/:id/', schemas.get('One outcome'), async (request) =>
-    outcomeView(found(await findOutcome(db, caller(request).organizationId, request.params.id), outcome.what)),
+    viewOne(db, caller(request), request.params.id, outcome, outcomeView),
   )
 
   app.post(

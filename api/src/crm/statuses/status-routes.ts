@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema } from '@leadline/shared/status-schema'
 import type { Deps } from '../deps.js'
 import type { LeadStatusTable, OpportunityStatusTable, Tx } from '../../platform/data/database.js'
-import { found } from '../../platform/data/find-or-404.js'
-import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
+import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
@@ -93,7 +92,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
   )
 
   app.get('/status/lead/:id/', leadSchemas.get('One lead status'), async (request) =>
-    leadStatusView(found(await findLeadStatus(db, caller(request).organizationId, request.params.id), leadStatus.what)),
+    viewOne(db, caller(request), request.params.id, leadStatus, leadStatusView),
   )
 
   app.post(
@@ -163,9 +162,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
   )
 
   app.get('/status/opportunity/:id/', opportunitySchemas.get('One opportunity status'), async (request) =>
-    opportunityStatusView(
-      found(await findOpportunityStatus(db, caller(request).organizationId, request.params.id), opportunityStatus.what),
-    ),
+    viewOne(db, caller(request), request.params.id, opportunityStatus, opportunityStatusView),
   )
 
   app.post(

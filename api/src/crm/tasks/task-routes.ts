@@ -13,7 +13,8 @@ import { findLead } from '../leads/lead-repo.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import type { Deps } from '../deps.js'
 import { ValidationError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema } from '../../platform/http/list.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
+import { fetchPage } from '../../platform/http/list.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
@@ -21,7 +22,7 @@ import { dateColumns, findTask, insertTask, taskViews, updateTask, type TaskRow 
 import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['tasks']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, taskSchema, { writeFields: false, deleteAnswer: false })
 const TEXT_MAX = 10_000
 const nullableString = () => Type.Union([Type.String(), Type.Null()])
 const dateSchema = Type.Union([Type.String(), Type.Null()], {
@@ -58,7 +59,6 @@ const bulkBody = Type.Record(Type.String(), Type.Unknown(), {
     '`assigned_to`, `date` and `is_complete` only; filters may also come under `_params`. Every matched task ' +
     'changes, or none does.',
 })
-const listResponse = Type.Object({ has_more: Type.Boolean(), data: Type.Array(taskSchema) })
 
 /** A task date from a body: a calendar day or a timestamp (normalized); null stays null. */
 function parseTaskDate(value: string | null, field: string, errors: Record<string, string>): string | null | undefined {
@@ -224,14 +224,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
 
   app.get(
     '/task/',
-    {
-      schema: {
-        tags,
-        summary: 'List tasks: the inbox, future and archive views in the caller’s time zone (X-TZ-Offset)',
-        querystring: taskListQuery,
-        response: { 200: listResponse },
-      },
-    },
+    schemas.listBy(
+      'List tasks: the inbox, future and archive views in the caller’s time zone (X-TZ-Offset)',
+      taskListQuery,
+    ),
     async (request) => {
       const me = caller(request)
       const organization = await meta.require(me.organizationId)
@@ -247,23 +243,17 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     },
   )
 
-  app.get(
-    '/task/:id/',
-    { schema: { tags, summary: 'One task', params, querystring: fieldsQuerySchema, response: { 200: taskSchema } } },
-    async (request) => oneView(request, request.params.id),
-  )
+  app.get('/task/:id/', schemas.get('One task'), async (request) => oneView(request, request.params.id))
 
   app.post(
     '/task/',
-    {
-      schema: {
-        tags,
+    schemas.create(
+      {
         summary: 'Create a lead task (answers 200)',
         description: 'Other types are made by the system: an opportunity’s due date, calls, emails and texts.',
-        body: createBody,
-        response: { 200: taskSchema },
       },
-    },
+      createBody,
+    ),
     async (request) => {
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
@@ -313,15 +303,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
 
   app.put(
     '/task/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'Update a task: `assigned_to`, `date`, `is_complete` on every type; `text` on lead tasks',
-        params,
-        body: updateBody,
-        response: { 200: taskSchema },
-      },
-    },
+    schemas.update(
+      'Update a task: `assigned_to`, `date`, `is_complete` on every type; `text` on lead tasks',
+      updateBody,
+    ),
     async (request) => {
       const body = request.body
       const { me, now, ctx, organization } = await writeContext(request)
@@ -436,7 +421,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
     },
   )
 
-  app.delete('/task/:id/', { schema: { tags, summary: 'Delete a task', params } }, async (request) => {
+  app.delete('/task/:id/', schemas.delete('Delete a task'), async (request) => {
     const me = caller(request)
     const now = clock.now()
     const organization = await meta.require(me.organizationId)

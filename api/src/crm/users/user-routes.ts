@@ -11,6 +11,7 @@ import {
 import type { Db } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError } from '../../platform/http/errors.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { RawJson } from '../../platform/http/raw-json.js'
@@ -20,7 +21,7 @@ import { userViews } from './user-view.js'
 import { found } from '../../platform/data/find-or-404.js'
 
 const tags = ['users']
-const idParams = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(tags, userSchema)
 
 /**
  * What `/me/` and availability show of other domains, handed in by the composition root (app/app.ts): users sit
@@ -77,14 +78,10 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
 
   app.get(
     '/user/',
-    {
-      schema: {
-        tags,
-        summary: 'The active users of your organization, each with their phone numbers in it',
-        querystring: listQuerySchema('user'),
-        response: { 200: listEnvelopeSchema(userSchema) },
-      },
-    },
+    schemas.listBy(
+      'The active users of your organization, each with their phone numbers in it',
+      listQuerySchema('user'),
+    ),
     async (request) => {
       const me = caller(request)
       const page = await fetchPage(
@@ -156,15 +153,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<Deps & UserRouteSources> = as
 
   app.get(
     '/user/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One user of your organization, with their phone numbers in it',
-        params: idParams,
-        querystring: fieldsQuerySchema,
-        response: { 200: userSchema },
-      },
-    },
+    schemas.get('One user of your organization, with their phone numbers in it'),
     async (request) => {
       const me = caller(request)
       const user = await db

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { oneActivity, typedRoutes } from '../../crm/activities/activity-routes.js'
 import type { Db } from '../../platform/data/database.js'
 import { accountForSender, EmailAccountSecretError } from '../accounts/email-account-repo.js'
@@ -148,6 +149,13 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
   typedRoutes(app, db, '/activity/email/', 'Email')
   const lock = dialect === 'postgres'
 
+  /** Who writes, and when: one instant for every stamp of the write. */
+  function writeContext(request: FastifyRequest) {
+    const me = caller(request)
+    const now = clock.now()
+    return { me, now, ctx: changeContext(request, formatTimestamp(now)) }
+  }
+
   app.post(
     '/activity/email/',
     {
@@ -161,9 +169,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
     },
     async (request) => {
       const body = request.body
-      const me = caller(request)
-      const now = clock.now()
-      const ctx = changeContext(request, formatTimestamp(now))
+      const { me, now, ctx } = writeContext(request)
       const view = await db.transaction().execute(async (tx) => {
         const errors: Errors = {}
         const organizationId = me.organizationId
@@ -241,9 +247,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, di
     },
     async (request) => {
       const body = request.body
-      const me = caller(request)
-      const now = clock.now()
-      const ctx = changeContext(request, formatTimestamp(now))
+      const { me, now, ctx } = writeContext(request)
       const view = await db.transaction().execute(async (tx) => {
         const organizationId = me.organizationId
         const row = found(await findMessage(tx, 'Email', organizationId, request.params.id, lock), 'Email')

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { listEnvelopeSchema } from '@leadline/shared/list'
 import { emailThreadSchema } from '@leadline/shared/email-thread-schema'
 import { activityFilters } from '../../crm/activities/activity-filters.js'
 import { deleteEmail } from '../send/email-store.js'
 import { changeContext } from '../../integrations/events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { NotFoundError } from '../../platform/http/errors.js'
-import { fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { crudSchemas } from '../../platform/http/crud-routes.js'
+import { fetchPage, listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { threadKeysQuery } from '../../crm/activities/thread-keys.js'
@@ -17,8 +17,7 @@ import { findOr404 } from '../../platform/data/find-or-404.js'
 // `/activity/emailthread/`: email conversations, read from their emails (decision 0032). Threads are made and joined
 // as emails are stored (the email module); here they are listed, shown and deleted with every email in them.
 
-const tags = ['activities']
-const params = Type.Object({ id: Type.String() })
+const schemas = crudSchemas(['activities'], emailThreadSchema, { deleteAnswer: false })
 const listQuery = Type.Composite([
   listQuerySchema('activity'),
   Type.Object({
@@ -35,14 +34,7 @@ const listQuery = Type.Composite([
 export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   app.get(
     '/activity/emailthread/',
-    {
-      schema: {
-        tags,
-        summary: 'List email threads, the one with the newest email first',
-        querystring: listQuery,
-        response: { 200: listEnvelopeSchema(emailThreadSchema) },
-      },
-    },
+    schemas.listBy('List email threads, the one with the newest email first', listQuery),
     async (request) => {
       const organizationId = caller(request).organizationId
       const keys = threadKeysQuery(db, organizationId, activityFilters.check(request.query))
@@ -54,15 +46,7 @@ export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   app.get(
     '/activity/emailthread/:id/',
-    {
-      schema: {
-        tags,
-        summary: 'One email thread with its emails, newest first',
-        params,
-        querystring: fieldsQuerySchema,
-        response: { 200: emailThreadSchema },
-      },
-    },
+    schemas.get('One email thread with its emails, newest first'),
     async (request) => {
       const [view] = await emailThreadViews(db, caller(request).organizationId, [request.params.id], {
         withEmails: true,
@@ -74,7 +58,7 @@ export const emailThreadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
   app.delete(
     '/activity/emailthread/:id/',
-    { schema: { tags, summary: 'Delete a thread and every email in it (answers 200 `{}`)', params } },
+    schemas.delete('Delete a thread and every email in it (answers 200 `{}`)'),
     async (request) => {
       const ctx = changeContext(request, formatTimestamp(clock.now()))
       await db.transaction().execute(async (tx) => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { LIST_LIMIT_MAX } from '@leadline/shared/list'
 import type { SelectQueryBuilder } from 'kysely'
-import type { Db, Tables } from '../../platform/data/database.js'
+import type { Tables } from '../../platform/data/database.js'
 import type { PlatformDeps } from '../../platform/deps.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
@@ -10,7 +10,7 @@ import { caller } from '../../platform/http/request-context.js'
 import { defineFilters } from '../../platform/data/list-filters.js'
 import { EVENT_ACTIONS } from './event-repo.js'
 import { eventView } from './event-view.js'
-import { found } from '../../platform/data/find-or-404.js'
+import { findOr404 } from '../../platform/data/find-or-404.js'
 
 const tags = ['events']
 const params = Type.Object({ id: Type.String() })
@@ -103,15 +103,6 @@ function isSeq(value: unknown): value is number {
 // The view lives apart so the event writer can build it without importing the routes.
 export { eventView, type EventView } from './event-view.js'
 
-export async function findEvent(db: Db, organizationId: string, id: string) {
-  return db
-    .selectFrom('event')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .executeTakeFirst()
-}
-
 export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, { db }) => {
   app.get(
     '/event/',
@@ -167,7 +158,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
     '/event/:id/',
     { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema } },
     async (request) => {
-      const row = found(await findEvent(db, caller(request).organizationId, request.params.id), 'Event')
+      const row = await findOr404(db, 'event', caller(request).organizationId, request.params.id, 'Event')
       return eventView(row)
     },
   )

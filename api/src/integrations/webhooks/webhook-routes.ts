@@ -8,11 +8,9 @@ import {
   webhookDeliveryAttemptSchema,
   webhookSubscriptionSchema,
   WEBHOOK_STATUSES,
-  type WebhookSubscription,
 } from '@leadline/shared/webhook-schema'
-import type { Db, WebhookSubscriptionTable } from '../../platform/data/database.js'
-import { found } from '../../platform/data/find-or-404.js'
-import { changeOne, crudSchemas, idParams, listPage, type Target } from '../../platform/http/crud-routes.js'
+import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
+import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
 import { EVENT_ACTIONS } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
@@ -129,10 +127,6 @@ function refuseEventFilter(value: unknown, errors: Record<string, string>): void
     errors.event_filter = 'Not supported: give each entry of events its extra_filter.'
 }
 
-async function viewOf(db: Db, organizationId: string, id: string): Promise<WebhookSubscription> {
-  return subscriptionView(found(await findSubscription(db, organizationId, id), subscription.what))
-}
-
 export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   const allowPrivate = outboundPrivateAllowed(config)
 
@@ -146,7 +140,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
   app.get(
     '/webhook/:id/',
     schemas.get('One webhook subscription, without its signature key (admin)'),
-    async (request) => viewOf(db, requireAdmin(request).organizationId, request.params.id),
+    async (request) => viewOne(db, requireAdmin(request), request.params.id, subscription, subscriptionView),
   )
 
   app.post(
@@ -218,7 +212,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           userId: me.userId,
           now: formatTimestamp(clock.now()),
         })
-        return viewOf(tx, me.organizationId, row.id)
+        return viewOne(tx, me, row.id, subscription, subscriptionView)
       })
     },
   )
@@ -250,7 +244,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     },
     async (request) => {
       const me = requireAdmin(request)
-      await viewOf(db, me.organizationId, request.params.id)
+      await viewOne(db, me, request.params.id, subscription, subscriptionView)
       return listPage(
         deliveryAttemptsQuery(db, me.organizationId, request.params.id),
         request.query,

@@ -28,43 +28,62 @@ function text(about: string | Text): Text {
   return typeof about === 'string' ? { summary: about } : about
 }
 
+/** How a resource's routes are documented. */
+export interface CrudDocs {
+  /** A create or update documents the `_fields` it takes (default); contacts, opportunities and tasks never did. */
+  writeFields?: boolean
+  /** A delete documents its `{}` answer (default); contacts, opportunities and tasks never did. */
+  deleteAnswer?: boolean
+  /** Left out of the OpenAPI document: an older path kept for the clients that still use it. */
+  hide?: boolean
+}
+
 /** The route schemas of a resource whose objects are `item`, under `tags`. */
-export function crudSchemas<S extends TSchema>(tags: string[], item: S) {
+export function crudSchemas<S extends TSchema>(tags: string[], item: S, docs: CrudDocs = {}) {
+  const tagged = docs.hide === undefined ? { tags } : { hide: docs.hide, tags }
+  const writeQuery = docs.writeFields === false ? {} : { querystring: fieldsQuerySchema }
+  const deleteResponse = docs.deleteAnswer === false ? {} : { response: { 200: deletedSchema } }
   /** A list that takes filters of its own besides `_skip`, `_limit` and `_fields`. */
   function listBy<Q extends TSchema>(about: string | Text, querystring: Q) {
-    return { schema: { tags, ...text(about), querystring, response: { 200: listEnvelopeSchema(item) } } }
+    return { schema: { ...tagged, ...text(about), querystring, response: { 200: listEnvelopeSchema(item) } } }
   }
   return {
     list: (about: string | Text) => listBy(about, listQuerySchema()),
     listBy,
     get(about: string | Text) {
       return {
-        schema: { tags, ...text(about), params: idParams, querystring: fieldsQuerySchema, response: { 200: item } },
+        schema: {
+          ...tagged,
+          ...text(about),
+          params: idParams,
+          querystring: fieldsQuerySchema,
+          response: { 200: item },
+        },
       }
     },
     /** A create that answers 200, as Close does for most resources. */
     create<B extends TSchema>(about: string | Text, body: B) {
-      return { schema: { tags, ...text(about), querystring: fieldsQuerySchema, body, response: { 200: item } } }
+      return { schema: { ...tagged, ...text(about), ...writeQuery, body, response: { 200: item } } }
     },
     createWith201<B extends TSchema, R extends TSchema = S>(about: string | Text, body: B, created?: R) {
       return {
-        schema: { tags, ...text(about), querystring: fieldsQuerySchema, body, response: { 201: created ?? item } },
+        schema: { ...tagged, ...text(about), ...writeQuery, body, response: { 201: created ?? item } },
       }
     },
     update<B extends TSchema>(about: string | Text, body: B) {
       return {
         schema: {
-          tags,
+          ...tagged,
           ...text(about),
           params: idParams,
-          querystring: fieldsQuerySchema,
+          ...writeQuery,
           body,
           response: { 200: item },
         },
       }
     },
     delete(about: string | Text) {
-      return { schema: { tags, ...text(about), params: idParams, response: { 200: deletedSchema } } }
+      return { schema: { ...tagged, ...text(about), params: idParams, ...deleteResponse } }
     },
   }
 }
@@ -87,6 +106,17 @@ export async function listPageViews<DB, TB extends keyof DB, O, V>(
 ): Promise<Page<V>> {
   const rows = await fetchPage(query, page)
   return { has_more: rows.has_more, data: await views(rows.data) }
+}
+
+/** `GET /x/:id/`: the caller's organization's object as `view` shows it, or a 404 `"<what> not found."`. */
+export async function viewOne<R, V>(
+  db: Db,
+  me: KeyOwner,
+  id: string,
+  target: Target<R>,
+  view: (row: NonNullable<R>) => V,
+): Promise<V> {
+  return view(found(await target.find(db, me.organizationId, id), target.what))
 }
 
 /** How a change finds its object: by organization and id, a 404 `"<what> not found."` when it is not there. */

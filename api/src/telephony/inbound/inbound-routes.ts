@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { timestampSchema } from '@leadline/shared/list'
@@ -9,7 +9,7 @@ import { countRequest, parseJsonBody } from '../../platform/http/platform.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { storeCall } from './inbound-call.js'
-import { inboundAnswer, inboundCallBody, inboundSmsBody } from './inbound-input.js'
+import { inboundAnswer, inboundCallBody, inboundSmsBody, type InboundAnswer } from './inbound-input.js'
 import { findInboundSecret, inboundSecret, inboundSecretView, rotateInboundSecret } from './inbound-secret.js'
 import { readSignedHeaders, signatureMatches, type SignedRequest } from './inbound-signature.js'
 import { storeSms } from './inbound-sms.js'
@@ -52,38 +52,31 @@ interface Signed {
 export const inboundRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   const { db, clock } = deps
 
-  app.get(
-    '/inbound/secret/',
-    {
-      schema: {
-        tags,
-        summary: 'The organization’s inbound secret, made on first use (admins only)',
-        response: { 200: secretSchema },
+  /** An admins' route that answers the organization's inbound secret as `secretOf` reads or makes it. */
+  const secretRoute = (method: 'GET' | 'POST', url: string, summary: string, secretOf: typeof inboundSecret) =>
+    app.route({
+      method,
+      url,
+      schema: { tags, summary, response: { 200: secretSchema } },
+      handler: async (request) => {
+        const me = requireAdmin(request)
+        return inboundSecretView(
+          await secretOf(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
+        )
       },
-    },
-    async (request) => {
-      const me = requireAdmin(request)
-      return inboundSecretView(
-        await inboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
-      )
-    },
-  )
+    })
 
-  app.post(
+  secretRoute(
+    'GET',
+    '/inbound/secret/',
+    'The organization’s inbound secret, made on first use (admins only)',
+    inboundSecret,
+  )
+  secretRoute(
+    'POST',
     '/inbound/secret/rotate/',
-    {
-      schema: {
-        tags,
-        summary: 'Replace the inbound secret: requests signed with the old one are refused at once (admins only)',
-        response: { 200: secretSchema },
-      },
-    },
-    async (request) => {
-      const me = requireAdmin(request)
-      return inboundSecretView(
-        await rotateInboundSecret(db, deps.config.secretBox, me.organizationId, formatTimestamp(clock.now())),
-      )
-    },
+    'Replace the inbound secret: requests signed with the old one are refused at once (admins only)',
+    rotateInboundSecret,
   )
 
   await app.register(signedRoutes, deps)
@@ -164,37 +157,40 @@ const signedRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
     })
   }
 
-  app.post(
-    '/inbound/sms/',
-    {
-      config: { public: true },
-      schema: {
-        tags,
-        summary: 'A text message the organization’s telephony received (signed)',
-        description: SIGNED_DESCRIPTION,
-        security: [],
-        headers: signedHeaders,
-        body: inboundSmsBody,
-        response: { 200: inboundAnswer },
+  /** A report the telephony side signs, whose body `store` writes. */
+  const signedRoute = <B extends TSchema>(
+    url: string,
+    summary: string,
+    body: B,
+    store: (w: InboundWrite, body: Static<B>) => Promise<InboundAnswer>,
+  ) =>
+    app.post(
+      url,
+      {
+        config: { public: true },
+        schema: {
+          tags,
+          summary,
+          description: SIGNED_DESCRIPTION,
+          security: [],
+          headers: signedHeaders,
+          body,
+          response: { 200: inboundAnswer },
+        },
       },
-    },
-    (request) => write(request, (w) => storeSms(w, request.body)),
-  )
+      (request) => write(request, (w) => store(w, request.body)),
+    )
 
-  app.post(
+  signedRoute(
+    '/inbound/sms/',
+    'A text message the organization’s telephony received (signed)',
+    inboundSmsBody,
+    storeSms,
+  )
+  signedRoute(
     '/inbound/call/',
-    {
-      config: { public: true },
-      schema: {
-        tags,
-        summary: 'A call the organization’s telephony took or placed, first reported or changed (signed)',
-        description: SIGNED_DESCRIPTION,
-        security: [],
-        headers: signedHeaders,
-        body: inboundCallBody,
-        response: { 200: inboundAnswer },
-      },
-    },
-    (request) => write(request, (w) => storeCall(w, request.body)),
+    'A call the organization’s telephony took or placed, first reported or changed (signed)',
+    inboundCallBody,
+    storeCall,
   )
 }

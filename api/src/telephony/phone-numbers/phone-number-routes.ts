@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { phoneNumberSchema, phoneNumberTypeSchema } from '@leadline/shared/phone-number-schema'
 import type { Db, PhoneNumberTable } from '../../platform/data/database.js'
 import { found } from '../../platform/data/find-or-404.js'
-import { adminChange, crudSchemas, listPage, type Target } from '../../platform/http/crud-routes.js'
+import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { ValidationError } from '../../platform/http/errors.js'
@@ -109,9 +109,7 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
   )
 
   app.get('/phone_number/:id/', schemas.get('One phone number'), async (request) =>
-    phoneNumberView(
-      found(await findPhoneNumber(db, caller(request).organizationId, request.params.id), phoneNumber.what),
-    ),
+    viewOne(db, caller(request), request.params.id, phoneNumber, phoneNumberView),
   )
 
   app.post(
@@ -156,7 +154,7 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           ...(body.user_id === undefined ? {} : { user_id: body.user_id }),
           now: formatTimestamp(clock.now()),
         })
-        return phoneNumberView(found(await findPhoneNumber(tx, me.organizationId, existing.id), phoneNumber.what))
+        return viewOne(tx, me, existing.id, phoneNumber, phoneNumberView)
       }),
   )
 
