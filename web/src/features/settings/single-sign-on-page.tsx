@@ -8,7 +8,7 @@ import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
 import { useFormValue } from '../../lib/form-value'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { SettingsFrame, SettingsScreen } from './settings-layout'
 import { singleSignOnQueries, type SingleSignOn } from './single-sign-on-queries'
 
 const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'required'] as const
@@ -25,7 +25,6 @@ export function SingleSignOnPage() {
 }
 
 function SingleSignOnForm() {
-  useSettingsTitle('Single sign-on')
   const { data: saved } = useSuspenseQuery(singleSignOnQueries.config())
   const save = useFormMutation(singleSignOnQueries.config().queryKey, (body: SingleSignOnWrite) =>
     api.put<SingleSignOn>('auth/sso/', body),
@@ -61,13 +60,11 @@ function SingleSignOnForm() {
     )
   }
   return (
-    <div className="flex max-w-2xl flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-bold text-slate-900">Single sign-on</h1>
-        <p className="text-sm text-slate-600">
-          Members sign in through your organization’s OpenID Connect provider, by the email domains it covers.
-        </p>
-      </div>
+    <SettingsScreen
+      title="Single sign-on"
+      description="Members sign in through your organization’s OpenID Connect provider, by the email domains it covers."
+      narrow
+    >
       <div className="flex flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4">
         <p className="text-sm font-medium text-slate-700">Redirect URI</p>
         <p className="text-sm text-slate-600">Register it at your provider for the client Leadline uses.</p>
@@ -139,6 +136,6 @@ function SingleSignOnForm() {
           </Button>
         </div>
       </form>
-    </div>
+    </SettingsScreen>
   )
 }

@@ -14,7 +14,7 @@ import { placeErrors } from '../../lib/form-errors'
 import { formatDateTime } from '../../lib/format'
 import { useFormValue } from '../../lib/form-value'
 import { authQueries } from '../auth/auth-queries'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { SettingsFrame, SettingsScreen } from './settings-layout'
 import { SettingsTable } from './settings-table'
 import {
   useChangeRole,
@@ -46,15 +46,12 @@ export function UsersPage() {
 }
 
 function UsersPageContent() {
-  useSettingsTitle('Users')
   const [inviting, setInviting] = useState(false)
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="flex flex-col gap-1">
-          <h1 className="text-2xl font-bold text-slate-900">Users</h1>
-          <p className="text-sm text-slate-600">Who works in this organization, and what they may change.</p>
-        </div>
+    <SettingsScreen
+      title="Users"
+      description="Who works in this organization, and what they may change."
+      actions={
         <Button
           variant="primary"
           onPress={() => {
@@ -63,7 +60,8 @@ function UsersPageContent() {
         >
           Invite user
         </Button>
-      </div>
+      }
+    >
       <TwoFactorPolicy />
       <MembersTable />
       <PendingInvitations />
@@ -73,7 +71,7 @@ function UsersPageContent() {
           setInviting(false)
         }}
       />
-    </div>
+    </SettingsScreen>
   )
 }
 
