@@ -11,24 +11,17 @@ export interface CardSectionProps {
 
 /** A bordered card of a settings screen, a region named by its heading. */
 export function CardSection({ headingId, title, actions, children }: CardSectionProps) {
-  const heading = (
-    <h2 id={headingId} className="text-lg font-semibold text-slate-900">
-      {title}
-    </h2>
-  )
   return (
     <section
       aria-labelledby={headingId}
       className="flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5"
     >
-      {actions === undefined ? (
-        heading
-      ) : (
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          {heading}
-          {actions}
-        </div>
-      )}
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id={headingId} className="text-lg font-semibold text-slate-900">
+          {title}
+        </h2>
+        {actions}
+      </div>
       {children}
     </section>
   )

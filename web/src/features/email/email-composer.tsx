@@ -125,15 +125,16 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
       { id, to: 'draft' },
       {
         onSuccess: (email) => {
-          // The email comes back to be edited, unless another is being written: then it waits in its thread.
-          if (fields.subject.trim() === '' && fields.body.trim() === '' && fields.attachments.length === 0) {
-            setCarried(email)
-            setFields(composerFields(known, email, undefined))
-            setFrom(email.sender ?? '')
-            sending.undone('Not sent. The email is back here as a draft.')
-          } else {
-            sending.undone('Not sent. It is kept as a draft in its thread.')
-          }
+          const writing = fields.subject.trim() !== '' || fields.body.trim() !== '' || fields.attachments.length > 0
+          sending.undoneAsDraft(
+            writing,
+            () => {
+              setCarried(email)
+              setFields(composerFields(known, email, undefined))
+              setFrom(email.sender ?? '')
+            },
+            'thread',
+          )
         },
         onError: sending.undoFailed,
       },

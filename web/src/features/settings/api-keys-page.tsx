@@ -2,19 +2,13 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { formatDateTime } from '../../lib/format'
 import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from '../profile/api-key-parts'
 import { profileQueries } from '../profile/profile-queries'
-import { SettingsFrame, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { SettingsTable } from './settings-table'
 
 const cell = 'px-3 py-2 align-middle'
 
 /** Every live API key of the organization, whoever made it (admins only); an admin makes their own here too. */
-export function ApiKeysPage() {
-  return (
-    <SettingsFrame>
-      <ApiKeysPageContent />
-    </SettingsFrame>
-  )
-}
+export const ApiKeysPage = settingsPage(ApiKeysPageContent)
 
 function ApiKeysPageContent() {
   // An admin's `/api_key/` is every key of the organization.

@@ -3,19 +3,13 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import { authQueries } from '../auth/auth-queries'
 import { AddByNameForm } from './add-by-name-form'
 import { EditableName } from './editable-name'
-import { SettingsFrame, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { settingsQueries } from './settings-queries'
 import { useDeleteLeadStatus, useReorderLeadStatuses, useSaveLeadStatus } from './settings-mutations'
 import { SortableList } from './sortable-list'
 
 /** Lead statuses in the organization's order, which every status picker follows. */
-export function LeadStatusesPage() {
-  return (
-    <SettingsFrame>
-      <LeadStatusesPageContent />
-    </SettingsFrame>
-  )
-}
+export const LeadStatusesPage = settingsPage(LeadStatusesPageContent)
 
 function LeadStatusesPageContent() {
   const { data: statuses } = useSuspenseQuery(settingsQueries.leadStatuses())

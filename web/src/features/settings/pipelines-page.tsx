@@ -8,18 +8,12 @@ import { saveErrorMessage } from '../../lib/api'
 import { AddByNameForm } from './add-by-name-form'
 import { EditableName } from './editable-name'
 import { PipelineStatusList } from './pipeline-status-list'
-import { SettingsFrame, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
 import { settingsQueries } from './settings-queries'
 import { isStatusType, STATUS_TYPE_OPTIONS } from './status-type-badge'
 
-export function PipelinesPage() {
-  return (
-    <SettingsFrame>
-      <PipelinesPageContent />
-    </SettingsFrame>
-  )
-}
+export const PipelinesPage = settingsPage(PipelinesPageContent)
 
 function PipelinesPageContent() {
   const { data: pipelines } = useSuspenseQuery(settingsQueries.pipelines())

@@ -22,7 +22,7 @@ const tabLink =
  * 403 on every save. A wrapper rather than a layout route: a route chunk of its own would split the first bundle's
  * shared chunks and cost every first visit about a kilobyte.
  */
-export function SettingsFrame({ children }: { children: ReactNode }) {
+function SettingsFrame({ children }: { children: ReactNode }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
   if (session.role !== 'admin') return <AdminsOnlyPage organization={session.organization.name} />
   return (
@@ -37,6 +37,17 @@ export function SettingsFrame({ children }: { children: ReactNode }) {
       {children}
     </div>
   )
+}
+
+/** A settings screen as its route shows it: `Screen` inside the settings frame, for admins only. */
+export function settingsPage(Screen: () => ReactNode) {
+  return function SettingsPage() {
+    return (
+      <SettingsFrame>
+        <Screen />
+      </SettingsFrame>
+    )
+  }
 }
 
 function AdminsOnlyPage({ organization }: { organization: string }) {
@@ -72,22 +83,15 @@ export function SettingsScreen({
   children: ReactNode
 }) {
   useDocumentTitle(title, 'Settings')
-  const heading = (
-    <div className="flex flex-col gap-1">
-      <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
-      <p className="text-sm text-slate-600">{description}</p>
-    </div>
-  )
   return (
     <div className={narrow ? 'flex max-w-2xl flex-col gap-6' : 'flex flex-col gap-6'}>
-      {actions === undefined ? (
-        heading
-      ) : (
-        <div className="flex flex-wrap items-start justify-between gap-3">
-          {heading}
-          {actions}
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="flex flex-col gap-1">
+          <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
+          <p className="text-sm text-slate-600">{description}</p>
         </div>
-      )}
+        {actions}
+      </div>
       {children}
     </div>
   )

@@ -8,7 +8,7 @@ import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
 import { useFormValue } from '../../lib/form-value'
-import { SettingsFrame, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { singleSignOnQueries, type SingleSignOn } from './single-sign-on-queries'
 
 const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'required'] as const
@@ -16,13 +16,7 @@ const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'r
 type SingleSignOnWrite = Omit<SingleSignOn, 'has_client_secret' | 'redirect_uri'> & { client_secret?: string }
 
 /** Signing in through the organization's OpenID Connect provider (decision 0045); admins only. */
-export function SingleSignOnPage() {
-  return (
-    <SettingsFrame>
-      <SingleSignOnForm />
-    </SettingsFrame>
-  )
-}
+export const SingleSignOnPage = settingsPage(SingleSignOnForm)
 
 function SingleSignOnForm() {
   const { data: saved } = useSuspenseQuery(singleSignOnQueries.config())

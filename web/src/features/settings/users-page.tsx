@@ -14,7 +14,7 @@ import { placeErrors } from '../../lib/form-errors'
 import { formatDateTime } from '../../lib/format'
 import { useFormValue } from '../../lib/form-value'
 import { authQueries } from '../auth/auth-queries'
-import { SettingsFrame, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { SettingsTable } from './settings-table'
 import {
   useChangeRole,
@@ -37,13 +37,7 @@ const roleLabel = (role: Role) => (role === 'admin' ? 'Admin' : 'User')
 const cell = 'px-3 py-2 align-middle'
 
 /** The organization's members and invitations, and its two-factor rule (admins only). */
-export function UsersPage() {
-  return (
-    <SettingsFrame>
-      <UsersPageContent />
-    </SettingsFrame>
-  )
-}
+export const UsersPage = settingsPage(UsersPageContent)
 
 function UsersPageContent() {
   const [inviting, setInviting] = useState(false)
