@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useState, type SubmitEvent } from 'react'
+import { type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { placeErrors } from '../../lib/form-errors'
+import { useFormValue } from '../../lib/form-value'
 import { invitationLookup, useAcceptInvitation, type InvitationLookup } from './account-mutations'
 import { browserTimeZone } from '../../lib/format'
 import { NextStep, PublicFrame, textLink } from './public-frame'
@@ -49,23 +50,19 @@ function InvalidInvitation({ message }: { message: string }) {
 function AcceptForm({ token, invitation }: { token: string; invitation: InvitationLookup }) {
   const accept = useAcceptInvitation()
   const navigate = useNavigate()
-  const [firstName, setFirstName] = useState('')
-  const [lastName, setLastName] = useState('')
-  const [password, setPassword] = useState('')
+  const firstName = useFormValue('', accept)
+  const lastName = useFormValue('', accept)
+  const password = useFormValue('', accept)
   const existing = invitation.existing_user
   const { beside, general } = placeErrors(['first_name', 'last_name', 'password'], accept.error)
-  const change = (set: (value: string) => void) => (value: string) => {
-    set(value)
-    accept.reset()
-  }
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     // An existing account keeps its names: the API ignores these.
     const names = existing
       ? { first_name: '', last_name: '' }
-      : { first_name: firstName.trim(), last_name: lastName.trim() }
+      : { first_name: firstName.value.trim(), last_name: lastName.value.trim() }
     accept.mutate(
-      { token, ...names, password },
+      { token, ...names, password: password.value },
       {
         onSuccess: () => {
           // The invitation page leaves the history: Back from the app does not offer a used link again.
@@ -90,8 +87,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
               label="First name"
               name="first_name"
               autoComplete="given-name"
-              value={firstName}
-              onChange={change(setFirstName)}
+              {...firstName.field}
               isRequired
               error={beside.first_name}
             />
@@ -99,8 +95,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
               label="Last name"
               name="last_name"
               autoComplete="family-name"
-              value={lastName}
-              onChange={change(setLastName)}
+              {...lastName.field}
               isRequired
               error={beside.last_name}
             />
@@ -111,8 +106,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
           type="password"
           name="password"
           autoComplete={existing ? 'current-password' : 'new-password'}
-          value={password}
-          onChange={change(setPassword)}
+          {...password.field}
           isRequired
           error={beside.password ?? general}
           description={
@@ -121,7 +115,7 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
               : 'At least 12 characters, not easy to guess.'
           }
         />
-        <Button type="submit" variant="primary" isPending={accept.isPending} isDisabled={password === ''}>
+        <Button type="submit" variant="primary" isPending={accept.isPending} isDisabled={password.value === ''}>
           {existing ? 'Join organization' : 'Create account'}
         </Button>
       </form>

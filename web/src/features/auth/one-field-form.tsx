@@ -1,7 +1,8 @@
-import { useState, type ReactNode, type SubmitEvent } from 'react'
+import { type ReactNode, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
+import { useFormValue } from '../../lib/form-value'
 
 /** What the form sends with: a mutation's state as TanStack Query keeps it. */
 interface Sending {
@@ -38,11 +39,11 @@ export function OneFieldForm({
   /** Shown above the field. */
   children?: ReactNode
 }) {
-  const [value, setValue] = useState('')
+  const input = useFormValue('', sending)
   const { beside, general } = placeErrors([field], sending.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const sent = trim ? value.trim() : value
+    const sent = trim ? input.value.trim() : input.value
     if (sent !== '') onSubmit(sent)
   }
   return (
@@ -53,11 +54,7 @@ export function OneFieldForm({
         type={type}
         name={field}
         autoComplete={autoComplete}
-        value={value}
-        onChange={(next) => {
-          setValue(next)
-          sending.reset()
-        }}
+        {...input.field}
         isRequired
         error={beside[field] ?? general}
         description={description}

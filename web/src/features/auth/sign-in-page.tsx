@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/button'
 import { TextField } from '../../components/ui/text-field'
 import { placeErrors } from '../../lib/form-errors'
 import { browserTimeZone } from '../../lib/format'
+import { useFormValue } from '../../lib/form-value'
 import { authApi, isApiError } from '../../lib/api'
 import { isRecord } from '../../lib/record'
 import { authQueries, useDemoSignIn, useSignIn, type AuthSession, type Credentials } from './auth-queries'
@@ -102,13 +103,13 @@ interface FormProps {
 }
 
 function PasswordForm({ signIn, onSubmit }: FormProps) {
-  const [email, setEmail] = useState('')
-  const [password, setPassword] = useState('')
-  const [code, setCode] = useState<string>()
+  const email = useFormValue('', signIn)
+  const password = useFormValue('', signIn)
+  const code = useFormValue<string | undefined>(undefined, signIn)
   const [ssoError, setSsoError] = useState<string>()
   // A full-page navigation: the BFF sends the browser on to the provider.
   const singleSignOn = async () => {
-    const address = email.trim()
+    const address = email.value.trim()
     if (address === '') {
       setSsoError('Enter your work email first.')
       return
@@ -121,11 +122,11 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
   const error = signIn.error
   // Once the api asks for a two-factor code, the form keeps a Code field; the api's words about the code show there.
   const asksCode = isApiError(error, 401) && isRecord(error.body) && error.body.two_factor === 'required'
-  if (asksCode && code === undefined) setCode('')
+  if (asksCode && code.value === undefined) code.setValue('')
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    if (email.trim() === '' || password === '') return
-    onSubmit({ email: email.trim(), password, ...(code ? { code } : {}) })
+    if (email.value.trim() === '' || password.value === '') return
+    onSubmit({ email: email.value.trim(), password: password.value, ...(code.value ? { code: code.value } : {}) })
   }
   // The api's one answer to a refused sign-in names no field: it shows under the password.
   const { beside, general } = placeErrors(['email', 'password', 'code'], error)
@@ -136,11 +137,10 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
         type="email"
         name="email"
         autoComplete="username"
-        value={email}
+        value={email.value}
         onChange={(value) => {
-          setEmail(value)
+          email.field.onChange(value)
           setSsoError(undefined)
-          signIn.reset()
         }}
         isRequired
         error={ssoError ?? beside.email}
@@ -150,26 +150,19 @@ function PasswordForm({ signIn, onSubmit }: FormProps) {
         type="password"
         name="password"
         autoComplete="current-password"
-        value={password}
-        onChange={(value) => {
-          setPassword(value)
-          signIn.reset()
-        }}
+        {...password.field}
         isRequired
         error={beside.password ?? (asksCode ? undefined : general)}
       />
-      {code === undefined ? null : (
+      {code.value === undefined ? null : (
         <TextField
           label="Code"
           name="code"
           autoComplete="one-time-code"
           inputMode="numeric"
           autoFocus
-          value={code}
-          onChange={(value) => {
-            setCode(value)
-            signIn.reset()
-          }}
+          value={code.value}
+          onChange={code.field.onChange}
           error={beside.code ?? (asksCode ? general : undefined)}
           description="From your authenticator app, or one of your recovery codes."
         />

@@ -90,6 +90,17 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
     setFields((f) => ({ ...f, ...(typeof patch === 'function' ? patch(f) : patch) }))
     setFormErrors((e) => Object.fromEntries(Object.entries(e).filter(([key]) => !answers.some((a) => a === key))))
   }
+  // To, Cc and Bcc alike: the contacts' addresses are offered, and a change answers the complaint that none is given.
+  const recipients = (key: 'to' | 'cc' | 'bcc') => ({
+    addresses: fields[key],
+    onChange: (addresses: Address[]) => {
+      const patch: Partial<Fields> = {}
+      patch[key] = addresses
+      change(patch, ['to'])
+    },
+    suggestions: known.map((k) => k.address),
+    error: errors[key],
+  })
 
   const submit = (action: EmailAction['kind']) => {
     const result = emailBodyOf(
@@ -125,15 +136,16 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
       { id, to: 'draft' },
       {
         onSuccess: (email) => {
-          // The email comes back to be edited, unless another is being written: then it waits in its thread.
-          if (fields.subject.trim() === '' && fields.body.trim() === '' && fields.attachments.length === 0) {
-            setCarried(email)
-            setFields(composerFields(known, email, undefined))
-            setFrom(email.sender ?? '')
-            sending.undone('Not sent. The email is back here as a draft.')
-          } else {
-            sending.undone('Not sent. It is kept as a draft in its thread.')
-          }
+          const writing = fields.subject.trim() !== '' || fields.body.trim() !== '' || fields.attachments.length > 0
+          sending.undoneAsDraft(
+            writing,
+            () => {
+              setCarried(email)
+              setFields(composerFields(known, email, undefined))
+              setFrom(email.sender ?? '')
+            },
+            'thread',
+          )
         },
         onError: sending.undoFailed,
       },
@@ -169,35 +181,10 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
             error={errors.sender ?? (accounts.isError ? 'Your email accounts could not be loaded.' : undefined)}
           />
         )}
-        <AddressField
-          label="To"
-          addresses={fields.to}
-          onChange={(to) => {
-            change({ to }, ['to'])
-          }}
-          suggestions={known.map((k) => k.address)}
-          error={errors.to}
-          autoFocus={!writeOn}
-        />
+        <AddressField label="To" {...recipients('to')} autoFocus={!writeOn} />
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-          <AddressField
-            label="Cc"
-            addresses={fields.cc}
-            onChange={(cc) => {
-              change({ cc }, ['to'])
-            }}
-            suggestions={known.map((k) => k.address)}
-            error={errors.cc}
-          />
-          <AddressField
-            label="Bcc"
-            addresses={fields.bcc}
-            onChange={(bcc) => {
-              change({ bcc }, ['to'])
-            }}
-            suggestions={known.map((k) => k.address)}
-            error={errors.bcc}
-          />
+          <AddressField label="Cc" {...recipients('cc')} />
+          <AddressField label="Bcc" {...recipients('bcc')} />
         </div>
         <TemplatePicker
           leadId={leadId}

@@ -55,6 +55,12 @@ export function useMessageSend(noun: 'email' | 'message') {
     setNotice({ kind: 'said', text, tone })
   }
 
+  // Undo was done: it says `text`, and the focus goes back to the message.
+  const undone = (text: string) => {
+    say(text)
+    focusMessage()
+  }
+
   const sending = {
     noun,
     mode,
@@ -82,10 +88,17 @@ export function useMessageSend(noun: 'email' | 'message') {
           : { kind: 'window', id: message.id, name },
       )
     },
-    /** Undo was done: it says `text`, and the focus goes back to the message. */
-    undone: (text: string) => {
-      say(text)
-      focusMessage()
+    /**
+     * Undo made the message a draft again: it comes back to the form (`carryBack`), unless another is being written;
+     * then it waits as a draft in its `place` (its thread, its conversation). Either way the form says which.
+     */
+    undoneAsDraft: (writing: boolean, carryBack: () => void, place: string) => {
+      if (writing) {
+        undone(`Not sent. It is kept as a draft in its ${place}.`)
+        return
+      }
+      carryBack()
+      undone(`Not sent. The ${noun} is back here as a draft.`)
     },
     undoFailed: (error: Error) => {
       say(`It could not be undone: ${error.message}`, 'error')

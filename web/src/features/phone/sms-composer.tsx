@@ -85,16 +85,16 @@ export function SmsComposer({ leadId, contacts, draft, onClose }: SmsComposerPro
   const undo = (id: string) => {
     toDraft.mutate(id, {
       onSuccess: (message) => {
-        // The text comes back to be edited, unless another is being written: then it waits in its conversation.
-        if (text.trim() === '') {
-          setCarried(message)
-          setTo(message.remote_phone === null ? '' : recipientKey(message.contact_id, message.remote_phone))
-          setFrom(message.local_phone ?? '')
-          setText(message.text)
-          sending.undone('Not sent. The message is back here as a draft.')
-        } else {
-          sending.undone('Not sent. It is kept as a draft in its conversation.')
-        }
+        sending.undoneAsDraft(
+          text.trim() !== '',
+          () => {
+            setCarried(message)
+            setTo(message.remote_phone === null ? '' : recipientKey(message.contact_id, message.remote_phone))
+            setFrom(message.local_phone ?? '')
+            setText(message.text)
+          },
+          'conversation',
+        )
       },
       onError: sending.undoFailed,
     })

@@ -4,6 +4,7 @@ import { ConfirmedDelete } from '../../components/ui/dialog'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { saveErrorMessage } from '../../lib/api'
+import { useFormValue } from '../../lib/form-value'
 import { useCreateApiKey, useRevokeApiKey } from './profile-mutations'
 import type { ApiKey } from './profile-queries'
 
@@ -41,14 +42,14 @@ export function RevokeApiKeyButton({ apiKey }: { apiKey: ApiKey }) {
 /** Makes a key for the signed-in person, and shows it once, with Copy. */
 export function NewApiKeyForm() {
   const create = useCreateApiKey()
-  const [description, setDescription] = useState('')
+  const description = useFormValue('', create)
   const [made, setMade] = useState<string | undefined>(undefined)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    create.mutate(description.trim(), {
+    create.mutate(description.value.trim(), {
       onSuccess: (key) => {
         setMade(key.api_key)
-        setDescription('')
+        description.setValue('')
       },
     })
   }
@@ -57,11 +58,7 @@ export function NewApiKeyForm() {
       <form onSubmit={submit} className="flex flex-wrap items-end gap-3" noValidate>
         <TextField
           label="What the key is for"
-          value={description}
-          onChange={(value) => {
-            setDescription(value)
-            create.reset()
-          }}
+          {...description.field}
           error={create.error === null ? undefined : saveErrorMessage(create.error, 'description')}
           className="w-72"
         />

@@ -1,11 +1,13 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
-import { useState, type SubmitEvent } from 'react'
+import { type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { CardSection } from '../../components/ui/card-section'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { placeErrors } from '../../lib/form-errors'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime } from '../../lib/format'
+import { useFormValue } from '../../lib/form-value'
 import { authQueries } from '../auth/auth-queries'
 import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from './api-key-parts'
 import { useChangePassword, useSaveName, useSignOutOthers } from './profile-mutations'
@@ -13,8 +15,6 @@ import { profileQueries, type ApiKey } from './profile-queries'
 import { twoFactorQueries } from './two-factor'
 import { TimeZoneSection } from './time-zone-section'
 import { TwoFactorSection } from './two-factor-section'
-
-const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
 
 /**
  * The signed-in person's own settings: password, two-factor sign-in, sessions and API keys. Anyone may open it, admin
@@ -44,13 +44,13 @@ export function ProfilePage() {
 
 function NameSection({ firstName, lastName }: { firstName: string; lastName: string }) {
   const save = useSaveName()
-  const [first, setFirst] = useState(firstName)
-  const [last, setLast] = useState(lastName)
+  const first = useFormValue(firstName, save)
+  const last = useFormValue(lastName, save)
   const { beside, general } = placeErrors(['first_name', 'last_name'], save.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     save.mutate(
-      { first_name: first, last_name: last },
+      { first_name: first.value, last_name: last.value },
       {
         onSuccess: () => {
           showToast({ title: 'Name saved' })
@@ -59,32 +59,21 @@ function NameSection({ firstName, lastName }: { firstName: string; lastName: str
     )
   }
   return (
-    <section aria-labelledby="name-heading" className={section}>
-      <h2 id="name-heading" className="text-lg font-semibold text-slate-900">
-        Your name
-      </h2>
+    <CardSection headingId="name-heading" title="Your name">
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <div className="grid gap-4 sm:grid-cols-2">
           <TextField
             label="First name"
             name="first_name"
             autoComplete="given-name"
-            value={first}
-            onChange={(value) => {
-              setFirst(value)
-              save.reset()
-            }}
+            {...first.field}
             error={beside.first_name}
           />
           <TextField
             label="Last name"
             name="last_name"
             autoComplete="family-name"
-            value={last}
-            onChange={(value) => {
-              setLast(value)
-              save.reset()
-            }}
+            {...last.field}
             error={beside.last_name ?? general}
           />
         </div>
@@ -92,24 +81,24 @@ function NameSection({ firstName, lastName }: { firstName: string; lastName: str
           Save name
         </Button>
       </form>
-    </section>
+    </CardSection>
   )
 }
 
 function PasswordSection() {
   const change = useChangePassword()
-  const [current, setCurrent] = useState('')
-  const [password, setPassword] = useState('')
+  const current = useFormValue('', change)
+  const password = useFormValue('', change)
   // A form-wide refusal (a wrong current password counts against sign-in limits: 429) shows under the new password.
   const { beside, general } = placeErrors(['current_password', 'password'], change.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     change.mutate(
-      { current_password: current, password },
+      { current_password: current.value, password: password.value },
       {
         onSuccess: ({ ended_sessions }) => {
-          setCurrent('')
-          setPassword('')
+          current.setValue('')
+          password.setValue('')
           showToast({
             title: 'Password changed',
             description:
@@ -120,20 +109,13 @@ function PasswordSection() {
     )
   }
   return (
-    <section aria-labelledby="password-heading" className={section}>
-      <h2 id="password-heading" className="text-lg font-semibold text-slate-900">
-        Change password
-      </h2>
+    <CardSection headingId="password-heading" title="Change password">
       <form onSubmit={submit} className="flex max-w-md flex-col gap-4" noValidate>
         <TextField
           label="Current password"
           type="password"
           autoComplete="current-password"
-          value={current}
-          onChange={(value) => {
-            setCurrent(value)
-            change.reset()
-          }}
+          {...current.field}
           error={beside.current_password}
           description="Leave it empty if you have never set one."
         />
@@ -141,22 +123,18 @@ function PasswordSection() {
           label="New password"
           type="password"
           autoComplete="new-password"
-          value={password}
-          onChange={(value) => {
-            setPassword(value)
-            change.reset()
-          }}
+          {...password.field}
           isRequired
           error={beside.password ?? general}
           description="At least 12 characters, not easy to guess. Your other sessions are signed out."
         />
         <div>
-          <Button type="submit" variant="primary" isPending={change.isPending} isDisabled={password === ''}>
+          <Button type="submit" variant="primary" isPending={change.isPending} isDisabled={password.value === ''}>
             Change password
           </Button>
         </div>
       </form>
-    </section>
+    </CardSection>
   )
 }
 
@@ -165,11 +143,10 @@ function SessionsSection() {
   const signOutOthers = useSignOutOthers()
   const others = sessions.filter((s) => !s.current).length
   return (
-    <section aria-labelledby="sessions-heading" className={section}>
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id="sessions-heading" className="text-lg font-semibold text-slate-900">
-          Active sessions
-        </h2>
+    <CardSection
+      headingId="sessions-heading"
+      title="Active sessions"
+      actions={
         <Button
           isDisabled={others === 0}
           isPending={signOutOthers.isPending}
@@ -186,7 +163,8 @@ function SessionsSection() {
         >
           Sign out other sessions
         </Button>
-      </div>
+      }
+    >
       <ul className="divide-y divide-slate-100">
         {sessions.map((s) => (
           <li key={s.id} className="flex flex-wrap items-baseline justify-between gap-2 py-2 text-sm">
@@ -203,7 +181,7 @@ function SessionsSection() {
           </li>
         ))}
       </ul>
-    </section>
+    </CardSection>
   )
 }
 
@@ -212,10 +190,7 @@ function ApiKeysSection() {
   const { data: session } = useSuspenseQuery(authQueries.session())
   const mine = keys.filter((key) => key.user_id === session.user.id)
   return (
-    <section aria-labelledby="api-keys-heading" className={section}>
-      <h2 id="api-keys-heading" className="text-lg font-semibold text-slate-900">
-        Your API keys
-      </h2>
+    <CardSection headingId="api-keys-heading" title="Your API keys">
       <p className="text-sm text-slate-600">
         For scripts and other tools that use the Leadline API. A key acts as you, with your role.
       </p>
@@ -229,7 +204,7 @@ function ApiKeysSection() {
           ))}
         </ul>
       )}
-    </section>
+    </CardSection>
   )
 }
 

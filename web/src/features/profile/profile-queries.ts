@@ -1,6 +1,4 @@
-import { queryOptions } from '@tanstack/react-query'
-import type { ListEnvelope } from '@leadline/shared/list'
-import { api } from '../../lib/api'
+import { wholeListQuery } from '../../lib/setup-query'
 
 /** One of the signed-in person's sessions (`/auth/session/`): this browser's is `current`. */
 export interface Session {
@@ -23,16 +21,6 @@ export interface ApiKey {
 }
 
 export const profileQueries = {
-  sessions: () =>
-    queryOptions({
-      queryKey: ['sessions'] as const,
-      queryFn: () => api.get<ListEnvelope<Session>>('auth/session/'),
-      select: (page) => page.data,
-    }),
-  apiKeys: () =>
-    queryOptions({
-      queryKey: ['api-keys'] as const,
-      queryFn: () => api.get<ListEnvelope<ApiKey>>('api_key/'),
-      select: (page) => page.data,
-    }),
+  sessions: () => wholeListQuery<Session>(['sessions'], 'auth/session/'),
+  apiKeys: () => wholeListQuery<ApiKey>(['api-keys'], 'api_key/'),
 }

@@ -1,9 +1,11 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { useMemo, useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { CardSection } from '../../components/ui/card-section'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { placeErrors } from '../../lib/form-errors'
+import { useFormValue } from '../../lib/form-value'
 import {
   qrCodePath,
   twoFactorQueries,
@@ -12,8 +14,6 @@ import {
   useTwoFactorEnable,
   useTwoFactorSetup,
 } from './two-factor'
-
-const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
 
 /** What the section shows besides its state: a password asked for one of three changes, or the setup's scan step. */
 type Step =
@@ -32,10 +32,7 @@ export function TwoFactorSection() {
     setCodes(recoveryCodes)
   }
   return (
-    <section aria-labelledby="two-factor-heading" className={section}>
-      <h2 id="two-factor-heading" className="text-lg font-semibold text-slate-900">
-        Two-factor sign-in
-      </h2>
+    <CardSection headingId="two-factor-heading" title="Two-factor sign-in">
       {state.required ? (
         <p className={state.enabled ? 'text-sm text-slate-600' : 'text-sm font-medium text-amber-800'}>
           {state.enabled
@@ -104,7 +101,7 @@ export function TwoFactorSection() {
         </div>
       )}
       {codes === undefined ? null : <RecoveryCodes codes={codes} />}
-    </section>
+    </CardSection>
   )
 }
 
@@ -125,25 +122,25 @@ function PasswordStep({
   const disable = useTwoFactorDisable()
   const renew = useNewRecoveryCodes()
   const mutation = action === 'turn-on' ? setup : action === 'turn-off' ? disable : renew
-  const [password, setPassword] = useState('')
+  const password = useFormValue('', mutation)
   const { beside, general } = placeErrors(['password'], mutation.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (action === 'turn-on') {
-      setup.mutate(password, {
+      setup.mutate(password.value, {
         onSuccess: ({ secret, otpauth_url }) => {
           onSetup(secret, otpauth_url)
         },
       })
     } else if (action === 'turn-off') {
-      disable.mutate(password, {
+      disable.mutate(password.value, {
         onSuccess: () => {
           showToast({ title: 'Two-factor sign-in is off' })
           onDone()
         },
       })
     } else {
-      renew.mutate(password, {
+      renew.mutate(password.value, {
         onSuccess: ({ recovery_codes }) => {
           onDone(recovery_codes)
         },
@@ -157,11 +154,7 @@ function PasswordStep({
         type="password"
         autoComplete="current-password"
         autoFocus
-        value={password}
-        onChange={(value) => {
-          setPassword(value)
-          mutation.reset()
-        }}
+        {...password.field}
         error={beside.password ?? general}
       />
       <div className="flex gap-2">
@@ -186,11 +179,11 @@ function ScanStep({
   onDone: (codes?: string[]) => void
 }) {
   const enable = useTwoFactorEnable()
-  const [code, setCode] = useState('')
+  const code = useFormValue('', enable)
   const { beside, general } = placeErrors(['code'], enable.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    enable.mutate(code.trim(), {
+    enable.mutate(code.value.trim(), {
       onSuccess: ({ recovery_codes }) => {
         showToast({ title: 'Two-factor sign-in is on' })
         onDone(recovery_codes)
@@ -216,15 +209,11 @@ function ScanStep({
           label="Code"
           autoComplete="one-time-code"
           inputMode="numeric"
-          value={code}
-          onChange={(value) => {
-            setCode(value)
-            enable.reset()
-          }}
+          {...code.field}
           error={beside.code ?? general}
         />
         <div className="flex gap-2">
-          <Button type="submit" variant="primary" isPending={enable.isPending} isDisabled={code.trim() === ''}>
+          <Button type="submit" variant="primary" isPending={enable.isPending} isDisabled={code.value.trim() === ''}>
             Turn on
           </Button>
           <Button onPress={onCancel}>Cancel</Button>

@@ -29,13 +29,12 @@ export function ReportControls({
   return (
     <div className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4">
       <div className="flex flex-wrap items-start gap-4">
-        <SelectField
+        <ChoiceField
           label="Group by"
-          className="w-36"
+          choices={GROUPING_CHOICES}
           value={search.by}
-          options={GROUPING_CHOICES.map((g) => ({ value: g.id, label: g.label }))}
           onChange={(by) => {
-            onChange({ by: GROUPING_CHOICES.find((g) => g.id === by)?.id ?? 'month' })
+            onChange({ by })
           }}
         />
         <SelectField
@@ -48,13 +47,12 @@ export function ReportControls({
             onChange({ pipeline: id === '' ? undefined : id })
           }}
         />
-        <SelectField
+        <ChoiceField
           label="Status"
-          className="w-36"
+          choices={STATUS_LABELS}
           value={search.status}
-          options={STATUS_LABELS.map((s) => ({ value: s.id, label: s.label }))}
           onChange={(status) => {
-            onChange({ status: STATUS_LABELS.find((s) => s.id === status)?.id ?? 'any' })
+            onChange({ status })
           }}
         />
         <div className="flex flex-col gap-1">
@@ -120,5 +118,31 @@ export function ReportControls({
         </Button>
       </div>
     </div>
+  )
+}
+
+/** A select of a fixed list of choices: it hands on the choice picked, never other text. */
+function ChoiceField<C extends string>({
+  label,
+  choices,
+  value,
+  onChange,
+}: {
+  label: string
+  choices: readonly { id: C; label: string }[]
+  value: C
+  onChange: (choice: C) => void
+}) {
+  return (
+    <SelectField
+      label={label}
+      className="w-36"
+      value={value}
+      options={choices.map((c) => ({ value: c.id, label: c.label }))}
+      onChange={(picked) => {
+        const choice = choices.find((c) => c.id === picked)
+        if (choice !== undefined) onChange(choice.id)
+      }}
+    />
   )
 }

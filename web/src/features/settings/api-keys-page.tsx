@@ -2,33 +2,22 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { formatDateTime } from '../../lib/format'
 import { apiKeyName, NewApiKeyForm, RevokeApiKeyButton } from '../profile/api-key-parts'
 import { profileQueries } from '../profile/profile-queries'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { SettingsTable } from './settings-table'
 
 const cell = 'px-3 py-2 align-middle'
 
 /** Every live API key of the organization, whoever made it (admins only); an admin makes their own here too. */
-export function ApiKeysPage() {
-  return (
-    <SettingsFrame>
-      <ApiKeysPageContent />
-    </SettingsFrame>
-  )
-}
+export const ApiKeysPage = settingsPage(ApiKeysPageContent)
 
 function ApiKeysPageContent() {
-  useSettingsTitle('API keys')
   // An admin's `/api_key/` is every key of the organization.
   const { data: keys } = useSuspenseQuery(profileQueries.apiKeys())
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-bold text-slate-900">API keys</h1>
-        <p className="text-sm text-slate-600">
-          The keys scripts and other tools use to reach the Leadline API. A key acts as its owner, with their role. Keys
-          of sign-in sessions are not listed.
-        </p>
-      </div>
+    <SettingsScreen
+      title="API keys"
+      description="The keys scripts and other tools use to reach the Leadline API. A key acts as its owner, with their role. Keys of sign-in sessions are not listed."
+    >
       <section aria-labelledby="new-key-heading" className="flex flex-col gap-3">
         <h2 id="new-key-heading" className="text-lg font-semibold text-slate-900">
           A key of your own
@@ -58,6 +47,6 @@ function ApiKeysPageContent() {
           ))}
         </SettingsTable>
       )}
-    </div>
+    </SettingsScreen>
   )
 }

@@ -3,31 +3,20 @@ import type { LeadStatus } from '@leadline/shared/status-schema'
 import { authQueries } from '../auth/auth-queries'
 import { AddByNameForm } from './add-by-name-form'
 import { EditableName } from './editable-name'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { settingsQueries } from './settings-queries'
 import { useDeleteLeadStatus, useReorderLeadStatuses, useSaveLeadStatus } from './settings-mutations'
 import { SortableList } from './sortable-list'
 
 /** Lead statuses in the organization's order, which every status picker follows. */
-export function LeadStatusesPage() {
-  return (
-    <SettingsFrame>
-      <LeadStatusesPageContent />
-    </SettingsFrame>
-  )
-}
+export const LeadStatusesPage = settingsPage(LeadStatusesPageContent)
 
 function LeadStatusesPageContent() {
-  useSettingsTitle('Lead statuses')
   const { data: statuses } = useSuspenseQuery(settingsQueries.leadStatuses())
   const { data: session } = useSuspenseQuery(authQueries.session())
   const reorder = useReorderLeadStatuses()
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-bold text-slate-900">Lead statuses</h1>
-        <p className="text-sm text-slate-600">Every lead has one of these statuses.</p>
-      </div>
+    <SettingsScreen title="Lead statuses" description="Every lead has one of these statuses.">
       <NewLeadStatusForm />
       <div className="rounded-lg border border-slate-200 bg-white px-4">
         <SortableList
@@ -41,7 +30,7 @@ function LeadStatusesPageContent() {
           {(status) => <LeadStatusRow status={status} />}
         </SortableList>
       </div>
-    </div>
+    </SettingsScreen>
   )
 }
 

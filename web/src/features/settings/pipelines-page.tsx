@@ -8,35 +8,25 @@ import { saveErrorMessage } from '../../lib/api'
 import { AddByNameForm } from './add-by-name-form'
 import { EditableName } from './editable-name'
 import { PipelineStatusList } from './pipeline-status-list'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { useCreatePipeline, useDeletePipeline, useRenamePipeline, useSaveOpportunityStatus } from './settings-mutations'
 import { settingsQueries } from './settings-queries'
 import { isStatusType, STATUS_TYPE_OPTIONS } from './status-type-badge'
 
-export function PipelinesPage() {
-  return (
-    <SettingsFrame>
-      <PipelinesPageContent />
-    </SettingsFrame>
-  )
-}
+export const PipelinesPage = settingsPage(PipelinesPageContent)
 
 function PipelinesPageContent() {
-  useSettingsTitle('Pipelines')
   const { data: pipelines } = useSuspenseQuery(settingsQueries.pipelines())
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-bold text-slate-900">Pipelines</h1>
-        <p className="text-sm text-slate-600">
-          Each pipeline lists its opportunity statuses in the order deals move through them.
-        </p>
-      </div>
+    <SettingsScreen
+      title="Pipelines"
+      description="Each pipeline lists its opportunity statuses in the order deals move through them."
+    >
       <NewPipelineForm />
       {pipelines.map((pipeline) => (
         <PipelineSection key={pipeline.id} pipeline={pipeline} pipelines={pipelines} />
       ))}
-    </div>
+    </SettingsScreen>
   )
 }
 

@@ -5,6 +5,15 @@ import type { ReactNode } from 'react'
 import { authQueries } from '../auth/auth-queries'
 import { BackToLeadsLink } from '../shell/error-pages'
 
+/** The settings tabs, in the order the nav shows them. */
+const TABS = [
+  { to: '/settings/pipelines', label: 'Pipelines' },
+  { to: '/settings/lead-statuses', label: 'Lead statuses' },
+  { to: '/settings/users', label: 'Users' },
+  { to: '/settings/api-keys', label: 'API keys' },
+  { to: '/settings/single-sign-on', label: 'Single sign-on' },
+] as const
+
 const tabLink =
   'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
 
@@ -13,31 +22,32 @@ const tabLink =
  * 403 on every save. A wrapper rather than a layout route: a route chunk of its own would split the first bundle's
  * shared chunks and cost every first visit about a kilobyte.
  */
-export function SettingsFrame({ children }: { children: ReactNode }) {
+function SettingsFrame({ children }: { children: ReactNode }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
   if (session.role !== 'admin') return <AdminsOnlyPage organization={session.organization.name} />
   return (
     <div className="flex flex-col gap-6">
       <nav aria-label="Settings" className="flex flex-wrap items-center gap-1 border-b border-slate-200 pb-3">
-        <Link to="/settings/pipelines" className={tabLink}>
-          Pipelines
-        </Link>
-        <Link to="/settings/lead-statuses" className={tabLink}>
-          Lead statuses
-        </Link>
-        <Link to="/settings/users" className={tabLink}>
-          Users
-        </Link>
-        <Link to="/settings/api-keys" className={tabLink}>
-          API keys
-        </Link>
-        <Link to="/settings/single-sign-on" className={tabLink}>
-          Single sign-on
-        </Link>
+        {TABS.map((tab) => (
+          <Link key={tab.to} to={tab.to} className={tabLink}>
+            {tab.label}
+          </Link>
+        ))}
       </nav>
       {children}
     </div>
   )
+}
+
+/** A settings screen as its route shows it: `Screen` inside the settings frame, for admins only. */
+export function settingsPage(Screen: () => ReactNode) {
+  return function SettingsPage() {
+    return (
+      <SettingsFrame>
+        <Screen />
+      </SettingsFrame>
+    )
+  }
 }
 
 function AdminsOnlyPage({ organization }: { organization: string }) {
@@ -54,7 +64,35 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
   )
 }
 
-/** `Pipelines · Settings · Leadline`: the tab and the history say which settings screen this is. */
-export function useSettingsTitle(screen: string) {
-  useDocumentTitle(...(screen === 'Settings' ? [] : [screen]), 'Settings')
+/**
+ * A settings screen under its heading and what the screen is for (`actions` across from them); the browser tab and the
+ * history say which screen it is: `Pipelines · Settings · Leadline`.
+ */
+export function SettingsScreen({
+  title,
+  description,
+  actions,
+  narrow = false,
+  children,
+}: {
+  title: string
+  description: ReactNode
+  actions?: ReactNode
+  /** A form's width rather than a table's. */
+  narrow?: boolean
+  children: ReactNode
+}) {
+  useDocumentTitle(title, 'Settings')
+  return (
+    <div className={narrow ? 'flex max-w-2xl flex-col gap-6' : 'flex flex-col gap-6'}>
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="flex flex-col gap-1">
+          <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
+          <p className="text-sm text-slate-600">{description}</p>
+        </div>
+        {actions}
+      </div>
+      {children}
+    </div>
+  )
 }

@@ -7,7 +7,8 @@ import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { useFormValue } from '../../lib/form-value'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { singleSignOnQueries, type SingleSignOn } from './single-sign-on-queries'
 
 const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'required'] as const
@@ -15,64 +16,49 @@ const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'r
 type SingleSignOnWrite = Omit<SingleSignOn, 'has_client_secret' | 'redirect_uri'> & { client_secret?: string }
 
 /** Signing in through the organization's OpenID Connect provider (decision 0045); admins only. */
-export function SingleSignOnPage() {
-  return (
-    <SettingsFrame>
-      <SingleSignOnForm />
-    </SettingsFrame>
-  )
-}
+export const SingleSignOnPage = settingsPage(SingleSignOnForm)
 
 function SingleSignOnForm() {
-  useSettingsTitle('Single sign-on')
   const { data: saved } = useSuspenseQuery(singleSignOnQueries.config())
   const save = useFormMutation(singleSignOnQueries.config().queryKey, (body: SingleSignOnWrite) =>
     api.put<SingleSignOn>('auth/sso/', body),
   )
-  const [issuer, setIssuer] = useState(saved.issuer)
-  const [clientId, setClientId] = useState(saved.client_id)
-  const [secret, setSecret] = useState('')
-  const [domains, setDomains] = useState(saved.domains.join(', '))
-  const [enabled, setEnabled] = useState(saved.enabled)
-  const [required, setRequired] = useState(saved.required)
+  const issuer = useFormValue(saved.issuer, save)
+  const clientId = useFormValue(saved.client_id, save)
+  const secret = useFormValue('', save)
+  const domains = useFormValue(saved.domains.join(', '), save)
+  const enabled = useFormValue(saved.enabled, save)
+  const required = useFormValue(saved.required, save)
   const [copied, setCopied] = useState(false)
   const { beside, general } = placeErrors(FIELDS, save.error)
-  const edit =
-    <T,>(set: (value: T) => void) =>
-    (value: T) => {
-      set(value)
-      save.reset()
-    }
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     save.mutate(
       {
-        issuer: issuer.trim(),
-        client_id: clientId.trim(),
-        ...(secret === '' ? {} : { client_secret: secret }),
-        domains: domains
+        issuer: issuer.value.trim(),
+        client_id: clientId.value.trim(),
+        ...(secret.value === '' ? {} : { client_secret: secret.value }),
+        domains: domains.value
           .split(',')
           .map((d) => d.trim())
           .filter((d) => d !== ''),
-        enabled,
-        required,
+        enabled: enabled.value,
+        required: required.value,
       },
       {
         onSuccess: () => {
-          setSecret('')
+          secret.setValue('')
           showToast({ title: 'Single sign-on saved' })
         },
       },
     )
   }
   return (
-    <div className="flex max-w-2xl flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-2xl font-bold text-slate-900">Single sign-on</h1>
-        <p className="text-sm text-slate-600">
-          Members sign in through your organization’s OpenID Connect provider, by the email domains it covers.
-        </p>
-      </div>
+    <SettingsScreen
+      title="Single sign-on"
+      description="Members sign in through your organization’s OpenID Connect provider, by the email domains it covers."
+      narrow
+    >
       <div className="flex flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4">
         <p className="text-sm font-medium text-slate-700">Redirect URI</p>
         <p className="text-sm text-slate-600">Register it at your provider for the client Leadline uses.</p>
@@ -100,40 +86,37 @@ function SingleSignOnForm() {
         <TextField
           label="Issuer URL"
           type="url"
-          value={issuer}
-          onChange={edit(setIssuer)}
+          {...issuer.field}
           placeholder="https://accounts.example.com"
           error={beside.issuer}
         />
-        <TextField label="Client ID" value={clientId} onChange={edit(setClientId)} error={beside.client_id} />
+        <TextField label="Client ID" {...clientId.field} error={beside.client_id} />
         <TextField
           label="Client secret"
           type="password"
           autoComplete="off"
-          value={secret}
-          onChange={edit(setSecret)}
+          {...secret.field}
           placeholder={saved.has_client_secret ? 'A secret is stored; leave empty to keep it' : undefined}
           error={beside.client_secret}
         />
         <TextField
           label="Email domains"
-          value={domains}
-          onChange={edit(setDomains)}
+          {...domains.field}
           placeholder="example.com, example.org"
           description="Comma-separated. People with an address at these domains are offered single sign-on."
           error={beside.domains}
         />
         <CheckboxField
           label="Turn on single sign-on"
-          checked={enabled}
-          onChange={edit(setEnabled)}
+          checked={enabled.value}
+          onChange={enabled.field.onChange}
           error={beside.enabled}
         />
         <CheckboxField
           label="Require single sign-on"
           description="Password sign-in is refused to every member but admins, who keep it in case the provider fails."
-          checked={required}
-          onChange={edit(setRequired)}
+          checked={required.value}
+          onChange={required.field.onChange}
           error={beside.required}
         />
         {general === undefined ? null : (
@@ -147,6 +130,6 @@ function SingleSignOnForm() {
           </Button>
         </div>
       </form>
-    </div>
+    </SettingsScreen>
   )
 }

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-quer
 import { useState, type SubmitEvent } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { Button } from '../../components/ui/button'
+import { CardSection } from '../../components/ui/card-section'
 import { CheckboxField } from '../../components/ui/checkbox-field'
 import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
@@ -11,8 +12,9 @@ import { showToast } from '../../components/ui/toast'
 import { saveErrorMessage } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { formatDateTime } from '../../lib/format'
+import { useFormValue } from '../../lib/form-value'
 import { authQueries } from '../auth/auth-queries'
-import { SettingsFrame, useSettingsTitle } from './settings-layout'
+import { settingsPage, SettingsScreen } from './settings-layout'
 import { SettingsTable } from './settings-table'
 import {
   useChangeRole,
@@ -32,28 +34,18 @@ const ROLE_OPTIONS = [
 const roleOf = (value: string): Role => (value === 'admin' ? 'admin' : 'user')
 const roleLabel = (role: Role) => (role === 'admin' ? 'Admin' : 'User')
 
-const section = 'flex flex-col gap-4 rounded-lg border border-slate-200 bg-white p-5'
 const cell = 'px-3 py-2 align-middle'
 
 /** The organization's members and invitations, and its two-factor rule (admins only). */
-export function UsersPage() {
-  return (
-    <SettingsFrame>
-      <UsersPageContent />
-    </SettingsFrame>
-  )
-}
+export const UsersPage = settingsPage(UsersPageContent)
 
 function UsersPageContent() {
-  useSettingsTitle('Users')
   const [inviting, setInviting] = useState(false)
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="flex flex-col gap-1">
-          <h1 className="text-2xl font-bold text-slate-900">Users</h1>
-          <p className="text-sm text-slate-600">Who works in this organization, and what they may change.</p>
-        </div>
+    <SettingsScreen
+      title="Users"
+      description="Who works in this organization, and what they may change."
+      actions={
         <Button
           variant="primary"
           onPress={() => {
@@ -62,7 +54,8 @@ function UsersPageContent() {
         >
           Invite user
         </Button>
-      </div>
+      }
+    >
       <TwoFactorPolicy />
       <MembersTable />
       <PendingInvitations />
@@ -72,7 +65,7 @@ function UsersPageContent() {
           setInviting(false)
         }}
       />
-    </div>
+    </SettingsScreen>
   )
 }
 
@@ -108,10 +101,7 @@ function MembersTable() {
   const { data: members } = useSuspenseQuery(usersQueries.members())
   const { data: session } = useSuspenseQuery(authQueries.session())
   return (
-    <section aria-labelledby="members-heading" className={section}>
-      <h2 id="members-heading" className="text-lg font-semibold text-slate-900">
-        Members
-      </h2>
+    <CardSection headingId="members-heading" title="Members">
       <SettingsTable
         labelledBy="members-heading"
         columns={['Name', 'Email', 'Role', 'Status', 'Last active', 'Two-factor']}
@@ -120,7 +110,7 @@ function MembersTable() {
           <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
         ))}
       </SettingsTable>
-    </section>
+    </CardSection>
   )
 }
 
@@ -206,10 +196,7 @@ function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
 function PendingInvitations() {
   const { data: invitations } = useSuspenseQuery(usersQueries.invitations())
   return (
-    <section aria-labelledby="invitations-heading" className={section}>
-      <h2 id="invitations-heading" className="text-lg font-semibold text-slate-900">
-        Pending invitations
-      </h2>
+    <CardSection headingId="invitations-heading" title="Pending invitations">
       {invitations.length === 0 ? (
         <p className="text-sm text-slate-500">No invitations are waiting for an answer.</p>
       ) : (
@@ -219,7 +206,7 @@ function PendingInvitations() {
           ))}
         </SettingsTable>
       )}
-    </section>
+    </CardSection>
   )
 }
 
@@ -279,10 +266,10 @@ function InvitationRow({ invitation }: { invitation: Invitation }) {
 
 function InviteDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
   const invite = useInvite()
-  const [email, setEmail] = useState('')
+  const email = useFormValue('', invite)
   const [role, setRole] = useState<Role>('user')
   const close = () => {
-    setEmail('')
+    email.setValue('')
     setRole('user')
     invite.reset()
     onClose()
@@ -290,7 +277,7 @@ function InviteDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => voi
   const { beside, general } = placeErrors(['email', 'role_id'], invite.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const address = email.trim()
+    const address = email.value.trim()
     invite.mutate(
       { email: address, role_id: role },
       {
@@ -308,7 +295,7 @@ function InviteDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => voi
       onOpenChange={(open) => {
         if (!open) close()
       }}
-      isDismissable={email === ''}
+      isDismissable={email.value === ''}
     >
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <TextField
@@ -316,11 +303,7 @@ function InviteDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => voi
           type="email"
           autoComplete="off"
           autoFocus
-          value={email}
-          onChange={(value) => {
-            setEmail(value)
-            invite.reset()
-          }}
+          {...email.field}
           isRequired
           error={beside.email}
           description="They get an email with a link that works for 7 days."

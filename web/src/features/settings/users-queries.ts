@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query'
-import type { ListEnvelope } from '@leadline/shared/list'
 import type { Role } from '@leadline/shared/user-schema'
 import { api } from '../../lib/api'
+import { wholeListQuery } from '../../lib/setup-query'
 
 // Loaded with the Users screen only (no route loader imports it), so none of it weighs on a first visit.
 
@@ -40,18 +40,8 @@ export interface SignInPolicy {
 }
 
 export const usersQueries = {
-  members: () =>
-    queryOptions({
-      queryKey: ['memberships'] as const,
-      queryFn: () => api.get<ListEnvelope<Member>>('membership/'),
-      select: (page) => page.data,
-    }),
-  invitations: () =>
-    queryOptions({
-      queryKey: ['invitations'] as const,
-      queryFn: () => api.get<ListEnvelope<Invitation>>('invitation/'),
-      select: (page) => page.data,
-    }),
+  members: () => wholeListQuery<Member>(['memberships'], 'membership/'),
+  invitations: () => wholeListQuery<Invitation>(['invitations'], 'invitation/'),
   policy: () =>
     queryOptions({
       queryKey: ['sign-in-policy'] as const,
