@@ -10,9 +10,9 @@ function classesOf(element: ReactElement): string[] {
 }
 
 describe('Button classes', () => {
-  it('a caller’s text colour replaces the variant’s, whatever order the stylesheet puts them in', () => {
+  it('a tone replaces the variant’s text colour rather than competing with it in the stylesheet', () => {
     const quiet = classesOf(
-      <Button variant="quiet" className="text-red-700">
+      <Button variant="quiet" tone="danger">
         Delete
       </Button>,
     )
@@ -21,24 +21,38 @@ describe('Button classes', () => {
     expect(quiet).toContain('hover:bg-slate-100')
 
     const secondary = classesOf(
-      <Button variant="secondary" className="text-red-700">
+      <Button variant="secondary" tone="danger">
         Delete lead
       </Button>,
     )
     expect(secondary).toContain('text-red-700')
     expect(secondary).not.toContain('text-slate-800')
     expect(secondary).toEqual(expect.arrayContaining(['border', 'border-slate-300', 'bg-white']))
+
+    expect(classesOf(<Button variant="quiet">Edit</Button>)).toContain('text-slate-700')
   })
 
-  it('a caller’s spacing replaces the size’s on that side only', () => {
+  it('a size sets padding and text size as a whole, with none of another size’s', () => {
     const classes = classesOf(
-      <Button size="sm" className="px-0">
-        Edit
+      <Button size="inline" variant="quiet" tone="accent">
+        Edit draft
       </Button>,
     )
-    expect(classes).toContain('px-0')
-    expect(classes).not.toContain('px-2.5')
-    expect(classes).toContain('py-1')
+    expect(classes).toEqual(expect.arrayContaining(['px-1', 'py-0', 'text-xs', 'text-indigo-700']))
+    expect(classes).not.toEqual(expect.arrayContaining(['px-2.5']))
+    expect(classes).not.toContain('py-1')
+    expect(classes).not.toContain('text-sm')
+  })
+
+  it('a full-width button is a block and its content may be spread apart', () => {
+    const classes = classesOf(
+      <Button variant="quiet" isFullWidth justify="between">
+        Tomorrow
+      </Button>,
+    )
+    expect(classes).toEqual(expect.arrayContaining(['flex', 'w-full', 'justify-between']))
+    expect(classes).not.toContain('inline-flex')
+    expect(classes).not.toContain('justify-center')
   })
 
   it('classes that conflict with nothing are all kept, each once', () => {

@@ -11,11 +11,12 @@ export interface DateRangeFieldsProps extends DateRange {
   toLabel: string
   /** Both bounds, the one changed and the other as it was; a cleared field removes its bound. */
   onChange: (range: DateRange) => void
-  inputClassName?: string
+  /** Each input's width class. */
+  inputWidth?: string
 }
 
 /** Two calendar days bounding a list's filter, side by side. */
-export function DateRangeFields({ from, to, fromLabel, toLabel, onChange, inputClassName }: DateRangeFieldsProps) {
+export function DateRangeFields({ from, to, fromLabel, toLabel, onChange, inputWidth }: DateRangeFieldsProps) {
   const bounds = [
     { label: fromLabel, value: from, rangeOf: (day: string | undefined) => ({ from: day, to }) },
     { label: toLabel, value: to, rangeOf: (day: string | undefined) => ({ from, to: day }) },
@@ -28,7 +29,7 @@ export function DateRangeFields({ from, to, fromLabel, toLabel, onChange, inputC
           type="date"
           label={label}
           value={value ?? ''}
-          inputClassName={inputClassName}
+          inputWidth={inputWidth}
           onChange={(day) => {
             onChange(rangeOf(day === '' ? undefined : day))
           }}

@@ -83,7 +83,7 @@ export function ConfirmedDelete({ label, title, isPending, onConfirm, children, 
     <>
       <Button
         variant="secondary"
-        className="text-red-700"
+        tone="danger"
         onPress={() => {
           setOpen(true)
         }}

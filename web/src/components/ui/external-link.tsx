@@ -1,5 +1,5 @@
 import { linkableUrl } from '../../lib/url'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 /** A URL as the user typed it: a link (in a new tab) when it is a web address, otherwise plain text. */
 export function ExternalLink({ url, className }: { url: string; className?: string }) {
@@ -10,7 +10,7 @@ export function ExternalLink({ url, className }: { url: string; className?: stri
       href={href}
       target="_blank"
       rel="noreferrer noopener"
-      className={twMerge('text-indigo-700 hover:underline', className)}
+      className={cx('text-indigo-700 hover:underline', className)}
     >
       {url}
     </a>

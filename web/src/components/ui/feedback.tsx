@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 import { Button } from './button'
 
 /** A thin bar along the top edge while a navigation loads: it overlays, so nothing below moves. */
@@ -18,7 +18,7 @@ export function ProgressBar({ isActive }: { isActive: boolean }) {
 
 /** Grey blocks the size of the content they stand for, so the page does not jump when it arrives. */
 export function Skeleton({ className }: { className?: string }) {
-  return <div aria-hidden="true" className={twMerge('animate-pulse rounded bg-slate-200', className)} />
+  return <div aria-hidden="true" className={cx('animate-pulse rounded bg-slate-200', className)} />
 }
 
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {

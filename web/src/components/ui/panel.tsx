@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 export interface PanelProps {
   title: string
@@ -12,7 +12,7 @@ export interface PanelProps {
 export function Panel({ title, actions, children, className }: PanelProps) {
   const id = `panel-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`
   return (
-    <section aria-labelledby={id} className={twMerge('rounded-lg border border-slate-200 bg-white', className)}>
+    <section aria-labelledby={id} className={cx('rounded-lg border border-slate-200 bg-white', className)}>
       <div className="flex items-center justify-between gap-2 border-b border-slate-100 px-4 py-3">
         <h2 id={id} className="text-sm font-semibold text-slate-900">
           {title}

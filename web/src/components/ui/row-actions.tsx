@@ -1,5 +1,5 @@
-import { Button } from './button'
-import { twMerge } from '../../lib/class-merge'
+import { Button, type ButtonProps } from './button'
+import { cx } from '../../lib/cx'
 
 export interface RowActionsProps {
   /** The buttons' accessible names, which say what row they act on; they show as Edit and Delete. */
@@ -8,17 +8,17 @@ export interface RowActionsProps {
   onEdit: () => void
   onDelete: () => void
   className?: string
-  editClassName?: string
+  editTone?: ButtonProps['tone']
 }
 
 /** A list row's Edit and Delete buttons. */
-export function RowActions({ editLabel, deleteLabel, onEdit, onDelete, className, editClassName }: RowActionsProps) {
+export function RowActions({ editLabel, deleteLabel, onEdit, onDelete, className, editTone }: RowActionsProps) {
   return (
-    <span className={twMerge('flex gap-1', className)}>
-      <Button size="sm" variant="quiet" aria-label={editLabel} className={editClassName} onPress={onEdit}>
+    <span className={cx('flex gap-1', className)}>
+      <Button size="sm" variant="quiet" aria-label={editLabel} tone={editTone} onPress={onEdit}>
         Edit
       </Button>
-      <Button size="sm" variant="quiet" aria-label={deleteLabel} className="text-red-700" onPress={onDelete}>
+      <Button size="sm" variant="quiet" aria-label={deleteLabel} tone="danger" onPress={onDelete}>
         Delete
       </Button>
     </span>

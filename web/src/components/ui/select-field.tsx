@@ -1,6 +1,6 @@
 import { useId, type ChangeEvent } from 'react'
 import { inputStyles, labelStyles } from './text-field'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 import { FieldErrorText } from './field-error-text'
 
 export interface SelectOption {
@@ -41,7 +41,7 @@ export function SelectField({
   const id = useId()
   const errorId = `${id}-error`
   return (
-    <div className={twMerge('flex flex-col gap-1', className)}>
+    <div className={cx('flex flex-col gap-1', className)}>
       <label htmlFor={id} className={hideLabel ? 'sr-only' : labelStyles}>
         {label}
       </label>
@@ -55,7 +55,8 @@ export function SelectField({
         onChange={(event: ChangeEvent<HTMLSelectElement>) => {
           onChange(event.target.value)
         }}
-        className={twMerge(inputStyles, 'pr-8')}
+        // Room for the arrow: padding-right comes after the field's padding-inline in Tailwind's stylesheet.
+        className={cx(inputStyles, 'pr-8')}
       >
         {emptyLabel === undefined ? null : <option value="">{emptyLabel}</option>}
         {options.map((option) => (

@@ -1,5 +1,5 @@
 import { useId, type HTMLAttributes } from 'react'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 import { FieldErrorText } from './field-error-text'
 
 export interface TextFieldProps {
@@ -21,12 +21,26 @@ export interface TextFieldProps {
   isRequired?: boolean
   /** The label is read by assistive technology but not shown (a search box whose button says what it is). */
   hideLabel?: boolean
+  /** Layout of the label, field and messages together (flex, width). */
   className?: string
-  inputClassName?: string
+  /** The input's own width class, instead of the container's full width (a date beside others, say). */
+  inputWidth?: string
 }
 
-export const inputStyles =
-  'w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs outline-none placeholder:text-slate-400 focus:border-indigo-500 focus-visible:ring-2 focus-visible:ring-indigo-500/40 aria-invalid:border-red-500 disabled:bg-slate-100'
+const fieldBox =
+  'rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs outline-none placeholder:text-slate-400 focus:border-indigo-500 aria-invalid:border-red-500 disabled:bg-slate-100'
+
+const fieldRing = 'focus-visible:ring-2 focus-visible:ring-indigo-500/40'
+
+/**
+ * A field's look; `width` replaces its full width and `ring` its focus ring (a button styled as a field rings like a
+ * button), so that neither competes with the one it replaces.
+ */
+export function fieldStyles({ width = 'w-full', ring = fieldRing }: { width?: string; ring?: string } = {}): string {
+  return cx(width, fieldBox, ring)
+}
+
+export const inputStyles = fieldStyles()
 
 export const labelStyles = 'text-sm font-medium text-slate-700'
 
@@ -45,7 +59,7 @@ export function TextField({
   isRequired = false,
   hideLabel = false,
   className,
-  inputClassName,
+  inputWidth,
   type = 'text',
   ...props
 }: TextFieldProps) {
@@ -60,10 +74,10 @@ export function TextField({
     required: isRequired,
     'aria-invalid': error === undefined ? undefined : true,
     'aria-describedby': describedBy === '' ? undefined : describedBy,
-    className: twMerge(inputStyles, inputClassName),
+    className: fieldStyles({ width: inputWidth }),
   }
   return (
-    <div className={twMerge('flex flex-col gap-1', className)}>
+    <div className={cx('flex flex-col gap-1', className)}>
       <label htmlFor={id} className={hideLabel ? 'sr-only' : labelStyles}>
         {label}
       </label>

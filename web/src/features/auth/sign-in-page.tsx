@@ -72,7 +72,8 @@ export function SignInPage({ redirectTo, method, ssoError }: SignInPageProps) {
             {demoUsers.data.map((user) => (
               <li key={user.email} className="flex items-center gap-3">
                 <Button
-                  className="flex-1 justify-start"
+                  justify="start"
+                  className="flex-1"
                   isDisabled={demoSignIn.isPending}
                   onPress={() => {
                     demoSignIn.mutate(user.email, { onSuccess: afterSignIn })

@@ -45,10 +45,9 @@ export function EmailBodyField({ value, onChange, error, autoFocus }: EmailBodyF
           {tools.map((tool) => (
             <Button
               key={tool.label}
-              size="sm"
               variant="quiet"
               aria-label={tool.label}
-              className="px-2 py-0.5"
+              size="toolbar"
               onPress={() => {
                 const textarea = box.current
                 if (textarea === null) return

@@ -33,7 +33,6 @@ export interface EmailThreadProps {
 }
 
 const toneStyles = { plain: 'text-slate-500', pending: 'text-amber-800', error: 'text-red-700' } as const
-const linkButton = 'px-1 py-0 text-xs text-indigo-700'
 
 export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) {
   const listId = useId()
@@ -68,9 +67,10 @@ export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) 
         </p>
       )}
       <Button
-        size="sm"
+        size="inline"
         variant="quiet"
-        className={`mt-1 ${linkButton}`}
+        tone="accent"
+        className="mt-1"
         aria-expanded={open}
         aria-controls={open ? listId : undefined}
         onPress={() => {
@@ -157,7 +157,7 @@ function EmailItem({
       {email.attachments.length === 0 ? null : <AttachmentList files={email.attachments} />}
       <p className="flex flex-wrap gap-1.5">
         {action === undefined ? null : (
-          <Button size="sm" variant="quiet" className={linkButton} isPending={action.isPending} onPress={action.run}>
+          <Button size="inline" variant="quiet" tone="accent" isPending={action.isPending} onPress={action.run}>
             {action.label}
           </Button>
         )}
@@ -218,9 +218,9 @@ function EmailPartView({ part }: { part: EmailPart }) {
   return (
     <div>
       <Button
-        size="sm"
+        size="inline"
         variant="quiet"
-        className={linkButton}
+        tone="accent"
         aria-expanded={shown}
         aria-controls={shown ? id : undefined}
         onPress={() => {

@@ -123,7 +123,8 @@ export function AddressesForm({ lead, onDone }: { lead: Lead; onDone: () => void
             ref={removal.ref(draft.key)}
             size="sm"
             variant="quiet"
-            className="w-fit text-red-700"
+            tone="danger"
+            className="w-fit"
             onPress={() => {
               remove(index)
             }}

@@ -133,7 +133,8 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
             }}
             size="sm"
             variant="quiet"
-            className="w-fit text-indigo-700"
+            tone="accent"
+            className="w-fit"
             onPress={() => {
               setDraft((d) => ({ ...d, [key]: [...d[key], { key: newRowKey(), type: undefined, value: '' }] }))
             }}

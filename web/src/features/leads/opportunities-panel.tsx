@@ -60,7 +60,7 @@ export function OpportunitiesPanel({ lead }: { lead: Lead }) {
               <RowActions
                 editLabel={`Edit ${item.status_label} opportunity`}
                 deleteLabel={`Delete ${item.status_label} opportunity`}
-                editClassName="text-indigo-700"
+                editTone="accent"
                 onEdit={() => {
                   setEditing(item)
                 }}

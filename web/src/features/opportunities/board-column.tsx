@@ -12,7 +12,7 @@ import type { BoardFilters } from './board-search'
 import { OpportunityCard } from './opportunity-card'
 import { opportunityQueries } from './opportunity-queries'
 import { Button as AriaButton, Tooltip, TooltipTrigger } from 'react-aria-components'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 /** A card's height before it is measured; the virtualizer corrects it once the card is on screen. */
 const CARD_HEIGHT_ESTIMATE = 150
@@ -59,9 +59,9 @@ export function BoardColumn({ status, statuses, filters, currency, today, onMove
     <section
       ref={setNodeRef}
       aria-labelledby={headingId}
-      className={twMerge(
-        'flex w-64 shrink-0 flex-col gap-2 rounded-lg border border-slate-200 bg-slate-50 p-2',
-        isOver && 'border-indigo-400 bg-indigo-50',
+      className={cx(
+        'flex w-64 shrink-0 flex-col gap-2 rounded-lg border p-2',
+        isOver ? 'border-indigo-400 bg-indigo-50' : 'border-slate-200 bg-slate-50',
       )}
     >
       <header className="flex flex-col gap-0.5 px-1">

@@ -6,9 +6,9 @@ import type { Organization } from '@leadline/shared/organization-schema'
 import { Button, focusRing } from '../../components/ui/button'
 import { DateRangeFields } from '../../components/ui/date-range-fields'
 import { SelectField } from '../../components/ui/select-field'
-import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
+import { fieldStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { filtersOf, type BoardSearch } from './board-search'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 type Member = Organization['memberships'][number]
 
@@ -56,7 +56,7 @@ export function BoardFilterBar({ search, members }: { search: BoardSearch; membe
         toLabel="Closing until"
         from={search.won_from}
         to={search.won_to}
-        inputClassName="w-40"
+        inputWidth="w-40"
         onChange={({ from, to }) => {
           set({ won_from: from, won_to: to })
         }}
@@ -82,7 +82,7 @@ export function BoardFilterBar({ search, members }: { search: BoardSearch; membe
 
 /** Board or List: two links, so each view has its URL and the current one is `aria-current`. */
 export function ViewSwitch() {
-  const link = twMerge(
+  const link = cx(
     'rounded px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-white aria-[current=page]:bg-white aria-[current=page]:text-indigo-700 aria-[current=page]:shadow-sm',
     focusRing,
   )
@@ -127,7 +127,10 @@ function OwnerPicker({ members, selected, onChange }: OwnerPickerProps) {
         Owner
       </span>
       <MenuTrigger>
-        <AriaButton aria-label={`Owner: ${summary}`} className={twMerge(inputStyles, 'w-44 text-left', focusRing)}>
+        <AriaButton
+          aria-label={`Owner: ${summary}`}
+          className={cx(fieldStyles({ width: 'w-44', ring: focusRing }), 'text-left')}
+        >
           {summary} <span aria-hidden="true">▾</span>
         </AriaButton>
         <Popover

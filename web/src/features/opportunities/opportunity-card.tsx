@@ -5,7 +5,7 @@ import type { Opportunity } from '@leadline/shared/opportunity-schema'
 import { focusRing } from '../../components/ui/button'
 import { formatCalendarDate } from '../../lib/format'
 import { isOverdue, type BoardStatus } from './board-moves'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 export interface CardDragData {
   opportunity: Opportunity
@@ -43,7 +43,7 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
       onClick={(event) => {
         if (event.target instanceof Element && event.target.closest('a, button') === null) open()
       }}
-      className={twMerge(
+      className={cx(
         'flex cursor-pointer flex-col gap-1.5 rounded-md border border-slate-200 bg-white p-3 text-sm shadow-sm',
         isDragging && 'opacity-40',
       )}
@@ -54,7 +54,7 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
           ref={setActivatorNodeRef}
           {...attributes}
           aria-label={`Drag ${name}`}
-          className={twMerge('-ml-1 cursor-grab rounded px-1 text-slate-400 hover:text-slate-700', focusRing)}
+          className={cx('-ml-1 cursor-grab rounded px-1 text-slate-400 hover:text-slate-700', focusRing)}
         >
           <span aria-hidden="true">⠿</span>
         </button>
@@ -62,14 +62,14 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
           id={nameId}
           to="/leads/$leadId"
           params={{ leadId: opportunity.lead_id }}
-          className={twMerge('min-w-0 flex-1 font-medium break-words text-indigo-700 hover:underline', focusRing)}
+          className={cx('min-w-0 flex-1 font-medium break-words text-indigo-700 hover:underline', focusRing)}
         >
           {name}
         </Link>
         <button
           type="button"
           aria-label={`Open ${name} opportunity`}
-          className={twMerge('rounded px-1.5 py-0.5 text-xs font-medium text-indigo-700 hover:bg-indigo-50', focusRing)}
+          className={cx('rounded px-1.5 py-0.5 text-xs font-medium text-indigo-700 hover:bg-indigo-50', focusRing)}
           onClick={open}
         >
           Open
@@ -78,7 +78,7 @@ export function OpportunityCard({ opportunity, status, statuses, today, onMove }
       <CardFacts opportunity={opportunity} today={today} />
       <MenuTrigger>
         <AriaButton
-          className={twMerge(
+          className={cx(
             'self-start rounded px-1.5 py-0.5 text-xs font-medium text-slate-600 hover:bg-slate-100',
             focusRing,
           )}

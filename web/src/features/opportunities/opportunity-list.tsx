@@ -19,7 +19,7 @@ import { formatCalendarDate } from '../../lib/format'
 import type { OpportunityColumnPage } from './board-moves'
 import type { BoardFilters } from './board-search'
 import { listsKey } from './opportunity-move'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 
 // The list view: the board's filtered opportunities as a table. The API sorts and pages; the table only lays out.
 
@@ -57,7 +57,7 @@ function columnsIn(currency: string) {
         <Link
           to="/leads/$leadId"
           params={{ leadId: row.original.lead_id }}
-          className={twMerge('font-medium text-indigo-700 hover:underline', focusRing)}
+          className={cx('font-medium text-indigo-700 hover:underline', focusRing)}
         >
           {row.original.lead_name ?? 'Unnamed lead'}
         </Link>
@@ -175,7 +175,7 @@ export function OpportunityList({ pipeline, filters, sort, currency }: Opportuni
                           <button
                             type="button"
                             onClick={header.column.getToggleSortingHandler()}
-                            className={twMerge('inline-flex items-center gap-1 rounded uppercase', focusRing)}
+                            className={cx('inline-flex items-center gap-1 rounded uppercase', focusRing)}
                           >
                             <table.FlexRender header={header} />
                             <span aria-hidden="true">{sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : '↕'}</span>

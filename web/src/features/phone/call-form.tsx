@@ -3,8 +3,7 @@ import type { Contact } from '@leadline/shared/contact-schema'
 import { useId, useState, type SubmitEvent } from 'react'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
-import { inputStyles, labelStyles, TextField } from '../../components/ui/text-field'
-import { twMerge } from '../../lib/class-merge'
+import { fieldStyles, labelStyles, TextField } from '../../components/ui/text-field'
 import { callBodyOf, CALL_FIELDS, emptyCallDraft, type CallDraft, type CallField } from './call-draft'
 import { placeErrors } from '../../lib/form-errors'
 import { bindFields } from '../../lib/form-fields'
@@ -136,7 +135,7 @@ function DurationFields({ minutes, seconds, onChange, error }: DurationFieldsPro
               onChange={(event) => {
                 onChange(field.key, event.target.value)
               }}
-              className={twMerge(inputStyles, 'w-14')}
+              className={fieldStyles({ width: 'w-14' })}
             />
             {field.label}
           </label>

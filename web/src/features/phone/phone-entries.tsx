@@ -135,9 +135,9 @@ function Message({
         {state.at === undefined ? null : <time dateTime={state.at}>{formatDateTime(state.at)}</time>}
         {message.status === 'draft' && message.user_id === myId ? (
           <Button
-            size="sm"
+            size="inline"
             variant="quiet"
-            className="px-1 py-0 text-xs text-indigo-700"
+            tone="accent"
             onPress={() => {
               onEditDraft(message)
             }}
@@ -146,9 +146,9 @@ function Message({
           </Button>
         ) : message.status === 'scheduled' ? (
           <Button
-            size="sm"
+            size="inline"
             variant="quiet"
-            className="px-1 py-0 text-xs text-indigo-700"
+            tone="accent"
             isPending={toDraft.isPending}
             onPress={() => {
               toDraft.mutate(message.id)

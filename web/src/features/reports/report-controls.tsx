@@ -86,7 +86,7 @@ export function ReportControls({
           toLabel="Won to"
           from={search.from}
           to={search.to}
-          inputClassName="w-44"
+          inputWidth="w-44"
           onChange={(range) => {
             onChange({ ...range, dates: undefined })
           }}

@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { formatCalendarDate } from '../../lib/format'
@@ -38,7 +38,7 @@ export function ReportDrill({ search, group, page }: { search: ReportSearch; gro
           from="/reports/"
           to="/reports"
           search={(prev) => ({ ...prev, group: undefined })}
-          className={twMerge('rounded text-sm font-medium text-indigo-700 hover:underline', focusRing)}
+          className={cx('rounded text-sm font-medium text-indigo-700 hover:underline', focusRing)}
         >
           Back to the report
         </Link>
@@ -91,7 +91,7 @@ function DrillList({ source, label }: { source: DrillSource; label: string }) {
                   <Link
                     to="/leads/$leadId"
                     params={{ leadId: o.lead_id }}
-                    className={twMerge('rounded font-medium text-indigo-700 hover:underline', focusRing)}
+                    className={cx('rounded font-medium text-indigo-700 hover:underline', focusRing)}
                   >
                     {o.lead_name ?? 'Unnamed lead'}
                   </Link>

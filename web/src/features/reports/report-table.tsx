@@ -1,6 +1,6 @@
 import { Link } from '@tanstack/react-router'
 import { formatMoney } from '@leadline/shared/money'
-import { twMerge } from '../../lib/class-merge'
+import { cx } from '../../lib/cx'
 import { focusRing } from '../../components/ui/button'
 import { groupLabel, groupParam, type ReportPage } from './report-groups'
 import { groupingLabel, MONEY_COLUMNS } from './report-rows'
@@ -20,11 +20,11 @@ export function ReportTable({ by, page, currency }: { by: Grouping; page: Report
             <th scope="col" className="px-3 py-2 text-left font-medium">
               {groupingLabel(by)}
             </th>
-            <th scope="col" className={twMerge(cell, 'font-medium')}>
+            <th scope="col" className={cx(cell, 'font-medium')}>
               Count
             </th>
             {MONEY_COLUMNS.map((c) => (
-              <th key={c.field} scope="col" className={twMerge(cell, 'font-medium')}>
+              <th key={c.field} scope="col" className={cx(cell, 'font-medium')}>
                 {c.label}
               </th>
             ))}
@@ -38,7 +38,7 @@ export function ReportTable({ by, page, currency }: { by: Grouping; page: Report
                   from="/reports/"
                   to="/reports"
                   search={(prev) => ({ ...prev, group: groupParam(group.key) })}
-                  className={twMerge('rounded text-indigo-700 hover:underline', focusRing)}
+                  className={cx('rounded text-indigo-700 hover:underline', focusRing)}
                 >
                   {groupLabel(by, group)}
                 </Link>

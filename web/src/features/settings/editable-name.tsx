@@ -42,7 +42,7 @@ export function EditableName({ id, name, display = name, field, actions, rename,
             <Button
               size="sm"
               variant="quiet"
-              className="text-red-700"
+              tone="danger"
               isPending={remove.isPending}
               onPress={() => {
                 remove.mutate(id)

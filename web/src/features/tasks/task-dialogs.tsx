@@ -82,7 +82,8 @@ function SnoozeDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
             <Button
               variant="quiet"
               autoFocus={i === 0}
-              className="flex w-full justify-between"
+              isFullWidth
+              justify="between"
               onPress={() => {
                 snooze(choice.date, choice.hint)
                 onClose()
@@ -124,7 +125,8 @@ function AssignDialog({ tasks, subject, onClose, onChange }: BulkDialogProps) {
                 variant="quiet"
                 autoFocus={i === 0}
                 aria-current={user.id === current || undefined}
-                className="flex w-full justify-between"
+                isFullWidth
+                justify="between"
                 onPress={() => {
                   onChange(
                     tasks,

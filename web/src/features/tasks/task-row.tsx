@@ -180,13 +180,7 @@ export function TaskRow({
 
 function RowButton({ label, name, onPress }: { label: string; name: string; onPress: () => void }) {
   return (
-    <Button
-      size="sm"
-      variant="quiet"
-      aria-label={`${label}: ${name}`}
-      className="px-1.5 py-0.5 text-xs"
-      onPress={onPress}
-    >
+    <Button variant="quiet" aria-label={`${label}: ${name}`} size="xs" onPress={onPress}>
       {label}
     </Button>
   )
