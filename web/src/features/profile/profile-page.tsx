@@ -33,7 +33,7 @@ export function ProfilePage() {
         </p>
       </div>
       <NameSection firstName={session.user.first_name ?? ''} lastName={session.user.last_name ?? ''} />
-      <TimeZoneSection className={section} />
+      <TimeZoneSection />
       <PasswordSection />
       <TwoFactorSection />
       <SessionsSection />

@@ -1,10 +1,12 @@
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { CardSection } from '../../components/ui/card-section'
 import { SelectField, type SelectOption } from '../../components/ui/select-field'
 import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
+import { useFormValue } from '../../lib/form-value'
 import { browserTimeZone } from '../../lib/format'
 import { useSaveTimeZone } from './profile-mutations'
 
@@ -28,21 +30,21 @@ function zoneOptions(): SelectOption[] {
  * The zone times and "today" show in, on every device the person signs in on. Until they choose one it is the
  * browser's, whatever machine they are at.
  */
-export function TimeZoneSection({ className }: { className: string }) {
+export function TimeZoneSection() {
   const profile = useQuery(ownProfile)
   if (profile.data === undefined) return null
-  return <TimeZoneForm className={className} chosen={profile.data.time_zone ?? ''} />
+  return <TimeZoneForm chosen={profile.data.time_zone ?? ''} />
 }
 
-function TimeZoneForm({ className, chosen }: { className: string; chosen: string }) {
+function TimeZoneForm({ chosen }: { chosen: string }) {
   const save = useSaveTimeZone()
   const queryClient = useQueryClient()
-  const [zone, setZone] = useState(chosen)
+  const zone = useFormValue(chosen, save)
   const [options] = useState(zoneOptions)
   const { beside, general } = placeErrors(['time_zone'], save.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    save.mutate(zone === '' ? null : zone, {
+    save.mutate(zone.value === '' ? null : zone.value, {
       onSuccess: () => {
         showToast({ title: 'Time zone saved' })
         // "Today", due dates and every time shown move with the zone.
@@ -51,21 +53,14 @@ function TimeZoneForm({ className, chosen }: { className: string; chosen: string
     })
   }
   return (
-    <section aria-labelledby="time-zone-heading" className={className}>
-      <h2 id="time-zone-heading" className="text-lg font-semibold text-slate-900">
-        Time zone
-      </h2>
+    <CardSection headingId="time-zone-heading" title="Time zone">
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <SelectField
           label="Time zone"
           name="time_zone"
-          value={zone}
+          {...zone.field}
           options={options}
           emptyLabel={`Your browser’s (${browserTimeZone()})`}
-          onChange={(value) => {
-            setZone(value)
-            save.reset()
-          }}
           error={beside.time_zone ?? general}
         />
         <p className="text-sm text-slate-600">
@@ -75,6 +70,6 @@ function TimeZoneForm({ className, chosen }: { className: string; chosen: string
           Save time zone
         </Button>
       </form>
-    </section>
+    </CardSection>
   )
 }
