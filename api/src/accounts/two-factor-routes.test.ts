@@ -99,6 +99,7 @@ describe('turning two-factor on', () => {
       enabled: false,
       recovery_codes_left: 0,
       required: false,
+      has_password: true,
     })
     const wrongPassword = await call(ctx.app, key, 'POST', '/auth/two_factor/setup/', {
       body: { password: 'not my password' },
@@ -137,6 +138,7 @@ describe('turning two-factor on', () => {
       enabled: true,
       recovery_codes_left: 10,
       required: false,
+      has_password: true,
     })
     const members = await call(ctx.app, who.org.admin.key, 'GET', '/membership/')
     const byUser = new Map(
@@ -301,11 +303,50 @@ describe('turning two-factor off', () => {
       enabled: false,
       recovery_codes_left: 0,
       required: false,
+      has_password: true,
     })
     const noCodes = await call(ctx.app, key, 'POST', '/auth/two_factor/recovery_codes/', {
       body: { password: PASSWORD },
     })
     expect(noCodes.statusCode).toBe(400)
+  })
+})
+
+describe('someone without a password (single sign-on only)', () => {
+  it('proves it is them with a code of their second factor instead, counted like a sign-in', async () => {
+    const org = await ctx.createOrg('Password-less')
+    const key = org.member.key
+    const setup = await call(ctx.app, key, 'POST', '/auth/two_factor/setup/', { body: { password: '' } })
+    expect(setup.statusCode, setup.body).toBe(200)
+    const { secret } = setup.json<{ secret: string }>()
+    nextStep()
+    const enabled = await call(ctx.app, key, 'POST', '/auth/two_factor/enable/', { body: { code: appCode(secret) } })
+    expect(enabled.statusCode, enabled.body).toBe(200)
+    nextStep()
+    expect((await call(ctx.app, key, 'GET', '/auth/two_factor/')).json()).toMatchObject({
+      enabled: true,
+      has_password: false,
+    })
+    const bare = await call(ctx.app, key, 'POST', '/auth/two_factor/disable/', { body: { password: 'anything' } })
+    expect(bare.statusCode).toBe(400)
+    expect(bare.json()['field-errors']).toEqual({
+      code: 'Enter a code from your authenticator app, or a recovery code.',
+    })
+    const wrong = await call(ctx.app, key, 'POST', '/auth/two_factor/recovery_codes/', {
+      body: { code: wrongCode(secret) },
+    })
+    expect(wrong.json()['field-errors']).toEqual({ code: WRONG })
+    const codes = await call(ctx.app, key, 'POST', '/auth/two_factor/recovery_codes/', {
+      body: { code: appCode(secret) },
+    })
+    expect(codes.statusCode, codes.body).toBe(200)
+    const [recovery = ''] = codes.json<{ recovery_codes: string[] }>().recovery_codes
+    // The step just used does not prove it twice.
+    const replay = await call(ctx.app, key, 'POST', '/auth/two_factor/disable/', { body: { code: appCode(secret) } })
+    expect(replay.json()['field-errors']).toEqual({ code: WRONG })
+    const off = await call(ctx.app, key, 'POST', '/auth/two_factor/disable/', { body: { code: recovery } })
+    expect(off.statusCode, off.body).toBe(200)
+    expect((await call(ctx.app, key, 'GET', '/auth/two_factor/')).json()).toMatchObject({ enabled: false })
   })
 })
 

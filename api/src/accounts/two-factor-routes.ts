@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
@@ -7,9 +8,11 @@ import { HttpError, ValidationError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
 import { totpSecretContext } from '../platform/security/stored-secrets.js'
 import { MAX_PASSWORD_LENGTH } from './passwords.js'
-import { checkCallerPassword } from './session-routes.js'
+import { callerAddress, checkCallerPassword, refuseWhenThrottled } from './session-routes.js'
+import { recordFailure, SIGN_IN_LIMITS, throttleKeys } from './sign-in-throttle.js'
 import { requiresTwoFactor } from './sign-in-policy-routes.js'
 import {
+  acceptSecondFactor,
   MAX_CODE_LENGTH,
   newTotpSecret,
   openTotpSecret,
@@ -29,10 +32,30 @@ const stateSchema = Type.Object({
   enabled: Type.Boolean(),
   recovery_codes_left: Type.Integer(),
   required: Type.Boolean({ description: 'The organization requires two-factor sign-in.' }),
+  has_password: Type.Boolean({
+    description: 'The caller has a password (not someone who signs in by single sign-on only).',
+  }),
 })
 
 const passwordBody = Type.Object(
   { password: Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'The caller’s current password.' }) },
+  { additionalProperties: false },
+)
+
+/** Turning two-factor off or making new codes: the password, or for someone without one, a code of theirs. */
+const proofBody = Type.Object(
+  {
+    password: Type.Optional(
+      Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'The caller’s current password.' }),
+    ),
+    code: Type.Optional(
+      Type.String({
+        maxLength: MAX_CODE_LENGTH,
+        description:
+          'For someone without a password (single sign-on only): a code of their authenticator app, or a recovery code.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 )
 
@@ -45,7 +68,7 @@ const recoveryCodesSchema = Type.Object({
 async function twoFactorOf(db: Db, userId: string) {
   return db
     .selectFrom('user')
-    .select(['email', 'totp_secret', 'totp_pending_secret', 'totp_enabled_at'])
+    .select(['email', 'email_lower', 'password_hash', 'totp_secret', 'totp_pending_secret', 'totp_enabled_at'])
     .where('id', '=', userId)
     .executeTakeFirstOrThrow()
 }
@@ -69,6 +92,26 @@ async function requiredByAnyOrganization(db: Db, userId: string): Promise<boolea
  * make new recovery codes. Open to a session key that the organization's policy holds back, so it can be turned on.
  */
 export const twoFactorRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, auth, config }) => {
+  /**
+   * That it is the person, before their second factor changes: their current password; someone who has none (they
+   * sign in by single sign-on) gives a code of the factor itself instead, counted against sign-in limits when wrong.
+   */
+  const checkCaller = async (request: FastifyRequest, userId: string, proof: { password?: string; code?: string }) => {
+    const now = clock.now()
+    const user = await twoFactorOf(db, userId)
+    if (user.password_hash !== null || user.totp_secret === null)
+      return checkCallerPassword(db, request, userId, proof.password ?? '', 'password', now)
+    const keys = throttleKeys(user.email_lower, callerAddress(request))
+    await refuseWhenThrottled(db, keys, now)
+    const code = proof.code?.trim() ?? ''
+    if (code === '')
+      throw ValidationError.field('code', 'Enter a code from your authenticator app, or a recovery code.')
+    if (!(await acceptSecondFactor(db, config.secretBox, { id: userId, totp_secret: user.totp_secret }, code, now))) {
+      await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+      throw ValidationError.field('code', 'That code is not right.')
+    }
+  }
+
   app.get(
     '/auth/two_factor/',
     {
@@ -87,6 +130,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db
         enabled,
         recovery_codes_left: enabled ? await recoveryCodesLeft(db, me.userId) : 0,
         required: await requiresTwoFactor(db, me.organizationId),
+        has_password: user.password_hash !== null,
       }
     },
   )
@@ -182,14 +226,14 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db
       schema: {
         tags,
         summary: 'Turn the caller’s two-factor sign-in off (refused while the organization requires it)',
-        body: passwordBody,
+        body: proofBody,
         response: { 200: Type.Object({}) },
       },
     },
     async (request) => {
       const me = caller(request)
       if (await requiredByAnyOrganization(db, me.userId)) throw new HttpError(400, REQUIRED)
-      await checkCallerPassword(db, request, me.userId, request.body.password, 'password', clock.now())
+      await checkCaller(request, me.userId, request.body)
       await db.transaction().execute(async (tx) => {
         await tx
           .updateTable('user')
@@ -209,13 +253,13 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db
       schema: {
         tags,
         summary: 'New recovery codes for the caller, shown once; the old ones stop working',
-        body: passwordBody,
+        body: proofBody,
         response: { 200: recoveryCodesSchema },
       },
     },
     async (request) => {
       const me = caller(request)
-      await checkCallerPassword(db, request, me.userId, request.body.password, 'password', clock.now())
+      await checkCaller(request, me.userId, request.body)
       const user = await twoFactorOf(db, me.userId)
       if (user.totp_enabled_at === null) throw new HttpError(400, NOT_ON)
       const codes = await db.transaction().execute((tx) => replaceRecoveryCodes(tx, me.userId, clock.now()))

@@ -30,10 +30,12 @@ const UNSTORABLE_TEXT = 'Must not contain the NUL character or an unpaired surro
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * No API key needed: the OpenAPI document and its reference page, and routes that authenticate and count requests
-     * themselves (the signed inbound endpoint).
+     * No API key needed: the OpenAPI document and its reference page, sign-in and the emailed links, single sign-on,
+     * and the signed inbound endpoint. Counted by the caller's address unless `countsOwnRequests`.
      */
     public?: boolean
+    /** A public route that counts its requests itself (the signed inbound endpoint: per organization once verified). */
+    countsOwnRequests?: boolean
     /**
      * Open to a session key whose organization requires two-factor sign-in before its owner has turned it on: the
      * few routes that let them turn it on (decision 0044). Every other route refuses such a key.
@@ -160,7 +162,13 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
         throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
       request.tzOffsetHours = hours
     }
-    if (request.routeOptions.config.public === true) return undefined
+    // Routes open to anyone (sign-in, links, single sign-on, signed inbound webhooks) count by address, as any
+    // request without a key does: every one of them writes something or does costly work.
+    const config = request.routeOptions.config
+    if (config.public === true)
+      return config.countsOwnRequests === true
+        ? undefined
+        : countRequest(deps, request, reply, { bucket: `ip:${request.ip}`, type: 'ip' })
 
     const key = presentedKey(request)
     // A key verified a moment ago is known at once; any other goes to the database.

@@ -98,4 +98,22 @@ describe('rate limits', () => {
     for (let i = 0; i < 4; i++) statuses.push((await call(ctx.app, undefined, 'GET', '/lead/')).statusCode)
     expect(statuses).toEqual([401, 401, 401, 429])
   })
+
+  it('limits the routes open to anyone by address too, before they write anything', async () => {
+    const start = () =>
+      call(ctx.app, undefined, 'POST', '/auth/sso/start/', {
+        body: { email: 'a@nowhere.test' },
+        headers: { 'x-forwarded-for': '198.51.100.77' },
+      })
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await start()).statusCode)
+    expect(statuses).toEqual([400, 400, 400, 429])
+    const lookups = []
+    for (let i = 0; i < 4; i++)
+      lookups.push(
+        (await call(ctx.app, undefined, 'POST', '/auth/invitation/lookup/', { body: { token: `t${String(i)}` } }))
+          .statusCode,
+      )
+    expect(lookups).toEqual([400, 400, 400, 429])
+  })
 })

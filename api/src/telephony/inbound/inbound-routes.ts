@@ -167,7 +167,7 @@ const signedRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
     app.post(
       url,
       {
-        config: { public: true },
+        config: { public: true, countsOwnRequests: true },
         schema: {
           tags,
           summary,

@@ -14,7 +14,9 @@ function fakeProfile() {
       session = { ...adminSession, user: { ...adminSession.user, first_name: 'Annie', display_name: 'Annie Admin' } }
       return { body: session }
     },
-    'GET /api/v1/auth/two_factor/': { body: { enabled: false, recovery_codes_left: 0, required: false } },
+    'GET /api/v1/auth/two_factor/': {
+      body: { enabled: false, recovery_codes_left: 0, required: false, has_password: true },
+    },
     'GET /api/v1/auth/session/': { body: { has_more: false, data: [] } },
     'GET /api/v1/api_key/': { body: { has_more: false, data: [] } },
     'PUT /api/v1/auth/profile/': (body) =>

@@ -12,7 +12,9 @@ function fakeProfile(stored: string | null) {
   return fakeServer({
     'GET /auth/session': () => ({ body: { ...adminSession, time_zone: chosen ?? 'UTC' } }),
     'PUT /auth/session': () => ({ body: { ...adminSession, time_zone: chosen ?? 'UTC' } }),
-    'GET /api/v1/auth/two_factor/': { body: { enabled: false, recovery_codes_left: 0, required: false } },
+    'GET /api/v1/auth/two_factor/': {
+      body: { enabled: false, recovery_codes_left: 0, required: false, has_password: true },
+    },
     'GET /api/v1/auth/session/': { body: { has_more: false, data: [] } },
     'GET /api/v1/api_key/': { body: { has_more: false, data: [] } },
     'GET /api/v1/auth/profile/': () => ({ body: { first_name: 'Ann', time_zone: chosen } }),

@@ -11,13 +11,19 @@ const CODE = '246810'
 const codes = (prefix: string) => Array.from({ length: 10 }, (_, i) => `${prefix}${String(i)}abc-defgh`)
 
 /** The api's two-factor routes for one person, as the BFF passes them through. */
-function fakeTwoFactor(start: { enabled: boolean; required: boolean }) {
-  const state = { ...start, recovery_codes_left: start.enabled ? 10 : 0 }
+function fakeTwoFactor(start: { enabled: boolean; required: boolean; has_password?: boolean }) {
+  const state = { has_password: true, ...start, recovery_codes_left: start.enabled ? 10 : 0 }
   const wrongPassword = {
     status: 400,
     body: { errors: [], 'field-errors': { password: 'That is not your current password.' } },
   }
   const passwordOf = (body: unknown) => (body as { password?: string } | undefined)?.password
+  const wrongCode = { status: 400, body: { errors: [], 'field-errors': { code: 'That code is not right.' } } }
+  /** What refuses a change: nothing, or the wrong password, or (without a password) the wrong code. */
+  const refusal = (body: unknown) => {
+    if (state.has_password) return passwordOf(body) === PASSWORD ? undefined : wrongPassword
+    return (body as { code?: string }).code === CODE ? undefined : wrongCode
+  }
   const base = '/api/v1/auth/two_factor/'
   const server = fakeServer({
     [`GET ${base}`]: () => ({ body: state }),
@@ -32,12 +38,14 @@ function fakeTwoFactor(start: { enabled: boolean; required: boolean }) {
       return { body: { recovery_codes: codes('a') } }
     },
     [`POST ${base}disable/`]: (body) => {
-      if (passwordOf(body) !== PASSWORD) return wrongPassword
+      const refused = refusal(body)
+      if (refused !== undefined) return refused
       Object.assign(state, { enabled: false, recovery_codes_left: 0 })
       return { body: {} }
     },
     [`POST ${base}recovery_codes/`]: (body) => {
-      if (passwordOf(body) !== PASSWORD) return wrongPassword
+      const refused = refusal(body)
+      if (refused !== undefined) return refused
       state.recovery_codes_left = 10
       return { body: { recovery_codes: codes('n') } }
     },
@@ -109,6 +117,27 @@ describe('the Two-factor sign-in section', () => {
     await user.click(region.getByRole('button', { name: 'Turn off' }))
     expect(await region.findByText(/Two-factor sign-in is off/)).toBeTruthy()
     expect(sent.some((r) => r.path === '/api/v1/auth/two_factor/disable/')).toBe(true)
+  })
+
+  it('asks someone without a password (single sign-on only) for a code instead, and shows a wrong one', async () => {
+    const sent = fakeTwoFactor({ enabled: true, required: false, has_password: false })
+    const user = userEvent.setup()
+    renderSection()
+    const region = await section()
+    await user.click(region.getByRole('button', { name: 'Turn off' }))
+    expect(region.queryByLabelText('Current password')).toBeNull()
+    const code = region.getByRole('textbox', { name: 'Code' })
+    await user.type(code, '000000')
+    await user.click(region.getByRole('button', { name: 'Turn off' }))
+    expect(await region.findByText('That code is not right.')).toBeTruthy()
+    await user.clear(code)
+    await user.type(code, CODE)
+    await user.click(region.getByRole('button', { name: 'Turn off' }))
+    expect(await region.findByText(/Two-factor sign-in is off/)).toBeTruthy()
+    expect(sent.filter((r) => r.path === '/api/v1/auth/two_factor/disable/').map((r) => r.body)).toEqual([
+      { code: '000000' },
+      { code: CODE },
+    ])
   })
 
   it('when the organization requires it: says so, hides Turn off, and makes new recovery codes', async () => {

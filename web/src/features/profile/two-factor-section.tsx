@@ -48,6 +48,7 @@ export function TwoFactorSection() {
       {step.kind === 'password' ? (
         <PasswordStep
           action={step.action}
+          hasPassword={state.has_password}
           onCancel={() => {
             setStep({ kind: 'idle' })
           }}
@@ -109,11 +110,14 @@ const SUBMIT_LABEL = { 'turn-on': 'Continue', 'turn-off': 'Turn off', 'new-codes
 
 function PasswordStep({
   action,
+  hasPassword,
   onCancel,
   onSetup,
   onDone,
 }: {
   action: 'turn-on' | 'turn-off' | 'new-codes'
+  /** Without a password (single sign-on only), turning it off or new codes take a code of it instead. */
+  hasPassword: boolean
   onCancel: () => void
   onSetup: (secret: string, otpauthUrl: string) => void
   onDone: (codes?: string[]) => void
@@ -123,7 +127,9 @@ function PasswordStep({
   const renew = useNewRecoveryCodes()
   const mutation = action === 'turn-on' ? setup : action === 'turn-off' ? disable : renew
   const password = useFormValue('', mutation)
-  const { beside, general } = placeErrors(['password'], mutation.error)
+  const asksCode = !hasPassword && action !== 'turn-on'
+  const proof = asksCode ? { code: password.value } : { password: password.value }
+  const { beside, general } = placeErrors(['password', 'code'], mutation.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (action === 'turn-on') {
@@ -133,14 +139,14 @@ function PasswordStep({
         },
       })
     } else if (action === 'turn-off') {
-      disable.mutate(password.value, {
+      disable.mutate(proof, {
         onSuccess: () => {
           showToast({ title: 'Two-factor sign-in is off' })
           onDone()
         },
       })
     } else {
-      renew.mutate(password.value, {
+      renew.mutate(proof, {
         onSuccess: ({ recovery_codes }) => {
           onDone(recovery_codes)
         },
@@ -149,14 +155,29 @@ function PasswordStep({
   }
   return (
     <form onSubmit={submit} className="flex max-w-md flex-col gap-4" noValidate>
-      <TextField
-        label="Current password"
-        type="password"
-        autoComplete="current-password"
-        autoFocus
-        {...password.field}
-        error={beside.password ?? general}
-      />
+      {asksCode ? (
+        <TextField
+          label="Code"
+          autoComplete="one-time-code"
+          autoFocus
+          {...password.field}
+          error={beside.code ?? general}
+          description="From your authenticator app, or one of your recovery codes."
+        />
+      ) : hasPassword ? (
+        <TextField
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          autoFocus
+          {...password.field}
+          error={beside.password ?? general}
+        />
+      ) : general === undefined ? null : (
+        <p role="alert" className="text-sm text-red-700">
+          {general}
+        </p>
+      )}
       <div className="flex gap-2">
         <Button type="submit" variant={action === 'turn-off' ? 'danger' : 'primary'} isPending={mutation.isPending}>
           {SUBMIT_LABEL[action]}

@@ -12,7 +12,12 @@ export interface TwoFactorState {
   enabled: boolean
   recovery_codes_left: number
   required: boolean
+  /** False for someone who signs in by single sign-on only: a code of theirs proves it is them instead. */
+  has_password: boolean
 }
+
+/** That it is the person, before their second factor changes: the current password, or a code of theirs. */
+export type Proof = { password: string } | { code: string }
 
 export const twoFactorQueries = {
   state: () =>
@@ -38,12 +43,12 @@ export function useTwoFactorEnable() {
 }
 
 export function useTwoFactorDisable() {
-  return useFormMutation(key, (password: string) => api.post<object>('auth/two_factor/disable/', { password }))
+  return useFormMutation(key, (proof: Proof) => api.post<object>('auth/two_factor/disable/', proof))
 }
 
 export function useNewRecoveryCodes() {
-  return useFormMutation(key, (password: string) =>
-    api.post<{ recovery_codes: string[] }>('auth/two_factor/recovery_codes/', { password }),
+  return useFormMutation(key, (proof: Proof) =>
+    api.post<{ recovery_codes: string[] }>('auth/two_factor/recovery_codes/', proof),
   )
 }
 
