@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test'
 import { TOTP } from 'otpauth'
 import { accountsTest as test, expect, signIn } from '../fixtures.js'
 import { expectAccessible } from '../journeys.js'
@@ -181,6 +182,14 @@ test('a rep turns two-factor on with a QR code and signs in again with a code fr
   await expect(page.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
 })
 
+/** Through the provider's own pages (oidc-provider's development login and consent), as `login`. */
+async function signInAtProvider(page: Page, login: string): Promise<void> {
+  await page.locator('input[name="login"]').fill(login)
+  await page.locator('input[name="password"]').fill('any')
+  await page.getByRole('button', { name: 'Sign-in' }).click()
+  await page.getByRole('button', { name: 'Continue' }).click()
+}
+
 test('an admin sets up single sign-on and signs in through the provider; someone invited joins through it', async ({
   page,
   browser,
@@ -209,11 +218,7 @@ test('an admin sets up single sign-on and signs in through the provider; someone
     await page.goto('/sign-in')
     await page.getByRole('textbox', { name: 'Email' }).fill(ADMIN_EMAIL)
     await page.getByRole('button', { name: 'Sign in with single sign-on' }).click()
-    // The provider's own pages (oidc-provider's development login and consent).
-    await page.locator('input[name="login"]').fill('casey')
-    await page.locator('input[name="password"]').fill('any')
-    await page.getByRole('button', { name: 'Sign-in' }).click()
-    await page.getByRole('button', { name: 'Continue' }).click()
+    await signInAtProvider(page, 'casey')
     await expect(page.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
     await expect(page.getByText(ADMIN_EMAIL)).toBeVisible()
 
@@ -231,10 +236,7 @@ test('an admin sets up single sign-on and signs in through the provider; someone
     await expect(tab.getByRole('heading', { name: 'Join Journey Co' })).toBeVisible()
     await expectAccessible(tab)
     await tab.getByRole('link', { name: 'Sign in with single sign-on' }).click()
-    await tab.locator('input[name="login"]').fill('sol')
-    await tab.locator('input[name="password"]').fill('any')
-    await tab.getByRole('button', { name: 'Sign-in' }).click()
-    await tab.getByRole('button', { name: 'Continue' }).click()
+    await signInAtProvider(tab, 'sol')
     await expect(tab.getByRole('button', { name: 'Sign out', exact: true })).toBeVisible()
     await expect(tab.getByText(invitee).first()).toBeVisible()
     await theirs.close()
