@@ -1,4 +1,4 @@
-import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
+import { hashKey, MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
 import { showToast } from './components/ui/toast'
 import { authQueries, type AuthSession } from './features/auth/auth-queries'
 import { isApiError } from './lib/api'
@@ -77,7 +77,7 @@ export const queryClient: QueryClient = new QueryClient({
   },
 })
 
-const sessionHash = JSON.stringify(authQueries.session().queryKey)
+const sessionHash = hashKey(authQueries.session().queryKey)
 
 // Times show in the session's zone (the Profile's choice, else the browser's): set it from every session the cache
 // takes, whether fetched or put there by a sign-in or a profile change, before anything renders with it.

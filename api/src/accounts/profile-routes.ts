@@ -58,8 +58,9 @@ function cleanTimeZone(value: string | null): string | null {
 }
 
 /**
- * The caller's own name and time zone, which they change on their Profile (Leadline's own; Close has no such route). Every place a
- * user's name shows reads it live or from caches the user row's change invalidates (migration 0005's triggers).
+ * The caller's own name and time zone, which they change on their Profile (Leadline's own; Close has no such
+ * route). Every place a user's name or zone shows reads it live or from caches the user row's change invalidates
+ * (migration 0005's triggers).
  */
 export const profileRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock }) => {
   app.get(

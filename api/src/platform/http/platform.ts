@@ -162,8 +162,8 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
         throw new HttpError(400, 'Invalid X-TZ-Offset header: send the UTC offset in decimal hours, e.g. -4 or 5.5.')
       request.tzOffsetHours = hours
     }
-    // Routes open to anyone (sign-in, links, single sign-on, signed inbound webhooks) count by address, as any
-    // request without a key does: every one of them writes something or does costly work.
+    // Routes open to anyone (sign-in, emailed links, single sign-on) count by address, as any request without a key
+    // does: each writes something or does costly work. The signed inbound endpoint counts per organization itself.
     const config = request.routeOptions.config
     if (config.public === true)
       return config.countsOwnRequests === true
