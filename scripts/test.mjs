@@ -23,6 +23,8 @@ const vitestConfigNames = ['vitest.config.ts', 'vitest.config.mts', 'vitest.conf
 
 /** @type {{ name: string, status: string, passed: number, failed: number, detail: string, seconds: string }[]} */
 const results = []
+/** The failed tests by name, printed under the summary so a short log still says which test failed. */
+const failedTests = []
 
 function header(name) {
   console.log(`\n━━━ ${name} ━━━`)
@@ -78,6 +80,18 @@ function vitestOutcome(code, report) {
   const passed = report.numPassedTests ?? 0
   const broken = brokenTestFiles(report)
   const failed = (report.numFailedTests ?? 0) + broken
+  for (const file of Array.isArray(report.testResults) ? report.testResults : []) {
+    const where = relative(repoRoot, String(file.name ?? ''))
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === 'failed') {
+        const why = firstLine(test.failureMessages?.[0] ?? '').slice(0, 200)
+        failedTests.push(`${where} › ${test.fullName ?? test.title}${why ? ` — ${why}` : ''}`)
+      }
+    }
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')) {
+      failedTests.push(`${where} (could not run: ${firstLine(file.message ?? '')})`)
+    }
+  }
   const counts =
     `${passed} passed, ${failed} failed` +
     (broken ? ` (${broken} test file${broken === 1 ? '' : 's'} could not run)` : '')
@@ -137,8 +151,19 @@ function playwrightOutcome(code, report) {
   const { expected = 0, unexpected = 0, flaky = 0, skipped = 0 } = report.stats
   const notes = [flaky && `${flaky} flaky (passed on retry)`, skipped && `${skipped} skipped`].filter(Boolean)
   const counts = [`${expected} passed, ${unexpected} failed`, ...notes].join(', ')
+  collectPlaywrightFailures(report.suites ?? [], [])
   if (code !== 0 && unexpected === 0) return { passed: expected, failed: 1, detail: `${counts}, but exited ${code}` }
   return { passed: expected, failed: unexpected, detail: counts }
+}
+
+function collectPlaywrightFailures(suites, titles) {
+  for (const suite of suites) {
+    const path = suite.title ? [...titles, suite.title] : titles
+    for (const spec of suite.specs ?? []) {
+      if (spec.ok === false) failedTests.push(`e2e › ${[...path, spec.title].join(' › ')}`)
+    }
+    collectPlaywrightFailures(suite.suites ?? [], path)
+  }
 }
 
 async function playwrightStep(reportDir) {
@@ -177,6 +202,7 @@ function printSummary() {
   const rows = results.map((r) => [r.name, r.status, r.detail, r.seconds && `${r.seconds}s`])
   header('summary')
   console.log(formatTable([['step', 'result', 'detail', 'time'], ...rows]))
+  if (failedTests.length > 0) console.log(['failed tests:', ...failedTests.map((name) => `  ✗ ${name}`)].join('\n'))
   const passed = results.reduce((sum, r) => sum + r.passed, 0)
   const failed = results.reduce((sum, r) => sum + r.failed, 0)
   console.log(`${passed} passed, ${failed} failed`)
