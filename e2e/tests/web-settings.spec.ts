@@ -24,6 +24,15 @@ function statusList(page: Page, pipeline: string): Locator {
   return page.getByRole('region', { name: pipeline }).getByRole('list', { name: `Statuses of ${pipeline}` })
 }
 
+/** Presses `Delete <name>` in `scope` and confirms in the dialog that asks first. */
+async function deleteConfirmed(page: Page, scope: Locator, name: string): Promise<void> {
+  await scope.getByRole('button', { name: `Delete ${name}` }).click()
+  await page
+    .getByRole('dialog', { name: `Delete ${name}?` })
+    .getByRole('button', { name: 'Delete' })
+    .click()
+}
+
 function savedOrder(page: Page, pipelineId: string) {
   return page.waitForResponse(
     (r) => r.url().endsWith(`/api/v1/pipeline/${pipelineId}/`) && r.request().method() === 'PUT' && r.ok(),
@@ -143,17 +152,24 @@ test('an admin creates and deletes a pipeline; deletes the API refuses show its 
   await expect(renamed.getByRole('button', { name: 'Rename Brief Pipeline' })).toBeFocused()
 
   const holdingRegion = page.getByRole('region', { name: 'Holding Pipeline' })
-  await holdingRegion.getByRole('button', { name: 'Delete Holding Pipeline' }).click()
+  await deleteConfirmed(page, holdingRegion, 'Holding Pipeline')
   await expect(holdingRegion.getByRole('alert')).toHaveText(
     'This pipeline still holds 1 opportunity status: move them to another pipeline or delete them first.',
   )
-  await holdingRegion.getByRole('button', { name: 'Delete Busy Stage' }).click()
+  await deleteConfirmed(page, holdingRegion, 'Busy Stage')
   await expect(holdingRegion.getByRole('listitem').getByRole('alert')).toHaveText(
     'This status is still used by 1 opportunities: move them to another status first.',
   )
   await expectAccessible(page)
 
+  // Cancel keeps it; confirming deletes it.
   await renamed.getByRole('button', { name: 'Delete Brief Pipeline' }).click()
+  const asking = page.getByRole('dialog', { name: 'Delete Brief Pipeline?' })
+  await expect(asking.getByRole('button', { name: 'Cancel' })).toBeFocused()
+  await asking.getByRole('button', { name: 'Cancel' }).click()
+  await expect(asking).toHaveCount(0)
+  await expect(renamed).toBeVisible()
+  await deleteConfirmed(page, renamed, 'Brief Pipeline')
   await expect(renamed).toHaveCount(0)
   const pipelines = await api.request('GET', 'pipeline/')
   const names = (Array.isArray(pipelines.data) ? pipelines.data : []).map((p: unknown) =>
@@ -194,13 +210,13 @@ test('an admin adds, renames and deletes a lead status; one in use is refused wi
   await field.press('Enter')
   await expect(list.getByRole('button', { name: 'Rename Renamed status' })).toBeFocused()
 
-  await list.getByRole('button', { name: 'Delete Occupied' }).click()
+  await deleteConfirmed(page, list, 'Occupied')
   await expect(list.getByRole('alert')).toHaveText(
     'This status is still used by 1 leads: move them to another status first.',
   )
   await expectAccessible(page)
 
-  await list.getByRole('button', { name: 'Delete Renamed status' }).click()
+  await deleteConfirmed(page, list, 'Renamed status')
   await expect(list.getByRole('listitem').filter({ hasText: 'Renamed status' })).toHaveCount(0)
   const leadStatuses = await api.request('GET', 'status/lead/')
   const labels = (Array.isArray(leadStatuses.data) ? leadStatuses.data : []).map((s: unknown) =>

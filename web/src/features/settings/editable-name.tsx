@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import { Button } from '../../components/ui/button'
+import { ConfirmDialog } from '../../components/ui/dialog'
 import { InlineEdit } from '../../components/ui/inline-edit'
 import { saveErrorMessage } from '../../lib/api'
 
@@ -15,12 +16,27 @@ export interface EditableNameProps {
   /** Other controls before Delete. */
   actions?: ReactNode
   rename: (name: string) => Promise<unknown>
-  /** The delete mutation, called with `id`. */
+  /** The delete mutation, called with `id` once the admin confirms. */
   remove: { mutate: (id: string) => void; isPending: boolean; error: unknown }
+  /** What deleting does, in the confirmation: the API may still refuse it, and then says why beside the name. */
+  consequence: string
 }
 
-/** A pipeline's or a status's name with Rename (inline) and Delete; the API's refusal of either shows beside it. */
-export function EditableName({ id, name, display = name, field, actions, rename, remove }: EditableNameProps) {
+/**
+ * A pipeline's or a status's name with Rename (inline) and Delete, which asks first; the API's refusal of either
+ * shows beside it.
+ */
+export function EditableName({
+  id,
+  name,
+  display = name,
+  field,
+  actions,
+  rename,
+  remove,
+  consequence,
+}: EditableNameProps) {
+  const [confirming, setConfirming] = useState(false)
   return (
     <div className="flex flex-col">
       <InlineEdit
@@ -45,7 +61,7 @@ export function EditableName({ id, name, display = name, field, actions, rename,
               tone="danger"
               isPending={remove.isPending}
               onPress={() => {
-                remove.mutate(id)
+                setConfirming(true)
               }}
             >
               Delete<span className="sr-only"> {name}</span>
@@ -53,6 +69,19 @@ export function EditableName({ id, name, display = name, field, actions, rename,
           </>
         }
       />
+      <ConfirmDialog
+        title={`Delete ${name}?`}
+        isOpen={confirming}
+        onCancel={() => {
+          setConfirming(false)
+        }}
+        onConfirm={() => {
+          setConfirming(false)
+          remove.mutate(id)
+        }}
+      >
+        {consequence}
+      </ConfirmDialog>
       {remove.error === null ? null : (
         <p role="alert" className="pb-2 text-sm text-red-700">
           {saveErrorMessage(remove.error, 'id')}

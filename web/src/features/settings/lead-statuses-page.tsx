@@ -64,6 +64,7 @@ function LeadStatusRow({ status }: { status: LeadStatus }) {
       field="label"
       rename={(label) => rename.mutateAsync({ id: status.id, label })}
       remove={remove}
+      consequence="The status is deleted. One that leads still use is refused: move them to another status first."
     />
   )
 }

@@ -45,6 +45,7 @@ function StatusRow({ status, pipelines }: { status: OpportunityStatus; pipelines
         field="label"
         rename={(label) => rename.mutateAsync({ id: status.id, body: { label } })}
         remove={remove}
+        consequence="The status is deleted. One that opportunities still use is refused: move them to another status first."
         actions={
           <>
             <SelectField

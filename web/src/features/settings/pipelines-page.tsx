@@ -48,6 +48,7 @@ function PipelineSection({ pipeline, pipelines }: { pipeline: Pipeline; pipeline
           field="name"
           rename={(name) => rename.mutateAsync({ id: pipeline.id, name })}
           remove={remove}
+          consequence="The pipeline is deleted. One that still holds statuses is refused: delete or move them first."
         />
       </div>
       <div className="flex flex-col gap-4 p-4">
