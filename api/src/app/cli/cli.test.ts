@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../../platform/config.js'
 import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
@@ -18,6 +18,10 @@ import {
   TestClock,
   type TestDatabase,
 } from '../../tooling/test-support/test-app.js'
+
+// Every test here runs the real CLI in a process or two (Node's start, a migration, Argon2 hashing) and waits for
+// it: on a machine busy with the other suites that takes longer than an in-process test is allowed.
+vi.setConfig({ testTimeout: 60_000 })
 
 const cliPath = fileURLToPath(new URL('../../../dist/app/cli/cli.js', import.meta.url))
 
