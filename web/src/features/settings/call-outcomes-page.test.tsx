@@ -135,6 +135,25 @@ describe('Settings → Call outcomes', () => {
     expect(server.bodiesOf('PUT /api/v1/outcome/outcome_b/')).toEqual([{ name: 'Nobody picked up' }])
   })
 
+  it('deletes an outcome only after the confirmation', async () => {
+    const server = outcomesServer()
+    server.answers['DELETE /api/v1/outcome/outcome_c/'] = () => {
+      server.answers['GET /api/v1/outcome/'] = list([interested, noAnswer])
+      return { body: {} }
+    }
+    renderScreen(CallOutcomesPage)
+    const user = userEvent.setup()
+    await user.click(await screen.findByRole('button', button('Delete', 'Left voicemail')))
+    const dialog = await screen.findByRole('dialog', { name: 'Delete Left voicemail?' })
+    expect(within(dialog).getByText('Reps can no longer pick it. Calls already logged with it keep it.')).toBeTruthy()
+    expect(server.bodiesOf('DELETE /api/v1/outcome/outcome_c/')).toHaveLength(0)
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => {
+      expect(names()).toEqual(['Drag Interested', 'Drag No answer'])
+    })
+    expect(server.bodiesOf('DELETE /api/v1/outcome/outcome_c/')).toHaveLength(1)
+  })
+
   it('tells a non-admin kindly that it is for admins', async () => {
     fakeServer({
       'GET /auth/session': { body: { ...adminSession, role: 'user' } },

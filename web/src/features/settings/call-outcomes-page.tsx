@@ -78,6 +78,7 @@ function OutcomeRow({ outcome }: { outcome: Outcome }) {
       field="name"
       rename={(name) => rename.mutateAsync({ id: outcome.id, name })}
       remove={remove}
+      consequence="Reps can no longer pick it. Calls already logged with it keep it."
     />
   )
 }
