@@ -15,6 +15,10 @@ export const outcomeSchema = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   type: outcomeTypeSchema,
   applies_to: Type.Array(outcomeAppliesToSchema),
+  position: Type.Integer({
+    description:
+      'Where the outcome stands in the organization’s order, from 0 (Leadline); `GET /outcome/` answers in it.',
+  }),
   created_by: Type.Union([Type.String(), Type.Null()]),
   updated_by: Type.Union([Type.String(), Type.Null()]),
   date_created: timestampSchema,

@@ -23,7 +23,10 @@ import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportu
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
+import { Route as AppSettingsCallOutcomesRouteImport } from './routes/_app/settings/call-outcomes'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
+import { Route as AppSettingsOrganizationRouteImport } from './routes/_app/settings/organization'
+import { Route as AppSettingsPhoneNumbersRouteImport } from './routes/_app/settings/phone-numbers'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
 import { Route as AppSettingsSingleSignOnRouteImport } from './routes/_app/settings/single-sign-on'
@@ -98,9 +101,24 @@ const AppSettingsApiKeysRoute = AppSettingsApiKeysRouteImport.update({
   path: '/settings/api-keys',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsCallOutcomesRoute = AppSettingsCallOutcomesRouteImport.update({
+  id: '/settings/call-outcomes',
+  path: '/settings/call-outcomes',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppSettingsOrganizationRoute = AppSettingsOrganizationRouteImport.update({
+  id: '/settings/organization',
+  path: '/settings/organization',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppSettingsPhoneNumbersRoute = AppSettingsPhoneNumbersRouteImport.update({
+  id: '/settings/phone-numbers',
+  path: '/settings/phone-numbers',
   getParentRoute: () => AppRoute,
 } as any)
 const AppSettingsPipelinesRoute = AppSettingsPipelinesRouteImport.update({
@@ -134,7 +152,10 @@ export interface FileRoutesByFullPath {
   '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/organization': typeof AppSettingsOrganizationRoute
+  '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
   '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
@@ -154,7 +175,10 @@ export interface FileRoutesByTo {
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/settings/organization': typeof AppSettingsOrganizationRoute
+  '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
   '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
@@ -176,7 +200,10 @@ export interface FileRoutesById {
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
+  '/_app/settings/organization': typeof AppSettingsOrganizationRoute
+  '/_app/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
   '/_app/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
@@ -198,7 +225,10 @@ export interface FileRouteTypes {
     | '/verify-email'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/call-outcomes'
     | '/settings/lead-statuses'
+    | '/settings/organization'
+    | '/settings/phone-numbers'
     | '/settings/pipelines'
     | '/settings/profile'
     | '/settings/single-sign-on'
@@ -218,7 +248,10 @@ export interface FileRouteTypes {
     | '/'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/call-outcomes'
     | '/settings/lead-statuses'
+    | '/settings/organization'
+    | '/settings/phone-numbers'
     | '/settings/pipelines'
     | '/settings/profile'
     | '/settings/single-sign-on'
@@ -239,7 +272,10 @@ export interface FileRouteTypes {
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/settings/api-keys'
+    | '/_app/settings/call-outcomes'
     | '/_app/settings/lead-statuses'
+    | '/_app/settings/organization'
+    | '/_app/settings/phone-numbers'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
     | '/_app/settings/single-sign-on'
@@ -358,11 +394,32 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsApiKeysRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/call-outcomes': {
+      id: '/_app/settings/call-outcomes'
+      path: '/settings/call-outcomes'
+      fullPath: '/settings/call-outcomes'
+      preLoaderRoute: typeof AppSettingsCallOutcomesRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
       fullPath: '/settings/lead-statuses'
       preLoaderRoute: typeof AppSettingsLeadStatusesRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/settings/organization': {
+      id: '/_app/settings/organization'
+      path: '/settings/organization'
+      fullPath: '/settings/organization'
+      preLoaderRoute: typeof AppSettingsOrganizationRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/settings/phone-numbers': {
+      id: '/_app/settings/phone-numbers'
+      path: '/settings/phone-numbers'
+      fullPath: '/settings/phone-numbers'
+      preLoaderRoute: typeof AppSettingsPhoneNumbersRouteImport
       parentRoute: typeof AppRoute
     }
     '/_app/settings/pipelines': {
@@ -402,7 +459,10 @@ interface AppRouteChildren {
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
+  AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
+  AppSettingsOrganizationRoute: typeof AppSettingsOrganizationRoute
+  AppSettingsPhoneNumbersRoute: typeof AppSettingsPhoneNumbersRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
   AppSettingsSingleSignOnRoute: typeof AppSettingsSingleSignOnRoute
@@ -419,7 +479,10 @@ const AppRouteChildren: AppRouteChildren = {
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
+  AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
+  AppSettingsOrganizationRoute: AppSettingsOrganizationRoute,
+  AppSettingsPhoneNumbersRoute: AppSettingsPhoneNumbersRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,
   AppSettingsSingleSignOnRoute: AppSettingsSingleSignOnRoute,

@@ -15,6 +15,7 @@ import { outboxSink } from '../integrations/outbox/outbox-writer.js'
 import { memoryRateLimiter, postgresRateLimiter, type RateLimiter } from '../platform/http/rate-limit.js'
 import { systemClock, type Clock } from '../platform/data/time.js'
 import { organizationRoutes } from '../crm/organizations/organization-routes.js'
+import { environmentRoutes } from '../integrations/environment/environment-routes.js'
 import { phoneNumberRoutes } from '../telephony/phone-numbers/phone-number-routes.js'
 import { statusRoutes } from '../crm/statuses/status-routes.js'
 import { pipelineRoutes } from '../crm/pipelines/pipeline-routes.js'
@@ -149,6 +150,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(docsRoutes)
       await api.register(userRoutes, { ...deps, emailAccountsOf: userEmailAccountViews, activeCallsByUser })
       await api.register(organizationRoutes, deps)
+      await api.register(environmentRoutes, deps)
       await api.register(sessionRoutes, deps)
       await api.register(membershipRoutes, deps)
       await api.register(apiKeyRoutes, deps)

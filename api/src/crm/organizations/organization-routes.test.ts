@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestEvents } from '../../tooling/test-support/request-events.js'
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
 
 let ctx: TestContext
@@ -105,6 +106,36 @@ describe('PUT /organization/{id}/', () => {
     const after = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
     expect(after.lead_statuses).toEqual(org.lead_statuses)
     expect(after.name).toBe(org.name)
+  })
+
+  it('records an organization event other admins’ screens refresh from, without the members, and none for no change', async () => {
+    const before = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
+    ctx.clock.advance(60_000)
+    const reversed = [...before.lead_statuses].reverse()
+    const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
+      body: { name: 'Acme Events', lead_statuses: reversed.map((s: { id: string }) => s.id) },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const events = await requestEvents(ctx.app, ctx.org.admin.key, res)
+    expect(events).toHaveLength(1)
+    const [event] = events
+    expect(event).toMatchObject({
+      object_type: 'organization',
+      object_id: ctx.org.id,
+      action: 'updated',
+      lead_id: null,
+      user_id: ctx.org.admin.id,
+    })
+    expect(event?.changed_fields).toEqual(['date_updated', 'lead_statuses', 'name'])
+    expect(event?.previous_data).toMatchObject({ name: before.name, lead_statuses: before.lead_statuses })
+    expect(event?.data).toMatchObject({ name: 'Acme Events', lead_statuses: reversed, currency: before.currency })
+    expect(event?.data).not.toHaveProperty('memberships')
+    expect(event?.data).not.toHaveProperty('inactive_memberships')
+    expect(JSON.stringify(event)).not.toContain('@example.com')
+
+    const same = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), { body: { name: 'Acme Events' } })
+    expect(same.statusCode).toBe(200)
+    expect(await requestEvents(ctx.app, ctx.org.admin.key, same)).toEqual([])
   })
 
   it('is for admins only', async () => {

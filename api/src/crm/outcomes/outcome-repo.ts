@@ -9,13 +9,17 @@ import { foldCase } from '../../platform/text/text.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
 import { createdStamps } from '../../platform/data/stamps.js'
 
-/** The organization's outcomes by name ignoring case, the order a picker shows them in (the same in both dialects). */
+/**
+ * The organization's outcomes in its order, the order a picker shows them in; outcomes at one position (two admins
+ * adding at once) by name ignoring case, the same in both dialects.
+ */
 export function outcomesQuery(db: Db, dialect: Dialect, organizationId: string) {
   const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
   return db
     .selectFrom('outcome')
     .selectAll()
     .where('organization_id', '=', organizationId)
+    .orderBy('position')
     .orderBy(sql`name_key${collate}`)
 }
 
@@ -32,6 +36,7 @@ export function outcomeView(row: OutcomeTable): Outcome {
     description: row.description,
     type: row.type,
     applies_to: appliesTo(row),
+    position: row.position,
     created_by: row.created_by,
     updated_by: row.updated_by,
     date_created: row.date_created,
@@ -94,10 +99,17 @@ export async function insertOutcome(
   db: Db,
   input: OutcomeFields & { organizationId: string; userId: string; now: string },
 ): Promise<OutcomeTable> {
+  const last = await db
+    .selectFrom('outcome')
+    .select((eb) => eb.fn.max<number | null>('position').as('position'))
+    .where('organization_id', '=', input.organizationId)
+    .executeTakeFirstOrThrow()
   const row: OutcomeTable = {
     id: newId('outcome'),
     organization_id: input.organizationId,
     ...columns(input),
+    // A new outcome goes last.
+    position: last.position === null ? 0 : last.position + 1,
     ...createdStamps(input.userId, input.now),
   }
   await guardName(db.insertInto('outcome').values(row).execute())
@@ -120,6 +132,34 @@ export async function updateOutcome(
       .execute(),
   )
   return { ...row, ...set }
+}
+
+/**
+ * Puts the organization's outcomes in the order of `ids` (every one of them, each once: the caller checked) and
+ * returns the events of those that moved.
+ */
+export async function reorderOutcomes(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+  change: { userId: string; now: string },
+): Promise<EventInput[]> {
+  const rows = await db.selectFrom('outcome').selectAll().where('organization_id', '=', organizationId).execute()
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const events: EventInput[] = []
+  for (const [position, id] of ids.entries()) {
+    const row = byId.get(id)
+    if (row === undefined || row.position === position) continue
+    const set = { position, updated_by: change.userId, date_updated: change.now }
+    await db
+      .updateTable('outcome')
+      .set(set)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute()
+    events.push(outcomeEvent(outcomeView({ ...row, ...set }), 'updated', outcomeView(row)))
+  }
+  return events
 }
 
 export async function deleteOutcome(db: Db, row: OutcomeTable): Promise<void> {

@@ -9,6 +9,7 @@ interface Outcome {
   description: string | null
   type: string
   applies_to: string[]
+  position: number
   organization_id: string
   created_by: string | null
   updated_by: string | null
@@ -40,7 +41,7 @@ async function names(key = rep()): Promise<string[]> {
 }
 
 describe('outcomes', () => {
-  it('an admin creates one (201, Close’s defaults); every member reads them, by name', async () => {
+  it('an admin creates one (201, Close’s defaults); every member reads them, each new one last', async () => {
     const context = await createTestContext()
     try {
       const own = (key: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
@@ -56,6 +57,7 @@ describe('outcomes', () => {
         description: null,
         type: 'custom',
         applies_to: ['calls', 'meetings'],
+        position: 0,
         created_by: context.org.admin.id,
         updated_by: context.org.admin.id,
         date_created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
@@ -64,15 +66,15 @@ describe('outcomes', () => {
       await own(context.org.admin.key, 'POST', '/outcome/', { name: 'bad fit', description: ' Not for us ' })
       await own(context.org.admin.key, 'POST', '/outcome/', { name: 'Callback', type: 'vm-dropped' })
       const list = (await own(context.org.member.key, 'GET', '/outcome/')).json<{ data: Outcome[] }>().data
-      expect(list.map((o) => [o.name, o.description, o.type, o.applies_to])).toEqual([
-        ['bad fit', 'Not for us', 'custom', ['calls', 'meetings']],
-        ['Callback', null, 'vm-dropped', ['calls']],
-        ['Interested', null, 'custom', ['calls', 'meetings']],
+      expect(list.map((o) => [o.name, o.description, o.type, o.applies_to, o.position])).toEqual([
+        ['Interested', null, 'custom', ['calls', 'meetings'], 0],
+        ['bad fit', 'Not for us', 'custom', ['calls', 'meetings'], 1],
+        ['Callback', null, 'vm-dropped', ['calls'], 2],
       ])
       expect((await own(context.org.member.key, 'GET', `/outcome/${created.id}/`)).json()).toEqual(created)
       const page = (await own(context.org.member.key, 'GET', '/outcome/?_limit=2&_skip=1')).json()
       expect(page.has_more).toBe(false)
-      expect(page.data.map((o: Outcome) => o.name)).toEqual(['Callback', 'Interested'])
+      expect(page.data.map((o: Outcome) => o.name)).toEqual(['bad fit', 'Callback'])
     } finally {
       await context.close()
     }
@@ -205,11 +207,117 @@ describe('outcomes', () => {
     const demoRep = demo.users.find((u) => u.role === 'user')
     expect(demoRep).toBeDefined()
     expect(await names(demoRep?.api_key)).toEqual([
-      'Call back later',
       'Interested',
+      'Not interested',
       'Left voicemail',
       'No answer',
-      'Not interested',
+      'Call back later',
     ])
+  })
+})
+
+describe('the order of outcomes', () => {
+  let context: TestContext
+  const orgPath = () => `/organization/${context.org.id}/`
+  const list = async (key = context.org.member.key) => {
+    const res = await call(context.app, key, 'GET', '/outcome/')
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json<{ data: Outcome[] }>().data
+  }
+  const add = async (name: string) => {
+    const res = await call(context.app, context.org.admin.key, 'POST', '/outcome/', { body: { name } })
+    expect(res.statusCode, res.body).toBe(201)
+    return res.json<Outcome>()
+  }
+
+  beforeAll(async () => {
+    context = await createTestContext()
+    for (const name of ['Interested', 'No answer', 'Voicemail']) await add(name)
+  })
+  afterAll(async () => {
+    await context.close()
+  })
+
+  it('holds what an admin sets through the organization, and a new outcome goes last', async () => {
+    const [interested, noAnswer, voicemail] = await list()
+    if (interested === undefined || noAnswer === undefined || voicemail === undefined) throw new Error('three outcomes')
+    context.clock.advance(60_000)
+    const res = await call(context.app, context.org.admin.key, 'PUT', orgPath(), {
+      body: { outcomes: [{ id: voicemail.id }, interested.id, { id: noAnswer.id }] },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const reordered = await list()
+    expect(reordered.map((o) => [o.name, o.position])).toEqual([
+      ['Voicemail', 0],
+      ['Interested', 1],
+      ['No answer', 2],
+    ])
+    expect(reordered[0]?.updated_by).toBe(context.org.admin.id)
+    expect((reordered[0]?.date_updated ?? '') > voicemail.date_updated).toBe(true)
+    // One event for each outcome that moved, so that other users' screens and webhooks hear of it.
+    const events = await requestEvents(context.app, context.org.admin.key, res)
+    expect(events.filter((e) => e.object_type === 'outcome').map((e) => [e.object_id, e.action])).toEqual([
+      [voicemail.id, 'updated'],
+      [interested.id, 'updated'],
+      [noAnswer.id, 'updated'],
+    ])
+    const moved = events.find((e) => e.object_id === voicemail.id)
+    expect(moved?.changed_fields).toEqual(['date_updated', 'position'])
+    expect(moved?.previous_data).toMatchObject({ position: 2 })
+    expect(moved?.data).toEqual(reordered[0])
+
+    await add('Demo booked')
+    expect((await list()).map((o) => o.name)).toEqual(['Voicemail', 'Interested', 'No answer', 'Demo booked'])
+
+    // The same order again moves nothing and tells no one.
+    const same = await call(context.app, context.org.admin.key, 'PUT', orgPath(), {
+      body: { outcomes: (await list()).map((o) => o.id) },
+    })
+    expect(same.statusCode, same.body).toBe(200)
+    expect(await requestEvents(context.app, context.org.admin.key, same)).toEqual([])
+  })
+
+  it('refuses an order that leaves out, repeats or invents an outcome, or names another organization’s, and changes nothing', async () => {
+    const before = await list()
+    const ids = before.map((o) => o.id)
+    const theirs = await call(context.app, context.other.admin.key, 'POST', '/outcome/', { body: { name: 'Theirs' } })
+    const foreign = theirs.json<Outcome>().id
+    for (const order of [
+      ids.slice(1),
+      [...ids, ids[0]],
+      [...ids.slice(0, -1), ids[0]],
+      [...ids.slice(1), foreign],
+      [...ids.slice(1), 'outcome_NoSuchOutcome'],
+      [],
+    ]) {
+      const res = await call(context.app, context.org.admin.key, 'PUT', orgPath(), {
+        body: { outcomes: order, name: 'Should not stick' },
+      })
+      expect(res.statusCode, JSON.stringify(order)).toBe(400)
+      expect(res.json()).toEqual({
+        errors: [],
+        'field-errors': { outcomes: 'List every outcome of the organization exactly once, in the new order.' },
+      })
+    }
+    for (const outcomes of ['not a list', [7], [{ name: 'no id' }]]) {
+      const res = await call(context.app, context.org.admin.key, 'PUT', orgPath(), { body: { outcomes } })
+      expect(res.statusCode, JSON.stringify(outcomes)).toBe(400)
+      expect(Object.keys(res.json()['field-errors'])[0]).toMatch(/^outcomes/)
+    }
+    expect(await list()).toEqual(before)
+    const org = (await call(context.app, context.org.admin.key, 'GET', orgPath())).json<{ name: string }>()
+    expect(org.name).not.toBe('Should not stick')
+  })
+
+  it('is for admins only (403), and another organization’s admin cannot reach it (404)', async () => {
+    const before = await list()
+    const reversed = before.map((o) => o.id).reverse()
+    const byRep = await call(context.app, context.org.member.key, 'PUT', orgPath(), { body: { outcomes: reversed } })
+    expect(byRep.statusCode).toBe(403)
+    const byOther = await call(context.app, context.other.admin.key, 'PUT', orgPath(), {
+      body: { outcomes: reversed },
+    })
+    expect(byOther.statusCode).toBe(404)
+    expect(await list()).toEqual(before)
   })
 })

@@ -98,8 +98,12 @@ function sameFields(row: OutcomeTable, fields: OutcomeFields): boolean {
 export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   const outcome: Target<OutcomeTable> = { find: findOutcome, what: 'Outcome' }
 
-  app.get('/outcome/', schemas.list('The call and meeting outcomes of your organization, by name'), async (request) =>
-    listPage(outcomesQuery(db, dialect, caller(request).organizationId), request.query, outcomeView),
+  app.get(
+    '/outcome/',
+    schemas.list(
+      'The call and meeting outcomes of your organization, in its order (`PUT /organization/{id}/` with `outcomes` changes it; a new one goes last)',
+    ),
+    async (request) => listPage(outcomesQuery(db, dialect, caller(request).organizationId), request.query, outcomeView),
   )
 
   app.get('/outcome/:id/', schemas.get('One outcome'), async (request) =>

@@ -17,6 +17,8 @@ export const EVENT_OBJECT_TYPES: readonly string[] = [
   'pipeline',
   ...CUSTOM_OBJECT_TYPES.map((kind) => `custom_field.${kind}`),
   'outcome',
+  'phone_number',
+  'organization',
 ]
 
 export function isEventObjectType(value: string): boolean {

@@ -531,6 +531,8 @@ export interface OutcomeTable {
   description: string | null
   type: 'custom' | 'vm-dropped'
   applies_to: string
+  /** The organization's order of its outcomes, from 0 (migration 0033). */
+  position: number
   created_by: string | null
   updated_by: string | null
   date_created: string

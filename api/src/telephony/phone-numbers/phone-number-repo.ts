@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { newId } from '../../platform/security/ids.js'
 import { formatPhoneNumber } from '../../platform/text/phone-format.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
+import type { EventAction, EventInput } from '../../integrations/events/event-repo.js'
 
 type Queryable = Db | Tx
 type PhoneNumberType = PhoneNumberTable['type']
@@ -21,6 +22,18 @@ export function phoneNumberView(row: PhoneNumberTable): PhoneNumber {
     sms_enabled: row.type === 'internal',
     date_created: row.date_created,
     date_updated: row.date_updated,
+  }
+}
+
+/** A phone number's event: organization-wide, under no lead; other admins' Phone numbers screens refresh from it. */
+export function phoneNumberEvent(view: PhoneNumber, action: EventAction, previous?: PhoneNumber): EventInput {
+  return {
+    objectType: 'phone_number',
+    objectId: view.id,
+    action,
+    leadId: null,
+    data: view,
+    ...(previous === undefined ? {} : { previous }),
   }
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isIdOf } from '@leadline/shared/ids'
+import { requestEvents } from '../../tooling/test-support/request-events.js'
 import { call, createTestContext, type TestContext, type TestOrg } from '../../tooling/test-support/test-app.js'
 import { findInternalPhoneNumber } from './phone-number-repo.js'
 
@@ -272,6 +273,41 @@ describe('DELETE /phone_number/{id}/', () => {
     expect(res.json()).toEqual({})
     expect((await call(ctx.app, ctx.org.admin.key, 'GET', `/phone_number/${phone.id}/`)).statusCode).toBe(404)
     expect(await listNumbers(ctx.org, '?number=4155550180')).toEqual([])
+  })
+})
+
+describe('phone number events', () => {
+  it('records created, updated and deleted, organization-wide, so that other admins’ screens refresh', async () => {
+    const org = await ctx.createOrg('Phone events')
+    const created = await call(ctx.app, org.admin.key, 'POST', '/phone_number/', {
+      body: { number: '+14155550188', label: 'Front desk' },
+    })
+    expect(created.statusCode, created.body).toBe(200)
+    const phone = created.json<PhoneNumberBody>()
+    const [born] = await requestEvents(ctx.app, org.admin.key, created)
+    expect(born).toMatchObject({ object_type: 'phone_number', object_id: phone.id, action: 'created', lead_id: null })
+    expect(born?.data).toEqual(phone)
+
+    ctx.clock.advance(60_000)
+    const changed = await call(ctx.app, org.admin.key, 'PUT', `/phone_number/${phone.id}/`, {
+      body: { label: 'Sales line', type: 'virtual' },
+    })
+    expect(changed.statusCode, changed.body).toBe(200)
+    const [updated] = await requestEvents(ctx.app, org.admin.key, changed)
+    expect(updated).toMatchObject({ object_type: 'phone_number', action: 'updated' })
+    expect(updated?.changed_fields).toEqual(['date_updated', 'label', 'sms_enabled', 'type'])
+    expect(updated?.previous_data).toMatchObject({ label: 'Front desk', type: 'internal' })
+
+    const deleted = await call(ctx.app, org.admin.key, 'DELETE', `/phone_number/${phone.id}/`)
+    expect(deleted.statusCode).toBe(200)
+    const [gone] = await requestEvents(ctx.app, org.admin.key, deleted)
+    expect(gone).toMatchObject({ object_type: 'phone_number', object_id: phone.id, action: 'deleted' })
+    expect(gone?.data).toEqual(changed.json())
+
+    // A refused add records nothing.
+    const again = await call(ctx.app, org.admin.key, 'POST', '/phone_number/', { body: { number: 'nope' } })
+    expect(again.statusCode).toBe(400)
+    expect(await requestEvents(ctx.app, org.admin.key, again)).toEqual([])
   })
 })
 

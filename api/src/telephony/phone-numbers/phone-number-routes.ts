@@ -11,11 +11,13 @@ import { listQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
+import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import {
   DuplicatePhoneNumberError,
   deletePhoneNumber,
   findPhoneNumber,
   insertPhoneNumber,
+  phoneNumberEvent,
   phoneNumberView,
   phoneNumbersQuery,
   updatePhoneNumber,
@@ -121,16 +123,21 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       const number = normalizePhoneNumber(body.number, await organizationCountry(db, me.organizationId))
       if (number === undefined) throw ValidationError.field('number', 'Enter a valid phone number.')
       await checkMember(db, me.organizationId, body.user_id)
+      const ctx = changeContext(request, formatTimestamp(clock.now()))
       try {
-        const row = await insertPhoneNumber(db, {
-          organizationId: me.organizationId,
-          number,
-          label: cleanLabel(body.label) ?? null,
-          type: body.type ?? 'internal',
-          userId: body.user_id ?? null,
-          now: formatTimestamp(clock.now()),
+        return await db.transaction().execute(async (tx) => {
+          const row = await insertPhoneNumber(tx, {
+            organizationId: me.organizationId,
+            number,
+            label: cleanLabel(body.label) ?? null,
+            type: body.type ?? 'internal',
+            userId: body.user_id ?? null,
+            now: ctx.now,
+          })
+          const view = phoneNumberView(row)
+          await recordEvents(tx, ctx.events, [phoneNumberEvent(view, 'created')])
+          return view
         })
-        return phoneNumberView(row)
       } catch (error) {
         if (error instanceof DuplicatePhoneNumberError) {
           throw ValidationError.field('number', 'Your organization already has this phone number.')
@@ -148,13 +155,16 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         const body = request.body
         await checkMember(tx, me.organizationId, body.user_id)
         const label = cleanLabel(body.label)
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
         await updatePhoneNumber(tx, me.organizationId, existing.id, {
           ...(label === undefined ? {} : { label }),
           ...(body.type === undefined ? {} : { type: body.type }),
           ...(body.user_id === undefined ? {} : { user_id: body.user_id }),
-          now: formatTimestamp(clock.now()),
+          now: ctx.now,
         })
-        return viewOne(tx, me, existing.id, phoneNumber, phoneNumberView)
+        const after = await viewOne(tx, me, existing.id, phoneNumber, phoneNumberView)
+        await recordEvents(tx, ctx.events, [phoneNumberEvent(after, 'updated', phoneNumberView(existing))])
+        return after
       }),
   )
 
@@ -163,7 +173,9 @@ export const phoneNumberRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
     schemas.delete('Remove a phone number from your organization (admin)'),
     async (request) => {
       await adminChange(db, request, request.params.id, phoneNumber, async (tx, existing, me) => {
+        const ctx = changeContext(request, formatTimestamp(clock.now()))
         await deletePhoneNumber(tx, me.organizationId, existing.id)
+        await recordEvents(tx, ctx.events, [phoneNumberEvent(phoneNumberView(existing), 'deleted')])
       })
       return {}
     },

@@ -50,6 +50,7 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
   { prefix: '/custom_field/', methods: WRITES },
   { prefix: '/pipeline/', methods: WRITES },
   { prefix: '/organization/', methods: WRITES },
+  { prefix: '/organization/{id}/environment/', methods: ['GET'] },
   { prefix: '/phone_number/', methods: WRITES },
   { prefix: '/outcome/', methods: WRITES },
   { prefix: '/webhook/', methods: ['GET', ...WRITES] },

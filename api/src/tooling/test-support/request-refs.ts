@@ -51,6 +51,7 @@ export function referenceKind(op: Operation, name: string, schema: SchemaNode): 
   if (last === 'id' && field.length > 1) {
     if (field.at(-2) === 'lead_statuses') return 'lead_status'
     if (field.at(-2) === 'statuses') return 'opportunity_status'
+    if (field.at(-2) === 'outcomes') return 'outcome'
     return undefined
   }
   if (last === 'id' && op.path === '/task/') return 'task'

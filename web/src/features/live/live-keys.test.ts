@@ -11,6 +11,7 @@ import { reportQueries } from '../reports/report-queries'
 import { settingsQueries } from '../settings/settings-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
+import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
 import { staleQueriesOf } from './live-keys'
 
 function event(fields: Partial<LiveEvent> & Pick<LiveEvent, 'object_type'>): LiveEvent {
@@ -55,6 +56,10 @@ const SCREENS: Record<string, QueryKey> = {
   outcomes: phoneQueries.outcomes().queryKey,
   session: ['session', 'current'],
   usersScreen: usersQueries.members().queryKey,
+  phoneNumbersScreen: phoneNumberQueries.list().queryKey,
+  internalNumbers: phoneQueries.internalNumbers().queryKey,
+  organization: organizationQueries.detail('orga_1').queryKey,
+  environment: organizationQueries.environment('orga_1').queryKey,
 }
 
 /** Which of the screens' queries an event makes stale, by their names above. */
@@ -141,6 +146,22 @@ describe('what a teammate’s change makes stale', () => {
   it('a membership (a role changed, someone deactivated): the members, the pickers of teammates and the session', () => {
     const changed = event({ object_type: 'membership', lead_id: null, member_user_id: 'user_2', member_role: 'admin' })
     expect(staleScreens(changed)).toEqual(['members', 'session', 'usersScreen'])
+  })
+
+  it('a phone number: the Phone numbers screen and the numbers texts are sent from', () => {
+    expect(staleScreens(event({ object_type: 'phone_number', object_id: 'phon_1', lead_id: null }))).toEqual([
+      'internalNumbers',
+      'phoneNumbersScreen',
+    ])
+  })
+
+  it('the organization (renamed, its lead statuses reordered): the Organization screen, the session and the lead statuses', () => {
+    expect(staleScreens(event({ object_type: 'organization', object_id: 'orga_1', lead_id: null }))).toEqual([
+      'environment',
+      'leadStatuses',
+      'organization',
+      'session',
+    ])
   })
 
   it('something it does not know: nothing', () => {

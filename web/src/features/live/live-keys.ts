@@ -6,6 +6,7 @@ import { opportunityQueries } from '../opportunities/opportunity-queries'
 import { phoneQueries } from '../phone/phone-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
+import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
 
 // Imports the query factories the first screens load anyway, and the Users screen's: the live client loads after the
 // first screen, outside its budget.
@@ -75,8 +76,18 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
         under(authQueries.session().queryKey),
       ]
     case 'outcome':
-      // The call form's choices, and the names calls in timelines show.
+      // The call form's choices (and the Call outcomes screen), and the names calls in timelines show.
       return [under(phoneQueries.outcomes().queryKey)]
+    case 'phone_number':
+      // The Phone numbers screen and the numbers texts are sent from.
+      return [under(phoneNumberQueries.all())]
+    case 'organization':
+      // Its name and currency (the Organization screen, the session's name), and the lead statuses' order it holds.
+      return [
+        under(organizationQueries.all()),
+        under(authQueries.session().queryKey),
+        under(setupQueries.statuses().queryKey),
+      ]
     default:
       return []
   }

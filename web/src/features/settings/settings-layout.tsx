@@ -12,6 +12,9 @@ const TABS = [
   { to: '/settings/users', label: 'Users' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/settings/single-sign-on', label: 'Single sign-on' },
+  { to: '/settings/phone-numbers', label: 'Phone numbers' },
+  { to: '/settings/call-outcomes', label: 'Call outcomes' },
+  { to: '/settings/organization', label: 'Organization' },
 ] as const
 
 const tabLink =

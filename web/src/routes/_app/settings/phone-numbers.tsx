@@ -1,0 +1,7 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { PhoneNumbersPage } from '../../../features/settings/phone-numbers-page'
+
+// No loader: the screen's queries load with it, so nothing of it weighs on the first bundle (the route budget).
+export const Route = createFileRoute('/_app/settings/phone-numbers')({
+  component: PhoneNumbersPage,
+})
