@@ -11,6 +11,7 @@ import { reportQueries } from '../reports/report-queries'
 import { settingsQueries } from '../settings/settings-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
+import { webhooksQueries } from '../settings/webhooks-queries'
 import { staleQueriesOf } from './live-keys'
 
 function event(fields: Partial<LiveEvent> & Pick<LiveEvent, 'object_type'>): LiveEvent {
@@ -55,6 +56,8 @@ const SCREENS: Record<string, QueryKey> = {
   outcomes: phoneQueries.outcomes().queryKey,
   session: ['session', 'current'],
   usersScreen: usersQueries.members().queryKey,
+  webhooks: webhooksQueries.subscriptions().queryKey,
+  webhookLog: webhooksQueries.deliveries('whsub_1').queryKey,
 }
 
 /** Which of the screens' queries an event makes stale, by their names above. */
@@ -143,7 +146,14 @@ describe('what a teammate’s change makes stale', () => {
     expect(staleScreens(changed)).toEqual(['members', 'session', 'usersScreen'])
   })
 
+  it('a webhook subscription (added, paused, deleted): the Webhooks screen and its delivery logs', () => {
+    expect(staleScreens(event({ object_type: 'webhook', object_id: 'whsub_1', lead_id: null }))).toEqual([
+      'webhookLog',
+      'webhooks',
+    ])
+  })
+
   it('something it does not know: nothing', () => {
-    expect(staleScreens(event({ object_type: 'webhook' }))).toEqual([])
+    expect(staleScreens(event({ object_type: 'something_new' }))).toEqual([])
   })
 })

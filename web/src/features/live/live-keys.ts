@@ -6,8 +6,9 @@ import { opportunityQueries } from '../opportunities/opportunity-queries'
 import { phoneQueries } from '../phone/phone-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
+import { webhooksQueries } from '../settings/webhooks-queries'
 
-// Imports the query factories the first screens load anyway, and the Users screen's: the live client loads after the
+// Imports the query factories the first screens load anyway, and the Users and Webhooks screens': the live client loads after the
 // first screen, outside its budget.
 
 const under = (queryKey: readonly unknown[]): QueryFilters => ({ queryKey })
@@ -77,6 +78,9 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
     case 'outcome':
       // The call form's choices, and the names calls in timelines show.
       return [under(phoneQueries.outcomes().queryKey)]
+    case 'webhook':
+      // The Webhooks screen's list, and the delivery log open on it.
+      return [under(webhooksQueries.all())]
     default:
       return []
   }
