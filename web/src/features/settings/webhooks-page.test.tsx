@@ -229,4 +229,13 @@ describe('Settings → Webhooks', () => {
     })
     expect(await screen.findByText('Queued for delivery again')).toBeTruthy()
   })
+
+  it('tells a non-admin that settings are for admins, without asking for the webhooks', async () => {
+    const server = webhooksServer()
+    server.answers['GET /auth/session'] = { body: { ...adminSession, role: 'user' } }
+    renderScreen(WebhooksPage)
+    expect(await screen.findByRole('heading', { name: 'Only admins can change settings' })).toBeTruthy()
+    expect(screen.getByText(/webhooks of Acme Sales/)).toBeTruthy()
+    expect(server.sent.map((r) => r.path)).not.toContain('/api/v1/webhook/')
+  })
 })
