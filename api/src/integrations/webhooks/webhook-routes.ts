@@ -14,10 +14,10 @@ import type { Selectable } from 'kysely'
 import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
-import { EVENT_ACTIONS } from '../events/event-repo.js'
+import { EVENT_ACTIONS, eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { HttpError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
+import { HttpError, ValidationError } from '../../platform/http/errors.js'
+import { found } from '../../platform/data/find-or-404.js'
 import { enqueueWebhookDelivery } from '../outbox/outbox-writer.js'
 import { newId } from '../../platform/security/ids.js'
 import { listQuerySchema } from '../../platform/http/list.js'
@@ -150,11 +150,6 @@ function refusePaused(row: SubscriptionRow): void {
     throw new HttpError(400, 'This subscription is paused: resume it first. Deliveries wait while it is paused.')
 }
 
-function found<R>(row: R | undefined): R {
-  if (row === undefined) throw new NotFoundError('Webhook subscription')
-  return row
-}
-
 const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`
 
 /** The events of a request body as stored, with a field error (`events.N.…`) for each entry that cannot be. */
@@ -273,7 +268,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           userId: me.userId,
           now,
         })
-        const after = found(await findSubscription(tx, me.organizationId, row.id))
+        const after = found(await findSubscription(tx, me.organizationId, row.id), subscription.what)
         await recordEvents(tx, eventContext(request, now), [subscriptionEvent(after, 'updated', row)])
         return subscriptionView(after)
       })
@@ -334,8 +329,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const me = requireAdmin(request)
       const { id, delivery_id: deliveryId } = request.params
       return changeOne(db, me, id, subscription, async (tx, row) => {
-        const delivery = await findDelivery(tx, me.organizationId, row.id, deliveryId)
-        if (delivery === undefined) throw new NotFoundError('Delivery')
+        const delivery = found(await findDelivery(tx, me.organizationId, row.id, deliveryId), 'Delivery')
         refusePaused(row)
         const again = await enqueueWebhookDelivery(tx, {
           organizationId: me.organizationId,
