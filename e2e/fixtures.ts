@@ -262,23 +262,33 @@ export const test = base.extend<{ api: CrmClient }, { stack: Stack }>({
  * A stack of its own whose database also holds `leadline seed demo --leads 5`, with the bff's one-click demo
  * sign-in reading that output, as `npm start` runs it.
  */
-export const demoTest = base.extend<object, { demoStack: DemoStack }>({
-  demoStack: [
-    async ({}, use) => {
-      await withStack(async (dir, started) => {
-        const seedFile = join(dir, 'demo-seed.json')
-        const stack = await startStack(dir, started, { demoSeedFile: seedFile })
-        const seed = jsonObject(readFileSync(seedFile, 'utf8'))
-        const users = Array.isArray(seed.users) ? seed.users.filter(isDemoUser) : []
-        return { ...stack, organizationName: String(seed.organization_name), users }
-      }, use)
+export const demoTest = demoTestWith({})
+
+/**
+ * `demoTest` whose api may also reach this machine's loopback (`LEADLINE_OUTBOUND_ALLOW_PRIVATE`): the webhook
+ * journey's receiver runs there.
+ */
+export const outboundDemoTest = demoTestWith({ LEADLINE_OUTBOUND_ALLOW_PRIVATE: '1' })
+
+function demoTestWith(apiEnv: Record<string, string>) {
+  return base.extend<object, { demoStack: DemoStack }>({
+    demoStack: [
+      async ({}, use) => {
+        await withStack(async (dir, started) => {
+          const seedFile = join(dir, 'demo-seed.json')
+          const stack = await startStack(dir, started, { demoSeedFile: seedFile, apiEnv })
+          const seed = jsonObject(readFileSync(seedFile, 'utf8'))
+          const users = Array.isArray(seed.users) ? seed.users.filter(isDemoUser) : []
+          return { ...stack, organizationName: String(seed.organization_name), users }
+        }, use)
+      },
+      { scope: 'worker', timeout: 120_000 },
+    ],
+    baseURL: async ({ demoStack }, use) => {
+      await use(demoStack.baseURL)
     },
-    { scope: 'worker', timeout: 120_000 },
-  ],
-  baseURL: async ({ demoStack }, use) => {
-    await use(demoStack.baseURL)
-  },
-})
+  })
+}
 
 /**
  * A stack of its own beside a real SMTP server (`mail-sink.ts`) on this machine, which the api may send to

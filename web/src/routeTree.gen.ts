@@ -31,6 +31,7 @@ import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
 import { Route as AppSettingsSingleSignOnRouteImport } from './routes/_app/settings/single-sign-on'
 import { Route as AppSettingsUsersRouteImport } from './routes/_app/settings/users'
+import { Route as AppSettingsWebhooksRouteImport } from './routes/_app/settings/webhooks'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -141,6 +142,11 @@ const AppSettingsUsersRoute = AppSettingsUsersRouteImport.update({
   path: '/settings/users',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsWebhooksRoute = AppSettingsWebhooksRouteImport.update({
+  id: '/settings/webhooks',
+  path: '/settings/webhooks',
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
@@ -160,6 +166,7 @@ export interface FileRoutesByFullPath {
   '/settings/profile': typeof AppSettingsProfileRoute
   '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/settings/users': typeof AppSettingsUsersRoute
+  '/settings/webhooks': typeof AppSettingsWebhooksRoute
   '/leads/': typeof AppLeadsIndexRoute
   '/opportunities/': typeof AppOpportunitiesIndexRoute
   '/reports/': typeof AppReportsIndexRoute
@@ -183,6 +190,7 @@ export interface FileRoutesByTo {
   '/settings/profile': typeof AppSettingsProfileRoute
   '/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/settings/users': typeof AppSettingsUsersRoute
+  '/settings/webhooks': typeof AppSettingsWebhooksRoute
   '/leads': typeof AppLeadsIndexRoute
   '/opportunities': typeof AppOpportunitiesIndexRoute
   '/reports': typeof AppReportsIndexRoute
@@ -208,6 +216,7 @@ export interface FileRoutesById {
   '/_app/settings/profile': typeof AppSettingsProfileRoute
   '/_app/settings/single-sign-on': typeof AppSettingsSingleSignOnRoute
   '/_app/settings/users': typeof AppSettingsUsersRoute
+  '/_app/settings/webhooks': typeof AppSettingsWebhooksRoute
   '/_app/leads/': typeof AppLeadsIndexRoute
   '/_app/opportunities/': typeof AppOpportunitiesIndexRoute
   '/_app/reports/': typeof AppReportsIndexRoute
@@ -233,6 +242,7 @@ export interface FileRouteTypes {
     | '/settings/profile'
     | '/settings/single-sign-on'
     | '/settings/users'
+    | '/settings/webhooks'
     | '/leads/'
     | '/opportunities/'
     | '/reports/'
@@ -256,6 +266,7 @@ export interface FileRouteTypes {
     | '/settings/profile'
     | '/settings/single-sign-on'
     | '/settings/users'
+    | '/settings/webhooks'
     | '/leads'
     | '/opportunities'
     | '/reports'
@@ -280,6 +291,7 @@ export interface FileRouteTypes {
     | '/_app/settings/profile'
     | '/_app/settings/single-sign-on'
     | '/_app/settings/users'
+    | '/_app/settings/webhooks'
     | '/_app/leads/'
     | '/_app/opportunities/'
     | '/_app/reports/'
@@ -450,6 +462,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsUsersRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/webhooks': {
+      id: '/_app/settings/webhooks'
+      path: '/settings/webhooks'
+      fullPath: '/settings/webhooks'
+      preLoaderRoute: typeof AppSettingsWebhooksRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
@@ -467,6 +486,7 @@ interface AppRouteChildren {
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
   AppSettingsSingleSignOnRoute: typeof AppSettingsSingleSignOnRoute
   AppSettingsUsersRoute: typeof AppSettingsUsersRoute
+  AppSettingsWebhooksRoute: typeof AppSettingsWebhooksRoute
   AppLeadsIndexRoute: typeof AppLeadsIndexRoute
   AppOpportunitiesIndexRoute: typeof AppOpportunitiesIndexRoute
   AppReportsIndexRoute: typeof AppReportsIndexRoute
@@ -487,6 +507,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppSettingsProfileRoute: AppSettingsProfileRoute,
   AppSettingsSingleSignOnRoute: AppSettingsSingleSignOnRoute,
   AppSettingsUsersRoute: AppSettingsUsersRoute,
+  AppSettingsWebhooksRoute: AppSettingsWebhooksRoute,
   AppLeadsIndexRoute: AppLeadsIndexRoute,
   AppOpportunitiesIndexRoute: AppOpportunitiesIndexRoute,
   AppReportsIndexRoute: AppReportsIndexRoute,

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { Db, OutboxTable } from '../../platform/data/database.js'
 import type { EventSink } from '../events/event-repo.js'
 import type { EventView } from '../events/event-view.js'
@@ -109,4 +109,38 @@ export async function enqueueDelivery(
     })
     .execute()
   outboxWritten()
+}
+
+/**
+ * Writes one webhook delivery to one subscription outside the event log's matching (a redelivery an admin asked
+ * for, a test event), in the caller's transaction, due now; answers the row written.
+ */
+export async function enqueueWebhookDelivery(
+  tx: Db,
+  input: {
+    organizationId: string
+    subscriptionId: string
+    eventId: string | null
+    orderingKey: string
+    payload: string
+    now: string
+  },
+): Promise<Selectable<OutboxTable>> {
+  const row = {
+    id: newId('outbox'),
+    organization_id: input.organizationId,
+    kind: 'webhook',
+    subscription_id: input.subscriptionId,
+    event_id: input.eventId,
+    ordering_key: input.orderingKey,
+    payload: input.payload,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: input.now,
+    date_created: input.now,
+    date_updated: input.now,
+  }
+  const written = await tx.insertInto('outbox').values(row).returningAll().executeTakeFirstOrThrow()
+  outboxWritten()
+  return written
 }

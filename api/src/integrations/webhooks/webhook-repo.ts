@@ -1,6 +1,12 @@
 import type { Selectable } from 'kysely'
-import type { WebhookDeliveryAttempt, WebhookSubscription } from '@leadline/shared/webhook-schema'
-import type { Db, OutboxAttemptTable, WebhookSubscriptionTable } from '../../platform/data/database.js'
+import type {
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryState,
+  WebhookSubscription,
+} from '@leadline/shared/webhook-schema'
+import type { Db, OutboxAttemptTable, OutboxTable, WebhookSubscriptionTable } from '../../platform/data/database.js'
+import { PARKED } from '../outbox/outbox-dispatcher.js'
 import { parseSubscriptionEvents, type SubscriptionEvent } from './webhook-events.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
 import { createdStamps } from '../../platform/data/stamps.js'
@@ -114,7 +120,55 @@ export async function deleteSubscription(db: Db, organizationId: string, id: str
     .execute()
 }
 
-export function deliveryAttemptView(row: Selectable<OutboxAttemptTable>): WebhookDeliveryAttempt {
+interface DeliveryColumns {
+  status: string
+  attempts: number
+  next_attempt_at: string
+  payload: string
+}
+
+/** Where a delivery is, from its outbox row (a paused subscription's rows wait parked). */
+export function deliveryState(row: Omit<DeliveryColumns, 'payload'>): WebhookDeliveryState {
+  if (row.status === 'delivered' || row.status === 'failed' || row.status === 'cancelled') return row.status
+  if (row.next_attempt_at === PARKED) return 'paused'
+  return row.attempts === 0 ? 'pending' : 'retrying'
+}
+
+function member(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
+    ? (Reflect.get(value, key) as unknown)
+    : undefined
+}
+
+/** The object type and action of the event a webhook delivery carries (its payload is `{subscription_id, event}`). */
+function eventKind(payload: string): { object_type: string | null; action: string | null } {
+  const event = member(JSON.parse(payload) as unknown, 'event')
+  const objectType = member(event, 'object_type')
+  const action = member(event, 'action')
+  return {
+    object_type: typeof objectType === 'string' ? objectType : null,
+    action: typeof action === 'string' ? action : null,
+  }
+}
+
+type AttemptRow = Selectable<OutboxAttemptTable> & {
+  [K in keyof DeliveryColumns as `delivery_${K}`]: DeliveryColumns[K] | null
+}
+
+export function deliveryAttemptView(row: AttemptRow): WebhookDeliveryAttempt {
+  const delivery =
+    row.delivery_status === null ||
+    row.delivery_attempts === null ||
+    row.delivery_next_attempt_at === null ||
+    row.delivery_payload === null
+      ? undefined
+      : {
+          status: row.delivery_status,
+          attempts: row.delivery_attempts,
+          next_attempt_at: row.delivery_next_attempt_at,
+          payload: row.delivery_payload,
+        }
+  const state = delivery === undefined ? null : deliveryState(delivery)
   return {
     id: row.id,
     delivery_id: row.outbox_id,
@@ -125,17 +179,60 @@ export function deliveryAttemptView(row: Selectable<OutboxAttemptTable>): Webhoo
     duration_ms: row.duration_ms,
     error: row.error,
     date_created: row.date_created,
+    ...(delivery === undefined ? { object_type: null, action: null } : eventKind(delivery.payload)),
+    delivery_state: state,
+    delivery_attempts: delivery?.attempts ?? null,
+    next_attempt_at: state === 'pending' || state === 'retrying' ? (delivery?.next_attempt_at ?? null) : null,
   }
 }
 
-/** A subscription's delivery attempts, newest first. */
+/** A subscription's delivery attempts, newest first, each with its delivery as it is now (gone once purged). */
 export function deliveryAttemptsQuery(db: Db, organizationId: string, subscriptionId: string) {
   return db
-    .selectFrom('outbox_attempt')
+    .selectFrom('outbox_attempt as a')
+    .leftJoin('outbox as o', (join) =>
+      join.onRef('o.id', '=', 'a.outbox_id').onRef('o.organization_id', '=', 'a.organization_id'),
+    )
+    .selectAll('a')
+    .select([
+      'o.status as delivery_status',
+      'o.attempts as delivery_attempts',
+      'o.next_attempt_at as delivery_next_attempt_at',
+      'o.payload as delivery_payload',
+    ])
+    .where('a.organization_id', '=', organizationId)
+    .where('a.subscription_id', '=', subscriptionId)
+    .orderBy('a.date_created', 'desc')
+    .orderBy('a.attempt', 'desc')
+    .orderBy('a.id', 'desc')
+}
+
+/** A webhook delivery of the subscription, or undefined. */
+export async function findDelivery(db: Db, organizationId: string, subscriptionId: string, id: string) {
+  return db
+    .selectFrom('outbox')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('subscription_id', '=', subscriptionId)
-    .orderBy('date_created', 'desc')
-    .orderBy('attempt', 'desc')
-    .orderBy('id', 'desc')
+    .where('kind', '=', 'webhook')
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export function deliveryView(row: Selectable<OutboxTable>): WebhookDelivery {
+  const kind = eventKind(row.payload)
+  const state = deliveryState(row)
+  return {
+    id: row.id,
+    subscription_id: row.subscription_id ?? '',
+    event_id: row.event_id,
+    object_type: kind.object_type ?? '',
+    action: kind.action ?? '',
+    state,
+    attempts: row.attempts,
+    next_attempt_at: state === 'pending' || state === 'retrying' ? row.next_attempt_at : null,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    date_created: row.date_created,
+  }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
@@ -6,15 +6,19 @@ import { isWebhookFilter, webhookFilterProblem, type WebhookFilter } from '@lead
 import {
   createdWebhookSubscriptionSchema,
   webhookDeliveryAttemptSchema,
+  webhookDeliverySchema,
   webhookSubscriptionSchema,
   WEBHOOK_STATUSES,
 } from '@leadline/shared/webhook-schema'
+import type { Selectable } from 'kysely'
 import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
-import { EVENT_ACTIONS } from '../events/event-repo.js'
+import { EVENT_ACTIONS, eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
-import { ValidationError } from '../../platform/http/errors.js'
+import { HttpError, ValidationError } from '../../platform/http/errors.js'
+import { found } from '../../platform/data/find-or-404.js'
+import { enqueueWebhookDelivery } from '../outbox/outbox-writer.js'
 import { newId } from '../../platform/security/ids.js'
 import { listQuerySchema } from '../../platform/http/list.js'
 import { requireAdmin } from '../../platform/security/roles.js'
@@ -26,6 +30,8 @@ import {
   deleteSubscription,
   deliveryAttemptsQuery,
   deliveryAttemptView,
+  deliveryView,
+  findDelivery,
   findSubscription,
   insertSubscription,
   subscriptionsQuery,
@@ -37,6 +43,7 @@ import { WEBHOOK_URL_MAX, webhookTargetProblem } from '../../platform/security/o
 import { outboundPrivateAllowed } from '../../platform/config.js'
 
 const tags = ['webhooks']
+type SubscriptionRow = Selectable<WebhookSubscriptionTable>
 const schemas = crudSchemas(tags, webhookSubscriptionSchema)
 const subscription: Target<WebhookSubscriptionTable> = { find: findSubscription, what: 'Webhook subscription' }
 const EVENTS_MAX = 100
@@ -99,6 +106,49 @@ const updateBody = Type.Object(
   },
   { additionalProperties: false, description: 'Only the fields sent change.' },
 )
+
+const deliveryParams = Type.Object({
+  id: Type.String(),
+  delivery_id: Type.String({ description: 'A delivery of this subscription: `delivery_id` of its attempts.' }),
+})
+
+/** The text of a test event's `data.message`. */
+export const TEST_EVENT_MESSAGE = 'A test event from Leadline: your endpoint received it.'
+
+/**
+ * The event log's entry for a change to a subscription, which the live updates of other admins' screens follow. Its
+ * data leaves out the URL, which may hold a secret of the receiver's, and the events: any member may read the log.
+ */
+function subscriptionEvent(
+  row: SubscriptionRow,
+  action: 'created' | 'updated' | 'deleted',
+  before?: SubscriptionRow,
+): EventInput {
+  const data = (r: SubscriptionRow) => ({
+    id: r.id,
+    status: r.status,
+    status_reason: r.status_reason,
+    verify_ssl: r.verify_ssl === 1,
+    // A fingerprint, so that a change of URL or events is a change the log records.
+    version: createHash('sha256').update(`${r.url}\n${r.events}`).digest('hex').slice(0, 16),
+    updated_by: r.updated_by,
+    date_updated: r.date_updated,
+  })
+  return {
+    objectType: 'webhook',
+    objectId: row.id,
+    action,
+    leadId: null,
+    data: data(row),
+    ...(before === undefined ? {} : { previous: data(before) }),
+  }
+}
+
+/** Refuses work for a paused subscription: nothing goes out while it is paused, so the admin would see nothing. */
+function refusePaused(row: SubscriptionRow): void {
+  if (row.status !== 'active')
+    throw new HttpError(400, 'This subscription is paused: resume it first. Deliveries wait while it is paused.')
+}
 
 const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`
 
@@ -163,15 +213,20 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const id = newId('webhook')
       // Shown this once; stored sealed (decision 0040).
       const signatureKey = randomBytes(32).toString('hex')
-      const row = await insertSubscription(db, {
-        organizationId: me.organizationId,
-        id,
-        url,
-        events,
-        verifySsl: body.verify_ssl ?? true,
-        signatureKey: storeSecret(config.secretBox, signatureKey, webhookKeyContext(id)),
-        userId: me.userId,
-        now: formatTimestamp(clock.now()),
+      const now = formatTimestamp(clock.now())
+      const row = await db.transaction().execute(async (tx) => {
+        const made = await insertSubscription(tx, {
+          organizationId: me.organizationId,
+          id,
+          url,
+          events,
+          verifySsl: body.verify_ssl ?? true,
+          signatureKey: storeSecret(config.secretBox, signatureKey, webhookKeyContext(id)),
+          userId: me.userId,
+          now,
+        })
+        await recordEvents(tx, eventContext(request, now), [subscriptionEvent(made, 'created')])
+        return made
       })
       return reply.code(201).send({ ...subscriptionView(row), signature_key: signatureKey })
     },
@@ -204,15 +259,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           const name = (await userNames(tx, [me.userId])).get(me.userId) ?? me.userId
           statusChange = { status, reason: `paused by ${name}` }
         }
+        const now = formatTimestamp(clock.now())
         await updateSubscription(tx, me.organizationId, row.id, {
           ...(url === undefined ? {} : { url }),
           ...(events === undefined ? {} : { events }),
           ...(body.verify_ssl === undefined ? {} : { verifySsl: body.verify_ssl }),
           ...(statusChange === undefined ? {} : { status: statusChange }),
           userId: me.userId,
-          now: formatTimestamp(clock.now()),
+          now,
         })
-        return viewOne(tx, me, row.id, subscription, subscriptionView)
+        const after = found(await findSubscription(tx, me.organizationId, row.id), subscription.what)
+        await recordEvents(tx, eventContext(request, now), [subscriptionEvent(after, 'updated', row)])
+        return subscriptionView(after)
       })
     },
   )
@@ -223,7 +281,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
     async (request) => {
       const me = requireAdmin(request)
       await changeOne(db, me, request.params.id, subscription, async (tx, row) => {
-        await deleteSubscription(tx, me.organizationId, row.id, formatTimestamp(clock.now()))
+        const now = formatTimestamp(clock.now())
+        await deleteSubscription(tx, me.organizationId, row.id, now)
+        await recordEvents(tx, eventContext(request, now), [subscriptionEvent(row, 'deleted')])
       })
       return {}
     },
@@ -250,6 +310,84 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         request.query,
         deliveryAttemptView,
       )
+    },
+  )
+
+  app.post(
+    '/webhook/:id/deliveries/:delivery_id/redeliver/',
+    {
+      schema: {
+        tags,
+        summary: "Deliver an event to the subscription again, as a new delivery (admin; Leadline's own)",
+        description:
+          "Enqueues the event of one of the subscription's deliveries again, as a new delivery with attempts of its own (and a new `webhook-id`), signed with the subscription's key when it goes out; the old delivery and its attempts stay as they are. Answers the new delivery. A paused subscription is refused with 400: nothing would go out until it is resumed, and resuming sends what waits.",
+        params: deliveryParams,
+        response: { 200: webhookDeliverySchema },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      const { id, delivery_id: deliveryId } = request.params
+      return changeOne(db, me, id, subscription, async (tx, row) => {
+        const delivery = found(await findDelivery(tx, me.organizationId, row.id, deliveryId), 'Delivery')
+        refusePaused(row)
+        const again = await enqueueWebhookDelivery(tx, {
+          organizationId: me.organizationId,
+          subscriptionId: row.id,
+          eventId: delivery.event_id,
+          orderingKey: delivery.ordering_key,
+          payload: delivery.payload,
+          now: formatTimestamp(clock.now()),
+        })
+        return deliveryView(again)
+      })
+    },
+  )
+
+  app.post(
+    '/webhook/:id/test/',
+    {
+      schema: {
+        tags,
+        summary: "Send a test event to the subscription (admin; Leadline's own)",
+        description:
+          'Enqueues an event with `object_type` `webhook` and `action` `test` for this subscription alone, whatever its events and filters, signed like every delivery; it shows in the delivery log. Its `object_id` is the subscription\'s id, its `data` `{"id", "url", "message"}`; its `id` names no event of the log. Answers the new delivery. A paused subscription is refused with 400.',
+        params: idParams,
+        response: { 200: webhookDeliverySchema },
+      },
+    },
+    async (request) => {
+      const me = requireAdmin(request)
+      return changeOne(db, me, request.params.id, subscription, async (tx, row) => {
+        refusePaused(row)
+        const now = formatTimestamp(clock.now())
+        const eventId = newId('event')
+        const event = {
+          id: eventId,
+          object_type: 'webhook',
+          object_id: row.id,
+          action: 'test',
+          lead_id: null,
+          user_id: me.userId,
+          request_id: request.id,
+          api_key_id: me.apiKeyId,
+          organization_id: me.organizationId,
+          date_created: now,
+          date_updated: now,
+          data: { id: row.id, url: row.url, message: TEST_EVENT_MESSAGE },
+          previous_data: {},
+          changed_fields: [],
+        }
+        const delivery = await enqueueWebhookDelivery(tx, {
+          organizationId: me.organizationId,
+          subscriptionId: row.id,
+          eventId,
+          orderingKey: `${row.id}:test`,
+          payload: JSON.stringify({ subscription_id: row.id, event }),
+          now,
+        })
+        return deliveryView(delivery)
+      })
     },
   )
 }

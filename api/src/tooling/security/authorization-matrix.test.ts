@@ -251,7 +251,9 @@ async function ownRequest(
   for (const p of op.parameters.filter((q) => q.in === 'path')) {
     const collection = collectionOf(op.path) ?? ''
     const fresh = FRESH_OBJECTS[op.key]
-    path[p.name] = fresh === undefined ? (own.byCollection[collection] ?? '') : await fresh()
+    const inner = own.byPathParam[p.name]
+    if (inner !== undefined) path[p.name] = inner
+    else path[p.name] = fresh === undefined ? (own.byCollection[collection] ?? '') : await fresh()
   }
   const valid = await validRequest(ctx.app, op, own)
   let body = valid.body
@@ -332,7 +334,7 @@ describe('another organization’s object in the path: 404, nothing stored', () 
   it.each(cases.map((op) => [op.key, op] as const))('%s', async (_key, op) => {
     const { path, body, query } = await ownRequest(op)
     const foreignId = foreign.byCollection[collectionOf(op.path) ?? ''] ?? ''
-    const theirs = Object.fromEntries(Object.keys(path).map((name) => [name, foreignId]))
+    const theirs = Object.fromEntries(Object.keys(path).map((name) => [name, foreign.byPathParam[name] ?? foreignId]))
     const sent = { key: actor(op), path: theirs, body, ...(query === undefined ? {} : { query }) }
     const problems = await refused(op, sent, (r) => r.statusCode === 404, foreignId)
     expect(problems, problems.join('\n')).toEqual([])

@@ -91,7 +91,7 @@ async function request(op: Operation, target: Target, draw: FuzzDraw) {
   let url = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
     target.where === 'path' && target.path[0] === name
       ? paramValue(draw, target.schema)
-      : (own.byCollection[collectionOf(op.path) ?? ''] ?? ''),
+      : (own.byPathParam[name] ?? own.byCollection[collectionOf(op.path) ?? ''] ?? ''),
   )
   if (target.where === 'query') {
     query.delete(String(target.path[0]))

@@ -11,6 +11,8 @@ export interface EveryObject {
   byCollection: Record<string, string>
   /** By kind of reference a request field makes (`lead`, `user`, `opportunity_status`, …): the value to send. */
   byReference: Record<string, string>
+  /** By name of a path parameter other than `{id}` (`delivery_id`): one of the object's under the `{id}`. */
+  byPathParam: Record<string, string>
   /** A colleague's (the admin's) objects the member must not act on: an email draft and a text draft. */
   colleague: Record<string, string>
   /** The pipeline's statuses, the one `byReference.opportunity_status` names first. */
@@ -97,6 +99,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     url: `https://hooks.${domain}/leadline`,
     events: [{ object_type: 'lead', action: 'created' }],
   })
+  const webhookDelivery = await made(app, admin, 'POST', `/webhook/${webhook.id}/test/`, {})
 
   const lead = await made(app, member, 'POST', '/lead/', {
     name: `${mark} Lead`,
@@ -245,6 +248,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     phone: phone,
     email_address: `rep@${domain}`,
   }
+  const byPathParam: Record<string, string> = { delivery_id: webhookDelivery.id }
   const colleague = {
     email: colleagueEmail.id,
     sms: colleagueSms.id,
@@ -254,6 +258,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
   }
   const allIds = [
     ...Object.values(byCollection),
+    ...Object.values(byPathParam),
     ...[openStatus.id, wonStatus.id, doneTask.id, colleagueSms.id, colleagueEmail.id, colleagueAccount.id],
     org.member.id,
     org.member.membershipId,
@@ -263,6 +268,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     org,
     byCollection,
     byReference,
+    byPathParam,
     colleague,
     pipelineStatuses: [spareStatus.id, openStatus.id, wonStatus.id],
     contactPhone: `+1415555${String(n).padStart(2, '0')}30`,

@@ -12,6 +12,7 @@ import { settingsQueries } from '../settings/settings-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
 import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
+import { webhooksQueries } from '../settings/webhooks-queries'
 import { staleQueriesOf } from './live-keys'
 
 function event(fields: Partial<LiveEvent> & Pick<LiveEvent, 'object_type'>): LiveEvent {
@@ -60,6 +61,8 @@ const SCREENS: Record<string, QueryKey> = {
   internalNumbers: phoneQueries.internalNumbers().queryKey,
   organization: organizationQueries.detail('orga_1').queryKey,
   environment: organizationQueries.environment('orga_1').queryKey,
+  webhooks: webhooksQueries.subscriptions().queryKey,
+  webhookLog: webhooksQueries.deliveries('whsub_1').queryKey,
 }
 
 /** Which of the screens' queries an event makes stale, by their names above. */
@@ -164,7 +167,14 @@ describe('what a teammate’s change makes stale', () => {
     ])
   })
 
+  it('a webhook subscription (added, paused, deleted): the Webhooks screen and its delivery logs', () => {
+    expect(staleScreens(event({ object_type: 'webhook', object_id: 'whsub_1', lead_id: null }))).toEqual([
+      'webhookLog',
+      'webhooks',
+    ])
+  })
+
   it('something it does not know: nothing', () => {
-    expect(staleScreens(event({ object_type: 'webhook' }))).toEqual([])
+    expect(staleScreens(event({ object_type: 'something_new' }))).toEqual([])
   })
 })

@@ -7,8 +7,9 @@ import { phoneQueries } from '../phone/phone-queries'
 import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
 import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
+import { webhooksQueries } from '../settings/webhooks-queries'
 
-// Imports the query factories the first screens load anyway, and the Users screen's: the live client loads after the
+// Imports the query factories the first screens load anyway, and the Users and Webhooks screens': the live client loads after the
 // first screen, outside its budget.
 
 const under = (queryKey: readonly unknown[]): QueryFilters => ({ queryKey })
@@ -88,6 +89,9 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
         under(authQueries.session().queryKey),
         under(setupQueries.statuses().queryKey),
       ]
+    case 'webhook':
+      // The Webhooks screen's list, and the delivery log open on it.
+      return [under(webhooksQueries.all())]
     default:
       return []
   }

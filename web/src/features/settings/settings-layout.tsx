@@ -15,6 +15,7 @@ const TABS = [
   { to: '/settings/phone-numbers', label: 'Phone numbers' },
   { to: '/settings/call-outcomes', label: 'Call outcomes' },
   { to: '/settings/organization', label: 'Organization' },
+  { to: '/settings/webhooks', label: 'Webhooks' },
 ] as const
 
 const tabLink =
@@ -59,8 +60,8 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
     <div className="mx-auto max-w-2xl px-4 py-16 text-center">
       <h1 className="text-2xl font-bold text-slate-900">Only admins can change settings</h1>
       <p className="mt-2 text-slate-600">
-        Pipelines, statuses, users, API keys and single sign-on of {organization} are managed by its admins. Ask one of
-        them if something here needs to change.
+        Pipelines, statuses, users, API keys, single sign-on and webhooks of {organization} are managed by its admins.
+        Ask one of them if something here needs to change.
       </p>
       <BackToLeadsLink />
     </div>
