@@ -30,7 +30,7 @@ export const customFieldSchema = Type.Object({
   accepts_multiple_values: Type.Boolean(),
   position: Type.Integer({
     description:
-      'Leadline: its place in the order of the organization\'s fields of this object type, lower first (not always consecutive). Change the order with `PUT /custom_field_schema/{object_type}/`.',
+      "Leadline: its place in the order of the organization's fields of this object type, lower first (not always consecutive). Change the order with `PUT /custom_field_schema/{object_type}/`.",
   }),
   organization_id: Type.String(),
   created_by: Type.Union([Type.String(), Type.Null()]),
@@ -46,7 +46,7 @@ export type CustomFieldSchema = Static<typeof customFieldSchemaSchema>
 
 /** `GET /custom_field/{object_type}/{id}/usage/` (Leadline): how many values the field holds. */
 export const customFieldUsageSchema = Type.Object({
-  values: Type.Integer({ description: 'How many values of the field the organization\'s objects hold.' }),
+  values: Type.Integer({ description: "How many values of the field the organization's objects hold." }),
 })
 export type CustomFieldUsage = Static<typeof customFieldUsageSchema>
 

@@ -149,7 +149,7 @@ export async function insertCustomField(
     object_type: input.objectType,
     ...columns(input.values),
     // A new field goes last.
-    position: last.position === null ? 0 : Number(last.position) + 1,
+    position: last.position === null ? 0 : last.position + 1,
     ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('custom_field').values(row).execute()
