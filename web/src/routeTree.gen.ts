@@ -23,6 +23,7 @@ import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportu
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
+import { Route as AppSettingsCustomFieldsRouteImport } from './routes/_app/settings/custom-fields'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
@@ -98,6 +99,11 @@ const AppSettingsApiKeysRoute = AppSettingsApiKeysRouteImport.update({
   path: '/settings/api-keys',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsCustomFieldsRoute = AppSettingsCustomFieldsRouteImport.update({
+  id: '/settings/custom-fields',
+  path: '/settings/custom-fields',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
@@ -134,6 +140,7 @@ export interface FileRoutesByFullPath {
   '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -154,6 +161,7 @@ export interface FileRoutesByTo {
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -176,6 +184,7 @@ export interface FileRoutesById {
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/_app/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
@@ -198,6 +207,7 @@ export interface FileRouteTypes {
     | '/verify-email'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/custom-fields'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -218,6 +228,7 @@ export interface FileRouteTypes {
     | '/'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/custom-fields'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -239,6 +250,7 @@ export interface FileRouteTypes {
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/settings/api-keys'
+    | '/_app/settings/custom-fields'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
@@ -358,6 +370,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsApiKeysRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/custom-fields': {
+      id: '/_app/settings/custom-fields'
+      path: '/settings/custom-fields'
+      fullPath: '/settings/custom-fields'
+      preLoaderRoute: typeof AppSettingsCustomFieldsRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
@@ -402,6 +421,7 @@ interface AppRouteChildren {
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
+  AppSettingsCustomFieldsRoute: typeof AppSettingsCustomFieldsRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
@@ -419,6 +439,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
+  AppSettingsCustomFieldsRoute: AppSettingsCustomFieldsRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,

@@ -34,7 +34,7 @@ export function useDeletePipeline() {
  * A new order shows at once; if the API refuses it, the old one comes back and the user is told. `reorder` gives the
  * cached list in the new order.
  */
-function useOptimisticReorder<T, V>({
+export function useOptimisticReorder<T, V>({
   queryKey,
   save,
   reorder,
