@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test'
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
-import { expectAccessible, demoUser, jsonList, signInAs } from '../journeys.js'
+import { expectAccessible, demoUser, jsonList, jsonRecord, signInAs } from '../journeys.js'
 
 async function leadFields(api: CrmClient): Promise<Record<string, unknown>[]> {
   return jsonList((await api.request('GET', 'custom_field_schema/lead/')).fields)
@@ -96,4 +96,54 @@ test('an admin adds a choices field, moves it up, sees it on a lead in that orde
   await expect(confirm).toBeHidden()
   await expect(list.getByRole('listitem')).toHaveText([/^Employees/, /^Renewal date/, /^Deal size/, /^Account owner/])
   expect(await leadFieldNames(api)).toEqual(['Employees', 'Renewal date', 'Deal size', 'Account owner'])
+})
+
+test('opportunity fields moved in Settings show in that order on the opportunity form, and their values are saved', async ({
+  page,
+  demoStack,
+}) => {
+  test.setTimeout(90_000)
+  const admin = demoUser(demoStack.users, 'admin')
+  const api = new CrmClient(demoStack.apiUrl, admin.api_key)
+  const competitor = await api.request('POST', 'custom_field/opportunity/', { name: 'Competitor', type: 'text' })
+  const priority = await api.request('POST', 'custom_field/opportunity/', {
+    name: 'Priority',
+    type: 'choices',
+    choices: ['High', 'Low'],
+  })
+
+  await signInAs(page, admin)
+  await page.goto('/settings/custom-fields')
+  const list = page
+    .getByRole('region', { name: 'Opportunity fields' })
+    .getByRole('list', { name: 'Opportunity fields' })
+  await expect(list.getByRole('listitem')).toHaveText([/^Competitor/, /^Priority/])
+  const saved = page.waitForResponse(
+    (r) => r.url().endsWith('/api/v1/custom_field_schema/opportunity/') && r.request().method() === 'PUT' && r.ok(),
+  )
+  await list.getByRole('button', { name: 'Move up Priority' }).click()
+  await saved
+  await expect(list.getByRole('listitem')).toHaveText([/^Priority/, /^Competitor/])
+
+  const leads = await api.request('GET', 'lead/?_limit=1')
+  const leadId = String(jsonList(leads.data)[0]?.id)
+  await page.goto(`/leads/${leadId}`)
+  await page.getByRole('region', { name: 'Opportunities' }).getByRole('button', { name: 'New opportunity' }).click()
+  const form = page.getByRole('dialog', { name: 'New opportunity' })
+  const custom = form.getByRole('group', { name: 'Custom fields' })
+  await expect(custom.getByRole('combobox', { name: 'Priority' })).toBeVisible()
+  const labels = await custom.locator('label').allTextContents()
+  expect(labels).toEqual(['Priority', 'Competitor'])
+  await custom.getByRole('combobox', { name: 'Priority' }).selectOption('High')
+  await custom.getByRole('textbox', { name: 'Competitor' }).fill('Globex')
+  await form.getByRole('textbox', { name: 'Value' }).fill('900')
+  const created = page.waitForResponse(
+    (r) => r.url().endsWith('/api/v1/opportunity/') && r.request().method() === 'POST' && r.ok(),
+  )
+  await form.getByRole('button', { name: 'Add opportunity' }).click()
+  const opportunity = jsonRecord(await (await created).json())
+  await expect(form).toBeHidden()
+  const stored = await api.request('GET', `opportunity/${String(opportunity.id)}/`)
+  expect(stored[`custom.${String(priority.id)}`]).toBe('High')
+  expect(stored[`custom.${String(competitor.id)}`]).toBe('Globex')
 })
