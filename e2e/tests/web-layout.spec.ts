@@ -123,7 +123,7 @@ test('each screen has its own title, and going to another moves focus to its hea
 /*
  * The manager's screens with the demo organization's data, on a laptop and on a phone, signed in as the admin (whose
  * header has the most links): nothing sticks out sideways; the board scrolls inside itself. With
- * LEADLINE_SCREENSHOTS it also saves the README's docs/board.png and docs/report.png (1366×900).
+ * LEADLINE_SCREENSHOTS it also saves the README's docs/board.png, docs/report.png and docs/settings.png (1366×900).
  */
 for (const viewport of viewports) {
   test(`the board and the report fit a ${viewport.name} screen as the admin`, async ({ page, demoStack }) => {
@@ -146,6 +146,13 @@ for (const viewport of viewports) {
     await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
     await check(page, `report-${viewport.name}`)
 
+    // Settings: its own row of screen links must wrap, not stick out, on a phone.
+    await nav.getByRole('link', { name: 'Settings' }).click()
+    const settingsNav = page.getByRole('navigation', { name: 'Settings' })
+    await settingsNav.getByRole('link', { name: 'Custom fields' }).click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Custom fields' })).toBeVisible()
+    await check(page, `settings-${viewport.name}`)
+
     if (screenshots !== undefined && viewport.name === 'desktop') {
       await page.setViewportSize({ width: 1366, height: 900 })
       await nav.getByRole('link', { name: 'Opportunities' }).click()
@@ -154,6 +161,10 @@ for (const viewport of viewports) {
       await nav.getByRole('link', { name: 'Reports' }).click()
       await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
       await page.screenshot({ path: join(screenshots, 'report.png') })
+      await nav.getByRole('link', { name: 'Settings' }).click()
+      await settingsNav.getByRole('link', { name: 'Custom fields' }).click()
+      await expect(page.getByRole('heading', { level: 1, name: 'Custom fields' })).toBeVisible()
+      await page.screenshot({ path: join(screenshots, 'settings.png') })
     }
   })
 }

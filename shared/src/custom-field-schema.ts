@@ -28,6 +28,10 @@ export const customFieldSchema = Type.Object({
     description: 'The allowed values of a `choices` field, in order; null for every other type.',
   }),
   accepts_multiple_values: Type.Boolean(),
+  position: Type.Integer({
+    description:
+      "Leadline: its place in the order of the organization's fields of this object type, lower first (not always consecutive). Change the order with `PUT /custom_field_schema/{object_type}/`.",
+  }),
   organization_id: Type.String(),
   created_by: Type.Union([Type.String(), Type.Null()]),
   updated_by: Type.Union([Type.String(), Type.Null()]),
@@ -35,6 +39,16 @@ export const customFieldSchema = Type.Object({
   date_updated: timestampSchema,
 })
 export type CustomField = Static<typeof customFieldSchema>
+
+/** `GET /custom_field_schema/{object_type}/`: the object type's fields, in the organization's order. */
+export const customFieldSchemaSchema = Type.Object({ fields: Type.Array(customFieldSchema) })
+export type CustomFieldSchema = Static<typeof customFieldSchemaSchema>
+
+/** `GET /custom_field/{object_type}/{id}/usage/` (Leadline): how many values the field holds. */
+export const customFieldUsageSchema = Type.Object({
+  values: Type.Integer({ description: "How many values of the field the organization's objects hold." }),
+})
+export type CustomFieldUsage = Static<typeof customFieldUsageSchema>
 
 /** A stored value: numbers for `number` fields, text (ids, dates, datetimes, choices…) for every other type. */
 export const customValueSchema = Type.Union([Type.String(), Type.Number()])

@@ -24,6 +24,7 @@ import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
 import { Route as AppSettingsCallOutcomesRouteImport } from './routes/_app/settings/call-outcomes'
+import { Route as AppSettingsCustomFieldsRouteImport } from './routes/_app/settings/custom-fields'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsOrganizationRouteImport } from './routes/_app/settings/organization'
 import { Route as AppSettingsPhoneNumbersRouteImport } from './routes/_app/settings/phone-numbers'
@@ -107,6 +108,11 @@ const AppSettingsCallOutcomesRoute = AppSettingsCallOutcomesRouteImport.update({
   path: '/settings/call-outcomes',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsCustomFieldsRoute = AppSettingsCustomFieldsRouteImport.update({
+  id: '/settings/custom-fields',
+  path: '/settings/custom-fields',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
@@ -159,6 +165,7 @@ export interface FileRoutesByFullPath {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
+  '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/organization': typeof AppSettingsOrganizationRoute
   '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -183,6 +190,7 @@ export interface FileRoutesByTo {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
+  '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/organization': typeof AppSettingsOrganizationRoute
   '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -209,6 +217,7 @@ export interface FileRoutesById {
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
+  '/_app/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/organization': typeof AppSettingsOrganizationRoute
   '/_app/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -235,6 +244,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
+    | '/settings/custom-fields'
     | '/settings/lead-statuses'
     | '/settings/organization'
     | '/settings/phone-numbers'
@@ -259,6 +269,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
+    | '/settings/custom-fields'
     | '/settings/lead-statuses'
     | '/settings/organization'
     | '/settings/phone-numbers'
@@ -284,6 +295,7 @@ export interface FileRouteTypes {
     | '/_app/leads/$leadId'
     | '/_app/settings/api-keys'
     | '/_app/settings/call-outcomes'
+    | '/_app/settings/custom-fields'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/organization'
     | '/_app/settings/phone-numbers'
@@ -413,6 +425,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsCallOutcomesRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/custom-fields': {
+      id: '/_app/settings/custom-fields'
+      path: '/settings/custom-fields'
+      fullPath: '/settings/custom-fields'
+      preLoaderRoute: typeof AppSettingsCustomFieldsRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
@@ -479,6 +498,7 @@ interface AppRouteChildren {
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
   AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
+  AppSettingsCustomFieldsRoute: typeof AppSettingsCustomFieldsRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsOrganizationRoute: typeof AppSettingsOrganizationRoute
   AppSettingsPhoneNumbersRoute: typeof AppSettingsPhoneNumbersRoute
@@ -500,6 +520,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
   AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,
+  AppSettingsCustomFieldsRoute: AppSettingsCustomFieldsRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsOrganizationRoute: AppSettingsOrganizationRoute,
   AppSettingsPhoneNumbersRoute: AppSettingsPhoneNumbersRoute,

@@ -15,6 +15,7 @@ export function customFieldView(row: CustomFieldTable): CustomField {
     type: def.type,
     choices: def.choices,
     accepts_multiple_values: def.accepts_multiple_values,
+    position: row.position,
     organization_id: row.organization_id,
     created_by: row.created_by,
     updated_by: row.updated_by,
@@ -38,6 +39,7 @@ export function customFieldsQuery(db: Queryable, organizationId: string, objectT
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('object_type', '=', objectType)
+    .orderBy('position')
     .orderBy('date_created')
     .orderBy('id')
 }
@@ -64,6 +66,29 @@ export async function customFieldNameTaken(
     .execute()
   const lower = name.toLowerCase()
   return rows.some((row) => row.id !== exceptId && row.name.toLowerCase() === lower)
+}
+
+/** Gives each field of `ids` its index as its place. */
+export async function setCustomFieldPositions(db: Queryable, organizationId: string, ids: string[]): Promise<void> {
+  for (const [position, id] of ids.entries()) {
+    await db
+      .updateTable('custom_field')
+      .set({ position })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .execute()
+  }
+}
+
+/** How many values the field holds across the organization's objects: one count, however many there are. */
+export async function countCustomFieldValues(db: Queryable, organizationId: string, fieldId: string): Promise<number> {
+  const row = await db
+    .selectFrom('custom_value')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('field_id', '=', fieldId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
 }
 
 /** How many values the field holds, and the most any one object holds. */
@@ -112,11 +137,19 @@ export async function insertCustomField(
     values: CustomFieldValues
   },
 ): Promise<CustomFieldTable> {
+  const last = await db
+    .selectFrom('custom_field')
+    .select((eb) => eb.fn.max<number | null>('position').as('position'))
+    .where('organization_id', '=', input.organizationId)
+    .where('object_type', '=', input.objectType)
+    .executeTakeFirstOrThrow()
   const row: CustomFieldTable = {
     id: newId('customField'),
     organization_id: input.organizationId,
     object_type: input.objectType,
     ...columns(input.values),
+    // A new field goes last.
+    position: last.position === null ? 0 : last.position + 1,
     ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('custom_field').values(row).execute()

@@ -22,6 +22,7 @@ interface FieldBody {
   type: string
   choices: string[] | null
   accepts_multiple_values: boolean
+  position: number
   organization_id: string
   created_by: string | null
   updated_by: string | null
@@ -119,6 +120,7 @@ describe('creating custom fields', () => {
       type: 'text',
       choices: null,
       accepts_multiple_values: false,
+      position: 0,
       organization_id: org.id,
       created_by: org.admin.id,
       updated_by: org.admin.id,
@@ -248,7 +250,7 @@ describe('creating custom fields', () => {
 })
 
 describe('listing custom fields', () => {
-  it('pages with _skip and _limit, oldest first', async () => {
+  it('pages with _skip and _limit, in creation order until someone reorders', async () => {
     const org = await ctx.createOrg('Paging')
     for (const name of ['One', 'Two', 'Three']) await create(org, 'contact', { name, type: 'text' })
     const first = (await call(ctx.app, org.member.key, 'GET', '/custom_field/contact/?_limit=2')).json()

@@ -3,13 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { CustomFieldTable } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { crudSchemas } from '../../platform/http/crud-routes.js'
+import { crudSchemas, idParams } from '../../platform/http/crud-routes.js'
 import { fetchPage } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { changeContext, recordEvents, type EventAction, type EventInput } from '../../integrations/events/event-repo.js'
 import {
+  countCustomFieldValues,
   customFieldNameTaken,
   customFieldsQuery,
   customFieldUsage,
@@ -18,13 +19,16 @@ import {
   findCustomField,
   insertCustomField,
   lockOrganizationCustomFields,
+  setCustomFieldPositions,
   updateCustomField,
   type CustomFieldValues,
 } from './custom-field-repo.js'
 import {
   CUSTOM_OBJECT_TYPES,
   customFieldSchema,
+  customFieldSchemaSchema,
   customFieldTypeSchema,
+  customFieldUsageSchema,
   type CustomFieldType,
   type CustomObjectType,
 } from '@leadline/shared/custom-field-schema'
@@ -68,6 +72,16 @@ const updateBody = Type.Object(
   { additionalProperties: false, description: 'Only the fields sent change.' },
 )
 type UpdateBody = Static<typeof updateBody>
+
+const schemaBody = Type.Object(
+  {
+    fields: Type.Array(Type.Object({ id: Type.String() }), {
+      description:
+        'Fields of this object type (`{"id": ...}`), in the new order; the fields not listed follow them, in their current order. Each at most once.',
+    }),
+  },
+  { additionalProperties: false },
+)
 
 function cleanName(raw: string, errors: Record<string, string>): string {
   const name = raw.trim()
@@ -141,6 +155,20 @@ function withArticle(noun: string): string {
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
 }
 
+/** The new order of every field: the ids sent, then the others in their current order; throws what refuses it. */
+function reordered(current: readonly { id: string }[], sent: readonly { id: string }[], objectType: string): string[] {
+  const known = new Set(current.map((f) => f.id))
+  const listed = new Set<string>()
+  for (const { id } of sent) {
+    if (!known.has(id)) {
+      throw ValidationError.field('fields', `"${id}" is not one of your organization's ${objectType} custom fields.`)
+    }
+    if (listed.has(id)) throw ValidationError.field('fields', `"${id}" is listed more than once.`)
+    listed.add(id)
+  }
+  return [...listed, ...current.map((f) => f.id).filter((id) => !listed.has(id))]
+}
+
 export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   // `custom_fields/` is the path older Close clients use (see the recordings); it stays out of the documentation.
   for (const base of ['custom_field', 'custom_fields']) {
@@ -155,11 +183,32 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
 
       app.get(
         `/${base}/${objectType}/`,
-        schemas.list(`The ${objectType} custom fields of your organization, oldest first`),
+        schemas.list(
+          `The ${objectType} custom fields of your organization, in its order (\`/custom_field_schema/${objectType}/\`)`,
+        ),
         async (request) => {
           const me = caller(request)
           const page = await fetchPage(customFieldsQuery(db, me.organizationId, objectType), request.query)
           return { has_more: page.has_more, data: page.data.map(customFieldView) }
+        },
+      )
+
+      app.get(
+        `/${base}/${objectType}/:id/usage/`,
+        {
+          schema: {
+            ...(base === 'custom_field' ? {} : { hide: true }),
+            tags: [`${objectType} custom fields`],
+            summary: `How many values ${withArticle(objectType)} custom field holds (Leadline; admin): what deleting it removes`,
+            params: idParams,
+            response: { 200: customFieldUsageSchema },
+          },
+        },
+        async (request) => {
+          const me = await requireAdminOver(request, fieldOf(request.params.id), notFound)
+          const field = await findCustomField(db, me.organizationId, objectType, request.params.id)
+          if (field === undefined) throw notFound()
+          return { values: await countCustomFieldValues(db, me.organizationId, field.id) }
         },
       )
 
@@ -266,5 +315,58 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
         },
       )
     }
+  }
+
+  for (const objectType of CUSTOM_OBJECT_TYPES) {
+    const tags = ['custom field schemas']
+    const allFields = async (organizationId: string) =>
+      (await customFieldsQuery(db, organizationId, objectType).execute()).map(customFieldView)
+
+    app.get(
+      `/custom_field_schema/${objectType}/`,
+      {
+        schema: {
+          tags,
+          summary: `The ${objectType} custom fields of your organization, in its order`,
+          response: { 200: customFieldSchemaSchema },
+        },
+      },
+      async (request) => ({ fields: await allFields(caller(request).organizationId) }),
+    )
+
+    app.put(
+      `/custom_field_schema/${objectType}/`,
+      {
+        schema: {
+          tags,
+          summary: `Reorder the ${objectType} custom fields (admin)`,
+          description:
+            'The fields listed come first, in the order given; the ones left out follow, in their current order.',
+          body: schemaBody,
+          response: { 200: customFieldSchemaSchema },
+        },
+      },
+      async (request) => {
+        const me = requireAdmin(request)
+        return db.transaction().execute(async (tx) => {
+          await lockOrganizationCustomFields(tx, dialect, me.organizationId)
+          const before = (await customFieldsQuery(tx, me.organizationId, objectType).execute()).map(customFieldView)
+          const order = reordered(before, request.body.fields, objectType)
+          await setCustomFieldPositions(tx, me.organizationId, order)
+          const after = (await customFieldsQuery(tx, me.organizationId, objectType).execute()).map(customFieldView)
+          const previous = new Map(before.map((f) => [f.id, f]))
+          const ctx = changeContext(request, formatTimestamp(clock.now()))
+          // Each field whose place changed is updated: other users' screens and subscribers learn the new order.
+          await recordEvents(
+            tx,
+            ctx.events,
+            after
+              .filter((f) => previous.get(f.id)?.position !== f.position)
+              .map((f) => ({ ...customFieldEvent(objectType, f, 'updated'), previous: previous.get(f.id) ?? f })),
+          )
+          return { fields: after }
+        })
+      },
+    )
   }
 }

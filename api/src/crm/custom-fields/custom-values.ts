@@ -43,7 +43,7 @@ export function toCustomFieldDef(row: {
   }
 }
 
-/** The organization's custom fields of one object type, oldest first (the order values are shown in). */
+/** The organization's custom fields of one object type, in its order (the order values are shown in). */
 export async function listCustomFieldDefs(
   db: Queryable,
   organizationId: string,
@@ -54,6 +54,7 @@ export async function listCustomFieldDefs(
     .select(['id', 'name', 'type', 'choices', 'accepts_multiple_values'])
     .where('organization_id', '=', organizationId)
     .where('object_type', '=', objectType)
+    .orderBy('position')
     .orderBy('date_created')
     .orderBy('id')
     .execute()

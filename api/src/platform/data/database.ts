@@ -339,6 +339,8 @@ export interface CustomFieldTable {
   /** JSON array of strings, for `choices` fields. */
   choices: string | null
   accepts_multiple_values: boolean | number
+  /** Its place among the organization's fields of its object type, from 0 (migration 0034). */
+  position: number
   created_by: string | null
   updated_by: string | null
   date_created: string

@@ -32,6 +32,7 @@ import * as m0030 from './migrations/0030-two-factor.js'
 import * as m0031 from './migrations/0031-single-sign-on.js'
 import * as m0032 from './migrations/0032-user-time-zone.js'
 import * as m0033 from './migrations/0033-outcome-order.js'
+import * as m0034 from './migrations/0034-custom-field-positions.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0031-single-sign-on': m0031,
   '0032-user-time-zone': m0032,
   '0033-outcome-order': m0033,
+  '0034-custom-field-positions': m0034,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -27,10 +27,13 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string): Pr
   ]
   const existing = await db
     .selectFrom('custom_field')
-    .select(['id', 'name', 'object_type'])
+    .select(['id', 'name', 'object_type', 'position'])
     .where('organization_id', '=', organizationId)
     .execute()
   const ids: Record<string, string> = {}
+  // New fields go last, in the order listed here.
+  const next = (objectType: CustomObjectType) =>
+    Math.max(-1, ...existing.filter((f) => f.object_type === objectType).map((f) => f.position)) + 1
   for (const field of wanted) {
     const found = existing.find((f) => f.name === field.name && f.object_type === field.objectType)
     if (found !== undefined) {
@@ -38,6 +41,8 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string): Pr
       continue
     }
     const id = newId('customField')
+    const position = next(field.objectType)
+    existing.push({ id, name: field.name, object_type: field.objectType, position })
     await db
       .insertInto('custom_field')
       .values({
@@ -49,6 +54,7 @@ async function ensureDemoFields(db: Db, organizationId: string, now: string): Pr
         type: field.type,
         choices: field.choices,
         accepts_multiple_values: 0,
+        position,
         created_by: null,
         updated_by: null,
         date_created: now,

@@ -45,9 +45,11 @@ const NOT_COVERABLE: Record<string, string> = {
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
 const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE']
-const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
+const ADMIN_ONLY: { prefix: string; suffix?: string; methods: string[] }[] = [
   { prefix: '/status/', methods: WRITES },
   { prefix: '/custom_field/', methods: WRITES },
+  { prefix: '/custom_field/', suffix: '/usage/', methods: ['GET'] },
+  { prefix: '/custom_field_schema/', methods: WRITES },
   { prefix: '/pipeline/', methods: WRITES },
   { prefix: '/organization/', methods: WRITES },
   { prefix: '/organization/{id}/environment/', methods: ['GET'] },
@@ -62,7 +64,12 @@ const ADMIN_ONLY: { prefix: string; methods: string[] }[] = [
 ]
 
 function isAdminOnly(op: Operation): boolean {
-  return ADMIN_ONLY.some((rule) => op.path.startsWith(rule.prefix) && rule.methods.includes(op.method))
+  return ADMIN_ONLY.some(
+    (rule) =>
+      op.path.startsWith(rule.prefix) &&
+      (rule.suffix === undefined || op.path.endsWith(rule.suffix)) &&
+      rule.methods.includes(op.method),
+  )
 }
 
 /**

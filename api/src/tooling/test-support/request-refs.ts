@@ -52,6 +52,10 @@ export function referenceKind(op: Operation, name: string, schema: SchemaNode): 
     if (field.at(-2) === 'lead_statuses') return 'lead_status'
     if (field.at(-2) === 'statuses') return 'opportunity_status'
     if (field.at(-2) === 'outcomes') return 'outcome'
+    // `PUT /custom_field_schema/{object_type}/` lists fields of the path's object type.
+    if (field.at(-2) === 'fields' && op.path.startsWith('/custom_field_schema/')) {
+      return `custom_field_${op.path.split('/')[2] ?? ''}`
+    }
     return undefined
   }
   if (last === 'id' && op.path === '/task/') return 'task'

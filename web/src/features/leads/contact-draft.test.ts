@@ -10,6 +10,7 @@ const role: CustomField = {
   type: 'choices',
   choices: ['Champion', 'Economic buyer'],
   accepts_multiple_values: false,
+  position: 0,
   organization_id: 'orga_1',
   created_by: null,
   updated_by: null,

@@ -10,6 +10,7 @@ function field(type: CustomFieldType, accepts_multiple_values = false): CustomFi
     type,
     choices: type === 'choices' ? ['A', 'B'] : null,
     accepts_multiple_values,
+    position: 0,
     organization_id: 'orga_1',
     created_by: null,
     updated_by: null,

@@ -15,6 +15,7 @@ const accountManager: CustomField = {
   type: 'user',
   choices: null,
   accepts_multiple_values: true,
+  position: 0,
   organization_id: 'orga_1',
   created_by: null,
   updated_by: null,

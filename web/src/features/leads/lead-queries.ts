@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
 import type { Activity } from '@leadline/shared/activity-schema'
 import type { Contact } from '@leadline/shared/contact-schema'
-import type { CustomField } from '@leadline/shared/custom-field-schema'
+import type { CustomField, CustomObjectType } from '@leadline/shared/custom-field-schema'
 import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
 import type { ListEnvelope } from '@leadline/shared/list'
 import type { LeadStatus } from '@leadline/shared/status-schema'
@@ -63,7 +63,8 @@ export const setupQueries = {
   statuses: () => setupListQuery<LeadStatus>(['statuses', 'lead'], 'status/lead/'),
   /** The organization's members, for `user` custom fields. */
   members: () => setupListQuery<User>(['members'], 'user/', { _limit: 1000 }),
-  customFields: (objectType: 'lead' | 'contact') =>
+  /** In the organization's order (`/custom_field_schema/`), which the list follows. */
+  customFields: (objectType: CustomObjectType) =>
     setupListQuery<CustomField>(['custom-fields', objectType], `custom_field/${objectType}/`, { _limit: 100 }),
 }
 

@@ -53,6 +53,7 @@ const SCREENS: Record<string, QueryKey> = {
   leadStatuses: settingsQueries.leadStatuses().queryKey,
   leadFields: setupQueries.customFields('lead').queryKey,
   contactFields: setupQueries.customFields('contact').queryKey,
+  opportunityFields: setupQueries.customFields('opportunity').queryKey,
   members: setupQueries.members().queryKey,
   outcomes: phoneQueries.outcomes().queryKey,
   session: ['session', 'current'],
@@ -144,6 +145,14 @@ describe('what a teammate’s change makes stale', () => {
     expect(staleScreens(event({ object_type: 'pipeline', lead_id: null }))).toEqual(['pipelines'])
     expect(staleScreens(event({ object_type: 'custom_field.lead', lead_id: null }))).toEqual(['leadFields'])
     expect(staleScreens(event({ object_type: 'custom_field.contact', lead_id: null }))).toEqual(['contactFields'])
+    expect(staleScreens(event({ object_type: 'custom_field.opportunity', lead_id: null }))).toEqual([
+      'opportunityFields',
+    ])
+  })
+
+  it('custom fields reordered: each moved field’s update refreshes its object type’s fields only', () => {
+    const moved = event({ object_type: 'custom_field.lead', object_id: 'cf_2', action: 'updated', lead_id: null })
+    expect(staleScreens(moved)).toEqual(['leadFields'])
   })
 
   it('a membership (a role changed, someone deactivated): the members, the pickers of teammates and the session', () => {

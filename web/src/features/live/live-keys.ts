@@ -68,7 +68,11 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
     case 'pipeline':
       return [under(opportunityQueries.pipelines().queryKey)]
     case 'custom_field':
-      return subtype === 'lead' || subtype === 'contact' ? [under(setupQueries.customFields(subtype).queryKey)] : []
+      // A field added, changed, deleted or moved (a reorder updates each field it moves): the settings screen and
+      // every form that shows that object type's fields.
+      return subtype === 'lead' || subtype === 'contact' || subtype === 'opportunity'
+        ? [under(setupQueries.customFields(subtype).queryKey)]
+        : []
     case 'membership':
       // Admins' list of members, the pickers of teammates, and the session: the BFF already holds a new role of theirs.
       return [

@@ -34,6 +34,8 @@ export interface OpportunityBody {
   note?: string
   user_id?: string
   contact_id?: string | null
+  /** Custom values, `custom.<field id>`: null unsets. */
+  [custom: `custom.${string}`]: unknown
 }
 
 export interface DraftDefaults {

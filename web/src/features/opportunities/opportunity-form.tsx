@@ -8,9 +8,11 @@ import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
 import { bindFields } from '../../lib/form-fields'
 import { authQueries } from '../auth/auth-queries'
-import { leadQueries } from '../leads/lead-queries'
+import { CustomFieldEditor } from '../leads/custom-field-editor'
+import { customDraftOf, customValueFromDraft, customValuesOf } from '../leads/custom-values'
+import { leadQueries, setupQueries } from '../leads/lead-queries'
 import { pipelineOf } from './board-search'
-import { bodyOf, draftOf, type OpportunityDraft } from './opportunity-form-draft'
+import { bodyOf, draftOf, type OpportunityBody, type OpportunityDraft } from './opportunity-form-draft'
 import type { LeadComboBoxProps } from './opportunity-form-lead'
 import { useSaveOpportunity } from './opportunity-mutations'
 import { opportunityQueries } from './opportunity-queries'
@@ -56,6 +58,14 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
   const [draft, setDraft] = useState(initial)
   const [formErrors, setFormErrors] = useState<Record<string, string>>({})
   const lead = useQuery({ ...leadQueries.detail(draft.lead_id), enabled: draft.lead_id !== '' })
+  // In the organization's order; a field added or moved in Settings shows at once (same query).
+  const customFields = useQuery(setupQueries.customFields('opportunity'))
+  const fields = (customFields.data ?? []).filter((f) => f.type !== 'hidden')
+  const storedCustom = (id: string) => {
+    const f = fields.find((x) => x.id === id)
+    return opportunity === undefined || f === undefined ? '' : customDraftOf(f, customValuesOf(opportunity, f))
+  }
+  const [custom, setCustom] = useState<Record<string, string>>({})
   const save = useSaveOpportunity()
   const serverErrors = isApiError(save.error) ? save.error.fieldErrors : {}
   const errors = { ...serverErrors, ...formErrors }
@@ -84,11 +94,16 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
       return
     }
     setFormErrors({})
-    if (opportunity !== undefined && Object.keys(result.body).length === 0) {
+    const body: OpportunityBody = { ...result.body }
+    for (const f of fields) {
+      const text = custom[f.id]
+      if (text !== undefined && text !== storedCustom(f.id)) body[`custom.${f.id}`] = customValueFromDraft(f, text)
+    }
+    if (opportunity !== undefined && Object.keys(body).length === 0) {
       onDone()
       return
     }
-    save.mutate({ id: opportunity?.id, body: result.body }, { onSuccess: onDone })
+    save.mutate({ id: opportunity?.id, body }, { onSuccess: onDone })
   }
 
   return (
@@ -157,6 +172,25 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
         <SelectField label="Contact" {...field('contact_id')} options={contacts} emptyLabel="No contact" />
       </div>
       <TextField label="Note" multiline {...field('note')} />
+      {fields.length === 0 ? null : (
+        <fieldset className="flex flex-col gap-3">
+          <legend className="mb-1 text-sm font-semibold text-slate-900">Custom fields</legend>
+          {fields.map((f) => (
+            <CustomFieldEditor
+              key={f.id}
+              field={f}
+              label={f.name}
+              draft={custom[f.id] ?? storedCustom(f.id)}
+              setDraft={(text) => {
+                setCustom((c) => ({ ...c, [f.id]: text }))
+              }}
+              error={errors[`custom.${f.id}`]}
+              references={f.type === 'user' ? members : f.type === 'contact' ? contacts : []}
+              autoFocus={false}
+            />
+          ))}
+        </fieldset>
+      )}
       <FormActions
         error={generalError}
         submitLabel={opportunity === undefined ? 'Add opportunity' : 'Save opportunity'}

@@ -9,6 +9,7 @@ import { BackToLeadsLink } from '../shell/error-pages'
 const TABS = [
   { to: '/settings/pipelines', label: 'Pipelines' },
   { to: '/settings/lead-statuses', label: 'Lead statuses' },
+  { to: '/settings/custom-fields', label: 'Custom fields' },
   { to: '/settings/users', label: 'Users' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/settings/single-sign-on', label: 'Single sign-on' },
