@@ -31,6 +31,7 @@ import * as m0029 from './migrations/0029-invitations.js'
 import * as m0030 from './migrations/0030-two-factor.js'
 import * as m0031 from './migrations/0031-single-sign-on.js'
 import * as m0032 from './migrations/0032-user-time-zone.js'
+import * as m0033 from './migrations/0033-email-account-last-error.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0030-two-factor': m0030,
   '0031-single-sign-on': m0031,
   '0032-user-time-zone': m0032,
+  '0033-email-account-last-error': m0033,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
