@@ -23,6 +23,7 @@ import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportu
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
+import { Route as AppSettingsEmailAccountsRouteImport } from './routes/_app/settings/email-accounts'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
@@ -98,6 +99,12 @@ const AppSettingsApiKeysRoute = AppSettingsApiKeysRouteImport.update({
   path: '/settings/api-keys',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsEmailAccountsRoute =
+  AppSettingsEmailAccountsRouteImport.update({
+    id: '/settings/email-accounts',
+    path: '/settings/email-accounts',
+    getParentRoute: () => AppRoute,
+  } as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
@@ -134,6 +141,7 @@ export interface FileRoutesByFullPath {
   '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -154,6 +162,7 @@ export interface FileRoutesByTo {
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -176,6 +185,7 @@ export interface FileRoutesById {
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/_app/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
@@ -198,6 +208,7 @@ export interface FileRouteTypes {
     | '/verify-email'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/email-accounts'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -218,6 +229,7 @@ export interface FileRouteTypes {
     | '/'
     | '/leads/$leadId'
     | '/settings/api-keys'
+    | '/settings/email-accounts'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -239,6 +251,7 @@ export interface FileRouteTypes {
     | '/_app/'
     | '/_app/leads/$leadId'
     | '/_app/settings/api-keys'
+    | '/_app/settings/email-accounts'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
@@ -358,6 +371,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsApiKeysRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/email-accounts': {
+      id: '/_app/settings/email-accounts'
+      path: '/settings/email-accounts'
+      fullPath: '/settings/email-accounts'
+      preLoaderRoute: typeof AppSettingsEmailAccountsRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
@@ -402,6 +422,7 @@ interface AppRouteChildren {
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
+  AppSettingsEmailAccountsRoute: typeof AppSettingsEmailAccountsRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
@@ -419,6 +440,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
+  AppSettingsEmailAccountsRoute: AppSettingsEmailAccountsRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,

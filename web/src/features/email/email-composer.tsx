@@ -1,3 +1,4 @@
+import { Link } from '@tanstack/react-router'
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
 import { useState, type SubmitEvent } from 'react'
@@ -165,8 +166,11 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         {noAccount ? (
           <p className="text-sm text-slate-700">
             {accounts.data.length > 0
-              ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts.'
-              : 'You have no email account to send from yet. An admin must add one for you (email accounts); until then you can save drafts.'}
+              ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts. '
+              : 'You have no email account to send from yet; until then you can save drafts. '}
+            <Link to="/settings/profile" hash="email-accounts" className="text-indigo-700 underline">
+              Your email accounts
+            </Link>
           </p>
         ) : (
           <SelectField
