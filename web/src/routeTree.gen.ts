@@ -24,6 +24,7 @@ import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
 import { Route as AppSettingsEmailAccountsRouteImport } from './routes/_app/settings/email-accounts'
+import { Route as AppSettingsEmailTemplatesRouteImport } from './routes/_app/settings/email-templates'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsPipelinesRouteImport } from './routes/_app/settings/pipelines'
 import { Route as AppSettingsProfileRouteImport } from './routes/_app/settings/profile'
@@ -105,6 +106,12 @@ const AppSettingsEmailAccountsRoute =
     path: '/settings/email-accounts',
     getParentRoute: () => AppRoute,
   } as any)
+const AppSettingsEmailTemplatesRoute =
+  AppSettingsEmailTemplatesRouteImport.update({
+    id: '/settings/email-templates',
+    path: '/settings/email-templates',
+    getParentRoute: () => AppRoute,
+  } as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
@@ -142,6 +149,7 @@ export interface FileRoutesByFullPath {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -163,6 +171,7 @@ export interface FileRoutesByTo {
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/settings/profile': typeof AppSettingsProfileRoute
@@ -186,6 +195,7 @@ export interface FileRoutesById {
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/_app/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/_app/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/pipelines': typeof AppSettingsPipelinesRoute
   '/_app/settings/profile': typeof AppSettingsProfileRoute
@@ -209,6 +219,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/api-keys'
     | '/settings/email-accounts'
+    | '/settings/email-templates'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -230,6 +241,7 @@ export interface FileRouteTypes {
     | '/leads/$leadId'
     | '/settings/api-keys'
     | '/settings/email-accounts'
+    | '/settings/email-templates'
     | '/settings/lead-statuses'
     | '/settings/pipelines'
     | '/settings/profile'
@@ -252,6 +264,7 @@ export interface FileRouteTypes {
     | '/_app/leads/$leadId'
     | '/_app/settings/api-keys'
     | '/_app/settings/email-accounts'
+    | '/_app/settings/email-templates'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/pipelines'
     | '/_app/settings/profile'
@@ -378,6 +391,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsEmailAccountsRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/email-templates': {
+      id: '/_app/settings/email-templates'
+      path: '/settings/email-templates'
+      fullPath: '/settings/email-templates'
+      preLoaderRoute: typeof AppSettingsEmailTemplatesRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
@@ -423,6 +443,7 @@ interface AppRouteChildren {
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
   AppSettingsEmailAccountsRoute: typeof AppSettingsEmailAccountsRoute
+  AppSettingsEmailTemplatesRoute: typeof AppSettingsEmailTemplatesRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsPipelinesRoute: typeof AppSettingsPipelinesRoute
   AppSettingsProfileRoute: typeof AppSettingsProfileRoute
@@ -441,6 +462,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
   AppSettingsEmailAccountsRoute: AppSettingsEmailAccountsRoute,
+  AppSettingsEmailTemplatesRoute: AppSettingsEmailTemplatesRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsPipelinesRoute: AppSettingsPipelinesRoute,
   AppSettingsProfileRoute: AppSettingsProfileRoute,

@@ -12,6 +12,7 @@ const TABS = [
   { to: '/settings/users', label: 'Users' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/settings/email-accounts', label: 'Email accounts' },
+  { to: '/settings/email-templates', label: 'Email templates' },
   { to: '/settings/single-sign-on', label: 'Single sign-on' },
 ] as const
 
@@ -57,8 +58,8 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
     <div className="mx-auto max-w-2xl px-4 py-16 text-center">
       <h1 className="text-2xl font-bold text-slate-900">Only admins can change settings</h1>
       <p className="mt-2 text-slate-600">
-        Pipelines, statuses, users, API keys, email accounts and single sign-on of {organization} are managed by its
-        admins. Ask one of them if something here needs to change.
+        Pipelines, statuses, users, API keys, email accounts, email templates and single sign-on of {organization} are
+        managed by its admins. Ask one of them if something here needs to change.
       </p>
       <BackToLeadsLink />
     </div>
