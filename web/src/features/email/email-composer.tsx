@@ -167,7 +167,7 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
           <p className="text-sm text-slate-700">
             {accounts.data.length > 0
               ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts. '
-              : 'You have no email account to send from yet; until then you can save drafts. '}
+              : 'You have no email account to send from yet. Until then you can save drafts. '}
             <Link to="/settings/profile" hash="email-accounts" className="text-indigo-700 underline">
               Your email accounts
             </Link>
