@@ -12,7 +12,7 @@ import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice
 import { AddressField } from './address-field'
 import { AttachmentField } from './attachment-field'
 import type { Address } from './email-address'
-import { isUploading } from './email-attachments'
+import { isUploading, withTemplateFiles } from './email-attachments'
 import { EmailBodyField } from './email-body-field'
 import {
   composerFields,
@@ -193,14 +193,15 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         <TemplatePicker
           leadId={leadId}
           contactId={contactId ?? contacts[0]?.id}
-          onUse={(templateId, rendered) => {
+          onUse={(templateId, rendered, files) => {
             change(
-              {
+              (now) => ({
                 templateId,
                 subject: rendered.subject,
                 body: composerSource(rendered.body_html, rendered.body_text),
-              },
-              ['subject', 'body_text'],
+                attachments: withTemplateFiles(now.attachments, files),
+              }),
+              ['subject', 'body_text', 'attachments'],
             )
             sending.focusMessage()
           }}
