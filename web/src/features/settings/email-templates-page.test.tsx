@@ -86,6 +86,7 @@ describe('Settings → Email templates', () => {
       subject: 'Hi',
       body: 'Hello',
       is_shared: false,
+      attachments: [],
     })
   })
 
@@ -115,6 +116,36 @@ describe('Settings → Email templates', () => {
     expect(preview.textContent).toContain('contact.nickname does not exist')
     expect(within(preview).getByRole<HTMLSelectElement>('combobox', { name: 'Contact' }).value).toBe('cont_1')
     expect(await axeViolations()).toEqual([])
+  })
+
+  it('edits a template’s attached files: listed, removable, saved with it', async () => {
+    const server = templatesServer()
+    const terms = {
+      url: '/api/v1/email_attachment/emlatt_2/',
+      filename: 'Terms.pdf',
+      content_type: 'application/pdf',
+      size: 2048,
+    }
+    const deck = { ...terms, url: '/api/v1/email_attachment/emlatt_3/', filename: 'Deck.pdf' }
+    server.answers['GET /api/v1/email_template/'] = list([{ ...intro, attachments: [terms, deck] }])
+    server.answers['PUT /api/v1/email_template/tmpl_intro/'] = { body: intro }
+    renderScreen(EmailTemplatesPage)
+    const user = userEvent.setup()
+    await user.click(await screen.findByRole('button', { name: 'Edit Intro' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Edit “Intro”' })
+    const files = within(dialog).getByRole('list', { name: 'Attachments' })
+    expect(
+      within(files)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([expect.stringContaining('Terms.pdf'), expect.stringContaining('Deck.pdf')])
+    await user.click(within(files).getByRole('button', { name: 'Remove Terms.pdf' }))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => {
+      expect(server.bodiesOf('PUT /api/v1/email_template/tmpl_intro/')).toEqual([
+        { name: 'Intro', subject: intro.subject, body: intro.body, is_shared: true, attachments: [deck] },
+      ])
+    })
   })
 
   it('deletes a template only after the confirmation', async () => {

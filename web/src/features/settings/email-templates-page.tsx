@@ -13,6 +13,8 @@ import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
 import { wholeListQuery } from '../../lib/setup-query'
+import { AttachmentField } from '../email/attachment-field'
+import { attachmentsOf, isUploading, withTemplateFiles } from '../email/email-attachments'
 import { emailQueries } from '../email/email-queries'
 import { LeadComboBox } from '../opportunities/opportunity-form-lead'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -29,6 +31,7 @@ interface TemplateInput {
   subject: string
   body: string
   is_shared: boolean
+  attachments: { url: string; filename: string; content_type: string; size: number }[]
 }
 
 const path = (id: string) => `email_template/${encodeURIComponent(id)}/`
@@ -149,16 +152,22 @@ function TemplateDialog({ template, onClose }: { template: EmailTemplate | undef
   const [subject, setSubject] = useState(template?.subject ?? '')
   const [body, setBody] = useState(template?.body ?? '')
   const [shared, setShared] = useState(template?.is_shared ?? true)
+  const [files, setFiles] = useState(() => withTemplateFiles([], template?.attachments ?? []))
   const changed =
     <T,>(set: (value: T) => void) =>
     (value: T) => {
       set(value)
       save.reset()
     }
-  const { beside, general } = placeErrors(['name', 'subject', 'body', 'is_shared'], save.error)
+  const { beside, general } = placeErrors(['name', 'subject', 'body', 'is_shared', 'attachments'], save.error)
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
-    save.mutate({ name: name.trim(), subject, body, is_shared: shared }, { onSuccess: onClose })
+    if (isUploading(files)) return
+    const attachments = attachmentsOf(files).map((file) => ({
+      ...file,
+      content_type: file.content_type ?? 'application/octet-stream',
+    }))
+    save.mutate({ name: name.trim(), subject, body, is_shared: shared, attachments }, { onSuccess: onClose })
   }
   return (
     <Dialog
@@ -187,11 +196,14 @@ function TemplateDialog({ template, onClose }: { template: EmailTemplate | undef
           onChange={changed(setShared)}
           error={beside.is_shared}
         />
-        {template === undefined || template.attachments.length === 0 ? null : (
-          <p className="text-sm text-slate-700">
-            Attached files: {template.attachments.map((file) => file.filename).join(', ')}
-          </p>
-        )}
+        <AttachmentField
+          attachments={files}
+          onChange={(update) => {
+            setFiles(update)
+            save.reset()
+          }}
+          error={beside.attachments}
+        />
         <FormActions
           error={general}
           submitLabel={template === undefined ? 'Create template' : 'Save'}
