@@ -56,7 +56,10 @@ test('a rep writes from a template, undoes the send within the window, sends aga
   const { timeline, composer, open } = emailComposer(page)
   await open()
   await expect(composer).toContainText('You have no email account to send from yet.')
-  await expect(composer).toContainText('An admin must add one')
+  await expect(composer.getByRole('link', { name: 'Your email accounts' })).toHaveAttribute(
+    'href',
+    '/settings/profile#email-accounts',
+  )
   await expect(composer.getByRole('button', { name: 'Send', exact: true })).toBeDisabled()
   await composer.getByRole('button', { name: 'Close' }).click()
   await expect(composer).toBeHidden()

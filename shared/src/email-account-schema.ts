@@ -33,6 +33,20 @@ export const emailAccountSchema = Type.Object({
   }),
   default_identity: emailIdentitySchema,
   smtp: smtpViewSchema,
+  last_error: Type.Union(
+    [
+      Type.Object({
+        message: Type.String({ description: 'What the SMTP server answered, or why it could not be reached.' }),
+        date: timestampSchema,
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'Leadline: the failure of the latest send through the account (an email, a verification link or ' +
+        '`send_test`); null once a send went through.',
+    },
+  ),
   created_by: Type.Union([Type.String(), Type.Null()]),
   updated_by: Type.Union([Type.String(), Type.Null()]),
   date_created: timestampSchema,

@@ -25,6 +25,8 @@ import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/ind
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
 import { Route as AppSettingsCallOutcomesRouteImport } from './routes/_app/settings/call-outcomes'
 import { Route as AppSettingsCustomFieldsRouteImport } from './routes/_app/settings/custom-fields'
+import { Route as AppSettingsEmailAccountsRouteImport } from './routes/_app/settings/email-accounts'
+import { Route as AppSettingsEmailTemplatesRouteImport } from './routes/_app/settings/email-templates'
 import { Route as AppSettingsLeadStatusesRouteImport } from './routes/_app/settings/lead-statuses'
 import { Route as AppSettingsOrganizationRouteImport } from './routes/_app/settings/organization'
 import { Route as AppSettingsPhoneNumbersRouteImport } from './routes/_app/settings/phone-numbers'
@@ -113,6 +115,18 @@ const AppSettingsCustomFieldsRoute = AppSettingsCustomFieldsRouteImport.update({
   path: '/settings/custom-fields',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsEmailAccountsRoute =
+  AppSettingsEmailAccountsRouteImport.update({
+    id: '/settings/email-accounts',
+    path: '/settings/email-accounts',
+    getParentRoute: () => AppRoute,
+  } as any)
+const AppSettingsEmailTemplatesRoute =
+  AppSettingsEmailTemplatesRouteImport.update({
+    id: '/settings/email-templates',
+    path: '/settings/email-templates',
+    getParentRoute: () => AppRoute,
+  } as any)
 const AppSettingsLeadStatusesRoute = AppSettingsLeadStatusesRouteImport.update({
   id: '/settings/lead-statuses',
   path: '/settings/lead-statuses',
@@ -166,6 +180,8 @@ export interface FileRoutesByFullPath {
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
+  '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/organization': typeof AppSettingsOrganizationRoute
   '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -191,6 +207,8 @@ export interface FileRoutesByTo {
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
+  '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/settings/organization': typeof AppSettingsOrganizationRoute
   '/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -218,6 +236,8 @@ export interface FileRoutesById {
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/_app/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
+  '/_app/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
+  '/_app/settings/email-templates': typeof AppSettingsEmailTemplatesRoute
   '/_app/settings/lead-statuses': typeof AppSettingsLeadStatusesRoute
   '/_app/settings/organization': typeof AppSettingsOrganizationRoute
   '/_app/settings/phone-numbers': typeof AppSettingsPhoneNumbersRoute
@@ -245,6 +265,8 @@ export interface FileRouteTypes {
     | '/settings/api-keys'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
+    | '/settings/email-accounts'
+    | '/settings/email-templates'
     | '/settings/lead-statuses'
     | '/settings/organization'
     | '/settings/phone-numbers'
@@ -270,6 +292,8 @@ export interface FileRouteTypes {
     | '/settings/api-keys'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
+    | '/settings/email-accounts'
+    | '/settings/email-templates'
     | '/settings/lead-statuses'
     | '/settings/organization'
     | '/settings/phone-numbers'
@@ -296,6 +320,8 @@ export interface FileRouteTypes {
     | '/_app/settings/api-keys'
     | '/_app/settings/call-outcomes'
     | '/_app/settings/custom-fields'
+    | '/_app/settings/email-accounts'
+    | '/_app/settings/email-templates'
     | '/_app/settings/lead-statuses'
     | '/_app/settings/organization'
     | '/_app/settings/phone-numbers'
@@ -432,6 +458,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsCustomFieldsRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/email-accounts': {
+      id: '/_app/settings/email-accounts'
+      path: '/settings/email-accounts'
+      fullPath: '/settings/email-accounts'
+      preLoaderRoute: typeof AppSettingsEmailAccountsRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/settings/email-templates': {
+      id: '/_app/settings/email-templates'
+      path: '/settings/email-templates'
+      fullPath: '/settings/email-templates'
+      preLoaderRoute: typeof AppSettingsEmailTemplatesRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/lead-statuses': {
       id: '/_app/settings/lead-statuses'
       path: '/settings/lead-statuses'
@@ -499,6 +539,8 @@ interface AppRouteChildren {
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
   AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
   AppSettingsCustomFieldsRoute: typeof AppSettingsCustomFieldsRoute
+  AppSettingsEmailAccountsRoute: typeof AppSettingsEmailAccountsRoute
+  AppSettingsEmailTemplatesRoute: typeof AppSettingsEmailTemplatesRoute
   AppSettingsLeadStatusesRoute: typeof AppSettingsLeadStatusesRoute
   AppSettingsOrganizationRoute: typeof AppSettingsOrganizationRoute
   AppSettingsPhoneNumbersRoute: typeof AppSettingsPhoneNumbersRoute
@@ -521,6 +563,8 @@ const AppRouteChildren: AppRouteChildren = {
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
   AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,
   AppSettingsCustomFieldsRoute: AppSettingsCustomFieldsRoute,
+  AppSettingsEmailAccountsRoute: AppSettingsEmailAccountsRoute,
+  AppSettingsEmailTemplatesRoute: AppSettingsEmailTemplatesRoute,
   AppSettingsLeadStatusesRoute: AppSettingsLeadStatusesRoute,
   AppSettingsOrganizationRoute: AppSettingsOrganizationRoute,
   AppSettingsPhoneNumbersRoute: AppSettingsPhoneNumbersRoute,

@@ -121,6 +121,10 @@ export function emailAccountView(row: EmailAccountTable, verified: ReadonlySet<s
       use_ssl: row.smtp_use_ssl === 1,
       has_password: row.smtp_password !== null,
     },
+    last_error:
+      row.last_error_message === null || row.last_error_date === null
+        ? null
+        : { message: row.last_error_message, date: row.last_error_date },
     created_by: row.created_by,
     updated_by: row.updated_by,
     date_created: row.date_created,
@@ -431,6 +435,8 @@ export async function insertEmailAccount(
     user_id: input.userId,
     ...columns(input.fields),
     smtp_password: sealed(box, input.password, id),
+    last_error_message: null,
+    last_error_date: null,
     date_created: change.now,
     date_updated: change.now,
     created_by: change.actorId,
@@ -486,6 +492,28 @@ export async function updateEmailAccount(
       return { ...row, ...changed }
     }),
   )
+}
+
+/**
+ * Remembers how the latest send through the account ended: its failure (`error`) becomes the account's
+ * `last_error`, a send that went through (`error` null) clears it. An account deleted since is left alone.
+ */
+export async function recordAccountSend(
+  db: Db,
+  organizationId: string,
+  id: string,
+  outcome: { error: string | null; at: string },
+): Promise<void> {
+  await db
+    .updateTable('email_account')
+    .set(
+      outcome.error === null
+        ? { last_error_message: null, last_error_date: null }
+        : { last_error_message: outcome.error, last_error_date: outcome.at },
+    )
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute()
 }
 
 /** Removes an account (its addresses go with it, by cascade). */

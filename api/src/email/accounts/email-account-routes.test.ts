@@ -65,6 +65,7 @@ describe('POST /email_account/', () => {
       ],
       default_identity: { name: 'Rey Rep', email: 'rey@mail.example', verified: true },
       smtp: { host: 'smtp.mail.example', port: 587, username: 'rey', use_ssl: false, has_password: true },
+      last_error: null,
       created_by: org.admin.id,
       updated_by: org.admin.id,
       date_created: expect.stringMatching(TIMESTAMP),

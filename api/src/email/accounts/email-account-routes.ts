@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { emailAccountSchema } from '@leadline/shared/email-account-schema'
 import type { Db, EmailAccountTable } from '../../platform/data/database.js'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
@@ -25,6 +26,9 @@ import {
 } from './email-account-repo.js'
 import { resendVerificationLink, verifyAddress } from './email-address-verification.js'
 import { isUniqueViolation } from '../../platform/data/db-errors.js'
+import { parseAddress } from '../../platform/text/email-text.js'
+import { hasControlCharacter } from '../../platform/text/text.js'
+import { sendTestEmail } from '../send/email-test-send.js'
 
 const tags = ['email accounts']
 const schemas = crudSchemas(tags, emailAccountSchema)
@@ -113,11 +117,17 @@ function requireManager(me: KeyOwner, userId: string): void {
   }
 }
 
+/** A request without a body is read as `{}` (a body whose fields are all optional). */
+function noBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  request.body ??= {}
+  done()
+}
+
 function withIdentityNames(identities: { name?: string | undefined; email: string }[] | undefined) {
   return identities?.map((identity) => ({ name: identity.name ?? '', email: identity.email }))
 }
 
-export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config }) => {
+export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   /** The account of the caller's organization, if the caller may manage it (404, then 403). */
   async function managedAccount(tx: Db, me: KeyOwner, id: string): Promise<EmailAccountTable> {
     const row = found(await findEmailAccountRow(tx, me.organizationId, id), 'Email account')
@@ -273,6 +283,52 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
         return account
       })
       return oneEmailAccountView(db, row)
+    },
+  )
+
+  app.post(
+    '/email_account/:id/send_test/',
+    {
+      schema: {
+        tags,
+        summary: 'Send a test email through the account’s SMTP server, and see what the server answered (Leadline)',
+        description:
+          'Sends a short email at once, to the account’s own address or to `to`, through the account’s SMTP ' +
+          'server, under the rules every send follows (the outbound guard, `LEADLINE_SMTP_ALLOW_HOSTS`, a time ' +
+          'limit). A diagnostic: the answer is 200 whether the server took the email (`ok: true` and its ' +
+          '`response` line) or not (`ok: false` and the server’s refusal or why it could not be reached). The ' +
+          'outcome becomes the account’s `last_error`, as a real send’s does. Yours, or any as an admin.',
+        params: idParams,
+        body: Type.Object(
+          { to: Type.Optional(Type.String({ description: 'One address; the account’s own by default.' })) },
+          { additionalProperties: false, description: 'Optional: no body sends to the account’s own address.' },
+        ),
+        response: {
+          200: Type.Union([
+            Type.Object({
+              ok: Type.Literal(true),
+              response: Type.String({ description: 'The SMTP server’s answer to the message.' }),
+            }),
+            Type.Object({
+              ok: Type.Literal(false),
+              error: Type.String({ description: 'What the server answered, or why it could not be reached.' }),
+            }),
+          ]),
+        },
+      },
+      preValidation: noBodyAsEmpty,
+    },
+    async (request) => {
+      const me = caller(request)
+      const asked = request.body.to
+      const to = asked === undefined || hasControlCharacter(asked) ? undefined : parseAddress(asked.trim())
+      if (asked !== undefined && to === undefined) throw ValidationError.field('to', 'Enter one email address.')
+      const account = await managedAccount(db, me, request.params.id)
+      return sendTestEmail(
+        { db, clock, config, resolve },
+        { organizationId: me.organizationId, id: account.id },
+        to?.email,
+      )
     },
   )
 

@@ -216,6 +216,14 @@ describe('sending over SMTP', () => {
     expect(now.send_attempts.map((a) => a.error.slice(0, 3))).toEqual(['451', '550', '550'])
     expect(now.error_message).toContain('550')
     expect(now.error_message).toContain('Mailbox unavailable')
+    // The account shows the last failure until a send goes through.
+    const account = async () =>
+      (await call(ctx.app, org.member.key, 'GET', `/email_account/${scene.accountId}/`)).json().last_error
+    expect(await account()).toEqual({ message: now.send_attempts[2]?.error, date: expect.any(String) })
+    sink.answerWith(() => ({ accept: true }))
+    await create({ status: 'outbox', subject: 'Taken', to: [CONTACT_ADDRESS] })
+    expect(await dispatcher.drain()).toBe(1)
+    expect(await account()).toBeNull()
     ctx.clock.advance(3_600_000)
     expect(await dispatcher.drain()).toBe(0)
     const rows = await ctx.database.db

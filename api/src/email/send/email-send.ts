@@ -5,7 +5,12 @@ import nodemailer, { type Attachment } from 'nodemailer'
 import type Mail from 'nodemailer/lib/mailer'
 import { smtpServerKey, type Config } from '../../platform/config.js'
 import type { ActivityTable, Db, Dialect } from '../../platform/data/database.js'
-import { EmailAccountSecretError, findEmailAccount, type SmtpSettings } from '../accounts/email-account-repo.js'
+import {
+  EmailAccountSecretError,
+  findEmailAccount,
+  recordAccountSend,
+  type SmtpSettings,
+} from '../accounts/email-account-repo.js'
 import {
   findEmailAttachment,
   findStoredFiles,
@@ -29,7 +34,7 @@ import {
 import { privateAddressAmong } from '../../platform/security/host-check.js'
 import type { SendDeadline } from '../../integrations/outbound/send-deadline.js'
 import { bytesText, hasControlCharacter } from '../../platform/text/text.js'
-import type { Clock } from '../../platform/data/time.js'
+import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { addressDomain, parseAddress, parseMailbox, type EnvelopeAddress } from '../../platform/text/email-text.js'
 import { createFollowup } from './email-followup.js'
 import type { ActivityData } from '../../crm/activities/activity-repo.js'
@@ -201,13 +206,14 @@ export interface SmtpDeliveryOptions {
 
 /**
  * Hands `mail` to the account's SMTP server, reached at an address the outbound guard allows; answers the server as
- * `target`, and the failure (`final`: no retry will reach the server) or null. Every email Leadline sends goes here.
+ * `target`, and the failure (`final`: no retry will reach the server) or null, and the server's
+ * answer to the message when it took it. Every email Leadline sends goes here.
  */
 export async function deliverThroughAccount(
   smtp: SmtpSettings,
   mail: Mail.Options,
   options: SmtpDeliveryOptions,
-): Promise<{ target: string; error: string | null; final: boolean }> {
+): Promise<{ target: string; error: string | null; final: boolean; response?: string }> {
   const target = `smtp://${smtp.host}:${String(smtp.port)}`
   const { deadline } = options
   let address: string
@@ -232,14 +238,14 @@ export async function deliverThroughAccount(
   })
   try {
     // The signal aborts the SMTP dialogue (connection, TLS, every command) when the deadline passes.
-    await transport.sendMail({ ...mail, signal: deadline.signal })
+    const info: { response?: unknown } = await transport.sendMail({ ...mail, signal: deadline.signal })
+    return { target, error: null, final: false, response: typeof info.response === 'string' ? info.response : '' }
   } catch (error) {
     const late = deadline.signal.aborted ? ' (cut off: the send took longer than the time it has)' : ''
     return { target, error: `${smtpError(error)}${late}`, final: false }
   } finally {
     transport.close()
   }
-  return { target, error: null, final: false }
 }
 export interface EmailSenderOptions {
   db: Db
@@ -385,6 +391,10 @@ export function emailSendHandler(options: EmailSenderOptions): (context: Handler
       },
       { allowPrivate, allowedSmtpServers: config.email.allowedSmtpServers, tls: options.tls, resolve, deadline },
     )
+    await recordAccountSend(db, email.organization_id, account.id, {
+      error: delivery.error,
+      at: formatTimestamp(clock.now()),
+    })
     if (delivery.error !== null) return outcome(delivery.error, delivery.target, delivery.final)
     return {
       ...outcome(null, delivery.target),

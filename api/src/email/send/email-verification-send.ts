@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks'
 import type { Config } from '../../platform/config.js'
 import type { Db } from '../../platform/data/database.js'
-import { EmailAccountSecretError, findEmailAccount } from '../accounts/email-account-repo.js'
+import { EmailAccountSecretError, findEmailAccount, recordAccountSend } from '../accounts/email-account-repo.js'
 import { isWaitingLink, LINK_LIFETIME_MS, type VerificationPayload } from '../accounts/email-address-verification.js'
 import type { HandlerContext, OutboxHandler, OutboxRow } from '../../integrations/outbox/outbox-dispatcher.js'
 import { systemResolver, type Resolver } from '../../integrations/outbound/outbound-client.js'
 import { sendDeadline } from '../../integrations/outbound/send-deadline.js'
 import { parseJsonObject } from '../../platform/http/raw-json.js'
-import type { Clock } from '../../platform/data/time.js'
+import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { deliverThroughAccount } from './email-send.js'
 import { linkMailRecorder } from './link-mail-record.js'
 import { outboundPrivateAllowed } from '../../platform/config.js'
@@ -96,6 +96,10 @@ export function verificationSendHandler(
           deadline,
         },
       )
+      await recordAccountSend(db, row.organization_id, account.id, {
+        error: delivery.error,
+        at: formatTimestamp(clock.now()),
+      })
       await record(row, delivery.target, delivery.error, delivery.final, elapsed())
       return true
     }

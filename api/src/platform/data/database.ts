@@ -247,6 +247,9 @@ export interface EmailAccountTable {
   smtp_password: string | null
   /** 0 or 1. */
   smtp_use_ssl: number
+  /** The last failure of a send through the account (migration 0033); null once a send went through. */
+  last_error_message: string | null
+  last_error_date: string | null
   date_created: string
   date_updated: string
   created_by: string | null

@@ -33,6 +33,7 @@ import * as m0031 from './migrations/0031-single-sign-on.js'
 import * as m0032 from './migrations/0032-user-time-zone.js'
 import * as m0033 from './migrations/0033-outcome-order.js'
 import * as m0034 from './migrations/0034-custom-field-positions.js'
+import * as m0035 from './migrations/0035-email-account-last-error.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0032-user-time-zone': m0032,
   '0033-outcome-order': m0033,
   '0034-custom-field-positions': m0034,
+  '0035-email-account-last-error': m0035,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -131,6 +131,7 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'DELETE /email_account/{id}/': { object: 'email_account', body: () => ({}) },
   'PUT /email_account/{id}/': { object: 'email_account', body: () => ({}) },
   'GET /email_account/{id}/': { object: 'email_account', body: () => ({}) },
+  'POST /email_account/{id}/send_test/': { object: 'email_account', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */

@@ -9,6 +9,7 @@ import {
   formatSize,
   isUploading,
   screenFiles,
+  withTemplateFiles,
   type ComposerAttachment,
 } from './email-attachments'
 
@@ -71,6 +72,24 @@ describe('the files an email carries', () => {
     size: 2048,
     date_created: '2026-03-02T10:00:00.000000+00:00',
   }
+
+  it('adds a template’s files to the draft’s (Use template), each once, as files the writer may remove', () => {
+    const plan = attachedFile(uploaded)
+    const terms = {
+      url: '/api/v1/email_attachment/emlatt_2/',
+      filename: 'Terms.pdf',
+      content_type: 'application/pdf',
+      size: 10,
+    }
+    const draft: ComposerAttachment[] = [{ key: 'new-1', state: 'attached', file: plan }]
+    const after = withTemplateFiles(draft, [plan, terms])
+    expect(after).toEqual([
+      { key: 'new-1', state: 'attached', file: plan },
+      { key: `template-${terms.url}`, state: 'attached', file: terms },
+    ])
+    expect(attachmentsOf(after)).toEqual([plan, terms])
+    expect(withTemplateFiles([], [])).toEqual([])
+  })
 
   it('names an uploaded file by its URL, without the upload’s own fields', () => {
     expect(attachedFile(uploaded)).toEqual({

@@ -81,6 +81,26 @@ export function composerAttachments(files: readonly EmailAttachment[]): Composer
   return files.map((file, i) => ({ key: `saved-${String(i)}`, state: 'attached', file: emailAttachment(file) }))
 }
 
+/**
+ * The draft's files with a template's added (`Use template`): each one not attached already, after those there, as
+ * files of the draft the writer may remove.
+ */
+export function withTemplateFiles(
+  list: readonly ComposerAttachment[],
+  files: readonly { url: string; filename: string; content_type: string | null; size: number | null }[],
+): ComposerAttachment[] {
+  const there = new Set(list.flatMap((item) => (item.state === 'attached' ? [item.file.url] : [])))
+  const added = files
+    .filter((file) => !there.has(file.url))
+    .map((file): ComposerAttachment => ({
+      key: `template-${file.url}`,
+      state: 'attached',
+      // A template's https file may have no size known; it shows as none.
+      file: { url: file.url, filename: file.filename, content_type: file.content_type, size: file.size ?? 0 },
+    }))
+  return [...list, ...added]
+}
+
 /** Just the fields an email's POST or PUT takes (an answer's files may carry more, such as `content_id`). */
 export function emailAttachment(file: EmailAttachment): EmailAttachment {
   return { url: file.url, filename: file.filename, content_type: file.content_type, size: file.size }

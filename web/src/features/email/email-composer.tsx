@@ -1,3 +1,4 @@
+import { Link } from '@tanstack/react-router'
 import { useQuery } from '@tanstack/react-query'
 import type { Contact } from '@leadline/shared/contact-schema'
 import { useState, type SubmitEvent } from 'react'
@@ -11,7 +12,7 @@ import { SendAtField, SendButtons, SendNoticeBar } from '../messages/send-notice
 import { AddressField } from './address-field'
 import { AttachmentField } from './attachment-field'
 import type { Address } from './email-address'
-import { isUploading } from './email-attachments'
+import { isUploading, withTemplateFiles } from './email-attachments'
 import { EmailBodyField } from './email-body-field'
 import {
   composerFields,
@@ -165,8 +166,11 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         {noAccount ? (
           <p className="text-sm text-slate-700">
             {accounts.data.length > 0
-              ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts.'
-              : 'You have no email account to send from yet. An admin must add one for you (email accounts); until then you can save drafts.'}
+              ? 'None of your addresses is verified yet: open the link emailed to each to send from it. Until then you can save drafts. '
+              : 'You have no email account to send from yet. Until then you can save drafts. '}
+            <Link to="/settings/profile" hash="email-accounts" className="text-indigo-700 underline">
+              Your email accounts
+            </Link>
           </p>
         ) : (
           <SelectField
@@ -189,14 +193,15 @@ export function EmailComposer({ leadId, contacts, draft, replyTo, onClose }: Ema
         <TemplatePicker
           leadId={leadId}
           contactId={contactId ?? contacts[0]?.id}
-          onUse={(templateId, rendered) => {
+          onUse={(templateId, rendered, files) => {
             change(
-              {
+              (now) => ({
                 templateId,
                 subject: rendered.subject,
                 body: composerSource(rendered.body_html, rendered.body_text),
-              },
-              ['subject', 'body_text'],
+                attachments: withTemplateFiles(now.attachments, files),
+              }),
+              ['subject', 'body_text', 'attachments'],
             )
             sending.focusMessage()
           }}

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import type { RenderedEmailTemplate } from '@leadline/shared/email-template-schema'
+import type { EmailTemplate, RenderedEmailTemplate } from '@leadline/shared/email-template-schema'
 import { useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
@@ -9,7 +9,8 @@ export interface TemplatePickerProps {
   leadId: string
   /** The contact the email is with, whose details fill the template; undefined when the lead has none. */
   contactId: string | undefined
-  onUse: (templateId: string, rendered: RenderedEmailTemplate) => void
+  /** `files`: the template's attachments, which the draft takes too. */
+  onUse: (templateId: string, rendered: RenderedEmailTemplate, files: EmailTemplate['attachments']) => void
 }
 
 /** A template (shared or the user's own), previewed for the email's contact before it fills the subject and message. */
@@ -67,7 +68,7 @@ export function TemplatePicker({ leadId, contactId, onUse }: TemplatePickerProps
                   size="sm"
                   variant="primary"
                   onPress={() => {
-                    onUse(chosen, rendered.data)
+                    onUse(chosen, rendered.data, templates.data?.find((t) => t.id === chosen)?.attachments ?? [])
                     setChosen('')
                   }}
                 >

@@ -14,6 +14,7 @@ function fakeProfile() {
       session = { ...adminSession, user: { ...adminSession.user, first_name: 'Annie', display_name: 'Annie Admin' } }
       return { body: session }
     },
+    'GET /api/v1/email_account/': { body: { has_more: false, data: [] } },
     'GET /api/v1/auth/two_factor/': {
       body: { enabled: false, recovery_codes_left: 0, required: false, has_password: true },
     },

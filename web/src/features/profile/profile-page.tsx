@@ -14,10 +14,11 @@ import { useChangePassword, useSaveName, useSignOutOthers } from './profile-muta
 import { profileQueries, type ApiKey } from './profile-queries'
 import { twoFactorQueries } from './two-factor'
 import { TimeZoneSection } from './time-zone-section'
+import { EmailAccountsManager } from '../email/email-accounts-manager'
 import { TwoFactorSection } from './two-factor-section'
 
 /**
- * The signed-in person's own settings: password, two-factor sign-in, sessions and API keys. Anyone may open it, admin
+ * The signed-in person's own settings: password, two-factor sign-in, sessions, API keys and email accounts. Anyone may open it, admin
  * or not. Until someone turns on two-factor their organization requires, their API keys are not theirs to see.
  */
 export function ProfilePage() {
@@ -38,6 +39,12 @@ export function ProfilePage() {
       <TwoFactorSection />
       <SessionsSection />
       {twoFactor.required && !twoFactor.enabled ? null : <ApiKeysSection />}
+      <CardSection headingId="email-accounts" title="Your email accounts">
+        <p className="text-sm text-slate-600">
+          The SMTP servers you send email through from Leadline, and the addresses you send as.
+        </p>
+        <EmailAccountsManager ownerId={session.user.id} level={3} />
+      </CardSection>
     </div>
   )
 }

@@ -12,6 +12,7 @@ function fakeProfile(stored: string | null) {
   return fakeServer({
     'GET /auth/session': () => ({ body: { ...adminSession, time_zone: chosen ?? 'UTC' } }),
     'PUT /auth/session': () => ({ body: { ...adminSession, time_zone: chosen ?? 'UTC' } }),
+    'GET /api/v1/email_account/': { body: { has_more: false, data: [] } },
     'GET /api/v1/auth/two_factor/': {
       body: { enabled: false, recovery_codes_left: 0, required: false, has_password: true },
     },

@@ -5,22 +5,41 @@ import type { ReactNode } from 'react'
 import { authQueries } from '../auth/auth-queries'
 import { BackToLeadsLink } from '../shell/error-pages'
 
-/** The settings tabs, in the order the nav shows them. */
-const TABS = [
-  { to: '/settings/pipelines', label: 'Pipelines' },
-  { to: '/settings/lead-statuses', label: 'Lead statuses' },
-  { to: '/settings/custom-fields', label: 'Custom fields' },
-  { to: '/settings/users', label: 'Users' },
-  { to: '/settings/api-keys', label: 'API keys' },
-  { to: '/settings/single-sign-on', label: 'Single sign-on' },
-  { to: '/settings/phone-numbers', label: 'Phone numbers' },
-  { to: '/settings/call-outcomes', label: 'Call outcomes' },
-  { to: '/settings/organization', label: 'Organization' },
-  { to: '/settings/webhooks', label: 'Webhooks' },
+/** The settings screens, in the groups and order the nav shows them. */
+const GROUPS = [
+  {
+    label: 'Organization',
+    tabs: [
+      { to: '/settings/organization', label: 'Organization' },
+      { to: '/settings/users', label: 'Users' },
+      { to: '/settings/api-keys', label: 'API keys' },
+      { to: '/settings/single-sign-on', label: 'Single sign-on' },
+    ],
+  },
+  {
+    label: 'Sales process',
+    tabs: [
+      { to: '/settings/pipelines', label: 'Pipelines' },
+      { to: '/settings/lead-statuses', label: 'Lead statuses' },
+      { to: '/settings/custom-fields', label: 'Custom fields' },
+      { to: '/settings/call-outcomes', label: 'Call outcomes' },
+    ],
+  },
+  {
+    label: 'Messages and integrations',
+    tabs: [
+      { to: '/settings/email-accounts', label: 'Email accounts' },
+      { to: '/settings/email-templates', label: 'Email templates' },
+      { to: '/settings/phone-numbers', label: 'Phone numbers' },
+      { to: '/settings/webhooks', label: 'Webhooks' },
+    ],
+  },
 ] as const
 
+const groupId = (label: string) => `settings-group-${label.toLowerCase().replaceAll(' ', '-')}`
+
 const tabLink =
-  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
+  'block rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
 
 /**
  * Around every settings screen. Settings are for admins: anyone else is told so plainly, instead of meeting the API's
@@ -31,15 +50,29 @@ function SettingsFrame({ children }: { children: ReactNode }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
   if (session.role !== 'admin') return <AdminsOnlyPage organization={session.organization.name} />
   return (
-    <div className="flex flex-col gap-6">
-      <nav aria-label="Settings" className="flex flex-wrap items-center gap-1 border-b border-slate-200 pb-3">
-        {TABS.map((tab) => (
-          <Link key={tab.to} to={tab.to} className={tabLink}>
-            {tab.label}
-          </Link>
+    <div className="flex flex-col gap-6 lg:flex-row lg:items-start">
+      <nav
+        aria-label="Settings"
+        className="flex flex-wrap gap-x-6 gap-y-3 border-b border-slate-200 pb-3 lg:w-52 lg:shrink-0 lg:flex-col lg:border-r lg:border-b-0 lg:pr-4 lg:pb-0"
+      >
+        {GROUPS.map((group) => (
+          <div key={group.label} className="flex flex-col gap-1">
+            <p id={groupId(group.label)} className="px-3 text-xs font-semibold tracking-wide text-slate-500 uppercase">
+              {group.label}
+            </p>
+            <ul aria-labelledby={groupId(group.label)} className="flex flex-wrap gap-1 lg:flex-col">
+              {group.tabs.map((tab) => (
+                <li key={tab.to}>
+                  <Link to={tab.to} className={tabLink}>
+                    {tab.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </div>
         ))}
       </nav>
-      {children}
+      <div className="min-w-0 flex-1">{children}</div>
     </div>
   )
 }
@@ -61,8 +94,15 @@ function AdminsOnlyPage({ organization }: { organization: string }) {
     <div className="mx-auto max-w-2xl px-4 py-16 text-center">
       <h1 className="text-2xl font-bold text-slate-900">Only admins can change settings</h1>
       <p className="mt-2 text-slate-600">
-        Pipelines, statuses, users, API keys, single sign-on and webhooks of {organization} are managed by its admins.
-        Ask one of them if something here needs to change.
+        The settings of {organization} (its pipelines and statuses, custom fields, users and keys, email, phone numbers
+        and webhooks) are managed by its admins. Ask one of them if something here needs to change.
+      </p>
+      <p className="mt-2 text-slate-600">
+        Your own name, time zone, password, two-factor, email accounts and API keys are on{' '}
+        <Link to="/settings/profile" className="font-medium text-indigo-700 underline">
+          your profile
+        </Link>
+        .
       </p>
       <BackToLeadsLink />
     </div>

@@ -1,0 +1,291 @@
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
+import { useState, type SubmitEvent } from 'react'
+import type { Contact } from '@leadline/shared/contact-schema'
+import type { EmailTemplate } from '@leadline/shared/email-template-schema'
+import { Button } from '../../components/ui/button'
+import { CheckboxField } from '../../components/ui/checkbox-field'
+import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { FormActions } from '../../components/ui/form-actions'
+import { SelectField } from '../../components/ui/select-field'
+import { TextField } from '../../components/ui/text-field'
+import { showToast } from '../../components/ui/toast'
+import { api } from '../../lib/api'
+import { placeErrors } from '../../lib/form-errors'
+import { useFormMutation } from '../../lib/form-mutation'
+import { wholeListQuery } from '../../lib/setup-query'
+import { AttachmentField } from '../email/attachment-field'
+import { attachmentsOf, isUploading, withTemplateFiles } from '../email/email-attachments'
+import { emailQueries } from '../email/email-queries'
+import { LeadComboBox } from '../opportunities/opportunity-form-lead'
+import { settingsPage, SettingsScreen } from './settings-layout'
+import { SettingsTable } from './settings-table'
+
+// The organization's templates (admins only): shared ones and the admin's own. A rep's personal templates stay
+// theirs to make from the composer, as before.
+
+const ALL = ['email-templates'] as const
+const templatesList = () => wholeListQuery<EmailTemplate>([...ALL, 'settings'], 'email_template/', { _limit: 100 })
+
+interface TemplateInput {
+  name: string
+  subject: string
+  body: string
+  is_shared: boolean
+  attachments: { url: string; filename: string; content_type: string; size: number }[]
+}
+
+const path = (id: string) => `email_template/${encodeURIComponent(id)}/`
+
+const cell = 'px-3 py-2 align-middle'
+
+export const EmailTemplatesPage = settingsPage(EmailTemplatesPageContent)
+
+function EmailTemplatesPageContent() {
+  const { data: templates } = useSuspenseQuery(templatesList())
+  const [editing, setEditing] = useState<EmailTemplate | 'new' | undefined>(undefined)
+  const [previewing, setPreviewing] = useState<EmailTemplate | undefined>(undefined)
+  const remove = useFormMutation(ALL, (id: string) => api.delete(path(id)))
+  return (
+    <SettingsScreen
+      title="Email templates"
+      description="Subjects and bodies reps start an email from. Placeholders such as {{ contact.first_name }} are filled in for the lead and contact the email is for. Shared templates are everyone’s; personal ones only their author’s."
+      actions={
+        <Button
+          variant="primary"
+          onPress={() => {
+            setEditing('new')
+          }}
+        >
+          New template
+        </Button>
+      }
+    >
+      {templates.length === 0 ? (
+        <p className="text-sm text-slate-500">There are no email templates yet.</p>
+      ) : (
+        <SettingsTable
+          label="Email templates"
+          className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+          columns={['Name', 'Subject', 'Who sees it']}
+        >
+          {templates.map((template) => (
+            <tr key={template.id}>
+              <th scope="row" className={`${cell} font-medium text-slate-900`}>
+                {template.name}
+              </th>
+              <td className={cell}>{template.subject}</td>
+              <td className={cell}>{template.is_shared ? 'Shared' : 'Personal'}</td>
+              <td className={`${cell} text-right`}>
+                <div className="flex justify-end gap-2">
+                  <Button
+                    aria-label={`Preview ${template.name}`}
+                    onPress={() => {
+                      setPreviewing(template)
+                    }}
+                  >
+                    Preview
+                  </Button>
+                  <Button
+                    aria-label={`Edit ${template.name}`}
+                    onPress={() => {
+                      setEditing(template)
+                    }}
+                  >
+                    Edit
+                  </Button>
+                  <ConfirmedDelete
+                    label="Delete"
+                    title={`Delete the template “${template.name}”?`}
+                    isPending={remove.isPending}
+                    onConfirm={(close) => {
+                      remove.mutate(template.id, {
+                        onSuccess: () => {
+                          close()
+                          if (previewing?.id === template.id) setPreviewing(undefined)
+                        },
+                        onError: (error) => {
+                          showToast({
+                            title: 'The template was not deleted',
+                            description: error.message,
+                            tone: 'error',
+                          })
+                        },
+                      })
+                    }}
+                  >
+                    Emails already written from it stay as they are.
+                  </ConfirmedDelete>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
+      )}
+      {previewing === undefined ? null : (
+        <TemplatePreview
+          key={previewing.id}
+          template={previewing}
+          onClose={() => {
+            setPreviewing(undefined)
+          }}
+        />
+      )}
+      {editing === undefined ? null : (
+        <TemplateDialog
+          template={editing === 'new' ? undefined : editing}
+          onClose={() => {
+            setEditing(undefined)
+          }}
+        />
+      )}
+    </SettingsScreen>
+  )
+}
+
+function TemplateDialog({ template, onClose }: { template: EmailTemplate | undefined; onClose: () => void }) {
+  const save = useFormMutation(ALL, (body: TemplateInput) =>
+    template === undefined
+      ? api.post<EmailTemplate>('email_template/', body)
+      : api.put<EmailTemplate>(path(template.id), body),
+  )
+  const [name, setName] = useState(template?.name ?? '')
+  const [subject, setSubject] = useState(template?.subject ?? '')
+  const [body, setBody] = useState(template?.body ?? '')
+  const [shared, setShared] = useState(template?.is_shared ?? true)
+  const [files, setFiles] = useState(() => withTemplateFiles([], template?.attachments ?? []))
+  const changed =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value)
+      save.reset()
+    }
+  const { beside, general } = placeErrors(['name', 'subject', 'body', 'is_shared', 'attachments'], save.error)
+  const submit = (event: SubmitEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (isUploading(files)) return
+    const attachments = attachmentsOf(files).map((file) => ({
+      ...file,
+      content_type: file.content_type ?? 'application/octet-stream',
+    }))
+    save.mutate({ name: name.trim(), subject, body, is_shared: shared, attachments }, { onSuccess: onClose })
+  }
+  return (
+    <Dialog
+      title={template === undefined ? 'New template' : `Edit “${template.name}”`}
+      isOpen
+      onOpenChange={(open) => {
+        if (!open) onClose()
+      }}
+    >
+      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+        <TextField label="Name" value={name} onChange={changed(setName)} isRequired autoFocus error={beside.name} />
+        <TextField label="Subject" value={subject} onChange={changed(setSubject)} error={beside.subject} />
+        <TextField
+          label="Body"
+          multiline
+          rows={8}
+          value={body}
+          onChange={changed(setBody)}
+          error={beside.body}
+          description="HTML; placeholders such as {{ contact.first_name }} or {{ lead.display_name }}."
+        />
+        <CheckboxField
+          label="Shared with everyone"
+          description="Off: a personal template, yours only."
+          checked={shared}
+          onChange={changed(setShared)}
+          error={beside.is_shared}
+        />
+        <AttachmentField
+          attachments={files}
+          onChange={(update) => {
+            setFiles(update)
+            save.reset()
+          }}
+          error={beside.attachments}
+        />
+        <FormActions
+          error={general}
+          submitLabel={template === undefined ? 'Create template' : 'Save'}
+          isPending={save.isPending}
+          onCancel={onClose}
+        />
+      </form>
+    </Dialog>
+  )
+}
+
+/** The template rendered by the API for a lead and contact picked here, with its warnings. */
+function TemplatePreview({ template, onClose }: { template: EmailTemplate; onClose: () => void }) {
+  const [leadId, setLeadId] = useState('')
+  const [contactId, setContactId] = useState('')
+  const contacts = useQuery({
+    ...wholeListQuery<Contact>(['contacts', 'of-lead', leadId], 'contact/', { lead_id: leadId, _limit: 100 }),
+    enabled: leadId !== '',
+  })
+  const chosenContact = contactId !== '' ? contactId : (contacts.data?.[0]?.id ?? '')
+  const rendered = useQuery({
+    ...emailQueries.rendered(template.id, leadId, chosenContact),
+    enabled: leadId !== '' && chosenContact !== '',
+  })
+  return (
+    <section
+      aria-labelledby="template-preview-heading"
+      className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4"
+    >
+      <div className="flex items-center justify-between gap-2">
+        <h2 id="template-preview-heading" className="text-lg font-semibold text-slate-900">
+          Preview of “{template.name}”
+        </h2>
+        <Button onPress={onClose}>Close preview</Button>
+      </div>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <LeadComboBox
+          leadId={leadId}
+          onChange={(id) => {
+            setLeadId(id)
+            setContactId('')
+          }}
+          error={undefined}
+        />
+        <SelectField
+          label="Contact"
+          value={chosenContact}
+          options={(contacts.data ?? []).map((c) => ({ value: c.id, label: c.display_name || c.name || c.id }))}
+          emptyLabel={leadId === '' ? 'Pick a lead first' : 'This lead has no contacts'}
+          isDisabled={leadId === '' || (contacts.data ?? []).length === 0}
+          onChange={setContactId}
+        />
+      </div>
+      <div aria-live="polite" className="text-sm">
+        {leadId === '' || chosenContact === '' ? (
+          <p className="text-slate-500">Pick a lead and one of its contacts to see the template filled in for them.</p>
+        ) : rendered.isPending ? (
+          <p className="text-slate-500">Loading the preview…</p>
+        ) : rendered.isError ? (
+          <p role="alert" className="text-red-700">
+            The preview could not be made: {rendered.error.message}
+          </p>
+        ) : (
+          <div className="flex flex-col gap-2">
+            <p>
+              <span className="text-slate-500">Subject: </span>
+              <strong>{rendered.data.subject}</strong>
+            </p>
+            <p className="whitespace-pre-wrap text-slate-800">{rendered.data.body_text}</p>
+            {rendered.data.warnings.length === 0 ? null : (
+              <div className="rounded bg-amber-50 p-2 text-amber-900">
+                <p className="font-medium">Some placeholders have no value here and are left empty:</p>
+                <ul className="mt-1 pl-3">
+                  {rendered.data.warnings.map((warning) => (
+                    <li key={warning}>{warning}</li>
+                  ))}
+                </ul>
+              </div>
+            )}
+          </div>
+        )}
+      </div>
+    </section>
+  )
+}
