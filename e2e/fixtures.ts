@@ -357,9 +357,12 @@ export { expect }
 
 /**
  * A stack whose api sends its own mail (invitations, password resets) through `leadline mail-catcher`, which keeps
- * each message as an `.eml` file in `mailDir`, as `npm start` runs it for the demo.
+ * each message as an `.eml` file in `mailDir`, as `npm start` runs it for the demo; `mailUrl` is where it listens.
  */
-export const accountsTest = base.extend<{ api: CrmClient }, { accountsStack: Stack & { mailDir: string } }>({
+export const accountsTest = base.extend<
+  { api: CrmClient },
+  { accountsStack: Stack & { mailDir: string; mailUrl: string } }
+>({
   accountsStack: [
     async ({}, use) => {
       await withStack(async (dir, started) => {
@@ -379,7 +382,7 @@ export const accountsTest = base.extend<{ api: CrmClient }, { accountsStack: Sta
             LEADLINE_SECRET_KEY: randomBytes(32).toString('hex'),
           },
         })
-        return { ...stack, mailDir }
+        return { ...stack, mailDir, mailUrl: catcherUrl }
       }, use)
     },
     { scope: 'worker', timeout: 120_000 },

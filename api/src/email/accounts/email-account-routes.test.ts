@@ -507,3 +507,39 @@ describe('OpenAPI', () => {
     ])
   })
 })
+
+describe('changes to email accounts in the event log', () => {
+  it('records created, updated and deleted with the owner, never the addresses or the server', async () => {
+    const org = await ctx.createOrg('Account Events')
+    const account = await create(org.admin.key, body('hidden.sender@events.test', { user_id: org.member.id }))
+    const changed = await call(ctx.app, org.admin.key, 'PUT', `/email_account/${account.id}/`, {
+      body: { smtp: { host: 'relay.secret-host.test', password: 'never-shown-password' } },
+    })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect((await call(ctx.app, org.admin.key, 'DELETE', `/email_account/${account.id}/`)).statusCode).toBe(200)
+
+    const res = await call(ctx.app, org.member.key, 'GET', '/event/', { query: { object_id: account.id } })
+    expect(res.statusCode, res.body).toBe(200)
+    const events = res.json<{
+      data: { object_type: string; action: string; changed_fields: string[]; data: { user_id: string } }[]
+    }>().data
+    expect(events.map((e) => [e.object_type, e.action])).toEqual([
+      ['email_account', 'deleted'],
+      ['email_account', 'updated'],
+      ['email_account', 'created'],
+    ])
+    expect(events.every((e) => e.data.user_id === org.member.id)).toBe(true)
+    expect(events[1]?.changed_fields).toContain('version')
+    for (const hidden of ['hidden.sender', 'smtp.example.com', 'secret-host', 'never-shown-password']) {
+      expect(res.body).not.toContain(hidden)
+    }
+  })
+
+  it('records nothing for a change that was refused', async () => {
+    const org = await ctx.createOrg('Account Events Refused')
+    const account = await create(org.admin.key, body('kept@events.test'))
+    await fieldErrors(org.admin.key, 'PUT', `/email_account/${account.id}/`, { smtp: { port: 0 } })
+    const res = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { object_id: account.id } })
+    expect(res.json<{ data: { action: string }[] }>().data.map((e) => e.action)).toEqual(['created'])
+  })
+})

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { emailAccountSchema } from '@leadline/shared/email-account-schema'
+import { emailAccountSchema, type EmailAccountView } from '@leadline/shared/email-account-schema'
 import type { Db, EmailAccountTable } from '../../platform/data/database.js'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import type { Deps } from '../../crm/deps.js'
@@ -29,6 +29,24 @@ import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { parseAddress } from '../../platform/text/email-text.js'
 import { hasControlCharacter } from '../../platform/text/text.js'
 import { sendTestEmail } from '../send/email-test-send.js'
+import { eventContext, guardedEvent, recordEvents, type EventInput } from '../../integrations/events/event-repo.js'
+
+/**
+ * An email account's event, which other admins' screens and the owner's profile follow: its owner is shown; its
+ * addresses and server are not, since any member reads the event log.
+ */
+function accountEvent(
+  view: EmailAccountView,
+  action: 'created' | 'updated' | 'deleted',
+  before?: EmailAccountView,
+): EventInput {
+  const state = (v: EmailAccountView) => ({
+    id: v.id,
+    shown: { user_id: v.user_id, updated_by: v.updated_by, date_updated: v.date_updated },
+    hidden: v,
+  })
+  return guardedEvent('email_account', action, state(view), before === undefined ? undefined : state(before))
+}
 
 const tags = ['email accounts']
 const schemas = crudSchemas(tags, emailAccountSchema)
@@ -198,13 +216,21 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const password = checkedPassword(body.smtp.password, config.secretBox) ?? null
       // The own address an admin sets is trusted (decision 0038); any other address waits for its link.
       const trusted = me.role === 'admin' ? [fields.email] : []
-      const row = await insertEmailAccount(
-        db,
-        config.secretBox,
-        { organizationId: me.organizationId, userId, fields, password, trusted },
-        { actorId: me.userId, now: formatTimestamp(clock.now()) },
-      ).catch((error: unknown) => takenAddress(error, body))
-      return oneEmailAccountView(db, row)
+      const now = formatTimestamp(clock.now())
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          const row = await insertEmailAccount(
+            tx,
+            config.secretBox,
+            { organizationId: me.organizationId, userId, fields, password, trusted },
+            { actorId: me.userId, now },
+          )
+          const view = await oneEmailAccountView(tx, row)
+          await recordEvents(tx, eventContext(request, now), [accountEvent(view, 'created')])
+          return view
+        })
+        .catch((error: unknown) => takenAddress(error, body))
     },
   )
 
@@ -236,16 +262,20 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
           })
           const password = checkedPassword(body.smtp?.password, config.secretBox)
           const trusted = me.role === 'admin' && fields.email !== before.email ? [fields.email] : []
-          return updateEmailAccount(
+          const now = formatTimestamp(clock.now())
+          const after = await updateEmailAccount(
             tx,
             config.secretBox,
             before,
             { userId, fields, password, trusted },
-            { actorId: me.userId, now: formatTimestamp(clock.now()) },
+            { actorId: me.userId, now },
           )
+          const view = await oneEmailAccountView(tx, after)
+          await recordEvents(tx, eventContext(request, now), [accountEvent(view, 'updated', stored)])
+          return view
         })
         .catch((error: unknown) => takenAddress(error, { email: body.email ?? '', identities: body.identities }))
-      return oneEmailAccountView(db, row)
+      return row
     },
   )
 
@@ -374,7 +404,9 @@ export const emailAccountRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
       const me = caller(request)
       await db.transaction().execute(async (tx) => {
         const row = await managedAccount(tx, me, request.params.id)
+        const view = await oneEmailAccountView(tx, row)
         await deleteEmailAccount(tx, me.organizationId, row.id)
+        await recordEvents(tx, eventContext(request, formatTimestamp(clock.now())), [accountEvent(view, 'deleted')])
       })
       return {}
     },

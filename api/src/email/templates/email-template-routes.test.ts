@@ -274,3 +274,31 @@ describe('email templates', () => {
     expect((await call(ctx.app, rep(), 'GET', `/email_template/${shared.id}/`)).json().name).toBe('Ours')
   })
 })
+
+describe('changes to templates in the event log', () => {
+  it('records created, updated and deleted with whose it is, never a personal template’s text', async () => {
+    const template = await create({ name: 'Private pitch', subject: 'Secret subject', body: 'Secret body text' })
+    const changed = await call(ctx.app, rep(), 'PUT', `/email_template/${template.id}/`, {
+      body: { body: 'Another secret body' },
+    })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect((await call(ctx.app, rep(), 'DELETE', `/email_template/${template.id}/`)).statusCode).toBe(200)
+
+    // Another rep reads the log: they learn a template changed, not what it says.
+    const res = await call(ctx.app, other.key, 'GET', '/event/', { query: { object_id: template.id } })
+    expect(res.statusCode, res.body).toBe(200)
+    const events = res.json<{
+      data: { object_type: string; action: string; changed_fields: string[]; data: { is_shared: boolean } }[]
+    }>().data
+    expect(events.map((e) => [e.object_type, e.action])).toEqual([
+      ['email_template', 'deleted'],
+      ['email_template', 'updated'],
+      ['email_template', 'created'],
+    ])
+    expect(events.every((e) => !e.data.is_shared)).toBe(true)
+    expect(events[1]?.changed_fields).toContain('version')
+    for (const hidden of ['Private pitch', 'Secret subject', 'Secret body', 'Another secret']) {
+      expect(res.body).not.toContain(hidden)
+    }
+  })
+})

@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { emailTemplateSchema, renderedEmailTemplateSchema } from '@leadline/shared/email-template-schema'
+import {
+  emailTemplateSchema,
+  renderedEmailTemplateSchema,
+  type EmailTemplate,
+} from '@leadline/shared/email-template-schema'
 import type { EmailTemplateTable } from '../../platform/data/database.js'
 import { attachmentInputSchema, readAttachments, type AttachmentInput } from '../../platform/http/attachments.js'
 import type { Deps } from '../../crm/deps.js'
@@ -23,6 +27,24 @@ import {
 } from './email-template-repo.js'
 import { templateProblem } from './template-engine.js'
 import { renderTemplateRow } from './template-render.js'
+import { eventContext, guardedEvent, recordEvents, type EventInput } from '../../integrations/events/event-repo.js'
+
+/**
+ * A template's event, which template screens and pickers follow: whose it is and whether it is shared are shown; its
+ * text is not, since any member reads the event log and a personal template is its owner's.
+ */
+function templateEvent(
+  view: EmailTemplate,
+  action: 'created' | 'updated' | 'deleted',
+  before?: EmailTemplate,
+): EventInput {
+  const state = (v: EmailTemplate) => ({
+    id: v.id,
+    shown: { created_by: v.created_by, is_shared: v.is_shared, updated_by: v.updated_by, date_updated: v.date_updated },
+    hidden: v,
+  })
+  return guardedEvent('email_template', action, state(view), before === undefined ? undefined : state(before))
+}
 
 // `/email_template/` (docs/decisions/0030-email-templates.md). Everyone sees the organization's shared templates
 // and their own; only admins create, change or delete shared ones; another user's unshared template is a 404.
@@ -160,8 +182,12 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
         attachments: body.attachments ?? [],
       })
       const now = formatTimestamp(clock.now())
-      const row = await insertTemplate(db, { ...checked, organizationId: me.organizationId, userId: me.userId, now })
-      return emailTemplateView(row)
+      return db.transaction().execute(async (tx) => {
+        const row = await insertTemplate(tx, { ...checked, organizationId: me.organizationId, userId: me.userId, now })
+        const view = emailTemplateView(row)
+        await recordEvents(tx, eventContext(request, now), [templateEvent(view, 'created')])
+        return view
+      })
     },
   )
 
@@ -184,7 +210,9 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
           is_archived: body.is_archived ?? before.is_archived,
           attachments: body.attachments ?? before.attachments,
         })
-        return emailTemplateView(await updateTemplate(tx, row, checked, { userId: me.userId, now }))
+        const view = emailTemplateView(await updateTemplate(tx, row, checked, { userId: me.userId, now }))
+        await recordEvents(tx, eventContext(request, now), [templateEvent(view, 'updated', before)])
+        return view
       })
     },
   )
@@ -197,6 +225,8 @@ export const emailTemplateRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, 
         const row = await visibleOr404(request, request.params.id, tx)
         requireMayChange(request, row.is_shared === 1)
         await deleteTemplate(tx, row)
+        const now = formatTimestamp(clock.now())
+        await recordEvents(tx, eventContext(request, now), [templateEvent(emailTemplateView(row), 'deleted')])
       })
       return {}
     },

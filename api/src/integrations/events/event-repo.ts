@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Db } from '../../platform/data/database.js'
 import { newId } from '../../platform/security/ids.js'
@@ -79,6 +80,40 @@ export interface EventInput {
   data: Record<string, unknown>
   /** For `updated`: the object as it was before the change. */
   previous?: Record<string, unknown>
+}
+
+/** One state of an object whose event any member may read: what may be shown, and what must not be. */
+export interface GuardedState {
+  id: string
+  /** Shown as they are. */
+  shown: Record<string, unknown>
+  /** Never shown: reduced to a fingerprint, so that a change to it is still a change the log records. */
+  hidden: unknown
+}
+
+/**
+ * The event of an organization-wide object whose data not every member may read (a webhook's URL, a user's SMTP
+ * settings or personal template): other screens still learn that it changed, and refetch it as whoever they are.
+ */
+export function guardedEvent(
+  objectType: string,
+  action: 'created' | 'updated' | 'deleted',
+  state: GuardedState,
+  before?: GuardedState,
+): EventInput {
+  const data = (s: GuardedState) => ({
+    id: s.id,
+    ...s.shown,
+    version: createHash('sha256').update(JSON.stringify(s.hidden)).digest('hex').slice(0, 16),
+  })
+  return {
+    objectType,
+    objectId: state.id,
+    action,
+    leadId: null,
+    data: data(state),
+    ...(before === undefined ? {} : { previous: data(before) }),
+  }
 }
 
 /** The fields whose values differ between two states of an object, with their old values. */

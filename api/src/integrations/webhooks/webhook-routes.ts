@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { listEnvelopeSchema } from '@leadline/shared/list'
@@ -14,7 +14,14 @@ import type { Selectable } from 'kysely'
 import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
-import { EVENT_ACTIONS, eventContext, recordEvents, type EventInput } from '../events/event-repo.js'
+import {
+  EVENT_ACTIONS,
+  eventContext,
+  guardedEvent,
+  recordEvents,
+  type EventInput,
+  type GuardedState,
+} from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { found } from '../../platform/data/find-or-404.js'
@@ -124,24 +131,18 @@ function subscriptionEvent(
   action: 'created' | 'updated' | 'deleted',
   before?: SubscriptionRow,
 ): EventInput {
-  const data = (r: SubscriptionRow) => ({
+  const state = (r: SubscriptionRow): GuardedState => ({
     id: r.id,
-    status: r.status,
-    status_reason: r.status_reason,
-    verify_ssl: r.verify_ssl === 1,
-    // A fingerprint, so that a change of URL or events is a change the log records.
-    version: createHash('sha256').update(`${r.url}\n${r.events}`).digest('hex').slice(0, 16),
-    updated_by: r.updated_by,
-    date_updated: r.date_updated,
+    shown: {
+      status: r.status,
+      status_reason: r.status_reason,
+      verify_ssl: r.verify_ssl === 1,
+      updated_by: r.updated_by,
+      date_updated: r.date_updated,
+    },
+    hidden: `${r.url}\n${r.events}`,
   })
-  return {
-    objectType: 'webhook',
-    objectId: row.id,
-    action,
-    leadId: null,
-    data: data(row),
-    ...(before === undefined ? {} : { previous: data(before) }),
-  }
+  return guardedEvent('webhook', action, state(row), before === undefined ? undefined : state(before))
 }
 
 /** Refuses work for a paused subscription: nothing goes out while it is paused, so the admin would see nothing. */

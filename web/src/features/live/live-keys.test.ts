@@ -13,6 +13,8 @@ import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
 import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
 import { webhooksQueries } from '../settings/webhooks-queries'
+import { emailAccountQueries } from '../email/email-account-queries'
+import { emailQueries } from '../email/email-queries'
 import { staleQueriesOf } from './live-keys'
 
 function event(fields: Partial<LiveEvent> & Pick<LiveEvent, 'object_type'>): LiveEvent {
@@ -63,6 +65,10 @@ const SCREENS: Record<string, QueryKey> = {
   organization: organizationQueries.detail('orga_1').queryKey,
   environment: organizationQueries.environment('orga_1').queryKey,
   webhooks: webhooksQueries.subscriptions().queryKey,
+  senders: emailQueries.accounts().queryKey,
+  emailAccountsScreen: emailAccountQueries.list().queryKey,
+  templates: emailQueries.templates().queryKey,
+  templatePreview: emailQueries.rendered('tmpl_1', 'lead_1', 'cont_1').queryKey,
   webhookLog: webhooksQueries.deliveries('whsub_1').queryKey,
 }
 
@@ -180,6 +186,20 @@ describe('what a teammate’s change makes stale', () => {
     expect(staleScreens(event({ object_type: 'webhook', object_id: 'whsub_1', lead_id: null }))).toEqual([
       'webhookLog',
       'webhooks',
+    ])
+  })
+
+  it('an email account: the Email accounts screen, the profile’s accounts and the composer’s senders', () => {
+    expect(staleScreens(event({ object_type: 'email_account', object_id: 'emailacct_1', lead_id: null }))).toEqual([
+      'emailAccountsScreen',
+      'senders',
+    ])
+  })
+
+  it('an email template: the Email templates screen, the composer’s templates and their previews', () => {
+    expect(staleScreens(event({ object_type: 'email_template', object_id: 'tmpl_1', lead_id: null }))).toEqual([
+      'templatePreview',
+      'templates',
     ])
   })
 

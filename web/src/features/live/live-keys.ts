@@ -8,6 +8,8 @@ import { taskQueries } from '../tasks/task-queries'
 import { usersQueries } from '../settings/users-queries'
 import { organizationQueries, phoneNumberQueries } from '../settings/organization-queries'
 import { webhooksQueries } from '../settings/webhooks-queries'
+import { emailAccountQueries } from '../email/email-account-queries'
+import { emailQueries } from '../email/email-queries'
 
 // Imports the query factories the first screens load anyway, and the Users and Webhooks screens': the live client loads after the
 // first screen, outside its budget.
@@ -93,6 +95,12 @@ export function staleQueriesOf(event: LiveEvent): QueryFilters[] {
         under(authQueries.session().queryKey),
         under(setupQueries.statuses().queryKey),
       ]
+    case 'email_account':
+      // Settings → Email accounts, the profile's own accounts, and the composer's senders share one key.
+      return [under(emailAccountQueries.all())]
+    case 'email_template':
+      // Settings → Email templates, the composer's templates and their previews.
+      return [under(emailQueries.templates().queryKey)]
     case 'webhook':
       // The Webhooks screen's list, and the delivery log open on it.
       return [under(webhooksQueries.all())]
