@@ -35,6 +35,7 @@ const LATER_COLUMNS: [string, string][] = [
   ['membership', 'date_deactivated varchar(32)'],
   ['user', 'totp_enabled_at varchar(32)'],
   ['organization', 'require_two_factor integer not null default 0'],
+  ['custom_field', 'position integer not null default 0'],
 ]
 
 let emailId: string
@@ -50,7 +51,8 @@ beforeAll(async () => {
   organizationId = org.id
   key = org.member.key
   // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
-  // 0026, which every activity is written with, and of 0028 and 0030, which every request's key is checked with: they are
+  // 0026, which every activity is written with, of 0028 and 0030, which every request's key is checked with, and of
+  // 0034, which lead writes read custom fields in the order of: they are
   // added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
   for (const [table, column] of LATER_COLUMNS) {
     await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)
