@@ -4,6 +4,7 @@ import type { Outcome } from '@leadline/shared/outcome-schema'
 import type { PhoneNumber } from '@leadline/shared/phone-number-schema'
 import { api } from '../../lib/api'
 import { useFormMutation } from '../../lib/form-mutation'
+import { authQueries } from '../auth/auth-queries'
 import { phoneQueries } from '../phone/phone-queries'
 import { organizationQueries, phoneNumberQueries, type InboundSecret } from './organization-queries'
 import { useOptimisticReorder } from './settings-mutations'
@@ -41,9 +42,14 @@ export interface OrganizationChange {
 }
 
 export function useSaveOrganization(id: string) {
-  return useFormMutation(organizationQueries.all(), (change: OrganizationChange) =>
-    api.put<Organization>(organizationPath(id), change),
-  )
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationKey: organizationQueries.all(),
+    mutationFn: (change: OrganizationChange) => api.put<Organization>(organizationPath(id), change),
+    meta: { errorTitle: false },
+    // The header shows the organization's name from the session: the admin who renamed it sees the new one at once.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: authQueries.session().queryKey }),
+  })
 }
 
 /** What a phone number's form sends: the number only when adding (it cannot change). */

@@ -98,8 +98,14 @@ describe('Settings → Organization', () => {
     await user.type(name, 'Acme Europe')
     await user.clear(currency)
     await user.type(currency, 'eur')
+    const sessionReads = () => server.sent.filter((r) => r.method === 'GET' && r.path === '/auth/session').length
+    const readBefore = sessionReads()
     await user.click(screen.getByRole('button', { name: 'Save organization' }))
     expect(await screen.findByText('Organization saved')).toBeTruthy()
+    // The header's name comes from the session, read again once the new name is saved.
+    await waitFor(() => {
+      expect(sessionReads()).toBeGreaterThan(readBefore)
+    })
     expect(server.bodiesOf('PUT /api/v1/organization/orga_1/')).toEqual([
       { name: '', currency: 'XYZ' },
       { name: 'Acme Europe', currency: 'EUR' },
