@@ -235,7 +235,9 @@ describe('Settings → Webhooks', () => {
     server.answers['GET /auth/session'] = { body: { ...adminSession, role: 'user' } }
     renderScreen(WebhooksPage)
     expect(await screen.findByRole('heading', { name: 'Only admins can change settings' })).toBeTruthy()
-    expect(screen.getByText(/webhooks of Acme Sales/)).toBeTruthy()
+    expect(screen.getByText(/settings of Acme Sales .* are managed by its admins/)).toBeTruthy()
+    // What they may change themselves is a link away.
+    expect(screen.getByRole('link', { name: 'your profile' }).getAttribute('href')).toBe('/settings/profile')
     expect(server.sent.map((r) => r.path)).not.toContain('/api/v1/webhook/')
   })
 })
