@@ -4,6 +4,7 @@ import { useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { emailQueries } from './email-queries'
+import { RenderedTemplate } from './rendered-template'
 
 export interface TemplatePickerProps {
   leadId: string
@@ -48,21 +49,7 @@ export function TemplatePicker({ leadId, contactId, onUse }: TemplatePickerProps
             </p>
           ) : (
             <>
-              <p>
-                <span className="text-slate-500">Subject: </span>
-                <strong>{rendered.data.subject}</strong>
-              </p>
-              <p className="mt-2 whitespace-pre-wrap text-slate-800">{rendered.data.body_text}</p>
-              {rendered.data.warnings.length === 0 ? null : (
-                <div className="mt-2 rounded bg-amber-50 p-2 text-amber-900">
-                  <p className="font-medium">Some placeholders have no value here and are left empty:</p>
-                  <ul className="mt-1 pl-3">
-                    {rendered.data.warnings.map((w) => (
-                      <li key={w}>{w}</li>
-                    ))}
-                  </ul>
-                </div>
-              )}
+              <RenderedTemplate rendered={rendered.data} />
               <div className="mt-2 flex justify-end">
                 <Button
                   size="sm"

@@ -15,6 +15,7 @@ import { useFormMutation } from '../../lib/form-mutation'
 import { wholeListQuery } from '../../lib/setup-query'
 import { AttachmentField } from '../email/attachment-field'
 import { attachmentsOf, isUploading, withTemplateFiles } from '../email/email-attachments'
+import { RenderedTemplate } from '../email/rendered-template'
 import { emailQueries } from '../email/email-queries'
 import { LeadComboBox } from '../opportunities/opportunity-form-lead'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -267,23 +268,7 @@ function TemplatePreview({ template, onClose }: { template: EmailTemplate; onClo
             The preview could not be made: {rendered.error.message}
           </p>
         ) : (
-          <div className="flex flex-col gap-2">
-            <p>
-              <span className="text-slate-500">Subject: </span>
-              <strong>{rendered.data.subject}</strong>
-            </p>
-            <p className="whitespace-pre-wrap text-slate-800">{rendered.data.body_text}</p>
-            {rendered.data.warnings.length === 0 ? null : (
-              <div className="rounded bg-amber-50 p-2 text-amber-900">
-                <p className="font-medium">Some placeholders have no value here and are left empty:</p>
-                <ul className="mt-1 pl-3">
-                  {rendered.data.warnings.map((warning) => (
-                    <li key={warning}>{warning}</li>
-                  ))}
-                </ul>
-              </div>
-            )}
-          </div>
+          <RenderedTemplate rendered={rendered.data} />
         )}
       </div>
     </section>
