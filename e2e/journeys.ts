@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { expect, type DemoUser } from './fixtures.js'
+import { expect, type CrmClient, type DemoUser } from './fixtures.js'
 
 // What the web journeys share: reading API answers, the demo users, signing in, axe, and the board's columns.
 
@@ -48,4 +48,23 @@ export async function withoutLiveUpdates(page: Page): Promise<void> {
 /** A status's column on the board. */
 export function boardColumn(page: Page, label: string): Locator {
   return page.getByRole('region', { name: label, exact: true })
+}
+
+/** The organization's lead statuses' labels, in their order. */
+export async function leadStatusLabels(api: CrmClient): Promise<string[]> {
+  return jsonList((await api.request('GET', 'status/lead/')).data).map((s) => String(s.label))
+}
+
+/** A row's text starts with its name (its drag handle has no text): one pattern per name, in order. */
+export function rowsOf(names: string[]): RegExp[] {
+  return names.map((name) => new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+}
+
+/** Presses `Delete <name>` in `scope` and confirms in the dialog that asks first. */
+export async function deleteConfirmed(page: Page, scope: Locator, name: string): Promise<void> {
+  await scope.getByRole('button', { name: `Delete ${name}` }).click()
+  await page
+    .getByRole('dialog', { name: `Delete ${name}?` })
+    .getByRole('button', { name: 'Delete' })
+    .click()
 }

@@ -1,18 +1,17 @@
-import type { Locator, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
-import { expectAccessible, demoUser, jsonList, signInAs } from '../journeys.js'
+import {
+  deleteConfirmed,
+  expectAccessible,
+  demoUser,
+  jsonList,
+  leadStatusLabels,
+  rowsOf,
+  signInAs,
+} from '../journeys.js'
 
 async function outcomeNames(api: CrmClient): Promise<string[]> {
   return jsonList((await api.request('GET', 'outcome/')).data).map((o) => String(o.name))
-}
-
-async function leadStatusLabels(api: CrmClient): Promise<string[]> {
-  return jsonList((await api.request('GET', 'status/lead/')).data).map((s) => String(s.label))
-}
-
-/** A row's text starts with its name (its drag handle has no text): one pattern per name, in order. */
-function rowsOf(names: string[]): RegExp[] {
-  return names.map((name) => new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
 }
 
 /** The organization saved (a new order of outcomes or lead statuses, a new name). */
@@ -20,15 +19,6 @@ function organizationSaved(page: Page) {
   return page.waitForResponse(
     (r) => /\/api\/v1\/organization\/[^/]+\/$/.test(r.url()) && r.request().method() === 'PUT' && r.ok(),
   )
-}
-
-/** Presses `Delete <name>` in `scope` and confirms in the dialog that asks first. */
-async function deleteConfirmed(page: Page, scope: Locator, name: string): Promise<void> {
-  await scope.getByRole('button', { name: `Delete ${name}` }).click()
-  await page
-    .getByRole('dialog', { name: `Delete ${name}?` })
-    .getByRole('button', { name: 'Delete' })
-    .click()
 }
 
 test('an admin reorders call outcomes and lead statuses; the order holds after a reload and through the API', async ({

@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test'
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
-import { expectAccessible, demoUser, signInAs } from '../journeys.js'
+import { deleteConfirmed, expectAccessible, demoUser, leadStatusLabels, rowsOf, signInAs } from '../journeys.js'
 
 async function pipelineStatusLabels(api: CrmClient, pipelineId: string): Promise<string[]> {
   const pipeline = await api.request('GET', `pipeline/${pipelineId}/`)
@@ -8,29 +8,8 @@ async function pipelineStatusLabels(api: CrmClient, pipelineId: string): Promise
   return statuses.map((s) => (typeof s === 'object' && s !== null && 'label' in s ? String(s.label) : ''))
 }
 
-async function leadStatusLabels(api: CrmClient): Promise<string[]> {
-  const page = await api.request('GET', 'status/lead/')
-  return (Array.isArray(page.data) ? page.data : []).map((s: unknown) =>
-    typeof s === 'object' && s !== null && 'label' in s ? String(s.label) : '',
-  )
-}
-
-/** A row's text starts with its label (its drag handle has no text): one pattern per label, in order. */
-function rowsOf(labels: string[]): RegExp[] {
-  return labels.map((label) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
-}
-
 function statusList(page: Page, pipeline: string): Locator {
   return page.getByRole('region', { name: pipeline }).getByRole('list', { name: `Statuses of ${pipeline}` })
-}
-
-/** Presses `Delete <name>` in `scope` and confirms in the dialog that asks first. */
-async function deleteConfirmed(page: Page, scope: Locator, name: string): Promise<void> {
-  await scope.getByRole('button', { name: `Delete ${name}` }).click()
-  await page
-    .getByRole('dialog', { name: `Delete ${name}?` })
-    .getByRole('button', { name: 'Delete' })
-    .click()
 }
 
 function savedOrder(page: Page, pipelineId: string) {
