@@ -3,6 +3,7 @@ import { newId } from '../../platform/security/ids.js'
 import type { CustomField, CustomFieldType, CustomObjectType } from '@leadline/shared/custom-field-schema'
 import { toCustomFieldDef } from './custom-values.js'
 import { createdStamps } from '../../platform/data/stamps.js'
+import { nameTaken, nextPosition } from '../ordered-lists.js'
 
 type Queryable = Db | Tx
 
@@ -57,27 +58,8 @@ export async function customFieldNameTaken(
   name: string,
   exceptId?: string,
 ): Promise<boolean> {
-  // Compared here rather than with SQL lower(), which folds only ASCII on SQLite.
-  const rows = await db
-    .selectFrom('custom_field')
-    .select(['id', 'name'])
-    .where('organization_id', '=', organizationId)
-    .where('object_type', '=', objectType)
-    .execute()
-  const lower = name.toLowerCase()
-  return rows.some((row) => row.id !== exceptId && row.name.toLowerCase() === lower)
-}
-
-/** Gives each field of `ids` its index as its place. */
-export async function setCustomFieldPositions(db: Queryable, organizationId: string, ids: string[]): Promise<void> {
-  for (const [position, id] of ids.entries()) {
-    await db
-      .updateTable('custom_field')
-      .set({ position })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .execute()
-  }
+  const scope = { organization_id: organizationId, object_type: objectType }
+  return nameTaken(db, 'custom_field', 'name', scope, name, exceptId)
 }
 
 /** How many values the field holds across the organization's objects: one count, however many there are. */
@@ -145,19 +127,17 @@ export async function insertCustomField(
     values: CustomFieldValues
   },
 ): Promise<CustomFieldTable> {
-  const last = await db
-    .selectFrom('custom_field')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('organization_id', '=', input.organizationId)
-    .where('object_type', '=', input.objectType)
-    .executeTakeFirstOrThrow()
+  const position = await nextPosition(db, 'custom_field', {
+    organization_id: input.organizationId,
+    object_type: input.objectType,
+  })
   const row: CustomFieldTable = {
     id: newId('customField'),
     organization_id: input.organizationId,
     object_type: input.objectType,
     ...columns(input.values),
     // A new field goes last.
-    position: last.position === null ? 0 : last.position + 1,
+    position,
     ...createdStamps(input.userId, input.now),
   }
   await db.insertInto('custom_field').values(row).execute()

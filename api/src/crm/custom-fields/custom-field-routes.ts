@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { CustomFieldTable } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
+import { setPositions } from '../ordered-lists.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { crudSchemas, idParams } from '../../platform/http/crud-routes.js'
 import { fetchPage } from '../../platform/http/list.js'
@@ -19,7 +20,6 @@ import {
   findCustomField,
   insertCustomField,
   lockOrganizationCustomFields,
-  setCustomFieldPositions,
   updateCustomField,
   type CustomFieldValues,
 } from './custom-field-repo.js'
@@ -352,7 +352,7 @@ export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
           await lockOrganizationCustomFields(tx, dialect, me.organizationId)
           const before = (await customFieldsQuery(tx, me.organizationId, objectType).execute()).map(customFieldView)
           const order = reordered(before, request.body.fields, objectType)
-          await setCustomFieldPositions(tx, me.organizationId, order)
+          await setPositions(tx, 'custom_field', me.organizationId, order)
           const after = (await customFieldsQuery(tx, me.organizationId, objectType).execute()).map(customFieldView)
           const previous = new Map(before.map((f) => [f.id, f]))
           const ctx = changeContext(request, formatTimestamp(clock.now()))

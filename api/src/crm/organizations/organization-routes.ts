@@ -11,6 +11,7 @@ import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { organizationView } from './organization-view.js'
+import { setPositions } from '../ordered-lists.js'
 
 const schemas = crudSchemas(['organizations'], organizationSchema, { writeFields: false })
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
@@ -115,14 +116,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, {
             'lead_statuses',
             'List every lead status of the organization exactly once, in the new order.',
           )
-          for (const [position, id] of order.entries()) {
-            await tx
-              .updateTable('lead_status')
-              .set({ position })
-              .where('id', '=', id)
-              .where('organization_id', '=', me.organizationId)
-              .execute()
-          }
+          await setPositions(tx, 'lead_status', me.organizationId, order)
         }
         const outcomeEvents =
           body.outcomes === undefined

@@ -8,6 +8,7 @@ import { newId } from '../../platform/security/ids.js'
 import { foldCase } from '../../platform/text/text.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
 import { createdStamps } from '../../platform/data/stamps.js'
+import { nextPosition } from '../ordered-lists.js'
 
 /**
  * The organization's outcomes in its order, the order a picker shows them in; outcomes at one position (two admins
@@ -99,17 +100,13 @@ export async function insertOutcome(
   db: Db,
   input: OutcomeFields & { organizationId: string; userId: string; now: string },
 ): Promise<OutcomeTable> {
-  const last = await db
-    .selectFrom('outcome')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('organization_id', '=', input.organizationId)
-    .executeTakeFirstOrThrow()
+  const position = await nextPosition(db, 'outcome', { organization_id: input.organizationId })
   const row: OutcomeTable = {
     id: newId('outcome'),
     organization_id: input.organizationId,
     ...columns(input),
     // A new outcome goes last.
-    position: last.position === null ? 0 : last.position + 1,
+    position,
     ...createdStamps(input.userId, input.now),
   }
   await guardName(db.insertInto('outcome').values(row).execute())

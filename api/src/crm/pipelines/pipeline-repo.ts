@@ -3,7 +3,7 @@ import type { OpportunityStatus } from '@leadline/shared/status-schema'
 import type { Db, PipelineTable, Tx } from '../../platform/data/database.js'
 import { groupBy } from '../../platform/data/collections.js'
 import { newId } from '../../platform/security/ids.js'
-import { sameLabel } from '../statuses/status-input.js'
+import { nameTaken, nextPosition } from '../ordered-lists.js'
 import { opportunityStatusView } from '../statuses/status-repo.js'
 import { userNames } from '../users/user-names.js'
 import { createdStamps } from '../../platform/data/stamps.js'
@@ -112,21 +112,7 @@ export async function pipelineNameTaken(
   name: string,
   exceptId?: string,
 ): Promise<boolean> {
-  const rows = await db
-    .selectFrom('pipeline')
-    .select(['id', 'name'])
-    .where('organization_id', '=', organizationId)
-    .execute()
-  return rows.some((row) => row.id !== exceptId && sameLabel(row.name, name))
-}
-
-export async function countPipelines(db: Queryable, organizationId: string): Promise<number> {
-  const row = await db
-    .selectFrom('pipeline')
-    .select((eb) => eb.fn.countAll<string | number>().as('count'))
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirstOrThrow()
-  return Number(row.count)
+  return nameTaken(db, 'pipeline', 'name', { organization_id: organizationId }, name, exceptId)
 }
 
 /** Adds a pipeline after the organization's others. */
@@ -134,11 +120,7 @@ export async function insertPipeline(
   db: Queryable,
   input: { organizationId: string; name: string; userId: string | null; now: string },
 ): Promise<string> {
-  const last = await db
-    .selectFrom('pipeline')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('organization_id', '=', input.organizationId)
-    .executeTakeFirstOrThrow()
+  const position = await nextPosition(db, 'pipeline', { organization_id: input.organizationId })
   const id = newId('pipeline')
   await db
     .insertInto('pipeline')
@@ -146,7 +128,7 @@ export async function insertPipeline(
       id,
       organization_id: input.organizationId,
       name: input.name,
-      position: last.position === null ? 0 : last.position + 1,
+      position,
       ...createdStamps(input.userId, input.now),
     })
     .execute()

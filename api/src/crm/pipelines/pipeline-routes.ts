@@ -4,6 +4,7 @@ import { pipelineSchema, type Pipeline } from '@leadline/shared/pipeline-schema'
 import { opportunityStatusTypeSchema, type OpportunityStatus } from '@leadline/shared/status-schema'
 import type { Db, Tx } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
+import { countInList, setPosition } from '../ordered-lists.js'
 import { found } from '../../platform/data/find-or-404.js'
 import { adminChange, crudSchemas, idParams, listPageViews, type Target } from '../../platform/http/crud-routes.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
@@ -19,12 +20,10 @@ import {
   lockOrganizationStatuses,
   opportunityStatusesQuery,
   opportunityStatusView,
-  setOpportunityStatusPosition,
   statusEvent,
   updateOpportunityStatus,
 } from '../statuses/status-repo.js'
 import {
-  countPipelines,
   deletePipeline,
   findPipelineView,
   insertPipeline,
@@ -290,7 +289,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
               await syncOpportunityDueOfStatus(tx, me.organizationId, status.id, type, change)
             }
           } else {
-            await setOpportunityStatusPosition(tx, me.organizationId, status.id, position)
+            await setPosition(tx, 'opportunity_status', me.organizationId, status.id, position)
           }
         }
         await touchPipelines(tx, me.organizationId, [...leftBehind], { userId: me.userId, now })
@@ -322,7 +321,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db,
     },
     async (request, reply) => {
       await adminChange(db, request, request.params.id, pipeline, async (tx, view, me) => {
-        if ((await countPipelines(tx, me.organizationId)) <= 1) {
+        if ((await countInList(tx, 'pipeline', me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last pipeline of an organization cannot be deleted.')
         }
         const held = view.statuses.length

@@ -2,7 +2,7 @@ import type { LeadStatus, OpportunityStatus, OpportunityStatusType } from '@lead
 import type { Db, Dialect, LeadStatusTable, OpportunityStatusTable, Tx } from '../../platform/data/database.js'
 import type { EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import { newId } from '../../platform/security/ids.js'
-import { sameLabel } from './status-input.js'
+import { nameTaken, nextPosition } from '../ordered-lists.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
 
 type Queryable = Db | Tx
@@ -75,22 +75,7 @@ export async function leadStatusLabelTaken(
   label: string,
   exceptId?: string,
 ): Promise<boolean> {
-  // Compared here rather than with SQL lower(), which folds only ASCII on SQLite.
-  const rows = await db
-    .selectFrom('lead_status')
-    .select(['id', 'label'])
-    .where('organization_id', '=', organizationId)
-    .execute()
-  return rows.some((row) => row.id !== exceptId && sameLabel(row.label, label))
-}
-
-export async function countLeadStatuses(db: Queryable, organizationId: string): Promise<number> {
-  const row = await db
-    .selectFrom('lead_status')
-    .select((eb) => eb.fn.countAll<string | number>().as('count'))
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirstOrThrow()
-  return Number(row.count)
+  return nameTaken(db, 'lead_status', 'label', { organization_id: organizationId }, label, exceptId)
 }
 
 /** Adds a lead status after the last one. */
@@ -98,11 +83,7 @@ export async function insertLeadStatus(
   db: Queryable,
   input: { organizationId: string; label: string; now: string },
 ): Promise<string> {
-  const last = await db
-    .selectFrom('lead_status')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('organization_id', '=', input.organizationId)
-    .executeTakeFirstOrThrow()
+  const position = await nextPosition(db, 'lead_status', { organization_id: input.organizationId })
   const id = newId('status')
   await db
     .insertInto('lead_status')
@@ -110,7 +91,7 @@ export async function insertLeadStatus(
       id,
       organization_id: input.organizationId,
       label: input.label,
-      position: last.position === null ? 0 : last.position + 1,
+      position,
       date_created: input.now,
       date_updated: input.now,
     })
@@ -167,22 +148,12 @@ export async function opportunityStatusLabelTaken(
   label: string,
   exceptId?: string,
 ): Promise<boolean> {
-  const rows = await db
-    .selectFrom('opportunity_status')
-    .select(['id', 'label'])
-    .where('pipeline_id', '=', pipelineId)
-    .execute()
-  return rows.some((row) => row.id !== exceptId && sameLabel(row.label, label))
+  return nameTaken(db, 'opportunity_status', 'label', { pipeline_id: pipelineId }, label, exceptId)
 }
 
 /** The position after the last status of a pipeline. */
 export async function nextStatusPosition(db: Queryable, pipelineId: string): Promise<number> {
-  const last = await db
-    .selectFrom('opportunity_status')
-    .select((eb) => eb.fn.max<number | null>('position').as('position'))
-    .where('pipeline_id', '=', pipelineId)
-    .executeTakeFirstOrThrow()
-  return last.position === null ? 0 : last.position + 1
+  return nextPosition(db, 'opportunity_status', { pipeline_id: pipelineId })
 }
 
 /** Adds an opportunity status after the last one of its pipeline. */
@@ -223,21 +194,6 @@ export async function updateOpportunityStatus(
       ...(input.position === undefined ? {} : { position: input.position }),
       date_updated: input.now,
     })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .execute()
-}
-
-/** Reorders a status within its pipeline; like a lead status reorder, its `date_updated` stays. */
-export async function setOpportunityStatusPosition(
-  db: Queryable,
-  organizationId: string,
-  id: string,
-  position: number,
-): Promise<void> {
-  await db
-    .updateTable('opportunity_status')
-    .set({ position })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .execute()

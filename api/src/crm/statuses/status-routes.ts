@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema } from '@leadline/shared/status-schema'
 import type { Deps } from '../deps.js'
+import { countInList } from '../ordered-lists.js'
 import type { LeadStatusTable, OpportunityStatusTable, Tx } from '../../platform/data/database.js'
 import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
@@ -14,7 +15,6 @@ import { formatTimestamp } from '../../platform/data/time.js'
 import { findFirstPipeline, findPipeline, touchPipelines } from '../pipelines/pipeline-repo.js'
 import { cleanLabel, labelSchema } from './status-input.js'
 import {
-  countLeadStatuses,
   deleteLeadStatus,
   deleteOpportunityStatus,
   findLeadStatus,
@@ -141,7 +141,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
     async (request) => {
       await adminChange(db, request, request.params.id, leadStatus, async (tx, status, me) => {
         refuseWhileUsed(await statusUsage(tx, me.organizationId, status.id), 'leads')
-        if ((await countLeadStatuses(tx, me.organizationId)) <= 1) {
+        if ((await countInList(tx, 'lead_status', me.organizationId)) <= 1) {
           throw new HttpError(400, 'The last lead status cannot be deleted: every lead needs a status.')
         }
         await deleteLeadStatus(tx, me.organizationId, status.id)

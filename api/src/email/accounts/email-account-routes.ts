@@ -29,24 +29,17 @@ import { isUniqueViolation } from '../../platform/data/db-errors.js'
 import { parseAddress } from '../../platform/text/email-text.js'
 import { hasControlCharacter } from '../../platform/text/text.js'
 import { sendTestEmail } from '../send/email-test-send.js'
-import { eventContext, guardedEvent, recordEvents, type EventInput } from '../../integrations/events/event-repo.js'
+import { eventContext, guardedEvents, recordEvents } from '../../integrations/events/event-repo.js'
 
 /**
  * An email account's event, which other admins' screens and the owner's profile follow: its owner is shown; its
  * addresses and server are not, since any member reads the event log.
  */
-function accountEvent(
-  view: EmailAccountView,
-  action: 'created' | 'updated' | 'deleted',
-  before?: EmailAccountView,
-): EventInput {
-  const state = (v: EmailAccountView) => ({
-    id: v.id,
-    shown: { user_id: v.user_id, updated_by: v.updated_by, date_updated: v.date_updated },
-    hidden: v,
-  })
-  return guardedEvent('email_account', action, state(view), before === undefined ? undefined : state(before))
-}
+const accountEvent = guardedEvents('email_account', (v: EmailAccountView) => ({
+  id: v.id,
+  shown: { user_id: v.user_id, updated_by: v.updated_by, date_updated: v.date_updated },
+  hidden: v,
+}))
 
 const tags = ['email accounts']
 const schemas = crudSchemas(tags, emailAccountSchema)

@@ -27,24 +27,17 @@ import {
 } from './email-template-repo.js'
 import { templateProblem } from './template-engine.js'
 import { renderTemplateRow } from './template-render.js'
-import { eventContext, guardedEvent, recordEvents, type EventInput } from '../../integrations/events/event-repo.js'
+import { eventContext, guardedEvents, recordEvents } from '../../integrations/events/event-repo.js'
 
 /**
  * A template's event, which template screens and pickers follow: whose it is and whether it is shared are shown; its
  * text is not, since any member reads the event log and a personal template is its owner's.
  */
-function templateEvent(
-  view: EmailTemplate,
-  action: 'created' | 'updated' | 'deleted',
-  before?: EmailTemplate,
-): EventInput {
-  const state = (v: EmailTemplate) => ({
-    id: v.id,
-    shown: { created_by: v.created_by, is_shared: v.is_shared, updated_by: v.updated_by, date_updated: v.date_updated },
-    hidden: v,
-  })
-  return guardedEvent('email_template', action, state(view), before === undefined ? undefined : state(before))
-}
+const templateEvent = guardedEvents('email_template', (v: EmailTemplate) => ({
+  id: v.id,
+  shown: { created_by: v.created_by, is_shared: v.is_shared, updated_by: v.updated_by, date_updated: v.date_updated },
+  hidden: v,
+}))
 
 // `/email_template/` (docs/decisions/0030-email-templates.md). Everyone sees the organization's shared templates
 // and their own; only admins create, change or delete shared ones; another user's unshared template is a 404.

@@ -95,24 +95,25 @@ export interface GuardedState {
  * The event of an organization-wide object whose data not every member may read (a webhook's URL, a user's SMTP
  * settings or personal template): other screens still learn that it changed, and refetch it as whoever they are.
  */
-export function guardedEvent(
+export function guardedEvents<V>(
   objectType: string,
-  action: 'created' | 'updated' | 'deleted',
-  state: GuardedState,
-  before?: GuardedState,
-): EventInput {
+  state: (value: V) => GuardedState,
+): (value: V, action: 'created' | 'updated' | 'deleted', before?: V) => EventInput {
   const data = (s: GuardedState) => ({
     id: s.id,
     ...s.shown,
     version: createHash('sha256').update(JSON.stringify(s.hidden)).digest('hex').slice(0, 16),
   })
-  return {
-    objectType,
-    objectId: state.id,
-    action,
-    leadId: null,
-    data: data(state),
-    ...(before === undefined ? {} : { previous: data(before) }),
+  return (value, action, before) => {
+    const now = state(value)
+    return {
+      objectType,
+      objectId: now.id,
+      action,
+      leadId: null,
+      data: data(now),
+      ...(before === undefined ? {} : { previous: data(state(before)) }),
+    }
   }
 }
 

@@ -14,14 +14,7 @@ import type { Selectable } from 'kysely'
 import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
 import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
-import {
-  EVENT_ACTIONS,
-  eventContext,
-  guardedEvent,
-  recordEvents,
-  type EventInput,
-  type GuardedState,
-} from '../events/event-repo.js'
+import { EVENT_ACTIONS, eventContext, guardedEvents, recordEvents } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { found } from '../../platform/data/find-or-404.js'
@@ -126,24 +119,17 @@ export const TEST_EVENT_MESSAGE = 'A test event from Leadline: your endpoint rec
  * The event log's entry for a change to a subscription, which the live updates of other admins' screens follow. Its
  * data leaves out the URL, which may hold a secret of the receiver's, and the events: any member may read the log.
  */
-function subscriptionEvent(
-  row: SubscriptionRow,
-  action: 'created' | 'updated' | 'deleted',
-  before?: SubscriptionRow,
-): EventInput {
-  const state = (r: SubscriptionRow): GuardedState => ({
-    id: r.id,
-    shown: {
-      status: r.status,
-      status_reason: r.status_reason,
-      verify_ssl: r.verify_ssl === 1,
-      updated_by: r.updated_by,
-      date_updated: r.date_updated,
-    },
-    hidden: `${r.url}\n${r.events}`,
-  })
-  return guardedEvent('webhook', action, state(row), before === undefined ? undefined : state(before))
-}
+const subscriptionEvent = guardedEvents('webhook', (r: SubscriptionRow) => ({
+  id: r.id,
+  shown: {
+    status: r.status,
+    status_reason: r.status_reason,
+    verify_ssl: r.verify_ssl === 1,
+    updated_by: r.updated_by,
+    date_updated: r.date_updated,
+  },
+  hidden: `${r.url}\n${r.events}`,
+}))
 
 /** Refuses work for a paused subscription: nothing goes out while it is paused, so the admin would see nothing. */
 function refusePaused(row: SubscriptionRow): void {
