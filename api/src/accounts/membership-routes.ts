@@ -7,6 +7,7 @@ import { eventContext, recordEvents } from '../integrations/events/event-repo.js
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin } from '../platform/security/roles.js'
+import type { KeyOwner } from '../platform/security/api-key-repo.js'
 import { lockMemberships } from './account-repo.js'
 
 const tags = ['memberships']
@@ -101,12 +102,14 @@ type MembershipView = Static<typeof membershipSchema>
  * it: the BFFs end a deactivated member's sessions and close their open tabs from it (decision 0043). `last_used`
  * moves with every request and is no part of the change. Answers the membership as it is now.
  */
+type MembershipChanges = { role?: 'admin' | 'user'; status?: 'active' | 'inactive'; date_deactivated?: string | null }
+
 async function changeMembership(
   tx: Db,
   request: FastifyRequest,
   organizationId: string,
   id: string,
-  changes: { role?: 'admin' | 'user'; status?: 'active' | 'inactive'; date_deactivated?: string | null },
+  changes: MembershipChanges,
   now: string,
 ): Promise<MembershipView> {
   const { last_used: _before, ...previous } = await membershipView(tx, organizationId, id)
@@ -122,6 +125,8 @@ async function changeMembership(
   ])
   return after
 }
+
+type LockedMembership = Awaited<ReturnType<typeof lockedMembership>>
 
 /** One of the organization's memberships, read under the organization's membership lock; else 404. */
 async function lockedMembership(tx: Tx, dialect: Dialect, organizationId: string, id: string) {
@@ -155,6 +160,28 @@ async function anotherAdmin(tx: Tx, organizationId: string, membershipId: string
  * reactivating are Leadline's own). The last active admin can be neither demoted nor deactivated.
  */
 export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock, auth }) => {
+  /**
+   * An admin's change to one membership, under the organization's membership lock (404 when it is not there):
+   * `decide` makes its checks and answers the changes, or nothing when the membership is already as asked. This
+   * process forgets the member's cached keys at once; other processes within the auth cache's seconds.
+   */
+  async function changeMember(
+    request: FastifyRequest,
+    id: string,
+    me: KeyOwner,
+    decide: (tx: Tx, membership: LockedMembership, now: string) => Promise<MembershipChanges | undefined>,
+  ): Promise<MembershipView> {
+    const view = await db.transaction().execute(async (tx) => {
+      const membership = await lockedMembership(tx, dialect, me.organizationId, id)
+      const now = formatTimestamp(clock.now())
+      const changes = await decide(tx, membership, now)
+      if (changes === undefined) return membershipView(tx, me.organizationId, membership.id)
+      return changeMembership(tx, request, me.organizationId, membership.id, changes, now)
+    })
+    auth.forget((owner) => owner.membershipId === id)
+    return view
+  }
+
   app.get(
     '/membership/',
     {
@@ -201,21 +228,16 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       if (role !== undefined && !ROLES.some((known) => known === role)) {
         throw ValidationError.field('role_id', 'Choose admin or user.')
       }
-      const view = await db.transaction().execute(async (tx) => {
-        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        if (role === undefined || role === membership.role) return membershipView(tx, me.organizationId, membership.id)
+      return changeMember(request, request.params.id, me, async (tx, membership) => {
+        if (role === undefined || role === membership.role) return undefined
         if (
           role === 'user' &&
           membership.status === 'active' &&
           !(await anotherAdmin(tx, me.organizationId, membership.id))
         )
           throw ValidationError.field('role_id', LAST_ADMIN)
-        const changes = { role: role === 'admin' ? ('admin' as const) : ('user' as const) }
-        return changeMembership(tx, request, me.organizationId, membership.id, changes, formatTimestamp(clock.now()))
+        return { role: role === 'admin' ? ('admin' as const) : ('user' as const) }
       })
-      // This process knows the new role at once; others within the auth cache's seconds.
-      auth.forget((owner) => owner.membershipId === request.params.id)
-      return view
     },
   )
 
@@ -233,23 +255,18 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     async (request) => {
       const me = requireAdmin(request)
       if (request.params.id === me.membershipId) throw new HttpError(400, 'You cannot deactivate yourself.')
-      const view = await db.transaction().execute(async (tx) => {
-        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        if (membership.status === 'inactive') return membershipView(tx, me.organizationId, membership.id)
+      return changeMember(request, request.params.id, me, async (tx, membership, now) => {
+        if (membership.status === 'inactive') return undefined
         if (membership.role === 'admin' && !(await anotherAdmin(tx, me.organizationId, membership.id)))
           throw new HttpError(400, LAST_ADMIN)
-        const now = formatTimestamp(clock.now())
         await tx
           .updateTable('api_key')
           .set({ date_revoked: now })
           .where('membership_id', '=', membership.id)
           .where('date_revoked', 'is', null)
           .execute()
-        const changes = { status: 'inactive' as const, date_deactivated: now }
-        return changeMembership(tx, request, me.organizationId, membership.id, changes, now)
+        return { status: 'inactive' as const, date_deactivated: now }
       })
-      auth.forget((owner) => owner.membershipId === request.params.id)
-      return view
     },
   )
 
@@ -265,12 +282,9 @@ export const membershipRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
     },
     async (request) => {
       const me = requireAdmin(request)
-      return db.transaction().execute(async (tx) => {
-        const membership = await lockedMembership(tx, dialect, me.organizationId, request.params.id)
-        if (membership.status === 'active') return membershipView(tx, me.organizationId, membership.id)
-        const changes = { status: 'active' as const, date_deactivated: null }
-        return changeMembership(tx, request, me.organizationId, membership.id, changes, formatTimestamp(clock.now()))
-      })
+      return changeMember(request, request.params.id, me, async (_tx, membership) =>
+        membership.status === 'active' ? undefined : { status: 'active' as const, date_deactivated: null },
+      )
     },
   )
 }

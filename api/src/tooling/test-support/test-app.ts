@@ -13,6 +13,7 @@ import type { RateLimiter } from '../../platform/http/rate-limit.js'
 import type { Clock } from '../../platform/data/time.js'
 import { isIP } from 'node:net'
 import type { Resolver } from '../../platform/security/host-check.js'
+import type { EventView } from '../../integrations/events/event-view.js'
 
 /**
  * `LEADLINE_TEST_DB` picks the database the API suite runs on: `sqlite` (default; a fresh file per test file)
@@ -182,19 +183,8 @@ export async function call(
   })
 }
 
-/** An event as `/event/` answers it, as tests read it. */
-export interface TestEvent {
-  id: string
-  object_type: string
-  object_id: string
-  action: string
-  lead_id: string | null
-  user_id: string | null
-  request_id: string | null
-  api_key_id: string | null
-  organization_id: string
-  date_created: string
-  date_updated: string
+/** An event as `/event/` answers it, with its JSON parts typed as tests read them. */
+export type TestEvent = Omit<EventView, 'data' | 'previous_data' | 'changed_fields'> & {
   data: Record<string, unknown>
   previous_data: Record<string, unknown>
   changed_fields: string[]
