@@ -9,9 +9,8 @@ import {
 import type { OutcomeTable } from '../../platform/data/database.js'
 import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import type { Deps } from '../deps.js'
-import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
+import { adminChange, crudSchemas, readRoutes, type Target } from '../../platform/http/crud-routes.js'
 import { ValidationError } from '../../platform/http/errors.js'
-import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { cleanText } from '../../platform/text/text.js'
 import { formatTimestamp } from '../../platform/data/time.js'
@@ -98,17 +97,16 @@ function sameFields(row: OutcomeTable, fields: OutcomeFields): boolean {
 export const outcomeRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
   const outcome: Target<OutcomeTable> = { find: findOutcome, what: 'Outcome' }
 
-  app.get(
-    '/outcome/',
-    schemas.list(
+  readRoutes(app, db, {
+    path: '/outcome/',
+    list: schemas.list(
       'The call and meeting outcomes of your organization, in its order (`PUT /organization/{id}/` with `outcomes` changes it; a new one goes last)',
     ),
-    async (request) => listPage(outcomesQuery(db, dialect, caller(request).organizationId), request.query, outcomeView),
-  )
-
-  app.get('/outcome/:id/', schemas.get('One outcome'), async (request) =>
-    viewOne(db, caller(request), request.params.id, outcome, outcomeView),
-  )
+    one: schemas.get('One outcome'),
+    query: (db, organizationId) => outcomesQuery(db, dialect, organizationId),
+    target: outcome,
+    view: outcomeView,
+  })
 
   app.post(
     '/outcome/',

@@ -4,7 +4,7 @@ import { leadStatusSchema, opportunityStatusSchema, opportunityStatusTypeSchema 
 import type { Deps } from '../deps.js'
 import { countInList } from '../ordered-lists.js'
 import type { LeadStatusTable, OpportunityStatusTable, Tx } from '../../platform/data/database.js'
-import { adminChange, crudSchemas, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
+import { adminChange, crudSchemas, readRoutes, type Target } from '../../platform/http/crud-routes.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { syncOpportunityDueOfStatus } from '../tasks/task-due.js'
@@ -87,13 +87,14 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
 
   // --- lead statuses ---
 
-  app.get('/status/lead/', leadSchemas.list('The lead statuses of your organization, in order'), async (request) =>
-    listPage(leadStatusesQuery(db, caller(request).organizationId), request.query, leadStatusView),
-  )
-
-  app.get('/status/lead/:id/', leadSchemas.get('One lead status'), async (request) =>
-    viewOne(db, caller(request), request.params.id, leadStatus, leadStatusView),
-  )
+  readRoutes(app, db, {
+    path: '/status/lead/',
+    list: leadSchemas.list('The lead statuses of your organization, in order'),
+    one: leadSchemas.get('One lead status'),
+    query: leadStatusesQuery,
+    target: leadStatus,
+    view: leadStatusView,
+  })
 
   app.post(
     '/status/lead/',
@@ -154,16 +155,14 @@ export const statusRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, d
 
   // --- opportunity statuses ---
 
-  app.get(
-    '/status/opportunity/',
-    opportunitySchemas.list('The opportunity statuses of your organization, by pipeline, in order'),
-    async (request) =>
-      listPage(opportunityStatusesQuery(db, caller(request).organizationId), request.query, opportunityStatusView),
-  )
-
-  app.get('/status/opportunity/:id/', opportunitySchemas.get('One opportunity status'), async (request) =>
-    viewOne(db, caller(request), request.params.id, opportunityStatus, opportunityStatusView),
-  )
+  readRoutes(app, db, {
+    path: '/status/opportunity/',
+    list: opportunitySchemas.list('The opportunity statuses of your organization, by pipeline, in order'),
+    one: opportunitySchemas.get('One opportunity status'),
+    query: opportunityStatusesQuery,
+    target: opportunityStatus,
+    view: opportunityStatusView,
+  })
 
   app.post(
     '/status/opportunity/',

@@ -12,7 +12,15 @@ import {
 } from '@leadline/shared/webhook-schema'
 import type { Selectable } from 'kysely'
 import type { WebhookSubscriptionTable } from '../../platform/data/database.js'
-import { changeOne, crudSchemas, idParams, listPage, viewOne, type Target } from '../../platform/http/crud-routes.js'
+import {
+  changeOne,
+  crudSchemas,
+  idParams,
+  listPage,
+  readRoutes,
+  viewOne,
+  type Target,
+} from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
 import { EVENT_ACTIONS, eventContext, guardedEvents, recordEvents } from '../events/event-repo.js'
 import type { Deps } from '../../crm/deps.js'
@@ -167,18 +175,15 @@ function refuseEventFilter(value: unknown, errors: Record<string, string>): void
 export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   const allowPrivate = outboundPrivateAllowed(config)
 
-  app.get(
-    '/webhook/',
-    schemas.list('The webhook subscriptions of your organization, newest first (admin)'),
-    async (request) =>
-      listPage(subscriptionsQuery(db, requireAdmin(request).organizationId), request.query, subscriptionView),
-  )
-
-  app.get(
-    '/webhook/:id/',
-    schemas.get('One webhook subscription, without its signature key (admin)'),
-    async (request) => viewOne(db, requireAdmin(request), request.params.id, subscription, subscriptionView),
-  )
+  readRoutes(app, db, {
+    path: '/webhook/',
+    list: schemas.list('The webhook subscriptions of your organization, newest first (admin)'),
+    one: schemas.get('One webhook subscription, without its signature key (admin)'),
+    query: subscriptionsQuery,
+    target: subscription,
+    view: subscriptionView,
+    who: requireAdmin,
+  })
 
   app.post(
     '/webhook/',

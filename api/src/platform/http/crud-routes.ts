@@ -1,12 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { SelectQueryBuilder } from 'kysely'
 import { listEnvelopeSchema } from '@leadline/shared/list'
-import type { Db, Tx } from '../data/database.js'
+import type { Db, Tables, Tx } from '../data/database.js'
 import { found } from '../data/find-or-404.js'
 import type { KeyOwner } from '../security/api-key-repo.js'
 import { requireAdminOver } from '../security/roles.js'
 import { NotFoundError } from './errors.js'
+import { caller } from './request-context.js'
 import { fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery, type Page } from './list.js'
 
 // The skeleton every plain resource shares (outcomes, pipelines, statuses, phone numbers, webhooks, email accounts
@@ -159,4 +160,33 @@ export async function adminChange<R, T>(
     () => new NotFoundError(target.what),
   )
   return changeOne(db, me, id, target, (tx, row) => work(tx, row, me))
+}
+
+/** What `readRoutes` registers for a resource. */
+export interface ReadRoutes<R, TB extends keyof Tables, O, V> {
+  /** The resource's path, `/outcome/`: the list is `GET <path>`, one object `GET <path>:id/`. */
+  path: string
+  list: { schema: object }
+  one: { schema: object }
+  /** The organization's objects, in the list's order. */
+  query: (db: Db, organizationId: string) => SelectQueryBuilder<Tables, TB, O>
+  target: Target<R>
+  view: (row: O | NonNullable<R>) => V
+  /** Who may read: any member by default (`caller`); `requireAdmin` for an admin's resource. */
+  who?: (request: FastifyRequest) => KeyOwner
+}
+
+/** `GET <path>`, the organization's objects in the list envelope, and `GET <path>:id/`, one of them or a 404. */
+export function readRoutes<R, TB extends keyof Tables, O, V>(
+  app: FastifyInstance,
+  db: Db,
+  routes: ReadRoutes<R, TB, O, V>,
+): void {
+  const who = routes.who ?? caller
+  app.get(routes.path, routes.list, async (request) =>
+    listPage(routes.query(db, who(request).organizationId), request.query as ListQuery, routes.view),
+  )
+  app.get(`${routes.path}:id/`, routes.one, async (request) =>
+    viewOne(db, who(request), (request.params as { id: string }).id, routes.target, routes.view),
+  )
 }
