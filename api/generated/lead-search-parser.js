@@ -164,16 +164,18 @@ function peg$parse(input, options) {
   };
   let peg$startRuleFunction = peg$parseQuery;
 
-  const peg$c0 = "-";
-  const peg$c1 = "(";
-  const peg$c2 = ")";
-  const peg$c3 = ">=";
-  const peg$c4 = "<=";
-  const peg$c5 = "\"";
-  const peg$c6 = "\\";
-  const peg$c7 = "or";
-  const peg$c8 = "and";
-  const peg$c9 = "not";
+  const peg$c0 = "*";
+  const peg$c1 = ":";
+  const peg$c2 = "-";
+  const peg$c3 = "(";
+  const peg$c4 = ")";
+  const peg$c5 = ">=";
+  const peg$c6 = "<=";
+  const peg$c7 = "\"";
+  const peg$c8 = "\\";
+  const peg$c9 = "or";
+  const peg$c10 = "and";
+  const peg$c11 = "not";
 
   const peg$r0 = /^[:<>]/;
   const peg$r1 = /^["\\]/;
@@ -183,38 +185,43 @@ function peg$parse(input, options) {
   const peg$r5 = /^[^ \t\n\r\v\f\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF()"]/;
   const peg$r6 = /^[ \t\n\r\v\f\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\uFEFF]/;
 
-  const peg$e0 = peg$literalExpectation("-", false);
-  const peg$e1 = peg$literalExpectation("(", false);
-  const peg$e2 = peg$literalExpectation(")", false);
-  const peg$e3 = peg$literalExpectation(">=", false);
-  const peg$e4 = peg$literalExpectation("<=", false);
-  const peg$e5 = peg$classExpectation([":", "<", ">"], false, false, false);
-  const peg$e6 = peg$otherExpectation("a value");
-  const peg$e7 = peg$literalExpectation("\"", false);
-  const peg$e8 = peg$literalExpectation("\\", false);
-  const peg$e9 = peg$classExpectation(["\"", "\\"], false, false, false);
-  const peg$e10 = peg$classExpectation(["\""], true, false, false);
-  const peg$e11 = peg$classExpectation(["\"", "("], false, false, false);
-  const peg$e12 = peg$literalExpectation("or", true);
-  const peg$e13 = peg$literalExpectation("and", true);
-  const peg$e14 = peg$literalExpectation("not", true);
-  const peg$e15 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "\"", "<", ">", ":"], true, false, false);
-  const peg$e16 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "\""], true, false, false);
-  const peg$e17 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF"], false, false, false);
+  const peg$e0 = peg$literalExpectation("*", false);
+  const peg$e1 = peg$literalExpectation(":", false);
+  const peg$e2 = peg$literalExpectation("-", false);
+  const peg$e3 = peg$literalExpectation("(", false);
+  const peg$e4 = peg$literalExpectation(")", false);
+  const peg$e5 = peg$literalExpectation(">=", false);
+  const peg$e6 = peg$literalExpectation("<=", false);
+  const peg$e7 = peg$classExpectation([":", "<", ">"], false, false, false);
+  const peg$e8 = peg$otherExpectation("a value");
+  const peg$e9 = peg$literalExpectation("\"", false);
+  const peg$e10 = peg$literalExpectation("\\", false);
+  const peg$e11 = peg$classExpectation(["\"", "\\"], false, false, false);
+  const peg$e12 = peg$classExpectation(["\""], true, false, false);
+  const peg$e13 = peg$classExpectation(["\"", "("], false, false, false);
+  const peg$e14 = peg$literalExpectation("or", true);
+  const peg$e15 = peg$literalExpectation("and", true);
+  const peg$e16 = peg$literalExpectation("not", true);
+  const peg$e17 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "\"", "<", ">", ":"], true, false, false);
+  const peg$e18 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF", "(", ")", "\""], true, false, false);
+  const peg$e19 = peg$classExpectation([" ", "\t", "\n", "\r", "\v", "\f", "\xA0", "\u1680", ["\u2000", "\u200A"], "\u2028", "\u2029", "\u202F", "\u205F", "\u3000", "\uFEFF"], false, false, false);
 
-  function peg$f0(where) {    return where  }
-  function peg$f1(head, tail) {    return tail.length === 0 ? head : { kind: 'or', items: [head, ...tail] }  }
-  function peg$f2(head, tail) {    return tail.length === 0 ? head : { kind: 'and', items: [head, ...tail] }  }
-  function peg$f3(expr) {    return { kind: 'not', expr, offset: offset() }  }
-  function peg$f4(expr) {    return { kind: 'not', expr, offset: offset() }  }
-  function peg$f5(expr) {    return { kind: 'group', expr, offset: offset() }  }
-  function peg$f6(value) {    return { kind: 'text', value, offset: offset() }  }
-  function peg$f7(value) {    return { kind: 'text', value, offset: offset() }  }
-  function peg$f8(name, op, value) {    return { kind: 'field', name, op, value: value.text, valueOffset: value.offset, offset: offset() }  }
-  function peg$f9(text) {    return { text, offset: offset() }  }
-  function peg$f10(text) {    return { text, offset: offset() }  }
-  function peg$f11(chars) {    return chars.join('')  }
-  function peg$f12() {    error('unterminated quote', location())  }
+  function peg$f0() {    return { kind: 'text', value: '*', wildcard: true, offset: offset() }  }
+  function peg$f1(name) {    return offset()  }
+  function peg$f2(name, star) {    return { kind: 'field', name, op: ':', value: '*', wildcard: true, valueOffset: star, offset: offset() }  }
+  function peg$f3(where) {    return where  }
+  function peg$f4(head, tail) {    return tail.length === 0 ? head : { kind: 'or', items: [head, ...tail] }  }
+  function peg$f5(head, tail) {    return tail.length === 0 ? head : { kind: 'and', items: [head, ...tail] }  }
+  function peg$f6(expr) {    return { kind: 'not', expr, offset: offset() }  }
+  function peg$f7(expr) {    return { kind: 'not', expr, offset: offset() }  }
+  function peg$f8(expr) {    return { kind: 'group', expr, offset: offset() }  }
+  function peg$f9(value) {    return { kind: 'text', value, offset: offset() }  }
+  function peg$f10(value) {    return { kind: 'text', value, offset: offset() }  }
+  function peg$f11(name, op, value) {    return { kind: 'field', name, op, value: value.text, valueOffset: value.offset, offset: offset() }  }
+  function peg$f12(text) {    return { text, offset: offset() }  }
+  function peg$f13(text) {    return { text, offset: offset() }  }
+  function peg$f14(chars) {    return chars.join('')  }
+  function peg$f15() {    error('unterminated quote', location())  }
   let peg$currPos = options.peg$currPos | 0;
   let peg$savedPos = peg$currPos;
   const peg$posDetailsCache = [{ line: 1, column: 1 }];
@@ -390,7 +397,7 @@ function peg$parse(input, options) {
   function peg$parsePrimary() {
     let s0;
 
-    const key = peg$currPos * 20 + 0;
+    const key = peg$currPos * 22 + 0;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -399,12 +406,164 @@ function peg$parse(input, options) {
       return cached.result;
     }
 
-    s0 = peg$parseGroup();
+    s0 = peg$parseWildcard();
     if (s0 === peg$FAILED) {
-      s0 = peg$parseField();
+      s0 = peg$parseGroup();
       if (s0 === peg$FAILED) {
-        s0 = peg$parseWord();
+        s0 = peg$parseAnyValue();
+        if (s0 === peg$FAILED) {
+          s0 = peg$parseField();
+          if (s0 === peg$FAILED) {
+            s0 = peg$parseWord();
+          }
+        }
       }
+    }
+
+    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
+
+    return s0;
+  }
+
+  function peg$parseWildcard() {
+    let s0, s1, s2, s3, s4, s5, s6;
+
+    const key = peg$currPos * 22 + 1;
+    const cached = peg$resultsCache[key];
+
+    if (cached) {
+      peg$currPos = cached.nextPos;
+
+      return cached.result;
+    }
+
+    s0 = peg$currPos;
+    if (input.charCodeAt(peg$currPos) === 42) {
+      s1 = peg$c0;
+      peg$currPos++;
+    } else {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e0); }
+    }
+    if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      peg$silentFails++;
+      s3 = peg$parseNameChar();
+      peg$silentFails--;
+      if (s3 === peg$FAILED) {
+        s2 = undefined;
+      } else {
+        peg$currPos = s2;
+        s2 = peg$FAILED;
+      }
+      if (s2 !== peg$FAILED) {
+        s3 = peg$currPos;
+        peg$silentFails++;
+        s4 = peg$currPos;
+        s5 = peg$parse_();
+        s6 = peg$parseComparator();
+        if (s6 !== peg$FAILED) {
+          s5 = [s5, s6];
+          s4 = s5;
+        } else {
+          peg$currPos = s4;
+          s4 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s4 === peg$FAILED) {
+          s3 = undefined;
+        } else {
+          peg$currPos = s3;
+          s3 = peg$FAILED;
+        }
+        if (s3 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s0 = peg$f0();
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
+
+    return s0;
+  }
+
+  function peg$parseAnyValue() {
+    let s0, s1, s2, s3, s4, s5, s6, s7;
+
+    const key = peg$currPos * 22 + 2;
+    const cached = peg$resultsCache[key];
+
+    if (cached) {
+      peg$currPos = cached.nextPos;
+
+      return cached.result;
+    }
+
+    s0 = peg$currPos;
+    s1 = peg$parseFieldName();
+    if (s1 !== peg$FAILED) {
+      s2 = peg$parse_();
+      if (input.charCodeAt(peg$currPos) === 58) {
+        s3 = peg$c1;
+        peg$currPos++;
+      } else {
+        s3 = peg$FAILED;
+        if (peg$silentFails === 0) { peg$fail(peg$e1); }
+      }
+      if (s3 !== peg$FAILED) {
+        s4 = peg$parse_();
+        s5 = peg$currPos;
+        if (input.charCodeAt(peg$currPos) === 42) {
+          s6 = peg$c0;
+          peg$currPos++;
+        } else {
+          s6 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e0); }
+        }
+        if (s6 !== peg$FAILED) {
+          peg$savedPos = s5;
+          s6 = peg$f1(s1);
+        }
+        s5 = s6;
+        if (s5 !== peg$FAILED) {
+          s6 = peg$currPos;
+          peg$silentFails++;
+          s7 = peg$parseValueChar();
+          peg$silentFails--;
+          if (s7 === peg$FAILED) {
+            s6 = undefined;
+          } else {
+            peg$currPos = s6;
+            s6 = peg$FAILED;
+          }
+          if (s6 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s0 = peg$f2(s1, s5);
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
     }
 
     peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
@@ -415,7 +574,7 @@ function peg$parse(input, options) {
   function peg$parseQuery() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 1;
+    const key = peg$currPos * 22 + 3;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -432,7 +591,7 @@ function peg$parse(input, options) {
     }
     s3 = peg$parse_();
     peg$savedPos = s0;
-    s0 = peg$f0(s2);
+    s0 = peg$f3(s2);
 
     peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
 
@@ -442,7 +601,7 @@ function peg$parse(input, options) {
   function peg$parseOrExpr() {
     let s0, s1, s2, s3, s4, s5, s6, s7;
 
-    const key = peg$currPos * 20 + 2;
+    const key = peg$currPos * 22 + 4;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -491,7 +650,7 @@ function peg$parse(input, options) {
         }
       }
       peg$savedPos = s0;
-      s0 = peg$f1(s1, s2);
+      s0 = peg$f4(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -505,7 +664,7 @@ function peg$parse(input, options) {
   function peg$parseAndExpr() {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9;
 
-    const key = peg$currPos * 20 + 3;
+    const key = peg$currPos * 22 + 5;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -636,7 +795,7 @@ function peg$parse(input, options) {
         }
       }
       peg$savedPos = s0;
-      s0 = peg$f2(s1, s2);
+      s0 = peg$f5(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -650,7 +809,7 @@ function peg$parse(input, options) {
   function peg$parseUnary() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 4;
+    const key = peg$currPos * 22 + 6;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -661,17 +820,17 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 45) {
-      s1 = peg$c0;
+      s1 = peg$c2;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e0); }
+      if (peg$silentFails === 0) { peg$fail(peg$e2); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parseUnary();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f3(s2);
+        s0 = peg$f6(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -688,7 +847,7 @@ function peg$parse(input, options) {
         s3 = peg$parseUnary();
         if (s3 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f4(s3);
+          s0 = peg$f7(s3);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -710,7 +869,7 @@ function peg$parse(input, options) {
   function peg$parseGroup() {
     let s0, s1, s2, s3, s4, s5;
 
-    const key = peg$currPos * 20 + 5;
+    const key = peg$currPos * 22 + 7;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -721,11 +880,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 40) {
-      s1 = peg$c1;
+      s1 = peg$c3;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e1); }
+      if (peg$silentFails === 0) { peg$fail(peg$e3); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parse_();
@@ -733,15 +892,15 @@ function peg$parse(input, options) {
       if (s3 !== peg$FAILED) {
         s4 = peg$parse_();
         if (input.charCodeAt(peg$currPos) === 41) {
-          s5 = peg$c2;
+          s5 = peg$c4;
           peg$currPos++;
         } else {
           s5 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e2); }
+          if (peg$silentFails === 0) { peg$fail(peg$e4); }
         }
         if (s5 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f5(s3);
+          s0 = peg$f8(s3);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -763,7 +922,7 @@ function peg$parse(input, options) {
   function peg$parseWord() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 6;
+    const key = peg$currPos * 22 + 8;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -776,7 +935,7 @@ function peg$parse(input, options) {
     s1 = peg$parseQuotedString();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f6(s1);
+      s1 = peg$f9(s1);
     }
     s0 = s1;
     if (s0 === peg$FAILED) {
@@ -799,7 +958,7 @@ function peg$parse(input, options) {
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f7(s1);
+        s1 = peg$f10(s1);
       }
       s0 = s1;
     }
@@ -812,7 +971,7 @@ function peg$parse(input, options) {
   function peg$parseField() {
     let s0, s1, s2, s3, s4, s5;
 
-    const key = peg$currPos * 20 + 7;
+    const key = peg$currPos * 22 + 9;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -831,7 +990,7 @@ function peg$parse(input, options) {
         s5 = peg$parseValue();
         if (s5 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f8(s1, s3, s5);
+          s0 = peg$f11(s1, s3, s5);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -853,7 +1012,7 @@ function peg$parse(input, options) {
   function peg$parseFieldName() {
     let s0, s1, s2;
 
-    const key = peg$currPos * 20 + 8;
+    const key = peg$currPos * 22 + 10;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -890,7 +1049,7 @@ function peg$parse(input, options) {
   function peg$parseComparator() {
     let s0;
 
-    const key = peg$currPos * 20 + 9;
+    const key = peg$currPos * 22 + 11;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -899,20 +1058,20 @@ function peg$parse(input, options) {
       return cached.result;
     }
 
-    if (input.substr(peg$currPos, 2) === peg$c3) {
-      s0 = peg$c3;
+    if (input.substr(peg$currPos, 2) === peg$c5) {
+      s0 = peg$c5;
       peg$currPos += 2;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e3); }
+      if (peg$silentFails === 0) { peg$fail(peg$e5); }
     }
     if (s0 === peg$FAILED) {
-      if (input.substr(peg$currPos, 2) === peg$c4) {
-        s0 = peg$c4;
+      if (input.substr(peg$currPos, 2) === peg$c6) {
+        s0 = peg$c6;
         peg$currPos += 2;
       } else {
         s0 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e4); }
+        if (peg$silentFails === 0) { peg$fail(peg$e6); }
       }
       if (s0 === peg$FAILED) {
         s0 = input.charAt(peg$currPos);
@@ -920,7 +1079,7 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s0 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e5); }
+          if (peg$silentFails === 0) { peg$fail(peg$e7); }
         }
       }
     }
@@ -933,7 +1092,7 @@ function peg$parse(input, options) {
   function peg$parseValue() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 10;
+    const key = peg$currPos * 22 + 12;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -947,7 +1106,7 @@ function peg$parse(input, options) {
     s1 = peg$parseQuotedString();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f9(s1);
+      s1 = peg$f12(s1);
     }
     s0 = s1;
     if (s0 === peg$FAILED) {
@@ -970,14 +1129,14 @@ function peg$parse(input, options) {
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f10(s1);
+        s1 = peg$f13(s1);
       }
       s0 = s1;
     }
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e6); }
+      if (peg$silentFails === 0) { peg$fail(peg$e8); }
     }
 
     peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
@@ -988,7 +1147,7 @@ function peg$parse(input, options) {
   function peg$parseQuotedString() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 11;
+    const key = peg$currPos * 22 + 13;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -999,11 +1158,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 34) {
-      s1 = peg$c5;
+      s1 = peg$c7;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e7); }
+      if (peg$silentFails === 0) { peg$fail(peg$e9); }
     }
     if (s1 !== peg$FAILED) {
       s2 = [];
@@ -1013,15 +1172,15 @@ function peg$parse(input, options) {
         s3 = peg$parseQuotedChar();
       }
       if (input.charCodeAt(peg$currPos) === 34) {
-        s3 = peg$c5;
+        s3 = peg$c7;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e7); }
+        if (peg$silentFails === 0) { peg$fail(peg$e9); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f11(s2);
+        s0 = peg$f14(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -1033,11 +1192,11 @@ function peg$parse(input, options) {
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 34) {
-        s1 = peg$c5;
+        s1 = peg$c7;
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e7); }
+        if (peg$silentFails === 0) { peg$fail(peg$e9); }
       }
       if (s1 !== peg$FAILED) {
         s2 = [];
@@ -1047,7 +1206,7 @@ function peg$parse(input, options) {
           s3 = peg$parseQuotedChar();
         }
         peg$savedPos = s0;
-        s0 = peg$f12();
+        s0 = peg$f15();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -1062,7 +1221,7 @@ function peg$parse(input, options) {
   function peg$parseQuotedChar() {
     let s0, s1, s2;
 
-    const key = peg$currPos * 20 + 12;
+    const key = peg$currPos * 22 + 14;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1073,11 +1232,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 92) {
-      s1 = peg$c6;
+      s1 = peg$c8;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e8); }
+      if (peg$silentFails === 0) { peg$fail(peg$e10); }
     }
     if (s1 !== peg$FAILED) {
       s2 = input.charAt(peg$currPos);
@@ -1085,7 +1244,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s2 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e9); }
+        if (peg$silentFails === 0) { peg$fail(peg$e11); }
       }
       if (s2 !== peg$FAILED) {
         s0 = s2;
@@ -1103,7 +1262,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s0 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e10); }
+        if (peg$silentFails === 0) { peg$fail(peg$e12); }
       }
     }
 
@@ -1115,7 +1274,7 @@ function peg$parse(input, options) {
   function peg$parseTermStart() {
     let s0, s1;
 
-    const key = peg$currPos * 20 + 13;
+    const key = peg$currPos * 22 + 15;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1133,7 +1292,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e11); }
+        if (peg$silentFails === 0) { peg$fail(peg$e13); }
       }
     }
     peg$silentFails--;
@@ -1152,7 +1311,7 @@ function peg$parse(input, options) {
   function peg$parseOr() {
     let s0, s1, s2, s3;
 
-    const key = peg$currPos * 20 + 14;
+    const key = peg$currPos * 22 + 16;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1163,104 +1322,8 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     s1 = input.substr(peg$currPos, 2);
-    if (s1.toLowerCase() === peg$c7) {
-      peg$currPos += (2);
-    } else {
-      s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e12); }
-    }
-    if (s1 !== peg$FAILED) {
-      s2 = peg$currPos;
-      peg$silentFails++;
-      s3 = peg$parseNameChar();
-      peg$silentFails--;
-      if (s3 === peg$FAILED) {
-        s2 = undefined;
-      } else {
-        peg$currPos = s2;
-        s2 = peg$FAILED;
-      }
-      if (s2 !== peg$FAILED) {
-        s1 = [s1, s2];
-        s0 = s1;
-      } else {
-        peg$currPos = s0;
-        s0 = peg$FAILED;
-      }
-    } else {
-      peg$currPos = s0;
-      s0 = peg$FAILED;
-    }
-
-    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
-
-    return s0;
-  }
-
-  function peg$parseAnd() {
-    let s0, s1, s2, s3;
-
-    const key = peg$currPos * 20 + 15;
-    const cached = peg$resultsCache[key];
-
-    if (cached) {
-      peg$currPos = cached.nextPos;
-
-      return cached.result;
-    }
-
-    s0 = peg$currPos;
-    s1 = input.substr(peg$currPos, 3);
-    if (s1.toLowerCase() === peg$c8) {
-      peg$currPos += (3);
-    } else {
-      s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e13); }
-    }
-    if (s1 !== peg$FAILED) {
-      s2 = peg$currPos;
-      peg$silentFails++;
-      s3 = peg$parseNameChar();
-      peg$silentFails--;
-      if (s3 === peg$FAILED) {
-        s2 = undefined;
-      } else {
-        peg$currPos = s2;
-        s2 = peg$FAILED;
-      }
-      if (s2 !== peg$FAILED) {
-        s1 = [s1, s2];
-        s0 = s1;
-      } else {
-        peg$currPos = s0;
-        s0 = peg$FAILED;
-      }
-    } else {
-      peg$currPos = s0;
-      s0 = peg$FAILED;
-    }
-
-    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
-
-    return s0;
-  }
-
-  function peg$parseNot() {
-    let s0, s1, s2, s3;
-
-    const key = peg$currPos * 20 + 16;
-    const cached = peg$resultsCache[key];
-
-    if (cached) {
-      peg$currPos = cached.nextPos;
-
-      return cached.result;
-    }
-
-    s0 = peg$currPos;
-    s1 = input.substr(peg$currPos, 3);
     if (s1.toLowerCase() === peg$c9) {
-      peg$currPos += (3);
+      peg$currPos += (2);
     } else {
       s1 = peg$FAILED;
       if (peg$silentFails === 0) { peg$fail(peg$e14); }
@@ -1293,10 +1356,106 @@ function peg$parse(input, options) {
     return s0;
   }
 
+  function peg$parseAnd() {
+    let s0, s1, s2, s3;
+
+    const key = peg$currPos * 22 + 17;
+    const cached = peg$resultsCache[key];
+
+    if (cached) {
+      peg$currPos = cached.nextPos;
+
+      return cached.result;
+    }
+
+    s0 = peg$currPos;
+    s1 = input.substr(peg$currPos, 3);
+    if (s1.toLowerCase() === peg$c10) {
+      peg$currPos += (3);
+    } else {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e15); }
+    }
+    if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      peg$silentFails++;
+      s3 = peg$parseNameChar();
+      peg$silentFails--;
+      if (s3 === peg$FAILED) {
+        s2 = undefined;
+      } else {
+        peg$currPos = s2;
+        s2 = peg$FAILED;
+      }
+      if (s2 !== peg$FAILED) {
+        s1 = [s1, s2];
+        s0 = s1;
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
+
+    return s0;
+  }
+
+  function peg$parseNot() {
+    let s0, s1, s2, s3;
+
+    const key = peg$currPos * 22 + 18;
+    const cached = peg$resultsCache[key];
+
+    if (cached) {
+      peg$currPos = cached.nextPos;
+
+      return cached.result;
+    }
+
+    s0 = peg$currPos;
+    s1 = input.substr(peg$currPos, 3);
+    if (s1.toLowerCase() === peg$c11) {
+      peg$currPos += (3);
+    } else {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e16); }
+    }
+    if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      peg$silentFails++;
+      s3 = peg$parseNameChar();
+      peg$silentFails--;
+      if (s3 === peg$FAILED) {
+        s2 = undefined;
+      } else {
+        peg$currPos = s2;
+        s2 = peg$FAILED;
+      }
+      if (s2 !== peg$FAILED) {
+        s1 = [s1, s2];
+        s0 = s1;
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
+
+    return s0;
+  }
+
   function peg$parseNameChar() {
     let s0;
 
-    const key = peg$currPos * 20 + 17;
+    const key = peg$currPos * 22 + 19;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1310,7 +1469,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e15); }
+      if (peg$silentFails === 0) { peg$fail(peg$e17); }
     }
 
     peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
@@ -1321,7 +1480,7 @@ function peg$parse(input, options) {
   function peg$parseValueChar() {
     let s0;
 
-    const key = peg$currPos * 20 + 18;
+    const key = peg$currPos * 22 + 20;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1335,7 +1494,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e16); }
+      if (peg$silentFails === 0) { peg$fail(peg$e18); }
     }
 
     peg$resultsCache[key] = { nextPos: peg$currPos, result: s0 };
@@ -1346,7 +1505,7 @@ function peg$parse(input, options) {
   function peg$parse_() {
     let s0, s1;
 
-    const key = peg$currPos * 20 + 19;
+    const key = peg$currPos * 22 + 21;
     const cached = peg$resultsCache[key];
 
     if (cached) {
@@ -1361,7 +1520,7 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e17); }
+      if (peg$silentFails === 0) { peg$fail(peg$e19); }
     }
     while (s1 !== peg$FAILED) {
       s0.push(s1);
@@ -1370,7 +1529,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e17); }
+        if (peg$silentFails === 0) { peg$fail(peg$e19); }
       }
     }
 

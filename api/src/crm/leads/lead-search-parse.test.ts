@@ -292,16 +292,109 @@ describe('normalizeLeadQuery', () => {
     ['a OR -email<=x', 6, 'Unexpected "<=" after email at column 7'],
     ['contacts>abc', 0, 'Invalid count "abc" for contacts at column 1: expected a whole number like contacts>2'],
     ['tasks:-1', 0, 'Invalid count "-1" for tasks at column 1'],
-    ['sort:color', 5, 'Unknown sort field "color" at column 6: sort by name, created, updated, date_created or'],
+    [
+      'sort:color',
+      5,
+      'Unknown sort field "color" at column 6: sort by name, created, updated, date_created, date_updated, contacts,',
+    ],
     ['a sort:-status', 8, 'Unknown sort field "status" at column 9'],
     ['has:color', 0, 'Unknown has:color at column 1: use has: with contacts, email, phone, opportunities, tasks'],
     ['created:soon', 0, 'Unrecognised date "soon" at column 1: use YYYY-MM-DD,'],
     ['x updated>2017-02-30', 2, 'Invalid date "2017-02-30" at column 3: there is no such day'],
     ['"custom.":x', 0, 'Missing custom field name at column 1: write custom.<field name or id>'],
+    ['addresses>many', 0, 'Invalid count "many" for addresses at column 1: expected a whole number like addresses>2'],
+    ['company>x', 0, 'Unexpected ">" after company at column 1: only date, count and custom fields can be compared'],
   ])('refuses %j', (query, offset, message) => {
     const error = refusal(query)
     expect(error.offset).toBe(offset)
     expect(error.message.startsWith(message)).toBe(true)
+  })
+})
+
+describe('the wildcard', () => {
+  const present = (name: string, offset: number): Expr => ({ kind: 'present', field: name, offset })
+  const all: Expr = { kind: 'all' }
+
+  it('reads a bare * as every lead and field:* as "has a value", by any field name', () => {
+    expect(where('*')).toEqual(all)
+    expect(parseLeadQuery('* sort:created')).toEqual({
+      where: all,
+      sort: [{ field: 'created', direction: 'asc', offset: 7 }],
+    })
+    expect(where('-*')).toEqual(not(all))
+    expect(where('"custom.Source CRM":*')).toEqual(present('custom.Source CRM', 0))
+    expect(where('Name:* OR NOT url : *')).toEqual(or(present('name', 0), not(present('url', 14))))
+    expect(where('*(a)')).toEqual(and(all, text('a')))
+    // Quoted, inside a word or a value, or before a comparator, * is text.
+    expect(where('"*"')).toEqual(text('*'))
+    expect(where('a* *b')).toEqual(and(text('a*'), text('*b')))
+    expect(where('name:"*"')).toEqual(field('name', ':', '*', 0))
+    expect(where('name:*x')).toEqual(field('name', ':', '*x', 0))
+    expect(where('*:x')).toEqual(field('*', ':', 'x', 0))
+    expect(where('created>*')).toEqual(field('created', '>', '*', 0))
+  })
+
+  it('normalizes * away in an AND, an OR with it to *, and field:* to the field’s own name', () => {
+    const normalized = (query: string) => normalizeLeadQuery(parseLeadQuery(query)).where
+    expect(normalized('* sort:name')).toEqual(all)
+    expect(normalized('* a (* b)')).toEqual(and(text('a'), text('b')))
+    expect(normalized('(* *) *')).toEqual(all)
+    expect(normalized('a OR (b *) OR -*')).toEqual(or(text('a'), text('b'), not(all)))
+    expect(normalized('a OR *')).toEqual(all)
+    for (const [query, offset, message] of [
+      ['a foo:*', 2, 'Unknown field "foo" at column 3: search name, status,'],
+      ['"custom.":*', 0, 'Missing custom field name at column 1'],
+      ['has:*', 0, 'Unknown has:* at column 1'],
+      ['sort:*', 5, 'Unknown sort field "*" at column 6'],
+    ] as const) {
+      const error = refusal(query)
+      expect(error.offset, query).toBe(offset)
+      expect(error.message.startsWith(message), error.message).toBe(true)
+    }
+    expect(normalized('company:* email:* phone_numbers:* EMAIL_ADDRESSES:* custom.X:*')).toEqual(
+      and(
+        present('name', 0),
+        present('email_address', 10),
+        present('phones', 18),
+        present('emails', 34),
+        present('custom.X', 52),
+      ),
+    )
+  })
+
+  it('prints * bare and a literal * quoted', () => {
+    expect(printLeadQuery(parseLeadQuery('* "*" name:* name:"*" "custom.A b":* sort:-created'))).toBe(
+      '* "*" name:* name:"*" "custom.A b":* sort:-created',
+    )
+  })
+})
+
+describe('counted fields and sorts', () => {
+  it('resolves company, email_addresses and phone_numbers, and sorts by every count', () => {
+    expect(
+      normalizeLeadQuery(
+        parseLeadQuery(
+          'company:acme addresses>1 email_addresses>=2 phone_numbers:0 activities<3 sort:-activities sort:emails',
+        ),
+      ),
+    ).toEqual({
+      where: and(
+        field('name', ':', 'acme', 0),
+        field('addresses', '>', '1', 13),
+        field('emails', '>=', '2', 25),
+        field('phones', ':', '0', 44),
+        field('activities', '<', '3', 60),
+      ),
+      sort: [
+        { field: 'activities', direction: 'desc', offset: 79 },
+        { field: 'emails', direction: 'asc', offset: 95 },
+      ],
+    })
+    for (const sort of ['contacts', 'opportunities', 'tasks', 'addresses', 'emails', 'phones', 'activities']) {
+      expect(normalizeLeadQuery(parseLeadQuery(`sort:${sort}`)).sort).toEqual([
+        { field: sort, direction: 'asc', offset: 5 },
+      ])
+    }
   })
 })
 
@@ -327,7 +420,7 @@ describe('properties', () => {
 
   // Strings from the language's own characters reach far more of the grammar than arbitrary ones.
   const token = fc.constantFrom(...['a', 'b', ' ', '\t', ':', '<', '>', '=', '(', ')', '"', '\\', '-', '.', '@'])
-  const keyword = fc.constantFrom('OR', 'and', 'Not', 'sort', 'has', 'custom.', 'created', 'contacts')
+  const keyword = fc.constantFrom('OR', 'and', 'Not', 'sort', 'has', 'custom.', 'created', 'contacts', '*')
   const queryish = fc.array(fc.oneof(token, keyword), { maxLength: 24 }).map((parts) => parts.join(''))
 
   /** Parses, or returns the LeadQueryError the input is refused with; any other error fails the test. */
@@ -419,6 +512,8 @@ describe('properties', () => {
       anyText.map(text),
       fc.tuple(fieldName, comparator, anyText).map(([name, op, value]) => field(name, op, value, 0)),
       anyText.map((what): Expr => ({ kind: 'has', what, offset: 0 })),
+      fc.constant<Expr>({ kind: 'all' }),
+      fieldName.map((name): Expr => ({ kind: 'present', field: name, offset: 0 })),
     )
     const { expr } = fc.letrec<{ expr: Expr }>((tie) => ({
       expr: fc.oneof(
@@ -435,7 +530,7 @@ describe('properties', () => {
     }))
     const sort = fc.array(
       fc.record({
-        field: fc.constantFrom('name', 'date_created', 'date_updated', 'custom field'),
+        field: fc.constantFrom('name', 'date_created', 'date_updated', 'activities', 'custom field', '*'),
         direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
         offset: fc.constant(0),
       }),

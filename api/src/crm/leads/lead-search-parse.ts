@@ -13,13 +13,17 @@ import {
 import type { Comparator, SearchTree } from '../../platform/text/search-tree.js'
 
 // The lead search language (lead-search.peggy on the shared search terms): `has:` and `sort:` directives, custom
-// fields, and the lead's own field table.
+// fields, the wildcard (`*`, `field:*`), and the lead's own field table.
 
 type LeadLeaf =
   | { kind: 'text'; value: string }
   /** `field` is as written, lower-cased unless it is `custom.<…>` (whose prefix alone is lower-cased). */
   | { kind: 'field'; field: string; op: Comparator; value: string; offset: number }
   | { kind: 'has'; what: string; offset: number }
+  /** `*`: every lead. */
+  | { kind: 'all' }
+  /** `field:*`: the field has a value (see `present` in lead-search.ts); `field` as in a `field` term. */
+  | { kind: 'present'; field: string; offset: number }
 
 export type Expr = SearchExpr<LeadLeaf>
 
@@ -82,7 +86,7 @@ function sortEntry(node: RawField): SortEntry {
 function leafExpr(node: Extract<SearchTree, { kind: 'text' | 'field' | 'call' }>): Expr {
   switch (node.kind) {
     case 'text':
-      return { kind: 'text', value: node.value }
+      return node.wildcard === true ? { kind: 'all' } : { kind: 'text', value: node.value }
     case 'field':
       return fieldExpr(node)
     case 'call':
@@ -108,10 +112,14 @@ function fieldExpr(node: RawField): Expr {
   }
   const custom = /^custom\./i.exec(node.name)
   const field = custom ? `custom.${node.name.slice(custom[0].length)}` : node.name.toLowerCase()
+  if (node.wildcard === true) return { kind: 'present', field, offset: node.offset }
   return { kind: 'field', field, op: node.op, value: node.value, offset: node.offset }
 }
 
-/** How a lead field compares: `plain` only with `:`; `date` and `count` with the comparators too. */
+/**
+ * How a lead field compares: `plain` only with `:`; `date` and `count` with the comparators too. A count is of the
+ * lead's rows of some kind (lead-search.ts says which), and can be sorted by.
+ */
 type LeadFieldKind = 'plain' | 'date' | 'count'
 
 const leadFields: FieldTable<LeadFieldKind> = {
@@ -137,16 +145,30 @@ const leadFields: FieldTable<LeadFieldKind> = {
     contacts: 'count',
     opportunities: 'count',
     tasks: 'count',
+    addresses: 'count',
+    emails: 'count',
+    phones: 'count',
+    activities: 'count',
   },
-  aliases: { email: 'email_address', created: 'date_created', updated: 'date_updated' },
+  aliases: {
+    email: 'email_address',
+    created: 'date_created',
+    updated: 'date_updated',
+    company: 'name',
+    email_addresses: 'emails',
+    phone_numbers: 'phones',
+  },
 }
 const hasTargets = ['contacts', 'email', 'phone', 'opportunities', 'tasks', 'address', 'url']
-const sortFields = new Set(['name', 'date_created', 'date_updated'])
+const countFields = Object.keys(leadFields.fields).filter((name) => leadFields.fields[name] === 'count')
+const sortFields = new Set(['name', 'date_created', 'date_updated', ...countFields])
 
 /**
  * Checks field names, `has:` targets, sort fields, comparators and count/date values, and returns a copy with
- * aliases resolved (`email` → `email_address`, `created` → `date_created`, `updated` → `date_updated`) and `has:`
- * targets lower-cased. Throws SearchQueryError naming the column of the offending term.
+ * aliases resolved (`email` → `email_address`, `created` → `date_created`, `company` → `name`, …) and `has:`
+ * targets lower-cased. A `*` in an AND is dropped (it asks for nothing), and an OR with one is `*`: a query of `*`
+ * and sorts alone is then `*`, which the search answers as it does an empty one. Throws SearchQueryError naming the
+ * column of the offending term.
  */
 export function normalizeLeadQuery(query: LeadQuery): LeadQuery {
   return {
@@ -157,13 +179,23 @@ export function normalizeLeadQuery(query: LeadQuery): LeadQuery {
 
 function normalizeExpr(expr: Expr): Expr {
   switch (expr.kind) {
-    case 'and':
-    case 'or':
-      return { kind: expr.kind, items: expr.items.map(normalizeExpr) }
+    case 'and': {
+      const items = expr.items.map(normalizeExpr).filter((item) => item.kind !== 'all')
+      const [first, ...others] = items
+      if (first === undefined) return { kind: 'all' }
+      return others.length === 0 ? first : { kind: 'and', items }
+    }
+    case 'or': {
+      const items = expr.items.map(normalizeExpr)
+      return items.some((item) => item.kind === 'all') ? { kind: 'all' } : { kind: 'or', items }
+    }
     case 'not':
       return { kind: 'not', expr: normalizeExpr(expr.expr) }
     case 'text':
+    case 'all':
       return expr
+    case 'present':
+      return { ...expr, field: knownField(expr.field, expr.offset) }
     case 'has': {
       const what = expr.what.toLowerCase()
       if (!hasTargets.includes(what)) {
@@ -179,19 +211,28 @@ function normalizeExpr(expr: Expr): Expr {
   }
 }
 
-function normalizeField(expr: Extract<Expr, { kind: 'field' }>): Expr {
-  const at = column(expr.offset)
-  if (expr.field.startsWith('custom.')) {
-    if (expr.field === 'custom.') {
-      throw new SearchQueryError(`Missing custom field name at ${at}: write custom.<field name or id>`, expr.offset)
+/** A field's canonical name (a custom field's as written); refused when there is no such field. */
+function knownField(written: string, offset: number): string {
+  const at = column(offset)
+  if (written.startsWith('custom.')) {
+    if (written === 'custom.') {
+      throw new SearchQueryError(`Missing custom field name at ${at}: write custom.<field name or id>`, offset)
     }
-    return expr
+    return written
   }
-  const { field, spec } = lookupField(leadFields, expr.field)
+  const { field, spec } = lookupField(leadFields, written)
   if (spec === undefined) {
     const known = [...Object.keys(leadFields.fields), 'custom.<field>']
-    throw new SearchQueryError(`Unknown field "${expr.field}" at ${at}: search ${orList(known)}`, expr.offset)
+    throw new SearchQueryError(`Unknown field "${written}" at ${at}: search ${orList(known)}`, offset)
   }
+  return field
+}
+
+function normalizeField(expr: Extract<Expr, { kind: 'field' }>): Expr {
+  const at = column(expr.offset)
+  const field = knownField(expr.field, expr.offset)
+  if (field.startsWith('custom.')) return expr
+  const spec = leadFields.fields[field]
   if (expr.op !== ':' && spec === 'plain') {
     throw new SearchQueryError(
       `Unexpected "${expr.op}" after ${expr.field} at ${at}: only date, count and custom fields can be compared`,
@@ -212,7 +253,7 @@ function normalizeSort(entry: SortEntry): SortEntry {
   const { field } = lookupField(leadFields, entry.field)
   if (!sortFields.has(field)) {
     throw new SearchQueryError(
-      `Unknown sort field "${entry.field}" at ${column(entry.offset)}: sort by ${orList(['name', 'created', 'updated', 'date_created', 'date_updated'])}`,
+      `Unknown sort field "${entry.field}" at ${column(entry.offset)}: sort by ${orList(['name', 'created', 'updated', 'date_created', 'date_updated', ...countFields])}`,
       entry.offset,
     )
   }
@@ -221,9 +262,12 @@ function normalizeSort(entry: SortEntry): SortEntry {
 
 const keyword = /^(?:and|or|not)$/i
 
-/** Words that reparse as themselves: no whitespace, parentheses, quotes, comparators or escapes, no leading `-`. */
+/**
+ * Words that reparse as themselves: no whitespace, parentheses, quotes, comparators or escapes, no leading `-`, and
+ * not the wildcard `*`.
+ */
 function isBareWord(text: string): boolean {
-  return /^[^\s()"<>:\\-][^\s()"<>:\\]*$/.test(text) && !keyword.test(text)
+  return /^[^\s()"<>:\\-][^\s()"<>:\\]*$/.test(text) && !keyword.test(text) && text !== '*'
 }
 
 function quote(text: string): string {
@@ -235,7 +279,7 @@ function word(text: string): string {
 }
 
 function value(text: string): string {
-  return /^[^\s()"\\]+$/.test(text) ? text : quote(text)
+  return /^[^\s()"\\]+$/.test(text) && text !== '*' ? text : quote(text)
 }
 
 /** A value after `>` or `<` is quoted when it starts with `=`, or it would read as `>=` / `<=`. */
@@ -268,5 +312,9 @@ function printExpr(expr: Expr): string {
       return `${word(expr.field)}${expr.op}${comparedValue(expr.op, expr.value)}`
     case 'has':
       return `has:${value(expr.what)}`
+    case 'all':
+      return '*'
+    case 'present':
+      return `${word(expr.field)}:*`
   }
 }

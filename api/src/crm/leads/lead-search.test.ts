@@ -350,6 +350,14 @@ async function separateOrg(name: string) {
       const res = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
       expect(res.statusCode, res.body).toBe(200)
       keys.set(res.json().id, key)
+      return res.json<{ id: string; contacts: { id: string }[] }>()
+    },
+    /** The fixture names of the leads found, in the order the API answered them, with their total. */
+    async inOrder(query: string): Promise<{ total: number; keys: string[] }> {
+      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } })
+      expect(res.statusCode, `${query}: ${res.body}`).toBe(200)
+      const body = res.json()
+      return { total: body.total_results, keys: body.data.map((l: { id: string }) => keys.get(l.id) ?? l.id) }
     },
     async found(query: string, headers: Record<string, string> = {}): Promise<string[]> {
       const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query }, headers })
@@ -564,7 +572,26 @@ describe('large and deep searches', () => {
 
   it('never answers a search with a 500', async () => {
     const piece = fc.oneof(
-      fc.constantFrom(' ', '(', ')', '"', '-', ':', '>', '<', '>=', '<=', ' OR ', ' and ', 'NOT ', '\\', '@', '%', '_'),
+      fc.constantFrom(
+        ' ',
+        '(',
+        ')',
+        '"',
+        '-',
+        ':',
+        '>',
+        '<',
+        '>=',
+        '<=',
+        ' OR ',
+        ' and ',
+        'NOT ',
+        '\\',
+        '@',
+        '%',
+        '_',
+        '*',
+      ),
       fc.constantFrom('name', 'email', 'phone', 'created', 'updated', 'contacts', 'custom.Employees', 'custom.Renewal'),
       fc.constantFrom(
         'has',
@@ -574,6 +601,9 @@ describe('large and deep searches', () => {
         'address',
         'country',
         'tasks',
+        'addresses',
+        'activities',
+        'company',
         'url',
         'id',
         '"custom.Lead initials"',
@@ -818,4 +848,220 @@ describe('conditions on other rows, walked lead by lead and gathered whole', () 
       expect(oneByOne).toEqual(ids)
     },
   )
+})
+
+describe('the wildcard', () => {
+  it('* alone matches every lead, with a sort, a count and pages; -* none', async () => {
+    const org = await separateOrg('Wildcard All Ltd')
+    for (const key of ['first', 'second', 'third']) {
+      await org.lead(key, { name: `${key} Co` })
+      ctx.clock.advance(1000)
+    }
+    expect(await org.inOrder('* sort:created')).toEqual({ total: 3, keys: ['first', 'second', 'third'] })
+    expect(await org.inOrder('sort:-created *')).toEqual({ total: 3, keys: ['third', 'second', 'first'] })
+    expect(await org.found('*')).toEqual(['first', 'second', 'third'])
+    expect(await org.found('* OR name:nobody')).toEqual(['first', 'second', 'third'])
+    expect(await org.found('* name:second')).toEqual(['second'])
+    expect(await org.found('-*')).toEqual([])
+    expect(await org.found('NOT *')).toEqual([])
+    const page = await call(ctx.app, org.org.member.key, 'GET', '/lead/', {
+      query: { query: '* sort:name', _limit: '1', _skip: '1' },
+    })
+    expect(page.json()).toMatchObject({ has_more: true, total_results: 3 })
+  })
+
+  it('field:* matches a lead whose field has a value, of every kind of field; not field:* the others', async () => {
+    const org = await separateOrg('Wildcard Fields Ltd')
+    await org.post('/custom_field/lead/', { name: 'Source CRM', type: 'text' })
+    await org.post('/custom_field/lead/', { name: 'Employees', type: 'number' })
+    await org.post('/custom_field/lead/', { name: 'Renewal', type: 'date' })
+    await org.post('/custom_field/lead/', { name: 'Met', type: 'datetime' })
+    await org.post('/custom_field/lead/', { name: 'Kind', type: 'choices', choices: ['A', 'B'] })
+    await org.post('/custom_field/lead/', {
+      name: 'Tags',
+      type: 'choices',
+      choices: ['x', 'y'],
+      accepts_multiple_values: true,
+    })
+    const full = await org.lead('full', {
+      name: 'Full Co',
+      description: 'Described',
+      url: 'https://full.example.com',
+      'custom.Source CRM': 'Salesforce',
+      'custom.Employees': 0,
+      'custom.Renewal': '2018-01-15',
+      'custom.Met': '2018-01-15T10:00:00+00:00',
+      'custom.Kind': 'A',
+      'custom.Tags': ['x', 'y'],
+      contacts: [{ name: 'Ann', emails: [{ email: 'ann@full.example.com' }], phones: [{ phone: '+1 415 555 0101' }] }],
+      addresses: [{ label: 'business', city: 'Paris', zipcode: '75001', country: 'FR' }],
+    })
+    await org.lead('blank', {
+      name: 'Blank Co',
+      'custom.Source CRM': '',
+      'custom.Tags': [],
+      contacts: [{ emails: [{ email: 'nobody@blank.example.com' }] }],
+      addresses: [{ label: 'mailing', address_1: '1 Main St' }],
+    })
+    await org.lead('nameless', { contacts: [{ name: 'Nameless Contact' }] })
+    const opportunity = await call(ctx.app, org.org.admin.key, 'POST', '/opportunity/', { body: { lead_id: full.id } })
+    expect(opportunity.statusCode, opportunity.body).toBe(200)
+    const task = await call(ctx.app, org.org.admin.key, 'POST', '/task/', { body: { lead_id: full.id, text: 'Call' } })
+    expect(task.statusCode, task.body).toBe(200)
+    for (const [query, expected] of [
+      ['name:*', ['blank', 'full']],
+      ['company:*', ['blank', 'full']],
+      ['-name:*', ['nameless']],
+      ['not name:*', ['nameless']],
+      ['name : *', ['blank', 'full']],
+      ['description:*', ['full']],
+      ['url:*', ['full']],
+      ['"custom.Source CRM":*', ['full']],
+      ['not "custom.Source CRM":*', ['blank', 'nameless']],
+      ['custom.Employees:*', ['full']],
+      ['custom.Renewal:*', ['full']],
+      ['custom.Met:*', ['full']],
+      ['custom.Kind:*', ['full']],
+      ['custom.Tags:*', ['full']],
+      ['-custom.Tags:*', ['blank', 'nameless']],
+      ['contact_name:*', ['full', 'nameless']],
+      ['email_address:*', ['blank', 'full']],
+      ['email:*', ['blank', 'full']],
+      ['phone:*', ['full']],
+      ['city:*', ['full']],
+      ['state:*', []],
+      ['zipcode:*', ['full']],
+      ['country:*', ['full']],
+      ['address:*', ['blank', 'full']],
+      ['contacts:*', ['blank', 'full', 'nameless']],
+      ['opportunities:*', ['full']],
+      ['tasks:*', ['full']],
+      ['addresses:*', ['blank', 'full']],
+      ['emails:*', ['blank', 'full']],
+      ['phones:*', ['full']],
+      ['activities:*', ['blank', 'full', 'nameless']],
+      ['id:*', ['blank', 'full', 'nameless']],
+      ['status:*', ['blank', 'full', 'nameless']],
+      ['created:*', ['blank', 'full', 'nameless']],
+      ['updated:*', ['blank', 'full', 'nameless']],
+      ['name:* OR phone:*', ['blank', 'full']],
+      ['(name:* -url:*)', ['blank']],
+    ] as const) {
+      expect(await org.found(query), query).toEqual(expected)
+    }
+  })
+
+  it('is text when quoted or part of a word, and refused where a field is', async () => {
+    const org = await separateOrg('Wildcard Text Ltd')
+    await org.lead('star', { name: 'Star * Co' })
+    await org.lead('plain', { name: 'Plain Co' })
+    expect(await org.found('"*"')).toEqual(['star'])
+    expect(await org.found('name:"*"')).toEqual(['star'])
+    expect(await org.found('name:*')).toEqual(['plain', 'star'])
+    expect(await org.found('name:*x')).toEqual([])
+    for (const query of ['foo:*', 'custom.Nope:*', 'has:*', 'sort:*', 'created>*']) {
+      const res = await search(query)
+      expect(res.statusCode, `${query}: ${res.body}`).toBe(400)
+      expect(res.json()['field-errors'].query).toMatch(/column \d+/)
+    }
+  })
+})
+
+describe('counted fields and sorts Close scripts use', () => {
+  async function countedOrg(name: string) {
+    const org = await separateOrg(name)
+    const alpha = await org.lead('alpha', {
+      name: 'Alpha Inc',
+      contacts: [
+        { name: 'A1', emails: [{ email: 'a1@alpha.example.com' }, { email: 'a1b@alpha.example.com' }] },
+        { name: 'A2', emails: [{ email: 'a2@alpha.example.com' }], phones: [{ phone: '+1 415 555 0111' }] },
+      ],
+      addresses: [
+        { label: 'business', city: 'Boston' },
+        { label: 'mailing', city: 'Cambridge' },
+      ],
+    })
+    ctx.clock.advance(1000)
+    const beta = await org.lead('beta', {
+      name: 'Beta LLC',
+      contacts: [
+        {
+          name: 'B1',
+          emails: [{ email: 'b1@beta.example.com' }],
+          phones: [{ phone: '+1 415 555 0121' }, { phone: '+1 415 555 0122' }],
+        },
+      ],
+      addresses: [{ label: 'business', city: 'Denver' }],
+    })
+    ctx.clock.advance(1000)
+    await org.lead('gamma', { name: 'Gamma Ltd' })
+    ctx.clock.advance(1000)
+    await org.lead('delta', { name: 'Delta Ltd' })
+    const note = async (leadId: string) => {
+      const res = await call(ctx.app, org.org.admin.key, 'POST', '/activity/note/', {
+        body: { lead_id: leadId, note: 'n' },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    // Every lead has its Created activity; alpha three notes more, beta one.
+    for (const leadId of [alpha.id, alpha.id, alpha.id, beta.id]) await note(leadId)
+    return org
+  }
+
+  it('counts addresses, email addresses and phone numbers across the lead’s contacts, and activities', async () => {
+    const org = await countedOrg('Counted Fields Ltd')
+    for (const [query, expected] of [
+      ['addresses > 1', ['alpha']],
+      ['addresses:1', ['beta']],
+      ['addresses:0', ['delta', 'gamma']],
+      ['addresses>=1', ['alpha', 'beta']],
+      ['emails:3', ['alpha']],
+      ['emails >= 1', ['alpha', 'beta']],
+      ['email_addresses:1', ['beta']],
+      ['phones > 1', ['beta']],
+      ['phone_numbers:1', ['alpha']],
+      ['phones:0', ['delta', 'gamma']],
+      ['activities:1', ['delta', 'gamma']],
+      ['activities > 1', ['alpha', 'beta']],
+      ['activities>=4', ['alpha']],
+      ['-activities<2', ['alpha', 'beta']],
+      ['company:"Alpha Inc"', ['alpha']],
+      ['company:llc', ['beta']],
+      ['company:ltd -name:delta', ['gamma']],
+    ] as const) {
+      expect(await org.found(query), query).toEqual(expected)
+    }
+  })
+
+  it('sorts by activities, ties by the next sort and then as every sort ends', async () => {
+    const org = await countedOrg('Sorted Counts Ltd')
+    expect((await org.inOrder('sort:-activities sort:name')).keys).toEqual(['alpha', 'beta', 'delta', 'gamma'])
+    expect((await org.inOrder('sort:activities sort:-name')).keys).toEqual(['gamma', 'delta', 'beta', 'alpha'])
+    expect((await org.inOrder('sort:-activities sort:created')).keys).toEqual(['alpha', 'beta', 'gamma', 'delta'])
+    expect((await org.inOrder('ltd sort:-activities sort:-created')).keys).toEqual(['delta', 'gamma'])
+    expect((await org.inOrder('sort:-emails')).keys.slice(0, 2)).toEqual(['alpha', 'beta'])
+    expect((await org.inOrder('sort:-phones sort:name')).keys).toEqual(['beta', 'alpha', 'delta', 'gamma'])
+    expect((await org.inOrder('sort:-addresses sort:name')).keys).toEqual(['alpha', 'beta', 'delta', 'gamma'])
+    expect((await org.inOrder('* sort:-activities sort:name')).keys).toEqual(['alpha', 'beta', 'delta', 'gamma'])
+  })
+
+  it('pages a sort by activities one lead at a time in the order of the whole list', async () => {
+    const org = await countedOrg('Paged Counts Ltd')
+    const list = async (params: Record<string, string>) => {
+      const res = await call(ctx.app, org.org.member.key, 'GET', '/lead/', {
+        query: { query: 'sort:-activities', ...params },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json()
+    }
+    const whole = (await list({})).data.map((l: { id: string }) => l.id)
+    expect(whole).toHaveLength(4)
+    const oneByOne: string[] = []
+    for (let skip = 0; skip < 4; skip++) {
+      const page = await list({ _limit: '1', _skip: String(skip) })
+      expect(page.total_results).toBe(4)
+      oneByOne.push(...page.data.map((l: { id: string }) => l.id))
+    }
+    expect(oneByOne).toEqual(whole)
+  })
 })

@@ -255,15 +255,36 @@ function dateCondition(
   return dateRangeCondition(sql.ref(column), op, value, ctx, resolve, (error) => queryError(offset, error.message))
 }
 
-/** How many rows of `table` a lead has (`where`: only some of them, e.g. open tasks) against a number. */
-function countCondition(table: string, op: Comparator, value: string, where: RawBuilder<unknown> = sql``): Condition {
+/**
+ * The rows a counted field counts (lead-search-parse.ts's `count` fields): each table has an index on `lead_id`, so a
+ * lead's count is an index range. Emails and phones are those of all the lead's contacts; tasks only the open ones.
+ */
+const COUNTED: Readonly<Record<string, { table: string; where?: RawBuilder<unknown> }>> = {
+  contacts: { table: 'contact' },
+  opportunities: { table: 'opportunity' },
+  tasks: { table: 'task', where: sql`and is_complete = 0` },
+  addresses: { table: 'lead_address' },
+  emails: { table: 'contact_email' },
+  phones: { table: 'contact_phone' },
+  activities: { table: 'activity' },
+}
+
+function counted(field: string): { table: string; where?: RawBuilder<unknown> } | undefined {
+  return Object.hasOwn(COUNTED, field) ? COUNTED[field] : undefined
+}
+
+/** How many of a counted field's rows the lead has: a correlated count, for a condition or a sort. */
+function countOf(field: string): RawBuilder<unknown> {
+  const rows = counted(field)
+  if (rows === undefined) throw new Error(`${field} is not a counted field`)
+  return sql`(select count(*) from ${sql.table(rows.table)} where lead_id = lead.id and organization_id = lead.organization_id ${rows.where ?? sql``})`
+}
+
+/** A counted field against a number. */
+function countCondition(field: string, op: Comparator, value: string): Condition {
   // Postgres reads the parameter as a bigint, which a count never comes near: a larger one compares the same.
   const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
-  return compared(
-    sql`(select count(*) from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where})`,
-    op,
-    count,
-  )
+  return compared(countOf(field), op, count)
 }
 
 function findCustomField(name: string, ctx: CompileContext, offset: number): CustomFieldDef {
@@ -357,20 +378,69 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
     case 'date_created':
     case 'date_updated':
       return dateCondition(`lead.${field}`, op, value, ctx, offset)
-    case 'contacts':
-      return countCondition('contact', op, value)
-    case 'opportunities':
-      return countCondition('opportunity', op, value)
-    case 'tasks':
-      return countCondition('task', op, value, sql`and is_complete = 0`)
     default:
+      if (counted(field) !== undefined) return countCondition(field, op, value)
       throw queryError(offset, `Unknown field "${field}"`)
   }
 }
 
 /** A correlated EXISTS: cheap per lead through each table's lead_id index, unlike an IN over every row. */
-function leadHasAny(table: string): Condition {
-  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id)`
+function leadHasAny(table: string, where: RawBuilder<unknown> = sql``): Condition {
+  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} where lead_id = lead.id and organization_id = lead.organization_id ${where})`
+}
+
+/** Text that is a value: neither null nor empty. */
+function filled(column: string): RawBuilder<unknown> {
+  return sql`(${sql.ref(column)} is not null and ${sql.ref(column)} <> '')`
+}
+
+const ADDRESS_PARTS = ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'] as const
+
+/**
+ * `field:*`, the field has a value: text that is neither null nor empty, a list (contacts, emails, addresses, a
+ * multiple-value custom field's values) with at least one item, a count of at least one. A lead always has an id, a
+ * status and its dates. A contact's name, an address's city (…) has a value when one of the lead's contacts or
+ * addresses has one; an address, when one of its parts has one.
+ */
+function presentCondition(expr: Extract<Expr, { kind: 'present' }>, ctx: CompileContext): Condition {
+  const { field, offset } = expr
+  if (field.startsWith('custom.')) {
+    const def = findCustomField(field, ctx, offset)
+    return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and value_text <> ''`)
+  }
+  switch (field) {
+    case 'name':
+    case 'url':
+      return sql<SqlBool>`${filled(`lead.${field}`)}`
+    case 'description':
+      return sql<SqlBool>`lead.description <> ''`
+    case 'id':
+    case 'lead_id':
+    case 'status':
+    case 'status_id':
+    case 'status_label':
+    case 'date_created':
+    case 'date_updated':
+      return TRUE
+    case 'contact_name':
+      return leadHasAny('contact', sql`and ${filled('name')}`)
+    case 'email_address':
+      return leadHasAny('contact_email')
+    case 'phone':
+      return leadHasAny('contact_phone')
+    case 'city':
+    case 'state':
+    case 'zipcode':
+    case 'country':
+      return leadHasAny('lead_address', sql`and ${filled(field)}`)
+    case 'address':
+      return leadHasAny('lead_address', sql`and (${sql.join(ADDRESS_PARTS.map(filled), sql` or `)})`)
+    default: {
+      const rows = counted(field)
+      if (rows !== undefined) return leadHasAny(rows.table, rows.where)
+      throw queryError(offset, `Unknown field "${field}"`)
+    }
+  }
 }
 
 function hasCondition(what: string, offset: number): Condition {
@@ -450,6 +520,10 @@ function compile(expr: Expr, ctx: CompileContext): Condition {
           return fieldCondition(term, ctx)
         case 'has':
           return hasCondition(term.what, term.offset)
+        case 'all':
+          return TRUE
+        case 'present':
+          return presentCondition(term, ctx)
       }
     },
   )
@@ -464,13 +538,26 @@ interface Page {
   limit: number
 }
 
-/** `order by` terms for sorts by date; `walk`: the first one's index is walked, else hidden from the planner. */
-function dateOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
-  return sorts.map((s, i) => {
-    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+/**
+ * `order by` terms for the sorts; `walk`: a first sort by date walks its index, else the index is hidden from the
+ * planner. A count (`sort:activities`) is computed for each match, which is then sorted: no index holds it.
+ */
+function sortOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
+  return sorts.flatMap((s, i) => {
     const dir = sql.raw(s.direction)
-    if (walk || i > 0) return sql`${column} ${dir}`
-    return ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`
+    if (s.field === 'name') {
+      return [
+        // Nameless leads last in both directions; then case-insensitively by code point, the same on both
+        // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
+        sql`case when lead.name is null then 1 else 0 end`,
+        sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)} ${dir}`,
+        sql`lead.name${codePoints(ctx)} ${dir}`,
+      ]
+    }
+    if (counted(s.field) !== undefined) return [sql`${countOf(s.field)} ${dir}`]
+    const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
+    if (walk || i > 0) return [sql`${column} ${dir}`]
+    return [ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`]
   })
 }
 
@@ -479,20 +566,15 @@ function codePoints(ctx: CompileContext): RawBuilder<unknown> {
   return ctx.dialect === 'postgres' ? sql` collate "C"` : sql``
 }
 
+/** Sorts a page can walk an index for: by name (the search rows' index) or by a date (the lead's). */
+function walkable(sort: Sort | undefined): boolean {
+  return sort === undefined || counted(sort.field) === undefined
+}
+
 /** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
 async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean): Promise<LeadRow[]> {
-  const [first, ...rest] = page.sorts
-  const order =
-    first?.field === 'name'
-      ? [
-          // Nameless leads last in both directions; then case-insensitively by code point, the same on both
-          // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
-          sql`case when lead.name is null then 1 else 0 end`,
-          sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)} ${sql.raw(first.direction)}`,
-          sql`lead.name${codePoints(ctx)} ${sql.raw(first.direction)}`,
-          ...dateOrder(rest, ctx, true),
-        ]
-      : dateOrder(page.sorts, ctx, walk)
+  const [first] = page.sorts
+  const order = sortOrder(page.sorts, ctx, walk)
   const hint =
     walk && ctx.dialect === 'sqlite' && first !== undefined && first.field !== 'name'
       ? sql.raw(
@@ -519,7 +601,7 @@ async function walkByName(db: Db, ctx: CompileContext, page: Page): Promise<Lead
     where s.organization_id = ${ctx.organizationId} and s.name <> '' and lead.organization_id = ${ctx.organizationId}
       and ${page.condition}
     order by s.name${codePoints(ctx)} ${dir}, lead.name${codePoints(ctx)} ${dir}, ${sql.join([
-      ...dateOrder(rest, ctx, true),
+      ...sortOrder(rest, ctx, true),
       sql`lead.id desc`,
     ])} limit ${page.limit} offset ${page.skip}`.execute(db)
   if (named.length === page.limit) return named
@@ -532,7 +614,7 @@ async function walkByName(db: Db, ctx: CompileContext, page: Page): Promise<Lead
   }
   const { rows: unnamed } = await sql<LeadRow>`select lead.* from lead
     where lead.organization_id = ${ctx.organizationId} and ${nameless} and ${page.condition}
-    order by ${sql.join([...dateOrder(rest, ctx, true), sql`lead.id desc`])}
+    order by ${sql.join([...sortOrder(rest, ctx, true), sql`lead.id desc`])}
     limit ${page.limit - named.length} offset ${Math.max(0, page.skip - namedCount)}`.execute(db)
   return [...named, ...unnamed]
 }
@@ -586,10 +668,11 @@ export interface LeadSearch {
   tzOffsetHours: number
 }
 
-/** The query parsed and normalized; a syntax error is a ValidationError on `query`. */
-function parseSearch(text: string) {
+/** The query parsed and normalized, `*` as no condition; a syntax error is a ValidationError on `query`. */
+function parseSearch(text: string): { where: Expr | null; sort: SortEntry[] } {
   try {
-    return normalizeLeadQuery(parseLeadQuery(text))
+    const query = normalizeLeadQuery(parseLeadQuery(text))
+    return query.where?.kind === 'all' ? { ...query, where: null } : query
   } catch (error) {
     if (error instanceof SearchQueryError) throw ValidationError.field('query', error.message)
     throw error
@@ -646,9 +729,11 @@ export async function searchLeads(
   // A page walks its sort index and tests each lead until the page is full, when the matches are many enough for
   // that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches and sorts them.
   // Each database is told which, since neither planner knows how many leads a search matches.
+  // A sort by a count has no index to walk.
   const walk =
-    parsed.where === null ||
-    (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE[ctx.dialect]
+    walkable(sorts[0]) &&
+    (parsed.where === null ||
+      (search.skip + search.limit) * (await organizationSize(db, ctx)) < total * total * WALK_ADVANTAGE[ctx.dialect])
   // Only SQLite compiles a condition differently for a walk (leadHas); Postgres keeps the one it counted with.
   const pageCondition =
     walk && ctx.dialect === 'sqlite' && parsed.where !== null
