@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { timestampSchema } from './list.js'
 import { membershipSchema } from './user-schema.js'
 import { opportunityStatusTypeSchema } from './status-schema.js'
+import { customFieldSchema } from './custom-field-schema.js'
+import { pipelineSchema } from './pipeline-schema.js'
 
 export const organizationSchema = Type.Object({
   id: Type.String(),
@@ -20,6 +22,12 @@ export const organizationSchema = Type.Object({
   ),
   memberships: Type.Array(membershipSchema),
   inactive_memberships: Type.Array(membershipSchema),
+  lead_custom_fields: Type.Array(customFieldSchema, { description: 'The lead custom fields, in their order.' }),
+  contact_custom_fields: Type.Array(customFieldSchema, { description: 'The contact custom fields, in their order.' }),
+  opportunity_custom_fields: Type.Array(customFieldSchema, {
+    description: 'The opportunity custom fields, in their order.',
+  }),
+  pipelines: Type.Array(pipelineSchema, { description: 'The pipelines, in order, each with its statuses.' }),
   user_count: Type.Integer(),
   created_by: Type.Union([Type.String(), Type.Null()]),
   updated_by: Type.Union([Type.String(), Type.Null()]),

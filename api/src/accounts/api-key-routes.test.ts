@@ -34,6 +34,22 @@ describe('API keys', () => {
     expect((await call(ctx.app, org.member.key, 'GET', '/api_key/')).json().data).toHaveLength(2)
   })
 
+  it('say which one the request was made with, so a script finds its own key and user', async () => {
+    const org = await ctx.createOrg('Current key')
+    const made = (await call(ctx.app, org.member.key, 'POST', '/api_key/', { body: { description: 'Script' } })).json()
+    expect(made.is_current).toBe(false)
+    const listed = (await call(ctx.app, made.api_key, 'GET', '/api_key/')).json().data
+    expect(listed.filter((k: { is_current: boolean }) => k.is_current)).toEqual([
+      expect.objectContaining({ id: made.id, user_id: org.member.id, description: 'Script' }),
+    ])
+    expect((await call(ctx.app, org.member.key, 'GET', `/api_key/${String(made.id)}/`)).json().is_current).toBe(false)
+    expect((await call(ctx.app, made.api_key, 'GET', `/api_key/${String(made.id)}/`)).json().is_current).toBe(true)
+    // A session's key is no API key: none of the list is current.
+    const session = (await call(ctx.app, org.member.key, 'POST', '/auth/session/', { body: {} })).json()
+    const fromSession = (await call(ctx.app, session.api_key, 'GET', '/api_key/')).json().data
+    expect(fromSession.some((k: { is_current: boolean }) => k.is_current)).toBe(false)
+  })
+
   it('are all listed for an admin, and only one’s own for anyone else', async () => {
     const org = await ctx.createOrg('Key owners')
     const all = await call(ctx.app, org.admin.key, 'GET', '/api_key/')

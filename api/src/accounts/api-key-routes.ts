@@ -17,6 +17,7 @@ const apiKeySchema = Type.Object({
   user_name: Type.String({ description: 'The owner’s name, or their email when they have none.' }),
   date_created: Type.String(),
   date_last_used: Type.Union([Type.String(), Type.Null()]),
+  is_current: Type.Boolean({ description: 'Whether this is the key the request was made with.' }),
 })
 
 const createBody = Type.Object(
@@ -55,9 +56,9 @@ function visibleKeys(db: Db, me: KeyOwner) {
 
 type KeyRow = Awaited<ReturnType<ReturnType<typeof visibleKeys>['execute']>>[number]
 
-function keyView({ first_name, last_name, email, ...row }: KeyRow): Static<typeof apiKeySchema> {
+function keyView(me: KeyOwner, { first_name, last_name, email, ...row }: KeyRow): Static<typeof apiKeySchema> {
   const name = [first_name, last_name].filter((part) => part !== null && part !== '').join(' ')
-  return { ...row, user_name: name === '' ? email : name }
+  return { ...row, user_name: name === '' ? email : name, is_current: row.id === me.apiKeyId }
 }
 
 /** Leadline's own API keys resource: list, make (shown once) and revoke. */
@@ -78,7 +79,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, c
         .orderBy('api_key.id')
         .limit(1000)
         .execute()
-      return { has_more: false, data: rows.map(keyView) }
+      return { has_more: false, data: rows.map((row) => keyView(me, row)) }
     },
   )
 
@@ -86,9 +87,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, c
     '/api_key/:id/',
     { schema: { tags, summary: 'One live API key, as the list shows it', params, response: { 200: apiKeySchema } } },
     async (request) => {
-      const row = await visibleKeys(db, caller(request)).where('api_key.id', '=', request.params.id).executeTakeFirst()
+      const me = caller(request)
+      const row = await visibleKeys(db, me).where('api_key.id', '=', request.params.id).executeTakeFirst()
       if (row === undefined) throw new NotFoundError('API key')
-      return keyView(row)
+      return keyView(me, row)
     },
   )
 
@@ -111,7 +113,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, c
       const me = caller(request)
       const issued = await createApiKey(db, clock, me, { description: request.body.description ?? null })
       const row = await visibleKeys(db, me).where('api_key.id', '=', issued.api_key_id).executeTakeFirstOrThrow()
-      return { ...keyView(row), api_key: issued.api_key }
+      return { ...keyView(me, row), api_key: issued.api_key }
     },
   )
 

@@ -45,6 +45,79 @@ describe('GET /organization/{id}/', () => {
   })
 })
 
+/** One lead custom field of Close's organization object, as recorded (`closex_get_organization`). */
+const RECORDED_LEAD_FIELD = {
+  name: '02. Address',
+  date_updated: '2017-07-24T08:57:21.718000+00:00',
+  created_by: 'user_CwSfS8J6DsD6tnAsUwNFKCpS7Tq9LVCgJvHapOcpWyW',
+  organization_id: 'orga_CC25dsMNG4KsRpxn2LEwPUVyGRs4poLYFIBsioIK4Oj',
+  date_created: '2017-07-24T08:57:21.718000+00:00',
+  type: 'text',
+  id: 'lcf_lAfIkfmlUOacvFGHN79b1QtTPCldkXmIMYyHDwm8ByU',
+  updated_by: 'user_CwSfS8J6DsD6tnAsUwNFKCpS7Tq9LVCgJvHapOcpWyW',
+}
+
+describe('GET /organization/{id}/: what Close scripts read first', () => {
+  it('carries the custom fields of each object type and the pipelines, in their order, as their own routes show them', async () => {
+    const admin = ctx.org.admin.key
+    const made: [string, string][] = []
+    for (const [objectType, name] of [
+      ['lead', 'Source CRM'],
+      ['lead', 'Industry'],
+      ['contact', 'Birthday'],
+      ['opportunity', 'Deal size'],
+    ] as const) {
+      const res = await call(ctx.app, admin, 'POST', `/custom_field/${objectType}/`, { body: { name, type: 'text' } })
+      expect(res.statusCode).toBe(200)
+      made.push([objectType, res.json().id])
+    }
+    const pipeline = await call(ctx.app, admin, 'POST', '/pipeline/', { body: { name: 'Renewals' } })
+    expect(pipeline.statusCode).toBe(201)
+
+    const org = (await call(ctx.app, ctx.org.member.key, 'GET', orgPath())).json()
+    for (const objectType of ['lead', 'contact', 'opportunity'] as const) {
+      const listed = (await call(ctx.app, ctx.org.member.key, 'GET', `/custom_field/${objectType}/`)).json()
+      expect(org[`${objectType}_custom_fields`]).toEqual(listed.data)
+    }
+    expect(org.lead_custom_fields.map((f: { name: string }) => f.name)).toEqual(['Source CRM', 'Industry'])
+    const pipelines = (await call(ctx.app, ctx.org.member.key, 'GET', '/pipeline/')).json()
+    expect(org.pipelines).toEqual(pipelines.data)
+    expect(org.pipelines.map((p: { name: string }) => p.name)).toEqual(['Sales', 'Renewals'])
+
+    // Every field Close's recorded custom field has, Leadline's has, of the same JSON type.
+    const ours = org.lead_custom_fields[0] as Record<string, unknown>
+    for (const [key, value] of Object.entries(RECORDED_LEAD_FIELD)) {
+      expect(typeof ours[key], key).toBe(typeof value)
+    }
+
+    // `_fields` picks them like any other field.
+    const picked = await call(ctx.app, ctx.org.member.key, 'GET', `${orgPath()}?_fields=pipelines,lead_custom_fields`)
+    expect(picked.json()).toEqual({ pipelines: org.pipelines, lead_custom_fields: org.lead_custom_fields })
+
+    for (const [objectType, id] of made) await call(ctx.app, admin, 'DELETE', `/custom_field/${objectType}/${id}/`)
+    await call(ctx.app, admin, 'DELETE', `/pipeline/${pipeline.json().id}/`)
+  })
+
+  it('lists deactivated members in inactive_memberships, not in memberships', async () => {
+    // Its own organization: deactivating the member revokes the key the other tests use.
+    const own = await createTestContext()
+    try {
+      const path = `/organization/${own.org.id}/`
+      const admin = own.org.admin.key
+      const before = (await call(own.app, admin, 'GET', path)).json()
+      expect(before.inactive_memberships).toEqual([])
+      const deactivated = await call(own.app, admin, 'POST', `/membership/${own.org.member.membershipId}/deactivate/`)
+      expect(deactivated.statusCode).toBe(200)
+      const after = (await call(own.app, admin, 'GET', path)).json()
+      expect(after.memberships.map((m: { user_id: string }) => m.user_id)).toEqual([own.org.admin.id])
+      expect(after.inactive_memberships.map((m: { user_id: string }) => m.user_id)).toEqual([own.org.member.id])
+      expect(after.user_count).toBe(1)
+    } finally {
+      await own.close()
+    }
+  })
+})
+
 describe('PUT /organization/{id}/', () => {
   it('renames the organization and changes its currency', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {

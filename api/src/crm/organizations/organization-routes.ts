@@ -61,10 +61,19 @@ async function checkedOrder(
 
 /**
  * The organization as its events carry it: its own fields and its lead statuses' order, without the members (a
- * webhook of every change need not receive every member's email address).
+ * webhook of every change need not receive every member's email address), its custom fields or pipelines (their
+ * own events carry them).
  */
 function organizationEventData(org: Organization): Record<string, unknown> {
-  const { memberships: _members, inactive_memberships: _inactive, ...rest } = org
+  const {
+    memberships: _members,
+    inactive_memberships: _inactive,
+    lead_custom_fields: _lead,
+    contact_custom_fields: _contact,
+    opportunity_custom_fields: _opportunity,
+    pipelines: _pipelines,
+    ...rest
+  } = org
   return rest
 }
 

@@ -2,6 +2,8 @@ import type { Organization } from '@leadline/shared/organization-schema'
 import type { Membership } from '@leadline/shared/user-schema'
 import type { Db } from '../../platform/data/database.js'
 import { opportunityStatusesQuery } from '../statuses/status-repo.js'
+import { customFieldsQuery, customFieldView } from '../custom-fields/custom-field-repo.js'
+import { pipelinesQuery, pipelineViews } from '../pipelines/pipeline-repo.js'
 import { displayName } from '../users/user-repo.js'
 
 // Building an Intl.NumberFormat costs far more than using one: one per currency, made once.
@@ -66,17 +68,24 @@ export async function membershipViews(
 export async function organizationView(db: Db, organizationId: string): Promise<Organization | undefined> {
   const org = await db.selectFrom('organization').selectAll().where('id', '=', organizationId).executeTakeFirst()
   if (org === undefined) return undefined
-  const [leadStatuses, opportunityStatuses, memberships] = await Promise.all([
-    db
-      .selectFrom('lead_status')
-      .select(['id', 'label'])
-      .where('organization_id', '=', organizationId)
-      .orderBy('position')
-      .orderBy('id')
-      .execute(),
-    opportunityStatusesQuery(db, organizationId).execute(),
-    membershipViews(db, organizationId),
-  ])
+  const [leadStatuses, opportunityStatuses, memberships, leadFields, contactFields, opportunityFields, pipelines] =
+    await Promise.all([
+      db
+        .selectFrom('lead_status')
+        .select(['id', 'label'])
+        .where('organization_id', '=', organizationId)
+        .orderBy('position')
+        .orderBy('id')
+        .execute(),
+      opportunityStatusesQuery(db, organizationId).execute(),
+      membershipViews(db, organizationId),
+      customFieldsQuery(db, organizationId, 'lead').execute(),
+      customFieldsQuery(db, organizationId, 'contact').execute(),
+      customFieldsQuery(db, organizationId, 'opportunity').execute(),
+      pipelinesQuery(db, organizationId)
+        .execute()
+        .then((rows) => pipelineViews(db, rows)),
+    ])
   return {
     id: org.id,
     name: org.name,
@@ -92,6 +101,10 @@ export async function organizationView(db: Db, organizationId: string): Promise<
     })),
     memberships: memberships.active,
     inactive_memberships: memberships.inactive,
+    lead_custom_fields: leadFields.map(customFieldView),
+    contact_custom_fields: contactFields.map(customFieldView),
+    opportunity_custom_fields: opportunityFields.map(customFieldView),
+    pipelines,
     user_count: memberships.active.length,
     created_by: org.created_by,
     updated_by: org.updated_by,
