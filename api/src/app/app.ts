@@ -48,6 +48,7 @@ import { systemResolver } from '../integrations/outbound/outbound-client.js'
 import { sessionRoutes } from '../accounts/session-routes.js'
 import { membershipRoutes } from '../accounts/membership-routes.js'
 import { apiKeyRoutes } from '../accounts/api-key-routes.js'
+import { roleRoutes } from '../accounts/role-routes.js'
 import { profileRoutes } from '../accounts/profile-routes.js'
 import { signInPolicyRoutes } from '../accounts/sign-in-policy-routes.js'
 import { twoFactorRoutes } from '../accounts/two-factor-routes.js'
@@ -154,6 +155,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(sessionRoutes, deps)
       await api.register(membershipRoutes, deps)
       await api.register(apiKeyRoutes, deps)
+      await api.register(roleRoutes, deps)
       await api.register(profileRoutes, deps)
       await api.register(twoFactorRoutes, deps)
       await api.register(signInPolicyRoutes, deps)

@@ -41,7 +41,8 @@ export interface ContactValues {
 
 /**
  * Checks and normalizes a contact body: emails must be real addresses, phones are read in the organization's
- * country (see `normalizeContactPhone`), urls must be web addresses. Field errors are keyed under `prefix` (`contacts.0.` or ``).
+ * country (see `normalizeContactPhone`), urls must be web addresses. A blank email or phone entry is dropped, as
+ * Close drops it (a form's empty row), not refused. Field errors are keyed under `prefix` (`contacts.0.` or ``).
  */
 export function normalizeContactBody(
   body: ContactBody,
@@ -55,18 +56,22 @@ export function normalizeContactBody(
   const title = cleanText(body.title)
   if (title !== undefined) values.title = title
   if (body.emails !== undefined) {
-    values.emails = body.emails.map((entry, i) => {
+    values.emails = []
+    for (const [i, entry] of body.emails.entries()) {
       const email = entry.email.trim()
+      if (email === '') continue
       if (!isEmail(email)) fieldErrors[`${prefix}emails.${i}.email`] = 'Enter a valid email address.'
-      return { type: entry.type ?? 'office', email }
-    })
+      values.emails.push({ type: entry.type ?? 'office', email })
+    }
   }
   if (body.phones !== undefined) {
-    values.phones = body.phones.map((entry, i) => {
+    values.phones = []
+    for (const [i, entry] of body.phones.entries()) {
+      if (entry.phone.trim() === '') continue
       const phone = normalizeContactPhone(entry.phone, country)
       if (phone === undefined) fieldErrors[`${prefix}phones.${i}.phone`] = 'Enter a valid phone number.'
-      return { type: entry.type ?? 'office', phone: phone ?? entry.phone }
-    })
+      values.phones.push({ type: entry.type ?? 'office', phone: phone ?? entry.phone })
+    }
   }
   if (body.urls !== undefined) {
     values.urls = body.urls.map((entry, i) => {

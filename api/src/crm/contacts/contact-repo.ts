@@ -91,13 +91,17 @@ async function replaceInfo(db: Db, ctx: WriteContext, contactId: string, leadId:
   }
 }
 
-/** Inserts a contact with its emails, phones, urls and custom values; the caller holds the transaction. */
+/**
+ * Inserts a contact with its emails, phones, urls and custom values; the caller holds the transaction. `position`
+ * orders the contacts made in one request (a lead's, in the order sent).
+ */
 export async function insertContact(
   db: Db,
   ctx: WriteContext,
   leadId: string,
   values: ContactValues,
   custom: Map<string, CustomValue[] | null>,
+  position = 0,
 ): Promise<string> {
   const id = newId('contact')
   await db
@@ -108,6 +112,7 @@ export async function insertContact(
       lead_id: leadId,
       name: values.name ?? null,
       title: values.title ?? null,
+      position,
       ...createdStamps(ctx.userId, ctx.now),
     })
     .execute()

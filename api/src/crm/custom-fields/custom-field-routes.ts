@@ -170,6 +170,17 @@ function reordered(current: readonly { id: string }[], sent: readonly { id: stri
 }
 
 export const customFieldRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dialect, clock }) => {
+  // Close's shared custom fields (one field on several object types) are not implemented: the organization has none,
+  // so the list is empty and no id names one; a script that reads them before its own fields goes on.
+  const sharedSchemas = crudSchemas(['shared custom fields'], customFieldSchema)
+  app.get('/custom_field/shared/', sharedSchemas.list('Shared custom fields: none (Leadline has none)'), () => ({
+    has_more: false,
+    data: [],
+  }))
+  app.get('/custom_field/shared/:id/', sharedSchemas.get('One shared custom field: never found'), () => {
+    throw new NotFoundError('Shared custom field')
+  })
+
   // `custom_fields/` is the path older Close clients use (see the recordings); it stays out of the documentation.
   for (const base of ['custom_field', 'custom_fields']) {
     for (const objectType of CUSTOM_OBJECT_TYPES) {

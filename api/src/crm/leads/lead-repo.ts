@@ -71,7 +71,9 @@ export async function createLead(
     .execute()
   await replaceAddresses(db, ctx.organizationId, id, lead.addresses ?? [])
   await writeCustomValues(db, { organizationId: ctx.organizationId, leadId: id, objectId: id }, lead.custom)
-  for (const contact of contacts) await insertContact(db, ctx, id, contact.values, contact.custom)
+  for (const [position, contact] of contacts.entries()) {
+    await insertContact(db, ctx, id, contact.values, contact.custom, position)
+  }
   const activity = newActivityRow({
     organizationId: ctx.organizationId,
     leadId: id,

@@ -26,3 +26,12 @@ export function rowsOfLeads<T extends LeadRowsTable>(db: Db, table: T, organizat
     .orderBy(db.dynamic.ref('date_created'))
     .orderBy(db.dynamic.ref('id'))
 }
+
+/** The contacts of some leads of the organization, oldest first; made together, in the order they were sent. */
+export function contactsOfLeads(db: Db, organizationId: string, leadIds: string[]) {
+  return underLeads(db, 'contact', organizationId, leadIds)
+    .selectAll()
+    .orderBy(db.dynamic.ref('date_created'))
+    .orderBy(db.dynamic.ref('position'))
+    .orderBy(db.dynamic.ref('id'))
+}

@@ -10,7 +10,7 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
 import type { ViewCache } from '../../platform/data/view-cache.js'
-import { rowsOfLeads, underLeads } from './lead-rows.js'
+import { contactsOfLeads, underLeads } from './lead-rows.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
 
@@ -39,7 +39,7 @@ export async function leadViews(
   if (leads.length === 0) return []
   const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
-  const contactRows = await readInChunks(ids, (part) => rowsOfLeads(db, 'contact', organizationId, part).execute())
+  const contactRows = await readInChunks(ids, (part) => contactsOfLeads(db, organizationId, part).execute())
   const addressRows = await readInChunks(ids, (part) =>
     underLeads(db, 'lead_address', organizationId, part).selectAll().orderBy('position').execute(),
   )

@@ -45,13 +45,28 @@ export const opportunityBodySchema = Type.Object(
     value_currency: Type.Optional(
       Type.String({ pattern: '^[A-Z]{3}$', description: "ISO 4217; defaults to the organization's currency." }),
     ),
-    confidence: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
-    date_won: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD' }))),
+    confidence: Type.Optional(
+      nullable(Type.Integer({ minimum: 0, maximum: 100, description: 'Percent; null is taken as not given.' })),
+    ),
+    date_won: Type.Optional(
+      nullable(
+        Type.String({ maxLength: 40, description: 'YYYY-MM-DD, or that date with a midnight time, as Close takes.' }),
+      ),
+    ),
     note: Type.Optional(nullable(Type.String({ maxLength: NOTE_MAX }))),
   },
   { additionalProperties: true },
 )
 export type OpportunityBody = Static<typeof opportunityBodySchema>
+
+/** A date and a midnight time, as Close scripts send `date_won` (`2025-01-15 00:00:00`, `…T00:00:00.000Z`). */
+const MIDNIGHT = /^(\d{4}-\d{2}-\d{2})[ T]00:00(?::00(?:\.0{1,6})?)?(?:Z|[+-]00:?00)?$/
+
+/** The calendar date of `text`, a date alone or with a midnight time; undefined for anything else. */
+function dateAtMidnight(text: string): string | undefined {
+  const day = MIDNIGHT.exec(text)?.[1] ?? text
+  return parseCalendarDate(day) === undefined ? undefined : day
+}
 
 export interface StatusChoice {
   id: string
@@ -189,12 +204,11 @@ export async function prepareOpportunity(
     if (!CURRENCIES.has(body.value_currency)) errors.value_currency = 'Not a valid ISO 4217 currency code.'
     values.value_currency = body.value_currency
   }
-  if (body.confidence !== undefined) values.confidence = body.confidence
+  if (body.confidence !== undefined && body.confidence !== null) values.confidence = body.confidence
   if (body.date_won !== undefined) {
-    if (body.date_won !== null && parseCalendarDate(body.date_won) === undefined) {
-      errors.date_won = 'Enter a date as YYYY-MM-DD.'
-    }
-    values.date_won = body.date_won
+    const day = body.date_won === null ? null : dateAtMidnight(body.date_won)
+    if (day === undefined) errors.date_won = 'Enter a date as YYYY-MM-DD.'
+    values.date_won = day ?? body.date_won
   }
   if (body.note !== undefined) values.note = body.note ?? ''
 

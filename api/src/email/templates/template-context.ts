@@ -2,7 +2,7 @@ import type { ContactTable, Db } from '../../platform/data/database.js'
 import { contactInfoOf, findContact } from '../../crm/contacts/contact-repo.js'
 import { listCustomFieldDefs, readCustomValues, type CustomValue } from '../../crm/custom-fields/custom-values.js'
 import { findLead } from '../../crm/leads/lead-repo.js'
-import { rowsOfLeads } from '../../crm/leads/lead-rows.js'
+import { contactsOfLeads } from '../../crm/leads/lead-rows.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { displayName } from '../../crm/users/user-repo.js'
 
@@ -54,7 +54,7 @@ async function firstPhone(db: Db, organizationId: string, contactId: string): Pr
 }
 
 async function firstContact(db: Db, organizationId: string, leadId: string): Promise<ContactTable | undefined> {
-  return rowsOfLeads(db, 'contact', organizationId, [leadId]).limit(1).executeTakeFirst()
+  return contactsOfLeads(db, organizationId, [leadId]).limit(1).executeTakeFirst()
 }
 
 /** The lead's custom values by field name, for the fields whose values read as text (several values: comma-joined). */

@@ -312,6 +312,8 @@ export interface ContactTable {
   lead_id: string
   name: string | null
   title: string | null
+  /** Its place among the contacts made in the same request (migration 0036); 0 for one made alone. */
+  position: number
   created_by: string | null
   updated_by: string | null
   date_created: string

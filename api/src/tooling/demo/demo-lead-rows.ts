@@ -413,10 +413,9 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
     )
   }
 
-  // A lead's contacts share their creation time, so they list in id order: made in that order here (the ids come
-  // ascending), the first contact is the one shown first.
+  // A lead's contacts share their creation time, so they list by position (then id), as one request makes them.
   const contactIds = ids.contacts().slice(0, 1 + rand.int(MAX_CONTACTS))
-  for (const contactId of contactIds) {
+  for (const [position, contactId] of contactIds.entries()) {
     const first = rand.pick(FIRST_NAMES)
     const last = rand.pick(LAST_NAMES)
     const contact = { name: `${first} ${last}`, title: rand.pick(TITLES) }
@@ -425,6 +424,7 @@ function addLead(rows: DemoLeadRows, rand: Generator, setting: DemoLeadSetting, 
       organization_id: organizationId,
       lead_id: leadId,
       ...contact,
+      position,
       created_by: creator,
       updated_by: creator,
       date_created: createdAt,
