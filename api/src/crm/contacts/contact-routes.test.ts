@@ -60,9 +60,9 @@ describe('POST /contact/', () => {
     [{ lead_id: 'lead_nope', name: 'Ghost' }, 'lead_id'],
     [{ lead_id: '', name: 'Blank lead' }, 'lead_id'],
     [{ name: 'Bad Email', emails: [{ email: 'not-an-email' }] }, 'emails.0.email'],
-    [{ name: 'Empty Email', emails: [{ email: '' }] }, 'emails.0.email'],
+    [{ name: 'Email after a blank', emails: [{ email: '' }, { email: 'at@' }] }, 'emails.1.email'],
     [{ name: 'Bad Phone', phones: [{ phone: 'call me' }] }, 'phones.0.phone'],
-    [{ name: 'Blank Phone', phones: [{ phone: '' }] }, 'phones.0.phone'],
+    [{ name: 'Phone after a blank', phones: [{ phone: ' ' }, { phone: 'call me' }] }, 'phones.1.phone'],
     [{ name: 'Bad Type', phones: [{ phone: '4155550100', type: 'satellite' }] }, 'phones.0.type'],
     [{ name: 'Bad Url', urls: [{ url: 'ftp://files.example.com' }] }, 'urls.0.url'],
   ])('refuses %j with a field error on %s and stores nothing', async (body, field) => {

@@ -107,7 +107,7 @@ describe('POST /lead/', () => {
     [{ name: 'X', status: 'Nonexistent' }, 'status'],
     [{ name: 'X', status: 'Potential', status_id: 'stat_x' }, 'status'],
     [{ name: 'X', url: 'not a url' }, 'url'],
-    [{ name: 'X', contacts: [{ name: 'A', emails: [{ email: '' }] }] }, 'contacts.0.emails.0.email'],
+    [{ name: 'X', contacts: [{ name: 'A', emails: [{ email: '' }, { email: '@x' }] }] }, 'contacts.0.emails.1.email'],
     [{ name: 'X', contacts: [{ name: 'A' }, { name: 'B', emails: [{ email: 'nope' }] }] }, 'contacts.1.emails.0.email'],
     [{ name: 'X', contacts: [{ name: 'A', phones: [{ phone: 'no digits' }] }] }, 'contacts.0.phones.0.phone'],
     [

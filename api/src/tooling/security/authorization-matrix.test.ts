@@ -41,6 +41,10 @@ const NOT_COVERABLE: Record<string, string> = {
   'POST /auth/sso/start/': 'public: begins a sign-in at the provider of an email’s domain; single-sign-on-routes tests',
   'POST /auth/sso/finish/':
     'authenticated by the provider’s verified email, not an API key; it signs into the organization the sign-in began with: single-sign-on-routes tests',
+  'GET /role/{id}/':
+    'its id is a fixed role (`admin`, `user`), the same in every organization, not an object of one: close-endpoints tests',
+  'GET /custom_field/shared/{id}/':
+    'no organization has a shared custom field: every id is a 404 whoever asks; close-endpoints tests',
 }
 
 /** Routes only an admin may use (ARCHITECTURE.md §8, and every route whose handler calls `requireAdmin`). */
