@@ -4,11 +4,11 @@ import type { Contact } from '@leadline/shared/contact-schema'
 import type { EmailTemplate } from '@leadline/shared/email-template-schema'
 import { Button } from '../../components/ui/button'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
-import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
@@ -94,28 +94,18 @@ function EmailTemplatesPageContent() {
                   >
                     Edit
                   </Button>
-                  <ConfirmedDelete
+                  <ConfirmedMutationDelete
                     label="Delete"
                     title={`Delete the template “${template.name}”?`}
-                    isPending={remove.isPending}
-                    onConfirm={(close) => {
-                      remove.mutate(template.id, {
-                        onSuccess: () => {
-                          close()
-                          if (previewing?.id === template.id) setPreviewing(undefined)
-                        },
-                        onError: (error) => {
-                          showToast({
-                            title: 'The template was not deleted',
-                            description: error.message,
-                            tone: 'error',
-                          })
-                        },
-                      })
+                    mutation={remove}
+                    variables={template.id}
+                    failure="The template was not deleted"
+                    onDeleted={() => {
+                      if (previewing?.id === template.id) setPreviewing(undefined)
                     }}
                   >
                     Emails already written from it stay as they are.
-                  </ConfirmedDelete>
+                  </ConfirmedMutationDelete>
                 </div>
               </td>
             </tr>

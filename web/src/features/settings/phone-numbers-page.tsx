@@ -3,6 +3,7 @@ import { PHONE_NUMBER_TYPES, type PhoneNumber } from '@leadline/shared/phone-num
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
 import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
@@ -118,22 +119,16 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
 function DeletePhoneNumber({ phoneNumber }: { phoneNumber: PhoneNumber }) {
   const remove = useDeletePhoneNumber()
   return (
-    <ConfirmedDelete
+    <ConfirmedMutationDelete
       label="Delete"
       title={`Delete ${phoneNumber.number_formatted}?`}
-      isPending={remove.isPending}
-      onConfirm={(close) => {
-        remove.mutate(phoneNumber.id, {
-          onSuccess: close,
-          onError: (error) => {
-            close()
-            showToast({ title: 'The number was not deleted', description: error.message, tone: 'error' })
-          },
-        })
-      }}
+      mutation={remove}
+      variables={phoneNumber.id}
+      failure="The number was not deleted"
+      closeOnError
     >
       Texts can no longer be sent from {phoneNumber.number_formatted}. Calls and texts already logged keep it.
-    </ConfirmedDelete>
+    </ConfirmedMutationDelete>
   )
 }
 

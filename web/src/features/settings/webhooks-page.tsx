@@ -4,7 +4,8 @@ import type { WebhookDeliveryAttempt, WebhookDeliveryState, WebhookSubscription 
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FieldErrorText } from '../../components/ui/field-error-text'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
@@ -175,22 +176,16 @@ function SubscriptionRow({
           >
             {paused ? 'Resume' : 'Pause'}
           </Button>
-          <ConfirmedDelete
+          <ConfirmedMutationDelete
             label="Delete"
             title={`Delete the webhook to ${subscription.url}?`}
-            isPending={remove.isPending}
-            onConfirm={(close) => {
-              remove.mutate(subscription.id, {
-                onSuccess: close,
-                onError: (error) => {
-                  close()
-                  refused('deleted')(error)
-                },
-              })
-            }}
+            mutation={remove}
+            variables={subscription.id}
+            failure="The webhook was not deleted"
+            closeOnError
           >
             Its deliveries not yet made are cancelled. Its log goes with it.
-          </ConfirmedDelete>
+          </ConfirmedMutationDelete>
         </div>
       </td>
     </tr>
