@@ -15,7 +15,7 @@ import { useFormMutation } from '../../lib/form-mutation'
 import { wholeListQuery } from '../../lib/setup-query'
 import { AttachmentField } from '../email/attachment-field'
 import { attachmentsOf, isUploading, withTemplateFiles } from '../email/email-attachments'
-import { RenderedTemplate } from '../email/rendered-template'
+import { RenderedTemplatePreview } from '../email/rendered-template'
 import { emailQueries } from '../email/email-queries'
 import { LeadComboBox } from '../opportunities/opportunity-form-lead'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -251,14 +251,8 @@ function TemplatePreview({ template, onClose }: { template: EmailTemplate; onClo
       <div aria-live="polite" className="text-sm">
         {leadId === '' || chosenContact === '' ? (
           <p className="text-slate-500">Pick a lead and one of its contacts to see the template filled in for them.</p>
-        ) : rendered.isPending ? (
-          <p className="text-slate-500">Loading the preview…</p>
-        ) : rendered.isError ? (
-          <p role="alert" className="text-red-700">
-            The preview could not be made: {rendered.error.message}
-          </p>
         ) : (
-          <RenderedTemplate rendered={rendered.data} />
+          <RenderedTemplatePreview query={rendered} />
         )}
       </div>
     </section>
