@@ -2,6 +2,7 @@ import { useDocumentTitle } from '../../lib/document-title'
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { ReactNode } from 'react'
+import { Button } from '../../components/ui/button'
 import { authQueries } from '../auth/auth-queries'
 import { BackToLeadsLink } from '../shell/error-pages'
 
@@ -123,5 +124,31 @@ export function SettingsScreen({
       </div>
       {children}
     </div>
+  )
+}
+
+/** The end of a settings form that saves in place: its failure that belongs to no one field, then the save button. */
+export function SettingsSave({
+  error,
+  label,
+  isPending,
+}: {
+  error: string | undefined
+  label: string
+  isPending: boolean
+}) {
+  return (
+    <>
+      {error === undefined ? null : (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      <div>
+        <Button type="submit" variant="primary" isPending={isPending}>
+          {label}
+        </Button>
+      </div>
+    </>
   )
 }
