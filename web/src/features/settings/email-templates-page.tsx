@@ -61,57 +61,55 @@ function EmailTemplatesPageContent() {
         </Button>
       }
     >
-      {templates.length === 0 ? (
-        <p className="text-sm text-slate-500">There are no email templates yet.</p>
-      ) : (
-        <SettingsTable
-          label="Email templates"
-          className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
-          columns={['Name', 'Subject', 'Who sees it']}
-        >
-          {templates.map((template) => (
-            <tr key={template.id}>
-              <th scope="row" className={`${cell} font-medium text-slate-900`}>
-                {template.name}
-              </th>
-              <td className={cell}>{template.subject}</td>
-              <td className={cell}>{template.is_shared ? 'Shared' : 'Personal'}</td>
-              <td className={`${cell} text-right`}>
-                <div className="flex justify-end gap-2">
-                  <Button
-                    aria-label={`Preview ${template.name}`}
-                    onPress={() => {
-                      setPreviewing(template)
-                    }}
-                  >
-                    Preview
-                  </Button>
-                  <Button
-                    aria-label={`Edit ${template.name}`}
-                    onPress={() => {
-                      setEditing(template)
-                    }}
-                  >
-                    Edit
-                  </Button>
-                  <ConfirmedMutationDelete
-                    label="Delete"
-                    title={`Delete the template “${template.name}”?`}
-                    mutation={remove}
-                    variables={template.id}
-                    failure="The template was not deleted"
-                    onDeleted={() => {
-                      if (previewing?.id === template.id) setPreviewing(undefined)
-                    }}
-                  >
-                    Emails already written from it stay as they are.
-                  </ConfirmedMutationDelete>
-                </div>
-              </td>
-            </tr>
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        label="Email templates"
+        framed
+        columns={['Name', 'Subject', 'Who sees it']}
+        rows={templates}
+        ifNone="There are no email templates yet."
+      >
+        {(template) => (
+          <tr key={template.id}>
+            <th scope="row" className={`${cell} font-medium text-slate-900`}>
+              {template.name}
+            </th>
+            <td className={cell}>{template.subject}</td>
+            <td className={cell}>{template.is_shared ? 'Shared' : 'Personal'}</td>
+            <td className={`${cell} text-right`}>
+              <div className="flex justify-end gap-2">
+                <Button
+                  aria-label={`Preview ${template.name}`}
+                  onPress={() => {
+                    setPreviewing(template)
+                  }}
+                >
+                  Preview
+                </Button>
+                <Button
+                  aria-label={`Edit ${template.name}`}
+                  onPress={() => {
+                    setEditing(template)
+                  }}
+                >
+                  Edit
+                </Button>
+                <ConfirmedMutationDelete
+                  label="Delete"
+                  title={`Delete the template “${template.name}”?`}
+                  mutation={remove}
+                  variables={template.id}
+                  failure="The template was not deleted"
+                  onDeleted={() => {
+                    if (previewing?.id === template.id) setPreviewing(undefined)
+                  }}
+                >
+                  Emails already written from it stay as they are.
+                </ConfirmedMutationDelete>
+              </div>
+            </td>
+          </tr>
+        )}
+      </SettingsTable>
       {previewing === undefined ? null : (
         <TemplatePreview
           key={previewing.id}

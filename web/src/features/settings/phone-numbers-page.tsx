@@ -57,11 +57,7 @@ function PhoneNumbersPageContent() {
         </Button>
       }
     >
-      {numbers.length === 0 ? (
-        <p className="text-sm text-slate-500">The organization has no phone numbers yet.</p>
-      ) : (
-        <NumbersTable numbers={numbers} onEdit={setEditing} />
-      )}
+      <NumbersTable numbers={numbers} onEdit={setEditing} />
       <CardSection headingId="sms-gateway" title="Texts">
         <p className="text-sm text-slate-600">The server’s operator sets the gateway in its environment.</p>
         <SmsGatewayFacts environment={environment} />
@@ -86,10 +82,12 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
   return (
     <SettingsTable
       label="Phone numbers"
-      className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+      framed
+      ifNone="The organization has no phone numbers yet."
       columns={['Number', 'Label', 'Type', 'User']}
+      rows={numbers}
     >
-      {numbers.map((phoneNumber) => (
+      {(phoneNumber) => (
         <tr key={phoneNumber.id}>
           <th scope="row" className={`${cell} font-medium whitespace-nowrap text-slate-900`}>
             {phoneNumber.number_formatted}
@@ -111,7 +109,7 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
             </div>
           </td>
         </tr>
-      ))}
+      )}
     </SettingsTable>
   )
 }

@@ -106,10 +106,9 @@ function MembersTable() {
       <SettingsTable
         labelledBy="members-heading"
         columns={['Name', 'Email', 'Role', 'Status', 'Last active', 'Two-factor']}
+        rows={members}
       >
-        {members.map((member) => (
-          <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
-        ))}
+        {(member) => <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />}
       </SettingsTable>
     </CardSection>
   )
@@ -189,15 +188,14 @@ function PendingInvitations() {
   const { data: invitations } = useSuspenseQuery(usersQueries.invitations())
   return (
     <CardSection headingId="invitations-heading" title="Pending invitations">
-      {invitations.length === 0 ? (
-        <p className="text-sm text-slate-500">No invitations are waiting for an answer.</p>
-      ) : (
-        <SettingsTable labelledBy="invitations-heading" columns={['Email', 'Role', 'Sent', 'Expires']}>
-          {invitations.map((invitation) => (
-            <InvitationRow key={invitation.id} invitation={invitation} />
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        labelledBy="invitations-heading"
+        columns={['Email', 'Role', 'Sent', 'Expires']}
+        rows={invitations}
+        ifNone="No invitations are waiting for an answer."
+      >
+        {(invitation) => <InvitationRow key={invitation.id} invitation={invitation} />}
+      </SettingsTable>
     </CardSection>
   )
 }

@@ -117,15 +117,14 @@ function SubscriptionsTable({ onShowLog }: { onShowLog: (subscription: WebhookSu
   const { data: subscriptions } = useSuspenseQuery(webhooksQueries.subscriptions())
   return (
     <CardSection headingId="webhooks-heading" title="Subscriptions">
-      {subscriptions.length === 0 ? (
-        <p className="text-sm text-slate-500">No webhooks yet: add one to send events to another system.</p>
-      ) : (
-        <SettingsTable labelledBy="webhooks-heading" columns={['URL', 'Events', 'Status', 'Filter']}>
-          {subscriptions.map((subscription) => (
-            <SubscriptionRow key={subscription.id} subscription={subscription} onShowLog={onShowLog} />
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        labelledBy="webhooks-heading"
+        columns={['URL', 'Events', 'Status', 'Filter']}
+        rows={subscriptions}
+        ifNone="No webhooks yet: add one to send events to another system."
+      >
+        {(subscription) => <SubscriptionRow key={subscription.id} subscription={subscription} onShowLog={onShowLog} />}
+      </SettingsTable>
     </CardSection>
   )
 }
@@ -408,17 +407,15 @@ function DeliveryLog({ subscription, label }: { subscription: WebhookSubscriptio
       </p>
     )
   if (log.data === undefined) return <p className="text-sm text-slate-500">Loading deliveries…</p>
-  if (log.data.length === 0)
-    return <p className="text-sm text-slate-500">Nothing delivered yet. Send a test event to try the URL.</p>
   return (
     <SettingsTable
       label={label}
       className="max-h-[50vh] overflow-auto"
       columns={['Time', 'Event', 'Status', 'Attempts', 'Response', 'Next retry']}
+      rows={log.data}
+      ifNone="Nothing delivered yet. Send a test event to try the URL."
     >
-      {log.data.map((entry) => (
-        <DeliveryRow key={entry.delivery_id} entry={entry} subscriptionId={subscription.id} />
-      ))}
+      {(entry) => <DeliveryRow key={entry.delivery_id} entry={entry} subscriptionId={subscription.id} />}
     </SettingsTable>
   )
 }
