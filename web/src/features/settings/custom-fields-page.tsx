@@ -12,7 +12,6 @@ import { CheckboxField } from '../../components/ui/checkbox-field'
 import { ConfirmDialog, Dialog } from '../../components/ui/dialog'
 import { FieldErrorText } from '../../components/ui/field-error-text'
 import { FormActions } from '../../components/ui/form-actions'
-import { RowActions } from '../../components/ui/row-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
 import { saveErrorMessage } from '../../lib/api'
@@ -127,16 +126,27 @@ function FieldRow({ field, objectType, noun }: { field: CustomField; objectType:
         <span className="font-medium text-slate-900">{field.name}</span>
         <span className="truncate text-sm text-slate-600">{details.join(' · ')}</span>
       </div>
-      <RowActions
-        editLabel={`Edit ${field.name}`}
-        deleteLabel={`Delete ${field.name}`}
-        onEdit={() => {
-          setEditing(true)
-        }}
-        onDelete={() => {
-          setDeleting(true)
-        }}
-      />
+      <div className="flex gap-1">
+        <Button
+          size="sm"
+          variant="quiet"
+          onPress={() => {
+            setEditing(true)
+          }}
+        >
+          Edit<span className="sr-only"> {field.name}</span>
+        </Button>
+        <Button
+          size="sm"
+          variant="quiet"
+          tone="danger"
+          onPress={() => {
+            setDeleting(true)
+          }}
+        >
+          Delete<span className="sr-only"> {field.name}</span>
+        </Button>
+      </div>
       {editing ? (
         <FieldDialog
           objectType={objectType}
