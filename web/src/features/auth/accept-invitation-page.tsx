@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
+import { PersonNameFields } from '../../components/ui/person-name-fields'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { placeErrors } from '../../lib/form-errors'
@@ -82,24 +83,11 @@ function AcceptForm({ token, invitation }: { token: string; invitation: Invitati
             : '. Tell your teammates who you are, and choose a password.'}
         </p>
         {existing ? null : (
-          <>
-            <TextField
-              label="First name"
-              name="first_name"
-              autoComplete="given-name"
-              {...firstName.field}
-              isRequired
-              error={beside.first_name}
-            />
-            <TextField
-              label="Last name"
-              name="last_name"
-              autoComplete="family-name"
-              {...lastName.field}
-              isRequired
-              error={beside.last_name}
-            />
-          </>
+          <PersonNameFields
+            fields={{ first_name: firstName.field, last_name: lastName.field }}
+            errors={beside}
+            isRequired
+          />
         )}
         <TextField
           label="Password"

@@ -3,7 +3,8 @@ import { useState, type SubmitEvent } from 'react'
 import type { EmailAccountView } from '@leadline/shared/email-account-schema'
 import { Button } from '../../components/ui/button'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
@@ -121,21 +122,15 @@ function AccountCard({
           >
             Edit
           </Button>
-          <ConfirmedDelete
+          <ConfirmedMutationDelete
             label="Delete"
             title={`Delete the email account ${account.email}?`}
-            isPending={remove.isPending}
-            onConfirm={(close) => {
-              remove.mutate(account.id, {
-                onSuccess: close,
-                onError: (error) => {
-                  showToast({ title: 'The account was not deleted', description: error.message, tone: 'error' })
-                },
-              })
-            }}
+            mutation={remove}
+            variables={account.id}
+            failure="The account was not deleted"
           >
             Nothing more can be sent through it; emails already sent stay on their leads.
-          </ConfirmedDelete>
+          </ConfirmedMutationDelete>
         </div>
       </div>
       {account.last_error === null ? null : (

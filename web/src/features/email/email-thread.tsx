@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import { useId, useState } from 'react'
+import { useId, useState, type ReactNode } from 'react'
 import { Button } from '../../components/ui/button'
 import { formatDateTime } from '../../lib/format'
 import { contentKeys } from '../../lib/row-keys'
@@ -66,19 +66,9 @@ export function EmailThread({ emails, onReply, onEditDraft }: EmailThreadProps) 
           {latest.body_preview}
         </p>
       )}
-      <Button
-        size="inline"
-        variant="quiet"
-        tone="accent"
-        className="mt-1"
-        aria-expanded={open}
-        aria-controls={open ? listId : undefined}
-        onPress={() => {
-          setOpen((o) => !o)
-        }}
-      >
+      <ShowHideButton shown={open} controls={listId} setShown={setOpen} className="mt-1">
         {open ? 'Hide emails' : ordered.length === 1 ? 'Show email' : `Show ${count}`}
-      </Button>
+      </ShowHideButton>
       {open ? (
         <ol id={listId} aria-label={`Emails in ${subject}, oldest first`} className="mt-2 flex flex-col gap-3">
           {ordered.map((email) => (
@@ -217,19 +207,41 @@ function EmailPartView({ part }: { part: EmailPart }) {
   if (!part.quoted) return body
   return (
     <div>
-      <Button
-        size="inline"
-        variant="quiet"
-        tone="accent"
-        aria-expanded={shown}
-        aria-controls={shown ? id : undefined}
-        onPress={() => {
-          setShown((s) => !s)
-        }}
-      >
+      <ShowHideButton shown={shown} controls={id} setShown={setShown}>
         {shown ? 'Hide quoted text' : 'Show quoted text'}
-      </Button>
+      </ShowHideButton>
       {shown ? body : null}
     </div>
+  )
+}
+
+/** An inline button that shows or hides the element `controls` names, and says to assistive technology which it is. */
+function ShowHideButton({
+  shown,
+  controls,
+  setShown,
+  className,
+  children,
+}: {
+  shown: boolean
+  controls: string
+  setShown: (update: (shown: boolean) => boolean) => void
+  className?: string
+  children: ReactNode
+}) {
+  return (
+    <Button
+      size="inline"
+      variant="quiet"
+      tone="accent"
+      className={className}
+      aria-expanded={shown}
+      aria-controls={shown ? controls : undefined}
+      onPress={() => {
+        setShown((s) => !s)
+      }}
+    >
+      {children}
+    </Button>
   )
 }

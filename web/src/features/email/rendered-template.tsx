@@ -1,4 +1,6 @@
+import type { UseQueryResult } from '@tanstack/react-query'
 import type { RenderedEmailTemplate } from '@leadline/shared/email-template-schema'
+import type { ReactNode } from 'react'
 
 /** A template filled in for a contact: its subject, its text, and the placeholders that had no value. */
 export function RenderedTemplate({ rendered }: { rendered: RenderedEmailTemplate }) {
@@ -20,5 +22,29 @@ export function RenderedTemplate({ rendered }: { rendered: RenderedEmailTemplate
         </div>
       )}
     </div>
+  )
+}
+
+/** A preview as its query stands: loading, why it could not be made, or the filled-in template and `children` under it. */
+export function RenderedTemplatePreview({
+  query,
+  children,
+}: {
+  query: UseQueryResult<RenderedEmailTemplate>
+  children?: (rendered: RenderedEmailTemplate) => ReactNode
+}) {
+  if (query.isPending) return <p className="text-slate-500">Loading the preview…</p>
+  if (query.isError) {
+    return (
+      <p role="alert" className="text-red-700">
+        The preview could not be made: {query.error.message}
+      </p>
+    )
+  }
+  return (
+    <>
+      <RenderedTemplate rendered={query.data} />
+      {children?.(query.data)}
+    </>
   )
 }

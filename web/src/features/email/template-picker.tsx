@@ -4,7 +4,7 @@ import { useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { SelectField } from '../../components/ui/select-field'
 import { emailQueries } from './email-queries'
-import { RenderedTemplate } from './rendered-template'
+import { RenderedTemplatePreview } from './rendered-template'
 
 export interface TemplatePickerProps {
   leadId: string
@@ -41,28 +41,23 @@ export function TemplatePicker({ leadId, contactId, onUse }: TemplatePickerProps
         <section aria-label="Template preview" className="rounded-md border border-slate-200 bg-white p-3 text-sm">
           {contactId === undefined ? (
             <p className="text-slate-700">Add a contact to this lead to preview a template for them.</p>
-          ) : rendered.isPending ? (
-            <p className="text-slate-500">Loading the preview…</p>
-          ) : rendered.isError ? (
-            <p role="alert" className="text-red-700">
-              The preview could not be made: {rendered.error.message}
-            </p>
           ) : (
-            <>
-              <RenderedTemplate rendered={rendered.data} />
-              <div className="mt-2 flex justify-end">
-                <Button
-                  size="sm"
-                  variant="primary"
-                  onPress={() => {
-                    onUse(chosen, rendered.data, templates.data?.find((t) => t.id === chosen)?.attachments ?? [])
-                    setChosen('')
-                  }}
-                >
-                  Use template
-                </Button>
-              </div>
-            </>
+            <RenderedTemplatePreview query={rendered}>
+              {(filled) => (
+                <div className="mt-2 flex justify-end">
+                  <Button
+                    size="sm"
+                    variant="primary"
+                    onPress={() => {
+                      onUse(chosen, filled, templates.data?.find((t) => t.id === chosen)?.attachments ?? [])
+                      setChosen('')
+                    }}
+                  >
+                    Use template
+                  </Button>
+                </div>
+              )}
+            </RenderedTemplatePreview>
           )}
         </section>
       )}

@@ -10,7 +10,7 @@ import { saveErrors } from '../../lib/form-errors'
 import { bindFields } from '../../lib/form-fields'
 import { newRowKey, useRemovalFocus } from '../../lib/row-keys'
 import { bodyOf, draftOf, type Entry } from './contact-draft'
-import { CustomFieldEditor } from './custom-field-editor'
+import { CustomFieldsFieldset } from './custom-field-editor'
 import type { ReferenceOption } from './custom-field-input'
 import { useSaveContact } from './lead-queries'
 
@@ -143,25 +143,15 @@ export function ContactForm({ leadId, contact, fields, referencesOf, onDone }: C
           </Button>
         </fieldset>
       ))}
-      {fields.length === 0 ? null : (
-        <fieldset className="flex flex-col gap-3">
-          <legend className="mb-1 text-sm font-semibold text-slate-900">Custom fields</legend>
-          {fields.map((field) => (
-            <CustomFieldEditor
-              key={field.id}
-              field={field}
-              label={field.name}
-              draft={draft.custom[field.id] ?? ''}
-              setDraft={(text) => {
-                setDraft((d) => ({ ...d, custom: { ...d.custom, [field.id]: text } }))
-              }}
-              error={fieldErrors[`custom.${field.id}`]}
-              references={referencesOf(field)}
-              autoFocus={false}
-            />
-          ))}
-        </fieldset>
-      )}
+      <CustomFieldsFieldset
+        fields={fields}
+        draftOf={(field) => draft.custom[field.id] ?? ''}
+        setDraft={(field, text) => {
+          setDraft((d) => ({ ...d, custom: { ...d.custom, [field.id]: text } }))
+        }}
+        errors={fieldErrors}
+        referencesOf={referencesOf}
+      />
       <FormActions
         error={generalError}
         submitLabel="Save contact"

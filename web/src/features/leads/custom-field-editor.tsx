@@ -103,3 +103,40 @@ export function CustomFieldEditor({
     />
   )
 }
+
+/** A form's Custom fields group, an editor for each field; nothing when there are no fields. */
+export function CustomFieldsFieldset({
+  fields,
+  draftOf,
+  setDraft,
+  errors,
+  referencesOf,
+}: {
+  fields: readonly CustomField[]
+  draftOf: (field: CustomField) => string
+  setDraft: (field: CustomField, text: string) => void
+  /** The form's errors, by the API's field name: `custom.<field id>`. */
+  errors: Readonly<Partial<Record<string, string>>>
+  referencesOf: (field: CustomField) => readonly ReferenceOption[]
+}) {
+  if (fields.length === 0) return null
+  return (
+    <fieldset className="flex flex-col gap-3">
+      <legend className="mb-1 text-sm font-semibold text-slate-900">Custom fields</legend>
+      {fields.map((field) => (
+        <CustomFieldEditor
+          key={field.id}
+          field={field}
+          label={field.name}
+          draft={draftOf(field)}
+          setDraft={(text) => {
+            setDraft(field, text)
+          }}
+          error={errors[`custom.${field.id}`]}
+          references={referencesOf(field)}
+          autoFocus={false}
+        />
+      ))}
+    </fieldset>
+  )
+}

@@ -8,7 +8,7 @@ import { TextField } from '../../components/ui/text-field'
 import { isApiError } from '../../lib/api'
 import { bindFields } from '../../lib/form-fields'
 import { authQueries } from '../auth/auth-queries'
-import { CustomFieldEditor } from '../leads/custom-field-editor'
+import { CustomFieldsFieldset } from '../leads/custom-field-editor'
 import { customDraftOf, customValueFromDraft, customValuesOf } from '../leads/custom-values'
 import { leadQueries, setupQueries } from '../leads/lead-queries'
 import { pipelineOf } from './board-search'
@@ -172,25 +172,15 @@ export function OpportunityForm({ opportunity, leadId, pipelineId, LeadPicker, o
         <SelectField label="Contact" {...field('contact_id')} options={contacts} emptyLabel="No contact" />
       </div>
       <TextField label="Note" multiline {...field('note')} />
-      {fields.length === 0 ? null : (
-        <fieldset className="flex flex-col gap-3">
-          <legend className="mb-1 text-sm font-semibold text-slate-900">Custom fields</legend>
-          {fields.map((f) => (
-            <CustomFieldEditor
-              key={f.id}
-              field={f}
-              label={f.name}
-              draft={custom[f.id] ?? storedCustom(f.id)}
-              setDraft={(text) => {
-                setCustom((c) => ({ ...c, [f.id]: text }))
-              }}
-              error={errors[`custom.${f.id}`]}
-              references={f.type === 'user' ? members : f.type === 'contact' ? contacts : []}
-              autoFocus={false}
-            />
-          ))}
-        </fieldset>
-      )}
+      <CustomFieldsFieldset
+        fields={fields}
+        draftOf={(f) => custom[f.id] ?? storedCustom(f.id)}
+        setDraft={(f, text) => {
+          setCustom((c) => ({ ...c, [f.id]: text }))
+        }}
+        errors={errors}
+        referencesOf={(f) => (f.type === 'user' ? members : f.type === 'contact' ? contacts : [])}
+      />
       <FormActions
         error={generalError}
         submitLabel={opportunity === undefined ? 'Add opportunity' : 'Save opportunity'}

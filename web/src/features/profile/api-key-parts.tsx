@@ -1,8 +1,7 @@
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
-import { ConfirmedDelete } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
 import { TextField } from '../../components/ui/text-field'
-import { showToast } from '../../components/ui/toast'
 import { saveErrorMessage } from '../../lib/api'
 import { useFormValue } from '../../lib/form-value'
 import { useCreateApiKey, useRevokeApiKey } from './profile-mutations'
@@ -20,22 +19,16 @@ export function apiKeyName(apiKey: ApiKey): string {
 export function RevokeApiKeyButton({ apiKey }: { apiKey: ApiKey }) {
   const revoke = useRevokeApiKey()
   return (
-    <ConfirmedDelete
+    <ConfirmedMutationDelete
       label="Revoke"
       confirmLabel="Revoke"
       title={`Revoke “${apiKeyName(apiKey)}”?`}
-      isPending={revoke.isPending}
-      onConfirm={(close) => {
-        revoke.mutate(apiKey.id, {
-          onSuccess: close,
-          onError: (error) => {
-            showToast({ title: 'The key was not revoked', description: error.message, tone: 'error' })
-          },
-        })
-      }}
+      mutation={revoke}
+      variables={apiKey.id}
+      failure="The key was not revoked"
     >
       Anything using this key stops working within seconds. This cannot be undone.
-    </ConfirmedDelete>
+    </ConfirmedMutationDelete>
   )
 }
 

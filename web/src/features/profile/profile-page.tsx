@@ -2,6 +2,7 @@ import { useSuspenseQuery } from '@tanstack/react-query'
 import { type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
+import { PersonNameFields } from '../../components/ui/person-name-fields'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { placeErrors } from '../../lib/form-errors'
@@ -69,19 +70,9 @@ function NameSection({ firstName, lastName }: { firstName: string; lastName: str
     <CardSection headingId="name-heading" title="Your name">
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <div className="grid gap-4 sm:grid-cols-2">
-          <TextField
-            label="First name"
-            name="first_name"
-            autoComplete="given-name"
-            {...first.field}
-            error={beside.first_name}
-          />
-          <TextField
-            label="Last name"
-            name="last_name"
-            autoComplete="family-name"
-            {...last.field}
-            error={beside.last_name ?? general}
+          <PersonNameFields
+            fields={{ first_name: first.field, last_name: last.field }}
+            errors={{ first_name: beside.first_name, last_name: beside.last_name ?? general }}
           />
         </div>
         <Button type="submit" variant="primary" isPending={save.isPending} className="self-start">

@@ -24,29 +24,27 @@ function ApiKeysPageContent() {
         </h2>
         <NewApiKeyForm />
       </section>
-      {keys.length === 0 ? (
-        <p className="text-sm text-slate-500">The organization has no API keys.</p>
-      ) : (
-        <SettingsTable
-          label="API keys"
-          className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
-          columns={['Description', 'Owner', 'Created', 'Last used']}
-        >
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <th scope="row" className={`${cell} font-medium text-slate-900`}>
-                {apiKeyName(key)}
-              </th>
-              <td className={cell}>{key.user_name}</td>
-              <td className={cell}>{formatDateTime(key.date_created)}</td>
-              <td className={cell}>{key.date_last_used === null ? 'Never' : formatDateTime(key.date_last_used)}</td>
-              <td className={`${cell} text-right`}>
-                <RevokeApiKeyButton apiKey={key} />
-              </td>
-            </tr>
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        label="API keys"
+        framed
+        columns={['Description', 'Owner', 'Created', 'Last used']}
+        rows={keys}
+        ifNone="The organization has no API keys."
+      >
+        {(key) => (
+          <tr key={key.id}>
+            <th scope="row" className={`${cell} font-medium text-slate-900`}>
+              {apiKeyName(key)}
+            </th>
+            <td className={cell}>{key.user_name}</td>
+            <td className={cell}>{formatDateTime(key.date_created)}</td>
+            <td className={cell}>{key.date_last_used === null ? 'Never' : formatDateTime(key.date_last_used)}</td>
+            <td className={`${cell} text-right`}>
+              <RevokeApiKeyButton apiKey={key} />
+            </td>
+          </tr>
+        )}
+      </SettingsTable>
     </SettingsScreen>
   )
 }

@@ -4,18 +4,18 @@ import type { Contact } from '@leadline/shared/contact-schema'
 import type { EmailTemplate } from '@leadline/shared/email-template-schema'
 import { Button } from '../../components/ui/button'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
-import { showToast } from '../../components/ui/toast'
 import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
 import { wholeListQuery } from '../../lib/setup-query'
 import { AttachmentField } from '../email/attachment-field'
 import { attachmentsOf, isUploading, withTemplateFiles } from '../email/email-attachments'
-import { RenderedTemplate } from '../email/rendered-template'
+import { RenderedTemplatePreview } from '../email/rendered-template'
 import { emailQueries } from '../email/email-queries'
 import { LeadComboBox } from '../opportunities/opportunity-form-lead'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -61,67 +61,55 @@ function EmailTemplatesPageContent() {
         </Button>
       }
     >
-      {templates.length === 0 ? (
-        <p className="text-sm text-slate-500">There are no email templates yet.</p>
-      ) : (
-        <SettingsTable
-          label="Email templates"
-          className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
-          columns={['Name', 'Subject', 'Who sees it']}
-        >
-          {templates.map((template) => (
-            <tr key={template.id}>
-              <th scope="row" className={`${cell} font-medium text-slate-900`}>
-                {template.name}
-              </th>
-              <td className={cell}>{template.subject}</td>
-              <td className={cell}>{template.is_shared ? 'Shared' : 'Personal'}</td>
-              <td className={`${cell} text-right`}>
-                <div className="flex justify-end gap-2">
-                  <Button
-                    aria-label={`Preview ${template.name}`}
-                    onPress={() => {
-                      setPreviewing(template)
-                    }}
-                  >
-                    Preview
-                  </Button>
-                  <Button
-                    aria-label={`Edit ${template.name}`}
-                    onPress={() => {
-                      setEditing(template)
-                    }}
-                  >
-                    Edit
-                  </Button>
-                  <ConfirmedDelete
-                    label="Delete"
-                    title={`Delete the template “${template.name}”?`}
-                    isPending={remove.isPending}
-                    onConfirm={(close) => {
-                      remove.mutate(template.id, {
-                        onSuccess: () => {
-                          close()
-                          if (previewing?.id === template.id) setPreviewing(undefined)
-                        },
-                        onError: (error) => {
-                          showToast({
-                            title: 'The template was not deleted',
-                            description: error.message,
-                            tone: 'error',
-                          })
-                        },
-                      })
-                    }}
-                  >
-                    Emails already written from it stay as they are.
-                  </ConfirmedDelete>
-                </div>
-              </td>
-            </tr>
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        label="Email templates"
+        framed
+        columns={['Name', 'Subject', 'Who sees it']}
+        rows={templates}
+        ifNone="There are no email templates yet."
+      >
+        {(template) => (
+          <tr key={template.id}>
+            <th scope="row" className={`${cell} font-medium text-slate-900`}>
+              {template.name}
+            </th>
+            <td className={cell}>{template.subject}</td>
+            <td className={cell}>{template.is_shared ? 'Shared' : 'Personal'}</td>
+            <td className={`${cell} text-right`}>
+              <div className="flex justify-end gap-2">
+                <Button
+                  aria-label={`Preview ${template.name}`}
+                  onPress={() => {
+                    setPreviewing(template)
+                  }}
+                >
+                  Preview
+                </Button>
+                <Button
+                  aria-label={`Edit ${template.name}`}
+                  onPress={() => {
+                    setEditing(template)
+                  }}
+                >
+                  Edit
+                </Button>
+                <ConfirmedMutationDelete
+                  label="Delete"
+                  title={`Delete the template “${template.name}”?`}
+                  mutation={remove}
+                  variables={template.id}
+                  failure="The template was not deleted"
+                  onDeleted={() => {
+                    if (previewing?.id === template.id) setPreviewing(undefined)
+                  }}
+                >
+                  Emails already written from it stay as they are.
+                </ConfirmedMutationDelete>
+              </div>
+            </td>
+          </tr>
+        )}
+      </SettingsTable>
       {previewing === undefined ? null : (
         <TemplatePreview
           key={previewing.id}
@@ -261,14 +249,8 @@ function TemplatePreview({ template, onClose }: { template: EmailTemplate; onClo
       <div aria-live="polite" className="text-sm">
         {leadId === '' || chosenContact === '' ? (
           <p className="text-slate-500">Pick a lead and one of its contacts to see the template filled in for them.</p>
-        ) : rendered.isPending ? (
-          <p className="text-slate-500">Loading the preview…</p>
-        ) : rendered.isError ? (
-          <p role="alert" className="text-red-700">
-            The preview could not be made: {rendered.error.message}
-          </p>
         ) : (
-          <RenderedTemplate rendered={rendered.data} />
+          <RenderedTemplatePreview query={rendered} />
         )}
       </div>
     </section>

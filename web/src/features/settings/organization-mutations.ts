@@ -28,9 +28,9 @@ export function useDeleteOutcome() {
 export function useReorderOutcomes() {
   return useOptimisticReorder({
     queryKey: outcomesKey,
-    save: ({ organizationId, outcomes }: { organizationId: string; outcomes: Outcome[] }) =>
-      api.put<Organization>(organizationPath(organizationId), { outcomes: outcomes.map((o) => ({ id: o.id })) }),
-    reorder: (_previous, { outcomes }) => outcomes,
+    save: ({ organizationId, ordered }: { organizationId: string; ordered: Outcome[] }) =>
+      api.put<Organization>(organizationPath(organizationId), { outcomes: ordered.map((o) => ({ id: o.id })) }),
+    reorder: (_previous, { ordered }) => ordered,
     what: () => 'the call outcomes',
     field: 'outcomes',
   })

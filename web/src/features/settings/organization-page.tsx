@@ -1,7 +1,6 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import type { Organization } from '@leadline/shared/organization-schema'
 import { useState, type SubmitEvent } from 'react'
-import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
 import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
@@ -10,7 +9,7 @@ import { authQueries } from '../auth/auth-queries'
 import { EnvironmentFacts } from './organization-environment'
 import { useSaveOrganization } from './organization-mutations'
 import { organizationQueries } from './organization-queries'
-import { settingsPage, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsSave, SettingsScreen } from './settings-layout'
 
 /** The organization's name and currency, and what the server's environment sets for it (read-only). */
 export const OrganizationPage = settingsPage(OrganizationPageContent)
@@ -68,16 +67,7 @@ function OrganizationForm({ organization }: { organization: Organization }) {
         description="The three-letter ISO 4217 code of deal values, such as USD or EUR."
         className="w-48"
       />
-      {general === undefined ? null : (
-        <p role="alert" className="text-sm text-red-700">
-          {general}
-        </p>
-      )}
-      <div>
-        <Button type="submit" variant="primary" isPending={save.isPending}>
-          Save organization
-        </Button>
-      </div>
+      <SettingsSave error={general} label="Save organization" isPending={save.isPending} />
     </form>
   )
 }

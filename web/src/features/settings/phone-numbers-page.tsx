@@ -3,6 +3,7 @@ import { PHONE_NUMBER_TYPES, type PhoneNumber } from '@leadline/shared/phone-num
 import { useState, type SubmitEvent } from 'react'
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
 import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
@@ -56,11 +57,7 @@ function PhoneNumbersPageContent() {
         </Button>
       }
     >
-      {numbers.length === 0 ? (
-        <p className="text-sm text-slate-500">The organization has no phone numbers yet.</p>
-      ) : (
-        <NumbersTable numbers={numbers} onEdit={setEditing} />
-      )}
+      <NumbersTable numbers={numbers} onEdit={setEditing} />
       <CardSection headingId="sms-gateway" title="Texts">
         <p className="text-sm text-slate-600">The server’s operator sets the gateway in its environment.</p>
         <SmsGatewayFacts environment={environment} />
@@ -85,10 +82,12 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
   return (
     <SettingsTable
       label="Phone numbers"
-      className="overflow-x-auto rounded-lg border border-slate-200 bg-white"
+      framed
+      ifNone="The organization has no phone numbers yet."
       columns={['Number', 'Label', 'Type', 'User']}
+      rows={numbers}
     >
-      {numbers.map((phoneNumber) => (
+      {(phoneNumber) => (
         <tr key={phoneNumber.id}>
           <th scope="row" className={`${cell} font-medium whitespace-nowrap text-slate-900`}>
             {phoneNumber.number_formatted}
@@ -110,7 +109,7 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
             </div>
           </td>
         </tr>
-      ))}
+      )}
     </SettingsTable>
   )
 }
@@ -118,22 +117,16 @@ function NumbersTable({ numbers, onEdit }: { numbers: PhoneNumber[]; onEdit: (ph
 function DeletePhoneNumber({ phoneNumber }: { phoneNumber: PhoneNumber }) {
   const remove = useDeletePhoneNumber()
   return (
-    <ConfirmedDelete
+    <ConfirmedMutationDelete
       label="Delete"
       title={`Delete ${phoneNumber.number_formatted}?`}
-      isPending={remove.isPending}
-      onConfirm={(close) => {
-        remove.mutate(phoneNumber.id, {
-          onSuccess: close,
-          onError: (error) => {
-            close()
-            showToast({ title: 'The number was not deleted', description: error.message, tone: 'error' })
-          },
-        })
-      }}
+      mutation={remove}
+      variables={phoneNumber.id}
+      failure="The number was not deleted"
+      closeOnError
     >
       Texts can no longer be sent from {phoneNumber.number_formatted}. Calls and texts already logged keep it.
-    </ConfirmedDelete>
+    </ConfirmedMutationDelete>
   )
 }
 

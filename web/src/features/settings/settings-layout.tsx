@@ -2,41 +2,26 @@ import { useDocumentTitle } from '../../lib/document-title'
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { ReactNode } from 'react'
+import { Button } from '../../components/ui/button'
 import { authQueries } from '../auth/auth-queries'
 import { BackToLeadsLink } from '../shell/error-pages'
 
-/** The settings screens, in the groups and order the nav shows them. */
+/** The settings screens by their nav labels, in the groups and order the nav shows them. */
 const GROUPS = [
-  {
-    label: 'Organization',
-    tabs: [
-      { to: '/settings/organization', label: 'Organization' },
-      { to: '/settings/users', label: 'Users' },
-      { to: '/settings/api-keys', label: 'API keys' },
-      { to: '/settings/single-sign-on', label: 'Single sign-on' },
-    ],
-  },
-  {
-    label: 'Sales process',
-    tabs: [
-      { to: '/settings/pipelines', label: 'Pipelines' },
-      { to: '/settings/lead-statuses', label: 'Lead statuses' },
-      { to: '/settings/custom-fields', label: 'Custom fields' },
-      { to: '/settings/call-outcomes', label: 'Call outcomes' },
-    ],
-  },
-  {
-    label: 'Messages and integrations',
-    tabs: [
-      { to: '/settings/email-accounts', label: 'Email accounts' },
-      { to: '/settings/email-templates', label: 'Email templates' },
-      { to: '/settings/phone-numbers', label: 'Phone numbers' },
-      { to: '/settings/webhooks', label: 'Webhooks' },
-    ],
-  },
+  { label: 'Organization', tabs: ['Organization', 'Users', 'API keys', 'Single sign-on'] },
+  { label: 'Sales process', tabs: ['Pipelines', 'Lead statuses', 'Custom fields', 'Call outcomes'] },
+  { label: 'Messages and integrations', tabs: ['Email accounts', 'Email templates', 'Phone numbers', 'Webhooks'] },
 ] as const
 
-const groupId = (label: string) => `settings-group-${label.toLowerCase().replaceAll(' ', '-')}`
+/** `API keys` → `api-keys`: a screen's path and a group's id come from its label. */
+type Slug<Label extends string> = Label extends `${infer Word} ${infer Rest}`
+  ? `${Lowercase<Word>}-${Slug<Rest>}`
+  : Lowercase<Label>
+
+// The cast restates at the type level what the one line computes, so every `to` is checked against the route tree.
+const slug = <Label extends string>(label: Label) => label.toLowerCase().replaceAll(' ', '-') as Slug<Label>
+
+const groupId = (label: string) => `settings-group-${slug(label)}`
 
 const tabLink =
   'block rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
@@ -62,9 +47,9 @@ function SettingsFrame({ children }: { children: ReactNode }) {
             </p>
             <ul aria-labelledby={groupId(group.label)} className="flex flex-wrap gap-1 lg:flex-col">
               {group.tabs.map((tab) => (
-                <li key={tab.to}>
-                  <Link to={tab.to} className={tabLink}>
-                    {tab.label}
+                <li key={tab}>
+                  <Link to={`/settings/${slug(tab)}`} className={tabLink}>
+                    {tab}
                   </Link>
                 </li>
               ))}
@@ -139,5 +124,31 @@ export function SettingsScreen({
       </div>
       {children}
     </div>
+  )
+}
+
+/** The end of a settings form that saves in place: its failure that belongs to no one field, then the save button. */
+export function SettingsSave({
+  error,
+  label,
+  isPending,
+}: {
+  error: string | undefined
+  label: string
+  isPending: boolean
+}) {
+  return (
+    <>
+      {error === undefined ? null : (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      <div>
+        <Button type="submit" variant="primary" isPending={isPending}>
+          {label}
+        </Button>
+      </div>
+    </>
   )
 }

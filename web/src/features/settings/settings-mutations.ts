@@ -88,11 +88,11 @@ export function useReorderStatuses() {
 export function useReorderLeadStatuses() {
   return useOptimisticReorder({
     queryKey: leadStatusesKey,
-    save: ({ organizationId, statuses }: { organizationId: string; statuses: LeadStatus[] }) =>
+    save: ({ organizationId, ordered }: { organizationId: string; ordered: LeadStatus[] }) =>
       api.put<Organization>(`organization/${encodeURIComponent(organizationId)}/`, {
-        lead_statuses: statuses.map((s) => ({ id: s.id })),
+        lead_statuses: ordered.map((s) => ({ id: s.id })),
       }),
-    reorder: (_previous, { statuses }) => statuses,
+    reorder: (_previous, { ordered }) => ordered,
     what: () => 'the lead statuses',
     field: 'lead_statuses',
   })
@@ -117,10 +117,10 @@ export function useDeleteOpportunityStatus() {
 }
 
 export function useSaveLeadStatus() {
-  return useFormMutation(leadStatusesKey, ({ id, label }: { id: string | undefined; label: string }) =>
+  return useFormMutation(leadStatusesKey, ({ id, name }: { id: string | undefined; name: string }) =>
     id === undefined
-      ? api.post<LeadStatus>('status/lead/', { label })
-      : api.put<LeadStatus>(leadStatusPath(id), { label }),
+      ? api.post<LeadStatus>('status/lead/', { label: name })
+      : api.put<LeadStatus>(leadStatusPath(id), { label: name }),
   )
 }
 

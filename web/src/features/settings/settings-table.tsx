@@ -3,24 +3,33 @@ import type { ReactNode } from 'react'
 const headerCell = 'px-3 py-2 font-semibold'
 
 /**
- * A settings list as a table: a header cell per column (the last, `actions`, named for screen readers only) and the
- * rows given. Named by the heading whose id is `labelledBy`, or by `label`.
+ * A settings list as a table: a header cell per column (the last, `actions`, named for screen readers only) and a row
+ * per item, or `ifNone` said instead when there are none. Named by the heading whose id is `labelledBy`, or by `label`.
  */
-export function SettingsTable({
+export function SettingsTable<Row>({
   columns,
   actions = true,
   labelledBy,
   label,
-  className = 'overflow-x-auto',
+  framed = false,
+  className = framed ? 'overflow-x-auto rounded-lg border border-slate-200 bg-white' : 'overflow-x-auto',
+  rows,
+  ifNone,
   children,
 }: {
   columns: readonly string[]
   actions?: boolean
   labelledBy?: string
   label?: string
+  /** Bordered on a white ground, for a table that stands on the screen rather than in a card. */
+  framed?: boolean
   className?: string
-  children: ReactNode
+  rows: readonly Row[]
+  ifNone?: string
+  /** A row's `<tr>`, with its key. */
+  children: (row: Row) => ReactNode
 }) {
+  if (rows.length === 0 && ifNone !== undefined) return <p className="text-sm text-slate-500">{ifNone}</p>
   return (
     <div className={className}>
       <table aria-labelledby={labelledBy} aria-label={label} className="w-full text-left text-sm">
@@ -38,7 +47,7 @@ export function SettingsTable({
             ) : null}
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
+        <tbody className="divide-y divide-slate-100">{rows.map((row) => children(row))}</tbody>
       </table>
     </div>
   )

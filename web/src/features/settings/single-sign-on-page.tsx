@@ -8,7 +8,7 @@ import { api } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
 import { useFormMutation } from '../../lib/form-mutation'
 import { useFormValue } from '../../lib/form-value'
-import { settingsPage, SettingsScreen } from './settings-layout'
+import { settingsPage, SettingsSave, SettingsScreen } from './settings-layout'
 import { singleSignOnQueries, type SingleSignOn } from './single-sign-on-queries'
 
 const FIELDS = ['issuer', 'client_id', 'client_secret', 'domains', 'enabled', 'required'] as const
@@ -119,16 +119,7 @@ function SingleSignOnForm() {
           onChange={required.field.onChange}
           error={beside.required}
         />
-        {general === undefined ? null : (
-          <p role="alert" className="text-sm text-red-700">
-            {general}
-          </p>
-        )}
-        <div>
-          <Button type="submit" variant="primary" isPending={save.isPending}>
-            Save
-          </Button>
-        </div>
+        <SettingsSave error={general} label="Save" isPending={save.isPending} />
       </form>
     </SettingsScreen>
   )

@@ -4,7 +4,8 @@ import type { Role } from '@leadline/shared/user-schema'
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
 import { TextField } from '../../components/ui/text-field'
@@ -105,10 +106,9 @@ function MembersTable() {
       <SettingsTable
         labelledBy="members-heading"
         columns={['Name', 'Email', 'Role', 'Status', 'Last active', 'Two-factor']}
+        rows={members}
       >
-        {members.map((member) => (
-          <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />
-        ))}
+        {(member) => <MemberRow key={member.id} member={member} isMe={member.user_id === session.user.id} />}
       </SettingsTable>
     </CardSection>
   )
@@ -157,27 +157,18 @@ function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
       <td className={cell}>{member.two_factor_enabled ? 'On' : 'Off'}</td>
       <td className={`${cell} text-right`}>
         {isMe ? null : active ? (
-          <ConfirmedDelete
+          <ConfirmedMutationDelete
             label="Deactivate"
             confirmLabel="Deactivate"
             title={`Deactivate ${name}?`}
-            isPending={setActive.isPending}
-            onConfirm={(close) => {
-              setActive.mutate(
-                { id: member.id, active: false },
-                {
-                  onSuccess: close,
-                  onError: (error) => {
-                    close()
-                    refused(error)
-                  },
-                },
-              )
-            }}
+            mutation={setActive}
+            variables={{ id: member.id, active: false }}
+            failure={`${name} was not changed`}
+            closeOnError
           >
             They are signed out everywhere and their API keys stop working. Their leads and activities keep their name,
             and you can reactivate them later.
-          </ConfirmedDelete>
+          </ConfirmedMutationDelete>
         ) : (
           <Button
             isPending={setActive.isPending}
@@ -197,15 +188,14 @@ function PendingInvitations() {
   const { data: invitations } = useSuspenseQuery(usersQueries.invitations())
   return (
     <CardSection headingId="invitations-heading" title="Pending invitations">
-      {invitations.length === 0 ? (
-        <p className="text-sm text-slate-500">No invitations are waiting for an answer.</p>
-      ) : (
-        <SettingsTable labelledBy="invitations-heading" columns={['Email', 'Role', 'Sent', 'Expires']}>
-          {invitations.map((invitation) => (
-            <InvitationRow key={invitation.id} invitation={invitation} />
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        labelledBy="invitations-heading"
+        columns={['Email', 'Role', 'Sent', 'Expires']}
+        rows={invitations}
+        ifNone="No invitations are waiting for an answer."
+      >
+        {(invitation) => <InvitationRow key={invitation.id} invitation={invitation} />}
+      </SettingsTable>
     </CardSection>
   )
 }
@@ -241,23 +231,17 @@ function InvitationRow({ invitation }: { invitation: Invitation }) {
           >
             Resend
           </Button>
-          <ConfirmedDelete
+          <ConfirmedMutationDelete
             label="Revoke"
             confirmLabel="Revoke"
             title={`Revoke the invitation to ${invitation.email}?`}
-            isPending={revoke.isPending}
-            onConfirm={(close) => {
-              revoke.mutate(invitation.id, {
-                onSuccess: close,
-                onError: (error) => {
-                  close()
-                  showToast({ title: 'The invitation was not revoked', description: error.message, tone: 'error' })
-                },
-              })
-            }}
+            mutation={revoke}
+            variables={invitation.id}
+            failure="The invitation was not revoked"
+            closeOnError
           >
             Its link stops working. You can invite the same address again later.
-          </ConfirmedDelete>
+          </ConfirmedMutationDelete>
         </div>
       </td>
     </tr>

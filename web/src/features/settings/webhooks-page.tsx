@@ -4,7 +4,8 @@ import type { WebhookDeliveryAttempt, WebhookDeliveryState, WebhookSubscription 
 import { Button } from '../../components/ui/button'
 import { CardSection } from '../../components/ui/card-section'
 import { CheckboxField } from '../../components/ui/checkbox-field'
-import { ConfirmedDelete, Dialog } from '../../components/ui/dialog'
+import { ConfirmedMutationDelete } from '../../components/ui/confirmed-mutation-delete'
+import { Dialog } from '../../components/ui/dialog'
 import { FieldErrorText } from '../../components/ui/field-error-text'
 import { FormActions } from '../../components/ui/form-actions'
 import { SelectField } from '../../components/ui/select-field'
@@ -116,15 +117,14 @@ function SubscriptionsTable({ onShowLog }: { onShowLog: (subscription: WebhookSu
   const { data: subscriptions } = useSuspenseQuery(webhooksQueries.subscriptions())
   return (
     <CardSection headingId="webhooks-heading" title="Subscriptions">
-      {subscriptions.length === 0 ? (
-        <p className="text-sm text-slate-500">No webhooks yet: add one to send events to another system.</p>
-      ) : (
-        <SettingsTable labelledBy="webhooks-heading" columns={['URL', 'Events', 'Status', 'Filter']}>
-          {subscriptions.map((subscription) => (
-            <SubscriptionRow key={subscription.id} subscription={subscription} onShowLog={onShowLog} />
-          ))}
-        </SettingsTable>
-      )}
+      <SettingsTable
+        labelledBy="webhooks-heading"
+        columns={['URL', 'Events', 'Status', 'Filter']}
+        rows={subscriptions}
+        ifNone="No webhooks yet: add one to send events to another system."
+      >
+        {(subscription) => <SubscriptionRow key={subscription.id} subscription={subscription} onShowLog={onShowLog} />}
+      </SettingsTable>
     </CardSection>
   )
 }
@@ -175,22 +175,16 @@ function SubscriptionRow({
           >
             {paused ? 'Resume' : 'Pause'}
           </Button>
-          <ConfirmedDelete
+          <ConfirmedMutationDelete
             label="Delete"
             title={`Delete the webhook to ${subscription.url}?`}
-            isPending={remove.isPending}
-            onConfirm={(close) => {
-              remove.mutate(subscription.id, {
-                onSuccess: close,
-                onError: (error) => {
-                  close()
-                  refused('deleted')(error)
-                },
-              })
-            }}
+            mutation={remove}
+            variables={subscription.id}
+            failure="The webhook was not deleted"
+            closeOnError
           >
             Its deliveries not yet made are cancelled. Its log goes with it.
-          </ConfirmedDelete>
+          </ConfirmedMutationDelete>
         </div>
       </td>
     </tr>
@@ -413,17 +407,15 @@ function DeliveryLog({ subscription, label }: { subscription: WebhookSubscriptio
       </p>
     )
   if (log.data === undefined) return <p className="text-sm text-slate-500">Loading deliveries…</p>
-  if (log.data.length === 0)
-    return <p className="text-sm text-slate-500">Nothing delivered yet. Send a test event to try the URL.</p>
   return (
     <SettingsTable
       label={label}
       className="max-h-[50vh] overflow-auto"
       columns={['Time', 'Event', 'Status', 'Attempts', 'Response', 'Next retry']}
+      rows={log.data}
+      ifNone="Nothing delivered yet. Send a test event to try the URL."
     >
-      {log.data.map((entry) => (
-        <DeliveryRow key={entry.delivery_id} entry={entry} subscriptionId={subscription.id} />
-      ))}
+      {(entry) => <DeliveryRow key={entry.delivery_id} entry={entry} subscriptionId={subscription.id} />}
     </SettingsTable>
   )
 }
