@@ -3,31 +3,27 @@ import type { Db } from '../../platform/data/database.js'
 import { insertPipeline, updatePipeline } from '../../crm/pipelines/pipeline-repo.js'
 import { insertOpportunityStatus, updateOpportunityStatus } from '../../crm/statuses/status-repo.js'
 
-/** The demo's pipelines, in order, each with its statuses in order. */
-export const DEMO_PIPELINES: readonly {
+interface DemoPipeline {
   name: string
   statuses: readonly { label: string; type: OpportunityStatusType }[]
-}[] = [
-  {
-    name: 'Sales',
+}
+
+/** A pipeline whose active statuses come in order, then one won and one lost. */
+function demoPipeline(name: string, active: readonly string[], won: string, lost: string): DemoPipeline {
+  return {
+    name,
     statuses: [
-      { label: 'Qualification', type: 'active' },
-      { label: 'Demo', type: 'active' },
-      { label: 'Proposal', type: 'active' },
-      { label: 'Negotiation', type: 'active' },
-      { label: 'Won', type: 'won' },
-      { label: 'Lost', type: 'lost' },
+      ...active.map((label) => ({ label, type: 'active' as const })),
+      { label: won, type: 'won' },
+      { label: lost, type: 'lost' },
     ],
-  },
-  {
-    name: 'Renewals',
-    statuses: [
-      { label: 'Upcoming', type: 'active' },
-      { label: 'In review', type: 'active' },
-      { label: 'Renewed', type: 'won' },
-      { label: 'Churned', type: 'lost' },
-    ],
-  },
+  }
+}
+
+/** The demo's pipelines, in order, each with its statuses in order. */
+export const DEMO_PIPELINES: readonly DemoPipeline[] = [
+  demoPipeline('Sales', ['Qualification', 'Demo', 'Proposal', 'Negotiation'], 'Won', 'Lost'),
+  demoPipeline('Renewals', ['Upcoming', 'In review'], 'Renewed', 'Churned'),
 ]
 
 /**
