@@ -59,6 +59,7 @@ describe('task events', () => {
       organization_id: ctx.org.id,
       previous_data: {},
       changed_fields: [],
+      meta: { request_method: 'POST', request_path: '/api/v1/task/' },
     })
     expect(event?.id).toMatch(/^ev_/)
     expect(event?.data).toEqual(task)
@@ -69,7 +70,7 @@ describe('task events', () => {
   it('records only the changed fields of an update, completion as completed, and the last state of a delete', async () => {
     const { task } = await createTask('Call back')
     const put = (body: Record<string, unknown>) =>
-      call(ctx.app, ctx.org.member.key, 'PUT', `/task/${task.id}/`, { body })
+      call(ctx.app, ctx.org.member.key, 'PUT', `/task/${task.id}/`, { body, query: { _fields: 'id,text' } })
     ctx.clock.advance(1000)
     expect((await put({ text: 'Call back about pricing' })).statusCode).toBe(200)
     // Nothing changes: no event.
@@ -88,8 +89,13 @@ describe('task events', () => {
     expect(updated?.data).toMatchObject({ text: 'Call back about pricing' })
     expect(completed?.changed_fields).toEqual(expect.arrayContaining(['is_complete', 'date_completed']))
     expect(completed?.previous_data).toMatchObject({ is_complete: false, date_completed: null })
-    expect(deleted?.data).toMatchObject({ id: task.id, text: 'Call back about pricing', is_complete: true })
+    // As Close: a deleted object's last state is its `previous_data`, its `data` null.
+    expect(deleted?.data).toBeNull()
+    expect(deleted?.previous_data).toMatchObject({ id: task.id, text: 'Call back about pricing', is_complete: true })
     expect(deleted?.changed_fields).toEqual([])
+    expect(deleted?.meta).toEqual({ request_method: 'DELETE', request_path: `/api/v1/task/${task.id}/` })
+    // The request's query is no part of its path.
+    expect(updated?.meta).toEqual({ request_method: 'PUT', request_path: `/api/v1/task/${task.id}/` })
   })
 
   it('records one event per task of a bulk update, all under its request', async () => {
@@ -110,7 +116,7 @@ describe('task events', () => {
     )
     // Each completion's TaskCompleted activity is announced in the same request.
     const completions = page.data.filter((e) => e.object_type === 'activity.task_completed')
-    expect(completions.map((e) => [e.data.task_id, e.action]).sort()).toEqual(
+    expect(completions.map((e) => [e.data?.task_id, e.action]).sort()).toEqual(
       [
         [a.task.id, 'created'],
         [b.task.id, 'created'],

@@ -34,6 +34,7 @@ import * as m0032 from './migrations/0032-user-time-zone.js'
 import * as m0033 from './migrations/0033-outcome-order.js'
 import * as m0034 from './migrations/0034-custom-field-positions.js'
 import * as m0035 from './migrations/0035-email-account-last-error.js'
+import * as m0036 from './migrations/0036-event-meta.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '0033-outcome-order': m0033,
   '0034-custom-field-positions': m0034,
   '0035-email-account-last-error': m0035,
+  '0036-event-meta': m0036,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
