@@ -332,4 +332,22 @@ describe('organization-wide events', () => {
       expect(event.meta.request_method).toBe(event.meta.merge_source_lead_id === undefined ? 'DELETE' : 'POST')
     }
   })
+
+  it('lets the log be filtered by every object type it holds', async () => {
+    const types = new Set<string>()
+    let cursor = ''
+    do {
+      const page = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { _cursor: cursor } })
+      expect(page.statusCode, page.body).toBe(200)
+      const body = page.json<{ data: EventView[]; cursor_next: string | null }>()
+      for (const event of body.data) types.add(event.object_type)
+      cursor = body.cursor_next ?? ''
+    } while (cursor !== '')
+    expect(types.size).toBeGreaterThan(10)
+    for (const type of types) {
+      const res = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { object_type: type, _limit: '1' } })
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(200)
+      expect(res.json<{ data: EventView[] }>().data[0]?.object_type).toBe(type)
+    }
+  })
 })
