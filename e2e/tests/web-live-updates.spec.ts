@@ -44,7 +44,11 @@ async function seed(apiUrl: string, admin: DemoUser, rep: DemoUser) {
   const statuses = Object.fromEntries(jsonList(pipeline.statuses).map((s) => [String(s.label), String(s.id)]))
   const leadName = `${name} Co`
   const lead = await crm.createLead({ name: leadName })
-  await crm.request('POST', 'opportunity/', { lead_id: lead.id, status_id: statuses.Prospect, value: 50_000 })
+  const opportunity = await crm.request('POST', 'opportunity/', {
+    lead_id: lead.id,
+    status_id: statuses.Prospect,
+    value: 50_000,
+  })
   const taskText = `Call back ${name}`
   const yesterday = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)
   const task = await crm.request('POST', 'task/', {
@@ -53,7 +57,14 @@ async function seed(apiUrl: string, admin: DemoUser, rep: DemoUser) {
     date: yesterday,
     assigned_to: repId,
   })
-  return { pipelineName: name, leadId: lead.id, leadName, taskText, taskId: String(task.id) }
+  return {
+    pipelineName: name,
+    leadId: lead.id,
+    leadName,
+    taskText,
+    taskId: String(task.id),
+    opportunityId: String(opportunity.id),
+  }
 }
 
 async function openBoard(page: Page, pipelineName: string): Promise<void> {
@@ -105,6 +116,11 @@ test('what one user changes shows on another’s open inbox, board and lead page
   expect((await moved).status()).toBe(200)
   await expect(repCard('Proposal')).toBeVisible({ timeout: LIVE_MS })
   await expect(repCard('Prospect')).toHaveCount(0, { timeout: LIVE_MS })
+
+  // The admin deletes it through the API (its event's data is null, its last state in previous_data); it leaves the
+  // rep's open board.
+  await new CrmClient(demoStack.apiUrl, admin.api_key).request('DELETE', `opportunity/${s.opportunityId}/`)
+  await expect(repCard('Proposal')).toHaveCount(0, { timeout: LIVE_MS })
 
   // The admin renames the lead; the rep's open lead page shows the new name.
   await Promise.all([

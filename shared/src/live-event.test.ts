@@ -56,6 +56,31 @@ describe('liveEventOf', () => {
     expect(edited).not.toHaveProperty('value')
   })
 
+  it('reads a deleted opportunity’s pipeline and status from its last state, data being null as in Close', () => {
+    const deleted = {
+      ...base,
+      object_type: 'opportunity',
+      action: 'deleted',
+      changed_fields: [],
+      data: null,
+      previous_data: { id: 'oppo_1', pipeline_id: 'pipe_1', status_id: 'stat_b', value: 100 },
+      meta: { request_method: 'DELETE', request_path: '/api/v1/opportunity/oppo_1/' },
+    }
+    const live = liveEventOf(deleted)
+    expect(live).toEqual({
+      id: 'ev_1',
+      object_type: 'opportunity',
+      object_id: 'oppo_1',
+      action: 'deleted',
+      lead_id: 'lead_1',
+      user_id: 'user_1',
+      date_created: base.date_created,
+      pipeline_id: 'pipe_1',
+      status_id: 'stat_b',
+    })
+    expect(isLiveEvent(live)).toBe(true)
+  })
+
   it('adds whose membership changed and its status, without the member’s address', () => {
     const deactivated = {
       ...base,

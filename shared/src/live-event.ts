@@ -48,16 +48,20 @@ export function liveEventOf(event: unknown): LiveEvent | undefined {
     user_id: idOrNull(event.user_id),
     date_created,
   }
-  if (object_type === 'opportunity' && isRecord(data)) {
-    live.pipeline_id = idOrNull(data.pipeline_id)
-    live.status_id = idOrNull(data.status_id)
-    if (isRecord(previous_data) && 'status_id' in previous_data)
+  // A deleted object's last state is its event's `previous_data` (its `data` is null): the columns and members it
+  // leaves are read from there.
+  const deleted = action === 'deleted'
+  const state = deleted ? previous_data : data
+  if (object_type === 'opportunity' && isRecord(state)) {
+    live.pipeline_id = idOrNull(state.pipeline_id)
+    live.status_id = idOrNull(state.status_id)
+    if (!deleted && isRecord(previous_data) && 'status_id' in previous_data)
       live.previous_status_id = idOrNull(previous_data.status_id)
   }
-  if (object_type === 'membership' && isRecord(data)) {
-    live.member_user_id = idOrNull(data.user_id)
-    live.member_status = idOrNull(data.status)
-    live.member_role = idOrNull(data.role_id)
+  if (object_type === 'membership' && isRecord(state)) {
+    live.member_user_id = idOrNull(state.user_id)
+    live.member_status = idOrNull(state.status)
+    live.member_role = idOrNull(state.role_id)
   }
   return live
 }

@@ -28,6 +28,7 @@ import { activityRoutes } from '../crm/activities/activity-routes.js'
 import { eventRoutes } from '../integrations/events/event-routes.js'
 import { eventStreamRoutes, type EventStreamTimings } from '../integrations/events/event-stream.js'
 import { webhookRoutes } from '../integrations/webhooks/webhook-routes.js'
+import { LOGGED_OBJECT_TYPES } from '../integrations/webhooks/event-object-types.js'
 import { customFieldRoutes } from '../crm/custom-fields/custom-field-routes.js'
 import { callRoutes } from '../telephony/calls/call-routes.js'
 import { outcomeRoutes } from '../crm/outcomes/outcome-routes.js'
@@ -171,7 +172,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(taskRoutes, deps)
       await api.register(activityRoutes, deps)
       await api.register(customFieldRoutes, deps)
-      await api.register(eventRoutes, deps)
+      await api.register(eventRoutes, { ...deps, objectTypes: LOGGED_OBJECT_TYPES })
       await api.register(eventStreamRoutes, { ...deps, timings: options.eventStream })
       await api.register(webhookRoutes, deps)
       await api.register(callRoutes, deps)

@@ -15,7 +15,7 @@ import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './
 import type { Db, LeadRow } from '../../platform/data/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { activityEvents } from '../activities/activity-repo.js'
-import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
+import { changeContext, mergeEventContext, recordEvents } from '../../integrations/events/event-repo.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { createLeadFromBody, leadEvent, leadViewIn, loadWriteSetting, prepareLead } from './lead-write.js'
 import { found } from '../../platform/data/find-or-404.js'
@@ -196,10 +196,12 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         const before = await viewIn(tx, organization, to, who)
         await mergeLeads(tx, ctx, source, destination)
         const after = await viewIn(tx, organization, destination, who)
-        // The source's `merged` event names where it went (`lead_id`); the destination's own change follows it.
-        await recordEvents(tx, ctx.events, [
+        // The source's `merged` event names where it went (`lead_id`); the destination's change and the source's
+        // deletion follow it. Each says in its `meta` which lead went into which, as Close's do.
+        await recordEvents(tx, mergeEventContext(ctx.events, source, destination), [
           { ...leadEvent(merged, 'merged'), leadId: destination },
           { ...leadEvent(after, 'updated'), previous: before },
+          leadEvent(merged, 'deleted'),
         ])
       })
       return {}

@@ -521,14 +521,22 @@ describe('changes to email accounts in the event log', () => {
     const res = await call(ctx.app, org.member.key, 'GET', '/event/', { query: { object_id: account.id } })
     expect(res.statusCode, res.body).toBe(200)
     const events = res.json<{
-      data: { object_type: string; action: string; changed_fields: string[]; data: { user_id: string } }[]
+      data: {
+        object_type: string
+        action: string
+        changed_fields: string[]
+        data: { user_id: string } | null
+        previous_data: { user_id?: string }
+      }[]
     }>().data
     expect(events.map((e) => [e.object_type, e.action])).toEqual([
       ['email_account', 'deleted'],
       ['email_account', 'updated'],
       ['email_account', 'created'],
     ])
-    expect(events.every((e) => e.data.user_id === org.member.id)).toBe(true)
+    // A deletion's last state is its previous_data (data null, as Close's).
+    expect(events[0]?.data).toBeNull()
+    expect(events.every((e) => (e.data ?? e.previous_data).user_id === org.member.id)).toBe(true)
     expect(events[1]?.changed_fields).toContain('version')
     for (const hidden of ['hidden.sender', 'smtp.example.com', 'secret-host', 'never-shown-password']) {
       expect(res.body).not.toContain(hidden)

@@ -288,14 +288,22 @@ describe('changes to templates in the event log', () => {
     const res = await call(ctx.app, other.key, 'GET', '/event/', { query: { object_id: template.id } })
     expect(res.statusCode, res.body).toBe(200)
     const events = res.json<{
-      data: { object_type: string; action: string; changed_fields: string[]; data: { is_shared: boolean } }[]
+      data: {
+        object_type: string
+        action: string
+        changed_fields: string[]
+        data: { is_shared: boolean } | null
+        previous_data: { is_shared?: boolean }
+      }[]
     }>().data
     expect(events.map((e) => [e.object_type, e.action])).toEqual([
       ['email_template', 'deleted'],
       ['email_template', 'updated'],
       ['email_template', 'created'],
     ])
-    expect(events.every((e) => !e.data.is_shared)).toBe(true)
+    // A deletion's last state is its previous_data (data null, as Close's).
+    expect(events[0]?.data).toBeNull()
+    expect(events.every((e) => (e.data ?? e.previous_data).is_shared === false)).toBe(true)
     expect(events[1]?.changed_fields).toContain('version')
     for (const hidden of ['Private pitch', 'Secret subject', 'Secret body', 'Another secret']) {
       expect(res.body).not.toContain(hidden)

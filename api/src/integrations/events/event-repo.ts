@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Db } from '../../platform/data/database.js'
 import { newId } from '../../platform/security/ids.js'
 import { caller } from '../../platform/http/request-context.js'
-import { eventViewOf, type EventView } from './event-view.js'
+import { eventViewOf, type EventMeta, type EventView } from './event-view.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +34,8 @@ export interface EventContext {
   userId: string | null
   requestId: string | null
   apiKeyId: string | null
+  /** What every event of the change says of how it came about; none outside an API request. */
+  meta?: EventMeta
   /** The change's stored timestamp. */
   now: string
   /**
@@ -50,8 +52,17 @@ export function eventContext(request: FastifyRequest, now: string): EventContext
     userId: me.userId,
     requestId: request.id,
     apiKeyId: me.apiKeyId,
+    meta: { request_method: request.method, request_path: request.url.split('?', 1)[0] ?? request.url },
     now,
     sink: request.server.eventSink,
+  }
+}
+
+/** The context of a lead merge's events: each says which lead went into which. */
+export function mergeEventContext(ctx: EventContext, sourceLeadId: string, destinationLeadId: string): EventContext {
+  return {
+    ...ctx,
+    meta: { ...ctx.meta, merge_source_lead_id: sourceLeadId, merge_destination_lead_id: destinationLeadId },
   }
 }
 
@@ -76,7 +87,10 @@ export interface EventInput {
   action: EventAction
   /** The lead the object belongs to (a lead's own id for a lead), or null for organization-wide objects. */
   leadId: string | null
-  /** The object as the API returns it; for `deleted`, its last state. */
+  /**
+   * The object as the API returns it; for `deleted`, its last state, which the event shows as Close does: `data` null
+   * and the object in `previous_data`.
+   */
   data: Record<string, unknown>
   /** For `updated`: the object as it was before the change. */
   previous?: Record<string, unknown>
@@ -141,10 +155,16 @@ export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly E
   const rows = []
   const views: EventView[] = []
   for (const input of inputs) {
-    const { changed, previousData } =
-      input.previous === undefined ? { changed: [], previousData: {} } : changesOf(input.previous, input.data)
+    const deleted = input.action === 'deleted'
+    const { changed, previousData } = deleted
+      ? { changed: [], previousData: input.data }
+      : input.previous === undefined
+        ? { changed: [], previousData: {} }
+        : changesOf(input.previous, input.data)
     // A write that set every field to what it was only moved the bookkeeping: nothing happened to tell anyone of.
     if (input.action === 'updated' && changed.every((field) => BOOKKEEPING.has(field))) continue
+    const data = deleted ? null : input.data
+    const meta = ctx.meta ?? {}
     const row = {
       id: newId('event'),
       organization_id: ctx.organizationId,
@@ -155,14 +175,15 @@ export async function recordEvents(tx: Db, ctx: EventContext, inputs: readonly E
       user_id: ctx.userId,
       request_id: ctx.requestId,
       api_key_id: ctx.apiKeyId,
-      data: JSON.stringify(input.data),
+      data: JSON.stringify(data),
       previous_data: JSON.stringify(previousData),
       changed_fields: JSON.stringify(changed),
+      meta: JSON.stringify(meta),
       date_created: ctx.now,
       date_updated: ctx.now,
     }
     rows.push(row)
-    views.push(eventViewOf(row, input.data, previousData, changed))
+    views.push(eventViewOf(row, data, previousData, changed, meta))
   }
   for (let i = 0; i < rows.length; i += 200)
     await tx

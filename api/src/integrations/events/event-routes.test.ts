@@ -59,6 +59,7 @@ describe('task events', () => {
       organization_id: ctx.org.id,
       previous_data: {},
       changed_fields: [],
+      meta: { request_method: 'POST', request_path: '/api/v1/task/' },
     })
     expect(event?.id).toMatch(/^ev_/)
     expect(event?.data).toEqual(task)
@@ -69,7 +70,7 @@ describe('task events', () => {
   it('records only the changed fields of an update, completion as completed, and the last state of a delete', async () => {
     const { task } = await createTask('Call back')
     const put = (body: Record<string, unknown>) =>
-      call(ctx.app, ctx.org.member.key, 'PUT', `/task/${task.id}/`, { body })
+      call(ctx.app, ctx.org.member.key, 'PUT', `/task/${task.id}/`, { body, query: { _fields: 'id,text' } })
     ctx.clock.advance(1000)
     expect((await put({ text: 'Call back about pricing' })).statusCode).toBe(200)
     // Nothing changes: no event.
@@ -88,8 +89,13 @@ describe('task events', () => {
     expect(updated?.data).toMatchObject({ text: 'Call back about pricing' })
     expect(completed?.changed_fields).toEqual(expect.arrayContaining(['is_complete', 'date_completed']))
     expect(completed?.previous_data).toMatchObject({ is_complete: false, date_completed: null })
-    expect(deleted?.data).toMatchObject({ id: task.id, text: 'Call back about pricing', is_complete: true })
+    // As Close: a deleted object's last state is its `previous_data`, its `data` null.
+    expect(deleted?.data).toBeNull()
+    expect(deleted?.previous_data).toMatchObject({ id: task.id, text: 'Call back about pricing', is_complete: true })
     expect(deleted?.changed_fields).toEqual([])
+    expect(deleted?.meta).toEqual({ request_method: 'DELETE', request_path: `/api/v1/task/${task.id}/` })
+    // The request's query is no part of its path.
+    expect(updated?.meta).toEqual({ request_method: 'PUT', request_path: `/api/v1/task/${task.id}/` })
   })
 
   it('records one event per task of a bulk update, all under its request', async () => {
@@ -110,7 +116,7 @@ describe('task events', () => {
     )
     // Each completion's TaskCompleted activity is announced in the same request.
     const completions = page.data.filter((e) => e.object_type === 'activity.task_completed')
-    expect(completions.map((e) => [e.data.task_id, e.action]).sort()).toEqual(
+    expect(completions.map((e) => [e.data?.task_id, e.action]).sort()).toEqual(
       [
         [a.task.id, 'created'],
         [b.task.id, 'created'],
@@ -185,17 +191,137 @@ describe('GET /event/', () => {
     expect(res.json()).toMatchObject({ 'field-errors': { _cursor: 'Not a cursor of this organization.' } })
   })
 
+  const encoded = (parts: unknown) => Buffer.from(JSON.stringify(parts)).toString('base64url')
+  const mine = () => ctx.org.id
+
+  // A script paging the log must never meet a 500 it would retry for ever: each of these is a 400 in the documented
+  // shape, naming the parameter.
   it.each([
     [{ _cursor: 'not-a-cursor' }, '_cursor'],
     [{ _cursor: Buffer.from('["orga_x",1,"sideways"]').toString('base64url') }, '_cursor'],
+    [{ _cursor: '%%%' }, '_cursor'],
+    [{ _cursor: 'x'.repeat(5000) }, '_cursor'],
+    [{ _cursor: Buffer.from([0xff, 0xfe, 0x00, 0x9f]).toString('base64url') }, '_cursor'],
+    [{ _cursor: encoded([]) }, '_cursor'],
+    [{ _cursor: encoded({ seq: 1 }) }, '_cursor'],
+    [{ _cursor: encoded(null) }, '_cursor'],
+    [{ _cursor: encoded(['orga_x', -1, 'next']) }, '_cursor'],
+    [{ _cursor: encoded(['orga_x', 1.5, 'next']) }, '_cursor'],
+    [{ _cursor: Buffer.from('["orga_x",1e400,"next"]').toString('base64url') }, '_cursor'],
+    [{ _cursor: encoded(['orga_x', 1, 'next', 0]) }, '_cursor'],
+    [{ _cursor: encoded(['orga_x', 1, 'next', null, 7]) }, '_cursor'],
+    [{ _cursor: encoded(['orga_x', 1, 'next', null, 'f', 'extra']) }, '_cursor'],
     [{ _skip: '10' }, '_skip'],
     [{ action: 'exploded' }, 'action'],
     [{ date_updated__gte: 'yesterday' }, 'date_updated__gte'],
+    [{ date_updated__lt: '2026-13-45' }, 'date_updated__lt'],
+    [{ date_updated__gt: '2026-02-30' }, 'date_updated__gt'],
+    [{ date_updated__lte: '2026-01-01T25:61:00Z' }, 'date_updated__lte'],
     [{ _limit: '51' }, '_limit'],
+    [{ _limit: '100000000000000000000000' }, '_limit'],
+    [{ _limit: '0' }, '_limit'],
+    [{ _limit: '-5' }, '_limit'],
+    [{ _limit: 'all' }, '_limit'],
+    [{ object_type: 'banana' }, 'object_type'],
+    [{ object_type: 'lead.nope' }, 'object_type'],
+    [{ object_type: '' }, 'object_type'],
   ])('refuses %o with a field error', async (query, field) => {
     const res = await call(ctx.app, ctx.org.member.key, 'GET', '/event/', { query })
     expect(res.statusCode, res.body).toBe(400)
-    expect(Object.keys(res.json<{ 'field-errors': Record<string, string> }>()['field-errors'])).toContain(field)
+    const body = res.json<{ errors: unknown[]; 'field-errors': Record<string, string> }>()
+    expect(body.errors).toEqual([])
+    expect(Object.keys(body['field-errors'])).toContain(field)
+  })
+
+  it('reads an empty _cursor as none: the first page', async () => {
+    const first = await events({ object_type: 'task.lead', _limit: '2' })
+    expect(first.data).toHaveLength(2)
+    expect(await events({ object_type: 'task.lead', _limit: '2', _cursor: '' })).toEqual(first)
+    expect(await events({ object_type: 'task.lead', _limit: '2', _cursor: '  ' })).toEqual(first)
+  })
+
+  it('refuses a cursor with other filters than its list’s, but lets the date range change', async () => {
+    const first = await events({ object_type: 'task.lead', _limit: '1' })
+    const cursor = first.cursor_next ?? ''
+    expect(cursor).not.toBe('')
+    const others: Record<string, string>[] = [
+      {},
+      { object_type: 'lead' },
+      { object_type: 'task.lead', lead_id: leadId },
+    ]
+    for (const query of others) {
+      const res = await call(ctx.app, ctx.org.member.key, 'GET', '/event/', { query: { ...query, _cursor: cursor } })
+      expect(res.statusCode, res.body).toBe(400)
+      expect(res.json()).toEqual({
+        errors: [],
+        'field-errors': { _cursor: 'Not a cursor of this event list: give the filters it was made with.' },
+      })
+    }
+    const next = await events({ object_type: 'task.lead', _limit: '1', _cursor: cursor })
+    const ranged = await events({
+      object_type: 'task.lead',
+      _limit: '1',
+      _cursor: cursor,
+      date_updated__gte: '2000-01-01',
+    })
+    expect(ranged.data).toEqual(next.data)
+    // A cursor made before cursors kept their filters pages whatever it is given.
+    const seq = (
+      await ctx.database.db
+        .selectFrom('event')
+        .select('seq')
+        .where('id', '=', first.data[0]?.id ?? '')
+        .executeTakeFirstOrThrow()
+    ).seq
+    const old = await events({ object_type: 'task.lead', _limit: '1', _cursor: encoded([mine(), seq, 'next']) })
+    expect(old.data).toEqual(next.data)
+  })
+})
+
+describe('the event’s shape', () => {
+  // Close's event format, as its event log documentation lists the fields (its OpenAPI document leaves the event
+  // schema empty): `meta` holds the request that caused it and, in a merge, the two leads.
+  const CLOSE_EVENT_FIELDS = [
+    'action',
+    'api_key_id',
+    'changed_fields',
+    'data',
+    'date_created',
+    'date_updated',
+    'id',
+    'lead_id',
+    'meta',
+    'object_id',
+    'object_type',
+    'organization_id',
+    'previous_data',
+    'request_id',
+    'user_id',
+  ]
+
+  it('has Close’s fields, field for field, on /event/, /event/{id}/ and in the OpenAPI document', async () => {
+    const { requestId } = await createTask('Shape me')
+    const [event] = (await events({ request_id: requestId })).data
+    expect(Object.keys(event ?? {}).sort()).toEqual(CLOSE_EVENT_FIELDS)
+    const one = await call(ctx.app, ctx.org.member.key, 'GET', `/event/${event?.id ?? ''}/`)
+    expect(Object.keys(one.json<Record<string, unknown>>()).sort()).toEqual(CLOSE_EVENT_FIELDS)
+
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const answer = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema
+    const schema = answer('/api/v1/event/{id}/')
+    expect(Object.keys(schema.properties).sort()).toEqual(CLOSE_EVENT_FIELDS)
+    expect(answer('/api/v1/event/').properties.data.items).toEqual(schema)
+    expect(Object.keys(answer('/api/v1/event/').properties).sort()).toEqual(['cursor_next', 'cursor_previous', 'data'])
+    expect(Object.keys(schema.properties.meta.properties).sort()).toEqual([
+      'merge_destination_lead_id',
+      'merge_source_lead_id',
+      'request_method',
+      'request_path',
+    ])
+    // `data` may be null (a deletion's).
+    expect(JSON.stringify(schema.properties.data)).toContain('"null"')
+    const params = doc.paths['/api/v1/event/'].get.parameters.map((p: { name: string }) => p.name)
+    expect(params).toEqual(expect.arrayContaining(['_cursor', '_limit', 'object_type', 'date_updated__gte']))
   })
 })
 

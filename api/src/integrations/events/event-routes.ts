@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { LIST_LIMIT_MAX } from '@leadline/shared/list'
@@ -7,9 +8,9 @@ import type { PlatformDeps } from '../../platform/deps.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
-import { defineFilters } from '../../platform/data/list-filters.js'
+import { checkValues, defineFilters } from '../../platform/data/list-filters.js'
 import { EVENT_ACTIONS } from './event-repo.js'
-import { eventView } from './event-view.js'
+import { eventSchema, eventView } from './event-view.js'
 import { findOr404 } from '../../platform/data/find-or-404.js'
 
 const tags = ['events']
@@ -51,7 +52,10 @@ const eventFilters = defineFilters('event', {
 
 const listQuery = Type.Object({
   _limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX.event, default: LIST_LIMIT_MAX.event })),
-  _cursor: text('`cursor_next` or `cursor_previous` of an earlier answer, with the same filters.'),
+  _cursor: text(
+    '`cursor_next` or `cursor_previous` of an earlier answer, with the same filters (`date_updated` ones may differ); ' +
+      'empty for the first page.',
+  ),
   _fields: Type.Optional(Type.String()),
   ...eventFilters.properties,
 })
@@ -66,12 +70,26 @@ export interface Cursor {
    * stream passed `seq`, so resuming re-reads from here. As a `_cursor` such an id reads the events after `seq`.
    */
   floor?: number
+  /**
+   * Only in the cursors of `/event/`: the fingerprint of the filters of the list they page (all but `date_updated`),
+   * which the next request must give again. Cursors made before it was kept have none and page any filters.
+   */
+  filters?: string
 }
 
 export function encodeCursor(cursor: Cursor): string {
   const parts: unknown[] = [cursor.organizationId, cursor.seq, cursor.direction]
   if (cursor.floor !== undefined) parts.push(cursor.floor)
+  else if (cursor.filters !== undefined) parts.push(null, cursor.filters)
   return Buffer.from(JSON.stringify(parts)).toString('base64url')
+}
+
+/** The filters a cursor stays with: every one given but the `date_updated` ranges, which Close lets change. */
+const CURSOR_FILTERS = Object.keys(eventFilters.properties).filter((param) => !param.startsWith('date_updated'))
+
+function filtersFingerprint(query: Record<string, unknown>): string {
+  const given = CURSOR_FILTERS.map((param) => [param, query[param] ?? null])
+  return createHash('sha256').update(JSON.stringify(given)).digest('base64url').slice(0, 16)
 }
 
 /**
@@ -85,15 +103,21 @@ export function decodeCursor(raw: string, organizationId: string, field = '_curs
   } catch {
     parsed = undefined
   }
-  const parts =
-    Array.isArray(parsed) && (parsed.length === 3 || parsed.length === 4) ? parsed.map((p: unknown) => p) : []
-  const [owner, seq, direction, floor] = parts
+  const parts = Array.isArray(parsed) && parsed.length >= 3 && parsed.length <= 5 ? parsed.map((p: unknown) => p) : []
+  const [owner, seq, direction, floor, filters] = parts
   const notOurs = ValidationError.field(field, `Not a ${what} of this event list.`)
   if (typeof owner !== 'string' || !isSeq(seq)) throw notOurs
   if (direction !== 'next' && direction !== 'previous') throw notOurs
   if (parts.length === 4 && (direction !== 'previous' || !isSeq(floor) || floor > seq)) throw notOurs
+  if (parts.length === 5 && (floor !== null || typeof filters !== 'string')) throw notOurs
   if (owner !== organizationId) throw ValidationError.field(field, `Not a ${what} of this organization.`)
-  return { organizationId, seq, direction, ...(isSeq(floor) ? { floor } : {}) }
+  return {
+    organizationId,
+    seq,
+    direction,
+    ...(isSeq(floor) ? { floor } : {}),
+    ...(typeof filters === 'string' ? { filters } : {}),
+  }
 }
 
 function isSeq(value: unknown): value is number {
@@ -103,7 +127,12 @@ function isSeq(value: unknown): value is number {
 // The view lives apart so the event writer can build it without importing the routes.
 export { eventView, type EventView } from './event-view.js'
 
-export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, { db }) => {
+export interface EventRouteOptions extends PlatformDeps {
+  /** Every `object_type` the log writes: a filter on another is refused, not answered with nothing. */
+  objectTypes: readonly string[]
+}
+
+export const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (app, { db, objectTypes }) => {
   app.get(
     '/event/',
     {
@@ -112,6 +141,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
         summary: 'The event log: every change, newest first, paged with `_cursor`',
         description: 'Events are kept for `LEADLINE_EVENT_RETENTION_DAYS` (30 by default).',
         querystring: listQuery,
+        response: {
+          200: Type.Object({
+            data: Type.Array(eventSchema),
+            cursor_next: Type.Union([Type.String(), Type.Null()], { description: 'Older events, if any.' }),
+            cursor_previous: Type.Union([Type.String(), Type.Null()], { description: 'Newer events, if any.' }),
+          }),
+        },
       },
     },
     async (request) => {
@@ -121,8 +157,15 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
       // Not a documented parameter (Close's log has none): refused, so a client paging with it learns of _cursor.
       if (raw._skip !== undefined) throw ValidationError.field('_skip', 'The event log pages with _cursor, not _skip.')
       const checked = eventFilters.check(query)
+      if (query.object_type !== undefined)
+        checkValues('object_type', [query.object_type], objectTypes, 'Not an object type of the event log.')
       const limit = query._limit ?? LIST_LIMIT_MAX.event
-      const cursor = query._cursor === undefined ? undefined : decodeCursor(query._cursor, me.organizationId)
+      const filters = filtersFingerprint(raw)
+      // Close reads an empty cursor as none: the first page.
+      const given = query._cursor?.trim() ?? ''
+      const cursor = given === '' ? undefined : decodeCursor(given, me.organizationId)
+      if (cursor?.filters !== undefined && cursor.filters !== filters)
+        throw ValidationError.field('_cursor', 'Not a cursor of this event list: give the filters it was made with.')
 
       let filtered: EventQuery = db.selectFrom('event').where('organization_id', '=', me.organizationId)
       for (const condition of eventFilters.conditions(checked)) filtered = filtered.where(condition)
@@ -140,7 +183,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
       const first = shown[0]
       const last = shown.at(-1)
       const at = (row: { seq: number }, direction: Cursor['direction']) =>
-        encodeCursor({ organizationId: me.organizationId, seq: row.seq, direction })
+        encodeCursor({ organizationId: me.organizationId, seq: row.seq, direction, filters })
       // Older events lie past the last one shown when this page stopped short of them (or, going to newer ones,
       // when any are left behind); newer ones before the first when a page went back, or this one came from a cursor.
       const older = last !== undefined && (newer ? await exists(filtered, '<', last.seq) : more)
@@ -156,7 +199,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<PlatformDeps> = async (app, 
 
   app.get(
     '/event/:id/',
-    { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema } },
+    { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema, response: { 200: eventSchema } } },
     async (request) => {
       const row = await findOr404(db, 'event', caller(request).organizationId, request.params.id, 'Event')
       return eventView(row)

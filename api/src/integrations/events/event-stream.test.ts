@@ -25,6 +25,7 @@ interface StreamedEvent {
   object_id: string
   action: string
   organization_id: string
+  meta: Record<string, unknown>
 }
 
 let ctx: TestContext
@@ -112,6 +113,7 @@ describe('GET /event/stream/', () => {
       const event = JSON.parse(message.data) as StreamedEvent
       const one = await fetch(`${base}/event/${event.id}/`, { headers: { authorization: basicAuth(org.member.key) } })
       expect(await one.json()).toEqual(event)
+      expect(event.meta).toEqual({ request_method: 'POST', request_path: '/api/v1/task/' })
       // Opaque: nothing of the organization or the order shows through.
       expect(message.lastEventId).toMatch(/^[A-Za-z0-9_-]+$/)
       expect(message.lastEventId).not.toContain(org.id)

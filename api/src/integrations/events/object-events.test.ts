@@ -9,7 +9,8 @@ import {
 
 // Every write of leads, contacts, activities, opportunities (and their due tasks), statuses, pipelines and custom
 // fields writes its events in the transaction of the change: `data` is what the API answers, `previous_data` and
-// `changed_fields` tell an update, a refused write leaves none.
+// `changed_fields` tell an update, a deletion has `data` null and the last state in `previous_data` (as Close's), a
+// refused write leaves none.
 
 type EventView = TestEvent
 
@@ -36,6 +37,14 @@ async function write(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unk
   const events = page.json<{ data: EventView[] }>().data.reverse()
   const json = res.body === '' ? { id: '' } : res.json<Json>()
   return { res, json, events, kinds: events.map((e) => `${e.object_type} ${e.action}`) }
+}
+
+/** A `deleted` event as Close shows one: no `data`, the object's last state in `previous_data`. */
+function expectDeleted(event: EventView | undefined, last: Record<string, unknown>) {
+  expect(event?.action).toBe('deleted')
+  expect(event?.data).toBeNull()
+  expect(event?.previous_data).toEqual(last)
+  expect(event?.changed_fields).toEqual([])
 }
 
 async function get(path: string): Promise<Json> {
@@ -102,24 +111,39 @@ describe('lead events', () => {
     const last = await get(`/lead/${lead.id}/`)
     const { kinds, events } = await write('DELETE', `/lead/${lead.id}/`)
     expect(kinds).toEqual(['lead deleted'])
-    expect(events[0]?.data).toEqual(last)
+    expectDeleted(events[0], last)
+    expect(events[0]).toMatchObject({ object_id: lead.id, lead_id: lead.id })
+    // How it was deleted: by this request, and no merge.
+    expect(events[0]?.meta).toEqual({ request_method: 'DELETE', request_path: `/api/v1/lead/${lead.id}/` })
   })
 
-  it('a merge says where the source went, then how the destination changed', async () => {
+  it('a merge says where the source went, how the destination changed, and that the source is deleted', async () => {
     const source = (await write('POST', '/lead/', { name: 'Source', contacts: [{ name: 'Moving' }] })).json
     const destination = (await write('POST', '/lead/', { name: 'Destination' })).json
+    const last = await get(`/lead/${source.id}/`)
     const { res, kinds, events } = await write('POST', '/lead/merge/', {
       source: source.id,
       destination: destination.id,
     })
     expect(res.statusCode, res.body).toBe(200)
-    expect(kinds).toEqual(['lead merged', 'lead updated'])
-    const [merged, updated] = events
+    expect(kinds).toEqual(['lead merged', 'lead updated', 'lead deleted'])
+    const [merged, updated, deleted] = events
     expect(merged).toMatchObject({ object_id: source.id, lead_id: destination.id })
     expect(merged?.data).toMatchObject({ id: source.id, name: 'Source' })
     expect(updated).toMatchObject({ object_id: destination.id, lead_id: destination.id })
     expect(updated?.changed_fields).toContain('contacts')
     expect(updated?.data).toEqual(await get(`/lead/${destination.id}/`))
+    expect(deleted).toMatchObject({ object_id: source.id, lead_id: source.id })
+    expectDeleted(deleted, last)
+    // Every event of the merge says it was one, and which lead went into which (Close's `meta`).
+    for (const event of events)
+      expect(event.meta).toEqual({
+        request_method: 'POST',
+        request_path: '/api/v1/lead/merge/',
+        merge_source_lead_id: source.id,
+        merge_destination_lead_id: destination.id,
+      })
+    expect((await call(ctx.app, org.admin.key, 'GET', `/event/${deleted?.id ?? ''}/`)).json()).toEqual(deleted)
   })
 })
 
@@ -135,7 +159,7 @@ describe('contact and activity events', () => {
     expect(updated.events[0]?.changed_fields).toEqual(expect.arrayContaining(['title', 'date_updated']))
     const deleted = await write('DELETE', `/contact/${created.json.id}/`)
     expect(deleted.kinds).toEqual(['contact deleted'])
-    expect(deleted.events[0]?.data).toEqual(updated.json)
+    expectDeleted(deleted.events[0], updated.json)
   })
 
   it('notes: created, updated, deleted, under their lead', async () => {
@@ -150,7 +174,8 @@ describe('contact and activity events', () => {
     expect(edited.events[0]?.data).toEqual(edited.json)
     const deleted = await write('DELETE', `/activity/note/${note.json.id}/`)
     expect(deleted.kinds).toEqual(['activity.note deleted'])
-    expect(deleted.events[0]?.data).toMatchObject({ id: note.json.id, note: 'Second' })
+    expectDeleted(deleted.events[0], edited.json)
+    expect(deleted.events[0]?.previous_data).toMatchObject({ id: note.json.id, note: 'Second' })
     // A refused note writes nothing.
     expect((await write('POST', '/activity/note/', { lead_id: lead.id, note: '  ' })).events).toEqual([])
   })
@@ -164,6 +189,8 @@ describe('contact and activity events', () => {
     expect(completion?.data).toMatchObject({ task_id: task.id, task_text: 'Ring' })
     const removed = await write('DELETE', `/activity/task_completed/${completion?.object_id ?? ''}/`)
     expect(removed.kinds).toEqual(['activity.task_completed deleted'])
+    expect(removed.events[0]?.data).toBeNull()
+    expect(removed.events[0]?.previous_data).toMatchObject({ id: completion?.object_id, task_id: task.id })
   })
 })
 
@@ -203,7 +230,9 @@ describe('opportunity events', () => {
 
     const deleted = await write('DELETE', `/opportunity/${created.json.id}/`)
     expect(deleted.kinds).toEqual(['opportunity deleted', 'task.opportunity_due deleted'])
-    expect(deleted.events[0]?.data).toEqual(moved.json)
+    expectDeleted(deleted.events[0], moved.json)
+    expect(deleted.events[1]?.data).toBeNull()
+    expect(deleted.events[1]?.previous_data).toMatchObject({ id: dueId, object_id: created.json.id })
   })
 })
 
@@ -215,7 +244,9 @@ describe('organization-wide events', () => {
     const renamed = await write('PUT', `/status/lead/${created.json.id}/`, { label: 'Nurture' })
     expect(renamed.kinds).toEqual(['status.lead updated'])
     expect(renamed.events[0]).toMatchObject({ previous_data: { label: 'Nurturing' }, changed_fields: ['label'] })
-    expect((await write('DELETE', `/status/lead/${created.json.id}/`)).kinds).toEqual(['status.lead deleted'])
+    const deleted = await write('DELETE', `/status/lead/${created.json.id}/`)
+    expect(deleted.kinds).toEqual(['status.lead deleted'])
+    expectDeleted(deleted.events[0], { ...created.json, label: 'Nurture' })
     // Refused for a non-admin: nothing written.
     expect((await write('POST', '/status/lead/', { label: 'Sneaky' }, org.member.key)).events).toEqual([])
   })
@@ -250,7 +281,7 @@ describe('organization-wide events', () => {
     const empty = (await write('POST', '/pipeline/', { name: 'Empty' })).json
     const deleted = await write('DELETE', `/pipeline/${empty.id}/`)
     expect(deleted.kinds).toEqual(['pipeline deleted'])
-    expect(deleted.events[0]?.data).toEqual(empty)
+    expectDeleted(deleted.events[0], empty)
   })
 
   it('custom fields: created, changed, deleted, named by the kind of object they hold values of', async () => {
@@ -260,8 +291,63 @@ describe('organization-wide events', () => {
     const renamed = await write('PUT', `/custom_field/contact/${created.json.id}/`, { name: 'Boot size' })
     expect(renamed.kinds).toEqual(['custom_field.contact updated'])
     expect(renamed.events[0]?.previous_data).toMatchObject({ name: 'Shoe size' })
-    expect((await write('DELETE', `/custom_field/contact/${created.json.id}/`)).kinds).toEqual([
-      'custom_field.contact deleted',
-    ])
+    const deleted = await write('DELETE', `/custom_field/contact/${created.json.id}/`)
+    expect(deleted.kinds).toEqual(['custom_field.contact deleted'])
+    expectDeleted(deleted.events[0], renamed.json)
+  })
+
+  it('every deleted object, whatever its kind, is told as Close tells it', async () => {
+    const outcome = await write('POST', '/outcome/', { name: 'Gone soon' })
+    expect(outcome.res.statusCode, outcome.res.body).toBe(201)
+    const template = await write('POST', '/email_template/', { name: 'Gone soon', subject: 'Hi', body: 'Hello' })
+    expect(template.res.statusCode, template.res.body).toBe(200)
+    for (const path of [`/outcome/${outcome.json.id}/`, `/email_template/${template.json.id}/`]) {
+      const deleted = await write('DELETE', path)
+      expect(deleted.res.statusCode, deleted.res.body).toBe(200)
+      expect(deleted.events).toHaveLength(1)
+    }
+    // Every deletion the tests of this file made: leads, contacts, activities, opportunities and their tasks,
+    // statuses, pipelines, custom fields, outcomes, email templates.
+    const page = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { action: 'deleted', _limit: '50' } })
+    const all = page.json<{ data: EventView[] }>().data
+    expect(new Set(all.map((e) => e.object_type))).toEqual(
+      new Set([
+        'lead',
+        'contact',
+        'activity.note',
+        'activity.task_completed',
+        'opportunity',
+        'task.opportunity_due',
+        'status.lead',
+        'pipeline',
+        'custom_field.contact',
+        'outcome',
+        'email_template',
+      ]),
+    )
+    for (const event of all) {
+      expect(event.data).toBeNull()
+      expect(event.previous_data.id).toBe(event.object_id)
+      // Deleted by a DELETE, or by the merge of the lead into another.
+      expect(event.meta.request_method).toBe(event.meta.merge_source_lead_id === undefined ? 'DELETE' : 'POST')
+    }
+  })
+
+  it('lets the log be filtered by every object type it holds', async () => {
+    const types = new Set<string>()
+    let cursor = ''
+    do {
+      const page = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { _cursor: cursor } })
+      expect(page.statusCode, page.body).toBe(200)
+      const body = page.json<{ data: EventView[]; cursor_next: string | null }>()
+      for (const event of body.data) types.add(event.object_type)
+      cursor = body.cursor_next ?? ''
+    } while (cursor !== '')
+    expect(types.size).toBeGreaterThan(10)
+    for (const type of types) {
+      const res = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { object_type: type, _limit: '1' } })
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(200)
+      expect(res.json<{ data: EventView[] }>().data[0]?.object_type).toBe(type)
+    }
   })
 })

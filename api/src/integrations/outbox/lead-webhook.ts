@@ -75,9 +75,26 @@ export async function leadWebhookSigningKey(db: Db, box: SecretBox | null): Prom
 
 const LEAD_WEBHOOK_EVENTS = { created: 'create', updated: 'update', deleted: 'delete', merged: 'merge' } as const
 
-/** The lead events the lead webhook hears of. */
-export function isLeadWebhookEvent(objectType: string, action: string): action is keyof typeof LEAD_WEBHOOK_EVENTS {
-  return objectType === 'lead' && Object.hasOwn(LEAD_WEBHOOK_EVENTS, action)
+type LeadWebhookAction = keyof typeof LEAD_WEBHOOK_EVENTS
+
+/**
+ * The action the lead webhook hears of for an event, if any: lead events, except the source's deletion in a merge,
+ * which the merge's own notification (`source_id`, `destination_id`) already tells.
+ */
+export function leadWebhookAction(event: {
+  object_type: string
+  action: string
+  meta: unknown
+}): LeadWebhookAction | undefined {
+  const { object_type: objectType, action, meta } = event
+  if (objectType !== 'lead' || !isLeadWebhookActionName(action)) return undefined
+  if (action === 'deleted' && typeof meta === 'object' && meta !== null && 'merge_source_lead_id' in meta)
+    return undefined
+  return action
+}
+
+function isLeadWebhookActionName(action: string): action is LeadWebhookAction {
+  return Object.hasOwn(LEAD_WEBHOOK_EVENTS, action)
 }
 
 /**
@@ -85,7 +102,7 @@ export function isLeadWebhookEvent(objectType: string, action: string): action i
  * `{source_id, destination_id}` for merge (a lead's `merged` event is the source's, its `lead_id` the destination).
  */
 export function leadWebhookBody(
-  action: keyof typeof LEAD_WEBHOOK_EVENTS,
+  action: LeadWebhookAction,
   event: { object_id: string; lead_id: string | null; data: unknown },
 ): { model: 'lead'; event: string; data: unknown } {
   const name = LEAD_WEBHOOK_EVENTS[action]

@@ -59,7 +59,12 @@ function newDispatcher(options: { leadWebhookUrl?: string | null; leaseSeconds?:
   })
 }
 
-async function subscribe(events = [{ object_type: 'task.lead', action: 'created' }], url = receiver.url) {
+async function subscribe(
+  events: { object_type: string; action: string; extra_filter?: unknown }[] = [
+    { object_type: 'task.lead', action: 'created' },
+  ],
+  url = receiver.url,
+) {
   const res = await call(ctx.app, org.admin.key, 'POST', '/webhook/', { body: { url, events } })
   expect(res.statusCode, res.body).toBe(201)
   const made = res.json<{ id: string; signature_key: string }>()
@@ -100,7 +105,7 @@ function systemContext(leadWebhookEnvUrl: string | null): EventContext {
 
 interface Delivered {
   subscription_id: string
-  event: { id: string; object_id: string; action: string; data: { text?: string } }
+  event: { id: string; object_id: string; action: string; data: { text?: string } | null }
 }
 const bodies = () => receiver.requests.map((r) => JSON.parse(r.body) as Delivered)
 
@@ -137,6 +142,39 @@ describe('delivering a subscription’s events', () => {
     expect(() => verifySignedRequest('00'.repeat(32), request?.headers ?? {}, request?.body ?? '')).toThrow()
     // Nothing is delivered twice.
     expect(await dispatcher.drain()).toBe(0)
+  })
+
+  it('delivers a deletion as Close shows it, to a filter on the deleted object’s fields, its meta as /event/ shows it', async () => {
+    const onName = (name: string) => ({
+      type: 'field_accessor',
+      field: 'data',
+      filter: { type: 'field_accessor', field: 'name', filter: { type: 'equals', value: name } },
+    })
+    const mine = await subscribe([{ object_type: 'lead', action: 'deleted', extra_filter: onName('Doomed Co') }])
+    const onPrevious = await subscribe([
+      {
+        object_type: 'lead',
+        action: 'deleted',
+        extra_filter: { ...onName('Doomed Co'), field: 'previous_data' },
+      },
+    ])
+    await subscribe([{ object_type: 'lead', action: 'deleted', extra_filter: onName('Another Co') }])
+    const made = await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Doomed Co' } })
+    const doomed = made.json<{ id: string }>()
+    const last = (await call(ctx.app, org.member.key, 'GET', `/lead/${doomed.id}/`)).json()
+    expect((await call(ctx.app, org.member.key, 'DELETE', `/lead/${doomed.id}/`)).statusCode).toBe(200)
+    expect(await dispatcher.drain()).toBe(2)
+    const delivered = bodies()
+    expect(delivered.map((b) => b.subscription_id).sort()).toEqual([mine.id, onPrevious.id].sort())
+    const event = (await call(ctx.app, org.member.key, 'GET', `/event/${delivered[0]?.event.id ?? ''}/`)).json()
+    for (const body of delivered) expect(body.event).toEqual(event)
+    expect(event).toMatchObject({
+      object_id: doomed.id,
+      action: 'deleted',
+      data: null,
+      previous_data: last,
+      meta: { request_method: 'DELETE', request_path: `/api/v1/lead/${doomed.id}/` },
+    })
   })
 
   it('retries a failed delivery with growing waits, records each attempt, and marks the subscription failing until one succeeds', async () => {
@@ -209,7 +247,7 @@ describe('delivering a subscription’s events', () => {
     ctx.clock.advance(31_000)
     await dispatcher.drain()
     const firsts = bodies().filter((b) => b.event.object_id === first)
-    expect(firsts.map((b) => b.event.data.text)).toEqual(['First', 'First', 'First, again', 'First, third time'])
+    expect(firsts.map((b) => b.event.data?.text)).toEqual(['First', 'First', 'First, again', 'First, third time'])
     expect((await rows()).every((r) => r.status === 'delivered')).toBe(true)
   })
 

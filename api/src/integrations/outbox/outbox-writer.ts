@@ -4,7 +4,7 @@ import type { EventSink } from '../events/event-repo.js'
 import type { EventView } from '../events/event-view.js'
 import { newId } from '../../platform/security/ids.js'
 import { subscriptionMatcher } from '../webhooks/webhook-matching.js'
-import { isLeadWebhookEvent, leadWebhookBody, readLeadWebhook } from './lead-webhook.js'
+import { leadWebhookAction, leadWebhookBody, readLeadWebhook } from './lead-webhook.js'
 import { outboxWritten } from './outbox-signal.js'
 
 // The outbox's writer: the events' sink (app/app.ts gives it), called by recordEvents in the transaction of the change, after its events, so a change, its
@@ -35,7 +35,7 @@ export function outboxSink(leadWebhookEnvUrl: string | null): EventSink {
 export async function writeOutbox(tx: Db, ctx: OutboxWriteContext, events: readonly EventView[]): Promise<number> {
   if (events.length === 0) return 0
   const matches = await subscriptionMatcher(tx, ctx.organizationId)
-  const leadWebhook = events.some((e) => isLeadWebhookEvent(e.object_type, e.action))
+  const leadWebhook = events.some((e) => leadWebhookAction(e) !== undefined)
     ? (await readLeadWebhook(tx, ctx.leadWebhookEnvUrl)).url
     : null
 
@@ -69,8 +69,9 @@ export async function writeOutbox(tx: Db, ctx: OutboxWriteContext, events: reado
         )
       }
     }
-    if (leadWebhook !== null && isLeadWebhookEvent(event.object_type, event.action)) {
-      const body = leadWebhookBody(event.action, event)
+    const leadAction = leadWebhook === null ? undefined : leadWebhookAction(event)
+    if (leadWebhook !== null && leadAction !== undefined) {
+      const body = leadWebhookBody(leadAction, event)
       row('lead_webhook', null, event, `lead_webhook:${event.object_id}`, JSON.stringify(body))
     }
   }

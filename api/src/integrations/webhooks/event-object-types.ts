@@ -24,3 +24,15 @@ export const EVENT_OBJECT_TYPES: readonly string[] = [
 export function isEventObjectType(value: string): boolean {
   return EVENT_OBJECT_TYPES.includes(value)
 }
+
+/**
+ * Every `object_type` the event log holds: those subscriptions may ask for, and those only other screens follow
+ * (members, and objects whose data not every member may read). `/event/` refuses a filter on any other.
+ */
+export const LOGGED_OBJECT_TYPES: readonly string[] = [
+  ...EVENT_OBJECT_TYPES,
+  'membership',
+  'email_account',
+  'email_template',
+  'webhook',
+]

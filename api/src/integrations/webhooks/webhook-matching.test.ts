@@ -84,6 +84,7 @@ function eventOf(fields: Partial<EventView> & Pick<EventView, 'object_type' | 'a
     data: {},
     previous_data: {},
     changed_fields: [],
+    meta: {},
     ...fields,
   }
 }

@@ -82,11 +82,21 @@ export async function subscriptionMatcher(
   return (event) => {
     const candidates = wishes.get(keyOf(event.object_type, event.action))
     if (candidates === undefined) return NONE
+    const filtered = filteredAs(event)
     const ids: string[] = []
     for (const wish of candidates) {
-      if (wish.everything || wish.filters.some((filter) => webhookFilterMatches(filter, event)))
+      if (wish.everything || wish.filters.some((filter) => webhookFilterMatches(filter, filtered)))
         ids.push(wish.subscriptionId)
     }
     return ids
   }
+}
+
+/**
+ * The event a filter reads. A `deleted` event's `data` is null and its `previous_data` the object (as Close shows
+ * them), but a filter on `data` (`data.user_id`, `data.name`) still reads the object that was deleted: filters
+ * written for the object's fields keep working on its deletion, and those on `previous_data` read the same object.
+ */
+function filteredAs(event: EventView): EventView {
+  return event.action === 'deleted' && event.data === null ? { ...event, data: event.previous_data } : event
 }

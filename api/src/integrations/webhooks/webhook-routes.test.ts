@@ -704,6 +704,7 @@ describe('subscriptions made through the API', () => {
       data: { name: 'Acme' },
       previous_data: {},
       changed_fields: [],
+      meta: {},
     }
     const match = async () => (await subscriptionMatcher(ctx.database.db, org.id))(event)
     expect(await match()).toEqual([])

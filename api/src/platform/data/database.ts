@@ -429,6 +429,8 @@ export interface EventTable {
   data: string
   previous_data: string
   changed_fields: string
+  /** Close's `meta` as JSON (migration 0037): `{}` for events recorded before it. */
+  meta: string
   date_created: string
   date_updated: string
 }

@@ -35,6 +35,7 @@ import * as m0033 from './migrations/0033-outcome-order.js'
 import * as m0034 from './migrations/0034-custom-field-positions.js'
 import * as m0035 from './migrations/0035-email-account-last-error.js'
 import * as m0036 from './migrations/0036-contact-order.js'
+import * as m0037 from './migrations/0037-event-meta.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0034-custom-field-positions': m0034,
   '0035-email-account-last-error': m0035,
   '0036-contact-order': m0036,
+  '0037-event-meta': m0037,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -302,7 +302,8 @@ describe('phone number events', () => {
     expect(deleted.statusCode).toBe(200)
     const [gone] = await requestEvents(ctx.app, org.admin.key, deleted)
     expect(gone).toMatchObject({ object_type: 'phone_number', object_id: phone.id, action: 'deleted' })
-    expect(gone?.data).toEqual(changed.json())
+    expect(gone?.data).toBeNull()
+    expect(gone?.previous_data).toEqual(changed.json())
 
     // A refused add records nothing.
     const again = await call(ctx.app, org.admin.key, 'POST', '/phone_number/', { body: { number: 'nope' } })

@@ -183,11 +183,12 @@ export async function call(
   })
 }
 
-/** An event as `/event/` answers it, with its JSON parts typed as tests read them. */
-export type TestEvent = Omit<EventView, 'data' | 'previous_data' | 'changed_fields'> & {
-  data: Record<string, unknown>
+/** An event as `/event/` answers it, with its JSON parts typed as tests read them (`data` is null when deleted). */
+export type TestEvent = Omit<EventView, 'data' | 'previous_data' | 'changed_fields' | 'meta'> & {
+  data: Record<string, unknown> | null
   previous_data: Record<string, unknown>
   changed_fields: string[]
+  meta: Record<string, unknown>
 }
 
 /**
