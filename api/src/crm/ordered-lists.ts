@@ -6,6 +6,9 @@ import { sameLabel } from './statuses/status-input.js'
 // type's custom fields. Each row has an `id`, an `organization_id` and a `position`; a new row goes last, names are
 // unique ignoring case within the list, and a reorder gives each row its index.
 
+/** The most rows one reorder lists: far more than an organization's statuses, outcomes or fields; a bound on its work. */
+export const REORDER_MAX = 1000
+
 /** The tables of hand-ordered lists. */
 export type OrderedTable = 'lead_status' | 'opportunity_status' | 'pipeline' | 'outcome' | 'custom_field'
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { CustomFieldTable } from '../../platform/data/database.js'
 import type { Deps } from '../deps.js'
-import { setPositions } from '../ordered-lists.js'
+import { REORDER_MAX, setPositions } from '../ordered-lists.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { crudSchemas, idParams } from '../../platform/http/crud-routes.js'
 import { fetchPage } from '../../platform/http/list.js'
@@ -75,7 +75,8 @@ type UpdateBody = Static<typeof updateBody>
 
 const schemaBody = Type.Object(
   {
-    fields: Type.Array(Type.Object({ id: Type.String() }), {
+    fields: Type.Array(Type.Object({ id: Type.String({ maxLength: 100 }) }), {
+      maxItems: REORDER_MAX,
       description:
         'Fields of this object type (`{"id": ...}`), in the new order; the fields not listed follow them, in their current order. Each at most once.',
     }),

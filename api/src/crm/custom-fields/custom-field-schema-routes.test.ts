@@ -151,14 +151,18 @@ describe('the custom field schema', () => {
     expect(await schemaNames(ctx.other, 'lead')).toContain('Theirs for schema')
   })
 
-  it.each([[{ fields: 'nope' }], [{ fields: [{}] }], [{ fields: [{ id: 3 }] }], [{}]])(
-    'refuses the malformed body %j with a 400 in the documented shape',
-    async (body) => {
-      const res = await call(ctx.app, ctx.org.admin.key, 'PUT', '/custom_field_schema/lead/', { body })
-      expect(res.statusCode).toBe(400)
-      expect(res.json()).toEqual({ errors: [], 'field-errors': expect.any(Object) })
-    },
-  )
+  it.each([
+    [{ fields: 'nope' }],
+    [{ fields: [{}] }],
+    [{ fields: [{ id: 3 }] }],
+    [{}],
+    [{ fields: Array.from({ length: 1001 }, (_, i) => ({ id: `cf_${String(i)}` })) }],
+    [{ fields: [{ id: 'x'.repeat(101) }] }],
+  ])('refuses the malformed body %j with a 400 in the documented shape', async (body) => {
+    const res = await call(ctx.app, ctx.org.admin.key, 'PUT', '/custom_field_schema/lead/', { body })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ errors: [], 'field-errors': expect.any(Object) })
+  })
 
   it('refuses a reorder to a non-admin with 403 and changes nothing', async () => {
     const org = await ctx.createOrg('Schema rep')

@@ -169,12 +169,22 @@ describe('PUT /organization/{id}/', () => {
     const ids: string[] = org.lead_statuses.map((s: { id: string }) => s.id)
     const foreign = (await call(ctx.app, ctx.other.admin.key, 'GET', `/organization/${ctx.other.id}/`)).json()
       .lead_statuses[0].id
-    for (const order of [ids.slice(1), [...ids, ids[0]], [...ids.slice(1), foreign], [...ids.slice(0, -1), ids[0]]]) {
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ids[i % ids.length])
+    const tooLong = [...ids.slice(1), 'x'.repeat(101)]
+    for (const order of [
+      ids.slice(1),
+      [...ids, ids[0]],
+      [...ids.slice(1), foreign],
+      [...ids.slice(0, -1), ids[0]],
+      tooMany,
+      tooLong,
+    ]) {
       const res = await call(ctx.app, ctx.org.admin.key, 'PUT', orgPath(), {
         body: { lead_statuses: order, name: 'Should not stick' },
       })
       expect(res.statusCode).toBe(400)
-      expect(Object.keys(res.json()['field-errors'])).toEqual(['lead_statuses'])
+      // The field as a whole, or the one entry that is too long.
+      expect(Object.keys(res.json()['field-errors'])).toEqual([order === tooLong ? 'lead_statuses.3' : 'lead_statuses'])
     }
     const after = (await call(ctx.app, ctx.org.admin.key, 'GET', orgPath())).json()
     expect(after.lead_statuses).toEqual(org.lead_statuses)

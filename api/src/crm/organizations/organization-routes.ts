@@ -11,15 +11,22 @@ import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { organizationView } from './organization-view.js'
-import { setPositions } from '../ordered-lists.js'
+import { REORDER_MAX, setPositions } from '../ordered-lists.js'
 
 const schemas = crudSchemas(['organizations'], organizationSchema, { writeFields: false })
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
 
 const orderSchema = (what: string) =>
-  Type.Array(Type.Union([Type.String(), Type.Object({ id: Type.String() }, { additionalProperties: true })]), {
-    description: `Every ${what} of the organization, in the new order (objects with \`id\`, or ids).`,
-  })
+  Type.Array(
+    Type.Union([
+      Type.String({ maxLength: 100 }),
+      Type.Object({ id: Type.String({ maxLength: 100 }) }, { additionalProperties: true }),
+    ]),
+    {
+      maxItems: REORDER_MAX,
+      description: `Every ${what} of the organization, in the new order (objects with \`id\`, or ids).`,
+    },
+  )
 
 const updateBody = Type.Object(
   {
