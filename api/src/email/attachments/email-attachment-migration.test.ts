@@ -36,6 +36,8 @@ const LATER_COLUMNS: [string, string][] = [
   ['user', 'totp_enabled_at varchar(32)'],
   ['organization', 'require_two_factor integer not null default 0'],
   ['custom_field', 'position integer not null default 0'],
+  ['contact', 'position integer not null default 0'],
+  ['event', "meta text not null default '{}'"],
 ]
 
 let emailId: string
@@ -51,8 +53,9 @@ beforeAll(async () => {
   organizationId = org.id
   key = org.member.key
   // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
-  // 0026, which every activity is written with, of 0028 and 0030, which every request's key is checked with, and of
-  // 0034, which lead writes read custom fields in the order of: they are
+  // 0026, which every activity is written with, of 0028 and 0030, which every request's key is checked with, of
+  // 0034, which lead writes read custom fields in the order of, of 0036, which a lead's contacts are read in the
+  // order of, and of 0037, which every event is written with: they are
   // added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
   for (const [table, column] of LATER_COLUMNS) {
     await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)
