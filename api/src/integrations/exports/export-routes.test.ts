@@ -6,6 +6,7 @@ import { formatTimestamp } from '../../platform/data/time.js'
 import { createMetaCache, type MetaCache } from '../../crm/organizations/organization-meta.js'
 import { createExportWorker, EXPORT_LEASE_MS, type ExportWorker } from './export-worker.js'
 import { CONTACT_COLUMNS, LEAD_COLUMNS, OPPORTUNITY_COLUMNS } from './export-rows.js'
+import { purgeOldExports } from './export-repo.js'
 
 // Exports over HTTP, on the database LEADLINE_TEST_DB names: asked for, made by a worker driven here one drain at a
 // time, and downloaded, gunzipped and parsed as a client would.
@@ -406,6 +407,25 @@ describe('who sees an export', () => {
     // A lead export is not an opportunity export.
     expect((await get(leadExport.id, rep(), '/export/opportunity/')).statusCode).toBe(404)
     expect((await call(ctx.app, rep(), 'GET', '/export/?_limit=101')).statusCode).toBe(400)
+    await worker.drain()
+  })
+})
+
+describe('retention', () => {
+  it('deletes exports and their files made over the retention ago, and keeps newer ones', async () => {
+    const { done } = await made('/export/lead/', { format: 'csv', type: 'leads', fields: ['id', 'constructor'] })
+    const chunks = () =>
+      ctx.database.db.selectFrom('data_export_chunk').select('seq').where('export_id', '=', done.id).execute()
+    expect((await chunks()).length).toBeGreaterThan(0)
+    expect(await purgeOldExports(ctx.database.db, ctx.clock, 30)).toBe(0)
+    const fresh = await ask('/export/lead/', { format: 'csv', type: 'leads' })
+    ctx.clock.advance(30 * 86_400_000 + 60_000)
+    const later = await ask('/export/lead/', { format: 'csv', type: 'leads' })
+    expect(await purgeOldExports(ctx.database.db, ctx.clock, 30)).toBeGreaterThanOrEqual(2)
+    expect((await get(done.id)).statusCode).toBe(404)
+    expect((await get(fresh.id)).statusCode).toBe(404)
+    expect(await chunks()).toEqual([])
+    expect((await get(later.id)).statusCode).toBe(200)
     await worker.drain()
   })
 })

@@ -177,7 +177,7 @@ export function escapeFormula(text: string): string {
 /** A row's cells as written: text formatted (timestamps) and escaped, numbers as they are, null as empty. */
 export function writtenCells(row: CsvRow, columns: string[], dateFormat: 'original' | 'iso8601'): (string | number)[] {
   return columns.map((column) => {
-    const value = row[column]
+    const value = Object.hasOwn(row, column) ? row[column] : undefined
     if (value === undefined || value === null) return ''
     if (typeof value === 'number') return value
     if (typeof value === 'boolean') return value ? 'true' : 'false'

@@ -308,7 +308,9 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
       await pipeline(Readable.from(records()), stringify(), createGzip(), sink)
     } else {
       const pick = (object: Record<string, unknown>) =>
-        fields === undefined ? object : Object.fromEntries(fields.filter((f) => f in object).map((f) => [f, object[f]]))
+        fields === undefined
+          ? object
+          : Object.fromEntries(fields.filter((f) => Object.hasOwn(object, f)).map((f) => [f, object[f]]))
       async function* text() {
         yield '['
         for await (const batch of items(claim, organization)) {
