@@ -512,12 +512,30 @@ describe('a restart', () => {
     expect((await get(asked.id)).json()).toMatchObject({ status: 'error', error: expect.stringMatching(/interrupted/) })
   })
 
-  it('a stopped worker gives its export back, and the next one makes it', async () => {
+  it('a stopped worker gives its export back, and the next one makes it at once', async () => {
     const asked = await ask('/export/lead/', { format: 'csv', type: 'leads' })
-    const background = newWorker({ owner: 'stopping-process' })
+    let resume: () => void = () => undefined
+    const held = new Promise<void>((resolve) => {
+      resume = resolve
+    })
+    const real = createMetaCache(ctx.database.db, ctx.database.reader)
+    const background = newWorker({
+      owner: 'stopping-process',
+      meta: { ...real, require: async (id, version) => held.then(() => real.require(id, version)) },
+    })
     background.start()
-    await background.stop()
-    await worker.drain()
+    await expect.poll(async () => (await get(asked.id)).json<Export>().status).toBe('started')
+    const stopped = background.stop()
+    resume()
+    await stopped
+    const row = await ctx.database.db
+      .selectFrom('data_export')
+      .select(['status', 'lease_until'])
+      .where('id', '=', asked.id)
+      .executeTakeFirst()
+    expect(row).toEqual({ status: 'started', lease_until: null })
+    // No wait for a lease to run out: the next worker takes it now.
+    expect(await worker.drain()).toBe(1)
     expect((await get(asked.id)).json<Export>().status).toBe('done')
   })
 })

@@ -7,7 +7,8 @@ import type { Db } from '../../platform/data/database.js'
 import { found } from '../../platform/data/find-or-404.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
-import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema } from '../../platform/http/list.js'
+import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../../platform/http/list.js'
+import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { caller } from '../../platform/http/request-context.js'
 import { newId } from '../../platform/security/ids.js'
 import { idParams } from '../../platform/http/crud-routes.js'
@@ -89,49 +90,52 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
     return exportView(stored)
   }
 
-  const listOf = (objectType?: 'lead' | 'opportunity') => ({
-    schema: {
-      tags,
-      summary: `List ${objectType === undefined ? 'exports' : `${objectType} exports`}, newest first. ${WHO}`,
-      querystring: listQuerySchema(),
-      response: { 200: listResponse },
-    },
-  })
-  const list = async (
-    request: { query: { _skip?: number; _limit?: number } },
-    me: ReturnType<typeof caller>,
-    objectType?: 'lead' | 'opportunity',
-  ) => {
+  type Kind = 'lead' | 'opportunity' | undefined
+  const list = async (me: KeyOwner, page: ListQuery, kind: Kind) => {
     let query = visibleExports(db, me)
-    if (objectType !== undefined) query = query.where('object_type', '=', objectType)
-    const page = await fetchPage(query.orderBy('date_created', 'desc').orderBy('id', 'desc'), request.query)
-    return { has_more: page.has_more, data: page.data.map(exportView) }
+    if (kind !== undefined) query = query.where('object_type', '=', kind)
+    const rows = await fetchPage(query.orderBy('date_created', 'desc').orderBy('id', 'desc'), page)
+    return { has_more: rows.has_more, data: rows.data.map(exportView) }
   }
-  app.get('/export/', listOf(), async (request) => list(request, caller(request)))
-  app.get('/export/lead/', listOf('lead'), async (request) => list(request, caller(request), 'lead'))
-  app.get('/export/opportunity/', listOf('opportunity'), async (request) =>
-    list(request, caller(request), 'opportunity'),
-  )
-
-  const oneOf = (objectType?: 'lead' | 'opportunity') => ({
-    schema: {
-      tags,
-      summary: `One ${objectType === undefined ? '' : `${objectType} `}export: its \`status\` (\`created\`, \`started\`, \`in_progress\`, \`done\`, \`error\`) and, once done, \`download_url\`. ${WHO}`,
-      params: idParams,
-      querystring: fieldsQuerySchema,
-      response: { 200: exportSchema },
-    },
-  })
-  const one = async (me: ReturnType<typeof caller>, id: string, objectType?: 'lead' | 'opportunity') => {
+  const one = async (me: KeyOwner, id: string, kind: Kind) => {
     const row = found(await findVisibleExport(db, me, id), 'Export')
-    if (objectType !== undefined && row.object_type !== objectType) throw new NotFoundError('Export')
+    if (kind !== undefined && row.object_type !== kind) throw new NotFoundError('Export')
     return exportView(row)
   }
-  app.get('/export/:id/', oneOf(), async (request) => one(caller(request), request.params.id))
-  app.get('/export/lead/:id/', oneOf('lead'), async (request) => one(caller(request), request.params.id, 'lead'))
-  app.get('/export/opportunity/:id/', oneOf('opportunity'), async (request) =>
-    one(caller(request), request.params.id, 'opportunity'),
-  )
+  // Every export, lead exports and opportunity exports: a list and one export under each, as Close's paths are.
+  const kinds: [string, Kind][] = [
+    ['/export/', undefined],
+    ['/export/lead/', 'lead'],
+    ['/export/opportunity/', 'opportunity'],
+  ]
+  for (const [path, kind] of kinds) {
+    const what = kind === undefined ? 'export' : `${kind} export`
+    app.get(
+      path,
+      {
+        schema: {
+          tags,
+          summary: `List ${what}s, newest first. ${WHO}`,
+          querystring: listQuerySchema(),
+          response: { 200: listResponse },
+        },
+      },
+      async (request) => list(caller(request), request.query, kind),
+    )
+    app.get(
+      `${path}:id/`,
+      {
+        schema: {
+          tags,
+          summary: `One ${what}: its \`status\` (\`created\`, \`started\`, \`in_progress\`, \`done\`, \`error\`) and, once done, \`download_url\`. ${WHO}`,
+          params: idParams,
+          querystring: fieldsQuerySchema,
+          response: { 200: exportSchema },
+        },
+      },
+      async (request) => one(caller(request), request.params.id, kind),
+    )
+  }
 
   app.get(
     '/export/:id/download/',
