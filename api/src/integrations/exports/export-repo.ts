@@ -4,7 +4,7 @@ import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { API_PREFIX } from '../../platform/http/platform.js'
 import type { Clock } from '../../platform/data/time.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import type { ExportView } from './export-input.js'
+import type { ExportView } from '@leadline/shared/export-schema'
 
 export type ExportRow = Selectable<DataExportTable>
 
