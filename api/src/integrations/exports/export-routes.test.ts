@@ -207,12 +207,23 @@ describe('from created to done', () => {
     const asked = await ask('/export/lead/', { format: 'json', type: 'leads', query: 'url:acme' })
     // The search stops parsing after it was taken (as a grammar change could make it): the export fails.
     await ctx.database.db.updateTable('data_export').set({ query: 'name:(' }).where('id', '=', asked.id).execute()
+    // A chunk an earlier claim left: a failed export keeps no file.
+    await ctx.database.db
+      .insertInto('data_export_chunk')
+      .values({ export_id: asked.id, organization_id: ctx.org.id, seq: 0, content: 'AAAA' })
+      .execute()
     expect(await worker.drain()).toBe(1)
     const failed = (await get(asked.id)).json<Export>()
     expect(failed.status).toBe('error')
     expect(failed.error).toMatch(/query/)
     expect(failed.download_url).toBeNull()
     expect((await download(`/api/v1/export/${asked.id}/download/`)).statusCode).toBe(404)
+    const left = await ctx.database.db
+      .selectFrom('data_export_chunk')
+      .select('seq')
+      .where('export_id', '=', asked.id)
+      .execute()
+    expect(left).toEqual([])
   })
 })
 

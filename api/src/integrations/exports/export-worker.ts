@@ -326,22 +326,26 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
     return { rows, size: counted.size }
   }
 
+  /** Marks a claimed export done, or failed (what it had written deleted with it); LeaseLost if the claim is gone. */
   async function settle(claim: Claim, outcome: { rows: number; size: number } | { error: string }): Promise<void> {
-    const settled = await db
-      .updateTable('data_export')
-      .set({
-        ...('error' in outcome
-          ? { status: 'error' as const, error: outcome.error }
-          : { status: 'done' as const, n_rows: outcome.rows, size: outcome.size }),
-        lease_owner: null,
-        lease_until: null,
-        date_updated: formatTimestamp(clock.now()),
-      })
-      .where('id', '=', claim.row.id)
-      .where('lease_owner', '=', owner)
-      .where('lease_until', '=', claim.until)
-      .executeTakeFirst()
-    if (Number(settled.numUpdatedRows) === 0) throw new LeaseLost()
+    await db.transaction().execute(async (tx) => {
+      const settled = await tx
+        .updateTable('data_export')
+        .set({
+          ...('error' in outcome
+            ? { status: 'error' as const, error: outcome.error }
+            : { status: 'done' as const, n_rows: outcome.rows, size: outcome.size }),
+          lease_owner: null,
+          lease_until: null,
+          date_updated: formatTimestamp(clock.now()),
+        })
+        .where('id', '=', claim.row.id)
+        .where('lease_owner', '=', owner)
+        .where('lease_until', '=', claim.until)
+        .executeTakeFirst()
+      if (Number(settled.numUpdatedRows) === 0) throw new LeaseLost()
+      if ('error' in outcome) await tx.deleteFrom('data_export_chunk').where('export_id', '=', claim.row.id).execute()
+    })
   }
 
   /** Gives a stopped export's lease back, so the next claim makes it anew at once. */
