@@ -441,6 +441,27 @@ describe('retention', () => {
   })
 })
 
+describe('several api processes', () => {
+  it('share the exports: each is claimed and made once', async () => {
+    const asked = await Promise.all(
+      Array.from({ length: 4 }, () => ask('/export/lead/', { format: 'csv', type: 'contacts' })),
+    )
+    const workers = [newWorker({ owner: 'process-a' }), newWorker({ owner: 'process-b' })]
+    const settled = await Promise.all(workers.map((w) => w.drain()))
+    expect(settled.reduce((a, b) => a + b, 0)).toBe(4)
+    const rows = await ctx.database.db
+      .selectFrom('data_export')
+      .select(['status', 'attempts', 'n_rows'])
+      .where(
+        'id',
+        'in',
+        asked.map((e) => e.id),
+      )
+      .execute()
+    expect(rows).toEqual(asked.map(() => ({ status: 'done', attempts: 1, n_rows: 3 })))
+  })
+})
+
 describe('a restart', () => {
   it('an export whose worker stopped holding its lease is made anew by another, without duplicate rows', async () => {
     const asked = await ask('/export/lead/', { format: 'csv', type: 'contacts' })
