@@ -30,6 +30,8 @@ export const ID_PREFIXES = {
   invitation: 'inv_',
   /** A password-reset link (never shown: only its emailed token is). */
   passwordReset: 'pwreset_',
+  /** An export of leads or opportunities, as Close names them. */
+  export: 'expo_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -61,6 +63,7 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   emailAttachment: 43,
   invitation: 43,
   passwordReset: 43,
+  export: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

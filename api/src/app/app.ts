@@ -39,6 +39,7 @@ import { emailAccountRoutes } from '../email/accounts/email-account-routes.js'
 import { emailRoutes } from '../email/send/email-routes.js'
 import { emailThreadRoutes } from '../email/threads/email-thread-routes.js'
 import { emailAttachmentRoutes } from '../email/attachments/email-attachment-routes.js'
+import { exportRoutes } from '../integrations/exports/export-routes.js'
 import { applyMethodOverride } from '../platform/http/method-override.js'
 import type { Deps } from '../crm/deps.js'
 import { createMetaCache } from '../crm/organizations/organization-meta.js'
@@ -184,6 +185,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(emailRoutes, deps)
       await api.register(emailThreadRoutes, deps)
       await api.register(emailAttachmentRoutes, deps)
+      await api.register(exportRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

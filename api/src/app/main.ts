@@ -29,6 +29,8 @@ import { accountMailHandlers } from '../accounts/account-mail.js'
 import { NO_SYSTEM_MAILER } from '../accounts/system-mail.js'
 import { startEmailReceiver, type EmailReceiver } from '../email/receive/email-receiver.js'
 import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachments/email-attachment-repo.js'
+import { createExportWorker } from '../integrations/exports/export-worker.js'
+import { purgeOldExports } from '../integrations/exports/export-repo.js'
 
 export interface ServeOptions {
   config: Config
@@ -139,6 +141,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       'unused uploads',
     ),
     purging(
+      () => purgeOldExports(database.db, systemClock, config.eventRetentionDays),
+      (n) => `deleted ${n} exports made over ${config.eventRetentionDays} days ago`,
+      'old exports',
+    ),
+    purging(
       () => purgeOldReceipts(database.db, systemClock),
       (n) => `forgot ${n} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`,
       'inbound receipts',
@@ -183,6 +190,18 @@ export async function serve(options: ServeOptions): Promise<Server> {
     },
   })
   dispatcher.start()
+  // Every api process makes exports; on Postgres they share the work, one export per claim (docs/decisions/0052).
+  const exportWorker = createExportWorker({
+    db: database.db,
+    dialect: database.dialect,
+    reader: database.reader,
+    clock: systemClock,
+    appUrl: config.appUrl,
+    onError: (error, what) => {
+      app.log.error({ err: error }, `exports: ${what} failed`)
+    },
+  })
+  exportWorker.start()
   if (config.systemMail.smtp === null) {
     app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
   }
@@ -212,6 +231,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         dispatcher.stop().finally(() => {
           smsProvider.close()
         }),
+        exportWorker.stop(),
         app.close(),
         emailReceiver?.close(),
       ])

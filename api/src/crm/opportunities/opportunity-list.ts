@@ -64,6 +64,8 @@ const opportunityOrder = defineOrder({
   lead_name: (collate) => sql`lower(${leadName})${collate}`,
 })
 export const ORDER_FIELDS = opportunityOrder.fields
+/** The list's filters as schema properties, for another route that takes them (an export's `params`). */
+export const OPPORTUNITY_FILTER_PROPERTIES = opportunityFilters.properties
 export const GROUP_FIELDS = [
   'user_id',
   'date_won__week',

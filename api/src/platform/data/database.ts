@@ -635,6 +635,44 @@ export interface EmailAttachmentTable {
   date_created: string
 }
 
+/** An export of leads or opportunities (migration 0038, decision 0052). */
+export interface DataExportTable {
+  id: string
+  organization_id: string
+  /** The user who asked for it: a member sees their own exports, an admin all of the organization's. */
+  created_by: string
+  object_type: 'lead' | 'opportunity'
+  format: 'csv' | 'json'
+  type: 'leads' | 'contacts' | 'lead_opps' | 'opportunities'
+  date_format: 'original' | 'iso8601'
+  /** JSON array of the columns or keys asked for; null for all. */
+  fields: string | null
+  /** A lead export's search (the lead search language); null for all leads. */
+  query: string | null
+  /** An opportunity export's filters, as JSON. */
+  params: string | null
+  /** The X-TZ-Offset of the request, in which relative dates of the search are read. */
+  tz_offset: number
+  status: 'created' | 'started' | 'in_progress' | 'done' | 'error'
+  n_rows: number | null
+  /** Bytes of the gzip-compressed file. */
+  size: number | string | null
+  error: string | null
+  attempts: number
+  lease_owner: string | null
+  lease_until: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** A piece of an export's gzip-compressed file, in base64 (migration 0038). */
+export interface DataExportChunkTable {
+  export_id: string
+  organization_id: string
+  seq: number
+  content: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -683,6 +721,8 @@ export interface Tables {
   email_thread: EmailThreadTable
   email_message: EmailMessageTable
   email_attachment: EmailAttachmentTable
+  data_export: DataExportTable
+  data_export_chunk: DataExportChunkTable
 }
 
 export type Db = Kysely<Tables>

@@ -123,6 +123,14 @@ const USER_FIELDS: Record<string, { acts: boolean; body?: (o: EveryObject) => Re
     },
     'POST /email_account/ user_id': { acts: true, why: 'a colleague’s account is theirs to add (or an admin’s)' },
     'PUT /email_account/{id}/ user_id': { acts: true, why: 'gives the member’s account to a colleague' },
+    'POST /export/opportunity/ params.user_id': {
+      acts: false,
+      why: 'a filter: exports the colleague’s opportunities, which the member may list anyway',
+    },
+    'POST /export/opportunity/ params.user_id__in': {
+      acts: false,
+      why: 'a filter: exports the colleague’s opportunities, which the member may list anyway',
+    },
   }
 
 /** A colleague's object a member must not act on, by route: which, and the body that would act. */
@@ -136,6 +144,10 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'PUT /email_account/{id}/': { object: 'email_account', body: () => ({}) },
   'GET /email_account/{id}/': { object: 'email_account', body: () => ({}) },
   'POST /email_account/{id}/send_test/': { object: 'email_account', body: () => ({}) },
+  // A member sees their own exports only; an admin's is not theirs to read or download.
+  'GET /export/{id}/': { object: 'export', body: () => ({}) },
+  'GET /export/lead/{id}/': { object: 'export', body: () => ({}) },
+  'GET /export/{id}/download/': { object: 'export', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */

@@ -13,7 +13,7 @@ export interface EveryObject {
   byReference: Record<string, string>
   /** By name of a path parameter other than `{id}` (`delivery_id`): one of the object's under the `{id}`. */
   byPathParam: Record<string, string>
-  /** A colleague's (the admin's) objects the member must not act on: an email draft and a text draft. */
+  /** A colleague's (the admin's) objects the member must not act on: an email draft, a text draft, an export. */
   colleague: Record<string, string>
   /** The pipeline's statuses, the one `byReference.opportunity_status` names first. */
   pipelineStatuses: string[]
@@ -183,6 +183,12 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     body_text: mark,
     to: [`contact@client${n}.example`],
   })
+  const leadExport = await made(app, member, 'POST', '/export/lead/', { format: 'csv', type: 'leads', query: mark })
+  const opportunityExport = await made(app, member, 'POST', '/export/opportunity/', {
+    format: 'json',
+    params: { lead_id: lead.id },
+  })
+  const colleagueExport = await made(app, admin, 'POST', '/export/lead/', { format: 'json', type: 'leads' })
   const query = { lead_id: lead.id }
   const created = await firstOf(app, member, '/activity/created/', query)
   const leadChange = await firstOf(app, member, '/activity/status_change/lead/', query)
@@ -227,6 +233,9 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     '/activity/email/': email.id,
     '/activity/emailthread/': thread.id,
     '/email_attachment/': attachment.id,
+    '/export/': leadExport.id,
+    '/export/lead/': leadExport.id,
+    '/export/opportunity/': opportunityExport.id,
   }
   const byReference: Record<string, string> = {
     lead: lead.id,
@@ -256,6 +265,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     email: colleagueEmail.id,
     sms: colleagueSms.id,
     email_account: colleagueAccount.id,
+    export: colleagueExport.id,
     phone: colleaguePhone,
     email_address: `admin@${domain}`,
   }
@@ -263,6 +273,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     ...Object.values(byCollection),
     ...Object.values(byPathParam),
     ...[openStatus.id, wonStatus.id, doneTask.id, colleagueSms.id, colleagueEmail.id, colleagueAccount.id],
+    colleagueExport.id,
     org.member.id,
     org.member.membershipId,
     org.admin.membershipId,
