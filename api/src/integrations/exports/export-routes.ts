@@ -79,15 +79,45 @@ function inParams(error: unknown): never {
 export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => {
   const { db, dialect, clock } = deps
 
+  /** Stores a new export, `created`, of what the request asked for, and wakes this process's worker. */
   async function insert(
-    row: Omit<ExportRow, 'n_rows' | 'size' | 'error' | 'attempts' | 'lease_owner' | 'lease_until'>,
+    me: KeyOwner,
+    request: { tzOffsetHours: number },
+    now: Date,
+    asked: Pick<ExportRow, 'object_type' | 'format' | 'type' | 'query' | 'params'> & {
+      date_format?: ExportRow['date_format']
+      fields?: readonly string[]
+    },
   ) {
+    const at = formatTimestamp(now)
+    const id = newId('export')
     await db
       .insertInto('data_export')
-      .values({ ...row, n_rows: null, size: null, error: null, attempts: 0, lease_owner: null, lease_until: null })
+      .values({
+        id,
+        organization_id: me.organizationId,
+        created_by: me.userId,
+        object_type: asked.object_type,
+        format: asked.format,
+        type: asked.type,
+        date_format: asked.date_format ?? 'original',
+        fields: asked.fields === undefined ? null : JSON.stringify(asked.fields),
+        query: asked.query,
+        params: asked.params,
+        tz_offset: request.tzOffsetHours,
+        status: 'created',
+        date_created: at,
+        date_updated: at,
+        n_rows: null,
+        size: null,
+        error: null,
+        attempts: 0,
+        lease_owner: null,
+        lease_until: null,
+      })
       .execute()
     exportRequested()
-    const stored = await db.selectFrom('data_export').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()
+    const stored = await db.selectFrom('data_export').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     return exportView(stored)
   }
 
@@ -197,22 +227,14 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
           tzOffsetHours: request.tzOffsetHours,
         })
       }
-      const at = formatTimestamp(now)
-      return insert({
-        id: newId('export'),
-        organization_id: me.organizationId,
-        created_by: me.userId,
+      return insert(me, request, now, {
         object_type: 'lead',
         format: body.format,
         type: body.type,
-        date_format: body.date_format ?? 'original',
-        fields: body.fields === undefined ? null : JSON.stringify(body.fields),
+        date_format: body.date_format,
+        fields: body.fields,
         query: query === '' ? null : query,
         params: null,
-        tz_offset: request.tzOffsetHours,
-        status: 'created',
-        date_created: at,
-        date_updated: at,
       })
     },
   )
@@ -246,22 +268,14 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
         inParams(error)
       }
       await checkReferences(db, me.organizationId, params)
-      const at = formatTimestamp(now)
-      return insert({
-        id: newId('export'),
-        organization_id: me.organizationId,
-        created_by: me.userId,
+      return insert(me, request, now, {
         object_type: 'opportunity',
         format: body.format,
         type: 'opportunities',
-        date_format: body.date_format ?? 'original',
-        fields: body.fields === undefined ? null : JSON.stringify(body.fields),
+        date_format: body.date_format,
+        fields: body.fields,
         query: null,
         params: JSON.stringify(params),
-        tz_offset: request.tzOffsetHours,
-        status: 'created',
-        date_created: at,
-        date_updated: at,
       })
     },
   )

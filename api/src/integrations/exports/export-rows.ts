@@ -8,6 +8,16 @@ export type Cell = string | number | boolean | null
 export type CsvRow = Record<string, Cell>
 type Obj = Record<string, unknown>
 
+/** Who made and last changed the object, and when: the last columns of every export. */
+const STAMP_COLUMNS = [
+  'created_by',
+  'created_by_name',
+  'updated_by',
+  'updated_by_name',
+  'date_created',
+  'date_updated',
+] as const
+
 export const LEAD_COLUMNS = [
   'id',
   'display_name',
@@ -29,12 +39,7 @@ export const LEAD_COLUMNS = [
   'primary_contact_primary_phone',
   'num_contacts',
   'num_opportunities',
-  'created_by',
-  'created_by_name',
-  'updated_by',
-  'updated_by_name',
-  'date_created',
-  'date_updated',
+  ...STAMP_COLUMNS,
 ] as const
 
 export const CONTACT_COLUMNS = [
@@ -78,12 +83,7 @@ export const OPPORTUNITY_COLUMNS = [
   'note',
   'user_id',
   'user_name',
-  'created_by',
-  'created_by_name',
-  'updated_by',
-  'updated_by_name',
-  'date_created',
-  'date_updated',
+  ...STAMP_COLUMNS,
 ] as const
 
 function cell(value: unknown): Cell {

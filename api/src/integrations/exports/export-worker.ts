@@ -7,6 +7,7 @@ import { sql, type SqlBool } from 'kysely'
 import type { Db, Dialect, HotReader, LeadRow } from '../../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { randomBase62 } from '../../platform/security/ids.js'
+import { wakeableSleep } from '../../platform/data/wakeable-sleep.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { leadSearchIds } from '../../crm/leads/lead-search.js'
@@ -400,27 +401,7 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
   }
 
   let loop: Promise<void> | undefined
-  let wake: (() => void) | undefined
-  let woken = false
-  const signal = () => {
-    woken = true
-    wake?.()
-  }
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken) {
-        resolve()
-        return
-      }
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    }).finally(() => {
-      wake = undefined
-      woken = false
-    })
+  const { sleep, signal } = wakeableSleep()
 
   async function background(): Promise<void> {
     while (running) {

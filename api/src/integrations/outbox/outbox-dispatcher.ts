@@ -10,6 +10,7 @@ import { leadWebhookSigningKey, readLeadWebhook } from './lead-webhook.js'
 import { onOutboxWritten } from './outbox-signal.js'
 import { signatureHeaders } from './outbox-signing.js'
 import { outboundPrivateAllowed } from '../../platform/config.js'
+import { wakeableSleep } from '../../platform/data/wakeable-sleep.js'
 
 // The dispatcher (docs/decisions/0024-outbox-and-delivery.md): each api process runs one. It claims due deliveries
 // with a lease, POSTs them, records every attempt and reschedules or settles each row. A row is due when its time
@@ -413,27 +414,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let running = false
   let loop: Promise<void> | undefined
   const inFlight = new Set<Promise<void>>()
-  let woken = false
-  let wake: (() => void) | undefined
-  const signal = () => {
-    woken = true
-    wake?.()
-  }
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken) {
-        resolve()
-        return
-      }
-      const timer = setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    }).finally(() => {
-      wake = undefined
-      woken = false
-    })
+  const { sleep, signal } = wakeableSleep()
   let stopListening: (() => void) | undefined
   let followUp: NodeJS.Timeout | undefined
 

@@ -7,6 +7,7 @@ import { Button } from '../../components/ui/button'
 import { ConfirmDialog, Dialog } from '../../components/ui/dialog'
 import { ExternalLink } from '../../components/ui/external-link'
 import { Panel } from '../../components/ui/panel'
+import { cx } from '../../lib/cx'
 import { RowActions } from '../../components/ui/row-actions'
 import { CustomValueDisplay, useReferenceOptions, type ReferenceOption } from './custom-field-input'
 import { customValuesOf } from './custom-values'
@@ -109,18 +110,12 @@ function ContactCard({ contact, fields, referencesOf, onEdit, onDelete }: Contac
         <ul className="mt-1 flex flex-col gap-0.5 text-slate-700">
           {contact.phones.map((phone) => (
             <li key={`p-${phone.phone}`}>
-              <a href={`tel:${phone.phone}`} className="hover:underline">
-                {phone.phone_formatted}
-              </a>{' '}
-              <span className="text-xs text-slate-500">{phone.type}</span>
+              <ContactWay href={`tel:${phone.phone}`} text={phone.phone_formatted} type={phone.type} />
             </li>
           ))}
           {contact.emails.map((email) => (
             <li key={`e-${email.email}`} className="wrap-anywhere">
-              <a href={`mailto:${email.email}`} className="text-indigo-700 hover:underline">
-                {email.email}
-              </a>{' '}
-              <span className="text-xs text-slate-500">{email.type}</span>
+              <ContactWay href={`mailto:${email.email}`} text={email.email} type={email.type} link="text-indigo-700" />
             </li>
           ))}
           {contact.urls.map((url) => (
@@ -167,5 +162,17 @@ function DeleteContactDialog({ contact, onDone }: { contact: Contact | undefined
     >
       The contact and its phones, emails and URLs are deleted.
     </ConfirmDialog>
+  )
+}
+
+/** One way to reach a contact: its link, then its kind (office, mobile…). */
+function ContactWay({ href, text, type, link }: { href: string; text: string; type: string; link?: string }) {
+  return (
+    <>
+      <a href={href} className={cx(link, 'hover:underline')}>
+        {text}
+      </a>{' '}
+      <span className="text-xs text-slate-500">{type}</span>
+    </>
   )
 }

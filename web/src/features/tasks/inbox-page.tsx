@@ -266,24 +266,17 @@ export function InboxPage({ search }: { search: InboxSearch }) {
           >
             {view === 'archive' ? 'Reopen' : 'Complete'}
           </Button>
-          {view === 'archive' ? null : (
+          {(view === 'archive' ? (['assign'] as const) : (['snooze', 'assign'] as const)).map((kind) => (
             <Button
+              key={kind}
               size="sm"
               onPress={() => {
-                openDialog('snooze', chosen)
+                openDialog(kind, chosen)
               }}
             >
-              Snooze
+              {kind === 'snooze' ? 'Snooze' : 'Assign'}
             </Button>
-          )}
-          <Button
-            size="sm"
-            onPress={() => {
-              openDialog('assign', chosen)
-            }}
-          >
-            Assign
-          </Button>
+          ))}
           <Button
             size="sm"
             variant="quiet"
