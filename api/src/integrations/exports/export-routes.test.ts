@@ -7,6 +7,7 @@ import { createMetaCache, type MetaCache } from '../../crm/organizations/organiz
 import { createExportWorker, EXPORT_LEASE_MS, type ExportWorker } from './export-worker.js'
 import { CONTACT_COLUMNS, LEAD_COLUMNS, OPPORTUNITY_COLUMNS } from './export-rows.js'
 import { purgeOldExports } from './export-repo.js'
+import { EXPORTS_UNDER_WAY_MAX } from './export-routes.js'
 
 // Exports over HTTP, on the database LEADLINE_TEST_DB names: asked for, made by a worker driven here one drain at a
 // time, and downloaded, gunzipped and parsed as a client would.
@@ -372,6 +373,22 @@ describe('what a request may ask', () => {
         await call(ctx.app, rep(), 'POST', '/export/lead/', { body: { format: 'csv', type: 'leads', s_query: {} } })
       ).json(),
     ).toEqual({ errors: [], 'field-errors': { s_query: expect.stringMatching(/Not implemented/) } })
+  })
+})
+
+describe('how many may be under way', () => {
+  it('an organization has at most EXPORTS_UNDER_WAY_MAX exports under way; more is a 429 until one is done', async () => {
+    await worker.drain()
+    for (let i = 0; i < EXPORTS_UNDER_WAY_MAX; i++) await ask('/export/lead/', { format: 'csv', type: 'leads' })
+    const refused = await call(ctx.app, admin(), 'POST', '/export/opportunity/', { body: { format: 'csv' } })
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['retry-after']).toBe('10')
+    expect(refused.json()).toEqual({ error: expect.stringMatching(/^At most 10 exports/) })
+    // Another organization's exports are its own count.
+    await ask('/export/lead/', { format: 'csv', type: 'leads' }, ctx.other.member.key)
+    expect(await worker.drain()).toBe(EXPORTS_UNDER_WAY_MAX + 1)
+    await ask('/export/lead/', { format: 'csv', type: 'leads' })
+    expect(await worker.drain()).toBe(1)
   })
 })
 

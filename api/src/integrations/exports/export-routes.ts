@@ -6,7 +6,7 @@ import type { Deps } from '../../crm/deps.js'
 import type { Db } from '../../platform/data/database.js'
 import { found } from '../../platform/data/find-or-404.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
+import { HttpError, NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { commaValues, fetchPage, fieldsQuerySchema, listQuerySchema, type ListQuery } from '../../platform/http/list.js'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { caller } from '../../platform/http/request-context.js'
@@ -24,7 +24,11 @@ import { exportRequested } from './export-worker.js'
 // the file; GET tells its `status` and, once `done`, its `download_url`, which serves the gzip-compressed file.
 
 const tags = ['exports']
-const WHO = 'Any member may export; a member sees their own exports, an admin every export of the organization.'
+/** The most exports of one organization not yet done or failed: asking for more waits for one to end (a 429). */
+export const EXPORTS_UNDER_WAY_MAX = 10
+const WHO =
+  'Any member may export; a member sees their own exports, an admin every export of the organization. At most ' +
+  `${String(EXPORTS_UNDER_WAY_MAX)} exports of an organization are under way at once; asking for more is a 429.`
 const listResponse = listEnvelopeSchema(exportSchema)
 /** The most values a `__in` filter of an export's `params` names. */
 const IN_VALUES_MAX = 1000
@@ -89,6 +93,19 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
       fields?: readonly string[]
     },
   ) {
+    const underWay = await db
+      .selectFrom('data_export')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('organization_id', '=', me.organizationId)
+      .where('status', 'in', ['created', 'started', 'in_progress'])
+      .executeTakeFirstOrThrow()
+    if (Number(underWay.n) >= EXPORTS_UNDER_WAY_MAX) {
+      throw new HttpError(
+        429,
+        `At most ${String(EXPORTS_UNDER_WAY_MAX)} exports of an organization can be under way at once: ask again when one is done.`,
+        { 'retry-after': '10' },
+      )
+    }
     const at = formatTimestamp(now)
     const id = newId('export')
     await db

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { dataSnapshot, snapshotChanges } from '../test-support/data-snapshot.js'
 import { createEveryObject, made, markerOf, type EveryObject } from '../test-support/every-object.js'
 import {
@@ -14,6 +14,7 @@ import {
 import { bodyHints, referenceKind, validRequest } from '../test-support/request-refs.js'
 import { basicAuth, createTestContext } from '../test-support/test-app.js'
 import { provisionMember } from '../../crm/organizations/provision.js'
+import { createExportWorker } from '../../integrations/exports/export-worker.js'
 
 // The authorization matrix (decision 0041): every documented route, generated from the API's OpenAPI document, with
 // another organization's objects in its path, body and filters, as a member on an admin's routes, and as a member
@@ -233,6 +234,18 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await ctx.close()
+})
+// The matrix asks for many exports: each is made after its test, as a running worker makes them, so that none waits
+// on the bound of an organization's exports under way.
+const exportWorker = createExportWorker({
+  db: ctx.database.db,
+  dialect: ctx.database.dialect,
+  reader: ctx.database.reader,
+  clock: ctx.clock,
+  appUrl: ctx.config.appUrl,
+})
+afterEach(async () => {
+  await exportWorker.drain()
 })
 
 interface Sent {
