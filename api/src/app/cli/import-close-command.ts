@@ -5,7 +5,7 @@ import { systemClock } from '../../platform/data/time.js'
 import { importFromClose, IMPORT_KINDS, type ImportReport } from '../../tooling/close-import/close-import.js'
 import { closeSource } from '../../tooling/close-import/close-source.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
-import { asUsage, orgId, ORG_OPTION, requireOrganization, table } from './cli-support.js'
+import { asUsage, orgId, requireOrganization, table } from './cli-support.js'
 
 export const CLOSE_BASE_URL = 'https://api.close.com/api/v1'
 // Enough to see what went wrong; --json lists every one.
@@ -57,11 +57,11 @@ export function importCloseCommand() {
   return leadlineCommand({
     name: 'close',
     usage: '--api-key-env VAR [--base-url URL] --org ORG_ID',
-    summary: 'copy an organization from Close (or any Close-compatible API) into one of this Leadline',
+    summary: 'copy an organization from Close, or any Close-compatible API, into one here',
     options: [
       ['--api-key-env <VAR>', 'the environment variable holding the source API key (never on the command line)'],
       ['--base-url <URL>', `the source API; default ${CLOSE_BASE_URL}`],
-      ORG_OPTION,
+      ['--org <ORG_ID>', 'the organization to copy into (orga_…), as every command names one'],
     ],
     notes: `Copies users (matched by email to the organization's members), lead statuses, pipelines with their
 opportunity statuses, custom fields (by name), leads with contacts, addresses and custom values, opportunities, tasks,

@@ -398,54 +398,133 @@ describe('leadline import close, from a Leadline organization served by an api p
   })
 })
 
-describe('leadline import close against a source that limits its rate', () => {
-  let fake: Server
+/** A small Close look-alike: `answer` gives each request's status, headers and body; every request is kept. */
+async function fakeSource(
+  answer: (path: string) => { status?: number; headers?: Record<string, string>; body: unknown },
+) {
   const seen: { path: string; at: number; authorization: string | undefined }[] = []
+  const server = createServer((request, response) => {
+    const path = request.url ?? ''
+    seen.push({ path, at: Date.now(), authorization: request.headers.authorization })
+    const { status = 200, headers = {}, body } = answer(path)
+    response.writeHead(status, { 'content-type': 'application/json', ...headers })
+    response.end(typeof body === 'string' ? body : JSON.stringify(body))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    seen,
+    url: `http://127.0.0.1:${port}/api/v1`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  }
+}
+
+const EMPTY = { has_more: false, data: [] }
+
+describe('leadline import close against a source that limits its rate', () => {
+  let fake: Awaited<ReturnType<typeof fakeSource>>
 
   beforeAll(async () => {
     let limited = false
     let failed = false
-    fake = createServer((request, response) => {
-      const path = request.url ?? ''
-      seen.push({ path, at: Date.now(), authorization: request.headers.authorization })
-      response.setHeader('content-type', 'application/json')
+    fake = await fakeSource((path) => {
       if (path.startsWith('/api/v1/user/') && !limited) {
         limited = true
-        response.writeHead(429, { 'retry-after': '1' })
-        response.end(JSON.stringify({ error: { message: 'API call count exceeded', rate_reset: 1 } }))
-        return
+        return {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: { error: { message: 'API call count exceeded', rate_reset: 1 } },
+        }
       }
       if (path.startsWith('/api/v1/status/lead/') && !failed) {
         failed = true
-        response.writeHead(503)
-        response.end('{"error":"Service unavailable"}')
-        return
+        return { status: 503, body: { error: 'Service unavailable' } }
       }
-      response.end(JSON.stringify({ has_more: false, data: [] }))
+      return { body: EMPTY }
     })
-    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve))
   })
 
   afterAll(async () => {
-    await new Promise((resolve) => fake.close(resolve))
+    await fake.close()
   })
 
   it('waits as a 429 asks (Retry-After), retries a 5xx, and finishes', async () => {
-    const { port } = fake.address() as AddressInfo
-    const run = await runImport(
-      ['--base-url', `http://127.0.0.1:${port}/api/v1/`, '--org', b.id, '--db', targetDb.url],
-      'close-key',
-    )
+    const run = await runImport(['--base-url', `${fake.url}/`, '--org', b.id, '--db', targetDb.url], 'close-key')
     expect(run, run.stderr).toMatchObject({ code: 0 })
     expect(run.stderr).toContain('rate limited by the source; waiting 1 s as it asks')
     expect(run.stderr).toMatch(/GET \/status\/lead\/ answered 503; retrying/)
     expect(run.stdout).toContain('Everything was copied.')
-    const users = seen.filter((s) => s.path.startsWith('/api/v1/user/'))
+    const users = fake.seen.filter((s) => s.path.startsWith('/api/v1/user/'))
     expect(users).toHaveLength(2)
     expect((users[1]?.at ?? 0) - (users[0]?.at ?? 0)).toBeGreaterThanOrEqual(1000)
     expect(users[0]?.path).toBe('/api/v1/user/?_skip=0&_limit=100')
     // HTTP Basic, the key as the user name and no password, as Close takes keys.
     expect(users[0]?.authorization).toBe(`Basic ${Buffer.from('close-key:').toString('base64')}`)
-    expect(seen.filter((s) => s.path.startsWith('/api/v1/status/lead/'))).toHaveLength(2)
+    expect(fake.seen.filter((s) => s.path.startsWith('/api/v1/status/lead/'))).toHaveLength(2)
+  })
+})
+
+describe('leadline import close with what Leadline cannot hold', () => {
+  let fake: Awaited<ReturnType<typeof fakeSource>>
+  const lead = (i: number) => ({ id: `lead_close${i}`, name: `Paged lead ${i}`, contacts: [], addresses: [] })
+
+  beforeAll(async () => {
+    fake = await fakeSource((path) => {
+      const url = new URL(path, 'http://source')
+      const skip = Number(url.searchParams.get('_skip'))
+      if (url.pathname === '/api/v1/lead/') {
+        // 150 leads over two pages of the importer's 100.
+        const all = Array.from({ length: 150 }, (_, i) => lead(i))
+        return { body: { has_more: skip + 100 < all.length, data: all.slice(skip, skip + 100) } }
+      }
+      if (url.pathname === '/api/v1/task/') {
+        return {
+          body: {
+            has_more: false,
+            data: [
+              { id: 'task_close1', _type: 'lead', lead_id: 'lead_close1', text: 'Follow up', date: '2026-12-02' },
+              { id: 'task_close2', _type: 'email_followup', lead_id: 'lead_close1', text: 'Reply?' },
+            ],
+          },
+        }
+      }
+      if (url.pathname === '/api/v1/activity/email/') {
+        const email = { lead_id: 'lead_close2', subject: 'Later', body_text: 'x', to: ['a@example.com'] }
+        return {
+          body: {
+            has_more: false,
+            data: [
+              { ...email, id: 'acti_close1', status: 'scheduled' },
+              { ...email, id: 'acti_close2', status: 'sent', sender: 'me@example.com', attachments: [{ url: 'x' }] },
+            ],
+          },
+        }
+      }
+      if (url.pathname === '/api/v1/activity/note/') {
+        return { body: { has_more: false, data: [{ id: 'acti_close3', lead_id: 'lead_gone', note: 'Orphan' }] } }
+      }
+      return { body: EMPTY }
+    })
+  })
+
+  afterAll(async () => {
+    await fake.close()
+  })
+
+  it('pages through every lead, copies what it can, reports the rest and exits 1', async () => {
+    const run = await runImport(['--base-url', fake.url, '--org', b.id, '--db', targetDb.url], 'close-key')
+    expect(run.code, run.stderr).toBe(1)
+    const leadPages = fake.seen.filter((s) => s.path.startsWith('/api/v1/lead/')).map((s) => s.path)
+    expect(leadPages).toEqual(['/api/v1/lead/?_skip=0&_limit=100', '/api/v1/lead/?_skip=100&_limit=100'])
+    expect(run.stderr).toMatch(/^leads: 150 read; 150 created; contacts: 0 created$/m)
+    expect(run.stdout).toMatch(/^ {2}task +1 +0 +0 +0 +1$/m)
+    expect(run.stdout).toMatch(/^ {2}email +1 +0 +0 +0 +1$/m)
+    expect(run.stdout).toContain('Not brought (4):')
+    expect(run.stdout).toContain('task task_close2: a task of type email_followup')
+    expect(run.stdout).toContain('email acti_close1: an email in status "scheduled"')
+    expect(run.stdout).toContain('email acti_close2: its attachments were not copied')
+    expect(run.stdout).toContain('note acti_close3: its lead lead_gone was not copied')
+    const paged = await readB(`/lead/?query=${encodeURIComponent('"Paged lead"')}&_limit=1`)
+    expect(paged.total_results).toBe(150)
   })
 })

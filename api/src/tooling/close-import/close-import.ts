@@ -517,7 +517,7 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
     await copyOnce('task', '/task/?_type=all', '/task/', async (task) => {
       const type = text(task, '_type') ?? 'lead'
       if (type !== 'lead')
-        return { notCopied: `a ${type} task: Leadline makes those itself and creates only lead tasks` }
+        return { notCopied: `a task of type ${type}: Leadline makes those itself and creates only lead tasks` }
       const assignee = userOf(task.assigned_to)
       return {
         ...pick(task, ['text', 'date', 'is_complete']),
