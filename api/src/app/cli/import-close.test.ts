@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -42,7 +42,9 @@ function runImport(args: string[], key: string): Promise<Run> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 
@@ -388,7 +390,9 @@ describe('leadline import close, from a Leadline organization served by an api p
       let stderr = ''
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
       child.on('error', reject)
-      child.on('close', (code) => resolve({ code, stdout: '', stderr }))
+      child.on('close', (code) => {
+        resolve({ code, stdout: '', stderr })
+      })
     })
     expect(env.code).toBe(2)
     expect(env.stderr).toContain('--api-key-env NO_SUCH_VARIABLE: that environment variable is not set')
