@@ -477,8 +477,8 @@ describe('leadline import close with what Leadline cannot hold', () => {
       const url = new URL(path, 'http://source')
       const skip = Number(url.searchParams.get('_skip'))
       if (url.pathname === '/api/v1/lead/') {
-        // 150 leads over two pages of the importer's 100.
-        const all = Array.from({ length: 150 }, (_, i) => lead(i))
+        // 250 leads over three pages of the importer's 100.
+        const all = Array.from({ length: 250 }, (_, i) => lead(i))
         return { body: { has_more: skip + 100 < all.length, data: all.slice(skip, skip + 100) } }
       }
       if (url.pathname === '/api/v1/task/') {
@@ -519,8 +519,14 @@ describe('leadline import close with what Leadline cannot hold', () => {
     const run = await runImport(['--base-url', fake.url, '--org', b.id, '--db', targetDb.url], 'close-key')
     expect(run.code, run.stderr).toBe(1)
     const leadPages = fake.seen.filter((s) => s.path.startsWith('/api/v1/lead/')).map((s) => s.path)
-    expect(leadPages).toEqual(['/api/v1/lead/?_skip=0&_limit=100', '/api/v1/lead/?_skip=100&_limit=100'])
-    expect(run.stderr).toMatch(/^leads: 150 read; 150 created; contacts: 0 created$/m)
+    expect(leadPages).toEqual([
+      '/api/v1/lead/?_skip=0&_limit=100',
+      '/api/v1/lead/?_skip=100&_limit=100',
+      '/api/v1/lead/?_skip=200&_limit=100',
+    ])
+    // A line every 200 leads, and one when they are all read.
+    expect(run.stderr).toMatch(/^leads: 200 read; 200 created$/m)
+    expect(run.stderr).toMatch(/^leads: 250 read; 250 created; contacts: 0 created$/m)
     expect(run.stdout).toMatch(/^ {2}task +1 +0 +0 +0 +1$/m)
     expect(run.stdout).toMatch(/^ {2}email +1 +0 +0 +0 +1$/m)
     expect(run.stdout).toContain('Not brought (4):')
@@ -529,6 +535,6 @@ describe('leadline import close with what Leadline cannot hold', () => {
     expect(run.stdout).toContain('email acti_close2: its attachments were not copied')
     expect(run.stdout).toContain('note acti_close3: its lead lead_gone was not copied')
     const paged = await readB(`/lead/?query=${encodeURIComponent('"Paged lead"')}&_limit=1`)
-    expect(paged.total_results).toBe(150)
+    expect(paged.total_results).toBe(250)
   })
 })
