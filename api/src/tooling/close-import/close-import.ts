@@ -460,15 +460,16 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
 
     /**
      * Copies each object of a source list once: one copied by an earlier run is left as it is (activities are
-     * history; what changed since is the lead's). `build` answers the body, or a reason it cannot be copied.
+     * history; what changed since is the lead's). The source's list and Leadline's create share `path`. `build`
+     * answers the body, or a reason it cannot be copied.
      */
     const copyOnce = async (
       kind: Kind,
       path: string,
-      target: string,
       build: (object: SourceObject, sourceId: string) => Promise<SourceObject | { notCopied: string }>,
+      params: Record<string, string> = {},
     ) => {
-      for await (const object of source.list(path)) {
+      for await (const object of source.list(path, params)) {
         const id = text(object, 'id') ?? ''
         if ((await findMapping(db, scope, id)) !== undefined) {
           kinds[kind].unchanged += 1
@@ -484,7 +485,7 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
           problem(kind, id, body.notCopied, 'not_copied')
           continue
         }
-        const answer = await call(writerOf(object), 'POST', target, { ...body, lead_id: leadId })
+        const answer = await call(writerOf(object), 'POST', path, { ...body, lead_id: leadId })
         const created = text(answer.body, 'id')
         if (!ok(answer) || created === undefined) {
           problem(kind, id, refusal(answer))
@@ -500,7 +501,7 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
       return contact === undefined ? {} : { contact_id: contact }
     }
 
-    await copyOnce('opportunity', '/opportunity/', '/opportunity/', async (opportunity, id) => {
+    await copyOnce('opportunity', '/opportunity/', async (opportunity, id) => {
       const statusId = text(opportunity, 'status_id')
       const status = statusId === undefined ? undefined : opportunityStatusMap.get(statusId)
       if (status === undefined) return { notCopied: `its status ${statusId ?? '(none)'} was not copied` }
@@ -514,19 +515,25 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
       }
     })
 
-    await copyOnce('task', '/task/?_type=all', '/task/', async (task) => {
-      const type = text(task, '_type') ?? 'lead'
-      if (type !== 'lead')
-        return { notCopied: `a task of type ${type}: Leadline makes those itself and creates only lead tasks` }
-      const assignee = userOf(task.assigned_to)
-      return {
-        ...pick(task, ['text', 'date', 'is_complete']),
-        ...(assignee === undefined ? {} : { assigned_to: assignee }),
-        ...(await contactOf(task)),
-      }
-    })
+    // Every type of task: Close lists only lead tasks unless asked, and the others are to be counted, not missed.
+    await copyOnce(
+      'task',
+      '/task/',
+      async (task) => {
+        const type = text(task, '_type') ?? 'lead'
+        if (type !== 'lead')
+          return { notCopied: `a task of type ${type}: Leadline makes those itself and creates only lead tasks` }
+        const assignee = userOf(task.assigned_to)
+        return {
+          ...pick(task, ['text', 'date', 'is_complete']),
+          ...(assignee === undefined ? {} : { assigned_to: assignee }),
+          ...(await contactOf(task)),
+        }
+      },
+      { _type: 'all' },
+    )
 
-    await copyOnce('note', '/activity/note/', '/activity/note/', async (note) => {
+    await copyOnce('note', '/activity/note/', async (note) => {
       const body = text(note, 'note') ?? ''
       if (body.trim() === '' && text(note, 'note_html') !== undefined) {
         return { notCopied: 'a note with only rich text (note_html): Leadline keeps notes as plain text' }
@@ -534,7 +541,7 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
       return { note: body, ...(await contactOf(note)) }
     })
 
-    await copyOnce('call', '/activity/call/', '/activity/call/', async (call) => {
+    await copyOnce('call', '/activity/call/', async (call) => {
       const user = userOf(call.user_id)
       const https = (key: string) => {
         const url = text(call, key)
@@ -550,7 +557,7 @@ export async function importFromClose(options: ImportOptions): Promise<ImportRep
       }
     })
 
-    await copyOnce('email', '/activity/email/', '/activity/email/', async (email, id) => {
+    await copyOnce('email', '/activity/email/', async (email, id) => {
       const status = text(email, 'status') ?? ''
       if (!SENDABLE_EMAIL_STATUSES.has(status)) {
         return { notCopied: `an email in status "${status}": copying it would send it, or it was never sent` }
