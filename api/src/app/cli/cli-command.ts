@@ -21,6 +21,8 @@ export class CommandFailure extends Error {
 export interface Output {
   json: Record<string, unknown>
   text: string
+  /** The exit code when the command did its work but not all of it (an import that could not copy everything). */
+  exitCode?: number
 }
 
 /** What a command's `run` reads: its arguments, options and environment. */
@@ -111,6 +113,7 @@ export function leadlineCommand(spec: CommandSpec): Command {
       const input = inputOf(command)
       const output = await spec.run(input)
       if (output !== undefined) process.stdout.write(`${input.json ? JSON.stringify(output.json) : output.text}\n`)
+      if (output?.exitCode !== undefined) process.exitCode = output.exitCode
     } catch (error) {
       throw new CommandFailure(command, error)
     }

@@ -441,6 +441,7 @@ describe('leadline --help', () => {
       'key create',
       'key revoke',
       'seed demo',
+      'import close',
       'reindex',
       'secret-key rotate',
     ]) {

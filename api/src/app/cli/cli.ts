@@ -5,6 +5,7 @@ import { COMMON_OPTIONS, CommandFailure, commandGroup, UsageError } from './cli-
 import { emailAccountAddCommand } from './email-account-add-command.js'
 import { emailAccountListCommand } from './email-account-list-command.js'
 import { inboundSecretCommands } from './inbound-secret-command.js'
+import { importCloseCommand } from './import-close-command.js'
 import { initCommand } from './init-command.js'
 import { keyCreateCommand } from './key-create-command.js'
 import { keyRevokeCommand } from './key-revoke-command.js'
@@ -123,6 +124,7 @@ function leadlineProgram(argv: string[]): Command {
     )
     .addCommand(commandGroup('key', "manage a member's API keys", [keyCreateCommand(), keyRevokeCommand()]))
     .addCommand(commandGroup('seed', 'create sample data', [seedDemoCommand()]))
+    .addCommand(commandGroup('import', 'bring an organization in from another CRM', [importCloseCommand()]))
     .addCommand(reindexCommand())
     .addCommand(leadWebhookCommands())
     .addCommand(inboundSecretCommands())

@@ -673,6 +673,19 @@ export interface DataExportChunkTable {
   content: string
 }
 
+/** An object `leadline import close` copied, and the Leadline object it became (migration 0040, decision 0054). */
+export interface ImportMappingTable {
+  organization_id: string
+  /** The source API's base URL. */
+  source: string
+  source_id: string
+  /** What it is (`lead`, `contact`, `note`, …), so a report can count them. */
+  kind: string
+  target_id: string
+  date_created: string
+  date_updated: string
+}
+
 export interface Tables {
   organization: OrganizationTable
   user: UserTable
@@ -723,6 +736,7 @@ export interface Tables {
   email_attachment: EmailAttachmentTable
   data_export: DataExportTable
   data_export_chunk: DataExportChunkTable
+  import_mapping: ImportMappingTable
 }
 
 export type Db = Kysely<Tables>
