@@ -7,6 +7,7 @@ import { EmptyState, Skeleton } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime, formatRelative } from '../../lib/format'
+import { ExportButton } from '../exports/export-button'
 import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
 import type { LeadSearch } from './lead-search'
 
@@ -30,14 +31,17 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold text-slate-900">Leads</h1>
-        <Button
-          variant="primary"
-          onPress={() => {
-            setCreating(true)
-          }}
-        >
-          New lead
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <ExportButton subject={{ object: 'lead', query: search.query ?? '' }} title="Export leads" />
+          <Button
+            variant="primary"
+            onPress={() => {
+              setCreating(true)
+            }}
+          >
+            New lead
+          </Button>
+        </div>
       </div>
       <LeadSearchBox
         key={search.query ?? ''}
