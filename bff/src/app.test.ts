@@ -381,6 +381,7 @@ describe('CSRF', () => {
   test.each([
     ['an email attachment', '/api/v1/email_attachment/emlatt_1/'],
     ['an export file', EXPORT_DOWNLOAD],
+    ['an import’s failed rows', '/api/v1/import/imp_1/failed_rows/'],
   ])("%s's download link needs no header, unless another site (or subdomain) follows it", async (_what, link) => {
     const cookie = await signIn(bff)
     const noHeader = { 'x-requested-with': '' }
@@ -401,6 +402,8 @@ describe('CSRF', () => {
       ['/api/v1/export/expo_1/', 'GET', 'same-origin'],
       ['/api/v1/export/expo_1/download/x/', 'GET', 'same-origin'],
       ['/api/v1/export/lead/', 'POST', 'same-origin'],
+      ['/api/v1/import/imp_1/', 'GET', 'same-origin'],
+      ['/api/v1/import/imp_1/undo/', 'POST', 'same-origin'],
       ['/api/v1/lead/', 'GET', 'same-origin'],
     ] as const) {
       const response = await bff.call(path, { method, cookie, headers: { ...noHeader, 'sec-fetch-site': site } })
