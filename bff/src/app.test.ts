@@ -1,5 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SECURITY_HEADERS } from './app.js'
 import { hashId, SESSION_DB_FILE } from './session.js'
@@ -13,6 +15,8 @@ import {
   SESSION_KEY,
   annAtTheApi,
   DEMO_SESSION_KEY,
+  EXPORT_CSV,
+  EXPORT_DOWNLOAD,
   PASSWORD,
   TWO_FACTOR_CODE,
   NEW_YORK,
@@ -43,6 +47,25 @@ afterEach(async () => {
 })
 
 const json = { 'content-type': 'application/json' }
+
+/** A GET whose answer is kept as the bytes that came, undecoded. */
+function bytesOf(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) })
+      })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
 
 describe('sign-in', () => {
   test('a valid key makes a session; the answer and the cookie carry the user, never the key', async () => {
@@ -355,9 +378,12 @@ describe('CSRF', () => {
     expect((await bff.call('/auth/session', { cookie })).status).toBe(200)
   })
 
-  test("an email attachment's download link needs no header, unless another site (or subdomain) follows it", async () => {
+  test.each([
+    ['an email attachment', '/api/v1/email_attachment/emlatt_1/'],
+    ['an export file', EXPORT_DOWNLOAD],
+    ['an import’s failed rows', '/api/v1/import/imp_1/failed_rows/'],
+  ])("%s's download link needs no header, unless another site (or subdomain) follows it", async (_what, link) => {
     const cookie = await signIn(bff)
-    const link = '/api/v1/email_attachment/emlatt_1/'
     const noHeader = { 'x-requested-with': '' }
     for (const site of [undefined, 'same-origin', 'none']) {
       const headers = site === undefined ? noHeader : { ...noHeader, 'sec-fetch-site': site }
@@ -370,8 +396,14 @@ describe('CSRF', () => {
       [link, 'GET', 'same-site'],
       [link, 'GET', 'cross-site'],
       [link, 'DELETE', 'same-origin'],
+      [link, 'POST', 'same-origin'],
+      [`${link}x/`, 'GET', 'same-origin'],
       ['/api/v1/email_attachment/', 'POST', 'same-origin'],
-      ['/api/v1/email_attachment/emlatt_1/x/', 'GET', 'same-origin'],
+      ['/api/v1/export/expo_1/', 'GET', 'same-origin'],
+      ['/api/v1/export/expo_1/download/x/', 'GET', 'same-origin'],
+      ['/api/v1/export/lead/', 'POST', 'same-origin'],
+      ['/api/v1/import/imp_1/', 'GET', 'same-origin'],
+      ['/api/v1/import/imp_1/undo/', 'POST', 'same-origin'],
       ['/api/v1/lead/', 'GET', 'same-origin'],
     ] as const) {
       const response = await bff.call(path, { method, cookie, headers: { ...noHeader, 'sec-fetch-site': site } })
@@ -380,6 +412,22 @@ describe('CSRF', () => {
     expect(upstream.requests.length).toBe(before)
     // Signed out, the link is a 401 like any other request.
     expect((await bff.call(link, { headers: noHeader })).status).toBe(401)
+  })
+
+  test("an export's gzip file reaches the browser intact: encoded once, saved as the CSV it holds", async () => {
+    const cookie = await signIn(bff)
+    // As a browser follows the link (it accepts gzip): the API's bytes, with their encoding and length.
+    const raw = await bytesOf(bff.url, EXPORT_DOWNLOAD, { cookie, 'accept-encoding': 'gzip, deflate, br' })
+    expect(raw.status).toBe(200)
+    expect(raw.headers['content-encoding']).toBe('gzip')
+    expect(raw.headers['content-type']).toBe('text/csv; charset=utf-8')
+    expect(raw.headers['content-disposition']).toBe('attachment; filename="leads-leads-expo_1.csv"')
+    expect(raw.headers['content-length']).toBe(String(raw.body.length))
+    expect(raw.headers['cache-control']).toBe('no-store')
+    expect(gunzipSync(raw.body).toString('utf8')).toBe(EXPORT_CSV)
+    // A client that decodes what it is told (fetch, as a browser's download does) gets the CSV itself.
+    const decoded = await bff.call(EXPORT_DOWNLOAD, { cookie, headers: { 'x-requested-with': '' } })
+    expect(decoded.text).toBe(EXPORT_CSV)
   })
 })
 

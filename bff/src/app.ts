@@ -187,7 +187,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       timeZone: current.session.timeZone,
       now: now(),
       timeoutMs: config.apiTimeoutMs,
-      attachmentMaxBytes: config.attachmentMaxBytes,
+      uploadLimits: { attachment: config.attachmentMaxBytes, import: config.importMaxBytes },
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {
@@ -300,13 +300,15 @@ export function isCrossSite(req: Request, publicOrigin: string | undefined): boo
   return sent !== own && sent !== publicOrigin?.toLowerCase()
 }
 
-const DOWNLOAD_PATH = /^\/api\/v1\/email_attachment\/[^/?]+\/(?:\?|$)/
+const DOWNLOAD_PATH =
+  /^\/api\/v1\/(?:email_attachment\/[^/?]+|export\/[^/?]+\/download|import\/[^/?]+\/failed_rows)\/(?:\?|$)/
 
 /**
- * Whether a request is the browser following an email attachment's download link (`GET /api/v1/email_attachment/{id}/`
- * from this app's own pages, or typed in), which cannot send X-Requested-With. It needs none: the session cookie is
- * SameSite=Strict, a GET changes nothing, and the answer is always a download (docs/decisions/0032-incoming-mail.md);
- * a Sec-Fetch-Site other than same-origin or none (another site's, or a sibling subdomain's page) still needs it.
+ * Whether a request is the browser following a download link, which cannot send X-Requested-With: an email
+ * attachment's (`GET /api/v1/email_attachment/{id}/`), an export's file (`GET /api/v1/export/{id}/download/`) or an
+ * import's failed rows (`GET /api/v1/import/{id}/failed_rows/`), from this app's own pages, or typed in. It needs none: the session cookie is SameSite=Strict, a GET changes nothing, and
+ * the answer is always a download (docs/decisions/0032-incoming-mail.md, 0052-exports.md); a Sec-Fetch-Site other
+ * than same-origin or none (another site's, or a sibling subdomain's page) still needs it.
  */
 export function isDownload(req: Request): boolean {
   const site = req.headers['sec-fetch-site']

@@ -5,6 +5,7 @@ import {
   basicAuthorization,
   HttpError,
   isUpload,
+  uploadKind,
   tzOffsetHeader,
   UPLOAD_MARGIN_BYTES,
   upstreamPath,
@@ -135,7 +136,12 @@ describe('a browser that goes away', () => {
   })
 })
 
-test('only POST /api/v1/email_attachment/ itself, with or without a query, is an upload', () => {
+test('only POST /api/v1/email_attachment/ and /api/v1/import/ themselves, with or without a query, are uploads', () => {
+  expect(uploadKind('POST', '/api/v1/email_attachment/')).toBe('attachment')
+  expect(uploadKind('POST', '/api/v1/import/?filename=leads.csv')).toBe('import')
+  expect(uploadKind('PUT', '/api/v1/import/imp_1/')).toBeUndefined()
+  expect(uploadKind('POST', '/api/v1/import/imp_1/run/')).toBeUndefined()
+  expect(uploadKind('POST', '/api/v1/import')).toBeUndefined()
   expect(isUpload('POST', '/api/v1/email_attachment/')).toBe(true)
   expect(isUpload('POST', '/api/v1/email_attachment/?filename=a%20b.pdf')).toBe(true)
   expect(isUpload('PUT', '/api/v1/email_attachment/')).toBe(false)
@@ -183,9 +189,13 @@ describe('file uploads', () => {
     await dir.remove()
   })
 
-  async function start(attachmentMaxBytes?: number) {
+  async function start(attachmentMaxBytes?: number, importMaxBytes?: number) {
     const config = testConfig({ apiUrl: `http://127.0.0.1:${port(upstream)}`, dataDir: dir.path })
-    bff = await startBff(attachmentMaxBytes === undefined ? config : { ...config, attachmentMaxBytes })
+    bff = await startBff({
+      ...config,
+      ...(attachmentMaxBytes === undefined ? {} : { attachmentMaxBytes }),
+      ...(importMaxBytes === undefined ? {} : { importMaxBytes }),
+    })
     return { bff, cookie: await signIn(bff) }
   }
 
@@ -259,5 +269,27 @@ describe('file uploads', () => {
     const response = await upload(fits)
     expect(response.status).toBe(200)
     expect(received[0]?.body.equals(fits)).toBe(true)
+  })
+
+  test('a CSV to import has the import limit, not the attachment limit', async () => {
+    const { bff, cookie } = await start(1 * MiB, 3 * MiB)
+    const post = (path: string, body: Buffer) =>
+      bff.call(path, { method: 'POST', cookie, headers: { 'content-type': 'text/csv' }, body })
+
+    const csv = randomBytes(2 * MiB)
+    const imported = await post('/api/v1/import/?filename=leads.csv', csv)
+    expect(imported.status).toBe(200)
+    expect(received).toHaveLength(1)
+    expect(received[0]?.url).toBe('/api/v1/import/?filename=leads.csv')
+    expect(received[0]?.body.equals(csv)).toBe(true)
+
+    const attachment = await post('/api/v1/email_attachment/?filename=leads.csv', csv)
+    expect(attachment.status).toBe(413)
+    expect(attachment.json).toEqual({ error: 'The file is larger than 1 MiB.' })
+
+    const tooBig = await post('/api/v1/import/?filename=big.csv', randomBytes(3 * MiB + UPLOAD_MARGIN_BYTES + 1))
+    expect(tooBig.status).toBe(413)
+    expect(tooBig.json).toEqual({ error: 'The file is larger than 3 MiB.' })
+    expect(received).toHaveLength(1)
   })
 })

@@ -7,8 +7,22 @@ import { errors, type Dispatcher, type Pool } from 'undici'
 export const BODY_LIMIT_BYTES = 1024 * 1024
 /** Past this much an oversized body is no longer drained for a tidy 413; the connection is cut instead. */
 const DRAIN_LIMIT_BYTES = 8 * BODY_LIMIT_BYTES
-/** Where the browser uploads a file for an email: its raw bytes, under their own limit rather than 1 MiB. */
-const UPLOAD_PATH = '/api/v1/email_attachment/'
+/**
+ * Where the browser uploads a file as its raw bytes, each under its own limit rather than 1 MiB: a file for an email,
+ * and a CSV to import.
+ */
+const UPLOAD_PATHS = new Map<string, keyof UploadLimits>([
+  ['/api/v1/email_attachment/', 'attachment'],
+  ['/api/v1/import/', 'import'],
+])
+
+/** The API's largest file per kind of upload, in bytes. */
+export interface UploadLimits {
+  /** `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`. */
+  attachment: number
+  /** `LEADLINE_IMPORT_MAX_BYTES`. */
+  import: number
+}
 /**
  * What an upload may exceed the API's own limit by before the BFF stops it: at the limit's edge the API answers, with
  * its own message, and the BFF only cuts off bodies the API would refuse anyway.
@@ -83,13 +97,12 @@ const HOP_BY_HOP = new Set([
 ])
 
 // Besides hop-by-hop: cookies never cross; a Basic challenge would make the browser pop a password dialog;
-// the BFF sets its own security headers and length/encoding.
+// the BFF sets its own security headers and length (but see ENCODED_ANSWER_HEADERS).
 const DROPPED_RESPONSE_HEADERS = new Set([
   'set-cookie',
   'set-cookie2',
   'www-authenticate',
   'content-length',
-  'content-encoding',
   'content-security-policy',
   'x-frame-options',
   'x-content-type-options',
@@ -134,9 +147,18 @@ function declaredLength(req: IncomingMessage): number {
   return Number(req.headers['content-length'] ?? '0')
 }
 
-/** Whether a request is a file upload: `POST /api/v1/email_attachment/`, exactly, with any query. */
+/**
+ * Which upload a request is: `POST /api/v1/email_attachment/` or `POST /api/v1/import/`, exactly, with any query;
+ * undefined for any other request.
+ */
+export function uploadKind(method: string | undefined, path: string): keyof UploadLimits | undefined {
+  if (method !== 'POST') return undefined
+  return UPLOAD_PATHS.get(path.split('?')[0] ?? '')
+}
+
+/** Whether a request is a file upload (`uploadKind`). */
 export function isUpload(method: string | undefined, path: string): boolean {
-  return method === 'POST' && path.split('?')[0] === UPLOAD_PATH
+  return uploadKind(method, path) !== undefined
 }
 
 /** A file upload's body as it streams to the API; `overflowed` once it ran past its limit. */
@@ -152,9 +174,9 @@ interface UploadBody {
  * limit is a 413 before the API is asked; a chunked body that runs past it fails the stream (so the upstream request
  * is abandoned) and the rest is drained, up to DRAIN_LIMIT_BYTES more, for a tidy 413.
  */
-function uploadBody(req: IncomingMessage, attachmentMaxBytes: number): UploadBody {
-  const limit = attachmentMaxBytes + UPLOAD_MARGIN_BYTES
-  if (declaredLength(req) > limit) throw new HttpError(413, uploadTooLarge(attachmentMaxBytes))
+function uploadBody(req: IncomingMessage, maxBytes: number): UploadBody {
+  const limit = maxBytes + UPLOAD_MARGIN_BYTES
+  if (declaredLength(req) > limit) throw new HttpError(413, uploadTooLarge(maxBytes))
   const stream = new PassThrough()
   let size = 0
   req.on('data', (chunk: Buffer) => {
@@ -163,7 +185,7 @@ function uploadBody(req: IncomingMessage, attachmentMaxBytes: number): UploadBod
       if (!stream.write(chunk)) req.pause()
       return
     }
-    if (!stream.destroyed) stream.destroy(new HttpError(413, uploadTooLarge(attachmentMaxBytes)))
+    if (!stream.destroyed) stream.destroy(new HttpError(413, uploadTooLarge(maxBytes)))
     // Cut off rather than read without end.
     if (size > limit + DRAIN_LIMIT_BYTES) req.destroy()
     else req.resume()
@@ -178,8 +200,8 @@ function uploadBody(req: IncomingMessage, attachmentMaxBytes: number): UploadBod
   return { stream, overflowed: () => size > limit, ended }
 }
 
-function uploadTooLarge(attachmentMaxBytes: number): string {
-  const mib = Math.round((attachmentMaxBytes / (1024 * 1024)) * 10) / 10
+function uploadTooLarge(maxBytes: number): string {
+  const mib = Math.round((maxBytes / (1024 * 1024)) * 10) / 10
   return `The file is larger than ${String(mib)} MiB.`
 }
 
@@ -194,10 +216,10 @@ export interface ProxyRequest {
   /** How long the API may take to send its status and headers. */
   timeoutMs: number
   /**
-   * The API's largest email attachment (`LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`): an upload (`isUpload`) may be that
-   * plus UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
+   * The API's largest file of each kind of upload (`uploadKind`): an upload may be its limit plus
+   * UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
    */
-  attachmentMaxBytes: number
+  uploadLimits: UploadLimits
 }
 
 /** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
@@ -221,11 +243,13 @@ export async function proxyToApi({
   timeZone,
   now,
   timeoutMs,
-  attachmentMaxBytes,
+  uploadLimits,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
-  const upload = isUpload(method, path) ? uploadBody(req, attachmentMaxBytes) : undefined
+  const kind = uploadKind(method, path)
+  const maxBytes = kind === undefined ? 0 : uploadLimits[kind]
+  const upload = kind === undefined ? undefined : uploadBody(req, maxBytes)
   const body = upload === undefined ? await readBody(req) : upload.stream
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -251,7 +275,7 @@ export async function proxyToApi({
   } catch (error) {
     if (upload?.overflowed() !== true) throw error
     await upload.ended
-    throw new HttpError(413, uploadTooLarge(attachmentMaxBytes))
+    throw new HttpError(413, uploadTooLarge(maxBytes))
   } finally {
     res.off('close', onClose)
   }
@@ -291,6 +315,8 @@ async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): 
   if (upstream.statusCode >= 500) {
     const text = await readLimited(upstream.body, UPSTREAM_ERROR_BODY_LIMIT)
     res.removeHeader('content-type')
+    res.removeHeader('content-encoding')
+    res.removeHeader('content-length')
     res.setHeader('content-type', 'application/json; charset=utf-8')
     // Only a JSON error crosses; an HTML page or stack trace from a failing upstream never reaches the browser.
     const passes = text !== undefined && isJsonContentType(upstream.headers['content-type']) && isJson(text)
@@ -306,7 +332,13 @@ async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): 
   return upstream.statusCode
 }
 
+/**
+ * An answer the API encoded itself (an export's file: `Content-Encoding: gzip`) is passed on byte for byte, so its
+ * encoding goes with it, and its length is still true: compression leaves an encoded answer alone. The browser then
+ * decodes it, and a download link saves the CSV or JSON the file name says (docs/decisions/0052-exports.md).
+ */
 function responseHeaders(headers: IncomingHttpHeaders): [string, string | string[]][] {
+  const encoded = headers['content-encoding'] !== undefined
   const connection = headers.connection
   const named = new Set(
     (typeof connection === 'string' ? connection : '')
@@ -317,8 +349,8 @@ function responseHeaders(headers: IncomingHttpHeaders): [string, string | string
   const kept: [string, string | string[]][] = []
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase()
-    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower) || DROPPED_RESPONSE_HEADERS.has(lower))
-      continue
+    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue
+    if (DROPPED_RESPONSE_HEADERS.has(lower) && !(encoded && lower === 'content-length')) continue
     kept.push([lower, value])
   }
   return kept

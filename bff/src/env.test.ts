@@ -32,6 +32,7 @@ describe('loadBffConfig', () => {
       demoSignIn: 'loopback',
       apiTimeoutMs: 30_000,
       attachmentMaxBytes: 10 * 1024 * 1024,
+      importMaxBytes: 500 * 1024 * 1024,
       logLevel: 'info',
       streamSecret: undefined,
     })
@@ -67,6 +68,7 @@ describe('loadBffConfig', () => {
         LEADLINE_DEMO_SIGN_IN: '1',
         LEADLINE_API_TIMEOUT_SECONDS: '5',
         LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '2097152',
+        LEADLINE_IMPORT_MAX_BYTES: '1048576000',
         LEADLINE_WEB_DIST: '/srv/web',
         LOG_LEVEL: 'warn',
         LEADLINE_STREAM_SECRET: 'x'.repeat(40),
@@ -88,6 +90,7 @@ describe('loadBffConfig', () => {
       demoSignIn: 'on',
       apiTimeoutMs: 5000,
       attachmentMaxBytes: 2097152,
+      importMaxBytes: 1048576000,
       webDist: '/srv/web',
       logLevel: 'warn',
       streamSecret: 'x'.repeat(40),
@@ -122,6 +125,8 @@ describe('loadBffConfig', () => {
       /LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES must be a whole number of bytes/,
     ],
     [{ LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES: '10MB' }, /LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES/],
+    [{ LEADLINE_IMPORT_MAX_BYTES: '0' }, /LEADLINE_IMPORT_MAX_BYTES must be a whole number of bytes/],
+    [{ LEADLINE_IMPORT_MAX_BYTES: '500MiB' }, /LEADLINE_IMPORT_MAX_BYTES/],
     [{ LEADLINE_STREAM_SECRET: 'too short' }, /LEADLINE_STREAM_SECRET must be 32 to 256 printable characters/],
     [{ LEADLINE_STREAM_SECRET: `${'x'.repeat(40)} y` }, /LEADLINE_STREAM_SECRET/],
   ])('refuses %j', (env, message) => {

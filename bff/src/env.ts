@@ -35,6 +35,8 @@ export interface BffConfig {
   apiTimeoutMs: number
   /** `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`, the API's too: the largest file the browser may upload for an email. */
   attachmentMaxBytes: number
+  /** `LEADLINE_IMPORT_MAX_BYTES`, the API's too: the largest CSV file the browser may upload to import. */
+  importMaxBytes: number
   /** The built SPA. */
   webDist: string
   /**
@@ -92,6 +94,14 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     Number.MAX_SAFE_INTEGER,
     'bytes',
   )
+  const importMaxBytes = wholeNumber(
+    env,
+    'LEADLINE_IMPORT_MAX_BYTES',
+    500 * 1024 * 1024,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'bytes',
+  )
 
   const logLevel = env.LOG_LEVEL ?? 'info'
   if (!LOG_LEVELS.has(logLevel))
@@ -114,6 +124,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     demoSignIn: demoText === '1' ? 'on' : demoText === '0' ? 'off' : 'loopback',
     apiTimeoutMs: timeoutSeconds * 1000,
     attachmentMaxBytes,
+    importMaxBytes,
     // dist/env.js → bff/dist → ../../web/dist
     webDist:
       webDistText === undefined

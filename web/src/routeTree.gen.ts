@@ -19,6 +19,7 @@ import { Route as AppInboxRouteImport } from './routes/_app/inbox'
 import { Route as AppVerifyEmailRouteImport } from './routes/_app/verify-email'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
+import { Route as AppLeadsImportRouteImport } from './routes/_app/leads/import'
 import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportunities/index'
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
@@ -83,6 +84,11 @@ const AppLeadsIndexRoute = AppLeadsIndexRouteImport.update({
 const AppLeadsLeadIdRoute = AppLeadsLeadIdRouteImport.update({
   id: '/leads/$leadId',
   path: '/leads/$leadId',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppLeadsImportRoute = AppLeadsImportRouteImport.update({
+  id: '/leads/import',
+  path: '/leads/import',
   getParentRoute: () => AppRoute,
 } as any)
 const AppOpportunitiesIndexRoute = AppOpportunitiesIndexRouteImport.update({
@@ -177,6 +183,7 @@ export interface FileRoutesByFullPath {
   '/inbox': typeof AppInboxRoute
   '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
@@ -204,6 +211,7 @@ export interface FileRoutesByTo {
   '/verify-email': typeof AppVerifyEmailRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
@@ -233,6 +241,7 @@ export interface FileRoutesById {
   '/_app/verify-email': typeof AppVerifyEmailRoute
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/_app/leads/import': typeof AppLeadsImportRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/_app/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
@@ -262,6 +271,7 @@ export interface FileRouteTypes {
     | '/inbox'
     | '/verify-email'
     | '/leads/$leadId'
+    | '/leads/import'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
@@ -289,6 +299,7 @@ export interface FileRouteTypes {
     | '/verify-email'
     | '/'
     | '/leads/$leadId'
+    | '/leads/import'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
@@ -317,6 +328,7 @@ export interface FileRouteTypes {
     | '/_app/verify-email'
     | '/_app/'
     | '/_app/leads/$leadId'
+    | '/_app/leads/import'
     | '/_app/settings/api-keys'
     | '/_app/settings/call-outcomes'
     | '/_app/settings/custom-fields'
@@ -414,6 +426,13 @@ declare module '@tanstack/react-router' {
       path: '/leads/$leadId'
       fullPath: '/leads/$leadId'
       preLoaderRoute: typeof AppLeadsLeadIdRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/leads/import': {
+      id: '/_app/leads/import'
+      path: '/leads/import'
+      fullPath: '/leads/import'
+      preLoaderRoute: typeof AppLeadsImportRouteImport
       parentRoute: typeof AppRoute
     }
     '/_app/opportunities/': {
@@ -536,6 +555,7 @@ interface AppRouteChildren {
   AppVerifyEmailRoute: typeof AppVerifyEmailRoute
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
+  AppLeadsImportRoute: typeof AppLeadsImportRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
   AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
   AppSettingsCustomFieldsRoute: typeof AppSettingsCustomFieldsRoute
@@ -560,6 +580,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppVerifyEmailRoute: AppVerifyEmailRoute,
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
+  AppLeadsImportRoute: AppLeadsImportRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
   AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,
   AppSettingsCustomFieldsRoute: AppSettingsCustomFieldsRoute,

@@ -3,6 +3,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { gzipSync } from 'node:zlib'
 import { pino } from 'pino'
 import { afterEach, beforeEach } from 'vitest'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
@@ -67,7 +68,7 @@ function me(userId: string, first: string, last: string, email: string, role: st
 interface FakeAnswer {
   status: number
   headers: Record<string, string | string[]>
-  body: string
+  body: string | Buffer
 }
 
 function json(status: number, body: unknown, headers: Record<string, string | string[]> = {}): FakeAnswer {
@@ -238,12 +239,30 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
         headers: { 'content-type': 'text/html' },
         body: '<html><pre>TypeError: x is undefined\n    at Object.<anonymous> (/srv/api/app.js:1:1)</pre></html>',
       }
+    case EXPORT_DOWNLOAD: {
+      // As the api serves an export's file: stored gzip, sent with Content-Encoding whatever the client accepts.
+      const file = gzipSync(EXPORT_CSV)
+      return {
+        status: 200,
+        headers: {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-encoding': 'gzip',
+          'content-length': String(file.length),
+          'content-disposition': 'attachment; filename="leads-leads-expo_1.csv"',
+        },
+        body: file,
+      }
+    }
     case '/api/v1/revoked/':
       return json(401, { error: 'API key revoked.' }, { 'www-authenticate': 'Basic realm="api"' })
     default:
       return json(200, { ok: true, url })
   }
 }
+
+/** An export's download link at the fake API, and the CSV its gzip file holds. */
+export const EXPORT_DOWNLOAD = '/api/v1/export/expo_1/download/'
+export const EXPORT_CSV = `display_name,status_label\r\n${'Bluth Company,Potential\r\n'.repeat(2000)}`
 
 /** How long the fake API takes over `/api/v1/slow/…`. */
 export const SLOW_MS = 400
@@ -333,6 +352,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     demoSignIn: 'loopback',
     apiTimeoutMs: 30_000,
     attachmentMaxBytes: 10 * 1024 * 1024,
+    importMaxBytes: 500 * 1024 * 1024,
     webDist: join(overrides.dataDir, 'no-web-dist'),
     logLevel: 'info',
     streamSecret: undefined,

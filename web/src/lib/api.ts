@@ -100,7 +100,8 @@ async function request(method: string, url: string, body?: unknown): Promise<unk
 
 /*
  * The generic parameter is trusted, not checked: the BFF passes the API's responses through unchanged and the API
- * serializes them from the same schemas `@leadline/shared` exports. This is the single place that trust is placed.
+ * serializes them from the same schemas `@leadline/shared` exports. This is the single place that trust is placed
+ * (and api-upload.ts, its one sibling).
  */
 function typed<T>(method: string, url: string, body?: unknown): Promise<T> {
   return request(method, url, body) as Promise<T>

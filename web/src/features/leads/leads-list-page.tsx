@@ -2,11 +2,13 @@ import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useState, type SubmitEvent } from 'react'
 import type { LeadPage } from '@leadline/shared/lead-schema'
-import { Button } from '../../components/ui/button'
+import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
+import { cx } from '../../lib/cx'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime, formatRelative } from '../../lib/format'
+import { ExportButton } from '../exports/export-button'
 import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
 import type { LeadSearch } from './lead-search'
 
@@ -30,14 +32,26 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold text-slate-900">Leads</h1>
-        <Button
-          variant="primary"
-          onPress={() => {
-            setCreating(true)
-          }}
-        >
-          New lead
-        </Button>
+        <div className="flex flex-wrap items-center gap-2">
+          <Link
+            to="/leads/import"
+            className={cx(
+              'rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50',
+              focusRing,
+            )}
+          >
+            Import
+          </Link>
+          <ExportButton subject={{ object: 'lead', query: search.query ?? '' }} title="Export leads" />
+          <Button
+            variant="primary"
+            onPress={() => {
+              setCreating(true)
+            }}
+          >
+            New lead
+          </Button>
+        </div>
       </div>
       <LeadSearchBox
         key={search.query ?? ''}

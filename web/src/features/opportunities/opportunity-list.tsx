@@ -16,6 +16,8 @@ import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, ErrorState, Skeleton } from '../../components/ui/feedback'
 import { api, saveErrorMessage } from '../../lib/api'
 import { formatCalendarDate } from '../../lib/format'
+import { ExportButton } from '../exports/export-button'
+import { exportParams } from '../exports/export-queries'
 import type { OpportunityColumnPage } from './board-moves'
 import type { BoardFilters } from './board-search'
 import { listsKey } from './opportunity-move'
@@ -144,6 +146,10 @@ export function OpportunityList({ pipeline, filters, sort, currency }: Opportuni
   const count = totals.total_results
   return (
     <div className="flex flex-col gap-3">
+      <ExportButton
+        subject={{ object: 'opportunity', params: exportParams({ pipeline_id: pipeline.id, ...filters }) }}
+        title="Export opportunities"
+      />
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
         {count === 0 ? (
           <EmptyState title="No opportunities match these filters" />

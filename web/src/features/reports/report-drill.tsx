@@ -4,6 +4,8 @@ import { cx } from '../../lib/cx'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedback'
 import { formatCalendarDate } from '../../lib/format'
+import { ExportButton } from '../exports/export-button'
+import { exportParams } from '../exports/export-queries'
 import { downloadText, toCsv } from './report-csv'
 import { drillFilters, groupLabel, type ReportPage } from './report-groups'
 import { reportQueries, type DrillSource } from './report-queries'
@@ -115,6 +117,13 @@ function DrillList({ source, label }: { source: DrillSource; label: string }) {
           Download CSV
         </Button>
       </div>
+      {/* The group without a key has no filters of its own to ask an export with: its CSV above is the way out. */}
+      {'filters' in source ? (
+        <ExportButton
+          subject={{ object: 'opportunity', params: exportParams(source.filters) }}
+          title="Export opportunities"
+        />
+      ) : null}
     </div>
   )
 }
