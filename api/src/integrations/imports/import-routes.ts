@@ -14,11 +14,16 @@ import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { newId } from '../../platform/security/ids.js'
 import { bytesText, hasControlCharacter, NO_CONTROL_CHARACTERS } from '../../platform/text/text.js'
 import { listCustomFieldDefs } from '../../crm/custom-fields/custom-values.js'
+import { stringify } from 'csv-stringify'
+import { escapeFormula } from '../exports/export-rows.js'
+import { contentDisposition } from '../../email/attachments/email-attachment-routes.js'
 import { receiveFile } from './import-file.js'
+import { importRequested } from './import-worker.js'
 import { checkMapping, fieldsById, importUpdateBody, uploadQuery } from './import-input.js'
 import {
   DEFAULT_DUPLICATE_RULE,
   deleteImports,
+  failedPass,
   findVisibleImport,
   importView,
   NO_COUNTS,
@@ -265,6 +270,116 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
         await deleteImports(tx, [row.id])
       })
       return {}
+    },
+  )
+
+  /** Moves an import from one of `from` to `to` (its job then due), or a 400 saying why it cannot. */
+  async function startJob(me: KeyOwner, id: string, from: readonly ImportStatus[], to: ImportStatus, action: string) {
+    const row = await visible(me, id)
+    expectStatus(row, from, action)
+    const moved = await db.transaction().execute(async (tx) => {
+      const updated = await tx
+        .updateTable('data_import')
+        .set({
+          status: to,
+          rows_done: 0,
+          attempts: 0,
+          error: null,
+          lease_owner: null,
+          lease_until: null,
+          ...(to === 'checking' ? { check_result: null } : {}),
+          date_updated: formatTimestamp(clock.now()),
+        })
+        .where('id', '=', row.id)
+        .where('status', 'in', [...from])
+        .returningAll()
+        .executeTakeFirst()
+      if (updated === undefined) throw new HttpError(400, `The import is no longer ${from.join(' or ')}.`)
+      if (to === 'checking') {
+        await tx.deleteFrom('data_import_failure').where('import_id', '=', row.id).where('pass', '=', 'check').execute()
+      }
+      return updated
+    })
+    importRequested()
+    return importView(moved)
+  }
+
+  const jobs: [string, string, readonly ImportStatus[], ImportStatus, string][] = [
+    [
+      'dry_run',
+      'Check every row as a run would, writing nothing (`checking`, then `checked` with `check`: problems per row, counted, the first 100 kept; and a failed-rows CSV).',
+      ['uploaded', 'checked'],
+      'checking',
+      'checked',
+    ],
+    [
+      'run',
+      'Run the import as a background job (`queued`, `running` as `progress.rows_done` advances, then `done` with `counts`, or `error`).',
+      ['uploaded', 'checked'],
+      'queued',
+      'run',
+    ],
+    [
+      'undo',
+      'Undo a done import (`undoing`, then `undone`): the leads it created are deleted, the leads it updated put back as they were (fields and custom values) without the contacts, addresses and opportunities it added. Not possible once the import is purged with the event log (`LEADLINE_EVENT_RETENTION_DAYS`).',
+      ['done'],
+      'undoing',
+      'undone',
+    ],
+  ]
+  for (const [path, summary, from, to, action] of jobs) {
+    app.post(
+      `/import/:id/${path}/`,
+      { schema: { tags, summary: `${summary} ${WHO}`, params: idParams, response: { 200: importSchema } } },
+      async (request) => startJob(caller(request), request.params.id, from, to, action),
+    )
+  }
+
+  app.get(
+    '/import/:id/failed_rows/',
+    {
+      schema: {
+        tags,
+        summary: `The rows an import could not take, as CSV: the file’s header and a \`reason\` column. ${WHO}`,
+        description:
+          'The run’s failed rows once it ran, else the dry run’s. Cells that a spreadsheet would run as a formula ' +
+          "begin with `'`, as exports write them.",
+        params: idParams,
+      },
+    },
+    async (request, reply) => {
+      const row = await visible(caller(request), request.params.id)
+      const pass = failedPass(row)
+      const columns = JSON.parse(row.columns) as string[]
+      async function* records() {
+        yield [...columns, 'reason'].map(escapeFormula)
+        let after = 0
+        for (;;) {
+          const part = await db
+            .selectFrom('data_import_failure')
+            .select(['row', 'cells', 'reason'])
+            .where('import_id', '=', row.id)
+            .where('pass', '=', pass)
+            .where('row', '>', after)
+            .orderBy('row')
+            .limit(500)
+            .execute()
+          const last = part.at(-1)
+          if (last === undefined) return
+          after = last.row
+          for (const failure of part) {
+            const cells = JSON.parse(failure.cells) as string[]
+            const padded = [...cells, ...Array<string>(Math.max(0, columns.length - cells.length)).fill('')]
+            yield [...padded, failure.reason].map(escapeFormula)
+          }
+        }
+      }
+      const name = `${row.filename.replace(/\.csv$/i, '')}-failed-rows.csv`
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', contentDisposition(name))
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from(records()).pipe(stringify()))
     },
   )
 }

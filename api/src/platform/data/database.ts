@@ -728,7 +728,10 @@ export interface DataImportFailureTable {
   cells: string
 }
 
-/** A company key of an import and the lead it became: created by the run (1) or an existing one it matched (0). */
+/**
+ * A company key of an import and the lead it became: created by the run (1), an existing one it matched and updated
+ * (0), or matched and skipped (2).
+ */
 export interface DataImportLeadTable {
   import_id: string
   organization_id: string
@@ -745,12 +748,12 @@ export interface DataImportChangeTable {
   previous: string
 }
 
-/** A contact (its id) or an address (its position) an import added to an existing lead, for undo. */
+/** A contact or opportunity (its id) or an address (its position) an import added to an existing lead, for undo. */
 export interface DataImportAddedTable {
   import_id: string
   organization_id: string
   lead_id: string
-  kind: 'contact' | 'address'
+  kind: 'contact' | 'address' | 'opportunity'
   object_id: string
 }
 

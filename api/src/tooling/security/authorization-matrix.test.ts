@@ -152,6 +152,10 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'GET /import/{id}/': { object: 'import', body: () => ({}) },
   'PUT /import/{id}/': { object: 'import', body: () => ({ duplicate_rule: { match: 'name', action: 'update' } }) },
   'DELETE /import/{id}/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/dry_run/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/run/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/undo/': { object: 'import', body: () => ({}) },
+  'GET /import/{id}/failed_rows/': { object: 'import', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */

@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely'
 // theirs. `data_import_failure` holds the rows a dry run or a run could not take, with why. `data_import_lead` is
 // the record of what a run did: one row per company key with the lead it became (created or matched), which groups
 // rows across batches and makes resuming safe; `data_import_change` keeps an updated lead's fields and custom values
-// as they were, and `data_import_added` the contacts and addresses a run added to existing leads, for undo.
+// as they were, and `data_import_added` the contacts, addresses and opportunities a run added to existing leads,
+// for undo. An index of leads by URL serves the duplicate rule `url`.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -85,13 +86,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('import_id', 'varchar(64)', (c) => c.notNull().references('data_import.id').onDelete('cascade'))
     .addColumn('organization_id', 'varchar(64)', (c) => c.notNull().references('organization.id').onDelete('cascade'))
     .addColumn('lead_id', 'varchar(64)', (c) => c.notNull())
-    .addColumn('kind', 'varchar(8)', (c) => c.notNull())
+    .addColumn('kind', 'varchar(16)', (c) => c.notNull())
     .addColumn('object_id', 'varchar(64)', (c) => c.notNull())
     .addPrimaryKeyConstraint('data_import_added_pk', ['import_id', 'kind', 'object_id'])
     .execute()
+  // The duplicate rule `url` looks a batch's sites up by the spellings a lead's URL has for them.
+  await db.schema.createIndex('lead_org_url_idx').on('lead').columns(['organization_id', 'url']).execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('lead_org_url_idx').execute()
   for (const table of ['data_import_added', 'data_import_change', 'data_import_lead', 'data_import_failure']) {
     await db.schema.dropTable(table).execute()
   }
