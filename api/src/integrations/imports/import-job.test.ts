@@ -310,6 +310,11 @@ describe('undo', () => {
     expect(changed.opportunities).toHaveLength(1)
     expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/undo/`)).statusCode).toBe(200)
     expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/undo/`)).statusCode).toBe(400)
+    // Its job under way, it can be neither changed nor deleted.
+    const busy = await call(ctx.app, org.member.key, 'DELETE', `/import/${made.id}/`)
+    expect(busy.statusCode).toBe(400)
+    expect(busy.json<{ error: string }>().error).toMatch(/undoing/)
+    expect((await call(ctx.app, org.member.key, 'PUT', `/import/${made.id}/`, { body: {} })).statusCode).toBe(400)
     await worker().drain()
     const undone = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
     expect(undone.status).toBe('undone')

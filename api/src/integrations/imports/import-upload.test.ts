@@ -195,6 +195,17 @@ describe('POST /import/', () => {
     expect(await storedImports()).toBe(before)
   })
 
+  it('takes a body sent without a Content-Type', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/import/?filename=plain.csv',
+      headers: { authorization: basicAuth(rep()) },
+      payload: Buffer.from(TEXT),
+    })
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json<Import>().n_rows).toBe(2)
+  })
+
   it('needs a filename', async () => {
     const res = await upload(Buffer.from(TEXT), rep(), ' ')
     expect(res.statusCode).toBe(400)
