@@ -1,3 +1,4 @@
+import { request } from 'node:http'
 import { Readable } from 'node:stream'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -204,6 +205,28 @@ describe('POST /import/', () => {
     })
     expect(res.statusCode, res.body).toBe(201)
     expect(res.json<Import>().n_rows).toBe(2)
+  })
+
+  it('takes a file over real HTTP, its body a stream the route reads', async () => {
+    const url = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    const bytes = Buffer.from(`Company,Email\n${'Acme,a@acme.example\n'.repeat(150)}`)
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${url}/api/v1/import/?filename=http.csv`,
+        { method: 'POST', headers: { authorization: basicAuth(rep()), 'content-type': 'text/csv' } },
+        (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body })
+          })
+        },
+      )
+      req.on('error', reject)
+      req.end(bytes)
+    })
+    expect(answer.status, answer.body).toBe(201)
+    expect(JSON.parse(answer.body)).toMatchObject({ n_rows: 150, size: bytes.length })
   })
 
   it('needs a filename', async () => {
