@@ -32,6 +32,8 @@ export const ID_PREFIXES = {
   passwordReset: 'pwreset_',
   /** An export of leads or opportunities, as Close names them. */
   export: 'expo_',
+  /** A CSV import (`/import/{id}/`). */
+  import: 'impo_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -64,6 +66,7 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   invitation: 43,
   passwordReset: 43,
   export: 43,
+  import: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

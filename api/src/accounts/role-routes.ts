@@ -21,8 +21,8 @@ type Role = Static<typeof roleSchema>
 
 /** The roles, as facts about Leadline: an admin also manages the organization (settings, members, webhooks). */
 const ROLES = [
-  { id: 'admin', name: 'Admin', permissions: ['manage_organization', 'view_all_leads', 'export'] },
-  { id: 'user', name: 'User', permissions: ['view_all_leads', 'export'] },
+  { id: 'admin', name: 'Admin', permissions: ['manage_organization', 'view_all_leads', 'export', 'import'] },
+  { id: 'user', name: 'User', permissions: ['view_all_leads', 'export', 'import'] },
 ] as const
 
 function roleView(role: (typeof ROLES)[number], organizationId: string): Role {

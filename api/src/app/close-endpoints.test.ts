@@ -44,6 +44,8 @@ describe('GET /role/', () => {
     expect(body.data[1].permissions).not.toContain('manage_organization')
     // Any member may export (a member their own exports, an admin all of the organization's).
     for (const role of body.data) expect(role.permissions).toContain('export')
+    // And any member may import CSV files (a member sees their own imports, an admin all of the organization's).
+    for (const role of body.data) expect(role.permissions).toContain('import')
 
     // Every membership's role is one of them.
     const org = (await call(ctx.app, ctx.org.admin.key, 'GET', `/organization/${ctx.org.id}/`)).json()

@@ -31,6 +31,8 @@ import { startEmailReceiver, type EmailReceiver } from '../email/receive/email-r
 import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachments/email-attachment-repo.js'
 import { createExportWorker } from '../integrations/exports/export-worker.js'
 import { purgeOldExports } from '../integrations/exports/export-repo.js'
+import { createImportWorker } from '../integrations/imports/import-worker.js'
+import { purgeOldImports } from '../integrations/imports/import-repo.js'
 
 export interface ServeOptions {
   config: Config
@@ -146,6 +148,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       'old exports',
     ),
     purging(
+      () => purgeOldImports(database.db, systemClock, config.eventRetentionDays),
+      (n) => `deleted ${n} imports made over ${config.eventRetentionDays} days ago (they can no longer be undone)`,
+      'old imports',
+    ),
+    purging(
       () => purgeOldReceipts(database.db, systemClock),
       (n) => `forgot ${n} inbound webhook-ids over ${RECEIPT_RETENTION_DAYS} days old`,
       'inbound receipts',
@@ -202,6 +209,19 @@ export async function serve(options: ServeOptions): Promise<Server> {
     },
   })
   exportWorker.start()
+  // Every api process runs imports too; a job is resumed by whichever claims it (docs/decisions/0053).
+  const importWorker = createImportWorker({
+    db: database.db,
+    dialect: database.dialect,
+    reader: database.reader,
+    clock: systemClock,
+    appUrl: config.appUrl,
+    sink: app.eventSink,
+    onError: (error, what) => {
+      app.log.error({ err: error }, `imports: ${what} failed`)
+    },
+  })
+  importWorker.start()
   if (config.systemMail.smtp === null) {
     app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
   }
@@ -232,6 +252,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
           smsProvider.close()
         }),
         exportWorker.stop(),
+        importWorker.stop(),
         app.close(),
         emailReceiver?.close(),
       ])

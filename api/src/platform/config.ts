@@ -29,6 +29,8 @@ export interface Config {
   taskRetentionDays: number
   /** Days the event log keeps an event. */
   eventRetentionDays: number
+  /** The largest CSV file an import takes (`LEADLINE_IMPORT_MAX_BYTES`, 500 MiB); a 413 above it. */
+  importMaxBytes: number
   /**
    * Shared with the BFF: any key of an organization presented with it may open the event stream (admins need no
    * secret). Undefined: only admins may stream.
@@ -242,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
+    importMaxBytes: positiveInt(env, 'LEADLINE_IMPORT_MAX_BYTES', 500 * 1024 * 1024),
     streamSecret: streamSecretFrom(env),
     outboundAllowPrivate: outboundAllowPrivateFrom(env),
     leadWebhookUrl:

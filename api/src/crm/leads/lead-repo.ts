@@ -46,8 +46,8 @@ async function replaceAddresses(db: Db, organizationId: string, leadId: string, 
 }
 
 /**
- * Creates a lead with its addresses, contacts, custom values and `Created` activity; the caller holds the transaction
- * and records the events (the lead's first, then its contacts' and the activity's).
+ * Creates a lead with its addresses, contacts, custom values and `Created` activity (naming the CSV import that made
+ * it, if one did); the caller holds the transaction and records the events (the lead's first, then its contacts' and the activity's).
  */
 export async function createLead(
   db: Db,
@@ -55,6 +55,7 @@ export async function createLead(
   lead: LeadValues & { status: { id: string; label: string } },
   contacts: NewContact[],
   source: string,
+  importId: string | null = null,
 ): Promise<{ id: string; activity: ActivityTable }> {
   const id = newId('lead')
   await db
@@ -79,7 +80,7 @@ export async function createLead(
     leadId: id,
     userId: ctx.userId,
     type: 'Created',
-    data: { source, import_id: null },
+    data: { source, import_id: importId },
     now: ctx.now,
   })
   await db.insertInto('activity').values(activity).execute()

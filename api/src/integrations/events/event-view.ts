@@ -8,6 +8,7 @@ const eventMetaSchema = Type.Object(
     request_path: Type.Optional(Type.String({ description: 'The path of that request, without its query.' })),
     merge_source_lead_id: Type.Optional(Type.String({ description: 'In a lead merge: the lead merged away.' })),
     merge_destination_lead_id: Type.Optional(Type.String({ description: 'In a lead merge: the lead kept.' })),
+    import_id: Type.Optional(Type.String({ description: 'A CSV import’s change: the import (`impo_…`).' })),
   },
   {
     additionalProperties: false,
@@ -22,7 +23,13 @@ const eventMetaSchema = Type.Object(
  * of a lead merge, `merge_source_lead_id` and `merge_destination_lead_id`. Empty for changes no API request made.
  */
 export type EventMeta = Static<typeof eventMetaSchema>
-const META_KEYS = ['request_method', 'request_path', 'merge_source_lead_id', 'merge_destination_lead_id'] as const
+const META_KEYS = [
+  'request_method',
+  'request_path',
+  'merge_source_lead_id',
+  'merge_destination_lead_id',
+  'import_id',
+] as const
 
 const nullableId = (description: string) => Type.Union([Type.String(), Type.Null()], { description })
 const anObject = (description: string) => Type.Object({}, { additionalProperties: true, description })

@@ -1,13 +1,11 @@
-import { hostname } from 'node:os'
 import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { stringify } from 'csv-stringify'
 import { sql, type SqlBool } from 'kysely'
 import type { Db, Dialect, HotReader, LeadRow } from '../../platform/data/database.js'
-import { formatTimestamp, type Clock } from '../../platform/data/time.js'
-import { randomBase62 } from '../../platform/security/ids.js'
-import { wakeableSleep } from '../../platform/data/wakeable-sleep.js'
+import type { Clock } from '../../platform/data/time.js'
+import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } from '../../platform/data/leased-jobs.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { leadSearchIds } from '../../crm/leads/lead-search.js'
@@ -77,16 +75,11 @@ export interface ExportWorker {
   stop(): Promise<void>
 }
 
-/** The claim was taken over (its lease ran out and another claim holds it), or the worker is stopping. */
-class LeaseLost extends Error {}
-class Stopping extends Error {}
-
 type Item = { csv: CsvRow; json: Record<string, unknown> }
 
 export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
   const { db, dialect, clock, appUrl } = options
   const meta = options.meta ?? createMetaCache(db, options.reader)
-  const owner = options.owner ?? `${hostname()}:${String(process.pid)}:${randomBase62(8)}`.slice(-64)
   const leaseMs = options.leaseMs ?? EXPORT_LEASE_MS
   const pollMs = options.pollMs ?? 1000
   const batchSize = options.batchSize ?? EXPORT_BATCH
@@ -96,59 +89,38 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
     ((error: unknown, what: string) => {
       process.stderr.write(`exports: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
     })
-  let running = false
-  let stopping = false
-
-  const leaseEnd = () => formatTimestamp(new Date(clock.now().getTime() + leaseMs))
+  const loop = createJobLoop({ drain, pollMs, report, what: 'claiming exports' })
+  const lease = createLeaseKeeper({
+    db,
+    dialect,
+    clock,
+    table: 'data_export',
+    leaseMs,
+    stopping: loop.stopping,
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+  })
+  const { owner } = lease
 
   async function claim(): Promise<ExportRow | undefined> {
-    const at = formatTimestamp(clock.now())
-    let due = db
-      .selectFrom('data_export')
-      .select('id')
-      .where('status', 'in', ['created', 'started', 'in_progress'])
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
-      .orderBy('date_created')
-      .limit(1)
-    // An idle poll only reads: on SQLite an update takes the write lock even when it changes nothing.
-    if ((await due.executeTakeFirst()) === undefined) return undefined
-    if (dialect === 'postgres') due = due.forUpdate().skipLocked()
+    const held = await lease.claim(['created', 'started', 'in_progress'], 'started')
+    if (held === undefined) return undefined
+    // The claim holds it: what an earlier claim said of its file is cleared.
     return db
       .updateTable('data_export')
-      .set({
-        status: 'started',
-        lease_owner: owner,
-        lease_until: leaseEnd(),
-        attempts: sql<number>`attempts + 1`,
-        n_rows: null,
-        size: null,
-        error: null,
-        date_updated: at,
-      })
-      .where('id', 'in', due)
+      .set({ n_rows: null, size: null, error: null })
+      .where('id', '=', held.id)
       .returningAll()
-      .executeTakeFirst()
+      .executeTakeFirstOrThrow()
   }
 
   /** The export as this claim holds it; `until` moves on with each renewal. */
-  interface Claim {
+  interface Claim extends Lease {
     row: ExportRow
-    until: string
   }
 
   /** Renews the lease (and says the export is under way), in `tx`; throws LeaseLost when the claim is not held. */
   async function renew(tx: Db, claim: Claim): Promise<void> {
-    if (stopping) throw new Stopping()
-    const until = leaseEnd()
-    const renewed = await tx
-      .updateTable('data_export')
-      .set({ lease_until: until, status: 'in_progress', date_updated: formatTimestamp(clock.now()) })
-      .where('id', '=', claim.row.id)
-      .where('lease_owner', '=', owner)
-      .where('lease_until', '=', claim.until)
-      .executeTakeFirst()
-    if (Number(renewed.numUpdatedRows) === 0) throw new LeaseLost()
-    claim.until = until
+    await lease.renew(tx, claim, 'in_progress')
   }
 
   /** The export's leads, a batch at a time, in id order, as GET /lead/{id}/ shows them. */
@@ -330,39 +302,19 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
   /** Marks a claimed export done, or failed (what it had written deleted with it); LeaseLost if the claim is gone. */
   async function settle(claim: Claim, outcome: { rows: number; size: number } | { error: string }): Promise<void> {
     await db.transaction().execute(async (tx) => {
-      const settled = await tx
+      await lease.settle(tx, claim, 'error' in outcome ? 'error' : 'done')
+      await tx
         .updateTable('data_export')
-        .set({
-          ...('error' in outcome
-            ? { status: 'error' as const, error: outcome.error }
-            : { status: 'done' as const, n_rows: outcome.rows, size: outcome.size }),
-          lease_owner: null,
-          lease_until: null,
-          date_updated: formatTimestamp(clock.now()),
-        })
-        .where('id', '=', claim.row.id)
-        .where('lease_owner', '=', owner)
-        .where('lease_until', '=', claim.until)
-        .executeTakeFirst()
-      if (Number(settled.numUpdatedRows) === 0) throw new LeaseLost()
+        .set('error' in outcome ? { error: outcome.error } : { n_rows: outcome.rows, size: outcome.size })
+        .where('id', '=', claim.id)
+        .execute()
       if ('error' in outcome) await tx.deleteFrom('data_export_chunk').where('export_id', '=', claim.row.id).execute()
     })
   }
 
-  /** Gives a stopped export's lease back, so the next claim makes it anew at once. */
-  async function release(claim: Claim): Promise<void> {
-    await db
-      .updateTable('data_export')
-      .set({ lease_until: null, date_updated: formatTimestamp(clock.now()) })
-      .where('id', '=', claim.row.id)
-      .where('lease_owner', '=', owner)
-      .where('lease_until', '=', claim.until)
-      .execute()
-  }
-
   /** Makes one claimed export, from nothing; answers whether it was settled (done or failed) by this claim. */
   async function run(row: ExportRow): Promise<boolean> {
-    const claim: Claim = { row, until: row.lease_until ?? '' }
+    const claim: Claim = { row, id: row.id, until: row.lease_until ?? '' }
     try {
       if (row.attempts > EXPORT_MAX_ATTEMPTS) {
         await settle(claim, {
@@ -378,7 +330,7 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
     } catch (error) {
       if (error instanceof LeaseLost) return false
       if (error instanceof Stopping) {
-        await release(claim)
+        await lease.release(claim)
         return false
       }
       const refused = error instanceof ValidationError ? error.message : undefined
@@ -392,7 +344,7 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
 
   async function drain(): Promise<number> {
     let settled = 0
-    while (!stopping) {
+    while (!loop.stopping()) {
       const row = await claim()
       if (row === undefined) return settled
       if (await run(row)) settled += 1
@@ -400,36 +352,16 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
     return settled
   }
 
-  let loop: Promise<void> | undefined
-  const { sleep, signal } = wakeableSleep()
-
-  async function background(): Promise<void> {
-    while (running) {
-      try {
-        await drain()
-      } catch (error) {
-        report(error, 'claiming exports')
-      }
-      await sleep(pollMs)
-    }
-  }
-
   return {
     owner,
     drain,
     start() {
-      if (running) return
-      running = true
-      stopping = false
-      listeners.add(signal)
-      loop = background()
+      listeners.add(loop.wake)
+      loop.start()
     },
     async stop() {
-      running = false
-      stopping = true
-      listeners.delete(signal)
-      signal()
-      await loop
+      listeners.delete(loop.wake)
+      await loop.stop()
     },
   }
 }

@@ -673,6 +673,43 @@ export interface DataExportChunkTable {
   content: string
 }
 
+/** A CSV import (migration 0039, decision 0053). */
+export interface DataImportTable {
+  id: string
+  organization_id: string
+  /** The member who uploaded it: a member sees their own imports, an admin all of the organization's. */
+  created_by: string
+  filename: string
+  /** Bytes of the file as uploaded. */
+  size: ColumnType<number | string, number, number>
+  encoding: 'utf-8' | 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'windows-1252'
+  delimiter: string
+  /** JSON: the header row, as made unique. */
+  columns: string
+  /** JSON: the first data rows. */
+  preview: string
+  n_rows: number
+  /** JSON: column → target. */
+  mapping: string
+  /** JSON: `{match, action}`. */
+  duplicate_rule: string
+  /** `uploading` while the file streams in (never shown), then the wire statuses. */
+  status:
+    'uploading' | 'uploaded' | 'checking' | 'checked' | 'queued' | 'running' | 'done' | 'error' | 'undoing' | 'undone'
+  /** Data rows the job under way (run or undo) has committed; a resumed job starts after them. */
+  rows_done: number
+  /** JSON: what the dry run found; null until one finished. */
+  check_result: string | null
+  /** JSON: created, updated, contacts_created, skipped, failed. */
+  counts: string
+  error: string | null
+  attempts: number
+  lease_owner: string | null
+  lease_until: string | null
+  date_created: string
+  date_updated: string
+}
+
 /** An object `leadline import close` copied, and the Leadline object it became (migration 0040, decision 0054). */
 export interface ImportMappingTable {
   organization_id: string
@@ -684,6 +721,53 @@ export interface ImportMappingTable {
   target_id: string
   date_created: string
   date_updated: string
+}
+
+/** A piece of an import's file, UTF-8 and gzip-compressed, in base64 (migration 0039). */
+export interface DataImportChunkTable {
+  import_id: string
+  organization_id: string
+  seq: number
+  content: string
+}
+
+/** A row a dry run (`check`) or a run (`run`) could not take, with why and its cells as read (JSON). */
+export interface DataImportFailureTable {
+  import_id: string
+  organization_id: string
+  pass: 'check' | 'run'
+  row: number
+  reason: string
+  cells: string
+}
+
+/**
+ * A company key of an import and the lead it became: created by the run (1), an existing one it matched and updated
+ * (0), or matched and skipped (2).
+ */
+export interface DataImportLeadTable {
+  import_id: string
+  organization_id: string
+  key: string
+  lead_id: string
+  created: number
+}
+
+/** An existing lead's fields and custom values before an import updated it (JSON), for undo. */
+export interface DataImportChangeTable {
+  import_id: string
+  organization_id: string
+  lead_id: string
+  previous: string
+}
+
+/** A contact or opportunity (its id) or an address (its position) an import added to an existing lead, for undo. */
+export interface DataImportAddedTable {
+  import_id: string
+  organization_id: string
+  lead_id: string
+  kind: 'contact' | 'address' | 'opportunity'
+  object_id: string
 }
 
 export interface Tables {
@@ -736,6 +820,12 @@ export interface Tables {
   email_attachment: EmailAttachmentTable
   data_export: DataExportTable
   data_export_chunk: DataExportChunkTable
+  data_import: DataImportTable
+  data_import_chunk: DataImportChunkTable
+  data_import_failure: DataImportFailureTable
+  data_import_lead: DataImportLeadTable
+  data_import_change: DataImportChangeTable
+  data_import_added: DataImportAddedTable
   import_mapping: ImportMappingTable
 }
 

@@ -37,6 +37,7 @@ import * as m0035 from './migrations/0035-email-account-last-error.js'
 import * as m0036 from './migrations/0036-contact-order.js'
 import * as m0037 from './migrations/0037-event-meta.js'
 import * as m0038 from './migrations/0038-exports.js'
+import * as m0039 from './migrations/0039-imports.js'
 import * as m0040 from './migrations/0040-import-mappings.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   '0036-contact-order': m0036,
   '0037-event-meta': m0037,
   '0038-exports': m0038,
+  '0039-imports': m0039,
   '0040-import-mappings': m0040,
 }
 

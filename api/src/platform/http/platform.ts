@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseTzOffset } from '@leadline/shared/tz-offset'
 import type { KeyOwner } from '../security/api-key-repo.js'
@@ -219,10 +220,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
 
   // Once for every route, before its schema: text no database could store as sent is refused by field, whatever
   // its route (path parameters and the query string by name, the body by dotted path; `_params` are query by now).
-  // A raw body (a file uploaded, a Buffer) is bytes, not text. (Synchronous hooks, like every hook on the way of a
-  // request that can be: see http-server.ts.)
+  // A raw body (a file uploaded, a Buffer, or a stream a route reads itself) is bytes, not text. (Synchronous hooks,
+  // like every hook on the way of a request that can be: see http-server.ts.)
   app.addHook('preValidation', (request, _reply, done) => {
-    const body = Buffer.isBuffer(request.body) ? undefined : request.body
+    const body = Buffer.isBuffer(request.body) || request.body instanceof Readable ? undefined : request.body
     // Most requests: no body, and nothing but plain text in the path and query string.
     if (body === undefined && isStorableFlatText(request.params) && isStorableFlatText(request.query)) {
       done()

@@ -27,6 +27,7 @@ import {
   type ScenarioResult,
 } from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
+import { formatImport, importFile, measureImport } from './bench-import.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
@@ -48,6 +49,10 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
                 opportunities the report scenario groups by month (default 1000000), in a SQLite file of its own
                 under data/bench/, kept and reused; the report runs on SQLite only
   --json        print the figures as one JSON object on stdout (the table goes to stderr)
+
+  --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
+                over HTTP into a fresh SQLite file through a real api process, and prints the time and the api's
+                peak RSS against the targets (2 minutes, 300 MB); only when named, and alone
 `
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -229,6 +234,7 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       rounds: { type: 'string' },
       opportunities: { type: 'string' },
+      'import-rows': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -236,6 +242,9 @@ async function main(): Promise<number> {
   if (values.help === true) {
     process.stdout.write(USAGE)
     return 0
+  }
+  if (values.only?.trim() === 'import') {
+    return benchImport(positiveInt(values['import-rows'], '--import-rows', 1_000_000))
   }
   const leads = positiveInt(values.leads, '--leads', 100_000)
   const seconds = positiveInt(values.seconds, '--seconds', 10)
@@ -363,6 +372,46 @@ async function main(): Promise<number> {
     clearInterval(sampler)
     await stop(raw)
     await stop(reportApi)
+    await stop(api)
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The import scenario, alone: its own api process on a fresh SQLite file. */
+async function benchImport(rows: number): Promise<number> {
+  const say = (line: string) => process.stderr.write(`${line}\n`)
+  say(`preparing the ${String(rows)}-row CSV under data/bench/`)
+  const file = await importFile(dataDir, rows)
+  const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-import-'))
+  const dbUrl = `sqlite:${join(scratch, 'import.db')}`
+  let api: Server | undefined
+  let peak: number | undefined
+  const sampler = setInterval(() => {
+    const now = peakRssMb(api?.pid)
+    if (now !== undefined) peak = Math.max(peak ?? 0, now)
+  }, 250)
+  try {
+    const figures = await measureImport({
+      cliPath,
+      dbUrl,
+      file,
+      rows,
+      startApi: async () => {
+        const env = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
+        const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', dbUrl], env)
+        api = started.child
+        return started.url
+      },
+      peak: () => {
+        const last = peakRssMb(api?.pid)
+        return last === undefined ? peak : Math.max(peak ?? 0, last)
+      },
+      say,
+    })
+    process.stdout.write(`\n${formatImport(figures)}\n`)
+    return 0
+  } finally {
+    clearInterval(sampler)
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }

@@ -149,6 +149,14 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'GET /export/{id}/': { object: 'export', body: () => ({}) },
   'GET /export/lead/{id}/': { object: 'export', body: () => ({}) },
   'GET /export/{id}/download/': { object: 'export', body: () => ({}) },
+  // A member sees their own imports only; an admin's is not theirs to read, change or delete.
+  'GET /import/{id}/': { object: 'import', body: () => ({}) },
+  'PUT /import/{id}/': { object: 'import', body: () => ({ duplicate_rule: { match: 'name', action: 'update' } }) },
+  'DELETE /import/{id}/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/dry_run/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/run/': { object: 'import', body: () => ({}) },
+  'POST /import/{id}/undo/': { object: 'import', body: () => ({}) },
+  'GET /import/{id}/failed_rows/': { object: 'import', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */

@@ -13,7 +13,7 @@ export interface EveryObject {
   byReference: Record<string, string>
   /** By name of a path parameter other than `{id}` (`delivery_id`): one of the object's under the `{id}`. */
   byPathParam: Record<string, string>
-  /** A colleague's (the admin's) objects the member must not act on: an email draft, a text draft, an export. */
+  /** A colleague's (the admin's) objects the member must not act on: an email draft, a text draft, an export, an import. */
   colleague: Record<string, string>
   /** The pipeline's statuses, the one `byReference.opportunity_status` names first. */
   pipelineStatuses: string[]
@@ -189,6 +189,18 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     params: { lead_id: lead.id },
   })
   const colleagueExport = await made(app, admin, 'POST', '/export/lead/', { format: 'json', type: 'leads' })
+  const uploadCsv = async (key: string) => {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/import/?filename=${mark}.csv`,
+      headers: { authorization: basicAuth(key), 'content-type': 'text/csv' },
+      payload: `Company,Email\n${mark},contact@client${n}.example\n`,
+    })
+    if (res.statusCode !== 201) throw new Error(`import upload answered ${res.statusCode}: ${res.body}`)
+    return res.json<Made>()
+  }
+  const csvImport = await uploadCsv(member)
+  const colleagueImport = await uploadCsv(admin)
   const query = { lead_id: lead.id }
   const created = await firstOf(app, member, '/activity/created/', query)
   const leadChange = await firstOf(app, member, '/activity/status_change/lead/', query)
@@ -236,6 +248,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     '/export/': leadExport.id,
     '/export/lead/': leadExport.id,
     '/export/opportunity/': opportunityExport.id,
+    '/import/': csvImport.id,
   }
   const byReference: Record<string, string> = {
     lead: lead.id,
@@ -266,6 +279,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     sms: colleagueSms.id,
     email_account: colleagueAccount.id,
     export: colleagueExport.id,
+    import: colleagueImport.id,
     phone: colleaguePhone,
     email_address: `admin@${domain}`,
   }
@@ -274,6 +288,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     ...Object.values(byPathParam),
     ...[openStatus.id, wonStatus.id, doneTask.id, colleagueSms.id, colleagueEmail.id, colleagueAccount.id],
     colleagueExport.id,
+    colleagueImport.id,
     org.member.id,
     org.member.membershipId,
     org.admin.membershipId,

@@ -1,0 +1,393 @@
+import { parse } from 'csv-parse/sync'
+import type { LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  basicAuth,
+  call,
+  createTestContext,
+  type TestContext,
+  type TestOrg,
+} from '../../tooling/test-support/test-app.js'
+import { createImportWorker, IMPORT_LEASE_MS, type ImportWorkerOptions } from './import-worker.js'
+
+// Import jobs over HTTP, on the database LEADLINE_TEST_DB names: dry runs, runs (grouping, each duplicate rule,
+// events, failed rows), undo, and a run interrupted and resumed, with a worker driven here one drain at a time.
+
+let ctx: TestContext
+
+interface Import {
+  id: string
+  status: string
+  mapping: Record<string, string>
+  counts: { created: number; updated: number; contacts_created: number; skipped: number; failed: number }
+  check: { rows_ok: number; rows_failed: number; problems: Record<string, number>; sample: unknown[] } | null
+  progress: { rows_done: number; rows_total: number }
+  failed_rows_url: string | null
+  error: string | null
+}
+interface Lead {
+  id: string
+  display_name: string
+  url: string | null
+  description: string
+  status_label: string
+  contacts: { name: string; emails: { email: string }[]; phones: { phone: string }[] }[]
+  addresses: { city: string | null }[]
+  opportunities: { value: number | null; status_label: string; note: string }[]
+  [key: string]: unknown
+}
+
+function worker(options: Partial<ImportWorkerOptions> = {}) {
+  return createImportWorker({
+    db: ctx.database.db,
+    dialect: ctx.database.dialect,
+    reader: ctx.database.reader,
+    clock: ctx.clock,
+    appUrl: ctx.config.appUrl,
+    sink: ctx.app.eventSink,
+    batchSize: 2,
+    onError: (error) => {
+      throw error
+    },
+    ...options,
+  })
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(async () => {
+  await ctx.close()
+})
+
+async function upload(org: TestOrg, text: string): Promise<Import> {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/v1/import/?filename=leads.csv',
+    headers: { authorization: basicAuth(org.member.key), 'content-type': 'text/csv' },
+    payload: text,
+  })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json<Import>()
+}
+
+async function act(org: TestOrg, id: string, action: string): Promise<Import> {
+  const res = await call(ctx.app, org.member.key, 'POST', `/import/${id}/${action}/`)
+  expect(res.statusCode, res.body).toBe(200)
+  await worker().drain()
+  return (await call(ctx.app, org.member.key, 'GET', `/import/${id}/`)).json<Import>()
+}
+
+async function setUp(org: TestOrg, id: string, body: unknown) {
+  const res = await call(ctx.app, org.member.key, 'PUT', `/import/${id}/`, { body })
+  expect(res.statusCode, res.body).toBe(200)
+}
+
+async function leads(org: TestOrg): Promise<Lead[]> {
+  const res = await call(ctx.app, org.admin.key, 'GET', '/lead/', { query: { _limit: '200' } })
+  const listed = res.json<{ data: { id: string }[] }>().data
+  const full = await Promise.all(listed.map((l) => call(ctx.app, org.admin.key, 'GET', `/lead/${l.id}/`)))
+  return full.map((r) => r.json<Lead>()).sort((a, b) => a.display_name.localeCompare(b.display_name))
+}
+
+async function failedRows(org: TestOrg, url: string): Promise<string[][]> {
+  const res: LightMyRequestResponse = await ctx.app.inject({
+    method: 'GET',
+    url,
+    headers: { authorization: basicAuth(org.member.key) },
+  })
+  expect(res.statusCode).toBe(200)
+  expect(res.headers['content-type']).toMatch(/^text\/csv/)
+  expect(res.headers['content-disposition']).toMatch(/^attachment/)
+  const rows: string[][] = parse(res.body, { relax_column_count: true })
+  return rows
+}
+
+const FILE = [
+  'Company,First Name,Last Name,Email,Phone,City,Status,Owner,Deal Value,Deal Status,Segment',
+  'Acme,Ann,Acme,ann@acme.example,+14155550101,Springfield,Qualified,rep,"$1,200.50",Active,Gold',
+  ' acme ,Bob,Acme,bob@acme.example,,Springfield,,,,,',
+  'Globex,Gil,Globex,gil@globex.example,,Cypress,,,,,',
+  ',Solo,Person,solo@person.example,,,,,,,',
+  'Initech,Ian,Initech,not-an-email,,,,,,,',
+  'ACME,Cat,Acme,cat@acme.example,,Shelbyville,,,,,',
+  'Hooli,,,,,,Nonsense,,,,',
+  ',,,,,,,,,,',
+].join('\n')
+
+describe('an import run', () => {
+  it('groups rows by company across batches, writes contacts, addresses, values, owner and opportunity, and events', async () => {
+    const org = await ctx.createOrg('Grouping')
+    const owner = (
+      await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Owner', type: 'user' } })
+    ).json<{ id: string }>().id
+    const made = await upload(org, FILE.replace(',rep,', `,${await memberEmail(org)},`))
+    expect(made.mapping.Owner).toBe(`custom.${owner}`)
+    await setUp(org, made.id, {
+      mapping: { ...made.mapping, Segment: 'new_custom_field', 'Deal Status': 'opportunity.status' },
+      duplicate_rule: { match: 'none', action: 'create' },
+    })
+    const done = await act(org, made.id, 'run')
+    expect(done.status, JSON.stringify(done)).toBe('done')
+    expect(done.counts).toEqual({ created: 3, updated: 0, contacts_created: 5, skipped: 0, failed: 3 })
+    expect(done.progress).toEqual({ rows_done: 8, rows_total: 8 })
+    const all = await leads(org)
+    expect(all.map((l) => l.display_name)).toEqual(['Acme', 'Globex', 'Solo Person'])
+    const acme = all.find((l) => l.display_name === 'Acme')
+    expect(acme?.contacts.map((c) => c.name)).toEqual(['Ann Acme', 'Bob Acme', 'Cat Acme'])
+    expect(acme?.addresses.map((a) => a.city)).toEqual(['Springfield', 'Shelbyville'])
+    expect(acme?.status_label).toBe('Qualified')
+    expect(acme?.[`custom.${owner}`]).toBe(org.member.id)
+    expect(acme?.opportunities).toMatchObject([{ value: 120050, status_label: 'Active' }])
+    const segment = Object.keys(acme ?? {}).find((k) => k.startsWith('custom.') && acme?.[k] === 'Gold')
+    expect(segment).toBeDefined()
+    expect(all.find((l) => l.display_name === 'Solo Person')?.contacts.map((c) => c.name)).toEqual(['Solo Person'])
+    // Events: a `created` lead event per lead, saying the import.
+    const events = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+      query: { object_type: 'lead', action: 'created', _limit: '50' },
+    })
+    const metas = events.json<{ data: { lead_id: string; meta: Record<string, string> }[] }>().data
+    expect(
+      metas
+        .filter((e) => e.meta.import_id === made.id)
+        .map((e) => e.lead_id)
+        .sort(),
+    ).toEqual(all.map((l) => l.id).sort())
+    // The failed rows, each with its reason, escaped as exports escape.
+    expect(done.failed_rows_url).toBe(`/api/v1/import/${made.id}/failed_rows/`)
+    const rows = await failedRows(org, done.failed_rows_url ?? '')
+    expect(rows[0]).toEqual([...(FILE.split('\n')[0] ?? '').split(','), 'reason'])
+    expect(rows.slice(1).map((r) => [r[0], r.at(-1)])).toEqual([
+      ['Initech', 'Email: not an email address'],
+      ['Hooli', 'Status: unknown lead status'],
+      ['', 'neither a company nor a contact'],
+    ])
+  })
+
+  it('escapes formulas in the failed rows CSV', async () => {
+    const org = await ctx.createOrg('Formulas')
+    const made = await upload(org, 'Company,Email\n=HYPERLINK("x"),bad\n')
+    const done = await act(org, made.id, 'run')
+    const rows = await failedRows(org, done.failed_rows_url ?? '')
+    expect(rows[1]).toEqual(['\'=HYPERLINK("x")', 'bad', 'Email: not an email address'])
+  })
+})
+
+async function memberEmail(org: TestOrg): Promise<string> {
+  const me = await call(ctx.app, org.member.key, 'GET', '/me/')
+  return me.json<{ email: string }>().email
+}
+
+describe('the duplicate rule', () => {
+  const existing = async (org: TestOrg) => {
+    const res = await call(ctx.app, org.member.key, 'POST', '/lead/', {
+      body: {
+        name: 'Umbrella',
+        url: 'https://www.umbrella.example/',
+        description: 'Old description',
+        contacts: [
+          { name: 'Ada Old', emails: [{ email: 'ada@umbrella.example' }], phones: [{ phone: '+14155550199' }] },
+        ],
+      },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json<Lead>()
+  }
+  const rows = (company: string) =>
+    `Company,Website,Name,Email,Phone,Description\n${company},umbrella.example,Ned New,ADA@umbrella.example,(415) 555-0199,New description\n${company},umbrella.example,Zed New,zed@umbrella.example,,\n`
+
+  for (const match of ['email', 'phone', 'url', 'name'] as const) {
+    it(`matches on ${match}: skip, update, or create anyway`, async () => {
+      for (const action of ['skip', 'update', 'create'] as const) {
+        const org = await ctx.createOrg(`${match} ${action}`)
+        const lead = await existing(org)
+        // On `email` and `phone`, the second row has no match of its own but goes where its company went.
+        const made = await upload(org, rows(match === 'name' ? 'UMBRELLA ' : 'Umbrella Corp'))
+        await setUp(org, made.id, { duplicate_rule: { match, action } })
+        const done = await act(org, made.id, 'run')
+        expect(done.status).toBe('done')
+        const all = await leads(org)
+        if (action === 'skip') {
+          expect(done.counts).toMatchObject({ created: 0, updated: 0, skipped: 2 })
+          expect(all).toHaveLength(1)
+          expect(all[0]?.description).toBe('Old description')
+        } else if (action === 'update') {
+          expect(done.counts).toMatchObject({ created: 0, updated: 1, skipped: 0, contacts_created: 1 })
+          expect(all).toHaveLength(1)
+          expect(all[0]?.id).toBe(lead.id)
+          expect(all[0]?.description).toBe('New description')
+          // Ada's email and phone were there: no second Ada; Zed is new.
+          expect(all[0]?.contacts.map((c) => c.name)).toEqual(['Ada Old', 'Zed New'])
+        } else {
+          expect(done.counts).toMatchObject({ created: 1, updated: 0, skipped: 0 })
+          expect(all).toHaveLength(2)
+        }
+      }
+    })
+  }
+
+  it('matches only leads that were there before: its own leads group by company instead', async () => {
+    const org = await ctx.createOrg('Own leads')
+    const made = await upload(org, 'Company,Email\nA,x@a.example\nB,x@a.example\n')
+    await setUp(org, made.id, { duplicate_rule: { match: 'email', action: 'skip' } })
+    const done = await act(org, made.id, 'run')
+    expect(done.counts).toMatchObject({ created: 2, skipped: 0 })
+  })
+})
+
+describe('a dry run', () => {
+  it('lists problems per row with counts, writes nothing, and serves the failed rows', async () => {
+    const org = await ctx.createOrg('Dry run')
+    await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', {
+      body: { name: 'Tier', type: 'choices', choices: ['Gold', 'Silver'] },
+    })
+    await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Employees', type: 'number' } })
+    await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Founded', type: 'date' } })
+    const made = await upload(
+      org,
+      [
+        'Company,Email,Phone,Status,Tier,Employees,Founded,Deal Value,Opportunity Status,Close Date',
+        'Good,a@good.example,+14155550101,Potential,Gold,"1,200",3/14/2001,"$5,000",Active,2026/01/31',
+        'Bad,nope,abc,Bogus,Bronze,many,31/31/2001,lots,Unknown,someday',
+        'Ragged,r@r.example',
+        'Dated,d@d.example,,,,,2001-02-03T10:00:00Z,,,',
+      ].join('\n'),
+    )
+    const checked = await act(org, made.id, 'dry_run')
+    expect(checked.status).toBe('checked')
+    expect(checked.check).toMatchObject({
+      rows_ok: 2,
+      rows_failed: 2,
+      problems: {
+        'not an email address': 1,
+        'a phone number that cannot be read': 1,
+        'unknown lead status': 1,
+        'not one of the field’s choices': 1,
+        'not a number': 1,
+        'a date that cannot be read': 1,
+        'unknown opportunity status': 1,
+        'a ragged row: 2 cells where the header has 10': 1,
+      },
+    })
+    expect(checked.check?.sample.length).toBe(10)
+    expect(await leads(org)).toEqual([])
+    const rows = await failedRows(org, checked.failed_rows_url ?? '')
+    expect(rows.slice(1).map((r) => r[0])).toEqual(['Bad', 'Ragged'])
+    // A changed mapping clears the check.
+    await setUp(org, made.id, { duplicate_rule: { match: 'name', action: 'skip' } })
+    const again = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+    expect(again).toMatchObject({ status: 'uploaded', check: null, failed_rows_url: null })
+  })
+})
+
+describe('undo', () => {
+  it('deletes the leads the import made and puts back those it updated', async () => {
+    const org = await ctx.createOrg('Undo')
+    const tier = (
+      await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Tier', type: 'text' } })
+    ).json<{ id: string }>().id
+    const before = await call(ctx.app, org.member.key, 'POST', '/lead/', {
+      body: {
+        name: 'Keep',
+        description: 'As it was',
+        [`custom.${tier}`]: 'Silver',
+        addresses: [{ city: 'Old Town' }],
+        contacts: [{ name: 'Kim Keep', emails: [{ email: 'kim@keep.example' }] }],
+      },
+    })
+    const kept = (await call(ctx.app, org.admin.key, 'GET', `/lead/${before.json<Lead>().id}/`)).json<Lead>()
+    const made = await upload(
+      org,
+      'Company,Name,Email,Description,Tier,City,Deal Value\nKeep,Kim Keep,kim@keep.example,Changed,Gold,New Town,10\nKeep,Lou,lou@keep.example,,,,\nNew Co,Nia,nia@new.example,,,,\n',
+    )
+    await setUp(org, made.id, { duplicate_rule: { match: 'name', action: 'update' } })
+    const done = await act(org, made.id, 'run')
+    expect(done.counts).toMatchObject({ created: 1, updated: 1, contacts_created: 2 })
+    const changed = (await call(ctx.app, org.admin.key, 'GET', `/lead/${kept.id}/`)).json<Lead>()
+    expect(changed).toMatchObject({ description: 'Changed', [`custom.${tier}`]: 'Gold' })
+    expect(changed.contacts.map((c) => c.name)).toEqual(['Kim Keep', 'Lou'])
+    expect(changed.addresses.map((a) => a.city)).toEqual(['Old Town', 'New Town'])
+    expect(changed.opportunities).toHaveLength(1)
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/undo/`)).statusCode).toBe(200)
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/undo/`)).statusCode).toBe(400)
+    // Its job under way, it can be neither changed nor deleted.
+    const busy = await call(ctx.app, org.member.key, 'DELETE', `/import/${made.id}/`)
+    expect(busy.statusCode).toBe(400)
+    expect(busy.json<{ error: string }>().error).toMatch(/undoing/)
+    expect((await call(ctx.app, org.member.key, 'PUT', `/import/${made.id}/`, { body: {} })).statusCode).toBe(400)
+    await worker().drain()
+    const undone = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+    expect(undone.status).toBe('undone')
+    const all = await leads(org)
+    expect(all.map((l) => l.id)).toEqual([kept.id])
+    const restored = all[0]
+    expect(restored).toMatchObject({
+      description: 'As it was',
+      [`custom.${tier}`]: 'Silver',
+      contacts: kept.contacts,
+      addresses: kept.addresses,
+      opportunities: [],
+    })
+    const deleted = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { action: 'deleted', _limit: '50' } })
+    expect(deleted.json<{ data: { meta: Record<string, string> }[] }>().data[0]?.meta.import_id).toBe(made.id)
+  })
+})
+
+describe('restart and resume', () => {
+  const many = (n: number) =>
+    `Company,Name,Email\n${Array.from({ length: n }, (_, i) => `Co ${String(i % 5)},P ${String(i)},p${String(i)}@x.example`).join('\n')}\n`
+
+  it('a worker stopped after a batch gives the import back; the next resumes it without doubling a row', async () => {
+    const org = await ctx.createOrg('Resume stop')
+    const made = await upload(org, many(12))
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/run/`)).statusCode).toBe(200)
+    let halted: Promise<void> | undefined
+    let stopped = () => {}
+    const done = new Promise<void>((resolve) => {
+      stopped = resolve
+    })
+    const first = worker({
+      afterBatch: (_id, rowsDone) => {
+        // The process is asked to stop after its second batch, as a SIGTERM would.
+        if (rowsDone >= 4 && halted === undefined) halted = first.stop().then(stopped)
+      },
+    })
+    first.start()
+    await done
+    const halfway = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+    expect(halfway.status).toBe('running')
+    expect(halfway.progress.rows_done).toBeGreaterThan(0)
+    expect(halfway.progress.rows_done).toBeLessThan(12)
+    await worker().drain()
+    await expectWhole(org, made.id)
+  })
+
+  it('a run whose lease ran out is taken over; the first worker then writes nothing more', async () => {
+    const org = await ctx.createOrg('Resume lease')
+    const made = await upload(org, many(12))
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/run/`)).statusCode).toBe(200)
+    let tookOver = false
+    const stuck = worker({
+      owner: 'stuck-process',
+      afterBatch: async () => {
+        if (tookOver) return
+        tookOver = true
+        // The first process hangs here; its lease runs out and another process claims the import and finishes it.
+        ctx.clock.advance(IMPORT_LEASE_MS + 1000)
+        expect(await worker({ owner: 'second-process' }).drain()).toBe(1)
+      },
+    })
+    expect(await stuck.drain()).toBe(0)
+    await expectWhole(org, made.id)
+  })
+
+  async function expectWhole(org: TestOrg, id: string) {
+    const done = (await call(ctx.app, org.member.key, 'GET', `/import/${id}/`)).json<Import>()
+    expect(done.status).toBe('done')
+    expect(done.counts).toEqual({ created: 5, updated: 0, contacts_created: 12, skipped: 0, failed: 0 })
+    const all = await leads(org)
+    expect(all.map((l) => l.display_name)).toEqual(['Co 0', 'Co 1', 'Co 2', 'Co 3', 'Co 4'])
+    const names = all.flatMap((l) => l.contacts.map((c) => c.name)).sort()
+    expect(names).toEqual(Array.from({ length: 12 }, (_, i) => `P ${String(i)}`).sort())
+  }
+})

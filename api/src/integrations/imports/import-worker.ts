@@ -1,0 +1,923 @@
+import { sql } from 'kysely'
+import { IMPORT_LIMITS, type DuplicateRule, type ImportProblem } from '@leadline/shared/import-schema'
+import type { Db, Dialect, HotReader, LeadRow } from '../../platform/data/database.js'
+import { formatTimestamp, type Clock } from '../../platform/data/time.js'
+import { newId } from '../../platform/security/ids.js'
+import { createdStamps } from '../../platform/data/stamps.js'
+import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } from '../../platform/data/leased-jobs.js'
+import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
+import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
+import { createLead, deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
+import { refreshLeadSearch } from '../../crm/leads/lead-search-index.js'
+import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
+import { leadEvent } from '../../crm/leads/lead-write.js'
+import { insertContact } from '../../crm/contacts/contact-repo.js'
+import { deleteWithCustomValues, writeCustomValues } from '../../crm/custom-fields/custom-values.js'
+import { newActivityRow, opportunityStatusChangeData } from '../../crm/activities/activity-repo.js'
+import { money } from '../../crm/opportunities/opportunity-repo.js'
+import { syncOpportunityDue } from '../../crm/tasks/task-due.js'
+import { foldCase } from '../../platform/text/text.js'
+import { importRows } from './import-file.js'
+import type { ImportCheck, ImportCounts, ImportRow } from './import-repo.js'
+import {
+  companyOfKey,
+  loadImportSetting,
+  prepareRow,
+  reasonOf,
+  type ImportSetting,
+  type RowPlan,
+} from './import-rows.js'
+
+// The import worker (decision 0053): each api process runs one. It claims an import whose job is due (a dry run,
+// a run, an undo) under a lease, and works through it in batches of rows (or of leads, for an undo), each batch in
+// one transaction that renews the lease and records how far the job got: a job taken up again after a restart (or a
+// lease that ran out) goes on from there, and never writes a row twice.
+
+/** Rows (or, undoing, leads) per transaction. */
+export const IMPORT_BATCH = 1000
+export const IMPORT_LEASE_MS = 60_000
+/** Claims of one job (each after its lease ran out) before it is given up as failed. */
+export const IMPORT_MAX_ATTEMPTS = 5
+
+const listeners = new Set<() => void>()
+
+/** Tells this process's worker that an import's job is due, so it starts at once rather than at its next poll. */
+export function importRequested(): void {
+  for (const listener of listeners) listener()
+}
+
+export interface ImportWorkerOptions {
+  db: Db
+  dialect: Dialect
+  reader: HotReader
+  clock: Clock
+  appUrl: string
+  sink: EventSink
+  meta?: MetaCache
+  owner?: string
+  leaseMs?: number
+  pollMs?: number
+  batchSize?: number
+  /** Called after each committed batch (tests stop a worker there). */
+  afterBatch?: (id: string, rowsDone: number) => Promise<void> | void
+  onError?: (error: unknown, what: string) => void
+}
+
+export interface ImportWorker {
+  readonly owner: string
+  drain(): Promise<number>
+  start(): void
+  stop(): Promise<void>
+}
+
+/** What an updated lead was before the import changed it, as undo puts it back. */
+interface PreviousLead {
+  name: string | null
+  url: string | null
+  description: string
+  status_id: string
+  custom: { field_id: string; position: number; value_text: string; value_number: number | null }[]
+}
+
+/** The states of a company key: the lead it became, and how. */
+const CREATED = 1
+const UPDATED = 0
+const SKIPPED = 2
+
+export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
+  const { db, dialect, clock, appUrl } = options
+  const meta = options.meta ?? createMetaCache(db, options.reader)
+  const batchSize = options.batchSize ?? IMPORT_BATCH
+  const report =
+    options.onError ??
+    ((error: unknown, what: string) => {
+      process.stderr.write(`imports: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+    })
+  const loop = createJobLoop({ drain, pollMs: options.pollMs ?? 1000, report, what: 'claiming imports' })
+  const lease = createLeaseKeeper({
+    db,
+    dialect,
+    clock,
+    table: 'data_import',
+    leaseMs: options.leaseMs ?? IMPORT_LEASE_MS,
+    stopping: loop.stopping,
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+  })
+
+  interface Claim extends Lease {
+    row: ImportRow
+  }
+
+  const now = () => formatTimestamp(clock.now())
+  const read = (id: string) => db.selectFrom('data_import').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+
+  function eventContext(row: ImportRow, at: string): EventContext {
+    return {
+      organizationId: row.organization_id,
+      userId: row.created_by,
+      requestId: null,
+      apiKeyId: null,
+      meta: { import_id: row.id },
+      now: at,
+      sink: options.sink,
+    }
+  }
+
+  async function views(tx: Db, organization: OrganizationMeta, ids: string[]): Promise<Map<string, LeadView>> {
+    if (ids.length === 0) return new Map()
+    const rows: LeadRow[] = await tx
+      .selectFrom('lead')
+      .selectAll()
+      .where('organization_id', '=', organization.organization.id)
+      .where('id', 'in', ids)
+      .execute()
+    const built = await leadViews(tx, organization, rows, appUrl, { offsetHours: 0, now: clock.now() })
+    return new Map(built.map((v) => [v.id, v]))
+  }
+
+  /** Stores a batch's failed rows of `pass`. */
+  async function storeFailures(
+    tx: Db,
+    row: ImportRow,
+    pass: 'check' | 'run',
+    failures: { row: number; cells: readonly string[]; reason: string }[],
+  ) {
+    for (let i = 0; i < failures.length; i += 200) {
+      const part = failures.slice(i, i + 200)
+      await tx
+        .insertInto('data_import_failure')
+        .values(
+          part.map((f) => ({
+            import_id: row.id,
+            organization_id: row.organization_id,
+            pass,
+            row: f.row,
+            reason: f.reason,
+            cells: JSON.stringify(f.cells),
+          })),
+        )
+        .execute()
+    }
+  }
+
+  /** The rows of the import after `rowsDone`, in batches. */
+  async function* batches(row: ImportRow, from: number) {
+    let batch: { row: number; cells: string[] }[] = []
+    for await (const record of importRows(db, row.id, row.delimiter)) {
+      if (record.row <= from) continue
+      batch.push(record)
+      if (batch.length >= batchSize) {
+        yield batch
+        batch = []
+      }
+    }
+    if (batch.length > 0) yield batch
+  }
+
+  // --- the dry run ---
+
+  async function check(claim: Claim): Promise<void> {
+    const { row } = claim
+    // A dry run taken up again starts over: it writes nothing but its findings.
+    await db.deleteFrom('data_import_failure').where('import_id', '=', row.id).where('pass', '=', 'check').execute()
+    const setting = await loadImportSetting(db, row.organization_id, JSON.parse(row.columns) as string[], mapping(row))
+    const result: ImportCheck = { rows_ok: 0, rows_failed: 0, problems: {}, sample: [] }
+    let done = 0
+    for await (const batch of batches(row, 0)) {
+      const failures: { row: number; cells: readonly string[]; reason: string }[] = []
+      for (const record of batch) {
+        const prepared = prepareRow(setting, record.row, record.cells)
+        if ('plan' in prepared) {
+          result.rows_ok += 1
+          continue
+        }
+        result.rows_failed += 1
+        countProblems(result, prepared.problems)
+        failures.push({ row: record.row, cells: record.cells, reason: reasonOf(prepared.problems) })
+      }
+      done += batch.length
+      await db.transaction().execute(async (tx) => {
+        await lease.renew(tx, claim)
+        await storeFailures(tx, row, 'check', failures)
+        await tx.updateTable('data_import').set({ rows_done: done }).where('id', '=', row.id).execute()
+      })
+      await options.afterBatch?.(row.id, done)
+    }
+    await db.transaction().execute(async (tx) => {
+      await lease.settle(tx, claim, 'checked')
+      await tx
+        .updateTable('data_import')
+        .set({ check_result: JSON.stringify(result), rows_done: 0 })
+        .where('id', '=', row.id)
+        .execute()
+    })
+  }
+
+  function countProblems(result: ImportCheck, problems: readonly ImportProblem[]) {
+    for (const problem of new Set(problems.map((p) => p.problem))) {
+      result.problems[problem] = (result.problems[problem] ?? 0) + 1
+    }
+    for (const p of problems) if (result.sample.length < IMPORT_LIMITS.sampleProblems) result.sample.push(p)
+  }
+
+  // --- the run ---
+
+  function mapping(row: ImportRow): Record<string, string> {
+    return JSON.parse(row.mapping) as Record<string, string>
+  }
+
+  /** Makes the lead text fields `new_custom_field` columns ask for (or takes one of that name), once, in the mapping. */
+  async function makeNewFields(claim: Claim): Promise<ImportRow> {
+    const { row } = claim
+    const wanted = Object.entries(mapping(row)).filter(([, target]) => target === 'new_custom_field')
+    if (wanted.length === 0) return row
+    await db.transaction().execute(async (tx) => {
+      await lease.renew(tx, claim)
+      const fields = await tx
+        .selectFrom('custom_field')
+        .select(['id', 'name', 'position'])
+        .where('organization_id', '=', row.organization_id)
+        .where('object_type', '=', 'lead')
+        .execute()
+      let position = fields.reduce((max, f) => Math.max(max, f.position + 1), 0)
+      const next = mapping(row)
+      for (const [column] of wanted) {
+        const existing = fields.find((f) => foldCase(f.name) === foldCase(column))
+        let id = existing?.id
+        if (id === undefined) {
+          id = newId('customField')
+          await tx
+            .insertInto('custom_field')
+            .values({
+              id,
+              organization_id: row.organization_id,
+              object_type: 'lead',
+              name: column,
+              description: null,
+              type: 'text',
+              choices: null,
+              accepts_multiple_values: dialect === 'postgres' ? false : 0,
+              position,
+              ...createdStamps(row.created_by, now()),
+            })
+            .execute()
+          fields.push({ id, name: column, position })
+          position += 1
+        }
+        next[column] = `custom.${id}`
+      }
+      await tx
+        .updateTable('data_import')
+        .set({ mapping: JSON.stringify(next) })
+        .where('id', '=', row.id)
+        .execute()
+    })
+    return read(row.id)
+  }
+
+  async function run(claim: Claim): Promise<void> {
+    const row = await makeNewFields(claim)
+    claim.row = row
+    const organization = await meta.require(row.organization_id)
+    const setting = await loadImportSetting(db, row.organization_id, JSON.parse(row.columns) as string[], mapping(row))
+    const rule = JSON.parse(row.duplicate_rule) as DuplicateRule
+    const counts = JSON.parse(row.counts) as ImportCounts
+    let done = row.rows_done
+    for await (const batch of batches(row, done)) {
+      await db.transaction().execute(async (tx) => {
+        await lease.renew(tx, claim, 'running')
+        await runBatch(tx, row, organization, setting, rule, counts, batch)
+        done = batch.at(-1)?.row ?? done
+        await tx
+          .updateTable('data_import')
+          .set({ rows_done: done, counts: JSON.stringify(counts) })
+          .where('id', '=', row.id)
+          .execute()
+      })
+      await options.afterBatch?.(row.id, done)
+    }
+    await db.transaction().execute(async (tx) => {
+      await lease.settle(tx, claim, 'done')
+      await tx
+        .updateTable('data_import')
+        .set({ rows_done: row.n_rows, counts: JSON.stringify(counts) })
+        .where('id', '=', row.id)
+        .execute()
+    })
+  }
+
+  /** The leads that existed before the import which a batch's groups match, by group key; indexed lookups only. */
+  async function matches(
+    tx: Db,
+    row: ImportRow,
+    rule: DuplicateRule,
+    groups: Map<string, RowPlan[]>,
+  ): Promise<Map<string, string>> {
+    const found = new Map<string, string>()
+    if (rule.match === 'none' || groups.size === 0) return found
+    const org = row.organization_id
+    const byValue = new Map<string, string[]>()
+    for (const [key, plans] of groups) {
+      for (const plan of plans) {
+        const value =
+          rule.match === 'email'
+            ? plan.email
+            : rule.match === 'phone'
+              ? plan.phone
+              : rule.match === 'url'
+                ? plan.host
+                : companyOfKey(key)
+        if (value === undefined) continue
+        byValue.set(value, [...(byValue.get(value) ?? []), key])
+      }
+    }
+    const values = [...byValue.keys()]
+    if (values.length === 0) return found
+    // Leads this import made are not "existing": they are matched by key, not by the rule.
+    const notOurs = sql<boolean>`not exists (select 1 from data_import_lead dil where dil.import_id = ${row.id}
+      and dil.lead_id = lead.id and dil.created = ${CREATED})`
+    let hits: { value: string; lead_id: string }[] = []
+    for (let i = 0; i < values.length; i += 500) {
+      const part = values.slice(i, i + 500)
+      if (rule.match === 'email' || rule.match === 'phone') {
+        const table = rule.match === 'email' ? 'contact_email' : 'contact_phone'
+        hits = hits.concat(
+          await tx
+            .selectFrom(table)
+            .innerJoin('lead', 'lead.id', `${table}.lead_id`)
+            .select([`${table}.value_lower as value`, 'lead.id as lead_id'])
+            .where(`${table}.organization_id`, '=', org)
+            .where(`${table}.value_lower`, 'in', part)
+            .where(notOurs)
+            .orderBy('lead.id')
+            .execute(),
+        )
+      } else if (rule.match === 'name') {
+        hits = hits.concat(
+          await tx
+            .selectFrom('lead_search')
+            .innerJoin('lead', 'lead.id', 'lead_search.lead_id')
+            .select(['lead_search.name as value', 'lead.id as lead_id'])
+            .where('lead_search.organization_id', '=', org)
+            .where('lead_search.name', 'in', part)
+            .where(notOurs)
+            .orderBy('lead.id')
+            .execute(),
+        )
+      } else {
+        const spellings = new Map<string, string>()
+        for (const host of part) {
+          for (const scheme of ['https://', 'http://', '']) {
+            for (const www of ['', 'www.']) {
+              for (const slash of ['', '/']) spellings.set(`${scheme}${www}${host}${slash}`, host)
+            }
+          }
+        }
+        const rows = await tx
+          .selectFrom('lead')
+          .select(['url', 'id as lead_id'])
+          .where('organization_id', '=', org)
+          .where('url', 'in', [...spellings.keys()])
+          .where(notOurs)
+          .orderBy('id')
+          .execute()
+        hits = hits.concat(rows.map((r) => ({ value: spellings.get(r.url ?? '') ?? '', lead_id: r.lead_id })))
+      }
+    }
+    for (const hit of hits) {
+      for (const key of byValue.get(hit.value) ?? []) if (!found.has(key)) found.set(key, hit.lead_id)
+    }
+    return found
+  }
+
+  async function runBatch(
+    tx: Db,
+    row: ImportRow,
+    organization: OrganizationMeta,
+    setting: ImportSetting,
+    rule: DuplicateRule,
+    counts: ImportCounts,
+    batch: { row: number; cells: string[] }[],
+  ): Promise<void> {
+    const at = now()
+    const ctx = { organizationId: row.organization_id, userId: row.created_by, now: at, events: eventContext(row, at) }
+    const failures: { row: number; cells: readonly string[]; reason: string }[] = []
+    const groups = new Map<string, RowPlan[]>()
+    for (const record of batch) {
+      const prepared = prepareRow(setting, record.row, record.cells)
+      if ('problems' in prepared) {
+        failures.push({ row: record.row, cells: record.cells, reason: reasonOf(prepared.problems) })
+        continue
+      }
+      const plans = groups.get(prepared.plan.key) ?? []
+      plans.push(prepared.plan)
+      groups.set(prepared.plan.key, plans)
+    }
+    counts.failed += failures.length
+    await storeFailures(tx, row, 'run', failures)
+
+    // Keys earlier batches met already keep what they became; the others are matched against existing leads.
+    const known = new Map<string, { lead_id: string; created: number }>()
+    const keys = [...groups.keys()]
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await tx
+        .selectFrom('data_import_lead')
+        .select(['key', 'lead_id', 'created'])
+        .where('import_id', '=', row.id)
+        .where('key', 'in', keys.slice(i, i + 500))
+        .execute()
+      for (const r of rows) known.set(r.key, r)
+    }
+    const fresh = new Map([...groups].filter(([key]) => !known.has(key)))
+    const matched = await matches(tx, row, rule, fresh)
+    const recordKey = async (key: string, leadId: string, created: number) => {
+      known.set(key, { lead_id: leadId, created })
+      await tx
+        .insertInto('data_import_lead')
+        .values({ import_id: row.id, organization_id: row.organization_id, key, lead_id: leadId, created })
+        .execute()
+    }
+    for (const [key, leadId] of matched) {
+      if (rule.action === 'skip') await recordKey(key, leadId, SKIPPED)
+      else if (rule.action === 'update') await recordKey(key, leadId, UPDATED)
+    }
+
+    // Existing leads this batch updates: their views before, for the events, and their state before, for undo.
+    const updating = [
+      ...new Set(
+        [...groups.keys()].flatMap((k) => {
+          const state = known.get(k)
+          return state?.created === UPDATED ? [state.lead_id] : []
+        }),
+      ),
+    ]
+    const before = await views(tx, organization, updating)
+    await rememberPrevious(tx, row, updating)
+
+    const createdIds: string[] = []
+    const updatedIds = new Set<string>()
+    for (const [key, plans] of groups) {
+      const state = known.get(key)
+      if (state?.created === SKIPPED) {
+        counts.skipped += plans.length
+        continue
+      }
+      if (state === undefined) {
+        const leadId = await createFromPlans(tx, ctx, row, setting, plans, counts)
+        await recordKey(key, leadId, CREATED)
+        createdIds.push(leadId)
+        continue
+      }
+      await addToLead(tx, ctx, row, state.lead_id, plans, counts, state.created === UPDATED)
+      if (state.created === UPDATED) updatedIds.add(state.lead_id)
+    }
+    counts.created += createdIds.length
+    counts.updated = await countUpdated(tx, row.id)
+
+    const after = await views(tx, organization, [...createdIds, ...updatedIds])
+    const events: EventInput[] = []
+    for (const id of createdIds) {
+      const view = after.get(id)
+      if (view !== undefined) events.push(leadEvent(view, 'created'))
+    }
+    for (const id of updatedIds) {
+      const view = after.get(id)
+      if (view !== undefined) events.push({ ...leadEvent(view, 'updated'), previous: before.get(id) ?? view })
+    }
+    await recordEvents(tx, ctx.events, events)
+  }
+
+  async function countUpdated(tx: Db, importId: string): Promise<number> {
+    const counted = await tx
+      .selectFrom('data_import_lead')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('import_id', '=', importId)
+      .where('created', '=', UPDATED)
+      .executeTakeFirstOrThrow()
+    return Number(counted.n)
+  }
+
+  /** Keeps what existing leads were before the import first changes them (once per lead and import). */
+  async function rememberPrevious(tx: Db, row: ImportRow, leadIds: string[]) {
+    if (leadIds.length === 0) return
+    const kept = new Set(
+      (
+        await tx
+          .selectFrom('data_import_change')
+          .select('lead_id')
+          .where('import_id', '=', row.id)
+          .where('lead_id', 'in', leadIds)
+          .execute()
+      ).map((r) => r.lead_id),
+    )
+    const missing = leadIds.filter((id) => !kept.has(id))
+    if (missing.length === 0) return
+    const leads = await tx
+      .selectFrom('lead')
+      .select(['id', 'name', 'url', 'description', 'status_id'])
+      .where('organization_id', '=', row.organization_id)
+      .where('id', 'in', missing)
+      .execute()
+    const values = await tx
+      .selectFrom('custom_value')
+      .select(['object_id', 'field_id', 'position', 'value_text', 'value_number'])
+      .where('organization_id', '=', row.organization_id)
+      .where('object_id', 'in', missing)
+      .execute()
+    await tx
+      .insertInto('data_import_change')
+      .values(
+        leads.map((lead) => {
+          const previous: PreviousLead = {
+            name: lead.name,
+            url: lead.url,
+            description: lead.description,
+            status_id: lead.status_id,
+            custom: values
+              .filter((v) => v.object_id === lead.id)
+              .map((v) => ({
+                field_id: v.field_id,
+                position: v.position,
+                value_text: v.value_text,
+                value_number: v.value_number,
+              })),
+          }
+          return {
+            import_id: row.id,
+            organization_id: row.organization_id,
+            lead_id: lead.id,
+            previous: JSON.stringify(previous),
+          }
+        }),
+      )
+      .execute()
+  }
+
+  type WriteCtx = { organizationId: string; userId: string; now: string; events: EventContext }
+
+  /** The first non-empty value of a field among a group's rows. */
+  function firstOf<T>(plans: RowPlan[], pick: (plan: RowPlan) => T | undefined): T | undefined {
+    for (const plan of plans) {
+      const value = pick(plan)
+      if (value !== undefined) return value
+    }
+    return undefined
+  }
+
+  function mergedCustom(plans: RowPlan[]) {
+    const custom = new Map<string, (string | number)[] | null>()
+    for (const plan of plans)
+      for (const [id, v] of plan.leadCustom) if (!custom.has(id) && v !== null) custom.set(id, v)
+    return custom
+  }
+
+  async function createFromPlans(
+    tx: Db,
+    ctx: WriteCtx,
+    row: ImportRow,
+    setting: ImportSetting,
+    plans: RowPlan[],
+    counts: ImportCounts,
+  ): Promise<string> {
+    const status = firstOf(plans, (p) => p.status) ?? setting.leadStatuses[0]
+    if (status === undefined) throw new Error('The organization has no lead status.')
+    const addresses = unique(plans.flatMap((p) => (p.address === undefined ? [] : [p.address])))
+    const contacts = plans.flatMap((p) => (p.contact === undefined ? [] : [p.contact]))
+    const created = await createLead(
+      tx,
+      ctx,
+      {
+        name: plans[0]?.name ?? null,
+        url: firstOf(plans, (p) => p.url) ?? null,
+        description: firstOf(plans, (p) => p.description) ?? '',
+        status,
+        addresses,
+        custom: mergedCustom(plans),
+      },
+      contacts,
+      'import',
+      row.id,
+    )
+    counts.contacts_created += contacts.length
+    for (const plan of plans) await addOpportunity(tx, ctx, created.id, plan)
+    return created.id
+  }
+
+  /** Adds a group's rows to a lead met before: this import's own lead, or an existing one the rule updates. */
+  async function addToLead(
+    tx: Db,
+    ctx: WriteCtx,
+    row: ImportRow,
+    leadId: string,
+    plans: RowPlan[],
+    counts: ImportCounts,
+    existing: boolean,
+  ): Promise<void> {
+    const org = row.organization_id
+    const added = async (kind: 'contact' | 'address' | 'opportunity', objectId: string) => {
+      if (!existing) return
+      await tx
+        .insertInto('data_import_added')
+        .values({ import_id: row.id, organization_id: org, lead_id: leadId, kind, object_id: objectId })
+        .execute()
+    }
+    if (existing) {
+      const current = await tx
+        .selectFrom('lead')
+        .innerJoin('lead_status', 'lead_status.id', 'lead.status_id')
+        .select(['lead.id', 'lead.status_id', 'lead_status.label as status_label'])
+        .where('lead.id', '=', leadId)
+        .executeTakeFirstOrThrow()
+      const status = firstOf(plans, (p) => p.status)
+      const url = firstOf(plans, (p) => p.url)
+      const description = firstOf(plans, (p) => p.description)
+      const named = plans.find((p) => companyOfKey(p.key) !== undefined)?.name
+      await updateLead(tx, ctx, current, {
+        ...(named === undefined ? {} : { name: named }),
+        ...(url === undefined ? {} : { url }),
+        ...(description === undefined ? {} : { description }),
+        ...(status === undefined ? {} : { status }),
+        custom: mergedCustom(plans),
+      })
+    }
+    // Contacts: added unless the lead has one with the row's email or phone.
+    const [emails, phones, contactCount, addresses] = await Promise.all([
+      tx.selectFrom('contact_email').select('value_lower').where('lead_id', '=', leadId).execute(),
+      tx.selectFrom('contact_phone').select('value_lower').where('lead_id', '=', leadId).execute(),
+      tx
+        .selectFrom('contact')
+        .select((eb) => eb.fn.max<number | null>('position').as('top'))
+        .where('lead_id', '=', leadId)
+        .executeTakeFirst(),
+      tx.selectFrom('lead_address').selectAll().where('lead_id', '=', leadId).orderBy('position').execute(),
+    ])
+    const haveEmail = new Set(emails.map((e) => e.value_lower))
+    const havePhone = new Set(phones.map((p) => p.value_lower))
+    let position = (contactCount?.top ?? -1) + 1
+    const seen = new Set(addresses.map(addressKey))
+    let addressAt = addresses.reduce((max, a) => Math.max(max, a.position + 1), 0)
+    for (const plan of plans) {
+      if (plan.contact !== undefined) {
+        const known =
+          (plan.email !== undefined && haveEmail.has(plan.email)) ||
+          (plan.phone !== undefined && havePhone.has(plan.phone))
+        if (!known) {
+          const id = await insertContact(tx, ctx, leadId, plan.contact.values, plan.contact.custom, position)
+          position += 1
+          counts.contacts_created += 1
+          if (plan.email !== undefined) haveEmail.add(plan.email)
+          if (plan.phone !== undefined) havePhone.add(plan.phone)
+          await added('contact', id)
+        }
+      }
+      if (plan.address !== undefined && !seen.has(addressKey(plan.address))) {
+        seen.add(addressKey(plan.address))
+        await tx
+          .insertInto('lead_address')
+          .values({ ...plan.address, lead_id: leadId, organization_id: org, position: addressAt })
+          .execute()
+        await added('address', String(addressAt))
+        addressAt += 1
+      }
+      const opportunity = await addOpportunity(tx, ctx, leadId, plan)
+      if (opportunity !== undefined) await added('opportunity', opportunity)
+    }
+    await refreshLeadSearch(tx, org, leadId)
+  }
+
+  async function addOpportunity(tx: Db, ctx: WriteCtx, leadId: string, plan: RowPlan): Promise<string | undefined> {
+    const o = plan.opportunity
+    if (o === undefined || o.status === undefined) return undefined
+    const today = ctx.now.slice(0, 10)
+    const row = {
+      id: newId('opportunity'),
+      organization_id: ctx.organizationId,
+      lead_id: leadId,
+      contact_id: null,
+      status_id: o.status.id,
+      user_id: ctx.userId,
+      value: o.value,
+      value_period: o.value_period,
+      value_currency: 'USD',
+      confidence: o.confidence,
+      date_won: o.status.type === 'won' ? (o.date_won ?? today) : o.date_won,
+      date_lost: o.status.type === 'lost' ? ctx.now : null,
+      note: o.note,
+      ...createdStamps(ctx.userId, ctx.now),
+    }
+    const currency = await tx
+      .selectFrom('organization')
+      .select('currency')
+      .where('id', '=', ctx.organizationId)
+      .executeTakeFirstOrThrow()
+    row.value_currency = currency.currency
+    await tx.insertInto('opportunity').values(row).execute()
+    await writeCustomValues(tx, { organizationId: ctx.organizationId, leadId, objectId: row.id }, o.custom)
+    await tx
+      .insertInto('activity')
+      .values(
+        newActivityRow({
+          organizationId: ctx.organizationId,
+          leadId,
+          contactId: null,
+          userId: ctx.userId,
+          type: 'OpportunityStatusChange',
+          opportunityId: row.id,
+          now: ctx.now,
+          data: opportunityStatusChangeData(undefined, o.status, { ...row, value: money(row.value) }),
+        }),
+      )
+      .execute()
+    await syncOpportunityDue(tx, row, o.status.type, { userId: ctx.userId, now: ctx.now, today })
+    return row.id
+  }
+
+  // --- undo ---
+
+  async function undo(claim: Claim): Promise<void> {
+    const { row } = claim
+    const organization = await meta.require(row.organization_id)
+    for (;;) {
+      const part = await db
+        .selectFrom('data_import_lead')
+        .selectAll()
+        .where('import_id', '=', row.id)
+        .orderBy('key')
+        .limit(batchSize)
+        .execute()
+      if (part.length === 0) break
+      await db.transaction().execute(async (tx) => {
+        await lease.renew(tx, claim)
+        const at = now()
+        const events = eventContext(row, at)
+        const created = part.filter((p) => p.created === CREATED).map((p) => p.lead_id)
+        const updated = part.filter((p) => p.created === UPDATED).map((p) => p.lead_id)
+        const before = await views(tx, organization, [...created, ...updated])
+        const inputs: EventInput[] = []
+        for (const id of created) {
+          const last = before.get(id)
+          if (last === undefined) continue
+          await deleteLead(tx, row.organization_id, id)
+          inputs.push(leadEvent(last, 'deleted'))
+        }
+        for (const id of updated) {
+          if (!before.has(id)) continue
+          await restore(tx, row, id)
+        }
+        const after = await views(tx, organization, updated)
+        for (const id of updated) {
+          const view = after.get(id)
+          const previous = before.get(id)
+          if (view !== undefined && previous !== undefined) inputs.push({ ...leadEvent(view, 'updated'), previous })
+        }
+        await recordEvents(tx, events, inputs)
+        await tx
+          .deleteFrom('data_import_lead')
+          .where('import_id', '=', row.id)
+          .where(
+            'key',
+            'in',
+            part.map((p) => p.key),
+          )
+          .execute()
+      })
+      await options.afterBatch?.(row.id, 0)
+    }
+    await db.transaction().execute(async (tx) => {
+      await lease.settle(tx, claim, 'undone')
+    })
+  }
+
+  /** Puts an updated lead back as it was, and takes away the contacts, addresses and opportunities added to it. */
+  async function restore(tx: Db, row: ImportRow, leadId: string) {
+    const org = row.organization_id
+    const stored = await tx
+      .selectFrom('data_import_change')
+      .select('previous')
+      .where('import_id', '=', row.id)
+      .where('lead_id', '=', leadId)
+      .executeTakeFirst()
+    if (stored !== undefined) {
+      const previous = JSON.parse(stored.previous) as PreviousLead
+      await tx
+        .updateTable('lead')
+        .set({
+          name: previous.name,
+          url: previous.url,
+          description: previous.description,
+          status_id: previous.status_id,
+          updated_by: row.created_by,
+          date_updated: now(),
+        })
+        .where('id', '=', leadId)
+        .execute()
+      await tx.deleteFrom('custom_value').where('organization_id', '=', org).where('object_id', '=', leadId).execute()
+      if (previous.custom.length > 0) {
+        await tx
+          .insertInto('custom_value')
+          .values(previous.custom.map((v) => ({ ...v, object_id: leadId, organization_id: org, lead_id: leadId })))
+          .execute()
+      }
+    }
+    const added = await tx
+      .selectFrom('data_import_added')
+      .select(['kind', 'object_id'])
+      .where('import_id', '=', row.id)
+      .where('lead_id', '=', leadId)
+      .execute()
+    for (const a of added) {
+      if (a.kind === 'contact') await deleteWithCustomValues(tx, 'contact', org, a.object_id)
+      else if (a.kind === 'opportunity') await deleteWithCustomValues(tx, 'opportunity', org, a.object_id)
+      else {
+        await tx
+          .deleteFrom('lead_address')
+          .where('lead_id', '=', leadId)
+          .where('position', '=', Number(a.object_id))
+          .execute()
+      }
+    }
+    await refreshLeadSearch(tx, org, leadId)
+  }
+
+  // --- claiming ---
+
+  async function settleError(claim: Claim, message: string) {
+    await db.transaction().execute(async (tx) => {
+      await lease.settle(tx, claim, 'error')
+      await tx.updateTable('data_import').set({ error: message }).where('id', '=', claim.id).execute()
+    })
+  }
+
+  async function work(held: Lease): Promise<boolean> {
+    const row = await read(held.id)
+    const claim: Claim = { ...held, row }
+    try {
+      if (row.attempts > IMPORT_MAX_ATTEMPTS) {
+        await settleError(claim, `The import was interrupted ${String(IMPORT_MAX_ATTEMPTS)} times.`)
+        return true
+      }
+      if (row.status === 'checking') await check(claim)
+      else if (row.status === 'undoing') await undo(claim)
+      else await run(claim)
+      return true
+    } catch (error) {
+      if (error instanceof LeaseLost) return false
+      if (error instanceof Stopping) {
+        await lease.release(claim)
+        return false
+      }
+      report(error, `working on import ${row.id}`)
+      await settleError(
+        claim,
+        'The import failed; what it wrote before the failure stays (undo it, if need be).',
+      ).catch((settling: unknown) => {
+        if (!(settling instanceof LeaseLost)) report(settling, `recording the failure of import ${row.id}`)
+      })
+      return true
+    }
+  }
+
+  async function drain(): Promise<number> {
+    let settled = 0
+    while (!loop.stopping()) {
+      const held = await lease.claim(['checking', 'queued', 'running', 'undoing'])
+      if (held === undefined) return settled
+      if (await work(held)) settled += 1
+    }
+    return settled
+  }
+
+  return {
+    owner: lease.owner,
+    drain,
+    start() {
+      listeners.add(loop.wake)
+      loop.start()
+    },
+    async stop() {
+      listeners.delete(loop.wake)
+      await loop.stop()
+    },
+  }
+}
+
+function addressKey(a: {
+  address_1: string | null
+  address_2: string | null
+  city: string | null
+  state: string | null
+  zipcode: string | null
+  country: string | null
+}): string {
+  return JSON.stringify([a.address_1, a.address_2, a.city, a.state, a.zipcode, a.country])
+}
+
+function unique<T extends Parameters<typeof addressKey>[0]>(addresses: T[]): T[] {
+  const seen = new Set<string>()
+  return addresses.filter((a) => {
+    const key = addressKey(a)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
