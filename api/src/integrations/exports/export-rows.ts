@@ -174,6 +174,11 @@ export function escapeFormula(text: string): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
 }
 
+/** A cell `escapeFormula` wrote, read back (an import): the `'` before `=`, `+`, `-`, `@`, a tab or a CR taken off. */
+export function unescapeFormula(text: string): string {
+  return /^'[=+\-@\t\r]/.test(text) ? text.slice(1) : text
+}
+
 /** A row's cells as written: text formatted (timestamps) and escaped, numbers as they are, null as empty. */
 export function writtenCells(row: CsvRow, columns: string[], dateFormat: 'original' | 'iso8601'): (string | number)[] {
   return columns.map((column) => {

@@ -13,6 +13,7 @@ import type { AddressValues } from '../../crm/leads/lead-input.js'
 import type { ContactValues } from '../../crm/contacts/contact-input.js'
 import { loadOpportunitySetting, type StatusChoice } from '../../crm/opportunities/opportunity-input.js'
 import { isFixedTarget } from './import-input.js'
+import { unescapeFormula } from '../exports/export-rows.js'
 
 // One CSV row read as what it brings in (decision 0053): a lead's fields and values, one contact, one address and
 // one opportunity, each cell checked as the run writes it; a row that cannot be read whole is a row with problems.
@@ -205,7 +206,7 @@ export function prepareRow(
   const fixed = new Map<string, { index: number; text: string }>()
   const custom: { index: number; fieldId: string; text: string }[] = []
   for (const [index, target] of setting.targets) {
-    const text = (cells[index] ?? '').trim()
+    const text = unescapeFormula((cells[index] ?? '').trim())
     if (text === '') continue
     if (isFixedTarget(target)) fixed.set(target, { index, text })
     else if (target.startsWith('custom.')) custom.push({ index, fieldId: target.slice('custom.'.length), text })

@@ -640,8 +640,9 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         custom: mergedCustom(plans),
       })
     }
-    // Contacts: added unless the lead has one with the row's email or phone.
-    const [emails, phones, contactCount, addresses] = await Promise.all([
+    // Contacts: added unless the lead has one with the row's email or phone, or, for a row with neither, one of the
+    // same name (case ignored): a file exported from Leadline and imported again adds no contact twice.
+    const [emails, phones, contactCount, names, addresses] = await Promise.all([
       tx.selectFrom('contact_email').select('value_lower').where('lead_id', '=', leadId).execute(),
       tx.selectFrom('contact_phone').select('value_lower').where('lead_id', '=', leadId).execute(),
       tx
@@ -649,24 +650,30 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         .select((eb) => eb.fn.max<number | null>('position').as('top'))
         .where('lead_id', '=', leadId)
         .executeTakeFirst(),
+      tx.selectFrom('contact').select('name').where('lead_id', '=', leadId).execute(),
       tx.selectFrom('lead_address').selectAll().where('lead_id', '=', leadId).orderBy('position').execute(),
     ])
     const haveEmail = new Set(emails.map((e) => e.value_lower))
     const havePhone = new Set(phones.map((p) => p.value_lower))
+    const nameKey = (name: string | null | undefined) => foldCase((name ?? '').trim())
+    const haveName = new Set(names.map((c) => nameKey(c.name)))
     let position = (contactCount?.top ?? -1) + 1
     const seen = new Set(addresses.map(addressKey))
     let addressAt = addresses.reduce((max, a) => Math.max(max, a.position + 1), 0)
     for (const plan of plans) {
       if (plan.contact !== undefined) {
+        const name = nameKey(plan.contact.values.name)
         const known =
           (plan.email !== undefined && haveEmail.has(plan.email)) ||
-          (plan.phone !== undefined && havePhone.has(plan.phone))
+          (plan.phone !== undefined && havePhone.has(plan.phone)) ||
+          (plan.email === undefined && plan.phone === undefined && name !== '' && haveName.has(name))
         if (!known) {
           const id = await insertContact(tx, ctx, leadId, plan.contact.values, plan.contact.custom, position)
           position += 1
           counts.contacts_created += 1
           if (plan.email !== undefined) haveEmail.add(plan.email)
           if (plan.phone !== undefined) havePhone.add(plan.phone)
+          haveName.add(name)
           await added('contact', id)
         }
       }
