@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
 import {
   DUPLICATE_ACTIONS,
@@ -237,6 +237,35 @@ export function ImportSetup({ view, onChange }: { view: ImportView; onChange: (v
   )
 }
 
+/** A small table of what a check found: its caption and column headings over the rows given. */
+function FindingsTable({
+  caption,
+  columns,
+  className,
+  children,
+}: {
+  caption: string
+  columns: string[]
+  className?: string
+  children: ReactNode
+}) {
+  return (
+    <table className={cx('w-full text-left text-sm', className)}>
+      <caption className="text-left text-sm font-medium text-slate-900">{caption}</caption>
+      <thead className="border-b border-slate-200 text-xs font-semibold text-slate-600">
+        <tr>
+          {columns.map((column, i) => (
+            <th key={column} scope="col" className={cx('py-1', i < columns.length - 1 && 'pr-4')}>
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">{children}</tbody>
+    </table>
+  )
+}
+
 function CheckResult({ view }: { view: ImportView }) {
   const check = view.check
   if (check === null) return null
@@ -248,61 +277,29 @@ function CheckResult({ view }: { view: ImportView }) {
         {check.rows_failed.toLocaleString('en-US')} {check.rows_failed === 1 ? 'row' : 'rows'} with problems.
       </p>
       {problems.length === 0 ? null : (
-        <table className="w-full max-w-xl text-left text-sm">
-          <caption className="text-left text-sm font-medium text-slate-900">Problems</caption>
-          <thead className="border-b border-slate-200 text-xs font-semibold text-slate-600">
-            <tr>
-              <th scope="col" className="py-1 pr-4">
-                Problem
+        <FindingsTable caption="Problems" columns={['Problem', 'Rows']} className="max-w-xl">
+          {problems.map(([problem, rows]) => (
+            <tr key={problem}>
+              <th scope="row" className="py-1 pr-4 font-normal text-slate-800">
+                {problem}
               </th>
-              <th scope="col" className="py-1">
-                Rows
-              </th>
+              <td className="py-1 tabular-nums">{rows.toLocaleString('en-US')}</td>
             </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {problems.map(([problem, rows]) => (
-              <tr key={problem}>
-                <th scope="row" className="py-1 pr-4 font-normal text-slate-800">
-                  {problem}
-                </th>
-                <td className="py-1 tabular-nums">{rows.toLocaleString('en-US')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </FindingsTable>
       )}
       {check.sample.length === 0 ? null : (
         <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
-            <caption className="text-left text-sm font-medium text-slate-900">Problem rows</caption>
-            <thead className="border-b border-slate-200 text-xs font-semibold text-slate-600">
-              <tr>
-                <th scope="col" className="py-1 pr-4">
-                  Row
-                </th>
-                <th scope="col" className="py-1 pr-4">
-                  Column
-                </th>
-                <th scope="col" className="py-1 pr-4">
-                  Value
-                </th>
-                <th scope="col" className="py-1">
-                  Problem
-                </th>
+          <FindingsTable caption="Problem rows" columns={['Row', 'Column', 'Value', 'Problem']}>
+            {check.sample.map((problem, i) => (
+              <tr key={`${String(problem.row)}-${String(i)}`}>
+                <td className="py-1 pr-4 tabular-nums">{problem.row}</td>
+                <td className="py-1 pr-4">{problem.column ?? '—'}</td>
+                <td className="py-1 pr-4">{problem.value ?? '—'}</td>
+                <td className="py-1">{problem.problem}</td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {check.sample.map((problem, i) => (
-                <tr key={`${String(problem.row)}-${String(i)}`}>
-                  <td className="py-1 pr-4 tabular-nums">{problem.row}</td>
-                  <td className="py-1 pr-4">{problem.column ?? '—'}</td>
-                  <td className="py-1 pr-4">{problem.value ?? '—'}</td>
-                  <td className="py-1">{problem.problem}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </FindingsTable>
         </div>
       )}
       {view.failed_rows_url === null ? null : (
