@@ -8,7 +8,12 @@ import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } fro
 import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
-import { refreshLeadSearch, refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
+import {
+  addLeadSearchRows,
+  leadSearchRow,
+  refreshLeadSearch,
+  type LeadSearchRow,
+} from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { insertContact } from '../../crm/contacts/contact-repo.js'
@@ -596,6 +601,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     const urls: Insertable<Tables['contact_url']>[] = []
     const activities: ActivityTable[] = []
     const keys: Insertable<Tables['data_import_lead']>[] = []
+    const searches: LeadSearchRow[] = []
     const customRows = (leadId: string, objectId: string, custom: Map<string, CustomValue[] | null>) => {
       for (const [fieldId, list] of custom) {
         for (const [position, value] of (list ?? []).entries()) {
@@ -615,6 +621,14 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       const status = firstOf(plans, (p) => p.status) ?? setting.leadStatuses[0]
       if (status === undefined) throw new Error('The organization has no lead status.')
       const id = newId('lead')
+      const first = {
+        addresses: addresses.length,
+        values: values.length,
+        contacts: contacts.length,
+        emails: emails.length,
+        phones: phones.length,
+        urls: urls.length,
+      }
       leads.push({
         id,
         organization_id: org,
@@ -661,6 +675,39 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         }),
       )
       keys.push({ import_id: row.id, organization_id: org, key, lead_id: id, created: CREATED })
+      const lead = leads[leads.length - 1]
+      if (lead !== undefined) {
+        searches.push(
+          leadSearchRow({
+            lead: {
+              id,
+              name: lead.name ?? null,
+              description: lead.description,
+              url: lead.url ?? null,
+              status_id: status.id,
+            },
+            contacts: contacts.slice(first.contacts).map((c) => ({
+              id: c.id,
+              date_created: c.date_created,
+              name: c.name ?? null,
+              title: c.title ?? null,
+            })),
+            emails: emails.slice(first.emails),
+            phones: phones.slice(first.phones),
+            urls: urls.slice(first.urls),
+            addresses: addresses.slice(first.addresses).map((a) => ({
+              position: a.position,
+              address_1: a.address_1 ?? null,
+              address_2: a.address_2 ?? null,
+              city: a.city ?? null,
+              state: a.state ?? null,
+              zipcode: a.zipcode ?? null,
+              country: a.country ?? null,
+            })),
+            custom: values.slice(first.values),
+          }),
+        )
+      }
     }
     await insertChunked(tx, 'lead', leads)
     await insertChunked(tx, 'lead_address', addresses)
@@ -675,17 +722,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       const id = leads[i]?.id
       if (id !== undefined) for (const plan of plans) await addOpportunity(tx, ctx, id, plan)
     }
-    await refreshLeadSearchOf(
-      tx,
-      org,
-      leads.map((l) => ({
-        id: l.id,
-        name: l.name ?? null,
-        description: l.description,
-        url: l.url ?? null,
-        status_id: l.status_id,
-      })),
-    )
+    await addLeadSearchRows(tx, org, searches)
     return leads.map((l) => l.id)
   }
 
