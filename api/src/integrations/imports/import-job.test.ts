@@ -8,6 +8,7 @@ import {
   type TestContext,
   type TestOrg,
 } from '../../tooling/test-support/test-app.js'
+import { refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
 import { createImportWorker, IMPORT_LEASE_MS, type ImportWorkerOptions } from './import-worker.js'
 
 // Import jobs over HTTP, on the database LEADLINE_TEST_DB names: dry runs, runs (grouping, each duplicate rule,
@@ -153,6 +154,23 @@ describe('an import run', () => {
         .map((e) => e.lead_id)
         .sort(),
     ).toEqual(all.map((l) => l.id).sort())
+    // Written in bulk, the leads' search rows are those a lead write builds, and the triggers counted the leads.
+    const db = ctx.database.db
+    const texts = await db
+      .selectFrom('lead')
+      .select(['id', 'name', 'description', 'url', 'status_id'])
+      .where('organization_id', '=', org.id)
+      .execute()
+    expect(
+      await db.selectFrom('lead_search').select('lead_id').where('organization_id', '=', org.id).execute(),
+    ).toHaveLength(3)
+    expect(await refreshLeadSearchOf(db, org.id, texts)).toBe(0)
+    const counted = await db
+      .selectFrom('organization_lead_count')
+      .select('leads')
+      .where('organization_id', '=', org.id)
+      .executeTakeFirst()
+    expect(Number(counted?.leads)).toBe(3)
     // The failed rows, each with its reason, escaped as exports escape.
     expect(done.failed_rows_url).toBe(`/api/v1/import/${made.id}/failed_rows/`)
     const rows = await failedRows(org, done.failed_rows_url ?? '')

@@ -1,18 +1,23 @@
-import { sql } from 'kysely'
+import { sql, type Insertable } from 'kysely'
 import { IMPORT_LIMITS, type DuplicateRule, type ImportProblem } from '@leadline/shared/import-schema'
-import type { Db, Dialect, HotReader, LeadRow } from '../../platform/data/database.js'
+import type { ActivityTable, Db, Dialect, HotReader, LeadRow, Tables } from '../../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 import { newId } from '../../platform/security/ids.js'
 import { createdStamps } from '../../platform/data/stamps.js'
 import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } from '../../platform/data/leased-jobs.js'
 import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
-import { createLead, deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
-import { refreshLeadSearch } from '../../crm/leads/lead-search-index.js'
+import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
+import {
+  addLeadSearchRows,
+  leadSearchRow,
+  refreshLeadSearch,
+  type LeadSearchRow,
+} from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { insertContact } from '../../crm/contacts/contact-repo.js'
-import { deleteWithCustomValues, writeCustomValues } from '../../crm/custom-fields/custom-values.js'
+import { deleteWithCustomValues, writeCustomValues, type CustomValue } from '../../crm/custom-fields/custom-values.js'
 import { newActivityRow, opportunityStatusChangeData } from '../../crm/activities/activity-repo.js'
 import { money } from '../../crm/opportunities/opportunity-repo.js'
 import { syncOpportunityDue } from '../../crm/tasks/task-due.js'
@@ -454,8 +459,8 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     const before = await views(tx, organization, updating)
     await rememberPrevious(tx, row, updating)
 
-    const createdIds: string[] = []
     const updatedIds = new Set<string>()
+    const creating: [string, RowPlan[]][] = []
     for (const [key, plans] of groups) {
       const state = known.get(key)
       if (state?.created === SKIPPED) {
@@ -463,14 +468,13 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         continue
       }
       if (state === undefined) {
-        const leadId = await createFromPlans(tx, ctx, row, setting, plans, counts)
-        await recordKey(key, leadId, CREATED)
-        createdIds.push(leadId)
+        creating.push([key, plans])
         continue
       }
       await addToLead(tx, ctx, row, state.lead_id, plans, counts, state.created === UPDATED)
       if (state.created === UPDATED) updatedIds.add(state.lead_id)
     }
+    const createdIds = await createInBulk(tx, ctx, row, setting, creating, counts)
     counts.created += createdIds.length
     counts.updated = await countUpdated(tx, row.id)
 
@@ -571,36 +575,155 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     return custom
   }
 
-  async function createFromPlans(
+  /**
+   * Creates a lead for each new company key of a batch, with a few multi-row statements per table rather than
+   * `createLead`'s dozen a lead: the rows are those `createLead` and `insertContact` write (the triggers count the
+   * leads and revisions of a multi-row insert row by row, as of single rows), the search rows are built once for the
+   * batch, and the keys are recorded in one statement. Opportunities go through `addOpportunity`, lead by lead.
+   */
+  async function createInBulk(
     tx: Db,
     ctx: WriteCtx,
     row: ImportRow,
     setting: ImportSetting,
-    plans: RowPlan[],
+    groups: [string, RowPlan[]][],
     counts: ImportCounts,
-  ): Promise<string> {
-    const status = firstOf(plans, (p) => p.status) ?? setting.leadStatuses[0]
-    if (status === undefined) throw new Error('The organization has no lead status.')
-    const addresses = unique(plans.flatMap((p) => (p.address === undefined ? [] : [p.address])))
-    const contacts = plans.flatMap((p) => (p.contact === undefined ? [] : [p.contact]))
-    const created = await createLead(
-      tx,
-      ctx,
-      {
+  ): Promise<string[]> {
+    if (groups.length === 0) return []
+    const org = ctx.organizationId
+    const stamps = createdStamps(ctx.userId, ctx.now)
+    const leads: Insertable<Tables['lead']>[] = []
+    const addresses: Insertable<Tables['lead_address']>[] = []
+    const values: Insertable<Tables['custom_value']>[] = []
+    const contacts: Insertable<Tables['contact']>[] = []
+    const emails: Insertable<Tables['contact_email']>[] = []
+    const phones: Insertable<Tables['contact_phone']>[] = []
+    const urls: Insertable<Tables['contact_url']>[] = []
+    const activities: ActivityTable[] = []
+    const keys: Insertable<Tables['data_import_lead']>[] = []
+    const searches: LeadSearchRow[] = []
+    const customRows = (leadId: string, objectId: string, custom: Map<string, CustomValue[] | null>) => {
+      for (const [fieldId, list] of custom) {
+        for (const [position, value] of (list ?? []).entries()) {
+          values.push({
+            object_id: objectId,
+            field_id: fieldId,
+            position,
+            organization_id: org,
+            lead_id: leadId,
+            value_text: String(value),
+            value_number: typeof value === 'number' ? value : null,
+          })
+        }
+      }
+    }
+    for (const [key, plans] of groups) {
+      const status = firstOf(plans, (p) => p.status) ?? setting.leadStatuses[0]
+      if (status === undefined) throw new Error('The organization has no lead status.')
+      const id = newId('lead')
+      const first = {
+        addresses: addresses.length,
+        values: values.length,
+        contacts: contacts.length,
+        emails: emails.length,
+        phones: phones.length,
+        urls: urls.length,
+      }
+      leads.push({
+        id,
+        organization_id: org,
         name: plans[0]?.name ?? null,
         url: firstOf(plans, (p) => p.url) ?? null,
         description: firstOf(plans, (p) => p.description) ?? '',
-        status,
-        addresses,
-        custom: mergedCustom(plans),
-      },
-      contacts,
-      'import',
-      row.id,
-    )
-    counts.contacts_created += contacts.length
-    for (const plan of plans) await addOpportunity(tx, ctx, created.id, plan)
-    return created.id
+        status_id: status.id,
+        ...stamps,
+      })
+      for (const [position, a] of unique(plans.flatMap((p) => (p.address === undefined ? [] : [p.address]))).entries())
+        addresses.push({ ...a, lead_id: id, organization_id: org, position })
+      customRows(id, id, mergedCustom(plans))
+      const made = plans.flatMap((p) => (p.contact === undefined ? [] : [p.contact]))
+      for (const [position, contact] of made.entries()) {
+        const contactId = newId('contact')
+        const v = contact.values
+        contacts.push({
+          id: contactId,
+          organization_id: org,
+          lead_id: id,
+          name: v.name ?? null,
+          title: v.title ?? null,
+          position,
+          ...stamps,
+        })
+        const base = { contact_id: contactId, organization_id: org, lead_id: id }
+        for (const [at, e] of (v.emails ?? []).entries())
+          emails.push({ ...base, position: at, type: e.type, email: e.email, value_lower: e.email.toLowerCase() })
+        for (const [at, p] of (v.phones ?? []).entries())
+          phones.push({ ...base, position: at, type: p.type, phone: p.phone, value_lower: p.phone })
+        for (const [at, u] of (v.urls ?? []).entries())
+          urls.push({ ...base, position: at, type: u.type, url: u.url, value_lower: u.url.toLowerCase() })
+        customRows(id, contactId, contact.custom)
+      }
+      counts.contacts_created += made.length
+      activities.push(
+        newActivityRow({
+          organizationId: org,
+          leadId: id,
+          userId: ctx.userId,
+          type: 'Created',
+          data: { source: 'import', import_id: row.id },
+          now: ctx.now,
+        }),
+      )
+      keys.push({ import_id: row.id, organization_id: org, key, lead_id: id, created: CREATED })
+      const lead = leads[leads.length - 1]
+      if (lead !== undefined) {
+        searches.push(
+          leadSearchRow({
+            lead: {
+              id,
+              name: lead.name ?? null,
+              description: lead.description,
+              url: lead.url ?? null,
+              status_id: status.id,
+            },
+            contacts: contacts.slice(first.contacts).map((c) => ({
+              id: c.id,
+              date_created: c.date_created,
+              name: c.name ?? null,
+              title: c.title ?? null,
+            })),
+            emails: emails.slice(first.emails),
+            phones: phones.slice(first.phones),
+            urls: urls.slice(first.urls),
+            addresses: addresses.slice(first.addresses).map((a) => ({
+              position: a.position,
+              address_1: a.address_1 ?? null,
+              address_2: a.address_2 ?? null,
+              city: a.city ?? null,
+              state: a.state ?? null,
+              zipcode: a.zipcode ?? null,
+              country: a.country ?? null,
+            })),
+            custom: values.slice(first.values),
+          }),
+        )
+      }
+    }
+    await insertChunked(tx, 'lead', leads)
+    await insertChunked(tx, 'lead_address', addresses)
+    await insertChunked(tx, 'contact', contacts)
+    await insertChunked(tx, 'contact_email', emails)
+    await insertChunked(tx, 'contact_phone', phones)
+    await insertChunked(tx, 'contact_url', urls)
+    await insertChunked(tx, 'custom_value', values)
+    await insertChunked(tx, 'activity', activities)
+    await insertChunked(tx, 'data_import_lead', keys)
+    for (const [i, [, plans]] of groups.entries()) {
+      const id = leads[i]?.id
+      if (id !== undefined) for (const plan of plans) await addOpportunity(tx, ctx, id, plan)
+    }
+    await addLeadSearchRows(tx, org, searches)
+    return leads.map((l) => l.id)
   }
 
   /** Adds a group's rows to a lead met before: this import's own lead, or an existing one the rule updates. */
@@ -906,6 +1029,21 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       await loop.stop()
     },
   }
+}
+
+/** Bound parameters a statement may hold on both databases (SQLite's 32 766, Postgres's 65 535), with room. */
+const STATEMENT_PARAMETERS = 30_000
+
+/** Inserts rows of one table in multi-row statements, each under the parameter limit of both databases. */
+async function insertChunked<T extends keyof Tables>(tx: Db, table: T, rows: Insertable<Tables[T]>[]): Promise<void> {
+  const first = rows[0]
+  if (first === undefined) return
+  const size = Math.max(1, Math.floor(STATEMENT_PARAMETERS / Object.keys(first).length))
+  for (let i = 0; i < rows.length; i += size)
+    await tx
+      .insertInto(table)
+      .values(rows.slice(i, i + size))
+      .execute()
 }
 
 function addressKey(a: {
