@@ -3,9 +3,17 @@ import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { stringify } from 'csv-stringify'
 import { sql, type SqlBool } from 'kysely'
-import type { Db, Dialect, HotReader, LeadRow } from '../../platform/data/database.js'
-import type { Clock } from '../../platform/data/time.js'
-import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } from '../../platform/data/leased-jobs.js'
+import type { Db, LeadRow } from '../../platform/data/database.js'
+import {
+  createJobLoop,
+  createLeaseKeeper,
+  jobRequests,
+  LeaseLost,
+  Stopping,
+  type JobWorker,
+  type JobWorkerOptions,
+  type Lease,
+} from '../../platform/data/leased-jobs.js'
 import { ValidationError } from '../../platform/http/errors.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { leadSearchIds } from '../../crm/leads/lead-search.js'
@@ -43,37 +51,19 @@ export const EXPORT_LEASE_MS = 60_000
 /** Claims of one export (each after its lease ran out) before it is given up as failed. */
 export const EXPORT_MAX_ATTEMPTS = 3
 
-const listeners = new Set<() => void>()
+const requests = jobRequests()
 
 /** Tells this process's worker that an export was asked for, so it starts at once rather than at its next poll. */
 export function exportRequested(): void {
-  for (const listener of listeners) listener()
+  requests.requested()
 }
 
-export interface ExportWorkerOptions {
-  db: Db
-  dialect: Dialect
-  reader: HotReader
-  clock: Clock
-  appUrl: string
+export interface ExportWorkerOptions extends JobWorkerOptions {
   meta?: MetaCache
-  owner?: string
-  leaseMs?: number
-  pollMs?: number
-  batchSize?: number
   chunkBytes?: number
-  onError?: (error: unknown, what: string) => void
 }
 
-export interface ExportWorker {
-  readonly owner: string
-  /** Makes every export that can be claimed, one after another; answers how many it finished or failed. */
-  drain(): Promise<number>
-  /** Makes exports in the background as they are asked for, until stopped. */
-  start(): void
-  /** Stops: the export under way gives its lease back, to be made anew by the next worker that claims it. */
-  stop(): Promise<void>
-}
+export type ExportWorker = JobWorker
 
 type Item = { csv: CsvRow; json: Record<string, unknown> }
 
@@ -352,18 +342,7 @@ export function createExportWorker(options: ExportWorkerOptions): ExportWorker {
     return settled
   }
 
-  return {
-    owner,
-    drain,
-    start() {
-      listeners.add(loop.wake)
-      loop.start()
-    },
-    async stop() {
-      listeners.delete(loop.wake)
-      await loop.stop()
-    },
-  }
+  return requests.worker(owner, drain, loop)
 }
 
 function listOf(value: unknown): Record<string, unknown>[] {

@@ -1,10 +1,19 @@
 import { sql, type Insertable } from 'kysely'
 import { IMPORT_LIMITS, type DuplicateRule, type ImportProblem } from '@leadline/shared/import-schema'
-import type { ActivityTable, Db, Dialect, HotReader, LeadRow, Tables } from '../../platform/data/database.js'
-import { formatTimestamp, type Clock } from '../../platform/data/time.js'
+import type { ActivityTable, Db, LeadRow, Tables } from '../../platform/data/database.js'
+import { formatTimestamp } from '../../platform/data/time.js'
 import { newId } from '../../platform/security/ids.js'
 import { createdStamps } from '../../platform/data/stamps.js'
-import { createJobLoop, createLeaseKeeper, LeaseLost, Stopping, type Lease } from '../../platform/data/leased-jobs.js'
+import {
+  createJobLoop,
+  createLeaseKeeper,
+  jobRequests,
+  LeaseLost,
+  Stopping,
+  type JobWorker,
+  type JobWorkerOptions,
+  type Lease,
+} from '../../platform/data/leased-jobs.js'
 import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
@@ -44,36 +53,21 @@ export const IMPORT_LEASE_MS = 60_000
 /** Claims of one job (each after its lease ran out) before it is given up as failed. */
 export const IMPORT_MAX_ATTEMPTS = 5
 
-const listeners = new Set<() => void>()
+const requests = jobRequests()
 
 /** Tells this process's worker that an import's job is due, so it starts at once rather than at its next poll. */
 export function importRequested(): void {
-  for (const listener of listeners) listener()
+  requests.requested()
 }
 
-export interface ImportWorkerOptions {
-  db: Db
-  dialect: Dialect
-  reader: HotReader
-  clock: Clock
-  appUrl: string
+export interface ImportWorkerOptions extends JobWorkerOptions {
   sink: EventSink
   meta?: MetaCache
-  owner?: string
-  leaseMs?: number
-  pollMs?: number
-  batchSize?: number
   /** Called after each committed batch (tests stop a worker there). */
   afterBatch?: (id: string, rowsDone: number) => Promise<void> | void
-  onError?: (error: unknown, what: string) => void
 }
 
-export interface ImportWorker {
-  readonly owner: string
-  drain(): Promise<number>
-  start(): void
-  stop(): Promise<void>
-}
+export type ImportWorker = JobWorker
 
 /** What an updated lead was before the import changed it, as undo puts it back. */
 interface PreviousLead {
@@ -1017,18 +1011,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     return settled
   }
 
-  return {
-    owner: lease.owner,
-    drain,
-    start() {
-      listeners.add(loop.wake)
-      loop.start()
-    },
-    async stop() {
-      listeners.delete(loop.wake)
-      await loop.stop()
-    },
-  }
+  return requests.worker(lease.owner, drain, loop)
 }
 
 /** Bound parameters a statement may hold on both databases (SQLite's 32 766, Postgres's 65 535), with room. */

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { sql, type Kysely } from 'kysely'
-import type { Db, Dialect } from './database.js'
+import type { Db, Dialect, HotReader } from './database.js'
 import { formatTimestamp, type Clock } from './time.js'
 import { randomBase62 } from '../security/ids.js'
 import { wakeableSleep } from './wakeable-sleep.js'
@@ -178,6 +178,58 @@ export function createJobLoop(options: {
       stopping = true
       signal()
       await loop
+    },
+  }
+}
+
+/** What every leased-job worker takes: the database, a clock, and how it leases, polls and batches. */
+export interface JobWorkerOptions {
+  db: Db
+  dialect: Dialect
+  reader: HotReader
+  clock: Clock
+  appUrl: string
+  owner?: string
+  leaseMs?: number
+  pollMs?: number
+  batchSize?: number
+  onError?: (error: unknown, what: string) => void
+}
+
+/** A leased-job worker: each api process runs one for every kind of job. */
+export interface JobWorker {
+  readonly owner: string
+  /** Does every job that can be claimed, one after another; answers how many it finished or failed. */
+  drain(): Promise<number>
+  /** Does jobs in the background as they are asked for, until stopped. */
+  start(): void
+  /** Stops: the job under way gives its lease back, to be taken up at once by the next worker that claims it. */
+  stop(): Promise<void>
+}
+
+/**
+ * A process's wake-up call for the workers of one kind of job: `requested()` wakes every started worker of the
+ * process at once, rather than at its next poll; `worker` gives a worker its face, listening while started.
+ */
+export function jobRequests() {
+  const listeners = new Set<() => void>()
+  return {
+    requested(): void {
+      for (const listener of listeners) listener()
+    },
+    worker(owner: string, drain: () => Promise<number>, loop: ReturnType<typeof createJobLoop>): JobWorker {
+      return {
+        owner,
+        drain,
+        start() {
+          listeners.add(loop.wake)
+          loop.start()
+        },
+        async stop() {
+          listeners.delete(loop.wake)
+          await loop.stop()
+        },
+      }
     },
   }
 }
