@@ -64,9 +64,19 @@ export function headerColumns(cells: readonly string[]): string[] {
   })
 }
 
+/** The most characters one row may hold: csv-parse buffers a row whole, so a quote never closed stops here. */
+export const IMPORT_RECORD_MAX = 1024 * 1024
+
 /** How csv-parse reads an import's text: rows of any length (a ragged row is a row problem), blank lines skipped. */
 export function parseOptions(delimiter: string): ParseOptions {
-  return { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, bom: false }
+  return {
+    delimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: true,
+    bom: false,
+    max_record_size: IMPORT_RECORD_MAX,
+  }
 }
 
 function parseRefusal(error: unknown): never {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import {
   duplicateRuleSchema,
+  IMPORT_LIMITS,
   IMPORT_TARGETS,
   NEW_CUSTOM_FIELD,
   type FixedImportTarget,
@@ -18,7 +19,8 @@ export const uploadQuery = Type.Object({
 export const importUpdateBody = Type.Object(
   {
     mapping: Type.Optional(
-      Type.Record(Type.String(), Type.String(), {
+      Type.Record(Type.String({ maxLength: IMPORT_LIMITS.headerChars }), Type.String({ maxLength: 200 }), {
+        maxProperties: IMPORT_LIMITS.columns,
         description:
           'Column → target: a fixed target (`lead.name`, `contact.email`, …, each at most once), ' +
           '`custom.<custom field id>` of a lead, contact or opportunity field, or `new_custom_field`. Columns left ' +

@@ -1,3 +1,5 @@
+import { parse as parseSync } from 'csv-parse/sync'
+import { IMPORT_RECORD_MAX, parseOptions } from './import-file.js'
 import { request } from 'node:http'
 import { Readable } from 'node:stream'
 import type { LightMyRequestResponse } from 'fastify'
@@ -179,6 +181,15 @@ describe('POST /import/', () => {
       expect(res.json<{ 'field-errors': Record<string, string> }>()['field-errors'].file).toMatch(message)
     }
     expect(await storedImports()).toBe(before)
+  })
+
+  it('reads no row past IMPORT_RECORD_MAX, however long a quote left open runs', () => {
+    const text = `Company,Notes\nAcme,"${'x'.repeat(IMPORT_RECORD_MAX + 10)}"\n`
+    expect(() => parseSync(text, parseOptions(','))).toThrow(/max record size/i)
+    expect(parseSync('Company,Notes\nAcme,"short"\n', parseOptions(','))).toEqual([
+      ['Company', 'Notes'],
+      ['Acme', 'short'],
+    ])
   })
 
   it('refuses a file over LEADLINE_IMPORT_MAX_BYTES with a 413, streamed or declared, and keeps nothing', async () => {
