@@ -1,4 +1,10 @@
-import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max'
+import {
+  getCountryCallingCode,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+  type PhoneNumber,
+} from 'libphonenumber-js/max'
+import { LRUCache } from 'lru-cache'
 
 const FALLBACK_COUNTRY = 'US'
 
@@ -27,19 +33,58 @@ export function normalizeContactPhone(raw: string, country: string): string | un
   if (digits === '') return undefined
   // libphonenumber's E.164 for what it can parse, valid or not (a valid number comes out as normalizePhoneNumber's).
   const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
-  if (parsed !== undefined) return parsed.ext === undefined ? parsed.number : undefined
+  if (parsed !== undefined) {
+    if (parsed.ext !== undefined) return undefined
+    // Dialled with `+`, the number parses as its E.164 form would: its facts are kept for the views and search.
+    if (raw.trimStart().startsWith('+')) remember(parsed.number, parsed)
+    return parsed.number
+  }
   if (raw.trim().startsWith('+')) return `+${digits}`
   return `+${getCountryCallingCode(dialCountry(country))}${digits}`
 }
 
+/** What the views and the search index show of a stored number, from one parse of it. */
+interface PhoneFacts {
+  formatted: string
+  country: string | undefined
+  /** Its digits, national digits and national format (`phoneSearchForms`). */
+  searchForms: string[]
+}
+
+/**
+ * The facts of the numbers read lately. Parsing a number whose calling code several countries share (+1, +44, +7)
+ * tries each country's patterns in turn, tens of microseconds; a lead's view, its search row and its events each
+ * want the same facts of the same numbers. Bounded by count; each entry is a few short strings.
+ */
+const known = new LRUCache<string, PhoneFacts>({ max: 20_000 })
+
+function factsOf(e164: string): PhoneFacts {
+  return known.get(e164) ?? remember(e164, parsePhoneNumberFromString(e164))
+}
+
+function remember(e164: string, parsed: PhoneNumber | undefined): PhoneFacts {
+  const digits = e164.replace(/\D/g, '')
+  const facts: PhoneFacts =
+    parsed === undefined
+      ? { formatted: e164, country: undefined, searchForms: [digits] }
+      : {
+          formatted: parsed.formatInternational(),
+          country: parsed.country,
+          searchForms: [digits, parsed.nationalNumber, parsed.formatNational()],
+        }
+  // Stored numbers are short (E.164 has at most 15 digits); anything longer is not kept.
+  if (e164.length <= 32) known.set(e164, facts)
+  return facts
+}
+
 /** `+14155550100` → `+1 415 555 0100`; `+441234` → `+44 1234`. */
 export function formatPhoneNumber(e164: string): string {
-  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164
+  return factsOf(e164).formatted
 }
 
 /** The country (ISO 3166 alpha-2) of an E.164 number, when libphonenumber knows it. */
 export function phoneCountry(e164: string): string | undefined {
-  return parsePhoneNumberFromString(e164)?.country
+  return factsOf(e164).country
 }
 
 /**
@@ -47,8 +92,5 @@ export function phoneCountry(e164: string): string | undefined {
  * digits (`4155550100`) and its national format (`(415) 555-0100`).
  */
 export function phoneSearchForms(e164: string): string[] {
-  const parsed = parsePhoneNumberFromString(e164)
-  const forms = [e164.replace(/\D/g, '')]
-  if (parsed !== undefined) forms.push(parsed.nationalNumber, parsed.formatNational())
-  return forms
+  return [...factsOf(e164).searchForms]
 }
