@@ -1,6 +1,12 @@
 import { CONTACT_INFO_TYPES } from '@leadline/shared/contact-info-types'
 import type { Contact, ContactInfoType } from '@leadline/shared/contact-schema'
-import type { ContactTable, Db } from '../../platform/data/database.js'
+import type {
+  ContactEmailTable,
+  ContactPhoneTable,
+  ContactTable,
+  ContactUrlTable,
+  Db,
+} from '../../platform/data/database.js'
 import {
   customFieldsView,
   readCustomValues,
@@ -12,8 +18,7 @@ import { groupBy, readInChunks } from '../../platform/data/collections.js'
 import { newId } from '../../platform/security/ids.js'
 import type { ChangeContext, EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import type { ContactValues } from './contact-input.js'
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
-import { formatPhoneNumber } from '../../platform/text/phone-format.js'
+import { formatPhoneNumber, phoneCountry } from '../../platform/text/phone-format.js'
 import { findInOrganization } from '../../platform/data/find-or-404.js'
 import { createdStamps } from '../../platform/data/stamps.js'
 
@@ -187,23 +192,44 @@ function toInfoType(stored: string): ContactInfoType {
   return CONTACT_INFO_TYPES.find((t) => t === stored) ?? 'other'
 }
 
-function phoneCountry(e164: string): string | null {
-  return parsePhoneNumberFromString(e164)?.country ?? null
+/** The rows a contact's view is built from besides its own: as read back, or as a bulk write wrote them. */
+export interface ContactParts {
+  /** Each contact's in their order (any order among contacts). */
+  emails: readonly ContactEmailTable[]
+  phones: readonly ContactPhoneTable[]
+  urls: readonly ContactUrlTable[]
+  /** By contact id, then field id, in their order. */
+  custom: ReadonlyMap<string, Map<string, CustomValue[]>>
 }
 
-/** Builds the wire form of the given contacts, with their emails, phones, urls and custom values, in few queries. */
+/** Reads the emails, phones, urls and custom values of some of an organization's contacts, in a few queries. */
+async function readContactParts(db: Db, organizationId: string, ids: string[]): Promise<ContactParts> {
+  const emails = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_email', organizationId, part).execute())
+  const phones = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_phone', organizationId, part).execute())
+  const urls = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_url', organizationId, part).execute())
+  const custom = await readCustomValues(db, organizationId, ids)
+  return { emails, phones, urls, custom }
+}
+
+/**
+ * Builds the wire form of the given contacts, with their emails, phones, urls and custom values: read in few
+ * queries, unless the caller wrote them itself and passes them (`written`).
+ */
 export async function contactViews(
   db: Db,
   organizationId: string,
   contacts: ContactTable[],
   defs: CustomFieldDef[],
+  written?: ContactParts,
 ): Promise<Contact[]> {
   if (contacts.length === 0) return []
-  const ids = contacts.map((c) => c.id)
-  const emails = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_email', organizationId, part).execute())
-  const phones = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_phone', organizationId, part).execute())
-  const urls = await readInChunks(ids, (part) => contactInfoOf(db, 'contact_url', organizationId, part).execute())
-  const custom = await readCustomValues(db, organizationId, ids)
+  const { emails, phones, urls, custom } =
+    written ??
+    (await readContactParts(
+      db,
+      organizationId,
+      contacts.map((c) => c.id),
+    ))
   const emailsBy = groupBy(emails, (e) => e.contact_id)
   const phonesBy = groupBy(phones, (p) => p.contact_id)
   const urlsBy = groupBy(urls, (u) => u.contact_id)
@@ -225,7 +251,7 @@ export async function contactViews(
         type: toInfoType(p.type),
         phone: p.phone,
         phone_formatted: formatPhoneNumber(p.phone),
-        country: phoneCountry(p.phone),
+        country: phoneCountry(p.phone) ?? null,
       })),
       urls: (urlsBy.get(c.id) ?? []).map((u) => ({ type: toInfoType(u.type), url: u.url })),
       integration_links: [],

@@ -1,11 +1,11 @@
-import { contactViews } from '../contacts/contact-repo.js'
+import { contactViews, type ContactParts } from '../contacts/contact-repo.js'
 import { opportunitiesOfLeads, opportunityViews } from '../opportunities/opportunity-repo.js'
 import { openTasksOfLeads, taskViews } from '../tasks/task-repo.js'
 import { compareTaskDates } from '@leadline/shared/task-dates'
 import { localDateAt } from '@leadline/shared/tz-offset'
 import { groupBy, readInChunks } from '../../platform/data/collections.js'
-import type { Db, LeadRow } from '../../platform/data/database.js'
-import { customFieldsView, readCustomValues } from '../custom-fields/custom-values.js'
+import type { ContactTable, Db, LeadAddressTable, LeadRow } from '../../platform/data/database.js'
+import { customFieldsView, readCustomValues, type CustomValue } from '../custom-fields/custom-values.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
@@ -28,28 +28,54 @@ async function authorNames(db: Db, meta: OrganizationMeta, leads: LeadRow[]): Pr
   return new Map([...meta.memberNames, ...(await userNames(db, others))])
 }
 
-/** Builds the wire form of leads (contacts, addresses, custom values, status labels, user names) in a few queries. */
+/**
+ * What a bulk write (the CSV import) wrote of new leads, so that their views, for its events, are built without
+ * reading those rows back: their contacts (each lead's in view order) and the contacts' rows, their addresses (in
+ * position order), their own custom values by lead id, and which of them may have opportunities or tasks (only
+ * those are read).
+ */
+export interface WrittenLeads {
+  contacts: ContactTable[]
+  contactParts: ContactParts
+  addresses: LeadAddressTable[]
+  custom: ReadonlyMap<string, Map<string, CustomValue[]>>
+  withOpportunities: ReadonlySet<string>
+}
+
+/**
+ * Builds the wire form of leads (contacts, addresses, custom values, status labels, user names) in a few queries;
+ * new leads whose rows the caller wrote (`written`) read only their opportunities and tasks, if they may have any.
+ */
 export async function leadViews(
   db: Db,
   meta: OrganizationMeta,
   leads: LeadRow[],
   appUrl: string,
   caller: ViewCaller,
+  written?: WrittenLeads,
 ): Promise<LeadView[]> {
   if (leads.length === 0) return []
   const organizationId = meta.organization.id
   const ids = leads.map((l) => l.id)
-  const contactRows = await readInChunks(ids, (part) => contactsOfLeads(db, organizationId, part).execute())
-  const addressRows = await readInChunks(ids, (part) =>
-    underLeads(db, 'lead_address', organizationId, part).selectAll().orderBy('position').execute(),
-  )
+  const contactRows =
+    written?.contacts ?? (await readInChunks(ids, (part) => contactsOfLeads(db, organizationId, part).execute()))
+  const addressRows =
+    written?.addresses ??
+    (await readInChunks(ids, (part) =>
+      underLeads(db, 'lead_address', organizationId, part).selectAll().orderBy('position').execute(),
+    ))
+  const owning = written === undefined ? ids : ids.filter((id) => written.withOpportunities.has(id))
   const leadNames = new Map(leads.map((l) => [l.id, l.name]))
   const [contacts, custom, names, opportunities, tasks] = await Promise.all([
-    contactViews(db, organizationId, contactRows, meta.customFields.contact),
-    readCustomValues(db, organizationId, ids),
+    contactViews(db, organizationId, contactRows, meta.customFields.contact, written?.contactParts),
+    written?.custom ?? readCustomValues(db, organizationId, ids),
     authorNames(db, meta, leads),
-    opportunitiesOfLeads(db, organizationId, ids).then((rows) => opportunityViews(db, meta, rows, leadNames)),
-    openTasksOfLeads(db, organizationId, ids).then((rows) => taskViews(db, meta, rows, caller, leadNames)),
+    owning.length === 0
+      ? []
+      : opportunitiesOfLeads(db, organizationId, owning).then((rows) => opportunityViews(db, meta, rows, leadNames)),
+    owning.length === 0
+      ? []
+      : openTasksOfLeads(db, organizationId, owning).then((rows) => taskViews(db, meta, rows, caller, leadNames)),
   ])
   // In the caller's date order, as GET /task/ lists them: a date-only task stands at the start of its day in the
   // caller's zone (before a timed task at that instant), so text order is not it; ties by id, byte by byte.

@@ -182,6 +182,48 @@ describe('an import run', () => {
     ])
   })
 
+  it("writes in each created event the lead's view as the API shows it", async () => {
+    const org = await ctx.createOrg('Event views')
+    const tier = (
+      await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', { body: { name: 'Tier', type: 'text' } })
+    ).json<{ id: string }>().id
+    const shoe = (
+      await call(ctx.app, org.admin.key, 'POST', '/custom_field/contact/', { body: { name: 'Shoe', type: 'number' } })
+    ).json<{ id: string }>().id
+    const file = [
+      'Company,Contact Name,Title,Email,Phone,Website,Address,City,Zip,Tier,Shoe,Deal Value,Deal Status,Deal Close Date',
+      'Acme,Ann Acme,CEO,ann@acme.example,+1 415 555 0101,https://acme.example,1 Main St,Springfield,12345,Gold,42,100,Active,2031-05-06',
+      'Acme,Bob Acme,,bob@acme.example,(613) 555-0102,,2 Side St,Springfield,,,,,,',
+      'Globex,Gil Globex,CTO,,+44 20 7946 0000,,,,,Silver,40,,,',
+    ].join('\n')
+    const made = await upload(org, file)
+    await setUp(org, made.id, {
+      mapping: {
+        ...made.mapping,
+        Tier: `custom.${tier}`,
+        Shoe: `custom.${shoe}`,
+        'Deal Value': 'opportunity.value',
+        'Deal Status': 'opportunity.status',
+        'Deal Close Date': 'opportunity.date_won',
+      },
+      duplicate_rule: { match: 'none', action: 'create' },
+    })
+    const done = await act(org, made.id, 'run')
+    expect(done.counts.created).toBe(2)
+    const events = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+      query: { object_type: 'lead', action: 'created', _limit: '50' },
+    })
+    const created = events.json<{ data: { lead_id: string; data: Record<string, unknown> }[] }>().data
+    expect(created).toHaveLength(2)
+    for (const event of created) {
+      const lead = (await call(ctx.app, org.admin.key, 'GET', `/lead/${event.lead_id}/`)).json<Lead>()
+      expect(event.data).toEqual(lead)
+    }
+    const acme = created.find((e) => e.data.display_name === 'Acme')?.data as Lead | undefined
+    expect(acme?.contacts.map((c) => c.phones.map((p) => p.phone))).toEqual([['+14155550101'], ['+16135550102']])
+    expect(acme?.opportunities).toHaveLength(1)
+  })
+
   it('escapes formulas in the failed rows CSV', async () => {
     const org = await ctx.createOrg('Formulas')
     const made = await upload(org, 'Company,Email\n=HYPERLINK("x"),bad\n')

@@ -1,6 +1,16 @@
 import { sql, type Insertable } from 'kysely'
 import { IMPORT_LIMITS, type DuplicateRule, type ImportProblem } from '@leadline/shared/import-schema'
-import type { ActivityTable, Db, LeadRow, Tables } from '../../platform/data/database.js'
+import type {
+  ActivityTable,
+  ContactEmailTable,
+  ContactPhoneTable,
+  ContactUrlTable,
+  CustomValueTable,
+  Db,
+  LeadRow,
+  Tables,
+} from '../../platform/data/database.js'
+import { refreshPlannerStatistics } from '../../platform/data/database.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { newId } from '../../platform/security/ids.js'
 import { createdStamps } from '../../platform/data/stamps.js'
@@ -18,12 +28,13 @@ import { recordEvents, type EventContext, type EventInput, type EventSink } from
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
 import {
-  addLeadSearchRows,
   leadSearchRow,
+  nextSearchRowid,
   refreshLeadSearch,
   type LeadSearchRow,
 } from '../../crm/leads/lead-search-index.js'
-import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
+import { leadViews, type LeadView, type WrittenLeads } from '../../crm/leads/lead-view.js'
+import { flattenRows, insertRows } from '../../platform/data/bulk-insert.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { insertContact } from '../../crm/contacts/contact-repo.js'
 import { deleteWithCustomValues, writeCustomValues, type CustomValue } from '../../crm/custom-fields/custom-values.js'
@@ -122,6 +133,9 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     }
   }
 
+  /** Events carry views as of UTC, now (a lead's open tasks say where they stand in a zone and day). */
+  const viewer = () => ({ offsetHours: 0, now: clock.now() })
+
   async function views(tx: Db, organization: OrganizationMeta, ids: string[]): Promise<Map<string, LeadView>> {
     if (ids.length === 0) return new Map()
     const rows: LeadRow[] = await tx
@@ -130,7 +144,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       .where('organization_id', '=', organization.organization.id)
       .where('id', 'in', ids)
       .execute()
-    const built = await leadViews(tx, organization, rows, appUrl, { offsetHours: 0, now: clock.now() })
+    const built = await leadViews(tx, organization, rows, appUrl, viewer())
     return new Map(built.map((v) => [v.id, v]))
   }
 
@@ -293,6 +307,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           .where('id', '=', row.id)
           .execute()
       })
+      await refreshPlannerStatistics(db, dialect)
       await options.afterBatch?.(row.id, done)
     }
     await db.transaction().execute(async (tx) => {
@@ -399,7 +414,18 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     batch: { row: number; cells: string[] }[],
   ): Promise<void> {
     const at = now()
-    const ctx = { organizationId: row.organization_id, userId: row.created_by, now: at, events: eventContext(row, at) }
+    const { currency } = await tx
+      .selectFrom('organization')
+      .select('currency')
+      .where('id', '=', row.organization_id)
+      .executeTakeFirstOrThrow()
+    const ctx: WriteCtx = {
+      organizationId: row.organization_id,
+      userId: row.created_by,
+      now: at,
+      events: eventContext(row, at),
+      currency,
+    }
     const failures: { row: number; cells: readonly string[]; reason: string }[] = []
     const groups = new Map<string, RowPlan[]>()
     for (const record of batch) {
@@ -436,9 +462,13 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         .values({ import_id: row.id, organization_id: row.organization_id, key, lead_id: leadId, created })
         .execute()
     }
+    let updatedNow = 0
     for (const [key, leadId] of matched) {
       if (rule.action === 'skip') await recordKey(key, leadId, SKIPPED)
-      else if (rule.action === 'update') await recordKey(key, leadId, UPDATED)
+      else if (rule.action === 'update') {
+        await recordKey(key, leadId, UPDATED)
+        updatedNow += 1
+      }
     }
 
     // Existing leads this batch updates: their views before, for the events, and their state before, for undo.
@@ -468,31 +498,18 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       await addToLead(tx, ctx, row, state.lead_id, plans, counts, state.created === UPDATED)
       if (state.created === UPDATED) updatedIds.add(state.lead_id)
     }
-    const createdIds = await createInBulk(tx, ctx, row, setting, creating, counts)
-    counts.created += createdIds.length
-    counts.updated = await countUpdated(tx, row.id)
+    const created = await createInBulk(tx, ctx, row, setting, creating, counts)
+    counts.created += created.leads.length
+    counts.updated += updatedNow
 
-    const after = await views(tx, organization, [...createdIds, ...updatedIds])
-    const events: EventInput[] = []
-    for (const id of createdIds) {
-      const view = after.get(id)
-      if (view !== undefined) events.push(leadEvent(view, 'created'))
-    }
+    const createdViews = await leadViews(tx, organization, created.leads, appUrl, viewer(), created.written)
+    const after = await views(tx, organization, [...updatedIds])
+    const events: EventInput[] = createdViews.map((view) => leadEvent(view, 'created'))
     for (const id of updatedIds) {
       const view = after.get(id)
       if (view !== undefined) events.push({ ...leadEvent(view, 'updated'), previous: before.get(id) ?? view })
     }
     await recordEvents(tx, ctx.events, events)
-  }
-
-  async function countUpdated(tx: Db, importId: string): Promise<number> {
-    const counted = await tx
-      .selectFrom('data_import_lead')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('import_id', '=', importId)
-      .where('created', '=', UPDATED)
-      .executeTakeFirstOrThrow()
-    return Number(counted.n)
   }
 
   /** Keeps what existing leads were before the import first changes them (once per lead and import). */
@@ -551,7 +568,8 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       .execute()
   }
 
-  type WriteCtx = { organizationId: string; userId: string; now: string; events: EventContext }
+  /** A batch's writes: whose, when, their events, and the organization's currency (an opportunity's). */
+  type WriteCtx = { organizationId: string; userId: string; now: string; events: EventContext; currency: string }
 
   /** The first non-empty value of a field among a group's rows. */
   function firstOf<T>(plans: RowPlan[], pick: (plan: RowPlan) => T | undefined): T | undefined {
@@ -570,10 +588,12 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
   }
 
   /**
-   * Creates a lead for each new company key of a batch, with a few multi-row statements per table rather than
-   * `createLead`'s dozen a lead: the rows are those `createLead` and `insertContact` write (the triggers count the
-   * leads and revisions of a multi-row insert row by row, as of single rows), the search rows are built once for the
-   * batch, and the keys are recorded in one statement. Opportunities go through `addOpportunity`, lead by lead.
+   * Creates a lead for each new company key of a batch, with a few multi-row statements per table (`insertRows`)
+   * rather than `createLead`'s dozen a lead: the rows are those `createLead` and `insertContact` write (the triggers
+   * count the leads and revisions of a multi-row insert row by row, as of single rows), the search rows are built
+   * once for the batch with the rowids their leads record (SQLite), and the keys are recorded in one statement.
+   * Opportunities go through `addOpportunity`, lead by lead. Answers the leads and what was written of them, from
+   * which their views are built for the events without reading them back.
    */
   async function createInBulk(
     tx: Db,
@@ -582,23 +602,42 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     setting: ImportSetting,
     groups: [string, RowPlan[]][],
     counts: ImportCounts,
-  ): Promise<string[]> {
-    if (groups.length === 0) return []
+  ): Promise<{ leads: LeadRow[]; written: WrittenLeads }> {
+    const withOpportunities = new Set<string>()
+    const written: WrittenLeads = {
+      contacts: [],
+      contactParts: { emails: [], phones: [], urls: [], custom: new Map() },
+      addresses: [],
+      custom: new Map(),
+      withOpportunities,
+    }
+    if (groups.length === 0) return { leads: [], written }
     const org = ctx.organizationId
     const stamps = createdStamps(ctx.userId, ctx.now)
-    const leads: Insertable<Tables['lead']>[] = []
-    const addresses: Insertable<Tables['lead_address']>[] = []
-    const values: Insertable<Tables['custom_value']>[] = []
-    const contacts: Insertable<Tables['contact']>[] = []
-    const emails: Insertable<Tables['contact_email']>[] = []
-    const phones: Insertable<Tables['contact_phone']>[] = []
-    const urls: Insertable<Tables['contact_url']>[] = []
+    // SQLite: each lead records the rowid of its search row (lead-search-index.ts), allotted here for the batch.
+    const firstRowid = dialect === 'sqlite' ? await nextSearchRowid(tx, org, groups.length) : undefined
+    const leads: LeadRow[] = []
+    const addresses = written.addresses
+    const values: CustomValueTable[] = []
+    const contacts = written.contacts
+    const emails: ContactEmailTable[] = []
+    const phones: ContactPhoneTable[] = []
+    const urls: ContactUrlTable[] = []
     const activities: ActivityTable[] = []
     const keys: Insertable<Tables['data_import_lead']>[] = []
-    const searches: LeadSearchRow[] = []
-    const customRows = (leadId: string, objectId: string, custom: Map<string, CustomValue[] | null>) => {
-      for (const [fieldId, list] of custom) {
-        for (const [position, value] of (list ?? []).entries()) {
+    const searches: (LeadSearchRow & { organization_id: string; rowid?: number })[] = []
+    /** Adds an object's custom values as rows, and as its view reads them (by object, then field). */
+    const customRows = (
+      leadId: string,
+      objectId: string,
+      custom: Map<string, CustomValue[] | null>,
+      into: Map<string, Map<string, CustomValue[]>>,
+    ) => {
+      const byField = new Map<string, CustomValue[]>()
+      for (const [fieldId, list] of [...custom].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (list === null || list.length === 0) continue
+        byField.set(fieldId, list)
+        for (const [position, value] of list.entries()) {
           values.push({
             object_id: objectId,
             field_id: fieldId,
@@ -610,31 +649,30 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           })
         }
       }
+      if (byField.size > 0) into.set(objectId, byField)
     }
-    for (const [key, plans] of groups) {
+    const contactCustom = new Map<string, Map<string, CustomValue[]>>()
+    const leadCustom = new Map<string, Map<string, CustomValue[]>>()
+    for (const [index, [key, plans]] of groups.entries()) {
       const status = firstOf(plans, (p) => p.status) ?? setting.leadStatuses[0]
       if (status === undefined) throw new Error('The organization has no lead status.')
       const id = newId('lead')
-      const first = {
-        addresses: addresses.length,
-        values: values.length,
-        contacts: contacts.length,
-        emails: emails.length,
-        phones: phones.length,
-        urls: urls.length,
-      }
-      leads.push({
+      const first = { addresses: addresses.length, values: values.length, contacts: contacts.length }
+      const firstInfo = { emails: emails.length, phones: phones.length, urls: urls.length }
+      const lead: LeadRow = {
         id,
         organization_id: org,
         name: plans[0]?.name ?? null,
         url: firstOf(plans, (p) => p.url) ?? null,
         description: firstOf(plans, (p) => p.description) ?? '',
         status_id: status.id,
+        revision: 0,
         ...stamps,
-      })
+      }
+      leads.push(lead)
       for (const [position, a] of unique(plans.flatMap((p) => (p.address === undefined ? [] : [p.address]))).entries())
         addresses.push({ ...a, lead_id: id, organization_id: org, position })
-      customRows(id, id, mergedCustom(plans))
+      customRows(id, id, mergedCustom(plans), leadCustom)
       const made = plans.flatMap((p) => (p.contact === undefined ? [] : [p.contact]))
       for (const [position, contact] of made.entries()) {
         const contactId = newId('contact')
@@ -655,7 +693,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           phones.push({ ...base, position: at, type: p.type, phone: p.phone, value_lower: p.phone })
         for (const [at, u] of (v.urls ?? []).entries())
           urls.push({ ...base, position: at, type: u.type, url: u.url, value_lower: u.url.toLowerCase() })
-        customRows(id, contactId, contact.custom)
+        customRows(id, contactId, contact.custom, contactCustom)
       }
       counts.contacts_created += made.length
       activities.push(
@@ -669,55 +707,42 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         }),
       )
       keys.push({ import_id: row.id, organization_id: org, key, lead_id: id, created: CREATED })
-      const lead = leads[leads.length - 1]
-      if (lead !== undefined) {
-        searches.push(
-          leadSearchRow({
-            lead: {
-              id,
-              name: lead.name ?? null,
-              description: lead.description,
-              url: lead.url ?? null,
-              status_id: status.id,
-            },
-            contacts: contacts.slice(first.contacts).map((c) => ({
-              id: c.id,
-              date_created: c.date_created,
-              name: c.name ?? null,
-              title: c.title ?? null,
-            })),
-            emails: emails.slice(first.emails),
-            phones: phones.slice(first.phones),
-            urls: urls.slice(first.urls),
-            addresses: addresses.slice(first.addresses).map((a) => ({
-              position: a.position,
-              address_1: a.address_1 ?? null,
-              address_2: a.address_2 ?? null,
-              city: a.city ?? null,
-              state: a.state ?? null,
-              zipcode: a.zipcode ?? null,
-              country: a.country ?? null,
-            })),
-            custom: values.slice(first.values),
-          }),
-        )
-      }
+      const rowid = firstRowid === undefined ? undefined : firstRowid + index
+      searches.push({
+        ...leadSearchRow({
+          lead,
+          contacts: contacts.slice(first.contacts),
+          emails: emails.slice(firstInfo.emails),
+          phones: phones.slice(firstInfo.phones),
+          urls: urls.slice(firstInfo.urls),
+          addresses: addresses.slice(first.addresses),
+          custom: values.slice(first.values),
+        }),
+        organization_id: org,
+        ...(rowid === undefined ? {} : { rowid }),
+      })
+      if (plans.some((p) => p.opportunity?.status !== undefined)) withOpportunities.add(id)
     }
-    await insertChunked(tx, 'lead', leads)
-    await insertChunked(tx, 'lead_address', addresses)
-    await insertChunked(tx, 'contact', contacts)
-    await insertChunked(tx, 'contact_email', emails)
-    await insertChunked(tx, 'contact_phone', phones)
-    await insertChunked(tx, 'contact_url', urls)
-    await insertChunked(tx, 'custom_value', values)
-    await insertChunked(tx, 'activity', activities)
-    await insertChunked(tx, 'data_import_lead', keys)
+    const leadRows = leads.map(({ revision: _revision, ...lead }, index) =>
+      firstRowid === undefined ? lead : { ...lead, search_rowid: firstRowid + index },
+    )
+    await insertRows(tx, 'lead', flattenRows(leadRows))
+    await insertRows(tx, 'lead_address', flattenRows(addresses))
+    await insertRows(tx, 'contact', flattenRows(contacts))
+    await insertRows(tx, 'contact_email', flattenRows(emails))
+    await insertRows(tx, 'contact_phone', flattenRows(phones))
+    await insertRows(tx, 'contact_url', flattenRows(urls))
+    await insertRows(tx, 'custom_value', flattenRows(values))
+    await insertRows(tx, 'activity', flattenRows(activities))
+    await insertRows(tx, 'data_import_lead', flattenRows(keys))
+    await insertRows(tx, 'lead_search', flattenRows(searches))
     for (const [i, [, plans]] of groups.entries()) {
       const id = leads[i]?.id
       if (id !== undefined) for (const plan of plans) await addOpportunity(tx, ctx, id, plan)
     }
-    await addLeadSearchRows(tx, org, searches)
-    return leads.map((l) => l.id)
+    written.contactParts = { emails, phones, urls, custom: contactCustom }
+    written.custom = leadCustom
+    return { leads, written }
   }
 
   /** Adds a group's rows to a lead met before: this import's own lead, or an existing one the rule updates. */
@@ -822,19 +847,13 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       user_id: ctx.userId,
       value: o.value,
       value_period: o.value_period,
-      value_currency: 'USD',
+      value_currency: ctx.currency,
       confidence: o.confidence,
       date_won: o.status.type === 'won' ? (o.date_won ?? today) : o.date_won,
       date_lost: o.status.type === 'lost' ? ctx.now : null,
       note: o.note,
       ...createdStamps(ctx.userId, ctx.now),
     }
-    const currency = await tx
-      .selectFrom('organization')
-      .select('currency')
-      .where('id', '=', ctx.organizationId)
-      .executeTakeFirstOrThrow()
-    row.value_currency = currency.currency
     await tx.insertInto('opportunity').values(row).execute()
     await writeCustomValues(tx, { organizationId: ctx.organizationId, leadId, objectId: row.id }, o.custom)
     await tx
@@ -1012,21 +1031,6 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
   }
 
   return requests.worker(lease.owner, drain, loop)
-}
-
-/** Bound parameters a statement may hold on both databases (SQLite's 32 766, Postgres's 65 535), with room. */
-const STATEMENT_PARAMETERS = 30_000
-
-/** Inserts rows of one table in multi-row statements, each under the parameter limit of both databases. */
-async function insertChunked<T extends keyof Tables>(tx: Db, table: T, rows: Insertable<Tables[T]>[]): Promise<void> {
-  const first = rows[0]
-  if (first === undefined) return
-  const size = Math.max(1, Math.floor(STATEMENT_PARAMETERS / Object.keys(first).length))
-  for (let i = 0; i < rows.length; i += size)
-    await tx
-      .insertInto(table)
-      .values(rows.slice(i, i + size))
-      .execute()
 }
 
 function addressKey(a: {

@@ -1,5 +1,5 @@
 /** Groups rows by a key, keeping their order. */
-export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
   const map = new Map<K, T[]>()
   for (const row of rows) {
     const list = map.get(key(row))

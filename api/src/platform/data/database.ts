@@ -5,6 +5,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  sql,
   type ColumnType,
   type Generated,
   type LogConfig,
@@ -924,6 +925,17 @@ export function openDatabase(url: string, options: { log?: LogConfig; sqliteCach
     await db.destroy()
   }
   return { db, dialect: 'sqlite', pgPool: undefined, sqlite: cached, reader, url, close }
+}
+
+/**
+ * SQLite: has the planner's statistics brought up to date where a table grew or shrank tenfold since they were
+ * taken (or was never analyzed): a bulk write into tables that were empty when the connection opened leaves the
+ * planner guessing, and it then walks an organization's whole index for `organization_id = ? and contact_id in (…)`
+ * rather than probe the key. Cheap when nothing changed that much; since SQLite 3.46 each ANALYZE it runs reads a
+ * bounded sample. Postgres's autovacuum does this itself.
+ */
+export async function refreshPlannerStatistics(db: Db, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') await sql`pragma optimize = 0x10002`.execute(db)
 }
 
 const STATEMENT_CACHE_SIZE = 1000

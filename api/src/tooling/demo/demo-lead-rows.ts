@@ -13,7 +13,7 @@ import type {
 } from '../../platform/data/database.js'
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../../crm/leads/lead-search-index.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { flattenRows, type FlatRows } from './demo-bulk-write.js'
+import { flattenRows, type FlatRows } from '../../platform/data/bulk-insert.js'
 import { drawIds } from './demo-ids.js'
 import {
   CHANGES_PER_OPPORTUNITY,
