@@ -3,6 +3,7 @@ import { newId } from '../../platform/security/ids.js'
 import type { CustomField, CustomFieldType, CustomObjectType } from '@leadline/shared/custom-field-schema'
 import { toCustomFieldDef } from './custom-values.js'
 import { createdStamps } from '../../platform/data/stamps.js'
+import type { EventAction, EventInput } from '../../integrations/events/event-repo.js'
 import { nameTaken, nextPosition } from '../ordered-lists.js'
 
 type Queryable = Db | Tx
@@ -115,6 +116,11 @@ function columns(values: CustomFieldValues) {
     // better-sqlite3 cannot bind booleans; Postgres reads '0'/'1' as a boolean.
     accepts_multiple_values: values.accepts_multiple_values ? 1 : 0,
   }
+}
+
+/** A custom field's event (`custom_field.lead`, `custom_field.contact`, `custom_field.opportunity`), under no lead. */
+export function customFieldEvent(objectType: CustomObjectType, view: { id: string }, action: EventAction): EventInput {
+  return { objectType: `custom_field.${objectType}`, objectId: view.id, action, leadId: null, data: view }
 }
 
 export async function insertCustomField(

@@ -9,9 +9,10 @@ import { fetchPage } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { requireAdmin, requireAdminOver } from '../../platform/security/roles.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { changeContext, recordEvents, type EventAction, type EventInput } from '../../integrations/events/event-repo.js'
+import { changeContext, recordEvents } from '../../integrations/events/event-repo.js'
 import {
   countCustomFieldValues,
+  customFieldEvent,
   customFieldNameTaken,
   customFieldsQuery,
   customFieldUsage,
@@ -147,10 +148,6 @@ function patched(current: CustomFieldTable, body: UpdateBody): CustomFieldValues
 const label: Record<CustomObjectType, string> = { lead: 'Lead', contact: 'Contact', opportunity: 'Opportunity' }
 
 /** `a lead`, `a contact`, `an opportunity`. */
-/** A custom field's event (`custom_field.lead`, `custom_field.contact`, `custom_field.opportunity`), under no lead. */
-function customFieldEvent(objectType: CustomObjectType, view: { id: string }, action: EventAction): EventInput {
-  return { objectType: `custom_field.${objectType}`, objectId: view.id, action, leadId: null, data: view }
-}
 
 function withArticle(noun: string): string {
   return `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`

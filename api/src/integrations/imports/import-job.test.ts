@@ -142,6 +142,15 @@ describe('an import run', () => {
     expect(acme?.opportunities).toMatchObject([{ value: 120050, status_label: 'Active' }])
     const segment = Object.keys(acme ?? {}).find((k) => k.startsWith('custom.') && acme?.[k] === 'Gold')
     expect(segment).toBeDefined()
+    // The new field was made as POST /custom_field/lead/ makes one, with its event.
+    const fieldEvents = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+      query: { object_type: 'custom_field.lead', action: 'created', _limit: '50' },
+    })
+    expect(
+      fieldEvents
+        .json<{ data: { object_id: string; meta: Record<string, string>; data: { name: string } }[] }>()
+        .data.map((e) => [`custom.${e.object_id}`, e.data.name, e.meta.import_id]),
+    ).toContainEqual([segment, 'Segment', made.id])
     expect(all.find((l) => l.display_name === 'Solo Person')?.contacts.map((c) => c.name)).toEqual(['Solo Person'])
     // Events: a `created` lead event per lead, saying the import.
     const events = await call(ctx.app, org.admin.key, 'GET', '/event/', {
@@ -285,6 +294,23 @@ describe('the duplicate rule', () => {
       }
     })
   }
+
+  it('matches a URL by its host, with or without scheme, www. and path', async () => {
+    const org = await ctx.createOrg('URL hosts')
+    const made = async (name: string, url: string) =>
+      (await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name, url } })).json<Lead>().id
+    const deep = await made('Deep', 'https://umbrella.example/about/team')
+    await made('Longer host', 'https://umbrella.example.org/')
+    await made('Other', 'https://notumbrella.example')
+    const file = 'Company,Website\nNew Umbrella,http://www.UMBRELLA.example\nSomeone,https://elsewhere.example/x\n'
+    const upload1 = await upload(org, file)
+    await setUp(org, upload1.id, { duplicate_rule: { match: 'url', action: 'update' } })
+    const done = await act(org, upload1.id, 'run')
+    expect(done.counts).toMatchObject({ created: 1, updated: 1 })
+    const all = await leads(org)
+    expect(all.find((l) => l.id === deep)?.display_name).toBe('New Umbrella')
+    expect(all.map((l) => l.display_name).sort()).toEqual(['Longer host', 'New Umbrella', 'Other', 'Someone'])
+  })
 
   it('matches only leads that were there before: its own leads group by company instead', async () => {
     const org = await ctx.createOrg('Own leads')

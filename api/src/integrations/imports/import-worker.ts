@@ -25,6 +25,12 @@ import {
   type Lease,
 } from '../../platform/data/leased-jobs.js'
 import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
+import {
+  customFieldEvent,
+  customFieldView,
+  insertCustomField,
+  lockOrganizationCustomFields,
+} from '../../crm/custom-fields/custom-field-repo.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
 import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
 import {
@@ -49,6 +55,7 @@ import {
   loadImportSetting,
   prepareRow,
   reasonOf,
+  urlHost,
   type ImportSetting,
   type RowPlan,
 } from './import-rows.js'
@@ -57,6 +64,9 @@ import {
 // a run, an undo) under a lease, and works through it in batches of rows (or of leads, for an undo), each batch in
 // one transaction that renews the lease and records how far the job got: a job taken up again after a restart (or a
 // lease that ran out) goes on from there, and never writes a row twice.
+
+/** Hosts whose lead URLs one query looks for (six spellings each, each an equality and a range). */
+const URL_HOSTS_PER_QUERY = 40
 
 /** Rows (or, undoing, leads) per transaction. */
 export const IMPORT_BATCH = 1000
@@ -246,39 +256,34 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     if (wanted.length === 0) return row
     await db.transaction().execute(async (tx) => {
       await lease.renew(tx, claim)
+      // As POST /custom_field/lead/ makes one: under the organization's custom field lock, with its event.
+      await lockOrganizationCustomFields(tx, dialect, row.organization_id)
       const fields = await tx
         .selectFrom('custom_field')
-        .select(['id', 'name', 'position'])
+        .select(['id', 'name'])
         .where('organization_id', '=', row.organization_id)
         .where('object_type', '=', 'lead')
         .execute()
-      let position = fields.reduce((max, f) => Math.max(max, f.position + 1), 0)
+      const at = now()
+      const events: EventInput[] = []
       const next = mapping(row)
       for (const [column] of wanted) {
-        const existing = fields.find((f) => foldCase(f.name) === foldCase(column))
-        let id = existing?.id
+        let id = fields.find((f) => foldCase(f.name) === foldCase(column))?.id
         if (id === undefined) {
-          id = newId('customField')
-          await tx
-            .insertInto('custom_field')
-            .values({
-              id,
-              organization_id: row.organization_id,
-              object_type: 'lead',
-              name: column,
-              description: null,
-              type: 'text',
-              choices: null,
-              accepts_multiple_values: dialect === 'postgres' ? false : 0,
-              position,
-              ...createdStamps(row.created_by, now()),
-            })
-            .execute()
-          fields.push({ id, name: column, position })
-          position += 1
+          const made = await insertCustomField(tx, {
+            organizationId: row.organization_id,
+            objectType: 'lead',
+            userId: row.created_by,
+            now: at,
+            values: { name: column, description: null, type: 'text', choices: null, accepts_multiple_values: false },
+          })
+          id = made.id
+          fields.push({ id, name: column })
+          events.push(customFieldEvent('lead', customFieldView(made), 'created'))
         }
         next[column] = `custom.${id}`
       }
+      await recordEvents(tx, eventContext(row, at), events)
       await tx
         .updateTable('data_import')
         .set({ mapping: JSON.stringify(next) })
@@ -379,23 +384,34 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
             .execute(),
         )
       } else {
-        const spellings = new Map<string, string>()
-        for (const host of part) {
-          for (const scheme of ['https://', 'http://', '']) {
-            for (const www of ['', 'www.']) {
-              for (const slash of ['', '/']) spellings.set(`${scheme}${www}${host}${slash}`, host)
-            }
+        // A lead's URL as people write it: with or without scheme and `www.`, alone or with a path after `/`; each
+        // spelling is an equality and a range on the (organization, url) index ('0' is the character after '/').
+        for (let j = 0; j < part.length; j += URL_HOSTS_PER_QUERY) {
+          const prefixes = part
+            .slice(j, j + URL_HOSTS_PER_QUERY)
+            .flatMap((host) =>
+              ['https://', 'http://', ''].flatMap((scheme) => ['', 'www.'].map((www) => scheme + www + host)),
+            )
+          const rows = await tx
+            .selectFrom('lead')
+            .select(['url', 'id as lead_id'])
+            .where('organization_id', '=', org)
+            .where((eb) =>
+              eb.or(
+                prefixes.flatMap((prefix) => [
+                  eb('url', '=', prefix),
+                  eb.and([eb('url', '>=', `${prefix}/`), eb('url', '<', `${prefix}0`)]),
+                ]),
+              ),
+            )
+            .where(notOurs)
+            .orderBy('id')
+            .execute()
+          for (const r of rows) {
+            const host = r.url === null ? undefined : urlHost(r.url)
+            if (host !== undefined) hits.push({ value: host, lead_id: r.lead_id })
           }
         }
-        const rows = await tx
-          .selectFrom('lead')
-          .select(['url', 'id as lead_id'])
-          .where('organization_id', '=', org)
-          .where('url', 'in', [...spellings.keys()])
-          .where(notOurs)
-          .orderBy('id')
-          .execute()
-        hits = hits.concat(rows.map((r) => ({ value: spellings.get(r.url ?? '') ?? '', lead_id: r.lead_id })))
       }
     }
     for (const hit of hits) {
