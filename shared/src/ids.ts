@@ -38,7 +38,7 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES
 
-/** How many random base62 characters follow the prefix. */
+/** How many base62 characters follow the prefix: random, or for the api's time-ordered kinds the time and then random. */
 export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   lead: 43,
   contact: 43,

@@ -301,6 +301,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     const rule = JSON.parse(row.duplicate_rule) as DuplicateRule
     const counts = JSON.parse(row.counts) as ImportCounts
     let done = row.rows_done
+    let batchesRun = 0
     for await (const batch of batches(row, done)) {
       await db.transaction().execute(async (tx) => {
         await lease.renew(tx, claim, 'running')
@@ -312,7 +313,9 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           .where('id', '=', row.id)
           .execute()
       })
-      await refreshPlannerStatistics(db, dialect)
+      // After the 1st, 2nd, 4th, 8th… batch: the statistics are taken again when a table grew tenfold.
+      batchesRun += 1
+      if ((batchesRun & (batchesRun - 1)) === 0) await refreshPlannerStatistics(db, dialect)
       await options.afterBatch?.(row.id, done)
     }
     await db.transaction().execute(async (tx) => {

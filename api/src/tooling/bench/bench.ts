@@ -53,6 +53,9 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
                 over HTTP into a fresh SQLite file through a real api process, and prints the time and the api's
                 peak RSS against the targets (2 minutes, 300 MB); only when named, and alone
+
+  LEADLINE_BENCH_API_NODE_ARGS, when set, is passed to the api processes' node (for example
+  '--cpu-prof --cpu-prof-dir=prof' to profile them)
 `
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -76,7 +79,9 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
 type Server = ChildProcessByStdio<null, Readable, null>
 
 function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  // LEADLINE_BENCH_API_NODE_ARGS (for example `--cpu-prof --cpu-prof-dir=prof`) go to the api processes' node only.
+  const nodeArgs = (process.env.LEADLINE_BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolvePromise, reject) => {
     let out = ''
     const onData = (chunk: Buffer) => {
