@@ -368,24 +368,6 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
 }
 
 /**
- * Adds the search rows of new leads, built by the caller with `leadSearchRow` from the rows it wrote (a bulk write
- * need not read them back): on SQLite numbered as refreshLeadSearchOf numbers them, on Postgres in multi-row inserts.
- */
-export async function addLeadSearchRows(db: Db, organizationId: string, rows: LeadSearchRow[]): Promise<void> {
-  if (rows.length === 0) return
-  if (!isPostgres(db)) {
-    await insertSqliteRows(db, organizationId, rows)
-    return
-  }
-  for (let i = 0; i < rows.length; i += WRITE_ROWS) {
-    await db
-      .insertInto('lead_search')
-      .values(rows.slice(i, i + WRITE_ROWS).map((row) => ({ ...row, organization_id: organizationId })))
-      .execute()
-  }
-}
-
-/**
  * Rebuilds a lead's search document. Called in the same transaction as every write that changes a searchable
  * text, so search never sees a half-written lead.
  */

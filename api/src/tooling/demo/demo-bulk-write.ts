@@ -3,8 +3,8 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
 import { isSqlite, quote } from '../../platform/data/bulk-insert.js'
 
-// Bulk loading for the demo seeder: multi-row inserts as large as the database allows, a SQLite page cache sized
-// to the load, and the tables' secondary indexes built once at the end instead of row by row.
+// Bulk loading for the demo seeder (its inserts are platform/data/bulk-insert.ts's): a SQLite page cache sized to
+// the load, and the tables' secondary indexes built once at the end instead of row by row.
 
 /** The page cache a bulk load asks SQLite for, in KiB (a negative cache_size is KiB, a positive one pages). */
 const MIN_CACHE_KIB = 65_536
