@@ -34,6 +34,8 @@ export const ID_PREFIXES = {
   export: 'expo_',
   /** A CSV import (`/import/{id}/`). */
   import: 'impo_',
+  /** A Smart View (`/saved_search/{id}/`), as Close names them. */
+  savedSearch: 'save_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -67,6 +69,7 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   passwordReset: 43,
   export: 43,
   import: 43,
+  savedSearch: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

@@ -32,6 +32,7 @@ import { LOGGED_OBJECT_TYPES } from '../integrations/webhooks/event-object-types
 import { customFieldRoutes } from '../crm/custom-fields/custom-field-routes.js'
 import { callRoutes } from '../telephony/calls/call-routes.js'
 import { outcomeRoutes } from '../crm/outcomes/outcome-routes.js'
+import { savedSearchRoutes } from '../crm/saved-searches/saved-search-routes.js'
 import { inboundRoutes } from '../telephony/inbound/inbound-routes.js'
 import { smsRoutes } from '../telephony/sms/sms-routes.js'
 import { emailTemplateRoutes } from '../email/templates/email-template-routes.js'
@@ -179,6 +180,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(webhookRoutes, deps)
       await api.register(callRoutes, deps)
       await api.register(outcomeRoutes, deps)
+      await api.register(savedSearchRoutes, deps)
       await api.register(inboundRoutes, deps)
       await api.register(smsRoutes, deps)
       await api.register(emailTemplateRoutes, deps)

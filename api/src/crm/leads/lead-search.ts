@@ -745,6 +745,12 @@ export async function searchLeads(
   return { has_more: search.skip + data.length < total, total_results: total, data }
 }
 
+/** Checks a search as `searchLeads` reads it, without running it: a ValidationError on `query` when it cannot be. */
+export async function checkLeadSearch(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>): Promise<void> {
+  const parsed = parseSearch(search.query)
+  if (parsed.where !== null) compile(parsed.where, await compileContext(db, search, false))
+}
+
 /**
  * The ids of the organization's leads a search matches, as a subquery, for lists of a lead's objects filtered by their
  * lead (`lead_query` of GET /opportunity/); undefined when the search has no terms. Errors are ValidationErrors on

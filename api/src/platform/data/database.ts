@@ -724,6 +724,24 @@ export interface ImportMappingTable {
   date_updated: string
 }
 
+/** A Smart View (migration 0041, decision 0056): JSON in `s_query` and `selected_fields`; `is_shared` is 0/1. */
+export interface SavedSearchTable {
+  id: string
+  organization_id: string
+  user_id: string
+  name: string
+  description: string | null
+  type: 'lead' | 'contact'
+  query: string | null
+  s_query: string | null
+  selected_fields: string | null
+  is_shared: number
+  created_by: string | null
+  updated_by: string | null
+  date_created: string
+  date_updated: string
+}
+
 /** A piece of an import's file, UTF-8 and gzip-compressed, in base64 (migration 0039). */
 export interface DataImportChunkTable {
   import_id: string
@@ -828,6 +846,7 @@ export interface Tables {
   data_import_change: DataImportChangeTable
   data_import_added: DataImportAddedTable
   import_mapping: ImportMappingTable
+  saved_search: SavedSearchTable
 }
 
 export type Db = Kysely<Tables>

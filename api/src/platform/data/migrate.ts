@@ -39,6 +39,7 @@ import * as m0037 from './migrations/0037-event-meta.js'
 import * as m0038 from './migrations/0038-exports.js'
 import * as m0039 from './migrations/0039-imports.js'
 import * as m0040 from './migrations/0040-import-mappings.js'
+import * as m0041 from './migrations/0041-saved-searches.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '0038-exports': m0038,
   '0039-imports': m0039,
   '0040-import-mappings': m0040,
+  '0041-saved-searches': m0041,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

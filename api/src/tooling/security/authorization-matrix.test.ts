@@ -157,6 +157,10 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'POST /import/{id}/run/': { object: 'import', body: () => ({}) },
   'POST /import/{id}/undo/': { object: 'import', body: () => ({}) },
   'GET /import/{id}/failed_rows/': { object: 'import', body: () => ({}) },
+  // An unshared Smart View is its user's alone: to a colleague it does not exist.
+  'GET /saved_search/{id}/': { object: 'saved_search', body: () => ({}) },
+  'PUT /saved_search/{id}/': { object: 'saved_search', body: () => ({ name: 'taken over', is_shared: true }) },
+  'DELETE /saved_search/{id}/': { object: 'saved_search', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */

@@ -13,7 +13,7 @@ export interface EveryObject {
   byReference: Record<string, string>
   /** By name of a path parameter other than `{id}` (`delivery_id`): one of the object's under the `{id}`. */
   byPathParam: Record<string, string>
-  /** A colleague's (the admin's) objects the member must not act on: an email draft, a text draft, an export, an import. */
+  /** A colleague's (the admin's) objects the member must not act on: an email draft, a text draft, an export, an import, an unshared Smart View. */
   colleague: Record<string, string>
   /** The pipeline's statuses, the one `byReference.opportunity_status` names first. */
   pipelineStatuses: string[]
@@ -199,6 +199,9 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     if (res.statusCode !== 201) throw new Error(`import upload answered ${res.statusCode}: ${res.body}`)
     return res.json<Made>()
   }
+  const view = await made(app, member, 'POST', '/saved_search/', { name: `${mark} view`, query: mark })
+  // The admin's own view, unshared: not the member's to read, change or delete.
+  const colleagueView = await made(app, admin, 'POST', '/saved_search/', { name: `${mark} admin's view` })
   const csvImport = await uploadCsv(member)
   const colleagueImport = await uploadCsv(admin)
   const query = { lead_id: lead.id }
@@ -249,6 +252,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     '/export/lead/': leadExport.id,
     '/export/opportunity/': opportunityExport.id,
     '/import/': csvImport.id,
+    '/saved_search/': view.id,
   }
   const byReference: Record<string, string> = {
     lead: lead.id,
@@ -280,6 +284,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     email_account: colleagueAccount.id,
     export: colleagueExport.id,
     import: colleagueImport.id,
+    saved_search: colleagueView.id,
     phone: colleaguePhone,
     email_address: `admin@${domain}`,
   }
@@ -289,6 +294,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     ...[openStatus.id, wonStatus.id, doneTask.id, colleagueSms.id, colleagueEmail.id, colleagueAccount.id],
     colleagueExport.id,
     colleagueImport.id,
+    colleagueView.id,
     org.member.id,
     org.member.membershipId,
     org.admin.membershipId,

@@ -34,6 +34,10 @@ const NOT_REFERENCES: Record<string, string> = {
   content_id: 'the MIME Content-ID an HTML body uses for an inline file, not an object',
   role_id: 'a predefined role’s name (`admin`, `user`), not an object',
   'PUT /auth/sso/ client_id': 'the client ID the identity provider gave Leadline, not an object',
+  'POST /saved_search/ selected_fields.0.id':
+    'a column of the list a Smart View shows (`name`, `status`, `custom.<field id>`): a name, never read as an object',
+  'PUT /saved_search/{id}/ selected_fields.0.id':
+    'a column of the list a Smart View shows (`name`, `status`, `custom.<field id>`): a name, never read as an object',
 }
 
 const ID_LIKE = /(^|_)id$/
