@@ -55,11 +55,15 @@ const fields = {
       'alone in an `and`) is taken, and it sets `type`; any other clause is a 400: write the filter in `query`.',
   }),
   selected_fields: Type.Union(
-    [Type.Array(selectedFieldSchema, { maxItems: SELECTED_FIELDS_MAX, description: 'The list’s columns, in order.' }), Type.Null()],
+    [
+      Type.Array(selectedFieldSchema, { maxItems: SELECTED_FIELDS_MAX, description: 'The list’s columns, in order.' }),
+      Type.Null(),
+    ],
     { description: 'The columns the list shows; null: the default ones.' },
   ),
   is_shared: Type.Boolean({
-    description: 'Shared with the whole organization. Any member shares their own; a shared view is changed or ' +
+    description:
+      'Shared with the whole organization. Any member shares their own; a shared view is changed or ' +
       'deleted by its user or an admin.',
   }),
   shared_with: Type.Array(Type.String({ maxLength: 64 }), {

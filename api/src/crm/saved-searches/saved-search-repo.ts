@@ -39,10 +39,6 @@ export function visibleSavedSearchesQuery(
     .orderBy('id')
 }
 
-function parsedJson<T>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T)
-}
-
 /** The wire form of a stored view. */
 export function savedSearchView(row: SavedSearchTable): SavedSearch {
   return {
@@ -53,8 +49,8 @@ export function savedSearchView(row: SavedSearchTable): SavedSearch {
     description: row.description,
     type: row.type,
     query: row.query,
-    s_query: parsedJson<Record<string, unknown>>(row.s_query),
-    selected_fields: parsedJson<SelectedField[]>(row.selected_fields),
+    s_query: row.s_query === null ? null : (JSON.parse(row.s_query) as Record<string, unknown>),
+    selected_fields: row.selected_fields === null ? null : (JSON.parse(row.selected_fields) as SelectedField[]),
     is_shared: row.is_shared === 1,
     shared_with: row.is_shared === 1 ? [row.organization_id] : [],
     is_user_dependent: false,

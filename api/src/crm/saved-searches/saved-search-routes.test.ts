@@ -110,7 +110,9 @@ describe('Smart Views', () => {
     expect((await call(ctx.app, other.key, 'DELETE', `/saved_search/${view.id}/`)).statusCode).toBe(403)
     expect(await stored()).toEqual(before)
 
-    const renamed = await call(ctx.app, admin(), 'PUT', `/saved_search/${view.id}/`, { body: { name: 'Weekly review' } })
+    const renamed = await call(ctx.app, admin(), 'PUT', `/saved_search/${view.id}/`, {
+      body: { name: 'Weekly review' },
+    })
     expect(renamed.json<SavedSearch>()).toMatchObject({
       name: 'Weekly review',
       user_id: ctx.org.member.id,
@@ -139,7 +141,9 @@ describe('Smart Views', () => {
     const bad = await call(ctx.app, rep(), 'GET', '/saved_search/', { query: { type__in: 'lead,widget' } })
     expect(bad.statusCode).toBe(400)
     expect(bad.json()['field-errors']).toHaveProperty('type__in')
-    const page = await call(ctx.app, rep(), 'GET', '/saved_search/', { query: { type__in: 'lead,contact', _limit: '1' } })
+    const page = await call(ctx.app, rep(), 'GET', '/saved_search/', {
+      query: { type__in: 'lead,contact', _limit: '1' },
+    })
     expect(page.json()).toMatchObject({ has_more: true, data: [{ name: 'Contacts view' }] })
     for (const v of [leads, contacts]) await call(ctx.app, rep(), 'DELETE', `/saved_search/${v.id}/`)
   })
@@ -183,7 +187,10 @@ describe('Smart Views', () => {
       [{ name: 'x', shared_with: ['orga_someoneelse'] }, 'shared_with'],
       [{ name: 'x', is_shared: false, shared_with: [ctx.org.id] }, 'shared_with'],
       [{ name: 'x', selected_fields: [{ id: '' }] }, 'selected_fields.0.id'],
-      [{ name: 'x', selected_fields: Array.from({ length: 51 }, (_, i) => ({ id: `f${String(i)}` })) }, 'selected_fields'],
+      [
+        { name: 'x', selected_fields: Array.from({ length: 51 }, (_, i) => ({ id: `f${String(i)}` })) },
+        'selected_fields',
+      ],
     ]
     for (const [body, field] of refusals) {
       const res = await call(ctx.app, rep(), 'POST', '/saved_search/', { body })

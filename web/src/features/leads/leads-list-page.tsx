@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useState, type SubmitEvent } from 'react'
 import type { LeadPage } from '@leadline/shared/lead-schema'
@@ -8,30 +8,57 @@ import { TextField } from '../../components/ui/text-field'
 import { cx } from '../../lib/cx'
 import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime, formatRelative } from '../../lib/format'
+import { isApiError } from '../../lib/api'
+import { authQueries } from '../auth/auth-queries'
 import { ExportButton } from '../exports/export-button'
 import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
 import type { LeadSearch } from './lead-search'
+import { savedSearchQueries } from './saved-search-queries'
+import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
 
 // The dialog (and React Aria's modal code) loads when first opened, keeping the list inside the first-route budget.
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
-  useDocumentTitle('Leads')
+  const { data: session } = useSuspenseQuery(authQueries.session())
+  const views = useQuery(savedSearchQueries.list())
+  // The open Smart View: its query is the search, unless the URL has one of its own.
+  const view = useQuery({
+    ...savedSearchQueries.one(search.smart_view ?? ''),
+    enabled: search.smart_view !== undefined,
+    retry: false,
+    throwOnError: (error) => !isApiError(error, 404),
+  })
+  const openView = search.smart_view === undefined ? undefined : view.data
+  const isViewGone = search.smart_view !== undefined && isApiError(view.error, 404)
+  const query = search.query ?? openView?.query ?? undefined
+  useDocumentTitle(openView === undefined ? 'Leads' : `${openView.name} · Leads`)
   // A search the API cannot parse is the search box's error, not the page's; any other failure with nothing to show
   // is the page's (as with useSuspenseQuery), and a failed background refresh keeps the list with a toast.
   const list = useQuery({
-    ...leadQueries.list(search),
-    throwOnError: (error, query) => query.state.data === undefined && searchErrorOf(error) === undefined,
+    ...leadQueries.list({ query, page: search.page }),
+    enabled: search.smart_view === undefined || openView !== undefined,
+    throwOnError: (error, q) => q.state.data === undefined && searchErrorOf(error) === undefined,
     retryOnMount: false,
   })
   const searchError = searchErrorOf(list.error)
   const navigate = useNavigate({ from: '/leads/' })
   const [isCreating, setCreating] = useState(false)
+  const [isSavingView, setSavingView] = useState(false)
+  const mayChangeView =
+    openView !== undefined && (openView.user_id === session.user.id || (openView.is_shared && session.role === 'admin'))
 
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-2xl font-bold text-slate-900">Leads</h1>
+        <div className="flex flex-wrap items-baseline gap-3">
+          <h1 className="text-2xl font-bold text-slate-900">{openView === undefined ? 'Leads' : openView.name}</h1>
+          {list.data === undefined ? null : (
+            <p className="text-sm text-slate-600" aria-live="polite">
+              {list.data.total_results.toLocaleString('en-US')} {list.data.total_results === 1 ? 'lead' : 'leads'}
+            </p>
+          )}
+        </div>
         <div className="flex flex-wrap items-center gap-2">
           <Link
             to="/leads/import"
@@ -42,7 +69,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           >
             Import
           </Link>
-          <ExportButton subject={{ object: 'lead', query: search.query ?? '' }} title="Export leads" />
+          <ExportButton subject={{ object: 'lead', query: query ?? '' }} title="Export leads" />
           <Button
             variant="primary"
             onPress={() => {
@@ -53,15 +80,43 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           </Button>
         </div>
       </div>
-      <LeadSearchBox
-        key={search.query ?? ''}
-        initial={search.query ?? ''}
-        error={searchError}
-        onSearch={(query) => {
-          void navigate({ search: query === '' ? {} : { query } })
-        }}
-      />
-      {searchError !== undefined ? (
+      <SmartViewsNav views={views.data?.data ?? []} currentId={search.smart_view} />
+      <div className="flex flex-wrap items-start gap-2">
+        <LeadSearchBox
+          key={query ?? ''}
+          initial={query ?? ''}
+          error={searchError}
+          onSearch={(text) => {
+            void navigate({ search: text === '' ? {} : { query: text } })
+          }}
+        />
+        <Button
+          onPress={() => {
+            setSavingView(true)
+          }}
+        >
+          Save as Smart View
+        </Button>
+      </div>
+      {openView !== undefined && mayChangeView ? (
+        <ViewActions
+          view={openView}
+          onDeleted={() => {
+            void navigate({ search: {} })
+          }}
+        />
+      ) : null}
+      {isViewGone ? (
+        <div className="rounded-lg border border-slate-200 bg-white">
+          <EmptyState title="This Smart View is not there">
+            It was deleted, or its owner stopped sharing it.{' '}
+            <Link to="/leads" search={{}} className="font-medium text-indigo-700 hover:underline">
+              Show every lead
+            </Link>
+            .
+          </EmptyState>
+        </div>
+      ) : searchError !== undefined ? (
         <div className="rounded-lg border border-slate-200 bg-white">
           <EmptyState title="This search could not be run">
             Correct it above, or{' '}
@@ -74,12 +129,22 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       ) : list.data === undefined ? (
         <Skeleton className="h-64 w-full" />
       ) : (
-        <LeadsTable page={list.data} search={search} />
+        <LeadsTable page={list.data} search={{ ...search, query }} />
       )}
       {isCreating ? (
         <Suspense fallback={null}>
           <NewLeadDialog isOpen onOpenChange={setCreating} />
         </Suspense>
+      ) : null}
+      {isSavingView ? (
+        <SaveViewDialog
+          isOpen
+          onOpenChange={setSavingView}
+          query={query}
+          onSaved={(saved) => {
+            void navigate({ search: { smart_view: saved.id } })
+          }}
+        />
       ) : null}
     </div>
   )
@@ -103,7 +168,13 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
             {data.total_results === 0 ? 'There are none to show. ' : `The last page is ${lastPage}. `}
             <Link
               to="/leads"
-              search={search.query === undefined ? {} : { query: search.query }}
+              search={
+                search.smart_view !== undefined
+                  ? { smart_view: search.smart_view }
+                  : search.query === undefined
+                    ? {}
+                    : { query: search.query }
+              }
               className="font-medium text-indigo-700 hover:underline"
             >
               Go to page 1
@@ -228,7 +299,7 @@ function LeadSearchBox({ initial, error, onSearch }: LeadSearchBoxProps) {
     onSearch(text.trim())
   }
   return (
-    <form role="search" onSubmit={submit} className="flex items-start gap-2">
+    <form role="search" onSubmit={submit} className="flex min-w-64 flex-1 items-start gap-2">
       {/* A plain textbox, not type=search: the query language is text, and the label is what tests find. */}
       <TextField
         label="Search leads"

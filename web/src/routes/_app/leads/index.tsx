@@ -2,16 +2,29 @@ import { createFileRoute } from '@tanstack/react-router'
 import { leadQueries, searchErrorOf, setupQueries } from '../../../features/leads/lead-queries'
 import { leadSearchOf } from '../../../features/leads/lead-search'
 import { LeadsListPage } from '../../../features/leads/leads-list-page'
+import { savedSearchQueries } from '../../../features/leads/saved-search-queries'
+import { isApiError } from '../../../lib/api'
 
 export const Route = createFileRoute('/_app/leads/')({
   validateSearch: leadSearchOf,
   // Only the validated keys: any other param in the URL must not become part of the list's query key.
-  loaderDeps: ({ search: { query, page } }) => ({ query, page }),
+  loaderDeps: ({ search: { query, page, smart_view } }) => ({ query, page, smart_view }),
   loader: async ({ context: { queryClient }, deps }) => {
-    // For the New lead dialog; not awaited, and a failure only leaves the status list short.
+    // For the New lead dialog and the Smart Views; not awaited, and a failure only leaves those lists short.
     queryClient.query(setupQueries.statuses()).catch(() => undefined)
+    queryClient.query(savedSearchQueries.list()).catch(() => undefined)
+    let query = deps.query
+    if (deps.smart_view !== undefined && query === undefined) {
+      try {
+        query = (await queryClient.query(savedSearchQueries.one(deps.smart_view))).query ?? undefined
+      } catch (error) {
+        // A view that is gone (or not shared with this user) is said on the page.
+        if (isApiError(error, 404)) return
+        throw error
+      }
+    }
     try {
-      await queryClient.query(leadQueries.list(deps))
+      await queryClient.query(leadQueries.list({ query, page: deps.page }))
     } catch (error) {
       // A search the API cannot parse stays on the list, shown beside the search box.
       if (searchErrorOf(error) === undefined) throw error
@@ -21,6 +34,6 @@ export const Route = createFileRoute('/_app/leads/')({
 })
 
 function LeadsRoute() {
-  const { query, page } = Route.useSearch()
-  return <LeadsListPage search={{ query, page }} />
+  const { query, page, smart_view } = Route.useSearch()
+  return <LeadsListPage search={{ query, page, smart_view }} />
 }
