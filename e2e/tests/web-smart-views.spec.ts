@@ -72,3 +72,56 @@ test('a view left unshared is its owner’s alone: another user’s link to it s
   ).toHaveCount(0)
   await expectAccessible(page)
 })
+
+test('a rep chooses columns and sorts by a header; a saved view keeps its columns', async ({ page, demoStack }) => {
+  const rep = demoUser(demoStack.users, 'rep')
+  const crm = new CrmClient(demoStack.apiUrl, rep.api_key)
+  const stamp = String(Date.now()).slice(-6)
+  for (const n of ['B', 'C', 'A']) {
+    await crm.request('POST', 'lead/', {
+      name: `Columnwalker ${stamp} ${n}`,
+      contacts: [{ name: `Person ${n}`, emails: [{ email: `${n.toLowerCase()}${stamp}@columns.example` }] }],
+    })
+  }
+  await signInAs(page, rep)
+  await page.goto(`/leads?query=${encodeURIComponent(`name:"Columnwalker ${stamp}"`)}`)
+  const table = page.getByRole('table', { name: 'Leads' })
+  await expect(table.getByRole('link')).toHaveCount(3)
+
+  await page.getByRole('button', { name: 'Columns' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Choose columns' })
+  await dialog.getByRole('checkbox', { name: 'Primary contact' }).uncheck()
+  await dialog.getByRole('checkbox', { name: 'Primary email' }).check()
+  await expectAccessible(page)
+  await dialog.getByRole('button', { name: 'Show columns' }).click()
+  await expect(dialog).toHaveCount(0)
+  await expect(table.getByRole('columnheader')).toHaveText([/^Name/, 'Status', 'Updated', 'Primary email'])
+
+  const names = () => table.getByRole('link').allInnerTexts()
+  await table.getByRole('button', { name: 'Name' }).click()
+  await expect(page).toHaveURL(/sort%3Aname|sort:name/)
+  await expect(table.getByRole('columnheader', { name: 'Name' })).toHaveAttribute('aria-sort', 'ascending')
+  await expect.poll(names).toEqual(['A', 'B', 'C'].map((n) => `Columnwalker ${stamp} ${n}`))
+  await table.getByRole('button', { name: 'Name' }).click()
+  await expect(table.getByRole('columnheader', { name: 'Name' })).toHaveAttribute('aria-sort', 'descending')
+  await expect.poll(names).toEqual(['C', 'B', 'A'].map((n) => `Columnwalker ${stamp} ${n}`))
+  await expect(table.getByRole('row').nth(1).getByRole('cell').nth(3)).toHaveText(`c${stamp}@columns.example`)
+
+  // Saved as a view, the columns go with it: the view's URL shows them in a browser that never chose them.
+  await page.getByRole('button', { name: 'Save as Smart View' }).click()
+  const save = page.getByRole('dialog', { name: 'Save as Smart View' })
+  await save.getByRole('textbox', { name: 'Name' }).fill(`Columns ${stamp}`)
+  await save.getByRole('button', { name: 'Save view' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: `Columns ${stamp}` })).toBeVisible()
+  await page.getByRole('button', { name: 'Columns' }).click()
+  await page.getByRole('dialog', { name: 'Choose columns' }).getByRole('checkbox', { name: 'Created' }).check()
+  await page.getByRole('dialog', { name: 'Choose columns' }).getByRole('button', { name: 'Show columns' }).click()
+  await expect(table.getByRole('columnheader')).toHaveText([/^Name/, 'Status', 'Updated', 'Primary email', 'Created'])
+  const viewUrl = page.url()
+  await page.evaluate(() => {
+    window.localStorage.clear()
+  })
+  await page.goto(viewUrl)
+  await expect(table.getByRole('columnheader')).toHaveText([/^Name/, 'Status', 'Updated', 'Primary email', 'Created'])
+  await expect.poll(names).toEqual(['C', 'B', 'A'].map((n) => `Columnwalker ${stamp} ${n}`))
+})

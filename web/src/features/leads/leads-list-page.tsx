@@ -1,7 +1,7 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useState, type SubmitEvent } from 'react'
-import type { LeadPage } from '@leadline/shared/lead-schema'
+import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
@@ -11,13 +11,25 @@ import { formatDateTime, formatRelative } from '../../lib/format'
 import { isApiError } from '../../lib/api'
 import { authQueries } from '../auth/auth-queries'
 import { ExportButton } from '../exports/export-button'
-import { leadQueries, LEADS_PER_PAGE, searchErrorOf } from './lead-queries'
+import {
+  availableColumns,
+  cellText,
+  chosenColumns,
+  NAME_COLUMN,
+  sortOf,
+  storeColumns,
+  storedColumns,
+  withSort,
+  type LeadColumn,
+} from './lead-columns'
+import { leadQueries, LEADS_PER_PAGE, searchErrorOf, setupQueries } from './lead-queries'
 import type { LeadSearch } from './lead-search'
-import { savedSearchQueries } from './saved-search-queries'
+import { savedSearchQueries, useChangeView } from './saved-search-queries'
 import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
 
 // The dialog (and React Aria's modal code) loads when first opened, keeping the list inside the first-route budget.
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
+const ColumnsDialog = lazy(() => import('./columns-dialog').then((m) => ({ default: m.ColumnsDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
@@ -47,6 +59,31 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   const [isSavingView, setSavingView] = useState(false)
   const mayChangeView =
     openView !== undefined && (openView.user_id === session.user.id || (openView.is_shared && session.role === 'admin'))
+  // The columns: the open view's, else those this browser keeps for it (or for all leads), else the default ones.
+  const fields = useQuery(setupQueries.customFields('lead'))
+  const available = availableColumns(fields.data ?? [])
+  const [storedVersion, setStoredVersion] = useState(0)
+  const fromView = openView?.selected_fields?.map((f) => f.id)
+  const fromBrowser = storedVersion >= 0 ? storedColumns(search.smart_view) : undefined
+  const columns = chosenColumns(mayChangeView ? (fromView ?? fromBrowser) : (fromBrowser ?? fromView), available)
+  const [isChoosingColumns, setChoosingColumns] = useState(false)
+  const changeView = useChangeView()
+  const applyColumns = (ids: string[]) => {
+    if (openView !== undefined && mayChangeView) {
+      changeView.mutate(
+        { id: openView.id, selected_fields: ids.map((id) => ({ id })) },
+        {
+          onSuccess: () => {
+            setChoosingColumns(false)
+          },
+        },
+      )
+      return
+    }
+    storeColumns(search.smart_view, ids)
+    setStoredVersion((v) => v + 1)
+    setChoosingColumns(false)
+  }
 
   return (
     <div className="flex flex-col gap-4">
@@ -97,6 +134,13 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
         >
           Save as Smart View
         </Button>
+        <Button
+          onPress={() => {
+            setChoosingColumns(true)
+          }}
+        >
+          Columns
+        </Button>
       </div>
       {openView !== undefined && mayChangeView ? (
         <ViewActions
@@ -129,11 +173,32 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       ) : list.data === undefined ? (
         <Skeleton className="h-64 w-full" />
       ) : (
-        <LeadsTable page={list.data} search={{ ...search, query }} />
+        <LeadsTable
+          page={list.data}
+          search={{ ...search, query }}
+          columns={columns}
+          onSort={(sorted) => {
+            void navigate({ search: (prev) => ({ ...prev, query: sorted, page: undefined }) })
+          }}
+        />
       )}
       {isCreating ? (
         <Suspense fallback={null}>
           <NewLeadDialog isOpen onOpenChange={setCreating} />
+        </Suspense>
+      ) : null}
+      {isChoosingColumns ? (
+        <Suspense fallback={null}>
+          <ColumnsDialog
+            available={available}
+            chosen={columns}
+            isPending={changeView.isPending}
+            error={changeView.error === null ? undefined : changeView.error.message}
+            onCancel={() => {
+              setChoosingColumns(false)
+            }}
+            onApply={applyColumns}
+          />
         </Suspense>
       ) : null}
       {isSavingView ? (
@@ -141,6 +206,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           isOpen
           onOpenChange={setSavingView}
           query={query}
+          columns={columns.map((c) => c.id)}
           onSaved={(saved) => {
             void navigate({ search: { smart_view: saved.id } })
           }}
@@ -150,7 +216,17 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   )
 }
 
-function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch }) {
+function LeadsTable({
+  page: data,
+  search,
+  columns,
+  onSort,
+}: {
+  page: LeadPage
+  search: LeadSearch
+  columns: LeadColumn[]
+  onSort: (query: string) => void
+}) {
   const navigate = useNavigate({ from: '/leads/' })
   const page = search.page ?? 1
   const first = (page - 1) * LEADS_PER_PAGE + 1
@@ -191,18 +267,35 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
             <caption className="sr-only">Leads</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
               <tr>
-                <th scope="col" className="px-4 py-2.5">
-                  Name
-                </th>
-                <th scope="col" className="px-4 py-2.5">
-                  Status
-                </th>
-                <th scope="col" className="hidden px-4 py-2.5 sm:table-cell">
-                  Primary contact
-                </th>
-                <th scope="col" className="hidden px-4 py-2.5 md:table-cell">
-                  Updated
-                </th>
+                {[NAME_COLUMN, ...columns].map((column) => {
+                  const direction = column.sort === undefined ? undefined : sortOf(search.query ?? '', column.sort)
+                  const key = column.sort
+                  return (
+                    <th
+                      key={column.id}
+                      scope="col"
+                      className={cx('px-4 py-2.5', hiddenOnSmall(column.id))}
+                      aria-sort={direction === undefined ? undefined : direction === 'asc' ? 'ascending' : 'descending'}
+                    >
+                      {key === undefined ? (
+                        column.label
+                      ) : (
+                        <button
+                          type="button"
+                          className={cx('uppercase hover:text-slate-900', focusRing)}
+                          onClick={() => {
+                            onSort(withSort(search.query ?? '', key, direction === 'asc' ? 'desc' : 'asc'))
+                          }}
+                        >
+                          {column.label}
+                          <span aria-hidden="true">
+                            {direction === 'asc' ? ' ▲' : direction === 'desc' ? ' ▼' : ''}
+                          </span>
+                        </button>
+                      )}
+                    </th>
+                  )
+                })}
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -223,28 +316,11 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
                         <span className="block text-xs text-slate-500 sm:hidden">{contact.display_name}</span>
                       )}
                     </td>
-                    <td className="px-4 py-2.5">
-                      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-slate-700">
-                        {lead.status_label}
-                      </span>
-                    </td>
-                    <td className="hidden px-4 py-2.5 text-slate-700 sm:table-cell">
-                      {contact === undefined ? (
-                        <span className="text-slate-400">—</span>
-                      ) : (
-                        <>
-                          {contact.display_name}
-                          {contact.emails[0] === undefined ? null : (
-                            <span className="block text-xs text-slate-500">{contact.emails[0].email}</span>
-                          )}
-                        </>
-                      )}
-                    </td>
-                    <td className="hidden px-4 py-2.5 whitespace-nowrap text-slate-600 md:table-cell">
-                      <time dateTime={lead.date_updated} title={formatDateTime(lead.date_updated)}>
-                        {formatRelative(lead.date_updated)}
-                      </time>
-                    </td>
+                    {columns.map((column) => (
+                      <td key={column.id} className={cx('px-4 py-2.5 text-slate-700', hiddenOnSmall(column.id))}>
+                        <LeadCell lead={lead} column={column} />
+                      </td>
+                    ))}
                   </tr>
                 )
               })}
@@ -283,6 +359,43 @@ function LeadsTable({ page: data, search }: { page: LeadPage; search: LeadSearch
       </nav>
     </>
   )
+}
+
+/** Columns a phone has no room for (the contact's name shows under the lead's). */
+function hiddenOnSmall(id: string): string {
+  return id === 'contact' ? 'hidden sm:table-cell' : id === 'date_updated' ? 'hidden md:table-cell' : ''
+}
+
+function LeadCell({ lead, column }: { lead: Lead; column: LeadColumn }) {
+  const contact = lead.contacts[0]
+  if (column.id === 'status') {
+    return (
+      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-slate-700">
+        {lead.status_label}
+      </span>
+    )
+  }
+  if (column.id === 'contact') {
+    if (contact === undefined) return <span className="text-slate-400">—</span>
+    return (
+      <>
+        {contact.display_name}
+        {contact.emails[0] === undefined ? null : (
+          <span className="block text-xs text-slate-500">{contact.emails[0].email}</span>
+        )}
+      </>
+    )
+  }
+  if (column.id === 'date_updated' || column.id === 'date_created') {
+    const at = column.id === 'date_updated' ? lead.date_updated : lead.date_created
+    return (
+      <time dateTime={at} title={formatDateTime(at)} className="whitespace-nowrap">
+        {column.id === 'date_updated' ? formatRelative(at) : formatDateTime(at)}
+      </time>
+    )
+  }
+  const text = cellText(lead, column)
+  return text === '' ? <span className="text-slate-400">—</span> : <span className="line-clamp-2">{text}</span>
 }
 
 interface LeadSearchBoxProps {

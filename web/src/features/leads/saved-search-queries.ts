@@ -27,6 +27,7 @@ export interface ViewChange {
   name?: string
   query?: string | null
   is_shared?: boolean
+  selected_fields?: { id: string }[]
 }
 
 export function useCreateView() {

@@ -55,16 +55,19 @@ export function SmartViewsNav({ views, currentId }: { views: SavedSearch[]; curr
   )
 }
 
-/** `Save as Smart View`: the current search under a name, the user's own or shared with the organization. */
+/** `Save as Smart View`: the current search and columns under a name, the user's own or shared with the organization. */
 export function SaveViewDialog({
   isOpen,
   onOpenChange,
   query,
+  columns,
   onSaved,
 }: {
   isOpen: boolean
   onOpenChange: (open: boolean) => void
   query: string | undefined
+  /** The columns the list shows now: the view keeps them. */
+  columns: string[]
   onSaved: (view: SavedSearch) => void
 }) {
   const create = useCreateView()
@@ -73,7 +76,12 @@ export function SaveViewDialog({
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault()
     create.mutate(
-      { name: name.trim(), query: query ?? null, is_shared: shared },
+      {
+        name: name.trim(),
+        query: query ?? null,
+        is_shared: shared,
+        selected_fields: columns.map((id) => ({ id })),
+      },
       {
         onSuccess: (view) => {
           onOpenChange(false)
