@@ -43,3 +43,32 @@ test('paging reaches the last lead, and a page past the end offers the way back'
   await expect(page).toHaveURL(/query=pagewalker/)
   await expect(page).not.toHaveURL(/page=/)
 })
+
+test('j and k move through the leads, Enter opens one, and the count of results shows', async ({
+  page,
+  stack,
+  api,
+}) => {
+  for (const n of ['A', 'B', 'C']) await api.createLead({ name: `Keywalker ${n}` })
+  await signIn(page, stack.apiKey)
+  await page.goto(`/leads?query=${encodeURIComponent('name:keywalker sort:name')}`)
+  await expect(page.getByText('3 leads', { exact: true })).toBeVisible()
+  const table = page.getByRole('table', { name: 'Leads' })
+  await expect(table.getByRole('link')).toHaveCount(3)
+  await page.locator('body').click({ position: { x: 1, y: 1 } })
+  await page.keyboard.press('j')
+  await expect(table.getByRole('link', { name: 'Keywalker A' })).toBeFocused()
+  await page.keyboard.press('j')
+  await page.keyboard.press('j')
+  await expect(table.getByRole('link', { name: 'Keywalker C' })).toBeFocused()
+  await page.keyboard.press('k')
+  await expect(table.getByRole('link', { name: 'Keywalker B' })).toBeFocused()
+  // Typing in the search box is typing, not moving.
+  const searchBox = page.getByRole('textbox', { name: 'Search leads' })
+  await searchBox.press('j')
+  await expect(searchBox).toBeFocused()
+  await expect(searchBox).toHaveValue(/j/)
+  await table.getByRole('link', { name: 'Keywalker B' }).focus()
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('heading', { level: 1, name: 'Keywalker B' })).toBeVisible()
+})

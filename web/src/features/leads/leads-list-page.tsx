@@ -1,6 +1,6 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { lazy, Suspense, useState, type SubmitEvent } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type RefObject, type SubmitEvent } from 'react'
 import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
@@ -10,6 +10,7 @@ import { useDocumentTitle } from '../../lib/document-title'
 import { formatDateTime, formatRelative } from '../../lib/format'
 import { isApiError } from '../../lib/api'
 import { authQueries } from '../auth/auth-queries'
+import { isTyping, shortcutOf } from '../tasks/inbox-keys'
 import { ExportButton } from '../exports/export-button'
 import {
   availableColumns,
@@ -235,6 +236,8 @@ function LeadsTable({
   // A link to a page past the end (the list shrank, or the URL was typed): say so and offer the way back.
   const isPastEnd = data.data.length === 0 && page > 1
   const toPage = (to: number) => (to > 1 ? to : undefined)
+  const table = useRef<HTMLTableElement>(null)
+  useRowKeys(table)
 
   return (
     <>
@@ -263,7 +266,7 @@ function LeadsTable({
               : 'Try fewer words, or a field such as name:acme or status:"potential".'}
           </EmptyState>
         ) : (
-          <table className="w-full text-left text-sm">
+          <table ref={table} className="w-full text-left text-sm">
             <caption className="sr-only">Leads</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
               <tr>
@@ -359,6 +362,35 @@ function LeadsTable({
       </nav>
     </>
   )
+}
+
+/**
+ * `j` and `k` move the focus to the next and previous lead's link, as in the inbox; `Enter` on it opens the lead (a
+ * link's own key). Never while typing in a field or with a dialog open.
+ */
+function useRowKeys(table: RefObject<HTMLTableElement | null>) {
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
+      if (document.querySelector('[role="dialog"]') !== null) return
+      const shortcut = shortcutOf(event.key, false)
+      if (shortcut !== 'next' && shortcut !== 'previous') return
+      const links = [...(table.current?.querySelectorAll<HTMLAnchorElement>('tbody a[href]') ?? [])]
+      if (links.length === 0) return
+      event.preventDefault()
+      const at = links.findIndex((link) => link === document.activeElement)
+      const next =
+        shortcut === 'next'
+          ? links[at === -1 ? 0 : Math.min(at + 1, links.length - 1)]
+          : links[at === -1 ? links.length - 1 : Math.max(at - 1, 0)]
+      next?.focus()
+      next?.scrollIntoView({ block: 'nearest' })
+    }
+    document.addEventListener('keydown', listener)
+    return () => {
+      document.removeEventListener('keydown', listener)
+    }
+  }, [table])
 }
 
 /** Columns a phone has no room for (the contact's name shows under the lead's). */
