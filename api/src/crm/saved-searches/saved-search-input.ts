@@ -13,13 +13,13 @@ import { ValidationError } from '../../platform/http/errors.js'
 // alone or in an `and` of one; anything else is a 400 that says to use `query`.
 
 export const NAME_MAX = 255
-export const DESCRIPTION_MAX = 2000
+const DESCRIPTION_MAX = 2000
 /** The longest `s_query` kept, as JSON text, and its deepest nesting (Close's are a few levels deep). */
-export const S_QUERY_MAX = 10_000
+const S_QUERY_MAX = 10_000
 const S_QUERY_DEPTH_MAX = 32
 
 /** Close's kinds of Smart View; Leadline's list leads or contacts, any other is a 400. */
-export const CLOSE_SAVED_SEARCH_TYPES = [
+const CLOSE_SAVED_SEARCH_TYPES = [
   'lead',
   'contact',
   'opportunity',
@@ -133,7 +133,7 @@ export function listedTypes(filters: { type?: string | undefined; type__in?: str
 export function leadlineType(type: string, field: string): SavedSearchType {
   const found = SAVED_SEARCH_TYPES.find((t) => t === type)
   if (found === undefined) {
-    throw ValidationError.field(field, `Leadline's Smart Views list leads or contacts, not ${type}.`)
+    throw ValidationError.field(field, `Leadline's Smart Views list leads or contacts, not ${type.slice(0, 40)}.`)
   }
   return found
 }

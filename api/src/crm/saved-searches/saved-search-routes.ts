@@ -167,8 +167,9 @@ export const savedSearchRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { 
       const before = savedSearchView(row)
       const fields = await checkedFields(request, me, request.body, before)
       return db.transaction().execute(async (tx) => {
-        // Read again in the transaction: a view deleted meanwhile is a 404, not a row written back.
+        // Read again in the transaction: a view deleted (or unshared) meanwhile is a 404 or 403, not a row written back.
         const current = await visibleOr404(request, request.params.id, tx)
+        requireMayChange(me, current)
         return savedSearchView(await updateSavedSearch(tx, current, fields, { userId: me.userId, now }))
       })
     },

@@ -1,6 +1,6 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { lazy, Suspense, useEffect, useRef, useState, type RefObject, type SubmitEvent } from 'react'
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type RefObject, type SubmitEvent } from 'react'
 import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
@@ -63,9 +63,11 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   // The columns: the open view's, else those this browser keeps for it (or for all leads), else the default ones.
   const fields = useQuery(setupQueries.customFields('lead'))
   const available = availableColumns(fields.data ?? [])
-  const [storedVersion, setStoredVersion] = useState(0)
+  // Read from the browser's storage once a view; a choice made here since then stands over it.
+  const stored = useMemo(() => storedColumns(search.smart_view), [search.smart_view])
+  const [chosenHere, setChosenHere] = useState<{ view: string | undefined; ids: string[] }>()
   const fromView = openView?.selected_fields?.map((f) => f.id)
-  const fromBrowser = storedVersion >= 0 ? storedColumns(search.smart_view) : undefined
+  const fromBrowser = chosenHere !== undefined && chosenHere.view === search.smart_view ? chosenHere.ids : stored
   const columns = chosenColumns(mayChangeView ? (fromView ?? fromBrowser) : (fromBrowser ?? fromView), available)
   const [isChoosingColumns, setChoosingColumns] = useState(false)
   const changeView = useChangeView()
@@ -82,7 +84,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       return
     }
     storeColumns(search.smart_view, ids)
-    setStoredVersion((v) => v + 1)
+    setChosenHere({ view: search.smart_view, ids })
     setChoosingColumns(false)
   }
 
@@ -247,13 +249,7 @@ function LeadsTable({
             {data.total_results === 0 ? 'There are none to show. ' : `The last page is ${lastPage}. `}
             <Link
               to="/leads"
-              search={
-                search.smart_view !== undefined
-                  ? { smart_view: search.smart_view }
-                  : search.query === undefined
-                    ? {}
-                    : { query: search.query }
-              }
+              search={(prev) => ({ ...prev, page: undefined })}
               className="font-medium text-indigo-700 hover:underline"
             >
               Go to page 1
