@@ -36,6 +36,10 @@ export const ID_PREFIXES = {
   import: 'impo_',
   /** A Smart View (`/saved_search/{id}/`), as Close names them. */
   savedSearch: 'save_',
+  /** A bulk edit of leads (`/bulk_action/edit/{id}/`), as Close names them. */
+  bulkEdit: 'bulkedit_',
+  /** A bulk delete of leads (`/bulk_action/delete/{id}/`). */
+  bulkDelete: 'bulkdelete_',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -70,6 +74,8 @@ export const ID_RANDOM_LENGTH: Record<IdKind, number> = {
   export: 43,
   import: 43,
   savedSearch: 43,
+  bulkEdit: 43,
+  bulkDelete: 43,
 }
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

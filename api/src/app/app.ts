@@ -42,6 +42,7 @@ import { emailThreadRoutes } from '../email/threads/email-thread-routes.js'
 import { emailAttachmentRoutes } from '../email/attachments/email-attachment-routes.js'
 import { exportRoutes } from '../integrations/exports/export-routes.js'
 import { importRoutes } from '../integrations/imports/import-routes.js'
+import { bulkActionRoutes } from '../integrations/bulk-actions/bulk-action-routes.js'
 import { applyMethodOverride } from '../platform/http/method-override.js'
 import type { Deps } from '../crm/deps.js'
 import { createMetaCache } from '../crm/organizations/organization-meta.js'
@@ -190,6 +191,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(emailAttachmentRoutes, deps)
       await api.register(exportRoutes, deps)
       await api.register(importRoutes, deps)
+      await api.register(bulkActionRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

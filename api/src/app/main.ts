@@ -32,6 +32,7 @@ import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachment
 import { createExportWorker } from '../integrations/exports/export-worker.js'
 import { purgeOldExports } from '../integrations/exports/export-repo.js'
 import { createImportWorker } from '../integrations/imports/import-worker.js'
+import { createBulkActionWorker } from '../integrations/bulk-actions/bulk-action-worker.js'
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 
 export interface ServeOptions {
@@ -222,6 +223,19 @@ export async function serve(options: ServeOptions): Promise<Server> {
     },
   })
   importWorker.start()
+  // And bulk actions, each taken up again where it stopped by whichever claims it (docs/decisions/0057).
+  const bulkActionWorker = createBulkActionWorker({
+    db: database.db,
+    dialect: database.dialect,
+    reader: database.reader,
+    clock: systemClock,
+    appUrl: config.appUrl,
+    sink: app.eventSink,
+    onError: (error, what) => {
+      app.log.error({ err: error }, `bulk actions: ${what} failed`)
+    },
+  })
+  bulkActionWorker.start()
   if (config.systemMail.smtp === null) {
     app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
   }
@@ -253,6 +267,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         }),
         exportWorker.stop(),
         importWorker.stop(),
+        bulkActionWorker.stop(),
         app.close(),
         emailReceiver?.close(),
       ])

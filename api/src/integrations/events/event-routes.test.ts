@@ -313,6 +313,7 @@ describe('the event’s shape', () => {
     expect(answer('/api/v1/event/').properties.data.items).toEqual(schema)
     expect(Object.keys(answer('/api/v1/event/').properties).sort()).toEqual(['cursor_next', 'cursor_previous', 'data'])
     expect(Object.keys(schema.properties.meta.properties).sort()).toEqual([
+      'bulk_action_id',
       'import_id',
       'merge_destination_lead_id',
       'merge_source_lead_id',

@@ -9,6 +9,9 @@ const eventMetaSchema = Type.Object(
     merge_source_lead_id: Type.Optional(Type.String({ description: 'In a lead merge: the lead merged away.' })),
     merge_destination_lead_id: Type.Optional(Type.String({ description: 'In a lead merge: the lead kept.' })),
     import_id: Type.Optional(Type.String({ description: 'A CSV import’s change: the import (`impo_…`).' })),
+    bulk_action_id: Type.Optional(
+      Type.String({ description: 'A bulk action’s change (or its undo): the bulk edit or delete (`bulkedit_…`).' }),
+    ),
   },
   {
     additionalProperties: false,
@@ -29,6 +32,7 @@ const META_KEYS = [
   'merge_source_lead_id',
   'merge_destination_lead_id',
   'import_id',
+  'bulk_action_id',
 ] as const
 
 const nullableId = (description: string) => Type.Union([Type.String(), Type.Null()], { description })

@@ -742,6 +742,56 @@ export interface SavedSearchTable {
   date_updated: string
 }
 
+/**
+ * A bulk edit or delete (migration 0042, decision 0057): `params` is the edit asked for (JSON), `lead_ids` the leads
+ * chosen one by one (JSON) when there is no query; `cursor` is the `seq` of the last lead of the last batch committed.
+ */
+export interface BulkActionTable {
+  id: string
+  organization_id: string
+  kind: 'edit' | 'delete'
+  type: string | null
+  created_by: string
+  updated_by: string
+  query: string | null
+  s_query: string | null
+  lead_ids: string | null
+  results_limit: number | null
+  params: string
+  tz_offset: number
+  send_done_email: number
+  status: string
+  n_leads: number | null
+  n_leads_processed: number
+  n_leads_changed: number
+  n_leads_undone: number
+  cursor: number
+  undo_cursor: string
+  error: string | null
+  attempts: number
+  lease_owner: string | null
+  lease_until: string | null
+  date_created: string
+  date_updated: string
+}
+
+/** One lead of a bulk action, fixed when it starts, numbered from 1 in id order. */
+export interface BulkActionLeadTable {
+  action_id: string
+  organization_id: string
+  seq: number
+  lead_id: string
+}
+
+/** What a bulk edit replaced on one lead, and what it wrote there (JSON each), for undo. */
+export interface BulkActionChangeTable {
+  action_id: string
+  organization_id: string
+  lead_id: string
+  previous: string
+  next: string
+}
+
 /** A piece of an import's file, UTF-8 and gzip-compressed, in base64 (migration 0039). */
 export interface DataImportChunkTable {
   import_id: string
@@ -847,6 +897,9 @@ export interface Tables {
   data_import_added: DataImportAddedTable
   import_mapping: ImportMappingTable
   saved_search: SavedSearchTable
+  bulk_action: BulkActionTable
+  bulk_action_lead: BulkActionLeadTable
+  bulk_action_change: BulkActionChangeTable
 }
 
 export type Db = Kysely<Tables>

@@ -5,13 +5,13 @@ import { formatTimestamp, type Clock } from './time.js'
 import { randomBase62 } from '../security/ids.js'
 import { wakeableSleep } from './wakeable-sleep.js'
 
-// Jobs a worker in each api process claims under a lease (exports, decision 0052; imports, decision 0053), as the
-// outbox dispatcher claims deliveries: `lease_owner` and `lease_until` on the job's row, `FOR UPDATE SKIP LOCKED` on
-// Postgres, one writer on SQLite. Every step of the work renews the lease in the transaction that writes it; a
+// Jobs a worker in each api process claims under a lease (exports, decision 0052; imports, decision 0053; bulk actions,
+// decision 0057), as the outbox dispatcher claims deliveries: `lease_owner` and `lease_until` on the job's row,
+// `FOR UPDATE SKIP LOCKED` on Postgres, one writer on SQLite. Every step of the work renews the lease in the transaction that writes it; a
 // renewal that finds the lease taken (it ran out and another claim holds it) stops the work, writing nothing more.
 
 /** The tables of leased jobs, and the columns of theirs the lease uses. */
-type LeasedTable = 'data_export' | 'data_import'
+type LeasedTable = 'data_export' | 'data_import' | 'bulk_action'
 interface LeaseColumns {
   id: string
   status: string
