@@ -161,6 +161,10 @@ const COLLEAGUE_OBJECTS: Record<string, { object: string; body: (o: EveryObject)
   'GET /saved_search/{id}/': { object: 'saved_search', body: () => ({}) },
   'PUT /saved_search/{id}/': { object: 'saved_search', body: () => ({ name: 'taken over', is_shared: true }) },
   'DELETE /saved_search/{id}/': { object: 'saved_search', body: () => ({}) },
+  // A member sees their own bulk actions only; an admin's is not theirs to read, pause or undo.
+  'GET /bulk_action/edit/{id}/': { object: 'bulk_edit', body: () => ({}) },
+  'PUT /bulk_action/edit/{id}/': { object: 'bulk_edit', body: () => ({ status: 'paused' }) },
+  'POST /bulk_action/edit/{id}/undo/': { object: 'bulk_edit', body: () => ({}) },
 }
 
 /** Who sends the suite's requests: a member, as most users are, or an admin where only an admin may. */
@@ -228,6 +232,13 @@ const WHEN_SENT: Record<string, Record<string, unknown>> = {
   'PUT /activity/email/{id}/ sender': { status: 'outbox' },
   'POST /activity/sms/ local_phone': { status: 'outbox' },
   'PUT /activity/sms/{id}/ local_phone': { status: 'outbox' },
+  // Leads named by id are the whole selection: no query beside them.
+  'POST /bulk_action/edit/ lead_ids': { query: null },
+  'POST /bulk_action/edit/ lead_ids.0': { query: null },
+  'POST /bulk_action/delete/ lead_ids': { query: null },
+  'POST /bulk_action/delete/ lead_ids.0': { query: null },
+  // A custom field is named by an edit of one.
+  'POST /bulk_action/edit/ custom_field_id': { type: 'clear_custom_field' },
 }
 
 /** Routes whose control request uses up a lead: each of its requests names leads made for it. */
@@ -258,6 +269,10 @@ const exportWorker = createExportWorker({
 })
 afterEach(async () => {
   await exportWorker.drain()
+  // The bulk actions the suite's requests asked for are not run (they would change or delete the suite's own leads),
+  // nor left to count against the organization's jobs under way: only every-object.ts's stay.
+  const kept = [own, foreign].flatMap((o) => [...Object.values(o.byCollection), ...Object.values(o.colleague)])
+  await ctx.database.db.deleteFrom('bulk_action').where('id', 'not in', kept).execute()
 })
 
 interface Sent {
@@ -443,7 +458,9 @@ async function withValue(c: FieldCase, value: string): Promise<Sent & { key: str
   if (c.where === 'query') return { key: actor(c.op), path, body, query: { ...query, [c.field]: value } }
   const schema = c.op.body ?? {}
   const field = bodyFields(schema).find((f) => f.name === c.field)
-  const sent = withField(body, schema, field?.path ?? [], value, bodyHints(c.op, own))
+  // A list of ids (`lead_ids`) takes the id as its one item.
+  const listed = field !== undefined && nonNull(field.schema).type === 'array' ? [value] : value
+  const sent = withField(body, schema, field?.path ?? [], listed, bodyHints(c.op, own))
   return {
     key: actor(c.op),
     path,

@@ -203,6 +203,19 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
   // The admin's own view, unshared: not the member's to read, change or delete.
   const colleagueView = await made(app, admin, 'POST', '/saved_search/', { name: `${mark} admin's view` })
   const csvImport = await uploadCsv(member)
+  // Bulk actions no worker runs here: they stay `created`, changing no lead.
+  const bulkEdit = await made(app, member, 'POST', '/bulk_action/edit/', {
+    type: 'set_lead_status',
+    lead_status_id: leadStatus.id,
+    query: mark,
+  })
+  const bulkDelete = await made(app, member, 'POST', '/bulk_action/delete/', { query: mark })
+  // The admin's own bulk edit: not the member's to read, pause or undo.
+  const colleagueBulkEdit = await made(app, admin, 'POST', '/bulk_action/edit/', {
+    type: 'set_lead_status',
+    lead_status_id: leadStatus.id,
+    query: mark,
+  })
   const colleagueImport = await uploadCsv(admin)
   const query = { lead_id: lead.id }
   const created = await firstOf(app, member, '/activity/created/', query)
@@ -253,6 +266,8 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     '/export/opportunity/': opportunityExport.id,
     '/import/': csvImport.id,
     '/saved_search/': view.id,
+    '/bulk_action/edit/': bulkEdit.id,
+    '/bulk_action/delete/': bulkDelete.id,
   }
   const byReference: Record<string, string> = {
     lead: lead.id,
@@ -285,6 +300,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     export: colleagueExport.id,
     import: colleagueImport.id,
     saved_search: colleagueView.id,
+    bulk_edit: colleagueBulkEdit.id,
     phone: colleaguePhone,
     email_address: `admin@${domain}`,
   }
@@ -295,6 +311,7 @@ export async function createEveryObject(app: FastifyInstance, org: TestOrg, n: n
     colleagueExport.id,
     colleagueImport.id,
     colleagueView.id,
+    colleagueBulkEdit.id,
     org.member.id,
     org.member.membershipId,
     org.admin.membershipId,

@@ -27,6 +27,9 @@ const REFERENCES: Record<string, string> = {
   request_id: 'request',
   local_phone: 'phone',
   sender: 'email_address',
+  lead_status_id: 'lead_status',
+  lead_ids: 'lead',
+  'POST /bulk_action/edit/ custom_field_id': 'custom_field_lead',
 }
 
 /** Fields named like a reference that name nothing of an organization's, with why. */
@@ -148,6 +151,11 @@ const HANDLER_NEEDS: Record<
   'GET /email_template/{id}/render/': async (_app, o) => ({
     query: { lead_id: o.byReference.lead ?? '', contact_id: o.byReference.contact ?? '' },
   }),
+  // A bulk edit says what it does and to which leads (a query, unless the request names lead_ids).
+  'POST /bulk_action/edit/': async (_app, o) => ({
+    body: { type: 'set_lead_status', lead_status_id: o.byReference.lead_status, query: '' },
+  }),
+  'POST /bulk_action/delete/': async () => ({ body: { query: '' } }),
   // Every status of the pipeline, the one the suite names first (others may have been added by then).
   'PUT /pipeline/{id}/': async (app, o) => {
     const res = await app.inject({
