@@ -19,6 +19,7 @@ import { Route as AppInboxRouteImport } from './routes/_app/inbox'
 import { Route as AppVerifyEmailRouteImport } from './routes/_app/verify-email'
 import { Route as AppLeadsIndexRouteImport } from './routes/_app/leads/index'
 import { Route as AppLeadsLeadIdRouteImport } from './routes/_app/leads/$leadId'
+import { Route as AppLeadsDuplicatesRouteImport } from './routes/_app/leads/duplicates'
 import { Route as AppLeadsImportRouteImport } from './routes/_app/leads/import'
 import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportunities/index'
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
@@ -84,6 +85,11 @@ const AppLeadsIndexRoute = AppLeadsIndexRouteImport.update({
 const AppLeadsLeadIdRoute = AppLeadsLeadIdRouteImport.update({
   id: '/leads/$leadId',
   path: '/leads/$leadId',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppLeadsDuplicatesRoute = AppLeadsDuplicatesRouteImport.update({
+  id: '/leads/duplicates',
+  path: '/leads/duplicates',
   getParentRoute: () => AppRoute,
 } as any)
 const AppLeadsImportRoute = AppLeadsImportRouteImport.update({
@@ -183,6 +189,7 @@ export interface FileRoutesByFullPath {
   '/inbox': typeof AppInboxRoute
   '/verify-email': typeof AppVerifyEmailRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
@@ -211,6 +218,7 @@ export interface FileRoutesByTo {
   '/verify-email': typeof AppVerifyEmailRoute
   '/': typeof AppIndexRoute
   '/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
@@ -241,6 +249,7 @@ export interface FileRoutesById {
   '/_app/verify-email': typeof AppVerifyEmailRoute
   '/_app/': typeof AppIndexRoute
   '/_app/leads/$leadId': typeof AppLeadsLeadIdRoute
+  '/_app/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/_app/leads/import': typeof AppLeadsImportRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
   '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
@@ -271,6 +280,7 @@ export interface FileRouteTypes {
     | '/inbox'
     | '/verify-email'
     | '/leads/$leadId'
+    | '/leads/duplicates'
     | '/leads/import'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
@@ -299,6 +309,7 @@ export interface FileRouteTypes {
     | '/verify-email'
     | '/'
     | '/leads/$leadId'
+    | '/leads/duplicates'
     | '/leads/import'
     | '/settings/api-keys'
     | '/settings/call-outcomes'
@@ -328,6 +339,7 @@ export interface FileRouteTypes {
     | '/_app/verify-email'
     | '/_app/'
     | '/_app/leads/$leadId'
+    | '/_app/leads/duplicates'
     | '/_app/leads/import'
     | '/_app/settings/api-keys'
     | '/_app/settings/call-outcomes'
@@ -426,6 +438,13 @@ declare module '@tanstack/react-router' {
       path: '/leads/$leadId'
       fullPath: '/leads/$leadId'
       preLoaderRoute: typeof AppLeadsLeadIdRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/_app/leads/duplicates': {
+      id: '/_app/leads/duplicates'
+      path: '/leads/duplicates'
+      fullPath: '/leads/duplicates'
+      preLoaderRoute: typeof AppLeadsDuplicatesRouteImport
       parentRoute: typeof AppRoute
     }
     '/_app/leads/import': {
@@ -555,6 +574,7 @@ interface AppRouteChildren {
   AppVerifyEmailRoute: typeof AppVerifyEmailRoute
   AppIndexRoute: typeof AppIndexRoute
   AppLeadsLeadIdRoute: typeof AppLeadsLeadIdRoute
+  AppLeadsDuplicatesRoute: typeof AppLeadsDuplicatesRoute
   AppLeadsImportRoute: typeof AppLeadsImportRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
   AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
@@ -580,6 +600,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppVerifyEmailRoute: AppVerifyEmailRoute,
   AppIndexRoute: AppIndexRoute,
   AppLeadsLeadIdRoute: AppLeadsLeadIdRoute,
+  AppLeadsDuplicatesRoute: AppLeadsDuplicatesRoute,
   AppLeadsImportRoute: AppLeadsImportRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
   AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,

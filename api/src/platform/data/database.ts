@@ -516,6 +516,8 @@ export interface LeadSearchTable extends LeadSearchColumns {
   organization_id: string
   /** The lead's status, kept in step with `lead` by a trigger, so a search can combine it with text. */
   status_id: string
+  /** The web domain of `url`, computed by the database (migration 0043); null when the lead has none. */
+  url_domain: ColumnType<string | null, never, never>
 }
 
 /** SQLite only: where each organization's range of `lead_search` rowids starts (`search_key` × 2^32). */

@@ -41,6 +41,7 @@ import * as m0039 from './migrations/0039-imports.js'
 import * as m0040 from './migrations/0040-import-mappings.js'
 import * as m0041 from './migrations/0041-saved-searches.js'
 import * as m0042 from './migrations/0042-bulk-actions.js'
+import * as m0043 from './migrations/0043-lead-duplicates.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0040-import-mappings': m0040,
   '0041-saved-searches': m0041,
   '0042-bulk-actions': m0042,
+  '0043-lead-duplicates': m0043,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -1,5 +1,6 @@
 import { useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
+import { lazy, Suspense } from 'react'
 import type { Lead } from '@leadline/shared/lead-schema'
 import { ConfirmedDelete } from '../../components/ui/dialog'
 import { showToast } from '../../components/ui/toast'
@@ -14,6 +15,11 @@ import { LeadTimeline } from './lead-timeline'
 import { OpportunitiesPanel } from './opportunities-panel'
 import { StatusPicker } from './status-picker'
 import { TasksPanel } from './tasks-panel'
+
+// Fetched with the page, not in its first-visit JavaScript: most leads have no likely duplicate.
+const LeadDuplicatesWarning = lazy(() =>
+  import('./lead-duplicates-warning').then((m) => ({ default: m.LeadDuplicatesWarning })),
+)
 
 export function LeadPage({ leadId, activity }: { leadId: string; activity: ActivityKind | undefined }) {
   const { data: lead } = useSuspenseQuery(leadQueries.detail(leadId))
@@ -40,6 +46,9 @@ export function LeadPage({ leadId, activity }: { leadId: string; activity: Activ
           </div>
         </div>
       </div>
+      <Suspense fallback={null}>
+        <LeadDuplicatesWarning lead={lead} />
+      </Suspense>
       {/*
        * A phone shows one column: details, then contacts (the numbers a rep is after), then the long timeline. A wide
        * screen puts the side panels beside both; the second row takes any extra height, so no gap opens above the
