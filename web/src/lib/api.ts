@@ -68,8 +68,11 @@ function withQuery(path: string, params: SearchParams | undefined): string {
   return text === '' ? path : `${path}?${text}`
 }
 
-/** A body is sent as JSON, except a file (a Blob), which is sent as its bytes with its own type. */
-async function request(method: string, url: string, body?: unknown): Promise<unknown> {
+/**
+ * A body is sent as JSON, except a file (a Blob), which is sent as its bytes with its own type. An aborted request
+ * (TanStack Query aborts one no screen waits for any more) rejects with the fetch's own AbortError.
+ */
+async function request(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
   const headers: Record<string, string> = { ...CSRF_HEADER, Accept: 'application/json' }
   const file = body instanceof Blob
   if (body !== undefined)
@@ -81,8 +84,10 @@ async function request(method: string, url: string, body?: unknown): Promise<unk
       headers,
       body: file ? body : body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
+      signal: signal ?? null,
     })
-  } catch {
+  } catch (error) {
+    if (signal?.aborted === true) throw error
     throw new ApiError(0, null)
   }
   const text = await response.text()
@@ -103,13 +108,15 @@ async function request(method: string, url: string, body?: unknown): Promise<unk
  * serializes them from the same schemas `@leadline/shared` exports. This is the single place that trust is placed
  * (and api-upload.ts, its one sibling).
  */
-function typed<T>(method: string, url: string, body?: unknown): Promise<T> {
-  return request(method, url, body) as Promise<T>
+function typed<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  return request(method, url, body, signal) as Promise<T>
 }
 
 /** The CRM API under `/api/v1/`; paths are relative (`lead/`, `lead/lead_…/`). */
 export const api = {
-  get: <T>(path: string, params?: SearchParams) => typed<T>('GET', withQuery(API_BASE + path, params)),
+  /** `signal`: the query function's, so that a request for what the screen no longer shows is cancelled. */
+  get: <T>(path: string, params?: SearchParams, signal?: AbortSignal) =>
+    typed<T>('GET', withQuery(API_BASE + path, params), undefined, signal),
   post: <T>(path: string, body: unknown) => typed<T>('POST', API_BASE + path, body),
   put: <T>(path: string, body: unknown) => typed<T>('PUT', API_BASE + path, body),
   delete: (path: string) => typed<unknown>('DELETE', API_BASE + path),

@@ -8,6 +8,7 @@ export const SCENARIO_KEYS = [
   'search-text',
   'search-fields',
   'search-dates',
+  'palette',
   'report',
 ] as const
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number]
@@ -74,6 +75,8 @@ const SEARCH_P99_MS = 30
 const RSS_MB = 250
 const SEED_SECONDS = 30
 const REPORT_P50_MS = 300
+/** The command palette's search, as one types (issue 33): under 100 ms at 100,000 leads, here even at p99. */
+const PALETTE_P99_MS = 100
 
 /** The middle value (the mean of the two middle ones for an even count); NaN for none. */
 export function median(values: readonly number[]): number {
@@ -114,6 +117,12 @@ function scenarioCheck(figures: BenchFigures, scenario: ScenarioResult): Check |
     }
     case 'page':
       return { subject: 'page', target: `p99 < ${String(PAGE_P99_MS)} ms`, pass: clean && scenario.p99 < PAGE_P99_MS }
+    case 'palette':
+      return {
+        subject: 'palette',
+        target: `p99 < ${String(PALETTE_P99_MS)} ms`,
+        pass: clean && scenario.p99 < PALETTE_P99_MS,
+      }
     case 'report':
       return {
         subject: 'report',

@@ -210,6 +210,16 @@ describe('bench helpers', () => {
     expect(reportJson(quick).report_opportunities).toBe(1_000_000)
   })
 
+  it('checks the command palette’s search against its 100 ms at p99', () => {
+    const palette = (p99: number) => ({ ...scenario('palette', 'palette: search as one types', 40, p99), p99 })
+    expect(checks(figures({ scenarios: [palette(99)] })).find((c) => c.subject === 'palette')).toEqual({
+      subject: 'palette',
+      target: 'p99 < 100 ms',
+      pass: true,
+    })
+    expect(checks(figures({ scenarios: [palette(100)] })).find((c) => c.subject === 'palette')?.pass).toBe(false)
+  })
+
   it('measures every scenario unless --only names some, and refuses a name it does not know', () => {
     expect([...parseOnly(undefined)]).toEqual([
       'raw',
@@ -219,6 +229,7 @@ describe('bench helpers', () => {
       'search-text',
       'search-fields',
       'search-dates',
+      'palette',
       'report',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])

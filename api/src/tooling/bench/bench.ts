@@ -129,6 +129,22 @@ function searches(queries: readonly string[]): () => string {
   return rotate(queries.map((q) => `/api/v1/lead/?query=${encodeURIComponent(q)}`))
 }
 
+/**
+ * The command palette's requests as a user types names, an email and a phone number: each what
+ * web/src/features/palette/palette-search.ts sends for that text (every word of three characters or more quoted; a
+ * phone number whole), with its `_limit` and `_fields`, encoded as the web app's client encodes them.
+ */
+const PALETTE_TYPED = ['"oli"', '"olivia"', '"olivia" "pat"', '"sum"', '"summit"', '"summit" "robo"', '"415 555"']
+
+function paletteSearches(): () => string {
+  const fields = 'id,display_name,status_label,contacts,opportunities'
+  return rotate(
+    PALETTE_TYPED.map(
+      (query) => `/api/v1/lead/?${new URLSearchParams({ query, _limit: '8', _fields: fields }).toString()}`,
+    ),
+  )
+}
+
 interface Scenario {
   key: ScenarioKey
   name: string
@@ -324,6 +340,7 @@ async function main(): Promise<number> {
           ]),
         ),
       },
+      { key: 'palette', name: 'palette: search as one types', target: on(apiUrl, paletteSearches()) },
     ]
     // The report (issue: a million opportunities grouped by month) has a database of its own, on SQLite.
     const report =

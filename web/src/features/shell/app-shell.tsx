@@ -1,8 +1,12 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate } from '@tanstack/react-router'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { authQueries, useSignOut, useTimeZoneSync } from '../auth/auth-queries'
 import { taskQueries } from '../tasks/task-queries'
+
+// cmdk and the palette load on first use: every screen's first visit pays only for the key listener and the button.
+const CommandPalette = lazy(() => import('../palette/command-palette').then((m) => ({ default: m.CommandPalette })))
 
 const navLink =
   'rounded-md whitespace-nowrap px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 hover:text-slate-900 data-[status=active]:bg-indigo-50 data-[status=active]:text-indigo-700'
@@ -14,6 +18,20 @@ export function AppShell() {
   const navigate = useNavigate()
   useTimeZoneSync()
   const inboxCount = useQuery(taskQueries.inboxCount(session.user.id))
+  // Undefined until first opened, so that the palette's code is not fetched before it is wanted.
+  const [palette, setPalette] = useState<boolean>()
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault()
+        setPalette((open) => open !== true)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => {
+      window.removeEventListener('keydown', onKey)
+    }
+  }, [])
 
   return (
     <div className="flex min-h-screen flex-col">
@@ -63,6 +81,19 @@ export function AppShell() {
             ) : null}
           </nav>
           <div className="ml-auto flex items-center gap-3">
+            <button
+              type="button"
+              aria-keyshortcuts="Control+K Meta+K"
+              className={`${navLink} border border-slate-200`}
+              onClick={() => {
+                setPalette(true)
+              }}
+            >
+              Search and commands{' '}
+              <kbd aria-hidden="true" className="ml-1 hidden text-xs text-slate-500 sm:inline">
+                Ctrl K
+              </kbd>
+            </button>
             <span className="hidden text-right text-sm leading-tight sm:block">
               <span className="block font-medium text-slate-900">{session.user.display_name}</span>
               <span className="block text-xs text-slate-500">{session.user.email}</span>
@@ -90,6 +121,11 @@ export function AppShell() {
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6">
         <Outlet />
       </main>
+      {palette === undefined ? null : (
+        <Suspense fallback={null}>
+          <CommandPalette isOpen={palette} onOpenChange={setPalette} />
+        </Suspense>
+      )}
     </div>
   )
 }
