@@ -13,14 +13,14 @@ test('an export from the leads list with a search downloads a CSV of the leads t
   await page.goto('/leads?query=exportwalker')
   const table = page.getByRole('table', { name: 'Leads' })
   await expect(table.getByRole('link')).toHaveCount(5)
-  // Each row's name and status as the list shows them.
+  // Each row's name and status as the list shows them (after the row's selection box).
   const listed: string[] = []
   for (const row of await table
     .getByRole('row')
     .filter({ has: page.getByRole('link') })
     .all()) {
     const cells = row.getByRole('cell')
-    listed.push(`${(await cells.nth(0).innerText()).trim()},${(await cells.nth(1).innerText()).trim()}`)
+    listed.push(`${(await cells.nth(1).innerText()).trim()},${(await cells.nth(2).innerText()).trim()}`)
   }
   listed.sort()
   expect(listed).toHaveLength(5)

@@ -1,32 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { timestampSchema } from './list.js'
+import { BULK_ACTION_STATUSES } from './bulk-action-statuses.js'
+
+export { BULK_ACTION_BUSY_STATUSES, BULK_ACTION_STATUSES, type BulkActionStatus } from './bulk-action-statuses.js'
 
 // Bulk actions on leads (issue 33, decision 0057): Close's `/bulk_action/edit/` and `/bulk_action/delete/`, each a
 // background job over the leads a search (or a list of ids) chooses, with its state and progress; an edit can be
 // undone (a Leadline addition).
-
-/** Close's states of a bulk action, and Leadline's two for an edit's undo. */
-export const BULK_ACTION_STATUSES = [
-  'created',
-  'loading',
-  'processing',
-  'done',
-  'paused',
-  'resuming',
-  'error',
-  'undoing',
-  'undone',
-] as const
-export type BulkActionStatus = (typeof BULK_ACTION_STATUSES)[number]
-
-/** States in which the job is under way (the web polls while one of these lasts). */
-export const BULK_ACTION_BUSY_STATUSES: readonly BulkActionStatus[] = [
-  'created',
-  'loading',
-  'processing',
-  'resuming',
-  'undoing',
-]
 
 /** The edits Leadline makes of Close's: a lead status, or a lead custom field set or cleared. */
 export const BULK_EDIT_TYPES = ['set_lead_status', 'set_custom_field', 'clear_custom_field'] as const

@@ -27,10 +27,17 @@ import { leadQueries, LEADS_PER_PAGE, searchErrorOf, setupQueries } from './lead
 import type { LeadSearch } from './lead-search'
 import { savedSearchQueries, useChangeView } from './saved-search-queries'
 import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
+import type { BulkKind } from './bulk-actions'
+import { NOTHING_SELECTED, selectedCount, type Selection } from './bulk-selection'
 
 // The dialog (and React Aria's modal code) loads when first opened, keeping the list inside the first-route budget.
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 const ColumnsDialog = lazy(() => import('./columns-dialog').then((m) => ({ default: m.ColumnsDialog })))
+// The bulk bar shows once a row is picked, a job's progress once one is started: neither is in the first visit.
+const BulkBar = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkBar })))
+const BulkJobStatus = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkJobStatus })))
+const EditLeadsDialog = lazy(() => import('./bulk-dialogs').then((m) => ({ default: m.EditLeadsDialog })))
+const DeleteLeadsDialog = lazy(() => import('./bulk-dialogs').then((m) => ({ default: m.DeleteLeadsDialog })))
 
 export function LeadsListPage({ search }: { search: LeadSearch }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
@@ -70,6 +77,16 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   const fromBrowser = chosenHere !== undefined && chosenHere.view === search.smart_view ? chosenHere.ids : stored
   const columns = chosenColumns(mayChangeView ? (fromView ?? fromBrowser) : (fromBrowser ?? fromView), available)
   const [isChoosingColumns, setChoosingColumns] = useState(false)
+  // The rows picked, or every lead the search matches; a new search (or page) starts from nothing picked.
+  const selectionKey = JSON.stringify([query, search.page, search.smart_view])
+  const [picked, setPicked] = useState<{ key: string; selection: Selection }>()
+  const selection = picked?.key === selectionKey ? picked.selection : NOTHING_SELECTED
+  const select = (next: Selection) => {
+    setPicked({ key: selectionKey, selection: next })
+  }
+  const [bulkDialog, setBulkDialog] = useState<BulkKind>()
+  const [job, setJob] = useState<{ kind: BulkKind; id: string }>()
+  const total = list.data?.total_results ?? 0
   const changeView = useChangeView()
   const applyColumns = (ids: string[]) => {
     if (openView !== undefined && mayChangeView) {
@@ -153,6 +170,39 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           }}
         />
       ) : null}
+      {job === undefined ? null : (
+        <Suspense fallback={null}>
+          <BulkJobStatus
+            key={job.id}
+            kind={job.kind}
+            id={job.id}
+            onDismiss={() => {
+              setJob(undefined)
+            }}
+          />
+        </Suspense>
+      )}
+      {list.data === undefined || selectedCount(selection, total) === 0 ? null : (
+        <Suspense fallback={null}>
+          <BulkBar
+            selection={selection}
+            total={total}
+            pageCount={list.data.data.length}
+            onSelectAll={() => {
+              select({ all: true })
+            }}
+            onClear={() => {
+              select(NOTHING_SELECTED)
+            }}
+            onEdit={() => {
+              setBulkDialog('edit')
+            }}
+            onDelete={() => {
+              setBulkDialog('delete')
+            }}
+          />
+        </Suspense>
+      )}
       {isViewGone ? (
         <div className="rounded-lg border border-slate-200 bg-white">
           <EmptyState title="This Smart View is not there">
@@ -180,6 +230,8 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           page={list.data}
           search={{ ...search, query }}
           columns={columns}
+          selection={selection}
+          onSelect={select}
           onSort={(sorted) => {
             void navigate({ search: (prev) => ({ ...prev, query: sorted, page: undefined }) })
           }}
@@ -204,6 +256,28 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           />
         </Suspense>
       ) : null}
+      {bulkDialog === undefined ? null : (
+        <Suspense fallback={null}>
+          {(() => {
+            const Chosen = bulkDialog === 'edit' ? EditLeadsDialog : DeleteLeadsDialog
+            return (
+              <Chosen
+                selection={selection}
+                query={query}
+                n={selectedCount(selection, total)}
+                onClose={() => {
+                  setBulkDialog(undefined)
+                }}
+                onStarted={(started) => {
+                  setJob({ kind: bulkDialog, id: started.id })
+                  setBulkDialog(undefined)
+                  select(NOTHING_SELECTED)
+                }}
+              />
+            )
+          })()}
+        </Suspense>
+      )}
       {isSavingView ? (
         <SaveViewDialog
           isOpen
@@ -223,13 +297,26 @@ function LeadsTable({
   page: data,
   search,
   columns,
+  selection,
+  onSelect,
   onSort,
 }: {
   page: LeadPage
   search: LeadSearch
   columns: LeadColumn[]
+  selection: Selection
+  onSelect: (selection: Selection) => void
   onSort: (query: string) => void
 }) {
+  const isPicked = (id: string) => selection.all || selection.ids.has(id)
+  const pageIds = data.data.map((lead) => lead.id)
+  const wholePage = pageIds.length > 0 && pageIds.every(isPicked)
+  const pick = (id: string, on: boolean) => {
+    const ids = new Set(selection.all ? pageIds : selection.ids)
+    if (on) ids.add(id)
+    else ids.delete(id)
+    onSelect({ all: false, ids })
+  }
   const navigate = useNavigate({ from: '/leads/' })
   const page = search.page ?? 1
   const first = (page - 1) * LEADS_PER_PAGE + 1
@@ -266,6 +353,19 @@ function LeadsTable({
             <caption className="sr-only">Leads</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
               <tr>
+                <th scope="col" className="w-10 py-2.5 pl-4">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every lead on this page"
+                    className="size-4 rounded border-slate-300 accent-indigo-600"
+                    checked={wholePage}
+                    onChange={(event) => {
+                      onSelect(
+                        event.target.checked ? { all: false, ids: new Set(pageIds) } : { all: false, ids: new Set() },
+                      )
+                    }}
+                  />
+                </th>
                 {[NAME_COLUMN, ...columns].map((column) => {
                   const direction = column.sort === undefined ? undefined : sortOf(search.query ?? '', column.sort)
                   const key = column.sort
@@ -301,7 +401,18 @@ function LeadsTable({
               {data.data.map((lead) => {
                 const contact = lead.contacts[0]
                 return (
-                  <tr key={lead.id} className="hover:bg-slate-50">
+                  <tr key={lead.id} className={isPicked(lead.id) ? 'bg-indigo-50/60' : 'hover:bg-slate-50'}>
+                    <td className="py-2.5 pl-4">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${lead.display_name === '' ? 'Unnamed lead' : lead.display_name}`}
+                        className="size-4 rounded border-slate-300 accent-indigo-600"
+                        checked={isPicked(lead.id)}
+                        onChange={(event) => {
+                          pick(lead.id, event.target.checked)
+                        }}
+                      />
+                    </td>
                     <td className="px-4 py-2.5">
                       <Link
                         to="/leads/$leadId"
