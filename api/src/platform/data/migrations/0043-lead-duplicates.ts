@@ -4,8 +4,11 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely'
 // Likely duplicate leads (decision 0058). Each search row gets the web domain of its lead's URL, worked out by the
 // database from the folded URL the row already holds (`url_domain`: the host, without scheme, port, path or leading
 // `www.`; null when there is none), indexed with the organization and the lead: the leads of one domain are one
-// index lookup, in id order, and an organization's shared domains one walk of the index. The lookup indexes of
-// contact emails and phones also get the lead, so that an organization's shared ones are counted from the index.
+// index lookup, in id order, and an organization's shared domains one walk of the index. The index is partial (rows
+// with a domain): whole, it would lead with the organization and Postgres would walk it, rather than the trigram
+// index, for a text search of a small organization. The lookup index of contact emails also gets the lead, so that an
+// organization's shared addresses are counted from the index (the phones' is left as it is: it serves inbound calls
+// and texts, whose plans must not move).
 
 function isSqlite(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter
@@ -31,7 +34,7 @@ function postgresDomain(url: string): string {
 }
 
 async function lookupIndexes(db: Kysely<unknown>, columns: (table: string) => string[]): Promise<void> {
-  for (const table of ['contact_email', 'contact_phone']) {
+  for (const table of ['contact_email']) {
     await db.schema.dropIndex(`${table}_lookup_idx`).execute()
     await db.schema.createIndex(`${table}_lookup_idx`).on(table).columns(columns(table)).execute()
   }
@@ -52,6 +55,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createIndex('lead_search_org_domain_idx')
     .on('lead_search')
     .columns(['organization_id', 'url_domain', 'lead_id'])
+    .where(sql.ref('url_domain'), 'is not', null)
     .execute()
   await lookupIndexes(db, () => ['organization_id', 'value_lower', 'lead_id'])
 }
