@@ -54,7 +54,8 @@ test('the Potential duplicates screen lists a pair and merges it', async ({ page
   await crm.createLead({ name: `Twin Newer ${stamp}`, contacts: [{ emails: [{ email }] }] })
 
   await signInAs(page, rep)
-  await page.goto('/leads/duplicates')
+  await page.getByRole('link', { name: 'Leads', exact: true }).first().click()
+  await page.getByRole('link', { name: 'Potential duplicates' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Potential duplicates' })).toBeVisible()
   const cluster = page.getByRole('listitem', { name: `Same email: ${email}` })
   await expect(cluster).toContainText(`Kept: Twin Older ${stamp} (the oldest)`)

@@ -22,6 +22,7 @@ import { pipelineRoutes } from '../crm/pipelines/pipeline-routes.js'
 import { userRoutes } from '../crm/users/user-routes.js'
 import { leadRoutes } from '../crm/leads/lead-routes.js'
 import { leadDuplicateRoutes } from '../crm/leads/lead-duplicate-routes.js'
+import { leadSummaryRoutes } from '../crm/leads/lead-summary-routes.js'
 import { contactRoutes } from '../crm/contacts/contact-routes.js'
 import { opportunityRoutes } from '../crm/opportunities/opportunity-routes.js'
 import { taskRoutes } from '../crm/tasks/task-routes.js'
@@ -173,6 +174,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(phoneNumberRoutes, deps)
       await api.register(leadRoutes, deps)
       await api.register(leadDuplicateRoutes, deps)
+      await api.register(leadSummaryRoutes, deps)
       await api.register(contactRoutes, deps)
       await api.register(opportunityRoutes, deps)
       await api.register(taskRoutes, deps)

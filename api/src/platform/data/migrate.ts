@@ -42,6 +42,7 @@ import * as m0040 from './migrations/0040-import-mappings.js'
 import * as m0041 from './migrations/0041-saved-searches.js'
 import * as m0042 from './migrations/0042-bulk-actions.js'
 import * as m0043 from './migrations/0043-lead-duplicates.js'
+import * as m0044 from './migrations/0044-lead-last-activity.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0041-saved-searches': m0041,
   '0042-bulk-actions': m0042,
   '0043-lead-duplicates': m0043,
+  '0044-lead-last-activity': m0044,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

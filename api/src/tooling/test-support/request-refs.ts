@@ -151,6 +151,8 @@ const HANDLER_NEEDS: Record<
   'GET /email_template/{id}/render/': async (_app, o) => ({
     query: { lead_id: o.byReference.lead ?? '', contact_id: o.byReference.contact ?? '' },
   }),
+  // The leads asked about are required.
+  'GET /lead/summaries/': async (_app, o) => ({ query: { lead_id__in: o.byReference.lead ?? '' } }),
   // A bulk edit says what it does and to which leads (a query, unless the request names lead_ids).
   'POST /bulk_action/edit/': async (_app, o) => ({
     body: { type: 'set_lead_status', lead_status_id: o.byReference.lead_status, query: '' },

@@ -5,6 +5,7 @@ import {
   availableColumns,
   cellText,
   chosenColumns,
+  nextTaskDate,
   openOpportunityValue,
   searchTerms,
   sortOf,
@@ -56,6 +57,30 @@ describe('the leads list’s columns', () => {
     expect(cellText(lead, byId('custom.cf_none'))).toBe('')
     expect(openOpportunityValue(lead)).toBe('$1,525')
     expect(openOpportunityValue({ opportunities: [] })).toBe('')
+  })
+})
+
+describe('Last activity and Next task', () => {
+  it('are offered as columns', () => {
+    const labels = availableColumns([]).map((c) => [c.id, c.label])
+    expect(labels).toContainEqual(['last_activity', 'Last activity'])
+    expect(labels).toContainEqual(['next_task', 'Next task'])
+  })
+
+  it('reads the next task’s date: the first open task with a date, as the lead lists them', () => {
+    const task = (date: string, is_dateless = false, is_complete = false) => ({ date, is_dateless, is_complete })
+    const lead = {
+      contacts: [],
+      tasks: [task('2026-03-01', true), 'not a task', task('2026-03-05T09:30:00.000000+00:00'), task('2026-03-09')],
+    } as unknown as Lead
+    expect(nextTaskDate(lead)).toBe('2026-03-05T09:30:00.000000+00:00')
+    expect(cellText(lead, { id: 'next_task', label: 'Next task' })).toBe('2026-03-05T09:30:00.000000+00:00')
+    expect(nextTaskDate({ tasks: [task('2026-03-02', false, true), task('2026-03-03')] })).toBe('2026-03-03')
+    // Only dateless tasks, or none: no date.
+    expect(nextTaskDate({ tasks: [task('2026-03-01', true)] })).toBeNull()
+    expect(cellText({ contacts: [], tasks: [] } as unknown as Lead, { id: 'next_task', label: 'Next task' })).toBe('')
+    // The last activity is not the lead's to say.
+    expect(cellText(lead, { id: 'last_activity', label: 'Last activity' })).toBe('')
   })
 })
 

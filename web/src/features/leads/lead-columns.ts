@@ -23,6 +23,8 @@ const FIXED: LeadColumn[] = [
   { id: 'url', label: 'Website' },
   { id: 'description', label: 'Description' },
   { id: 'opportunity_value', label: 'Open opportunities' },
+  { id: 'last_activity', label: 'Last activity' },
+  { id: 'next_task', label: 'Next task' },
   { id: 'date_created', label: 'Created', sort: 'created' },
   { id: 'date_updated', label: 'Updated', sort: 'updated' },
 ]
@@ -68,6 +70,11 @@ export function cellText(lead: Lead, column: LeadColumn): string {
       return lead.description ?? ''
     case 'opportunity_value':
       return openOpportunityValue(lead)
+    case 'last_activity':
+      // Not part of the lead: the page reads it through lead-summaries.tsx.
+      return ''
+    case 'next_task':
+      return nextTaskDate(lead) ?? ''
     case 'date_created':
       return lead.date_created
     case 'date_updated':
@@ -95,6 +102,19 @@ export function openOpportunityValue(lead: Pick<Lead, 'opportunities'>): string 
     sums.set(o.value_currency, (sums.get(o.value_currency) ?? 0) + o.value)
   }
   return [...sums].map(([currency, cents]) => formatMoney(cents, currency)).join(' + ')
+}
+
+/**
+ * The date (`YYYY-MM-DD`) or time of the lead's next task: its first open task that has a date. The lead's open
+ * tasks come earliest first in the caller's zone (as GET /task/ orders them), a date-only one at the start of its day.
+ */
+export function nextTaskDate(lead: Pick<Lead, 'tasks'>): string | null {
+  for (const task of lead.tasks) {
+    if (typeof task !== 'object' || task === null || !('date' in task) || !('is_dateless' in task)) continue
+    const isDone = 'is_complete' in task && task.is_complete === true
+    if (!isDone && task.is_dateless === false && typeof task.date === 'string') return task.date
+  }
+  return null
 }
 
 /** The direction a search sorts by `key`, when its `sort:` clauses lead with it. */

@@ -24,6 +24,7 @@ import {
   type LeadColumn,
 } from './lead-columns'
 import { leadQueries, LEADS_PER_PAGE, searchErrorOf, setupQueries } from './lead-queries'
+import { isSummaryColumn, LeadSummaryCell, summaryLeadIds, useLeadSummaries } from './lead-summaries'
 import type { LeadSearch } from './lead-search'
 import { savedSearchQueries, useChangeView } from './saved-search-queries'
 import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
@@ -125,6 +126,15 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
             )}
           >
             Import
+          </Link>
+          <Link
+            to="/leads/duplicates"
+            className={cx(
+              'rounded-md border border-slate-300 bg-white px-3.5 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50',
+              focusRing,
+            )}
+          >
+            Potential duplicates
           </Link>
           <ExportButton subject={{ object: 'lead', query: query ?? '' }} title="Export leads" />
           <Button
@@ -327,6 +337,7 @@ function LeadsTable({
   const toPage = (to: number) => (to > 1 ? to : undefined)
   const table = useRef<HTMLTableElement>(null)
   useRowKeys(table)
+  const summaries = useLeadSummaries(summaryLeadIds(data.data, columns))
 
   return (
     <>
@@ -428,7 +439,11 @@ function LeadsTable({
                     </td>
                     {columns.map((column) => (
                       <td key={column.id} className={cx('px-4 py-2.5 text-slate-700', hiddenOnSmall(column.id))}>
-                        <LeadCell lead={lead} column={column} />
+                        {isSummaryColumn(column) ? (
+                          <LeadSummaryCell lead={lead} column={column} summaries={summaries} />
+                        ) : (
+                          <LeadCell lead={lead} column={column} />
+                        )}
                       </td>
                     ))}
                   </tr>

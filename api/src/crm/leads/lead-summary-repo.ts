@@ -1,0 +1,41 @@
+import { LAST_ACTIVITY_TYPES, type LeadSummary } from '@leadline/shared/lead-summary-schema'
+import type { Db } from '../../platform/data/database.js'
+
+/**
+ * The summaries of the organization's leads among `leadIds`, in the order asked; ids of no lead of the organization
+ * are left out. One query: each lead's newest call, email, note or SMS is read backwards from the end of its run of
+ * activity_org_lead_created_idx (migration 0044), past any newer records about it (status changes, tasks done).
+ */
+export async function leadSummaries(
+  db: Db,
+  organizationId: string,
+  leadIds: readonly string[],
+): Promise<LeadSummary[]> {
+  if (leadIds.length === 0) return []
+  const rows = await summariesQuery(db, organizationId, leadIds).execute()
+  const byId = new Map(rows.map((r) => [r.lead_id, r.date_last_activity ?? null]))
+  return leadIds.flatMap((id) => {
+    const last = byId.get(id)
+    return last === undefined ? [] : [{ lead_id: id, date_last_activity: last }]
+  })
+}
+
+/** The query, apart so that tests can read its plan. */
+export function summariesQuery(db: Db, organizationId: string, leadIds: readonly string[]) {
+  return db
+    .selectFrom('lead')
+    .where('lead.organization_id', '=', organizationId)
+    .where('lead.id', 'in', leadIds)
+    .select((eb) => [
+      'lead.id as lead_id',
+      eb
+        .selectFrom('activity')
+        .select('activity.date_created')
+        .where('activity.organization_id', '=', organizationId)
+        .whereRef('activity.lead_id', '=', 'lead.id')
+        .where('activity.type', 'in', LAST_ACTIVITY_TYPES)
+        .orderBy('activity.date_created', 'desc')
+        .limit(1)
+        .as('date_last_activity'),
+    ])
+}
