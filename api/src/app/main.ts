@@ -33,6 +33,7 @@ import { createExportWorker } from '../integrations/exports/export-worker.js'
 import { purgeOldExports } from '../integrations/exports/export-repo.js'
 import { createImportWorker } from '../integrations/imports/import-worker.js'
 import { createBulkActionWorker } from '../integrations/bulk-actions/bulk-action-worker.js'
+import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-repo.js'
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 
 export interface ServeOptions {
@@ -152,6 +153,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       () => purgeOldImports(database.db, systemClock, config.eventRetentionDays),
       (n) => `deleted ${n} imports made over ${config.eventRetentionDays} days ago (they can no longer be undone)`,
       'old imports',
+    ),
+    purging(
+      () => purgeOldBulkActions(database.db, systemClock, config.eventRetentionDays),
+      (n) => `deleted ${n} bulk actions made over ${config.eventRetentionDays} days ago (they can no longer be undone)`,
+      'old bulk actions',
     ),
     purging(
       () => purgeOldReceipts(database.db, systemClock),

@@ -3,10 +3,15 @@ import type { BulkDelete, BulkEdit } from '@leadline/shared/bulk-action-schema'
 import type { BulkActionTable, Db } from '../../platform/data/database.js'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import { newId } from '../../platform/security/ids.js'
+import { formatTimestamp, type Clock } from '../../platform/data/time.js'
+import { BULK_ACTION_BUSY_STATUSES } from '@leadline/shared/bulk-action-statuses'
 import type { EditParams, Selection } from './bulk-action-input.js'
 
 export type BulkActionRow = Selectable<BulkActionTable>
 export type BulkKind = BulkActionTable['kind']
+
+/** The states of a job under way: a purge leaves it alone whatever its age. */
+const BULK_BUSY = [...BULK_ACTION_BUSY_STATUSES, 'paused']
 
 /**
  * The bulk actions of one kind a caller may see: a member their own, an admin every one of the organization's.
@@ -117,4 +122,29 @@ export function bulkEditView(row: BulkActionRow): BulkEdit {
 
 export function bulkDeleteView(row: BulkActionRow): BulkDelete {
   return { ...commonView(row), bulk_object_type: 'lead' }
+}
+
+/**
+ * Deletes bulk actions (with their leads and what an edit replaced) made over `days` days ago and no longer under way:
+ * an edit that old can no longer be undone. One job a transaction, since a job may name a great many leads.
+ */
+export async function purgeOldBulkActions(db: Db, clock: Clock, days: number): Promise<number> {
+  const before = formatTimestamp(new Date(clock.now().getTime() - days * 86_400_000))
+  let deleted = 0
+  for (;;) {
+    const old = await db
+      .selectFrom('bulk_action')
+      .select('id')
+      .where('date_created', '<', before)
+      .where('status', 'not in', BULK_BUSY)
+      .limit(1)
+      .executeTakeFirst()
+    if (old === undefined) return deleted
+    await db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('bulk_action_change').where('action_id', '=', old.id).execute()
+      await tx.deleteFrom('bulk_action_lead').where('action_id', '=', old.id).execute()
+      await tx.deleteFrom('bulk_action').where('id', '=', old.id).execute()
+    })
+    deleted += 1
+  }
 }

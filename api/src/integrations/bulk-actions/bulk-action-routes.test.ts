@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createTestContext, type TestContext, type TestOrg } from '../../tooling/test-support/test-app.js'
 import { BULK_LEASE_MS, createBulkActionWorker, type BulkActionWorkerOptions } from './bulk-action-worker.js'
 import { BULK_UNDER_WAY_MAX } from './bulk-action-routes.js'
+import { purgeOldBulkActions } from './bulk-action-repo.js'
 
 // Bulk edits and deletes over HTTP, on the database LEADLINE_TEST_DB names: what is taken and refused, the job's
 // states and progress, undo, events, pausing, a job interrupted and resumed, and who sees which job.
@@ -401,5 +402,31 @@ describe('jobs: who sees them, pausing, restarting', () => {
     await worker().drain()
     await ok(org.member.key, 'POST', '/bulk_action/delete/', { query: 'name:none' })
     await worker().drain()
+  })
+})
+
+describe('retention', () => {
+  it('purges jobs older than the event log keeps, with their leads and undo data; a paused one stays', async () => {
+    const org = await ctx.createOrg('Bulk purge')
+    await makeLeads(org, ['Old 1', 'Old 2'])
+    const status = (await statuses(org))[2]?.id
+    const body = { type: 'set_lead_status', lead_status_id: status, query: '' }
+    const done = await run(org, 'edit', body)
+    const paused = await ok<Job>(org.member.key, 'POST', '/bulk_action/edit/', body)
+    await ok(org.member.key, 'PUT', `/bulk_action/edit/${paused.id}/`, { status: 'paused' })
+    const db = ctx.database.db
+    expect(
+      await db.selectFrom('bulk_action_change').select('lead_id').where('action_id', '=', done.id).execute(),
+    ).toHaveLength(2)
+    ctx.clock.advance(31 * 86_400_000)
+    expect(await purgeOldBulkActions(db, ctx.clock, 30)).toBeGreaterThanOrEqual(1)
+    expect((await call(ctx.app, org.member.key, 'GET', `/bulk_action/edit/${done.id}/`)).statusCode).toBe(404)
+    expect(
+      await db.selectFrom('bulk_action_lead').select('lead_id').where('action_id', '=', done.id).execute(),
+    ).toEqual([])
+    expect(
+      await db.selectFrom('bulk_action_change').select('lead_id').where('action_id', '=', done.id).execute(),
+    ).toEqual([])
+    expect((await ok<Job>(org.member.key, 'GET', `/bulk_action/edit/${paused.id}/`)).status).toBe('paused')
   })
 })

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { sql, type SqlBool } from 'kysely'
 import type { ActivityTable, Db, LeadRow } from '../../platform/data/database.js'
 import {
@@ -16,6 +17,7 @@ import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../cr
 import { leadSearchIds } from '../../crm/leads/lead-search.js'
 import { refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
+import { userNames } from '../../crm/users/user-names.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { activityEvents, newActivityRow } from '../../crm/activities/activity-repo.js'
 import type { CustomValue } from '../../crm/custom-fields/custom-values.js'
@@ -32,6 +34,11 @@ import type { BulkActionRow } from './bulk-action-repo.js'
 
 /** Leads per batch (and per transaction): one `in (…)` list each. */
 export const BULK_BATCH = 500
+/**
+ * Leads whose views (or search documents) are built at once, as a page of GET /lead/ reads them: with a few hundred
+ * contacts' ids in one `in (…)` list, SQLite's planner walks the organization's every email and phone instead.
+ */
+const VIEW_CHUNK = 100
 export const BULK_LEASE_MS = 60_000
 /** Claims of one job (each after its lease ran out) before it is given up as failed. */
 export const BULK_MAX_ATTEMPTS = 5
@@ -101,6 +108,19 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
   const now = () => formatTimestamp(clock.now())
   /** Events carry views as of UTC, now (a lead's open tasks say where they stand in a zone and day). */
   const viewer = () => ({ offsetHours: 0, now: clock.now() })
+
+  async function viewsOf(tx: Db, organization: OrganizationMeta, leads: LeadRow[]): Promise<LeadView[]> {
+    const views: LeadView[] = []
+    for (let i = 0; i < leads.length; i += VIEW_CHUNK) {
+      views.push(...(await leadViews(tx, organization, leads.slice(i, i + VIEW_CHUNK), appUrl, viewer())))
+    }
+    return views
+  }
+
+  /** The name a lead's view gives its last writer (a former member's is looked up, as a view does). */
+  async function nameOf(tx: Db, organization: OrganizationMeta, userId: string): Promise<string | null> {
+    return organization.memberNames.get(userId) ?? (await userNames(tx, [userId])).get(userId) ?? null
+  }
 
   function eventContext(row: BulkActionRow, at: string): EventContext {
     return {
@@ -218,17 +238,12 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
     const org = row.organization_id
     const at = now()
     const ids = changes.map((c) => c.lead.id)
-    const before = new Map(
-      (
-        await leadViews(
-          tx,
-          organization,
-          changes.map((c) => c.lead),
-          appUrl,
-          viewer(),
-        )
-      ).map((v) => [v.id, v]),
+    const before = await viewsOf(
+      tx,
+      organization,
+      changes.map((c) => c.lead),
     )
+    let after: LeadView[]
     const activities: ActivityTable[] = []
     if (edit.type === 'set_lead_status') {
       // One statement per status written (an edit writes one; an undo puts back each lead's own).
@@ -262,11 +277,24 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
           .execute()
       }
       await tx.insertInto('activity').values(activities).execute()
-      await refreshLeadSearchOf(
-        tx,
-        org,
-        changes.map((c) => ({ ...c.lead, status_id: (c.next as { status_id: string }).status_id })),
-      )
+      const written = changes.map((c) => ({ ...c.lead, status_id: (c.next as { status_id: string }).status_id }))
+      for (let i = 0; i < written.length; i += VIEW_CHUNK) {
+        await refreshLeadSearchOf(tx, org, written.slice(i, i + VIEW_CHUNK))
+      }
+      // Nothing else in a lead's view follows from its status: the view after is the one before with what was written.
+      const updatedByName = await nameOf(tx, organization, row.created_by)
+      const statusOf = new Map(written.map((l) => [l.id, l.status_id]))
+      after = before.map((view) => {
+        const statusId = statusOf.get(view.id) ?? ''
+        return {
+          ...view,
+          status_id: statusId,
+          status_label: organization.leadStatusLabels.get(statusId) ?? '',
+          updated_by: row.created_by,
+          updated_by_name: updatedByName,
+          date_updated: at,
+        }
+      })
     } else {
       const fieldId = edit.custom_field_id
       await tx
@@ -293,17 +321,18 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         .where('organization_id', '=', org)
         .where('id', 'in', ids)
         .execute()
+      const afterRows = await tx
+        .selectFrom('lead')
+        .selectAll()
+        .where('organization_id', '=', org)
+        .where('id', 'in', ids)
+        .execute()
+      after = await viewsOf(tx, organization, afterRows)
     }
-    const afterRows = await tx
-      .selectFrom('lead')
-      .selectAll()
-      .where('organization_id', '=', org)
-      .where('id', 'in', ids)
-      .execute()
-    const after = await leadViews(tx, organization, afterRows, appUrl, viewer())
+    const previous = new Map(before.map((v) => [v.id, v]))
     const events: EventInput[] = after.map((view) => ({
       ...leadEvent(view, 'updated'),
-      previous: before.get(view.id) ?? view,
+      previous: previous.get(view.id) ?? view,
     }))
     if (activities.length > 0) events.push(...(await activityEvents(tx, activities, 'created')))
     await recordEvents(tx, eventContext(row, at), events)
@@ -405,7 +434,7 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         )
         .execute()
       if (leads.length > 0) {
-        const views: LeadView[] = await leadViews(tx, organization, leads, appUrl, viewer())
+        const views = await viewsOf(tx, organization, leads)
         // What was under each lead goes with it (the foreign keys cascade), unannounced one by one, as DELETE /lead/.
         await tx
           .deleteFrom('lead')
@@ -491,6 +520,16 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
     })
   }
 
+  /**
+   * After each committed batch: better-sqlite3 answers synchronously, so a job's batches would follow one another
+   * without the event loop turning once, and no request (not even the job's GET, nor SIGTERM) would be served until
+   * the job ended.
+   */
+  async function between(id: string): Promise<void> {
+    await options.afterBatch?.(id)
+    await nextTurn()
+  }
+
   /** Runs one claimed job as far as it goes; answers whether it was settled by this claim. */
   async function run(row: BulkActionRow): Promise<boolean> {
     const claim: Claim = { row, id: row.id, until: row.lease_until ?? '' }
@@ -505,13 +544,13 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         return true
       }
       if (row.status === 'undoing') {
-        while (await undoBatch(claim)) await options.afterBatch?.(row.id)
+        while (await undoBatch(claim)) await between(row.id)
         await settle(claim, 'undone')
         return true
       }
       if (row.n_leads === null) await load(claim)
       const batch = row.kind === 'edit' ? editBatch : deleteBatch
-      while (await batch(claim)) await options.afterBatch?.(row.id)
+      while (await batch(claim)) await between(row.id)
       await settle(claim, 'done')
       return true
     } catch (error) {
