@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { formatBulkEdit } from './bench-bulk-edit.js'
 import { redactedUrl } from './bench-database.js'
 import { percentile } from './bench-load.js'
 import {
@@ -235,6 +236,28 @@ describe('bench helpers', () => {
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
     expect(() => parseOnly('raw,leads')).toThrow('--only takes scenarios out of raw, lead, me, page')
     expect(() => parseOnly(',')).toThrow('--only')
+  })
+
+  it('prints the bulk edit’s time and rate beside its 60 s, and passes it only under them', () => {
+    const edit = (seconds: number) =>
+      formatBulkEdit({
+        query: 'status:potential',
+        leads: 100_000,
+        nLeads: 50_056,
+        nChanged: 50_000,
+        seconds,
+        apiPeakRssMb: 412.4,
+      })
+    expect(edit(41.5)).toBe(
+      [
+        'bulk edit: the status of "status:potential" (50,056 of 100,000 leads, 50,000 changed) on SQLite',
+        '  41.5 s, 1,206 leads/s (target < 60 s, 835 leads/s: pass)',
+        '  api peak RSS 412 MB',
+        'Every target met.',
+      ].join('\n'),
+    )
+    expect(edit(60)).toContain('  60.0 s, 834 leads/s (target < 60 s, 835 leads/s: FAIL)')
+    expect(edit(60)).toContain('1 of 1 targets missed.')
   })
 
   it('never prints a Postgres password', () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -28,6 +28,7 @@ import {
 } from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
+import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
@@ -53,6 +54,11 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
                 over HTTP into a fresh SQLite file through a real api process, and prints the time and the api's
                 peak RSS against the targets (2 minutes, 300 MB); only when named, and alone
+  --only bulk-edit
+                copies the SQLite file of --leads leads, starts an api process on the copy, edits the status of every
+                lead of "${BULK_EDIT_QUERY}" (half of the demo's) over POST /bulk_action/edit/, polls it until done,
+                and prints its time, leads/s and the api's peak RSS against the target (60 s for 50,000 leads);
+                only when named, and alone, on SQLite
 
   LEADLINE_BENCH_API_NODE_ARGS, when set, is passed to the api processes' node (for example
   '--cpu-prof --cpu-prof-dir=prof' to profile them)
@@ -268,6 +274,10 @@ async function main(): Promise<number> {
     return benchImport(positiveInt(values['import-rows'], '--import-rows', 1_000_000))
   }
   const leads = positiveInt(values.leads, '--leads', 100_000)
+  if (values.only?.trim() === 'bulk-edit') {
+    if (values.db !== undefined) throw new Error('--only bulk-edit runs on a copy of the SQLite file: leave out --db')
+    return benchBulkEdit(leads)
+  }
   const seconds = positiveInt(values.seconds, '--seconds', 10)
   const sample = positiveInt(values.sample, '--sample', 300)
   const only = parseOnly(values.only)
@@ -431,6 +441,51 @@ async function benchImport(rows: number): Promise<number> {
       say,
     })
     process.stdout.write(`\n${formatImport(figures)}\n`)
+    return 0
+  } finally {
+    clearInterval(sampler)
+    await stop(api)
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The bulk edit scenario, alone: its own api process on a copy of the seeded SQLite file, so that the edit (half
+ * the leads' statuses, their activities and events) never reaches the database the other scenarios read.
+ */
+async function benchBulkEdit(leads: number): Promise<number> {
+  const say = (line: string) => process.stderr.write(`${line}\n`)
+  const seeded = await prepareBenchDatabase({ url: undefined, leads, dataDir, cliPath })
+  const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-bulk-edit-'))
+  const copy = join(scratch, 'bulk-edit.db')
+  say(`copying ${seeded.location} to ${copy}`)
+  // The seed's connections are closed, so its write-ahead log is checkpointed; a leftover one is copied with it.
+  const file = seeded.url.replace(/^sqlite:/, '')
+  for (const suffix of ['', '-wal']) {
+    if (existsSync(`${file}${suffix}`)) copyFileSync(`${file}${suffix}`, `${copy}${suffix}`)
+  }
+  let api: Server | undefined
+  let peak: number | undefined
+  const sampler = setInterval(() => {
+    const now = peakRssMb(api?.pid)
+    if (now !== undefined) peak = Math.max(peak ?? 0, now)
+  }, 250)
+  try {
+    const env = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
+    const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', `sqlite:${copy}`], env)
+    api = started.child
+    say(`editing the status of "${BULK_EDIT_QUERY}"`)
+    const figures = await measureBulkEdit({
+      apiUrl: started.url,
+      authorization: `Basic ${Buffer.from(`${seeded.apiKey}:`).toString('base64')}`,
+      leads,
+      peak: () => {
+        const last = peakRssMb(api?.pid)
+        return last === undefined ? peak : Math.max(peak ?? 0, last)
+      },
+      say,
+    })
+    process.stdout.write(`\n${formatBulkEdit(figures)}\n`)
     return 0
   } finally {
     clearInterval(sampler)
