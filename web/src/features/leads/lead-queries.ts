@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
 import type { Activity } from '@leadline/shared/activity-schema'
 import type { Contact } from '@leadline/shared/contact-schema'
 import type { CustomField, CustomObjectType } from '@leadline/shared/custom-field-schema'
@@ -9,7 +9,6 @@ import type { User } from '@leadline/shared/user-schema'
 import { showToast } from '../../components/ui/toast'
 import { api, isApiError, saveErrorMessage } from '../../lib/api'
 import { activityTypesOf, type ActivityKind } from './activity-kinds'
-import type { LeadSearch } from './lead-search'
 import { setupListQuery } from '../../lib/setup-query'
 
 export const LEADS_PER_PAGE = 50
@@ -26,17 +25,14 @@ export function searchErrorOf(error: unknown): string | undefined {
  */
 export const leadQueries = {
   all: () => ['leads'] as const,
-  list: (search: LeadSearch) =>
-    queryOptions({
-      queryKey: [...leadQueries.all(), 'list', search],
-      queryFn: () => {
-        const page = search.page ?? 1
-        return api.get<LeadPage>('lead/', {
-          query: search.query,
-          _skip: (page - 1) * LEADS_PER_PAGE,
-          _limit: LEADS_PER_PAGE,
-        })
-      },
+  /** The list as one scrolls: pages of LEADS_PER_PAGE, the next read when the rows before it near the screen. */
+  list: (query: string | undefined) =>
+    infiniteQueryOptions({
+      queryKey: [...leadQueries.all(), 'list', query ?? ''],
+      queryFn: ({ pageParam, signal }) =>
+        api.get<LeadPage>('lead/', { query, _skip: pageParam * LEADS_PER_PAGE, _limit: LEADS_PER_PAGE }, signal),
+      initialPageParam: 0,
+      getNextPageParam: (last, pages) => (last.has_more ? pages.length : undefined),
     }),
   detail: (id: string) =>
     queryOptions({

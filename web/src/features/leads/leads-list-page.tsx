@@ -1,30 +1,16 @@
-import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
+import { useInfiniteQuery, useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { lazy, Suspense, useEffect, useMemo, useRef, useState, type RefObject, type SubmitEvent } from 'react'
-import type { Lead, LeadPage } from '@leadline/shared/lead-schema'
+import { lazy, Suspense, useCallback, useMemo, useState, type SubmitEvent } from 'react'
 import { Button, focusRing } from '../../components/ui/button'
 import { EmptyState, Skeleton } from '../../components/ui/feedback'
 import { TextField } from '../../components/ui/text-field'
 import { cx } from '../../lib/cx'
 import { useDocumentTitle } from '../../lib/document-title'
-import { formatDateTime, formatRelative } from '../../lib/format'
 import { isApiError } from '../../lib/api'
 import { authQueries } from '../auth/auth-queries'
-import { isTyping, shortcutOf } from '../tasks/inbox-keys'
 import { ExportButton } from '../exports/export-button'
-import {
-  availableColumns,
-  cellText,
-  chosenColumns,
-  NAME_COLUMN,
-  sortOf,
-  storeColumns,
-  storedColumns,
-  withSort,
-  type LeadColumn,
-} from './lead-columns'
-import { leadQueries, LEADS_PER_PAGE, searchErrorOf, setupQueries } from './lead-queries'
-import { isSummaryColumn, LeadSummaryCell, summaryLeadIds, useLeadSummaries } from './lead-summaries'
+import { availableColumns, chosenColumns, storeColumns, storedColumns } from './lead-columns'
+import { leadQueries, searchErrorOf, setupQueries } from './lead-queries'
 import type { LeadSearch } from './lead-search'
 import { savedSearchQueries, useChangeView } from './saved-search-queries'
 import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
@@ -35,6 +21,8 @@ import { NOTHING_SELECTED, selectedCount, type Selection } from './bulk-selectio
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 const ColumnsDialog = lazy(() => import('./columns-dialog').then((m) => ({ default: m.ColumnsDialog })))
 // The bulk bar shows once a row is picked, a job's progress once one is started: neither is in the first visit.
+// The table (and TanStack Virtual) loads beside the list's first page, which the route has already asked for.
+const LeadsTable = lazy(() => import('./leads-table').then((m) => ({ default: m.LeadsTable })))
 const BulkBar = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkBar })))
 const BulkJobStatus = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkJobStatus })))
 const EditLeadsDialog = lazy(() => import('./bulk-dialogs').then((m) => ({ default: m.EditLeadsDialog })))
@@ -56,8 +44,8 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   useDocumentTitle(openView === undefined ? 'Leads' : `${openView.name} · Leads`)
   // A search the API cannot parse is the search box's error, not the page's; any other failure with nothing to show
   // is the page's (as with useSuspenseQuery), and a failed background refresh keeps the list with a toast.
-  const list = useQuery({
-    ...leadQueries.list({ query, page: search.page }),
+  const list = useInfiniteQuery({
+    ...leadQueries.list(query),
     enabled: search.smart_view === undefined || openView !== undefined,
     throwOnError: (error, q) => q.state.data === undefined && searchErrorOf(error) === undefined,
     retryOnMount: false,
@@ -79,7 +67,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   const columns = chosenColumns(mayChangeView ? (fromView ?? fromBrowser) : (fromBrowser ?? fromView), available)
   const [isChoosingColumns, setChoosingColumns] = useState(false)
   // The rows picked, or every lead the search matches; a new search (or page) starts from nothing picked.
-  const selectionKey = JSON.stringify([query, search.page, search.smart_view])
+  const selectionKey = JSON.stringify([query, search.smart_view])
   const [picked, setPicked] = useState<{ key: string; selection: Selection }>()
   const selection = picked?.key === selectionKey ? picked.selection : NOTHING_SELECTED
   const select = (next: Selection) => {
@@ -87,7 +75,12 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
   }
   const [bulkDialog, setBulkDialog] = useState<BulkKind>()
   const [job, setJob] = useState<{ kind: BulkKind; id: string }>()
-  const total = list.data?.total_results ?? 0
+  const rows = useMemo(() => list.data?.pages.flatMap((page) => page.data) ?? [], [list.data])
+  const total = list.data?.pages[0]?.total_results ?? 0
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage()
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage])
   const changeView = useChangeView()
   const applyColumns = (ids: string[]) => {
     if (openView !== undefined && mayChangeView) {
@@ -113,7 +106,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           <h1 className="text-2xl font-bold text-slate-900">{openView === undefined ? 'Leads' : openView.name}</h1>
           {list.data === undefined ? null : (
             <p className="text-sm text-slate-600" aria-live="polite">
-              {list.data.total_results.toLocaleString('en-US')} {list.data.total_results === 1 ? 'lead' : 'leads'}
+              {total.toLocaleString('en-US')} {total === 1 ? 'lead' : 'leads'}
             </p>
           )}
         </div>
@@ -197,7 +190,7 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
           <BulkBar
             selection={selection}
             total={total}
-            pageCount={list.data.data.length}
+            pageCount={rows.length}
             onSelectAll={() => {
               select({ all: true })
             }}
@@ -236,16 +229,22 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       ) : list.data === undefined ? (
         <Skeleton className="h-64 w-full" />
       ) : (
-        <LeadsTable
-          page={list.data}
-          search={{ ...search, query }}
-          columns={columns}
-          selection={selection}
-          onSelect={select}
-          onSort={(sorted) => {
-            void navigate({ search: (prev) => ({ ...prev, query: sorted, page: undefined }) })
-          }}
-        />
+        <Suspense fallback={<Skeleton className="h-64 w-full" />}>
+          <LeadsTable
+            rows={rows}
+            total={total}
+            query={query}
+            hasMore={hasNextPage}
+            isLoadingMore={isFetchingNextPage}
+            onLoadMore={loadMore}
+            columns={columns}
+            selection={selection}
+            onSelect={select}
+            onSort={(sorted) => {
+              void navigate({ search: (prev) => ({ ...prev, query: sorted }) })
+            }}
+          />
+        </Suspense>
       )}
       {isCreating ? (
         <Suspense fallback={null}>
@@ -301,255 +300,6 @@ export function LeadsListPage({ search }: { search: LeadSearch }) {
       ) : null}
     </div>
   )
-}
-
-function LeadsTable({
-  page: data,
-  search,
-  columns,
-  selection,
-  onSelect,
-  onSort,
-}: {
-  page: LeadPage
-  search: LeadSearch
-  columns: LeadColumn[]
-  selection: Selection
-  onSelect: (selection: Selection) => void
-  onSort: (query: string) => void
-}) {
-  const isPicked = (id: string) => selection.all || selection.ids.has(id)
-  const pageIds = data.data.map((lead) => lead.id)
-  const wholePage = pageIds.length > 0 && pageIds.every(isPicked)
-  const pick = (id: string, on: boolean) => {
-    const ids = new Set(selection.all ? pageIds : selection.ids)
-    if (on) ids.add(id)
-    else ids.delete(id)
-    onSelect({ all: false, ids })
-  }
-  const navigate = useNavigate({ from: '/leads/' })
-  const page = search.page ?? 1
-  const first = (page - 1) * LEADS_PER_PAGE + 1
-  const last = first + data.data.length - 1
-  const lastPage = Math.max(1, Math.ceil(data.total_results / LEADS_PER_PAGE))
-  // A link to a page past the end (the list shrank, or the URL was typed): say so and offer the way back.
-  const isPastEnd = data.data.length === 0 && page > 1
-  const toPage = (to: number) => (to > 1 ? to : undefined)
-  const table = useRef<HTMLTableElement>(null)
-  useRowKeys(table)
-  const summaries = useLeadSummaries(summaryLeadIds(data.data, columns))
-
-  return (
-    <>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        {isPastEnd ? (
-          <EmptyState title="No leads on this page">
-            {data.total_results === 0 ? 'There are none to show. ' : `The last page is ${lastPage}. `}
-            <Link
-              to="/leads"
-              search={(prev) => ({ ...prev, page: undefined })}
-              className="font-medium text-indigo-700 hover:underline"
-            >
-              Go to page 1
-            </Link>
-          </EmptyState>
-        ) : data.data.length === 0 ? (
-          <EmptyState title={search.query === undefined ? 'No leads yet' : 'No leads match this search'}>
-            {search.query === undefined
-              ? 'Create the first one with “New lead”.'
-              : 'Try fewer words, or a field such as name:acme or status:"potential".'}
-          </EmptyState>
-        ) : (
-          <table ref={table} className="w-full text-left text-sm">
-            <caption className="sr-only">Leads</caption>
-            <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">
-              <tr>
-                <th scope="col" className="w-10 py-2.5 pl-4">
-                  <input
-                    type="checkbox"
-                    aria-label="Select every lead on this page"
-                    className="size-4 rounded border-slate-300 accent-indigo-600"
-                    checked={wholePage}
-                    onChange={(event) => {
-                      onSelect(
-                        event.target.checked ? { all: false, ids: new Set(pageIds) } : { all: false, ids: new Set() },
-                      )
-                    }}
-                  />
-                </th>
-                {[NAME_COLUMN, ...columns].map((column) => {
-                  const direction = column.sort === undefined ? undefined : sortOf(search.query ?? '', column.sort)
-                  const key = column.sort
-                  return (
-                    <th
-                      key={column.id}
-                      scope="col"
-                      className={cx('px-4 py-2.5', hiddenOnSmall(column.id))}
-                      aria-sort={direction === undefined ? undefined : direction === 'asc' ? 'ascending' : 'descending'}
-                    >
-                      {key === undefined ? (
-                        column.label
-                      ) : (
-                        <button
-                          type="button"
-                          className={cx('uppercase hover:text-slate-900', focusRing)}
-                          onClick={() => {
-                            onSort(withSort(search.query ?? '', key, direction === 'asc' ? 'desc' : 'asc'))
-                          }}
-                        >
-                          {column.label}
-                          <span aria-hidden="true">
-                            {direction === 'asc' ? ' ▲' : direction === 'desc' ? ' ▼' : ''}
-                          </span>
-                        </button>
-                      )}
-                    </th>
-                  )
-                })}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {data.data.map((lead) => {
-                const contact = lead.contacts[0]
-                return (
-                  <tr key={lead.id} className={isPicked(lead.id) ? 'bg-indigo-50/60' : 'hover:bg-slate-50'}>
-                    <td className="py-2.5 pl-4">
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${lead.display_name === '' ? 'Unnamed lead' : lead.display_name}`}
-                        className="size-4 rounded border-slate-300 accent-indigo-600"
-                        checked={isPicked(lead.id)}
-                        onChange={(event) => {
-                          pick(lead.id, event.target.checked)
-                        }}
-                      />
-                    </td>
-                    <td className="px-4 py-2.5">
-                      <Link
-                        to="/leads/$leadId"
-                        params={{ leadId: lead.id }}
-                        className="font-medium text-indigo-700 hover:underline"
-                      >
-                        {lead.display_name === '' ? 'Unnamed lead' : lead.display_name}
-                      </Link>
-                      {/* A phone has no room for the contact column: its name goes under the lead's. */}
-                      {contact === undefined ? null : (
-                        <span className="block text-xs text-slate-500 sm:hidden">{contact.display_name}</span>
-                      )}
-                    </td>
-                    {columns.map((column) => (
-                      <td key={column.id} className={cx('px-4 py-2.5 text-slate-700', hiddenOnSmall(column.id))}>
-                        {isSummaryColumn(column) ? (
-                          <LeadSummaryCell lead={lead} column={column} summaries={summaries} />
-                        ) : (
-                          <LeadCell lead={lead} column={column} />
-                        )}
-                      </td>
-                    ))}
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        )}
-      </div>
-      <nav aria-label="Pages" className="flex items-center justify-between gap-3 text-sm text-slate-600">
-        <p aria-live="polite">
-          {data.total_results === 0
-            ? '0 leads'
-            : isPastEnd
-              ? `${data.total_results} ${data.total_results === 1 ? 'lead' : 'leads'} in all`
-              : `${first}–${last} of ${data.total_results} ${data.total_results === 1 ? 'lead' : 'leads'}`}
-        </p>
-        <div className="flex gap-2">
-          <Button
-            size="sm"
-            isDisabled={page <= 1}
-            onPress={() => {
-              void navigate({ search: (prev) => ({ ...prev, page: toPage(Math.min(page - 1, lastPage)) }) })
-            }}
-          >
-            Previous
-          </Button>
-          <Button
-            size="sm"
-            isDisabled={!data.has_more}
-            onPress={() => {
-              void navigate({ search: (prev) => ({ ...prev, page: page + 1 }) })
-            }}
-          >
-            Next
-          </Button>
-        </div>
-      </nav>
-    </>
-  )
-}
-
-/**
- * `j` and `k` move the focus to the next and previous lead's link, as in the inbox; `Enter` on it opens the lead (a
- * link's own key). Never while typing in a field or with a dialog open.
- */
-function useRowKeys(table: RefObject<HTMLTableElement | null>) {
-  useEffect(() => {
-    const listener = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return
-      if (document.querySelector('[role="dialog"]') !== null) return
-      const shortcut = shortcutOf(event.key, false)
-      if (shortcut !== 'next' && shortcut !== 'previous') return
-      const links = [...(table.current?.querySelectorAll<HTMLAnchorElement>('tbody a[href]') ?? [])]
-      if (links.length === 0) return
-      event.preventDefault()
-      const at = links.findIndex((link) => link === document.activeElement)
-      const next =
-        shortcut === 'next'
-          ? links[at === -1 ? 0 : Math.min(at + 1, links.length - 1)]
-          : links[at === -1 ? links.length - 1 : Math.max(at - 1, 0)]
-      next?.focus()
-      next?.scrollIntoView({ block: 'nearest' })
-    }
-    document.addEventListener('keydown', listener)
-    return () => {
-      document.removeEventListener('keydown', listener)
-    }
-  }, [table])
-}
-
-/** Columns a phone has no room for (the contact's name shows under the lead's). */
-function hiddenOnSmall(id: string): string {
-  return id === 'contact' ? 'hidden sm:table-cell' : id === 'date_updated' ? 'hidden md:table-cell' : ''
-}
-
-function LeadCell({ lead, column }: { lead: Lead; column: LeadColumn }) {
-  const contact = lead.contacts[0]
-  if (column.id === 'status') {
-    return (
-      <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-slate-700">
-        {lead.status_label}
-      </span>
-    )
-  }
-  if (column.id === 'contact') {
-    if (contact === undefined) return <span className="text-slate-400">—</span>
-    return (
-      <>
-        {contact.display_name}
-        {contact.emails[0] === undefined ? null : (
-          <span className="block text-xs text-slate-500">{contact.emails[0].email}</span>
-        )}
-      </>
-    )
-  }
-  if (column.id === 'date_updated' || column.id === 'date_created') {
-    const at = column.id === 'date_updated' ? lead.date_updated : lead.date_created
-    return (
-      <time dateTime={at} title={formatDateTime(at)} className="whitespace-nowrap">
-        {column.id === 'date_updated' ? formatRelative(at) : formatDateTime(at)}
-      </time>
-    )
-  }
-  const text = cellText(lead, column)
-  return text === '' ? <span className="text-slate-400">—</span> : <span className="line-clamp-2">{text}</span>
 }
 
 interface LeadSearchBoxProps {

@@ -42,7 +42,7 @@ const SCREENS: Record<string, QueryKey> = {
   leadTimeline: leadQueries.activities('lead_1').queryKey,
   leadNotes: leadQueries.activities('lead_1', 'notes').queryKey,
   otherLead: leadQueries.detail('lead_9').queryKey,
-  leadsList: leadQueries.list({ query: 'acme' }).queryKey,
+  leadsList: leadQueries.list('acme').queryKey,
   columnA: opportunityQueries.column('stat_a', filters).queryKey,
   columnAFiltered: opportunityQueries.column('stat_a', board).queryKey,
   columnB: opportunityQueries.column('stat_b', filters).queryKey,

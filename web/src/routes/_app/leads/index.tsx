@@ -8,7 +8,7 @@ import { isApiError } from '../../../lib/api'
 export const Route = createFileRoute('/_app/leads/')({
   validateSearch: leadSearchOf,
   // Only the validated keys: any other param in the URL must not become part of the list's query key.
-  loaderDeps: ({ search: { query, page, smart_view } }) => ({ query, page, smart_view }),
+  loaderDeps: ({ search: { query, smart_view } }) => ({ query, smart_view }),
   loader: async ({ context: { queryClient }, deps }) => {
     // For the New lead dialog and the Smart Views; not awaited, and a failure only leaves those lists short.
     queryClient.query(setupQueries.statuses()).catch(() => undefined)
@@ -24,7 +24,7 @@ export const Route = createFileRoute('/_app/leads/')({
       }
     }
     try {
-      await queryClient.query(leadQueries.list({ query, page: deps.page }))
+      await queryClient.infiniteQuery(leadQueries.list(query))
     } catch (error) {
       // A search the API cannot parse stays on the list, shown beside the search box.
       if (searchErrorOf(error) === undefined) throw error
@@ -34,6 +34,6 @@ export const Route = createFileRoute('/_app/leads/')({
 })
 
 function LeadsRoute() {
-  const { query, page, smart_view } = Route.useSearch()
-  return <LeadsListPage search={{ query, page, smart_view }} />
+  const { query, smart_view } = Route.useSearch()
+  return <LeadsListPage search={{ query, smart_view }} />
 }
