@@ -90,10 +90,6 @@ export const changeBody = Type.Object(
   { additionalProperties: false },
 )
 
-/** The selection fields of either body. */
-export const selectionBody = Type.Object(selection)
-type SelectionBody = Static<typeof selectionBody>
-
 /** Which leads a bulk action is over, as stored. */
 export interface Selection {
   query: string | null
@@ -104,7 +100,7 @@ export interface Selection {
 }
 
 /** The leads asked for: a query, every lead (s_query), or ids; a body naming none, or both a query and ids, is a 400. */
-export function selectionOf(body: SelectionBody): Selection {
+export function selectionOf(body: EditBody | DeleteBody): Selection {
   const query = body.query === undefined || body.query === null ? null : body.query.trim()
   const sQuery = body.s_query ?? null
   if (sQuery !== null && sQueryType(sQuery) !== 'lead') {

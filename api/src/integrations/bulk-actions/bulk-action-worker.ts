@@ -338,14 +338,28 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
     await recordEvents(tx, eventContext(row, at), events)
   }
 
-  /** Does the job's next batch; answers false when there was none left. */
-  async function editBatch(claim: Claim): Promise<boolean> {
+  /** The organization's leads among `ids`: a lead deleted since the job began is not there, and is passed over. */
+  function leadsOf(tx: Db, organizationId: string, ids: string[]): Promise<LeadRow[]> {
+    return tx
+      .selectFrom('lead')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute()
+  }
+
+  /**
+   * The job's next batch of leads, done by `act` (which answers how many it changed) in one transaction with the
+   * job's progress; answers false when there was none left.
+   */
+  async function nextBatch(
+    claim: Claim,
+    act: (tx: Db, row: BulkActionRow, organization: OrganizationMeta, leads: LeadRow[]) => Promise<number>,
+  ): Promise<boolean> {
     // Read before the transaction: on SQLite a read outside it would wait for it to end.
     const organization = await meta.require(claim.row.organization_id)
     return db.transaction().execute(async (tx) => {
       const row = await begin(tx, claim)
-      const org = row.organization_id
-      const edit = JSON.parse(row.params) as EditParams
       const batch = await tx
         .selectFrom('bulk_action_lead')
         .select(['seq', 'lead_id'])
@@ -356,49 +370,18 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         .execute()
       const last = batch.at(-1)
       if (last === undefined) return false
-      // Leads deleted since the job began are passed over.
-      const leads = await tx
-        .selectFrom('lead')
-        .selectAll()
-        .where('organization_id', '=', org)
-        .where(
-          'id',
-          'in',
-          batch.map((b) => b.lead_id),
-        )
-        .execute()
-      const held = await heldBy(tx, org, edit, leads)
-      const changes: Change[] = []
-      for (const lead of leads) {
-        const previous = held.get(lead.id)
-        if (previous === undefined) continue
-        const next: Held =
-          edit.type === 'set_lead_status'
-            ? { status_id: edit.lead_status_id }
-            : { values: editedValues(edit, 'values' in previous ? previous.values : []) }
-        if (!sameHeld(previous, next)) changes.push({ lead, previous, next })
-      }
-      await write(tx, row, organization, edit, changes)
-      if (changes.length > 0) {
-        await tx
-          .insertInto('bulk_action_change')
-          .values(
-            changes.map((c) => ({
-              action_id: row.id,
-              organization_id: org,
-              lead_id: c.lead.id,
-              previous: JSON.stringify(c.previous),
-              next: JSON.stringify(c.next),
-            })),
-          )
-          .execute()
-      }
+      const leads = await leadsOf(
+        tx,
+        row.organization_id,
+        batch.map((b) => b.lead_id),
+      )
+      const changed = await act(tx, row, organization, leads)
       await tx
         .updateTable('bulk_action')
         .set({
           cursor: last.seq,
           n_leads_processed: row.n_leads_processed + batch.length,
-          n_leads_changed: row.n_leads_changed + changes.length,
+          n_leads_changed: row.n_leads_changed + changed,
           status: 'processing',
         })
         .where('id', '=', row.id)
@@ -407,62 +390,58 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
     })
   }
 
-  /** Deletes the job's next batch of leads, each with its `deleted` event; false when there was none left. */
-  async function deleteBatch(claim: Claim): Promise<boolean> {
-    const organization = await meta.require(claim.row.organization_id)
-    return db.transaction().execute(async (tx) => {
-      const row = await begin(tx, claim)
-      const org = row.organization_id
-      const batch = await tx
-        .selectFrom('bulk_action_lead')
-        .select(['seq', 'lead_id'])
-        .where('action_id', '=', row.id)
-        .where('seq', '>', row.cursor)
-        .orderBy('seq')
-        .limit(batchSize)
-        .execute()
-      const last = batch.at(-1)
-      if (last === undefined) return false
-      const leads = await tx
-        .selectFrom('lead')
-        .selectAll()
-        .where('organization_id', '=', org)
-        .where(
-          'id',
-          'in',
-          batch.map((b) => b.lead_id),
-        )
-        .execute()
-      if (leads.length > 0) {
-        const views = await viewsOf(tx, organization, leads)
-        // What was under each lead goes with it (the foreign keys cascade), unannounced one by one, as DELETE /lead/.
-        await tx
-          .deleteFrom('lead')
-          .where('organization_id', '=', org)
-          .where(
-            'id',
-            'in',
-            leads.map((l) => l.id),
-          )
-          .execute()
-        await recordEvents(
-          tx,
-          eventContext(row, now()),
-          views.map((view) => leadEvent(view, 'deleted')),
-        )
-      }
+  /** Edits a batch's leads, keeping what each changed lead held and now holds; answers how many changed. */
+  async function editLeads(tx: Db, row: BulkActionRow, organization: OrganizationMeta, leads: LeadRow[]) {
+    const edit = JSON.parse(row.params) as EditParams
+    const held = await heldBy(tx, row.organization_id, edit, leads)
+    const changes: Change[] = []
+    for (const lead of leads) {
+      const previous = held.get(lead.id)
+      if (previous === undefined) continue
+      const next: Held =
+        edit.type === 'set_lead_status'
+          ? { status_id: edit.lead_status_id }
+          : { values: editedValues(edit, 'values' in previous ? previous.values : []) }
+      if (!sameHeld(previous, next)) changes.push({ lead, previous, next })
+    }
+    await write(tx, row, organization, edit, changes)
+    if (changes.length > 0) {
       await tx
-        .updateTable('bulk_action')
-        .set({
-          cursor: last.seq,
-          n_leads_processed: row.n_leads_processed + batch.length,
-          n_leads_changed: row.n_leads_changed + leads.length,
-          status: 'processing',
-        })
-        .where('id', '=', row.id)
+        .insertInto('bulk_action_change')
+        .values(
+          changes.map((c) => ({
+            action_id: row.id,
+            organization_id: row.organization_id,
+            lead_id: c.lead.id,
+            previous: JSON.stringify(c.previous),
+            next: JSON.stringify(c.next),
+          })),
+        )
         .execute()
-      return true
-    })
+    }
+    return changes.length
+  }
+
+  /** Deletes a batch's leads, each with its `deleted` event; answers how many. */
+  async function deleteLeads(tx: Db, row: BulkActionRow, organization: OrganizationMeta, leads: LeadRow[]) {
+    if (leads.length === 0) return 0
+    const views = await viewsOf(tx, organization, leads)
+    // What was under each lead goes with it (the foreign keys cascade), unannounced one by one, as DELETE /lead/.
+    await tx
+      .deleteFrom('lead')
+      .where('organization_id', '=', row.organization_id)
+      .where(
+        'id',
+        'in',
+        leads.map((l) => l.id),
+      )
+      .execute()
+    await recordEvents(
+      tx,
+      eventContext(row, now()),
+      views.map((view) => leadEvent(view, 'deleted')),
+    )
+    return leads.length
   }
 
   /** Puts back the next batch of leads an edit changed; false when there was none left. */
@@ -482,16 +461,11 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         .execute()
       const lastChange = batch.at(-1)
       if (lastChange === undefined) return false
-      const leads = await tx
-        .selectFrom('lead')
-        .selectAll()
-        .where('organization_id', '=', org)
-        .where(
-          'id',
-          'in',
-          batch.map((b) => b.lead_id),
-        )
-        .execute()
+      const leads = await leadsOf(
+        tx,
+        org,
+        batch.map((b) => b.lead_id),
+      )
       const held = await heldBy(tx, org, edit, leads)
       const stored = new Map(batch.map((b) => [b.lead_id, b]))
       const changes: Change[] = []
@@ -549,8 +523,8 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         return true
       }
       if (row.n_leads === null) await load(claim)
-      const batch = row.kind === 'edit' ? editBatch : deleteBatch
-      while (await batch(claim)) await between(row.id)
+      const act = row.kind === 'edit' ? editLeads : deleteLeads
+      while (await nextBatch(claim, act)) await between(row.id)
       await settle(claim, 'done')
       return true
     } catch (error) {

@@ -126,6 +126,26 @@ function peakRssMb(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * The peak resident memory of whichever process `pidOf` names, sampled every 250 ms (a process that has exited
+ * cannot be asked any more, so the last sample stands) and read once more when asked.
+ */
+function rssWatch(pidOf: () => number | undefined) {
+  let peak: number | undefined
+  const sample = () => {
+    const now = peakRssMb(pidOf())
+    if (now !== undefined) peak = Math.max(peak ?? 0, now)
+    return peak
+  }
+  const sampler = setInterval(sample, 250)
+  return {
+    peak: sample,
+    stop: () => {
+      clearInterval(sampler)
+    },
+  }
+}
+
 function rotate(items: readonly string[]): () => string {
   let next = 0
   return () => items[next++ % items.length] ?? ''
@@ -417,11 +437,7 @@ async function benchImport(rows: number): Promise<number> {
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-import-'))
   const dbUrl = `sqlite:${join(scratch, 'import.db')}`
   let api: Server | undefined
-  let peak: number | undefined
-  const sampler = setInterval(() => {
-    const now = peakRssMb(api?.pid)
-    if (now !== undefined) peak = Math.max(peak ?? 0, now)
-  }, 250)
+  const rss = rssWatch(() => api?.pid)
   try {
     const figures = await measureImport({
       cliPath,
@@ -434,16 +450,13 @@ async function benchImport(rows: number): Promise<number> {
         api = started.child
         return started.url
       },
-      peak: () => {
-        const last = peakRssMb(api?.pid)
-        return last === undefined ? peak : Math.max(peak ?? 0, last)
-      },
+      peak: rss.peak,
       say,
     })
     process.stdout.write(`\n${formatImport(figures)}\n`)
     return 0
   } finally {
-    clearInterval(sampler)
+    rss.stop()
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }
@@ -465,11 +478,7 @@ async function benchBulkEdit(leads: number): Promise<number> {
     if (existsSync(`${file}${suffix}`)) copyFileSync(`${file}${suffix}`, `${copy}${suffix}`)
   }
   let api: Server | undefined
-  let peak: number | undefined
-  const sampler = setInterval(() => {
-    const now = peakRssMb(api?.pid)
-    if (now !== undefined) peak = Math.max(peak ?? 0, now)
-  }, 250)
+  const rss = rssWatch(() => api?.pid)
   try {
     const env = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
     const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', `sqlite:${copy}`], env)
@@ -479,16 +488,13 @@ async function benchBulkEdit(leads: number): Promise<number> {
       apiUrl: started.url,
       authorization: `Basic ${Buffer.from(`${seeded.apiKey}:`).toString('base64')}`,
       leads,
-      peak: () => {
-        const last = peakRssMb(api?.pid)
-        return last === undefined ? peak : Math.max(peak ?? 0, last)
-      },
+      peak: rss.peak,
       say,
     })
     process.stdout.write(`\n${formatBulkEdit(figures)}\n`)
     return 0
   } finally {
-    clearInterval(sampler)
+    rss.stop()
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }

@@ -8,6 +8,7 @@ import { cx } from '../../lib/cx'
 import { formatDateTime, formatRelative } from '../../lib/format'
 import { isTyping, shortcutOf } from '../tasks/inbox-keys'
 import { cellText, NAME_COLUMN, sortOf, withSort, type LeadColumn } from './lead-columns'
+import { LEADS_PER_PAGE } from './lead-queries'
 import { isSummaryColumn, LeadSummaryCell, summaryLeadIds, useLeadSummaries } from './lead-summaries'
 import type { Selection } from './bulk-selection'
 
@@ -56,7 +57,8 @@ export function LeadsTable({
   const table = useRef<HTMLTableElement>(null)
   const body = useRef<HTMLTableSectionElement>(null)
   useRowKeys(table)
-  // Where the rows start on the page: the virtualizer measures the window's scroll from there.
+  // Where the rows start on the page: the virtualizer measures the window's scroll from there. (The bulk bar or a
+  // job's progress, shown later, moves the table down by less than the 10 rows drawn beyond the screen.)
   const [margin, setMargin] = useState(0)
   useLayoutEffect(() => {
     setMargin((body.current?.getBoundingClientRect().top ?? 0) + window.scrollY)
@@ -72,12 +74,11 @@ export function LeadsTable({
   useEffect(() => {
     if (hasMore && !isLoadingMore && lastShown >= rows.length - AHEAD) onLoadMore()
   }, [hasMore, isLoadingMore, lastShown, rows.length, onLoadMore])
-  const summaries = useLeadSummaries(
-    summaryLeadIds(
-      items.flatMap((item) => rows[item.index] ?? []),
-      columns,
-    ),
-  )
+  // Last activity is asked for the pages (of the list's loading) the rows on screen are in, so that scrolling within
+  // them asks nothing again: at most two pages, the endpoint's 100 leads.
+  const from = Math.floor((items[0]?.index ?? 0) / LEADS_PER_PAGE) * LEADS_PER_PAGE
+  const to = Math.min(from + 2 * LEADS_PER_PAGE, Math.ceil((lastShown + 1) / LEADS_PER_PAGE) * LEADS_PER_PAGE)
+  const summaries = useLeadSummaries(summaryLeadIds(rows.slice(from, to), columns))
   const shown = [NAME_COLUMN, ...columns]
   const before = (items[0]?.start ?? margin) - margin
   const after = virtualizer.getTotalSize() - ((items.at(-1)?.end ?? margin) - margin)
