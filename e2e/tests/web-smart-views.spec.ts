@@ -77,9 +77,11 @@ test('a rep chooses columns and sorts by a header; a saved view keeps its column
   const rep = demoUser(demoStack.users, 'rep')
   const crm = new CrmClient(demoStack.apiUrl, rep.api_key)
   const stamp = String(Date.now()).slice(-6)
+  const statuses: Record<string, string> = { A: 'Qualified', B: 'Customer', C: 'Potential' }
   for (const n of ['B', 'C', 'A']) {
     await crm.request('POST', 'lead/', {
       name: `Columnwalker ${stamp} ${n}`,
+      status: statuses[n],
       contacts: [{ name: `Person ${n}`, emails: [{ email: `${n.toLowerCase()}${stamp}@columns.example` }] }],
     })
   }
@@ -98,6 +100,18 @@ test('a rep chooses columns and sorts by a header; a saved view keeps its column
   await expect(table.getByRole('columnheader')).toHaveText(['', /^Name/, 'Status', 'Updated', 'Primary email'])
 
   const names = () => table.getByRole('link').allInnerTexts()
+  // Every header sorts: Status by its label, then the other way.
+  await table.getByRole('button', { name: 'Status', exact: true }).click()
+  await expect(page).toHaveURL(/sort%3Astatus|sort:status/)
+  await expect(table.getByRole('columnheader', { name: 'Status' })).toHaveAttribute('aria-sort', 'ascending')
+  await expect.poll(names).toEqual(['B', 'C', 'A'].map((n) => `Columnwalker ${stamp} ${n}`))
+  await table.getByRole('button', { name: 'Status', exact: true }).click()
+  await expect(table.getByRole('columnheader', { name: 'Status' })).toHaveAttribute('aria-sort', 'descending')
+  await expect.poll(names).toEqual(['A', 'C', 'B'].map((n) => `Columnwalker ${stamp} ${n}`))
+  await table.getByRole('button', { name: 'Primary email', exact: true }).click()
+  await expect(table.getByRole('columnheader', { name: 'Primary email' })).toHaveAttribute('aria-sort', 'ascending')
+  await expect(table.getByRole('columnheader', { name: 'Status' })).not.toHaveAttribute('aria-sort')
+  await expect.poll(names).toEqual(['A', 'B', 'C'].map((n) => `Columnwalker ${stamp} ${n}`))
   await table.getByRole('button', { name: 'Name' }).click()
   await expect(page).toHaveURL(/sort%3Aname|sort:name/)
   await expect(table.getByRole('columnheader', { name: 'Name' })).toHaveAttribute('aria-sort', 'ascending')

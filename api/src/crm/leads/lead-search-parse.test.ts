@@ -263,6 +263,29 @@ describe('normalizeLeadQuery', () => {
     })
   })
 
+  it('sorts by the list columns: status, primary contact, email and phone, url, description, the summaries, custom fields', () => {
+    const query = normalizeLeadQuery(
+      parseLeadQuery(
+        'sort:Status sort:-status_label sort:contact_name sort:primary_contact sort:email sort:PHONE sort:url ' +
+          'sort:description sort:-last_activity sort:opportunity_value sort:next_task sort:"-Custom.Deal Size"',
+      ),
+    )
+    expect(query.sort.map((s) => `${s.direction === 'desc' ? '-' : ''}${s.field}`)).toEqual([
+      'status',
+      '-status',
+      'contact_name',
+      'contact_name',
+      'email_address',
+      'phone',
+      'url',
+      'description',
+      '-last_activity',
+      'opportunity_value',
+      'next_task',
+      '-custom.Deal Size',
+    ])
+  })
+
   it('accepts comparisons on dates, counts and custom fields', () => {
     const query = parseLeadQuery(
       'date_updated>="2017-09-29T10:40" date_updated<"3 days ago" contacts>=2 tasks:0 custom.score>7 -opportunities<1',
@@ -295,9 +318,11 @@ describe('normalizeLeadQuery', () => {
     [
       'sort:color',
       5,
-      'Unknown sort field "color" at column 6: sort by name, created, updated, date_created, date_updated, contacts,',
+      'Unknown sort field "color" at column 6: sort by name, created, updated, status, contact_name, email, phone,',
     ],
-    ['a sort:-status', 8, 'Unknown sort field "status" at column 9'],
+    ['a sort:-city', 8, 'Unknown sort field "city" at column 9'],
+    ['sort:constructor', 5, 'Unknown sort field "constructor" at column 6'],
+    ['sort:custom.', 5, 'Missing custom field name at column 6: write sort:custom.<field>'],
     ['has:color', 0, 'Unknown has:color at column 1: use has: with contacts, email, phone, opportunities, tasks'],
     ['created:soon', 0, 'Unrecognised date "soon" at column 1: use YYYY-MM-DD,'],
     ['x updated>2017-02-30', 2, 'Invalid date "2017-02-30" at column 3: there is no such day'],

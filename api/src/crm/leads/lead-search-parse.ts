@@ -161,7 +161,41 @@ const leadFields: FieldTable<LeadFieldKind> = {
 }
 const hasTargets = ['contacts', 'email', 'phone', 'opportunities', 'tasks', 'address', 'url']
 const countFields = Object.keys(leadFields.fields).filter((name) => leadFields.fields[name] === 'count')
-const sortFields = new Set(['name', 'date_created', 'date_updated', ...countFields])
+/**
+ * What a page sorts by besides a lead's counts: its name and dates (which an index walks), its status (by label), the
+ * primary contact's name, email and phone, its url and description, and three keys that are not search fields: the
+ * newest activity's date, the sum of its open opportunities' values, and its next task's date. `custom.<field>` too.
+ */
+const sortOnly = ['last_activity', 'opportunity_value', 'next_task']
+const sortFields = new Set([
+  'name',
+  'date_created',
+  'date_updated',
+  'status',
+  'contact_name',
+  'email_address',
+  'phone',
+  'url',
+  'description',
+  ...sortOnly,
+  ...countFields,
+])
+/** Sort names for the same key: `status_label` is the status, as shown. */
+const sortAliases: Record<string, string> = { status_label: 'status', primary_contact: 'contact_name' }
+const sortNames = [
+  'name',
+  'created',
+  'updated',
+  'status',
+  'contact_name',
+  'email',
+  'phone',
+  'url',
+  'description',
+  ...sortOnly,
+  ...countFields,
+  'custom.<field>',
+]
 
 /**
  * Checks field names, `has:` targets, sort fields, comparators and count/date values, and returns a copy with
@@ -250,10 +284,23 @@ function normalizeField(expr: Extract<Expr, { kind: 'field' }>): Expr {
 }
 
 function normalizeSort(entry: SortEntry): SortEntry {
-  const { field } = lookupField(leadFields, entry.field)
+  // A custom field keeps its name as written (`sort:custom.Industry`); the search finds it by id or name.
+  const custom = /^custom\./i.exec(entry.field)
+  if (custom) {
+    const name = entry.field.slice(custom[0].length)
+    if (name === '') {
+      throw new SearchQueryError(
+        `Missing custom field name at ${column(entry.offset)}: write sort:custom.<field>`,
+        entry.offset,
+      )
+    }
+    return { ...entry, field: `custom.${name}` }
+  }
+  const { field: looked } = lookupField(leadFields, entry.field)
+  const field = Object.hasOwn(sortAliases, looked) ? (sortAliases[looked] ?? looked) : looked
   if (!sortFields.has(field)) {
     throw new SearchQueryError(
-      `Unknown sort field "${entry.field}" at ${column(entry.offset)}: sort by ${orList(['name', 'created', 'updated', 'date_created', 'date_updated', ...countFields])}`,
+      `Unknown sort field "${entry.field}" at ${column(entry.offset)}: sort by ${orList(sortNames)}`,
       entry.offset,
     )
   }

@@ -353,8 +353,8 @@ async function separateOrg(name: string) {
       return res.json<{ id: string; contacts: { id: string }[] }>()
     },
     /** The fixture names of the leads found, in the order the API answered them, with their total. */
-    async inOrder(query: string): Promise<{ total: number; keys: string[] }> {
-      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } })
+    async inOrder(query: string, headers: Record<string, string> = {}): Promise<{ total: number; keys: string[] }> {
+      const res = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query }, headers })
       expect(res.statusCode, `${query}: ${res.body}`).toBe(200)
       const body = res.json()
       return { total: body.total_results, keys: body.data.map((l: { id: string }) => keys.get(l.id) ?? l.id) }
@@ -771,6 +771,91 @@ describe('text field searches through the trigram index', () => {
   })
 })
 
+describe('sorts by the list columns', () => {
+  // Each column's values are chosen so that a wrong reading gives a different order: text compared by code point
+  // (`Gold` before `bronze`), numbers as text (`10` before `2`), won opportunities counted, completed tasks counted,
+  // a date-only task at midnight UTC rather than in the caller's zone. `Crate` has none of the values: it is last
+  // both ways.
+  let org: Awaited<ReturnType<typeof separateOrg>>
+  beforeAll(async () => {
+    org = await separateOrg('Column Sorts Ltd')
+    const size = (await org.post('/custom_field/lead/', { name: 'Size', type: 'number' })).id as string
+    const tier = (await org.post('/custom_field/lead/', { name: 'Tier', type: 'text' })).id as string
+    const anvil = await org.lead('Anvil', {
+      name: 'Anvil',
+      status: 'Qualified',
+      url: 'https://b.example',
+      description: 'alpha',
+      [`custom.${size}`]: 10,
+      [`custom.${tier}`]: 'Gold',
+      contacts: [{ name: 'zoe', emails: [{ email: 'b@x.example' }], phones: [{ phone: '+1 415 555 0102' }] }],
+    })
+    const bolt = await org.lead('Bolt', {
+      name: 'Bolt',
+      status: 'Customer',
+      url: 'https://a.example',
+      description: 'Beta',
+      [`custom.${size}`]: 2,
+      [`custom.${tier}`]: 'bronze',
+      contacts: [
+        { name: 'Adam', emails: [{ email: 'a@x.example' }], phones: [{ phone: '+1 415 555 0101' }] },
+        { name: 'Aaron', emails: [{ email: '0@x.example' }], phones: [{ phone: '+1 415 555 0100' }] },
+      ],
+    })
+    const crate = await org.lead('Crate', { name: 'Crate', status: 'Potential' })
+    await org.post('/opportunity/', { lead_id: anvil.id, value: 500 })
+    await org.post('/opportunity/', { lead_id: anvil.id, value: 100_000, status: 'Won' })
+    await org.post('/opportunity/', { lead_id: bolt.id, value: 200 })
+    await org.post('/opportunity/', { lead_id: bolt.id, value: 400 })
+    await org.post('/task/', { lead_id: anvil.id, text: 'Date only', date: '2030-01-01' })
+    await org.post('/task/', { lead_id: bolt.id, text: 'At nine', date: '2030-01-01T09:00:00+00:00' })
+    await org.post('/task/', { lead_id: bolt.id, text: 'Done long ago', date: '2020-01-01', is_complete: true })
+    await org.post('/task/', { lead_id: crate.id, text: 'Some day' })
+    ctx.clock.advance(60_000)
+    await org.post('/activity/note/', { lead_id: bolt.id, note: 'First' })
+    ctx.clock.advance(60_000)
+    await org.post('/activity/note/', { lead_id: anvil.id, note: 'Newest' })
+  })
+
+  it.each([
+    ['status', ['Bolt', 'Crate', 'Anvil'], ['Anvil', 'Crate', 'Bolt']],
+    ['status_label', ['Bolt', 'Crate', 'Anvil'], ['Anvil', 'Crate', 'Bolt']],
+    ['contact_name', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['email', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['phone', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['url', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['description', ['Anvil', 'Bolt', 'Crate'], ['Bolt', 'Anvil', 'Crate']],
+    ['custom.Size', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['custom.Tier', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['opportunity_value', ['Anvil', 'Bolt', 'Crate'], ['Bolt', 'Anvil', 'Crate']],
+    // Crate's only activity is its creation, which is not one (decision 0059).
+    ['last_activity', ['Bolt', 'Anvil', 'Crate'], ['Anvil', 'Bolt', 'Crate']],
+    ['next_task', ['Anvil', 'Bolt', 'Crate'], ['Bolt', 'Anvil', 'Crate']],
+  ])('sort:%s, both ways, leads without a value last', async (key, asc, desc) => {
+    expect((await org.inOrder(`sort:${key}`)).keys).toEqual(asc)
+    expect((await org.inOrder(`sort:-${key}`)).keys).toEqual(desc)
+    // With a condition too, and a second sort that only breaks ties.
+    expect((await org.inOrder(`-name:crate sort:${key} sort:name`)).keys).toEqual(asc.filter((k) => k !== 'Crate'))
+  })
+
+  it('sorts by a custom field named by its id, as the list writes it', async () => {
+    const fields = await call(ctx.app, org.org.member.key, 'GET', '/custom_field/lead/')
+    const size = fields.json().data.find((f: { name: string }) => f.name === 'Size').id as string
+    expect((await org.inOrder(`sort:-custom.${size}`)).keys).toEqual(['Anvil', 'Bolt', 'Crate'])
+  })
+
+  it('puts a date-only task at the start of its day in the caller’s zone', async () => {
+    // At -10 the day of 1 January 2030 starts at 10:00 UTC, after Bolt's task at 09:00 UTC.
+    expect((await org.inOrder('sort:next_task', { 'x-tz-offset': '-10' })).keys).toEqual(['Bolt', 'Anvil', 'Crate'])
+  })
+
+  it('refuses a sort by a custom field the organization does not have, at its column', async () => {
+    const res = await call(ctx.app, org.org.member.key, 'GET', '/lead/', { query: { query: 'x sort:custom.Nope' } })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()['field-errors'].query).toBe('Unknown custom field "Nope" (at column 8)')
+  })
+})
+
 describe('pages walked in index order and pages sorted', () => {
   // A small page of many matches walks the sort index; a large page of few matches reads and sorts them. Both must
   // give the same order, nameless leads last and all.
@@ -782,6 +867,9 @@ describe('pages walked in index order and pages sorted', () => {
     'sort:name sort:-created',
     'has:contacts sort:-name',
     'sort:updated',
+    'sort:status',
+    'sort:-contact_name',
+    'sort:last_activity sort:name',
   ])('%s pages one lead at a time in the order of the whole list', async (sort) => {
     const paged = await separateOrg(`Paged ${sort}`)
     for (const name of ['beta', 'alpha', 'Émile', null, 'Alpha', 'Zed', null, 'beta']) {

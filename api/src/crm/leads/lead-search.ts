@@ -19,6 +19,8 @@ import { resolveDateDays, resolveDateValue, type DateRange } from '../../platfor
 import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
 import { SearchQueryError } from '../../platform/text/search-parse.js'
 import { normalizeLeadQuery, parseLeadQuery, type Expr, type SortEntry } from './lead-search-parse.js'
+import { dateSortKey } from '../tasks/task-list.js'
+import { lastActivityOfLead } from './lead-summary-repo.js'
 import type { Comparator } from '../../platform/text/search-tree.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -555,10 +557,87 @@ function sortOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilde
       ]
     }
     if (counted(s.field) !== undefined) return [sql`${countOf(s.field)} ${dir}`]
+    const value = valueSort(s.field, ctx)
+    // Leads without a value last in both directions; the value read once per lead (a `case` would read it again).
+    if (value !== undefined) {
+      const key = value.text
+        ? sql`${folded(sql`nullif(${value.value}, '')`, ctx.dialect)}${codePoints(ctx)}`
+        : value.value
+      return [sql`${key} ${dir} nulls last`]
+    }
     const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
     if (walk || i > 0) return [sql`${column} ${dir}`]
     return [ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`]
   })
+}
+
+/** A sort by a value read for each lead (`text` ones compare case-insensitively); nothing walks such an order. */
+interface ValueSort {
+  value: RawBuilder<unknown>
+  text: boolean
+}
+
+/** The lead's first contact, in the lead's contact order (lead-rows.ts's contactsOfLeads). */
+const FIRST_CONTACT = sql`order by c.date_created, c.position, c.id`
+
+/**
+ * What a lead is sorted by for the sort keys that are not its name, a date or a count: the values the leads list
+ * shows in those columns (web/src/features/leads/lead-columns.ts), each read through an index of the lead's rows.
+ */
+function valueSort(field: string, ctx: CompileContext): ValueSort | undefined {
+  const ofLead = sql`lead_id = lead.id and organization_id = lead.organization_id`
+  switch (field) {
+    case 'status':
+      return { value: sql`(select label from lead_status where id = lead.status_id)`, text: true }
+    case 'contact_name':
+      return {
+        value: sql`(select c.name from contact c where c.lead_id = lead.id and c.organization_id = lead.organization_id ${FIRST_CONTACT} limit 1)`,
+        text: true,
+      }
+    case 'email_address':
+    case 'phone': {
+      const [table, column] = field === 'phone' ? ['contact_phone', 'phone'] : ['contact_email', 'email']
+      return {
+        value: sql`(select i.${sql.ref(column)} from ${sql.table(table)} i join contact c on c.id = i.contact_id
+          where i.lead_id = lead.id and i.organization_id = lead.organization_id ${FIRST_CONTACT}, i.position limit 1)`,
+        text: true,
+      }
+    }
+    case 'url':
+      return { value: sql.ref('lead.url'), text: true }
+    case 'description':
+      return { value: sql.ref('lead.description'), text: true }
+    case 'last_activity':
+      return { value: lastActivityOfLead(), text: false }
+    case 'next_task':
+      // When the first open task with a date stands in the caller's zone, as the list's Next task column shows it.
+      return {
+        value: sql`(select min(${dateSortKey(ctx.dialect, ctx.tzOffsetHours)}${codePoints(ctx)}) from task
+          where ${ofLead} and is_complete = 0 and is_dateless = 0)`,
+        text: false,
+      }
+    case 'opportunity_value':
+      // Added up whatever their currency: a list sorts by amount, as most teams sell in one.
+      return {
+        value: sql`(select sum(o.value) from opportunity o join opportunity_status s on s.id = o.status_id
+          where o.lead_id = lead.id and o.organization_id = lead.organization_id and s.type = 'active')`,
+        text: false,
+      }
+    default:
+      return field.startsWith('custom.') ? customSort(field, ctx) : undefined
+  }
+}
+
+/** A custom field's first value: a number field's as a number, the rest as text (dates sort as their ISO text). */
+function customSort(field: string, ctx: CompileContext): ValueSort {
+  // Known to exist: checkSorts refused the search otherwise, at the sort's column.
+  const def = findCustomField(field, ctx, 0)
+  const column = sql.ref(def.type === 'number' ? 'value_number' : 'value_text')
+  return {
+    value: sql`(select ${column} from custom_value where object_id = lead.id and field_id = ${def.id}
+      and lead_id = lead.id and organization_id = lead.organization_id order by position limit 1)`,
+    text: def.type !== 'number',
+  }
 }
 
 /** The C collation compares by code point, as SQLite does. */
@@ -568,7 +647,7 @@ function codePoints(ctx: CompileContext): RawBuilder<unknown> {
 
 /** Sorts a page can walk an index for: by name (the search rows' index) or by a date (the lead's). */
 function walkable(sort: Sort | undefined): boolean {
-  return sort === undefined || counted(sort.field) === undefined
+  return sort === undefined || ['name', 'date_created', 'date_updated'].includes(sort.field)
 }
 
 /** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
@@ -679,6 +758,15 @@ function parseSearch(text: string): { where: Expr | null; sort: SortEntry[] } {
   }
 }
 
+/** A search's sorts by custom fields name fields the organization has. */
+function checkSorts(sorts: readonly SortEntry[], ctx: CompileContext): void {
+  for (const entry of sorts) if (entry.field.startsWith('custom.')) findCustomField(entry.field, ctx, entry.offset)
+}
+
+function sortsByCustomField(sorts: readonly SortEntry[]): boolean {
+  return sorts.some((entry) => entry.field.startsWith('custom.'))
+}
+
 /** What compiling a search's condition needs of the organization: its lead fields, and on SQLite its rowids. */
 async function compileContext(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>, empty: boolean) {
   const [defs, rowids] = empty
@@ -705,7 +793,8 @@ export async function searchLeads(
   search: LeadSearch,
 ): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
   const parsed = parseSearch(search.query)
-  const ctx = await compileContext(db, search, parsed.where === null)
+  const ctx = await compileContext(db, search, parsed.where === null && !sortsByCustomField(parsed.sort))
+  checkSorts(parsed.sort, ctx)
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
@@ -748,7 +837,10 @@ export async function searchLeads(
 /** Checks a search as `searchLeads` reads it, without running it: a ValidationError on `query` when it cannot be. */
 export async function checkLeadSearch(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>): Promise<void> {
   const parsed = parseSearch(search.query)
-  if (parsed.where !== null) compile(parsed.where, await compileContext(db, search, false))
+  if (parsed.where === null && !sortsByCustomField(parsed.sort)) return
+  const ctx = await compileContext(db, search, false)
+  checkSorts(parsed.sort, ctx)
+  if (parsed.where !== null) compile(parsed.where, ctx)
 }
 
 /**

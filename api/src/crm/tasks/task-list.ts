@@ -170,7 +170,7 @@ function inList(column: RawBuilder<unknown>, wanted: string[]): RawBuilder<SqlBo
  * The instant a task stands at for a caller, as a wire timestamp: its own for a timed task, the start of its day in
  * the caller's zone for a date-only one. Text order is time order on both dialects.
  */
-function dateSortKey(dialect: Dialect, offsetHours: number): RawBuilder<string> {
+export function dateSortKey(dialect: Dialect, offsetHours: number): RawBuilder<string> {
   const minutes = Math.round(-offsetHours * 60)
   if (dialect === 'sqlite') {
     const shift = `${minutes >= 0 ? '+' : ''}${String(minutes)} minutes`

@@ -9,6 +9,7 @@ export const SCENARIO_KEYS = [
   'search-fields',
   'search-dates',
   'palette',
+  'sort-columns',
   'report',
 ] as const
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number]

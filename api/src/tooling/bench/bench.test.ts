@@ -231,6 +231,7 @@ describe('bench helpers', () => {
       'search-fields',
       'search-dates',
       'palette',
+      'sort-columns',
       'report',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])

@@ -47,7 +47,7 @@ describe('the leads list’s columns', () => {
       'custom.cf_size': 42,
       'custom.cf_tags': ['a', 'b'],
     } as unknown as Lead
-    const byId = (id: string) => ({ id, label: id })
+    const byId = (id: string) => ({ id, label: id, sort: id })
     expect(cellText(lead, byId('contact'))).toBe('Ann')
     expect(cellText(lead, byId('email'))).toBe('bo@acme.example')
     expect(cellText(lead, byId('phone'))).toBe('+1 415 555 0100')
@@ -74,13 +74,21 @@ describe('Last activity and Next task', () => {
       tasks: [task('2026-03-01', true), 'not a task', task('2026-03-05T09:30:00.000000+00:00'), task('2026-03-09')],
     } as unknown as Lead
     expect(nextTaskDate(lead)).toBe('2026-03-05T09:30:00.000000+00:00')
-    expect(cellText(lead, { id: 'next_task', label: 'Next task' })).toBe('2026-03-05T09:30:00.000000+00:00')
+    expect(cellText(lead, { id: 'next_task', label: 'Next task', sort: 'next_task' })).toBe(
+      '2026-03-05T09:30:00.000000+00:00',
+    )
     expect(nextTaskDate({ tasks: [task('2026-03-02', false, true), task('2026-03-03')] })).toBe('2026-03-03')
     // Only dateless tasks, or none: no date.
     expect(nextTaskDate({ tasks: [task('2026-03-01', true)] })).toBeNull()
-    expect(cellText({ contacts: [], tasks: [] } as unknown as Lead, { id: 'next_task', label: 'Next task' })).toBe('')
+    expect(
+      cellText({ contacts: [], tasks: [] } as unknown as Lead, {
+        id: 'next_task',
+        label: 'Next task',
+        sort: 'next_task',
+      }),
+    ).toBe('')
     // The last activity is not the lead's to say.
-    expect(cellText(lead, { id: 'last_activity', label: 'Last activity' })).toBe('')
+    expect(cellText(lead, { id: 'last_activity', label: 'Last activity', sort: 'last_activity' })).toBe('')
   })
 })
 
@@ -98,6 +106,28 @@ describe('sorting by a header', () => {
     expect(sortOf('acme sort:name sort:-created', 'name')).toBe('asc')
     expect(sortOf('acme sort:name sort:-created', 'created')).toBeUndefined()
     expect(sortOf('acme', 'name')).toBeUndefined()
+    expect(sortOf('sort:-Status_Label', 'status')).toBe('desc')
+    expect(sortOf('sort:email_address', 'email')).toBe('asc')
+    expect(sortOf('sort:-custom.cf_AbC', 'custom.cf_AbC')).toBe('desc')
+    expect(sortOf('sort:custom.cf_AbC', 'custom.cf_Other')).toBeUndefined()
+  })
+
+  it('gives every column a sort key the search language takes', () => {
+    const columns = availableColumns([{ id: 'cf_Size1', name: 'Size' } as CustomField])
+    expect(columns.map((c) => c.sort)).toEqual([
+      'status',
+      'contact_name',
+      'email',
+      'phone',
+      'url',
+      'description',
+      'opportunity_value',
+      'last_activity',
+      'next_task',
+      'created',
+      'updated',
+      'custom.cf_Size1',
+    ])
   })
 
   it('splits terms in one pass, quotes and parentheses kept whole', () => {

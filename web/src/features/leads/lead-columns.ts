@@ -8,23 +8,23 @@ import { formatMoney } from '@leadline/shared/money'
 export interface LeadColumn {
   id: string
   label: string
-  /** The search's `sort:` key a click on the header sorts by, where the API sorts by this column. */
-  sort?: 'name' | 'created' | 'updated'
+  /** The search's `sort:` key a click on the header sorts by (every column has one). */
+  sort: string
 }
 
 /** Name is always the first column: it is the row's link. */
 export const NAME_COLUMN: LeadColumn = { id: 'name', label: 'Name', sort: 'name' }
 
 const FIXED: LeadColumn[] = [
-  { id: 'status', label: 'Status' },
-  { id: 'contact', label: 'Primary contact' },
-  { id: 'email', label: 'Primary email' },
-  { id: 'phone', label: 'Primary phone' },
-  { id: 'url', label: 'Website' },
-  { id: 'description', label: 'Description' },
-  { id: 'opportunity_value', label: 'Open opportunities' },
-  { id: 'last_activity', label: 'Last activity' },
-  { id: 'next_task', label: 'Next task' },
+  { id: 'status', label: 'Status', sort: 'status' },
+  { id: 'contact', label: 'Primary contact', sort: 'contact_name' },
+  { id: 'email', label: 'Primary email', sort: 'email' },
+  { id: 'phone', label: 'Primary phone', sort: 'phone' },
+  { id: 'url', label: 'Website', sort: 'url' },
+  { id: 'description', label: 'Description', sort: 'description' },
+  { id: 'opportunity_value', label: 'Open opportunities', sort: 'opportunity_value' },
+  { id: 'last_activity', label: 'Last activity', sort: 'last_activity' },
+  { id: 'next_task', label: 'Next task', sort: 'next_task' },
   { id: 'date_created', label: 'Created', sort: 'created' },
   { id: 'date_updated', label: 'Updated', sort: 'updated' },
 ]
@@ -34,7 +34,7 @@ export const DEFAULT_COLUMN_IDS = ['status', 'contact', 'date_updated']
 
 /** Every column a list can show after Name: the fixed ones, then each lead custom field in the organization's order. */
 export function availableColumns(fields: readonly CustomField[]): LeadColumn[] {
-  return [...FIXED, ...fields.map((f) => ({ id: `custom.${f.id}`, label: f.name }))]
+  return [...FIXED, ...fields.map((f) => ({ id: `custom.${f.id}`, label: f.name, sort: `custom.${f.id}` }))]
 }
 
 /** The chosen columns that exist, in the chosen order; unknown ids (a deleted field) are left out. */
@@ -117,14 +117,24 @@ export function nextTaskDate(lead: Pick<Lead, 'tasks'>): string | null {
   return null
 }
 
+/** Other names the search language takes for a header's sort key (lead-search-parse.ts in the API). */
+const SORT_ALIASES = new Map([
+  ['date_created', 'created'],
+  ['date_updated', 'updated'],
+  ['company', 'name'],
+  ['email_address', 'email'],
+  ['status_label', 'status'],
+  ['primary_contact', 'contact_name'],
+])
+
 /** The direction a search sorts by `key`, when its `sort:` clauses lead with it. */
 export function sortOf(query: string, key: string): 'asc' | 'desc' | undefined {
   const first = searchTerms(query).find((t) => t.toLowerCase().startsWith('sort:'))
   if (first === undefined) return undefined
+  // The API reads sort keys without regard to case (a custom field's id aside, which is unique either way).
   const value = first.slice('sort:'.length).toLowerCase()
-  const aliases: Record<string, string> = { date_created: 'created', date_updated: 'updated' }
   const name = value.replace(/^-/, '')
-  if ((aliases[name] ?? name) !== key) return undefined
+  if ((SORT_ALIASES.get(name) ?? name) !== key.toLowerCase()) return undefined
   return value.startsWith('-') ? 'desc' : 'asc'
 }
 

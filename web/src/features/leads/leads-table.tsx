@@ -113,8 +113,7 @@ export function LeadsTable({
                 />
               </th>
               {shown.map((column) => {
-                const direction = column.sort === undefined ? undefined : sortOf(query ?? '', column.sort)
-                const key = column.sort
+                const direction = sortOf(query ?? '', column.sort)
                 return (
                   <th
                     key={column.id}
@@ -122,20 +121,16 @@ export function LeadsTable({
                     className={cx('px-4 py-2.5', hiddenOnSmall(column.id))}
                     aria-sort={direction === undefined ? undefined : direction === 'asc' ? 'ascending' : 'descending'}
                   >
-                    {key === undefined ? (
-                      column.label
-                    ) : (
-                      <button
-                        type="button"
-                        className={cx('uppercase hover:text-slate-900', focusRing)}
-                        onClick={() => {
-                          onSort(withSort(query ?? '', key, direction === 'asc' ? 'desc' : 'asc'))
-                        }}
-                      >
-                        {column.label}
-                        <span aria-hidden="true">{direction === 'asc' ? ' ▲' : direction === 'desc' ? ' ▼' : ''}</span>
-                      </button>
-                    )}
+                    <button
+                      type="button"
+                      className={cx('uppercase hover:text-slate-900', focusRing)}
+                      onClick={() => {
+                        onSort(withSort(query ?? '', column.sort, direction === 'asc' ? 'desc' : 'asc'))
+                      }}
+                    >
+                      {column.label}
+                      <span aria-hidden="true">{direction === 'asc' ? ' ▲' : direction === 'desc' ? ' ▼' : ''}</span>
+                    </button>
                   </th>
                 )
               })}
