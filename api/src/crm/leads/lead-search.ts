@@ -545,30 +545,45 @@ interface Page {
  * planner. A count (`sort:activities`) is computed for each match, which is then sorted: no index holds it.
  */
 function sortOrder(sorts: Sort[], ctx: CompileContext, walk: boolean): RawBuilder<unknown>[] {
-  return sorts.flatMap((s, i) => {
+  return sortTerms(sorts, ctx, walk).map((t) => sql`${t.key} ${t.dir}`)
+}
+
+/** One `order by` term: what is compared, and how (`asc`, `desc`, with `nulls last` where it says so). */
+interface SortTerm {
+  key: RawBuilder<unknown>
+  dir: RawBuilder<unknown>
+}
+
+function sortTerms(sorts: Sort[], ctx: CompileContext, walk: boolean): SortTerm[] {
+  return sorts.flatMap((s, i): SortTerm[] => {
     const dir = sql.raw(s.direction)
     if (s.field === 'name') {
       return [
         // Nameless leads last in both directions; then case-insensitively by code point, the same on both
         // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
-        sql`case when lead.name is null then 1 else 0 end`,
-        sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)} ${dir}`,
-        sql`lead.name${codePoints(ctx)} ${dir}`,
+        { key: sql`case when lead.name is null then 1 else 0 end`, dir: sql.raw('asc') },
+        { key: sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)}`, dir },
+        { key: sql`lead.name${codePoints(ctx)}`, dir },
       ]
     }
-    if (counted(s.field) !== undefined) return [sql`${countOf(s.field)} ${dir}`]
+    if (counted(s.field) !== undefined) return [{ key: countOf(s.field), dir }]
     const value = valueSort(s.field, ctx)
     // Leads without a value last in both directions; the value read once per lead (a `case` would read it again).
     if (value !== undefined) {
       const key = value.text
         ? sql`${folded(sql`nullif(${value.value}, '')`, ctx.dialect)}${codePoints(ctx)}`
         : value.value
-      return [sql`${key} ${dir} nulls last`]
+      return [{ key, dir: sql.raw(`${s.direction} nulls last`) }]
     }
     const column = sql.ref(s.field === 'date_created' ? 'lead.date_created' : 'lead.date_updated')
-    if (walk || i > 0) return [sql`${column} ${dir}`]
-    return [ctx.dialect === 'postgres' ? sql`${column} || '' ${dir}` : sql`+${column} ${dir}`]
+    if (walk || i > 0) return [{ key: column, dir }]
+    return [{ key: ctx.dialect === 'postgres' ? sql`${column} || ''` : sql`+${column}`, dir }]
   })
+}
+
+/** A sort whose key is worked out for each lead (a count or a column's value) rather than read from the row. */
+function computed(sort: Sort): boolean {
+  return !['name', 'date_created', 'date_updated'].includes(sort.field)
 }
 
 /** A sort by a value read for each lead (`text` ones compare case-insensitively); nothing walks such an order. */
@@ -647,12 +662,13 @@ function codePoints(ctx: CompileContext): RawBuilder<unknown> {
 
 /** Sorts a page can walk an index for: by name (the search rows' index) or by a date (the lead's). */
 function walkable(sort: Sort | undefined): boolean {
-  return sort === undefined || ['name', 'date_created', 'date_updated'].includes(sort.field)
+  return sort === undefined || !computed(sort)
 }
 
 /** A page in any order, by walking the first sort's date index (`walk`) or by reading and sorting the matches. */
 async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean): Promise<LeadRow[]> {
   const [first] = page.sorts
+  if (page.sorts.some(computed)) return readComputedPage(db, ctx, page)
   const order = sortOrder(page.sorts, ctx, walk)
   const hint =
     walk && ctx.dialect === 'sqlite' && first !== undefined && first.field !== 'name'
@@ -665,6 +681,26 @@ async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean):
   const { rows } = await sql<LeadRow>`select lead.* from lead${hint}
     where lead.organization_id = ${ctx.organizationId} and ${page.condition}
     order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
+  return rows
+}
+
+/**
+ * A page sorted by keys worked out per lead: the matches' ids are sorted with their keys (each key computed once),
+ * and only the page's leads are read whole. Sorting the whole rows instead carried every match's row through the
+ * sorter, three times slower at 100,000 leads (decision 0060).
+ */
+async function readComputedPage(db: Db, ctx: CompileContext, page: Page): Promise<LeadRow[]> {
+  const terms = sortTerms(page.sorts, ctx, false)
+  const alias = (i: number) => sql.ref(`page.page_key_${String(i)}`)
+  const keys = terms.map((t, i) => sql`${t.key} as ${sql.ref(`page_key_${String(i)}`)}`)
+  const inner = terms.map((t, i) => sql`${sql.ref(`page_key_${String(i)}`)} ${t.dir}`)
+  const outer = terms.map((t, i) => sql`${alias(i)} ${t.dir}`)
+  const { rows } = await sql<LeadRow>`select lead.* from (
+      select lead.id as page_id, ${sql.join(keys)} from lead
+      where lead.organization_id = ${ctx.organizationId} and ${page.condition}
+      order by ${sql.join(inner)}, lead.id desc limit ${page.limit} offset ${page.skip}
+    ) as page join lead on lead.id = page.page_id
+    order by ${sql.join(outer)}, lead.id desc`.execute(db)
   return rows
 }
 

@@ -184,6 +184,8 @@ describe('Smart Views', () => {
       [{ name: 'x'.repeat(256) }, 'name'],
       [{ name: 'x', query: 'status:(' }, 'query'],
       [{ name: 'x', query: 'custom.Nope:1' }, 'query'],
+      [{ name: 'x', query: 'sort:custom.Nope' }, 'query'],
+      [{ name: 'x', query: 'acme sort:-color' }, 'query'],
       [{ name: 'x', shared_with: ['orga_someoneelse'] }, 'shared_with'],
       [{ name: 'x', is_shared: false, shared_with: [ctx.org.id] }, 'shared_with'],
       [{ name: 'x', selected_fields: [{ id: '' }] }, 'selected_fields.0.id'],
