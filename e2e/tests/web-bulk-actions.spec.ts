@@ -1,8 +1,9 @@
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
 import { demoUser, expectAccessible, jsonList, leadStatusLabels, signInAs } from '../journeys.js'
 
-// Bulk actions on the leads list: a rep selects every lead a search matches (more than a page), sets their status in
-// the background, watches it finish, and undoes it from the toast; a bulk delete asks for the count to be typed.
+// Bulk actions on the leads list: a rep selects every lead a search matches (thousands), sets their status in the
+// background, watches its progress part-way and its end, and undoes it from the toast; a bulk delete asks for the
+// count to be typed.
 
 async function makeLeads(crm: CrmClient, prefix: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i += 1)
@@ -14,42 +15,71 @@ async function statusesOf(crm: CrmClient, prefix: string): Promise<string[]> {
   return jsonList(found.data).map((lead) => String(lead.status_label))
 }
 
-test('a rep selects all matching leads, sets their status, watches it finish, then undoes it', async ({
+/** How many leads whose names hold `prefix` have the status `label`. */
+async function countWithStatus(crm: CrmClient, prefix: string, label: string): Promise<number> {
+  const query = `name:"${prefix}" status:"${label}"`
+  const found = await crm.request('GET', `lead/?query=${encodeURIComponent(query)}&_limit=1`)
+  return Number(found.total_results)
+}
+
+/** `n` leads in one CSV import through the API (creating thousands one by one would take the journey's time). */
+async function importLeads(crm: CrmClient, apiUrl: string, prefix: string, n: number): Promise<void> {
+  const rows = Array.from({ length: n }, (_, i) => `${prefix} ${String(i + 1).padStart(5, '0')}`)
+  const upload = await fetch(`${apiUrl}/api/v1/import/?filename=bulk.csv`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${crm.key}:`).toString('base64')}`, 'content-type': 'text/csv' },
+    body: ['Company', ...rows].join('\n'),
+  })
+  expect(upload.status).toBe(201)
+  const made = (await upload.json()) as { id: string }
+  await crm.request('POST', `import/${made.id}/run/`)
+  await expect
+    .poll(async () => (await crm.request('GET', `import/${made.id}/`)).status, { timeout: 60_000 })
+    .toBe('done')
+}
+
+test('a rep selects all matching leads, sets their status, watches its progress, then undoes it', async ({
   page,
   demoStack,
 }) => {
   const rep = demoUser(demoStack.users, 'rep')
   const crm = new CrmClient(demoStack.apiUrl, rep.api_key)
   const prefix = `Bulkwalker ${String(Date.now()).slice(-6)}`
-  await makeLeads(crm, prefix, 55)
+  // Enough leads for the job to take a few batches (500 a transaction), so its progress shows between them.
+  await importLeads(crm, demoStack.apiUrl, prefix, 5000)
   const before = await statusesOf(crm, prefix)
   const target = (await leadStatusLabels(crm)).find((label) => !before.includes(label)) ?? ''
+  expect(await countWithStatus(crm, prefix, target)).toBe(0)
 
   await signInAs(page, rep)
   await page.getByRole('link', { name: 'Leads', exact: true }).first().click()
   await page.getByRole('textbox', { name: 'Search leads' }).fill(`name:"${prefix}"`)
   await page.getByRole('button', { name: 'Search', exact: true }).click()
-  await expect(page.getByText('55 leads', { exact: true })).toBeVisible()
+  await expect(page.getByText('5,000 leads', { exact: true })).toBeVisible()
 
   await page.getByRole('checkbox', { name: 'Select every loaded lead' }).check()
   const bar = page.getByRole('region', { name: 'Selected leads' })
   await expect(bar.getByText('50 leads selected')).toBeVisible()
-  await bar.getByRole('button', { name: 'Select all 55 leads matching' }).click()
-  await expect(bar.getByText('All 55 leads matching are selected')).toBeVisible()
+  await bar.getByRole('button', { name: 'Select all 5,000 leads matching' }).click()
+  await expect(bar.getByText('All 5,000 leads matching are selected')).toBeVisible()
   await expectAccessible(page)
 
   await bar.getByRole('button', { name: 'Edit selected leads' }).click()
-  const dialog = page.getByRole('dialog', { name: 'Edit 55 leads' })
+  const dialog = page.getByRole('dialog', { name: 'Edit 5,000 leads' })
   await dialog.getByRole('combobox', { name: 'New status' }).selectOption({ label: target })
   await expectAccessible(page)
-  await dialog.getByRole('button', { name: 'Apply to 55 leads' }).click()
+  await dialog.getByRole('button', { name: 'Apply to 5,000 leads' }).click()
   await expect(dialog).toHaveCount(0)
 
-  // The job's progress, then what it did; the list shows the new status.
-  await expect(page.getByRole('status').filter({ hasText: 'Bulk edit: 55 of 55 leads changed.' })).toBeVisible()
+  // The job's progress part-way (some leads changed, not all), then what it did; the list shows the new status.
+  await expect(page.getByRole('progressbar', { name: 'Bulk edit progress' })).toBeVisible()
+  await expect(page.getByRole('status').getByText(/^[1-9][\d,]* of 5,000 leads$/)).toBeVisible()
+  await expect(page.getByRole('status').filter({ hasText: 'Bulk edit: 5,000 of 5,000 leads changed.' })).toBeVisible({
+    timeout: 60_000,
+  })
   const table = page.getByRole('table', { name: 'Leads' })
   await expect(table.getByText(target, { exact: true }).first()).toBeVisible()
-  expect(new Set(await statusesOf(crm, prefix))).toEqual(new Set([target]))
+  expect(await countWithStatus(crm, prefix, target)).toBe(5000)
 
   const toast = page.getByRole('region', { name: 'Notifications' }).getByRole('status').filter({
     hasText: 'Bulk edit done',
@@ -57,8 +87,11 @@ test('a rep selects all matching leads, sets their status, watches it finish, th
   await expect(toast).toBeVisible()
   await expectAccessible(page)
   await toast.getByRole('button', { name: 'Undo' }).click()
-  await expect(page.getByRole('status').filter({ hasText: 'Undone: 55 leads put back.' })).toBeVisible()
+  await expect(page.getByRole('status').filter({ hasText: 'Undone: 5,000 leads put back.' })).toBeVisible({
+    timeout: 60_000,
+  })
   await expect(table.getByText(target, { exact: true })).toHaveCount(0)
+  expect(await countWithStatus(crm, prefix, target)).toBe(0)
   expect((await statusesOf(crm, prefix)).toSorted()).toEqual(before.toSorted())
 })
 
