@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildApp, REDACTED_PATHS } from './app.js'
 import { loadConfig, type Config } from '../platform/config.js'
-import { openDatabase, type Db } from '../platform/data/database.js'
+import { isPostgresUrl, openDatabase, type Db } from '../platform/data/database.js'
+import { createWriteLockBuffer, writeLock } from '../platform/data/sqlite-write-lock.js'
 import { migrateToLatest } from '../platform/data/migrate.js'
 import { resealSecrets } from '../platform/security/stored-secrets.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from '../crm/leads/lead-search-index.js'
@@ -32,6 +33,12 @@ import { purgeUnboundUploads, UPLOAD_RETENTION_HOURS } from '../email/attachment
 import { createExportWorker } from '../integrations/exports/export-worker.js'
 import { purgeOldExports } from '../integrations/exports/export-repo.js'
 import { createImportWorker } from '../integrations/imports/import-worker.js'
+import {
+  createImportThreadHost,
+  IMPORT_THREAD_SQLITE_CACHE_MB,
+  importThreadFile,
+  type ImportThreadHost,
+} from '../integrations/imports/import-thread-host.js'
 import { createBulkActionWorker } from '../integrations/bulk-actions/bulk-action-worker.js'
 import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-repo.js'
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
@@ -46,6 +53,13 @@ export interface ServeOptions {
   logTo?: 'stdout' | 'stderr'
   /** How often archived system tasks and old events are purged; an hour unless a test wants sooner. */
   retentionIntervalMs?: number
+  /**
+   * The compiled import thread (`import-thread.js`) imports run on; by default the one beside the compiled api, and
+   * none (imports on the api's own thread) when the api runs from its TypeScript sources. Null: none.
+   */
+  importThreadFile?: string | null
+  /** Rows a batch of the import thread (tests use small ones); IMPORT_BATCH unless given. */
+  importBatchSize?: number
 }
 
 export interface Server {
@@ -54,6 +68,8 @@ export interface Server {
   url: string
   /** The SMTP receiver, when `LEADLINE_SMTP_RECEIVE_PORT` is set. */
   emailReceiver: EmailReceiver | undefined
+  /** The thread imports run on, when they run on one (docs/decisions/0053). */
+  importThread: ImportThreadHost | undefined
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>
 }
@@ -64,7 +80,16 @@ export interface Server {
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
-  const database = openDatabase(config.databaseUrl, { sqliteCacheMb: config.sqliteCacheMb })
+  // Imports run on a thread of their own, with its own connection and a bounded heap (docs/decisions/0053), unless
+  // there is no compiled thread to run or the database is an in-memory SQLite one (no other connection can open
+  // it). On SQLite the two connections take turns to write through a lock they share (sqlite-write-lock.ts).
+  const threadFile = options.importThreadFile === undefined ? importThreadFile() : options.importThreadFile
+  const useThread = threadFile !== null && threadFile !== undefined && !config.databaseUrl.endsWith(':memory:')
+  const writeLockBuffer = useThread && !isPostgresUrl(config.databaseUrl) ? createWriteLockBuffer() : undefined
+  const database = openDatabase(config.databaseUrl, {
+    sqliteCacheMb: config.sqliteCacheMb,
+    ...(writeLockBuffer === undefined ? {} : { writeLock: { buffer: writeLockBuffer, party: 'api' as const } }),
+  })
   // Log lines are written in the background: a slow terminal or pipe must not hold up the requests being logged.
   const logDestination = pino.destination({ dest: options.logTo === 'stderr' ? 2 : 1, sync: false })
   const flushLog = () => {
@@ -217,17 +242,37 @@ export async function serve(options: ServeOptions): Promise<Server> {
   })
   exportWorker.start()
   // Every api process runs imports too; a job is resumed by whichever claims it (docs/decisions/0053).
-  const importWorker = createImportWorker({
-    db: database.db,
-    dialect: database.dialect,
-    reader: database.reader,
-    clock: systemClock,
-    appUrl: config.appUrl,
-    sink: app.eventSink,
-    onError: (error, what) => {
-      app.log.error({ err: error }, `imports: ${what} failed`)
-    },
-  })
+  const onImportError = (error: unknown, what: string) => {
+    app.log.error({ err: error }, `imports: ${what} failed`)
+  }
+  const importThread = !useThread
+    ? undefined
+    : createImportThreadHost({
+        db: database.db,
+        clock: systemClock,
+        file: threadFile,
+        ...(writeLockBuffer === undefined ? {} : { writeLock: writeLock(writeLockBuffer, 'api') }),
+        data: {
+          databaseUrl: config.databaseUrl,
+          sqliteCacheMb: Math.min(config.sqliteCacheMb, IMPORT_THREAD_SQLITE_CACHE_MB),
+          appUrl: config.appUrl,
+          leadWebhookUrl: config.leadWebhookUrl,
+          writeLockBuffer,
+          ...(options.importBatchSize === undefined ? {} : { batchSize: options.importBatchSize }),
+        },
+        onError: onImportError,
+      })
+  const importWorker =
+    importThread ??
+    createImportWorker({
+      db: database.db,
+      dialect: database.dialect,
+      reader: database.reader,
+      clock: systemClock,
+      appUrl: config.appUrl,
+      sink: app.eventSink,
+      onError: onImportError,
+    })
   importWorker.start()
   // And bulk actions, each taken up again where it stopped by whichever claims it (docs/decisions/0057).
   const bulkActionWorker = createBulkActionWorker({
@@ -286,7 +331,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
     return closing
   }
-  return { app, url, emailReceiver, close }
+  return { app, url, emailReceiver, importThread, close }
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */

@@ -86,6 +86,11 @@ export function importRequested(): void {
   requests.requested()
 }
 
+/** Calls `listener` whenever this process asks for an import (the import thread's host passes it on); stops when called. */
+export function onImportRequested(listener: () => void): () => void {
+  return requests.listen(listener)
+}
+
 export interface ImportWorkerOptions extends JobWorkerOptions {
   sink: EventSink
   meta?: MetaCache

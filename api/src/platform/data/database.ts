@@ -16,6 +16,7 @@ import {
 } from 'kysely'
 import pg from 'pg'
 import { foldCase } from '../text/text.js'
+import { LockedSqliteDialect, writeLock, type WriteLockParty } from './sqlite-write-lock.js'
 
 export interface OrganizationTable {
   id: string
@@ -956,7 +957,19 @@ export function postgresSessionOptions(env: NodeJS.ProcessEnv = process.env): st
  * Opens `sqlite:<path>` (folder created) or `postgres://…`. Migrations are a separate step.
  * `log` is Kysely's query log (the query-plan tests read the SQL the app runs from it).
  */
-export function openDatabase(url: string, options: { log?: LogConfig; sqliteCacheMb?: number } = {}): DatabaseHandle {
+const PRAGMA = /^\s*pragma\b/i
+
+export interface OpenOptions {
+  log?: LogConfig
+  sqliteCacheMb?: number
+  /**
+   * SQLite: the write lock this connection shares with another thread's connection to the same file (the import
+   * thread, decision 0053), and which side of it this one is.
+   */
+  writeLock?: { buffer: SharedArrayBuffer; party: WriteLockParty }
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({ connectionString: url, max: 10, options: postgresSessionOptions() })
@@ -980,14 +993,28 @@ export function openDatabase(url: string, options: { log?: LogConfig; sqliteCach
   // its pages from the operating system again on every run. The pages are allocated as they are used.
   const cacheKib = Math.round((options.sqliteCacheMb ?? DEFAULT_SQLITE_CACHE_MB) * 1024)
   sqlite.pragma(`cache_size = -${String(cacheKib)}`)
-  // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot).
-  sqlite.pragma('optimize = 0x10002')
+  // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot). Not by the import
+  // thread's connection: it may write, outside the lock the thread shares with the api (the api's does it).
+  const importThread = options.writeLock?.party === 'import'
+  if (!importThread) sqlite.pragma('optimize = 0x10002')
   // SQLite's lower() folds only ASCII; searches use this one so `name:école` finds "ÉCOLE" as on Postgres.
   sqlite.function('leadline_lower', { deterministic: true }, (value: unknown) =>
     typeof value === 'string' ? foldCase(value) : null,
   )
   const cached = withStatementCache(sqlite)
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }), ...log })
+  const shared = options.writeLock
+  const dialect =
+    shared === undefined
+      ? new SqliteDialect({ database: cached })
+      : new LockedSqliteDialect(
+          { database: cached },
+          writeLock(shared.buffer, shared.party),
+          // better-sqlite3's own reading of the statement (an `update … returning` returns rows and writes); a
+          // pragma counts as a write, as SQLite calls `pragma optimize` read-only and it may run ANALYZE.
+          (sqlText) =>
+            PRAGMA.test(sqlText) || !(cached.prepare(sqlText) as unknown as SqliteDatabase.Statement).readonly,
+        )
+  const db = new Kysely<Tables>({ dialect, ...log })
   // An in-memory database has one connection only; its reader shares it.
   const reader =
     file === ':memory:'
@@ -995,7 +1022,7 @@ export function openDatabase(url: string, options: { log?: LogConfig; sqliteCach
       : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
   const close = async () => {
     reader.close()
-    if (sqlite.open) sqlite.pragma('optimize')
+    if (sqlite.open && !importThread) sqlite.pragma('optimize')
     await db.destroy()
   }
   return { db, dialect: 'sqlite', pgPool: undefined, sqlite: cached, reader, url, close }

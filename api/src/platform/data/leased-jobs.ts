@@ -139,6 +139,20 @@ export function createLeaseKeeper(options: LeaseKeeperOptions) {
 export type LeaseKeeper = ReturnType<typeof createLeaseKeeper>
 
 /**
+ * Gives back every lease `owner` holds in `table`, so that the next claim takes its jobs up at once rather than when
+ * their leases run out: for a worker known to be gone (a worker thread that died), never for one that may still run.
+ */
+export async function releaseLeasesOf(db: Db, clock: Clock, table: LeasedTable, owner: string): Promise<number> {
+  const released = await (db as unknown as LeaseDb)
+    .updateTable(table)
+    .set({ lease_until: null, date_updated: formatTimestamp(clock.now()) })
+    .where('lease_owner', '=', owner)
+    .where('lease_until', 'is not', null)
+    .executeTakeFirst()
+  return Number(released.numUpdatedRows)
+}
+
+/**
  * A worker's background loop: `drain` does every job that can be claimed, then the loop sleeps `pollMs` or until
  * `wake` (a job was asked for in this process). `stop` ends it once the drain under way has stopped.
  */
@@ -216,6 +230,13 @@ export function jobRequests() {
   return {
     requested(): void {
       for (const listener of listeners) listener()
+    },
+    /** Calls `listener` at each request until the answered function is called (a worker on another thread). */
+    listen(listener: () => void): () => void {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
     },
     worker(owner: string, drain: () => Promise<number>, loop: ReturnType<typeof createJobLoop>): JobWorker {
       return {

@@ -1,0 +1,202 @@
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type { Db } from '../../platform/data/database.js'
+import type { Clock } from '../../platform/data/time.js'
+import { releaseLeasesOf, workerName } from '../../platform/data/leased-jobs.js'
+import type { WriteLock } from '../../platform/data/sqlite-write-lock.js'
+import { onImportRequested } from './import-worker.js'
+
+// The host of the import thread (decision 0053). An import makes a great deal of short-lived garbage, and V8 lets a
+// heap grow by hundreds of megabytes between full collections when nothing bounds it: run on the api's own thread, a
+// million rows took the process from 185 MB to over 600 MB of RSS. On a worker thread of its own, with its own
+// database connection, its heap is bounded (`resourceLimits`) without bounding the api's. A thread that dies (an
+// import that runs out of that heap ends the thread, not the api) has its leases given back and is started again:
+// the job resumes after its last committed batch, and a job that keeps killing its thread ends in `error` after
+// IMPORT_MAX_ATTEMPTS claims, as any interrupted job does.
+
+/** What the thread is given: where the database is, and what the import worker needs to write. */
+export interface ImportThreadData {
+  databaseUrl: string
+  sqliteCacheMb: number
+  appUrl: string
+  leadWebhookUrl: string | null
+  /** The lease owner of this thread: the host gives its leases back if it dies. */
+  owner: string
+  /** SQLite: the write lock the thread's connection shares with the api's (sqlite-write-lock.ts). */
+  writeLockBuffer: SharedArrayBuffer | undefined
+  /** Rows a batch (tests); IMPORT_BATCH unless given. */
+  batchSize?: number
+}
+
+export type ToImportThread = { type: 'requested' } | { type: 'stop' }
+export type FromImportThread =
+  | { type: 'started' }
+  | { type: 'stopped' }
+  | { type: 'error'; what: string; message: string; stack: string | undefined }
+
+/**
+ * The thread's heap. Old generation: the import's live data is a batch (3,000 rows with their rows, views and events)
+ * and the modules it loads (25 MB used when it starts); the rest is room for garbage between full collections. Young generation:
+ * 24 MB (V8 takes up to 48 MB by default on 64-bit); 16 MB with a 64 MB old generation was 60% slower.
+ */
+export const IMPORT_THREAD_OLD_MB = 96
+export const IMPORT_THREAD_YOUNG_MB = 24
+/** The thread's SQLite page cache (at most LEADLINE_SQLITE_CACHE_MB): 8 and 16 MB measured alike at 100,000 rows. */
+export const IMPORT_THREAD_SQLITE_CACHE_MB = 16
+/** Waits before a thread that died is started again: doubling while it keeps dying within a minute. */
+const RESTART_MS = 1000
+const RESTART_MAX_MS = 60_000
+/** A thread asked to stop has this long to finish its batch and give its lease back before it is terminated. */
+const STOP_GRACE_MS = 30_000
+
+const compiledThread = fileURLToPath(new URL('./import-thread.js', import.meta.url))
+
+/** The compiled thread's file when there is one (run from the TypeScript sources, as the tests are, there is none). */
+export function importThreadFile(): string | undefined {
+  return existsSync(compiledThread) ? compiledThread : undefined
+}
+
+/**
+ * The api's node flags for the thread (`--cpu-prof` profiles it too), but for `--conditions`: the compiled thread loads
+ * compiled packages, and the condition the tests run under would send it to TypeScript sources it cannot load.
+ */
+export function threadExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = []
+  for (let i = 0; i < execArgv.length; i += 1) {
+    const flag = execArgv[i] ?? ''
+    if (flag === '--conditions' || flag === '-C') i += 1
+    else if (!flag.startsWith('--conditions=') && !flag.startsWith('-C=')) kept.push(flag)
+  }
+  return kept
+}
+
+export interface ImportThreadOptions {
+  /** The api's own connection: gives back the leases of a thread that died. */
+  db: Db
+  /** SQLite: the api's side of the write lock, freed if the thread dies holding it. */
+  writeLock?: WriteLock
+  clock: Clock
+  data: Omit<ImportThreadData, 'owner'>
+  /** The compiled `import-thread.js`. */
+  file: string
+  oldGenerationMb?: number
+  youngGenerationMb?: number
+  restartMs?: number
+  onError: (error: unknown, what: string) => void
+}
+
+export interface ImportThreadHost {
+  start(): void
+  /** Asks the thread to stop (its job gives its lease back) and waits for it to end; it is not started again. */
+  stop(): Promise<void>
+  /** The thread's lease owner while one runs. */
+  owner(): string | undefined
+  /** Ends the thread at once, as running out of heap would (tests); the host starts another. */
+  kill(): Promise<void>
+  /** Resolves once a thread (a new one, after a death) has started its worker. */
+  started(): Promise<void>
+}
+
+export function createImportThreadHost(options: ImportThreadOptions): ImportThreadHost {
+  let running = false
+  let current: { worker: Worker; owner: string; exited: Promise<void> } | undefined
+  let restartTimer: NodeJS.Timeout | undefined
+  let quickDeaths = 0
+  let unlisten: (() => void) | undefined
+  const startedWaiters: (() => void)[] = []
+
+  const post = (message: ToImportThread) => {
+    current?.worker.postMessage(message)
+  }
+
+  function spawn(): void {
+    const owner = workerName()
+    const data: ImportThreadData = { ...options.data, owner }
+    const worker = new Worker(options.file, {
+      workerData: data,
+      execArgv: threadExecArgv(process.execArgv),
+      resourceLimits: {
+        maxOldGenerationSizeMb: options.oldGenerationMb ?? IMPORT_THREAD_OLD_MB,
+        maxYoungGenerationSizeMb: options.youngGenerationMb ?? IMPORT_THREAD_YOUNG_MB,
+      },
+    })
+    const bornAt = Date.now()
+    // Ended once what its end asks of the api (the write lock and leases given back) is done too.
+    const exited = new Promise<void>((resolve) => {
+      worker.once('exit', (code) => {
+        if (current?.worker === worker) current = undefined
+        void afterExit(owner, code, Date.now() - bornAt).finally(resolve)
+      })
+    })
+    current = { worker, owner, exited }
+    worker.on('message', (message: FromImportThread) => {
+      if (message.type === 'started') {
+        for (const waiter of startedWaiters.splice(0)) waiter()
+      } else if (message.type === 'error') {
+        const error = new Error(message.message)
+        if (message.stack !== undefined) error.stack = message.stack
+        options.onError(error, message.what)
+      }
+    })
+    // Out of heap (ERR_WORKER_OUT_OF_MEMORY), or an error nothing caught: the thread ends, and 'exit' follows.
+    worker.on('error', (error) => {
+      options.onError(error, 'the import thread')
+    })
+  }
+
+  async function afterExit(owner: string, code: number, livedMs: number): Promise<void> {
+    // Whatever the thread held, it no longer writes: the write lock (its transaction rolled back as its connection
+    // closed) first, as giving back its leases is a write; then its leases, free for the next claim at once.
+    options.writeLock?.releaseIfHeldBy('import')
+    try {
+      await releaseLeasesOf(options.db, options.clock, 'data_import', owner)
+    } catch (error) {
+      options.onError(error, `giving back the leases of the import thread ${owner}`)
+    }
+    if (!running) return
+    options.onError(new Error(`it ended (exit code ${String(code)}); starting another`), 'the import thread')
+    quickDeaths = livedMs < RESTART_MAX_MS ? quickDeaths + 1 : 1
+    const delay = Math.min((options.restartMs ?? RESTART_MS) * 2 ** (quickDeaths - 1), RESTART_MAX_MS)
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined
+      if (running) spawn()
+    }, delay)
+    restartTimer.unref()
+  }
+
+  return {
+    start() {
+      if (running) return
+      running = true
+      unlisten = onImportRequested(() => {
+        post({ type: 'requested' })
+      })
+      spawn()
+    },
+    async stop() {
+      running = false
+      unlisten?.()
+      unlisten = undefined
+      if (restartTimer !== undefined) clearTimeout(restartTimer)
+      const thread = current
+      if (thread === undefined) return
+      post({ type: 'stop' })
+      const grace = setTimeout(() => void thread.worker.terminate(), STOP_GRACE_MS)
+      await thread.exited
+      clearTimeout(grace)
+    },
+    owner: () => current?.owner,
+    async kill() {
+      const thread = current
+      if (thread === undefined) return
+      await thread.worker.terminate()
+      await thread.exited
+    },
+    started() {
+      return new Promise((resolve) => {
+        startedWaiters.push(resolve)
+      })
+    },
+  }
+}
