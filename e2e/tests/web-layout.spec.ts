@@ -40,7 +40,7 @@ for (const viewport of viewports) {
 
     await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
     await expect(page.getByRole('heading', { name: 'Leads' })).toBeVisible()
-    await expect(page.getByText(/^Showing \d+ of \d+ leads$/)).toBeVisible()
+    await expect(page.getByText(/^Showing [\d,]+ of [\d,]+ leads$/)).toBeVisible()
     await check(page, `leads-${viewport.name}`)
     const searchBox = page.getByRole('textbox', { name: 'Search leads' })
     await searchBox.fill('name:"bright')
