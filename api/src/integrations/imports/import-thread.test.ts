@@ -38,7 +38,7 @@ afterAll(async () => {
 
 async function start(batchSize: number): Promise<Server> {
   server = await serve({
-    config: { ...ctx.config, logLevel: 'error' },
+    config: { ...ctx.config, logLevel: 'silent' },
     port: 0,
     host: '127.0.0.1',
     importThreadFile: threadFile,
