@@ -592,6 +592,11 @@ interface ValueSort {
   text: boolean
 }
 
+/** Rows of `table` (or its alias) that are the sorted lead's: by the lead and, for the index, its organization. */
+function ofLead(table: string): RawBuilder<unknown> {
+  return sql`${sql.ref(`${table}.lead_id`)} = lead.id and ${sql.ref(`${table}.organization_id`)} = lead.organization_id`
+}
+
 /** The lead's first contact, in the lead's contact order (lead-rows.ts's contactsOfLeads). */
 const FIRST_CONTACT = sql`order by c.date_created, c.position, c.id`
 
@@ -600,13 +605,12 @@ const FIRST_CONTACT = sql`order by c.date_created, c.position, c.id`
  * shows in those columns (web/src/features/leads/lead-columns.ts), each read through an index of the lead's rows.
  */
 function valueSort(field: string, ctx: CompileContext): ValueSort | undefined {
-  const ofLead = sql`lead_id = lead.id and organization_id = lead.organization_id`
   switch (field) {
     case 'status':
       return { value: sql`(select label from lead_status where id = lead.status_id)`, text: true }
     case 'contact_name':
       return {
-        value: sql`(select c.name from contact c where c.lead_id = lead.id and c.organization_id = lead.organization_id ${FIRST_CONTACT} limit 1)`,
+        value: sql`(select c.name from contact c where ${ofLead('c')} ${FIRST_CONTACT} limit 1)`,
         text: true,
       }
     case 'email_address':
@@ -614,7 +618,7 @@ function valueSort(field: string, ctx: CompileContext): ValueSort | undefined {
       const [table, column] = field === 'phone' ? ['contact_phone', 'phone'] : ['contact_email', 'email']
       return {
         value: sql`(select i.${sql.ref(column)} from ${sql.table(table)} i join contact c on c.id = i.contact_id
-          where i.lead_id = lead.id and i.organization_id = lead.organization_id ${FIRST_CONTACT}, i.position limit 1)`,
+          where ${ofLead('i')} ${FIRST_CONTACT}, i.position limit 1)`,
         text: true,
       }
     }
@@ -628,14 +632,14 @@ function valueSort(field: string, ctx: CompileContext): ValueSort | undefined {
       // When the first open task with a date stands in the caller's zone, as the list's Next task column shows it.
       return {
         value: sql`(select min(${dateSortKey(ctx.dialect, ctx.tzOffsetHours)}${codePoints(ctx)}) from task
-          where ${ofLead} and is_complete = 0 and is_dateless = 0)`,
+          where ${ofLead('task')} and task.is_complete = 0 and task.is_dateless = 0)`,
         text: false,
       }
     case 'opportunity_value':
       // Added up whatever their currency: a list sorts by amount, as most teams sell in one.
       return {
         value: sql`(select sum(o.value) from opportunity o join opportunity_status s on s.id = o.status_id
-          where o.lead_id = lead.id and o.organization_id = lead.organization_id and s.type = 'active')`,
+          where ${ofLead('o')} and s.type = 'active')`,
         text: false,
       }
     default:
@@ -650,7 +654,7 @@ function customSort(field: string, ctx: CompileContext): ValueSort {
   const column = sql.ref(def.type === 'number' ? 'value_number' : 'value_text')
   return {
     value: sql`(select ${column} from custom_value where object_id = lead.id and field_id = ${def.id}
-      and lead_id = lead.id and organization_id = lead.organization_id order by position limit 1)`,
+      and ${ofLead('custom_value')} order by position limit 1)`,
     text: def.type !== 'number',
   }
 }
@@ -691,10 +695,10 @@ async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean):
  */
 async function readComputedPage(db: Db, ctx: CompileContext, page: Page): Promise<LeadRow[]> {
   const terms = sortTerms(page.sorts, ctx, false)
-  const alias = (i: number) => sql.ref(`page.page_key_${String(i)}`)
-  const keys = terms.map((t, i) => sql`${t.key} as ${sql.ref(`page_key_${String(i)}`)}`)
-  const inner = terms.map((t, i) => sql`${sql.ref(`page_key_${String(i)}`)} ${t.dir}`)
-  const outer = terms.map((t, i) => sql`${alias(i)} ${t.dir}`)
+  const key = (i: number) => `page_key_${String(i)}`
+  const keys = terms.map((t, i) => sql`${t.key} as ${sql.ref(key(i))}`)
+  const inner = terms.map((t, i) => sql`${sql.ref(key(i))} ${t.dir}`)
+  const outer = terms.map((t, i) => sql`${sql.ref(`page.${key(i)}`)} ${t.dir}`)
   const { rows } = await sql<LeadRow>`select lead.* from (
       select lead.id as page_id, ${sql.join(keys)} from lead
       where lead.organization_id = ${ctx.organizationId} and ${page.condition}
@@ -786,7 +790,11 @@ export interface LeadSearch {
 /** The query parsed and normalized, `*` as no condition; a syntax error is a ValidationError on `query`. */
 function parseSearch(text: string): { where: Expr | null; sort: SortEntry[] } {
   try {
-    const query = normalizeLeadQuery(parseLeadQuery(text))
+    const normalized = normalizeLeadQuery(parseLeadQuery(text))
+    // A key sorted by again orders nothing more: kept once, so a query cannot ask for hundreds of per-lead lookups.
+    const seen = new Set<string>()
+    const sort = normalized.sort.filter((entry) => !seen.has(entry.field) && seen.add(entry.field))
+    const query = { ...normalized, sort }
     return query.where?.kind === 'all' ? { ...query, where: null } : query
   } catch (error) {
     if (error instanceof SearchQueryError) throw ValidationError.field('query', error.message)

@@ -71,6 +71,26 @@ async function importOf(s: Server, id: string): Promise<Import> {
   return (await api(s, 'GET', `/import/${id}/`)).json as Import
 }
 
+/** Uploads `rows` rows and runs their import with the suggested mapping: its id. */
+async function uploadAndRun(s: Server, filename: string, rows: number, prefix: string): Promise<string> {
+  const uploaded = await api(s, 'POST', `/import/?filename=${filename}`, csv(rows, prefix))
+  expect(uploaded.status).toBe(201)
+  const { id } = uploaded.json as Import
+  expect((await api(s, 'POST', `/import/${id}/run/`)).status).toBe(200)
+  return id
+}
+
+async function untilDone(s: Server, id: string, timeout: number): Promise<Import> {
+  return vi.waitFor(
+    async () => {
+      const state = await importOf(s, id)
+      expect(state.status).toBe('done')
+      return state
+    },
+    { timeout, interval: 50 },
+  )
+}
+
 async function leadsNamed(prefix: string): Promise<number> {
   const row = await ctx.database.db
     .selectFrom('lead')
@@ -84,18 +104,8 @@ async function leadsNamed(prefix: string): Promise<number> {
 it('runs an import on the import thread, to the end, with its events', async () => {
   const s = await start(7)
   expect(s.importThread).toBeDefined()
-  const uploaded = await api(s, 'POST', '/import/?filename=threaded.csv', csv(40, 'Threaded'))
-  expect(uploaded.status).toBe(201)
-  const { id } = uploaded.json as Import
-  expect((await api(s, 'POST', `/import/${id}/run/`)).status).toBe(200)
-  const done = await vi.waitFor(
-    async () => {
-      const state = await importOf(s, id)
-      expect(state.status).toBe('done')
-      return state
-    },
-    { timeout: 15_000, interval: 50 },
-  )
+  const id = await uploadAndRun(s, 'threaded.csv', 40, 'Threaded')
+  const done = await untilDone(s, id, 15_000)
   expect(done.counts).toMatchObject({ created: 40, contacts_created: 40, failed: 0 })
   expect(await leadsNamed('Threaded')).toBe(40)
   // Each lead's `created` event names the import, written by the thread in its batch's transaction.
@@ -114,10 +124,7 @@ it('starts another thread when the thread dies, and the job resumes without writ
   const s = await start(5)
   const host = s.importThread
   if (host === undefined) throw new Error('no import thread')
-  const uploaded = await api(s, 'POST', '/import/?filename=dying.csv', csv(600, 'Dying'))
-  expect(uploaded.status).toBe(201)
-  const { id } = uploaded.json as Import
-  expect((await api(s, 'POST', `/import/${id}/run/`)).status).toBe(200)
+  const id = await uploadAndRun(s, 'dying.csv', 600, 'Dying')
   // Some batches are committed, not all: then the thread dies, as one out of heap would.
   await vi.waitFor(
     async () => {
@@ -131,14 +138,7 @@ it('starts another thread when the thread dies, and the job resumes without writ
   await host.kill()
   await restarted
   expect(host.owner()).not.toBe(owner)
-  const done = await vi.waitFor(
-    async () => {
-      const state = await importOf(s, id)
-      expect(state.status).toBe('done')
-      return state
-    },
-    { timeout: 30_000, interval: 50 },
-  )
+  const done = await untilDone(s, id, 30_000)
   expect(done.counts).toMatchObject({ created: 600, contacts_created: 600, failed: 0 })
   expect(await leadsNamed('Dying')).toBe(600)
   // Claimed twice: by the thread that died, then (its lease given back at once) by the next.
@@ -152,10 +152,7 @@ it('starts another thread when the thread dies, and the job resumes without writ
 
 it('takes the api’s writes while the thread imports, each in turn, none refused', async () => {
   const s = await start(5)
-  const uploaded = await api(s, 'POST', '/import/?filename=busy.csv', csv(600, 'Busy'))
-  expect(uploaded.status).toBe(201)
-  const { id } = uploaded.json as Import
-  expect((await api(s, 'POST', `/import/${id}/run/`)).status).toBe(200)
+  const id = await uploadAndRun(s, 'busy.csv', 600, 'Busy')
   const send = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${s.url}/api/v1${path}`, {
       method,
