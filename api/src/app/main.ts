@@ -60,6 +60,8 @@ export interface ServeOptions {
   importThreadFile?: string | null
   /** Rows a batch of the import thread (tests use small ones); IMPORT_BATCH unless given. */
   importBatchSize?: number
+  /** Tests: how often the import thread's host looks for imports due, and how long an idle thread lives. */
+  importThreadTiming?: { watchMs: number; idleMs: number }
 }
 
 export interface Server {
@@ -260,6 +262,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
           writeLockBuffer,
           ...(options.importBatchSize === undefined ? {} : { batchSize: options.importBatchSize }),
         },
+        ...options.importThreadTiming,
         onError: onImportError,
       })
   const importWorker =

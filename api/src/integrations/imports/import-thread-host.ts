@@ -47,6 +47,12 @@ export const IMPORT_THREAD_SQLITE_CACHE_MB = 16
 /** Waits before a thread that died is started again: doubling while it keeps dying within a minute. */
 const RESTART_MS = 1000
 const RESTART_MAX_MS = 60_000
+/**
+ * How often the host looks for imports due (another process's, or one left by a restart), and how long none must
+ * have been before the thread is stopped.
+ */
+const WATCH_MS = 2000
+const IDLE_MS = 30_000
 /** A thread asked to stop has this long to finish its batch and give its lease back before it is terminated. */
 const STOP_GRACE_MS = 30_000
 
@@ -83,6 +89,9 @@ export interface ImportThreadOptions {
   oldGenerationMb?: number
   youngGenerationMb?: number
   restartMs?: number
+  /** Tests: how often imports due are looked for, and how long an idle thread lives. */
+  watchMs?: number
+  idleMs?: number
   onError: (error: unknown, what: string) => void
 }
 
@@ -98,9 +107,25 @@ export interface ImportThreadHost {
   started(): Promise<void>
 }
 
+/**
+ * Whether an import has a job to do or under way (a dry run, a run, an undo), in this process or another: the thread
+ * runs while there is, so an api with no import to do carries no second heap (some 30 MB of RSS when idle).
+ */
+async function importsDue(db: Db): Promise<boolean> {
+  const row = await db
+    .selectFrom('data_import')
+    .select('id')
+    .where('status', 'in', ['checking', 'queued', 'running', 'undoing'])
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export function createImportThreadHost(options: ImportThreadOptions): ImportThreadHost {
   let running = false
-  let current: { worker: Worker; owner: string; exited: Promise<void> } | undefined
+  let current: { worker: Worker; owner: string; exited: Promise<void>; idleStop: boolean } | undefined
+  let watchTimer: NodeJS.Timeout | undefined
+  let lastDueAt = 0
   let restartTimer: NodeJS.Timeout | undefined
   let quickDeaths = 0
   let unlisten: (() => void) | undefined
@@ -125,11 +150,12 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     // Ended once what its end asks of the api (the write lock and leases given back) is done too.
     const exited = new Promise<void>((resolve) => {
       worker.once('exit', (code) => {
+        const idleStop = current?.worker === worker && current.idleStop
         if (current?.worker === worker) current = undefined
-        void afterExit(owner, code, Date.now() - bornAt).finally(resolve)
+        void afterExit(owner, code, Date.now() - bornAt, idleStop).finally(resolve)
       })
     })
-    current = { worker, owner, exited }
+    current = { worker, owner, exited, idleStop: false }
     worker.on('message', (message: FromImportThread) => {
       if (message.type === 'started') {
         for (const waiter of startedWaiters.splice(0)) waiter()
@@ -145,7 +171,7 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     })
   }
 
-  async function afterExit(owner: string, code: number, livedMs: number): Promise<void> {
+  async function afterExit(owner: string, code: number, livedMs: number, idleStop: boolean): Promise<void> {
     // Whatever the thread held, it no longer writes: the write lock (its transaction rolled back as its connection
     // closed) first, as giving back its leases is a write; then its leases, free for the next claim at once.
     options.writeLock?.releaseIfHeldBy('import')
@@ -154,7 +180,7 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     } catch (error) {
       options.onError(error, `giving back the leases of the import thread ${owner}`)
     }
-    if (!running) return
+    if (!running || idleStop) return
     options.onError(new Error(`it ended (exit code ${String(code)}); starting another`), 'the import thread')
     quickDeaths = livedMs < RESTART_MAX_MS ? quickDeaths + 1 : 1
     const delay = Math.min((options.restartMs ?? RESTART_MS) * 2 ** (quickDeaths - 1), RESTART_MAX_MS)
@@ -165,19 +191,43 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     restartTimer.unref()
   }
 
+  /** Starts the thread when an import is due, and stops it once none has been for IDLE_MS. */
+  async function watch(): Promise<void> {
+    const due = await importsDue(options.db)
+    if (!running) return
+    const now = Date.now()
+    if (due) lastDueAt = now
+    if (due && current === undefined && restartTimer === undefined) spawn()
+    else if (!due && current !== undefined && !current.idleStop && now - lastDueAt >= (options.idleMs ?? IDLE_MS)) {
+      current.idleStop = true
+      post({ type: 'stop' })
+    }
+  }
+
+  const watchSoon = () => {
+    void watch().catch((error: unknown) => {
+      options.onError(error, 'looking for imports to do')
+    })
+  }
+
   return {
     start() {
       if (running) return
       running = true
       unlisten = onImportRequested(() => {
-        post({ type: 'requested' })
+        lastDueAt = Date.now()
+        if (current === undefined && restartTimer === undefined) spawn()
+        else post({ type: 'requested' })
       })
-      spawn()
+      watchSoon()
+      watchTimer = setInterval(watchSoon, options.watchMs ?? WATCH_MS)
+      watchTimer.unref()
     },
     async stop() {
       running = false
       unlisten?.()
       unlisten = undefined
+      if (watchTimer !== undefined) clearInterval(watchTimer)
       if (restartTimer !== undefined) clearTimeout(restartTimer)
       const thread = current
       if (thread === undefined) return

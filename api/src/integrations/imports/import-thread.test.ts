@@ -36,13 +36,14 @@ afterAll(async () => {
   await ctx.close()
 })
 
-async function start(batchSize: number): Promise<Server> {
+async function start(batchSize: number, idleMs = 30_000): Promise<Server> {
   server = await serve({
     config: { ...ctx.config, logLevel: 'silent' },
     port: 0,
     host: '127.0.0.1',
     importThreadFile: threadFile,
     importBatchSize: batchSize,
+    importThreadTiming: { watchMs: 50, idleMs },
   })
   return server
 }
@@ -177,4 +178,24 @@ it('takes the api’s writes while the thread imports, each in turn, none refuse
   expect(statuses.filter((status) => status !== 200)).toEqual([])
   expect(await leadsNamed('Busy')).toBe(600)
   expect(await leadsNamed('Meanwhile')).toBe(statuses.length / 2)
+})
+
+it('runs the thread only while an import is due: none at start, one for the run, none once idle, one again', async () => {
+  const s = await start(50, 300)
+  const host = s.importThread
+  if (host === undefined) throw new Error('no import thread')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  expect(host.owner()).toBeUndefined()
+  const first = await uploadAndRun(s, 'first.csv', 100, 'Idlefirst')
+  expect(host.owner()).toBeDefined()
+  await untilDone(s, first, 15_000)
+  await vi.waitFor(
+    () => {
+      expect(host.owner()).toBeUndefined()
+    },
+    { timeout: 5000, interval: 20 },
+  )
+  const second = await uploadAndRun(s, 'second.csv', 100, 'Idlesecond')
+  expect((await untilDone(s, second, 15_000)).counts).toMatchObject({ created: 100, failed: 0 })
+  expect(await leadsNamed('Idlesecond')).toBe(100)
 })
