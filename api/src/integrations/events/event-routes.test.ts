@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../platform/config.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { call, createTestContext, type TestContext, type TestEvent } from '../../tooling/test-support/test-app.js'
+import { outboxSink } from '../outbox/outbox-writer.js'
 import { purgeOldEvents } from './event-retention.js'
+import { recordEvents, type EventInput } from './event-repo.js'
 
 // The event log over HTTP: tasks write their events in the transaction of the change; `/event/` lists them newest
 // first with filters and cursors, each organization its own.
@@ -347,5 +349,91 @@ describe('retention', () => {
     expect((await events({ object_id: recent.id })).data).toHaveLength(1)
     expect(loadConfig({ LEADLINE_EVENT_RETENTION_DAYS: '7' }).eventRetentionDays).toBe(7)
     expect(() => loadConfig({ LEADLINE_EVENT_RETENTION_DAYS: '0' })).toThrow('LEADLINE_EVENT_RETENTION_DAYS')
+  })
+})
+
+describe('a change of many events', () => {
+  it('writes them in bulk as it writes a few: each field the same, in order', async () => {
+    const org = await ctx.createOrg('Bulk events')
+    const lead = await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Bulk events Co' } })
+    const leadOf = lead.json<{ id: string }>().id
+    const inputs = (prefix: string, n: number): EventInput[] =>
+      Array.from({ length: n }, (_, i) => {
+        const id = `task_${prefix}${String(i)}`
+        const kind = i % 3
+        return kind === 0
+          ? {
+              objectType: 'task.lead',
+              objectId: id,
+              action: 'created',
+              leadId: leadOf,
+              data: { id, text: `T${String(i)}` },
+            }
+          : kind === 1
+            ? {
+                objectType: 'task.lead',
+                objectId: id,
+                action: 'updated',
+                leadId: leadOf,
+                data: { id, text: 'after', is_complete: false },
+                previous: { id, text: 'before', is_complete: false },
+              }
+            : { objectType: 'task.lead', objectId: id, action: 'deleted', leadId: leadOf, data: { id, text: 'gone' } }
+      })
+    const write = (requestId: string, list: EventInput[]) =>
+      ctx.database.db.transaction().execute((tx) =>
+        recordEvents(
+          tx,
+          {
+            organizationId: org.id,
+            userId: org.member.id,
+            requestId,
+            apiKeyId: null,
+            meta: { import_id: 'impt_bulk' },
+            now: formatTimestamp(ctx.clock.now()),
+            sink: outboxSink(null),
+          },
+          list,
+        ),
+      )
+    // Under the bulk threshold, then well over it (and over one statement's rows).
+    await write('req_few', inputs('few', 6))
+    await write('req_many', inputs('many', 150))
+    const all = async (requestId: string) => {
+      const seen: EventView[] = []
+      let cursor: string | undefined
+      do {
+        const page = await events(
+          { request_id: requestId, ...(cursor === undefined ? {} : { _cursor: cursor }) },
+          org.member.key,
+        )
+        seen.push(...page.data)
+        cursor = page.cursor_next ?? undefined
+      } while (cursor !== undefined)
+      return seen
+    }
+    const few = await all('req_few')
+    const many = await all('req_many')
+    expect(few).toHaveLength(6)
+    expect(many).toHaveLength(150)
+    // Newest first: the last input is the first event; ids and sequence follow the inputs' order.
+    expect(many.map((e) => e.object_id)).toEqual(
+      inputs('many', 150)
+        .map((e) => e.objectId)
+        .reverse(),
+    )
+    const shape = (e: EventView) => ({
+      ...e,
+      id: typeof e.id,
+      object_id: e.object_id.replace(/^task_(few|many)/, 'task_'),
+      data: e.data === null ? null : { ...e.data, id: String(e.data.id).replace(/^task_(few|many)/, 'task_') },
+      previous_data: !('id' in e.previous_data)
+        ? e.previous_data
+        : { ...e.previous_data, id: String(e.previous_data.id).replace(/^task_(few|many)/, 'task_') },
+      request_id: null,
+      date_created: typeof e.date_created,
+      date_updated: typeof e.date_updated,
+    })
+    expect(many.slice(-6).map(shape)).toEqual(few.map(shape))
   })
 })

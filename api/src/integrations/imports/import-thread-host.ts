@@ -36,14 +36,15 @@ export type FromImportThread =
   | { type: 'error'; what: string; message: string; stack: string | undefined }
 
 /**
- * The thread's heap. Old generation: the import's live data is a batch (3,000 rows with their rows, views and events)
- * and the modules it loads (25 MB used when it starts); the rest is room for garbage between full collections. Young generation:
- * 24 MB (V8 takes up to 48 MB by default on 64-bit); 16 MB with a 64 MB old generation was 60% slower.
+ * The thread's heap. Old generation: the import's live data is a batch (1,500 rows with their rows, views and events)
+ * and the modules it loads (25 MB used when it starts); the rest is room for garbage between full collections: at
+ * 300,000 rows 64 MB ran as fast as 96 MB, 48 MB took 30% longer. Young generation: 24 MB (V8 takes up to 48 MB by
+ * default on 64-bit); 16 MB with a 64 MB old generation was 60% slower when the batch was 3,000 rows.
  */
-export const IMPORT_THREAD_OLD_MB = 96
+export const IMPORT_THREAD_OLD_MB = 64
 export const IMPORT_THREAD_YOUNG_MB = 24
-/** The thread's SQLite page cache (at most LEADLINE_SQLITE_CACHE_MB): 8 and 16 MB measured alike at 100,000 rows. */
-export const IMPORT_THREAD_SQLITE_CACHE_MB = 16
+/** The thread's SQLite page cache (at most LEADLINE_SQLITE_CACHE_MB): 8, 16 and 64 MB ran alike at 300,000 rows. */
+export const IMPORT_THREAD_SQLITE_CACHE_MB = 8
 /** Waits before a thread that died is started again: doubling while it keeps dying within a minute. */
 const RESTART_MS = 1000
 const RESTART_MAX_MS = 60_000
