@@ -231,22 +231,22 @@ export async function serve(options: ServeOptions): Promise<Server> {
     },
   })
   dispatcher.start()
-  // Every api process makes exports; on Postgres they share the work, one export per claim (docs/decisions/0052).
-  const exportWorker = createExportWorker({
+  // The leased job workers (exports, imports, bulk actions): the same database, clock and links, their failures logged.
+  const jobOptions = (jobs: string) => ({
     db: database.db,
     dialect: database.dialect,
     reader: database.reader,
     clock: systemClock,
     appUrl: config.appUrl,
-    onError: (error, what) => {
-      app.log.error({ err: error }, `exports: ${what} failed`)
+    onError: (error: unknown, what: string) => {
+      app.log.error({ err: error }, `${jobs}: ${what} failed`)
     },
   })
+  // Every api process makes exports; on Postgres they share the work, one export per claim (docs/decisions/0052).
+  const exportWorker = createExportWorker(jobOptions('exports'))
   exportWorker.start()
   // Every api process runs imports too; a job is resumed by whichever claims it (docs/decisions/0053).
-  const onImportError = (error: unknown, what: string) => {
-    app.log.error({ err: error }, `imports: ${what} failed`)
-  }
+  const importJobs = jobOptions('imports')
   const importThread = !useThread
     ? undefined
     : createImportThreadHost({
@@ -263,32 +263,12 @@ export async function serve(options: ServeOptions): Promise<Server> {
           ...(options.importBatchSize === undefined ? {} : { batchSize: options.importBatchSize }),
         },
         ...options.importThreadTiming,
-        onError: onImportError,
+        onError: importJobs.onError,
       })
-  const importWorker =
-    importThread ??
-    createImportWorker({
-      db: database.db,
-      dialect: database.dialect,
-      reader: database.reader,
-      clock: systemClock,
-      appUrl: config.appUrl,
-      sink: app.eventSink,
-      onError: onImportError,
-    })
+  const importWorker = importThread ?? createImportWorker({ ...importJobs, sink: app.eventSink })
   importWorker.start()
   // And bulk actions, each taken up again where it stopped by whichever claims it (docs/decisions/0057).
-  const bulkActionWorker = createBulkActionWorker({
-    db: database.db,
-    dialect: database.dialect,
-    reader: database.reader,
-    clock: systemClock,
-    appUrl: config.appUrl,
-    sink: app.eventSink,
-    onError: (error, what) => {
-      app.log.error({ err: error }, `bulk actions: ${what} failed`)
-    },
-  })
+  const bulkActionWorker = createBulkActionWorker({ ...jobOptions('bulk actions'), sink: app.eventSink })
   bulkActionWorker.start()
   if (config.systemMail.smtp === null) {
     app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
