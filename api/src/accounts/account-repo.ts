@@ -19,7 +19,7 @@ export async function personalWords(db: Db, userId: string): Promise<string[]> {
 
 /** Sets a user's password after the strength check (throws WeakPasswordError with the reason). */
 export async function setPassword(db: Db, clock: Clock, userId: string, password: string): Promise<void> {
-  const problem = passwordProblem(password, await personalWords(db, userId))
+  const problem = await passwordProblem(password, await personalWords(db, userId))
   if (problem !== undefined) throw new WeakPasswordError(problem)
   const passwordHash = await hashPassword(password)
   await db

@@ -291,7 +291,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
         const problems: Record<string, string> = {}
         if (firstName === '') problems.first_name = 'Enter your first name.'
         if (lastName === '') problems.last_name = 'Enter your last name.'
-        const weak = passwordProblem(body.password, [invitation.email_lower, firstName, lastName])
+        const weak = await passwordProblem(body.password, [invitation.email_lower, firstName, lastName])
         if (weak !== undefined) problems.password = weak
         if (Object.keys(problems).length > 0) throw new ValidationError(problems)
         newUser = { firstName, lastName, passwordHash: await hashPassword(body.password) }

@@ -1,7 +1,5 @@
 import { hash, verify } from '@node-rs/argon2'
 import { ZxcvbnFactory } from '@zxcvbn-ts/core'
-import * as common from '@zxcvbn-ts/language-common'
-import * as english from '@zxcvbn-ts/language-en'
 
 export const MIN_PASSWORD_LENGTH = 12
 /** Longer is refused: argon2 and the strength check both cost more with length, and no one types more. */
@@ -29,24 +27,33 @@ export async function verifyPassword(stored: string | null, password: string): P
   return verify(stored, password).catch(() => false)
 }
 
-let strength: ZxcvbnFactory | undefined
+/**
+ * zxcvbn with its dictionaries, made when a password is first checked: the dictionaries add some 10 MB of heap, which
+ * an api process that never sets a password (most of them, most of the time) need not carry.
+ */
+let strength: Promise<ZxcvbnFactory> | undefined
+
+async function makeStrength(): Promise<ZxcvbnFactory> {
+  const [common, english] = await Promise.all([import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')])
+  return new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+  })
+}
 
 /**
  * Why a new password is refused, or undefined when it will do: its length, then how guessable zxcvbn finds it, the
  * person's own name and address counted as known words.
  */
-export function passwordProblem(password: string, personal: readonly string[]): string | undefined {
+export async function passwordProblem(password: string, personal: readonly string[]): Promise<string | undefined> {
   if (password.length > MAX_PASSWORD_LENGTH) return `Use at most ${String(MAX_PASSWORD_LENGTH)} characters.`
   // Characters as a person counts them: an accented letter or an emoji is one.
   const characters = [...new Intl.Segmenter().segment(password)].length
   if (characters < MIN_PASSWORD_LENGTH) return `Use at least ${String(MIN_PASSWORD_LENGTH)} characters.`
-  strength ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
-    graphs: common.adjacencyGraphs,
-    translations: english.translations,
-  })
+  strength ??= makeStrength()
   const inputs = personal.flatMap((part) => [part, ...part.split(/[@.\s_-]/)]).filter((part) => part.length >= 3)
-  const result = strength.check(password, inputs)
+  const result = (await strength).check(password, inputs)
   if (result.score >= MIN_SCORE) return undefined
   const why = [result.feedback.warning, ...result.feedback.suggestions].filter(
     (line): line is string => typeof line === 'string' && line !== '',

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path'
-import { startMailCatcher } from '../../email/send/mail-catcher.js'
 import { leadlineCommand, required } from './cli-command.js'
 import { nonNegativeInt } from './cli-support.js'
 
@@ -24,6 +23,8 @@ SIGINT.`,
       const port = givenPort === undefined ? 2525 : nonNegativeInt(givenPort, '--port', 0, 65535)
       const host = givenHost === undefined ? '127.0.0.1' : required(givenHost, '--host H')
       const dir = resolve(givenDir === undefined ? 'data/mail' : required(givenDir, '--dir D'))
+      // Loaded by this command only: every other command (`serve` first) would carry mailparser's heap for nothing.
+      const { startMailCatcher } = await import('../../email/send/mail-catcher.js')
       const catcher = await startMailCatcher({
         host,
         port,

@@ -2,15 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import {
-  MailParser,
-  type AddressObject,
-  type AttachmentStream,
-  type EmailAddress,
-  type HeaderValue,
-  type Headers,
-  type MessageText,
-} from 'mailparser'
+import type { AddressObject, AttachmentStream, EmailAddress, HeaderValue, Headers, MessageText } from 'mailparser'
 import { formatTimestamp } from '../../platform/data/time.js'
 import type { ReceivedEmail } from '../send/email-store.js'
 
@@ -106,7 +98,9 @@ interface Parsed {
  * Parses the message in `file` as it streams from the disk: each file it carries is written to `spoolDir` in turn
  * (up to `maxAttachmentBytes`), so no file is ever held in memory whole, nor the message.
  */
-function parseFromDisk(file: string, spoolDir: string, maxAttachmentBytes: number): Promise<Parsed> {
+async function parseFromDisk(file: string, spoolDir: string, maxAttachmentBytes: number): Promise<Parsed> {
+  // Loaded when the first message comes in: mailparser and what it loads add some 6 MB of heap to every api process.
+  const { MailParser } = await import('mailparser')
   return new Promise((resolve, reject) => {
     const parsed: Parsed = { headers: new Map(), text: undefined, files: [], tooLarge: false }
     // The bodies go in the email as text; the files go to disk, one at a time (the parser waits for `release`).

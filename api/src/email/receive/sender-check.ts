@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises'
 import type { Readable } from 'node:stream'
-import { authenticate, type AuthenticateResult, type DNSResolver } from 'mailauth'
+import type { AuthenticateResult, DNSResolver } from 'mailauth'
 
 // Whether a received message is from whom its From header says (decision 0039): SPF for the connecting address and
 // MAIL FROM, DKIM signatures, and the DMARC policy of the From domain, which ties them to it (`mailauth`).
@@ -106,6 +106,8 @@ export async function checkSender(
   // Every lookup answers by the deadline, so the checks behind it end too; the race below ends the wait regardless.
   deadline.catch(() => undefined)
   const bounded: DNSResolver = (domain, rrtype) => Promise.race([resolver(domain, rrtype), deadline])
+  // Loaded when the first message comes in: mailauth adds some 10 MB of heap to every api process.
+  const { authenticate } = await import('mailauth')
   const checking = authenticate(message, {
     ip: session.ip,
     helo: session.helo,
