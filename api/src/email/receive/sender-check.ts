@@ -97,6 +97,8 @@ export async function checkSender(
   resolver: DNSResolver,
   timeoutMs: number,
 ): Promise<SenderCheck> {
+  // Loaded when the first message comes in: mailauth adds some 10 MB of heap to every api process.
+  const { authenticate } = await import('mailauth')
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
@@ -106,8 +108,6 @@ export async function checkSender(
   // Every lookup answers by the deadline, so the checks behind it end too; the race below ends the wait regardless.
   deadline.catch(() => undefined)
   const bounded: DNSResolver = (domain, rrtype) => Promise.race([resolver(domain, rrtype), deadline])
-  // Loaded when the first message comes in: mailauth adds some 10 MB of heap to every api process.
-  const { authenticate } = await import('mailauth')
   const checking = authenticate(message, {
     ip: session.ip,
     helo: session.helo,

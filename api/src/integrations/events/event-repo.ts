@@ -29,9 +29,9 @@ export type EventAction = (typeof EVENT_ACTIONS)[number]
 
 const BOOKKEEPING = new Set(['date_updated', 'updated_by', 'updated_by_name'])
 /**
- * Events of one change from which they are written by `insertRows` (an import's batch, a bulk action): Kysely's
- * builder spent more time building a statement of hundreds of rows than the database spent running it. Fewer go
- * through the builder, which on Postgres needs no lookup of the table's column types.
+ * How many events of one change are written by `insertRows` rather than Kysely's builder (an import's batch, a bulk
+ * action): the builder spent more time building a statement of hundreds of rows than the database spent running it.
+ * Fewer take the builder, which on Postgres needs no lookup of the table's column types.
  */
 const BULK_EVENTS = 50
 
