@@ -737,7 +737,6 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           date_updated: stamps.date_updated,
         })
         for (const [at, e] of (v.emails ?? []).entries()) {
-          const lower = e.email.toLowerCase()
           emails.push({
             contact_id: contactId,
             organization_id: org,
@@ -745,7 +744,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
             position: at,
             type: e.type,
             email: e.email,
-            value_lower: lower,
+            value_lower: e.email.toLowerCase(),
           })
         }
         for (const [at, p] of (v.phones ?? []).entries()) {
@@ -760,7 +759,6 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           })
         }
         for (const [at, u] of (v.urls ?? []).entries()) {
-          const lower = u.url.toLowerCase()
           urls.push({
             contact_id: contactId,
             organization_id: org,
@@ -768,7 +766,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
             position: at,
             type: u.type,
             url: u.url,
-            value_lower: lower,
+            value_lower: u.url.toLowerCase(),
           })
         }
         customRows(id, contactId, contact.custom, contactCustom)
