@@ -47,8 +47,9 @@ describe('the lead change feed', () => {
     await ok(key, 'PUT', `/lead/${a}/`, { name: 'A renamed' })
     expect(await next()).toEqual({ changed: [a], gone: [] })
 
-    const contact = (await ok(key, 'POST', '/contact/', { lead_id: b, name: 'Cy', emails: [{ email: 'cy@example.com' }] }))
-      .id as string
+    const contact = (
+      await ok(key, 'POST', '/contact/', { lead_id: b, name: 'Cy', emails: [{ email: 'cy@example.com' }] })
+    ).id as string
     expect(await next()).toEqual({ changed: [b], gone: [] })
     await ok(key, 'PUT', `/contact/${contact}/`, { phones: [{ phone: '+14155550101' }] })
     expect(await next()).toEqual({ changed: [b], gone: [] })

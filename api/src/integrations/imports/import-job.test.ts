@@ -8,6 +8,7 @@ import {
   type TestContext,
   type TestOrg,
 } from '../../tooling/test-support/test-app.js'
+import { leadChangePosition, leadChangesSince } from '../../crm/leads/lead-changes.js'
 import { refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
 import { createImportWorker, IMPORT_LEASE_MS, type ImportWorkerOptions } from './import-worker.js'
 
@@ -128,11 +129,15 @@ describe('an import run', () => {
       mapping: { ...made.mapping, Segment: 'new_custom_field', 'Deal Status': 'opportunity.status' },
       duplicate_rule: { match: 'none', action: 'create' },
     })
+    const before = await leadChangePosition(ctx.database.db, ctx.database.dialect, org.id)
     const done = await act(org, made.id, 'run')
     expect(done.status, JSON.stringify(done)).toBe('done')
     expect(done.counts).toEqual({ created: 3, updated: 0, contacts_created: 5, skipped: 0, failed: 3 })
     expect(done.progress).toEqual({ rows_done: 8, rows_total: 8 })
     const all = await leads(org)
+    // The leads written in bulk (their rows before them, on SQLite) are in the feed of changes all the same.
+    const fed = await leadChangesSince(ctx.database.db, org.id, before)
+    expect(new Set(fed.changed)).toEqual(new Set(all.map((l) => l.id)))
     expect(all.map((l) => l.display_name)).toEqual(['Acme', 'Globex', 'Solo Person'])
     const acme = all.find((l) => l.display_name === 'Acme')
     expect(acme?.contacts.map((c) => c.name)).toEqual(['Ann Acme', 'Bob Acme', 'Cat Acme'])

@@ -76,6 +76,7 @@ const ESCAPE = '\\'
 const REVISION_TRIGGER = `%${ESCAPE}_revision${ESCAPE}_%`
 const LEAD_COUNT = 'lead_count_'
 const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
+const LEAD_CHANGE_TRIGGER = `lead${ESCAPE}_change${ESCAPE}_%`
 
 /**
  * The triggers of `tables` a bulk load sets aside: those that count a lead's revisions for the caches (migration
@@ -85,12 +86,16 @@ const LEAD_COUNT_TRIGGER = `${LEAD_COUNT.replaceAll('_', `${ESCAPE}_`)}%`
  * leads are counted again after the load. Row by row, each of these rewrites one row once per row loaded: on
  * Postgres, every rewrite of the organization's count adds a version of that row its transaction cannot prune, and
  * the next one walks past all of them, which made a 100 000-lead seed quadratic.
+ * SQLite: also those of the change clock (migration 0045), which read the clock's index at every lead (an index set
+ * aside too); the loaded leads then take one tick of their organization's clock (tickLoadedLeads). Postgres's
+ * clock is the writing transaction, set for each row at no cost, and stays.
  */
 async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<SchemaObject[]> {
   return fromCatalog(db, {
     sqlite: sql<SchemaObject>`select name, tbl_name as "table", sql as definition from sqlite_master
       where type = 'trigger' and tbl_name in (${sql.join(tables)})
-        and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE})
+        and (name like ${REVISION_TRIGGER} escape ${ESCAPE} or name like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE}
+          or name like ${LEAD_CHANGE_TRIGGER} escape ${ESCAPE})
       order by name`,
     postgres: sql<SchemaObject>`select g.tgname as name, t.relname as "table",
       pg_get_triggerdef(g.oid) as definition
@@ -121,6 +126,18 @@ async function foreignKeys(db: Db, tables: readonly string[]): Promise<SchemaObj
     table,
     definition: `alter table ${quote(table)} add constraint ${quote(name)} ${constraint}`,
   }))
+}
+
+/** SQLite: the leads loaded without the clock's triggers (at 0) take one tick of their organization's clock. */
+async function tickLoadedLeads(db: Db): Promise<void> {
+  const { rows } = await sql<{ organization_id: string }>`select distinct organization_id from lead
+    where change_seq = 0`.execute(db)
+  for (const { organization_id: org } of rows) {
+    await sql`update lead set change_seq = max(
+        coalesce((select max(change_seq) from lead where organization_id = ${org}), 0),
+        coalesce((select max(change_seq) from lead_tombstone where organization_id = ${org}), 0)) + 1
+      where organization_id = ${org} and change_seq = 0`.execute(db)
+  }
 }
 
 /** Each organization's leads counted again, as migration 0007 first counted them. */
@@ -164,5 +181,6 @@ export async function withBulkLoadSchema<T>(
   if (!sqlite) await sql.raw(`set local maintenance_work_mem = '${POSTGRES_INDEX_BUILD_MEMORY}'`).execute(tx)
   for (const { definition } of [...indexes, ...triggers, ...keys]) await sql.raw(definition).execute(tx)
   if (triggers.some((trigger) => trigger.name.startsWith(LEAD_COUNT))) await countLeads(tx)
+  if (sqlite && triggers.some((trigger) => trigger.name.startsWith('lead_change_'))) await tickLoadedLeads(tx)
   return result
 }

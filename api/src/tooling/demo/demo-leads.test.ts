@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Db } from '../../platform/data/database.js'
+import { leadChangePosition, leadChangesSince } from '../../crm/leads/lead-changes.js'
 import { leadSearchRowids, refreshLeadSearchOf, SEARCH_COLUMNS } from '../../crm/leads/lead-search-index.js'
 import { call, createTestContext, createTestDatabase, type TestContext } from '../test-support/test-app.js'
 import { openDatabase } from '../../platform/data/database.js'
@@ -226,8 +227,13 @@ describe('seedDemoLeads', () => {
     expect(before.some((name) => name.includes('_revision_'))).toBe(true)
     // Migration 0009's, for opportunities, among them.
     expect(before.filter((name) => name.startsWith('trigger opportunity_revision_')).length).toBeGreaterThan(0)
+    const position = await leadChangePosition(db, ctx.database.dialect, ctx.org.id)
     await seedDemoLeads(db, ctx.clock, ctx.org.id, 30, { source: inThreadSource })
     expect(await schemaObjects(db)).toEqual(before)
+    // The seeded leads are in the feed of changes (on SQLite, one tick of the clock after the load).
+    const seededIds = await db.selectFrom('lead').select('id').where('organization_id', '=', ctx.org.id).execute()
+    const fed = await leadChangesSince(db, ctx.org.id, position)
+    expect(new Set(fed.changed)).toEqual(new Set(seededIds.map((l) => l.id)))
     const opportunity = await db
       .selectFrom('opportunity')
       .select(['id', 'lead_id'])

@@ -105,5 +105,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`DROP INDEX lead_org_change_idx`.execute(db)
   }
   await sql`DROP TABLE lead_tombstone`.execute(db)
-  await db.schema.alterTable('lead').dropColumn(isSqlite(db) ? 'change_seq' : 'change_xid').execute()
+  await db.schema
+    .alterTable('lead')
+    .dropColumn(isSqlite(db) ? 'change_seq' : 'change_xid')
+    .execute()
 }
