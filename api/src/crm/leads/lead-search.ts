@@ -17,10 +17,12 @@ import {
 } from '../../platform/data/sql-conditions.js'
 import { resolveDateDays, resolveDateValue, type DateRange } from '../../platform/text/search-dates.js'
 import { leadSearchRowids, topSearchRowid, type SearchColumn, type SearchRowids } from './lead-search-index.js'
-import { SearchQueryError } from '../../platform/text/search-parse.js'
+import { isJunction, isNegation, SearchQueryError } from '../../platform/text/search-parse.js'
 import { normalizeLeadQuery, parseLeadQuery, type Expr, type SortEntry } from './lead-search-parse.js'
 import { dateSortKey } from '../tasks/task-list.js'
 import { lastActivityOfLead } from './lead-summary-repo.js'
+import { leadIndexes, INDEXED_COUNTS, type IndexedCount } from './lead-index.js'
+import { evaluate, numberFields, pageOf, type IndexSort, type Plan } from './lead-index-plan.js'
 import type { Comparator } from '../../platform/text/search-tree.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -684,7 +686,7 @@ async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean):
       : sql``
   const { rows } = await sql<LeadRow>`select lead.* from lead${hint}
     where lead.organization_id = ${ctx.organizationId} and ${page.condition}
-    order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
+    order by ${sql.join(order)}, lead.id${codePoints(ctx)} desc limit ${page.limit} offset ${page.skip}`.execute(db)
   return rows
 }
 
@@ -785,6 +787,11 @@ export interface LeadSearch {
   limit: number
   now: Date
   tzOffsetHours: number
+  /**
+   * 'sql' answers from the database alone, as the tests' reference; by default the in-memory index answers the
+   * searches whose sorts it keeps the keys of, outside a transaction (whose writes the index cannot see yet).
+   */
+  engine?: 'index' | 'sql'
 }
 
 /** The query parsed and normalized, `*` as no condition; a syntax error is a ValidationError on `query`. */
@@ -842,6 +849,12 @@ export async function searchLeads(
   const condition = parsed.where === null ? TRUE : compile(parsed.where, ctx)
   const base = db.selectFrom('lead').where('lead.organization_id', '=', search.organizationId).where(condition)
 
+  const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
+  if (search.engine !== 'sql' && !db.isTransaction) {
+    const answer = await searchInIndex(db, ctx, parsed.where, sorts, search)
+    if (answer !== undefined) return answer
+  }
+
   // The count comes first: a search of the search rows alone counts them without reading a lead, and a search
   // nothing matches (or a page past the last match) needs no second query.
   const group = parsed.where === null ? undefined : documentGroup(parsed.where)
@@ -858,7 +871,6 @@ export async function searchLeads(
   }
   if (total <= search.skip) return { has_more: false, total_results: total, data: [] }
 
-  const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
   // A page walks its sort index and tests each lead until the page is full, when the matches are many enough for
   // that to be short (about (skip + limit) × leads / matches steps); otherwise it reads the matches and sorts them.
   // Each database is told which, since neither planner knows how many leads a search matches.
@@ -876,6 +888,183 @@ export async function searchLeads(
   const data =
     walk && sorts[0]?.field === 'name' ? await walkByName(db, ctx, page) : await readPage(db, ctx, page, walk)
   return { has_more: search.skip + data.length < total, total_results: total, data }
+}
+
+/** The rows `set` (documentSet's subquery) lists, as the index knows them: search rowids on SQLite, else lead ids. */
+async function documentPlan(db: Db, group: DocumentGroup, ctx: CompileContext): Promise<Plan> {
+  const set = documentSet(group, ctx)
+  if (ctx.dialect === 'sqlite') {
+    const { rows } = await sql<{ rowid: number }>`${set}`.execute(db)
+    return { kind: 'rowids', values: rows.map((r) => r.rowid) }
+  }
+  const { rows } = await countWithoutSeqScan(db, sql<{ lead_id: string }>`${set}`)
+  return { kind: 'ids', values: rows.map((r) => r.lead_id) }
+}
+
+/** A term the index does not hold: the leads the database finds for its condition. */
+async function leafPlan(db: Db, condition: Condition, ctx: CompileContext): Promise<Plan> {
+  const { rows } = await sql<{ id: string }>`select lead.id as id from lead
+    where lead.organization_id = ${ctx.organizationId} and ${condition}`.execute(db)
+  return { kind: 'ids', values: rows.map((r) => r.id) }
+}
+
+function indexedCount(field: string): IndexedCount | undefined {
+  return INDEXED_COUNTS.find((c) => c === field)
+}
+
+/** `has:` as the index holds it: a count above zero, or a URL. */
+function hasPlan(what: string): Plan | undefined {
+  const counts: Record<string, IndexedCount> = {
+    contacts: 'contacts',
+    email: 'emails',
+    phone: 'phones',
+    address: 'addresses',
+    opportunities: 'opportunities',
+    tasks: 'tasks',
+  }
+  if (what === 'url') return { kind: 'filled', which: 'url' }
+  const which = Object.hasOwn(counts, what) ? counts[what] : undefined
+  return which === undefined ? undefined : { kind: 'count', which, op: '>', value: 0 }
+}
+
+async function fieldPlan(
+  db: Db,
+  expr: Extract<Expr, { kind: 'field' }>,
+  ctx: CompileContext,
+): Promise<Plan | undefined> {
+  const { field, op, value, offset } = expr
+  if (field.startsWith('custom.')) {
+    const def = findCustomField(field, ctx, offset)
+    // The value was checked as a number when the condition was compiled.
+    return def.type === 'number' ? { kind: 'number', fieldId: def.id, op, value: Number(value) } : undefined
+  }
+  switch (field) {
+    case 'id':
+    case 'lead_id':
+      return { kind: 'ids', values: [value] }
+    case 'status_id':
+      return { kind: 'statuses', ids: [value] }
+    case 'status':
+    case 'status_label': {
+      const rows = await db
+        .selectFrom('lead_status')
+        .select('id')
+        .where('organization_id', '=', ctx.organizationId)
+        .where(equalsIgnoringCase('label', value, ctx))
+        .execute()
+      return { kind: 'statuses', ids: rows.map((r) => r.id) }
+    }
+    case 'date_created':
+    case 'date_updated': {
+      const range = resolveDateValue(value, ctx.now, ctx.tzOffsetHours)
+      return { kind: 'date', column: field, op, start: range.start, end: range.end }
+    }
+    default: {
+      const which = indexedCount(field)
+      const count = Math.min(Number(value), Number.MAX_SAFE_INTEGER)
+      return which === undefined || Number.isNaN(count) ? undefined : { kind: 'count', which, op, value: count }
+    }
+  }
+}
+
+function presentPlan(field: string): Plan | undefined {
+  switch (field) {
+    case 'name':
+    case 'url':
+    case 'description':
+      return { kind: 'filled', which: field }
+    case 'id':
+    case 'lead_id':
+    case 'status':
+    case 'status_id':
+    case 'status_label':
+    case 'date_created':
+    case 'date_updated':
+      return { kind: 'all' }
+    default: {
+      const which = indexedCount(field)
+      return which === undefined ? undefined : { kind: 'count', which, op: '>', value: 0 }
+    }
+  }
+}
+
+/**
+ * A search as the in-memory index answers it (decision 0061), read by the same functions as `compile`: the search
+ * rows' terms as the trigram index finds them, what the index holds from it, and any other term from the database.
+ */
+async function planOf(db: Db, expr: Expr, ctx: CompileContext): Promise<Plan> {
+  const group = documentGroup(expr)
+  if (group !== undefined) return documentPlan(db, group, ctx)
+  if (isJunction(expr)) {
+    if (expr.kind === 'and') {
+      const { terms, statuses, others } = partition(expr.items)
+      if (terms.length > 0) {
+        const parts = [documentPlan(db, { terms, op: 'and', statuses }, ctx), ...others.map((e) => planOf(db, e, ctx))]
+        return { kind: 'and', items: await Promise.all(parts) }
+      }
+    }
+    return { kind: expr.kind, items: await Promise.all(expr.items.map((e) => planOf(db, e, ctx))) }
+  }
+  if (isNegation(expr)) return { kind: 'not', plan: await planOf(db, expr.expr, ctx) }
+  switch (expr.kind) {
+    case 'text':
+      return documentPlan(db, { terms: [freeTextTerm(expr.value)], op: 'and', statuses: [] }, ctx)
+    case 'all':
+      return { kind: 'all' }
+    case 'has':
+      return hasPlan(expr.what) ?? leafPlan(db, hasCondition(expr.what, expr.offset), ctx)
+    case 'field':
+      return (await fieldPlan(db, expr, ctx)) ?? leafPlan(db, fieldCondition(expr, ctx), ctx)
+    case 'present':
+      return presentPlan(expr.field) ?? leafPlan(db, presentCondition(expr, ctx), ctx)
+  }
+}
+
+/** The sorts the index keeps the keys of (dates); undefined when another is asked for. */
+function indexSorts(sorts: readonly Sort[]): IndexSort[] | undefined {
+  const kept: IndexSort[] = []
+  for (const s of sorts) {
+    if (s.field !== 'date_created' && s.field !== 'date_updated') return undefined
+    kept.push({ field: s.field, direction: s.direction })
+  }
+  return kept
+}
+
+/**
+ * A search answered by the organization's in-memory index: the count is the matches' cardinality, and the page
+ * their first leads in the order asked for, read by id. Undefined when the index keeps no key of a sort.
+ */
+async function searchInIndex(
+  db: Db,
+  ctx: CompileContext,
+  where: Expr | null,
+  sorts: readonly Sort[],
+  search: LeadSearch,
+): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] } | undefined> {
+  const kept = indexSorts(sorts)
+  if (kept === undefined) return undefined
+  const plan: Plan = where === null ? { kind: 'all' } : await planOf(db, where, ctx)
+  const { total, ids } = await leadIndexes(db, ctx.dialect).use(
+    ctx.organizationId,
+    async (index) => {
+      for (const fieldId of numberFields(plan)) await index.numberColumn(db, fieldId)
+    },
+    (index) => {
+      const matches = evaluate(plan, index)
+      const total = matches.size
+      return { total, ids: total <= search.skip ? [] : pageOf(index, matches, kept, search.skip, search.limit) }
+    },
+  )
+  if (ids.length === 0) return { has_more: false, total_results: total, data: [] }
+  const { rows } = await sql<LeadRow>`select lead.* from lead
+    where lead.organization_id = ${ctx.organizationId} and lead.id in (${sql.join(ids)})`.execute(db)
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  // A lead deleted since the index caught up is left out of the page (and still counted: the count is as of then).
+  const data = ids.flatMap((id) => {
+    const row = byId.get(id)
+    return row === undefined ? [] : [row]
+  })
+  return { has_more: search.skip + ids.length < total, total_results: total, data }
 }
 
 /** Checks a search as `searchLeads` reads it, without running it: a ValidationError on `query` when it cannot be. */

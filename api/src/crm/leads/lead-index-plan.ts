@@ -1,0 +1,222 @@
+import type { Comparator } from '../../platform/text/search-tree.js'
+import { Bitmap, type IndexedCount, type OrganizationLeadIndex } from './lead-index.js'
+
+// A lead search as the in-memory index answers it (decision 0061): lead-search.ts turns the query into a plan, whose
+// parts the index holds (statuses, counts, dates, filled fields, number fields) or which the database found already
+// (the trigram index's matches, and any term the index does not hold, as lead ids); here the plan becomes a bitmap of
+// ordinals, and the bitmap a page in the order asked for.
+
+export type Plan =
+  | { kind: 'and' | 'or'; items: Plan[] }
+  | { kind: 'not'; plan: Plan }
+  | { kind: 'all' }
+  /** SQLite: the search rows the database found (lead.search_rowid). */
+  | { kind: 'rowids'; values: number[] }
+  | { kind: 'ids'; values: string[] }
+  | { kind: 'statuses'; ids: string[] }
+  | { kind: 'filled'; which: 'name' | 'url' | 'description' }
+  | { kind: 'count'; which: IndexedCount; op: Comparator; value: number }
+  /** A date column within, after or before a range `[start, end)` of its text (sql-conditions.ts's rangeCondition). */
+  | { kind: 'date'; column: 'date_created' | 'date_updated'; op: Comparator; start: string; end: string }
+  | { kind: 'number'; fieldId: string; op: Comparator; value: number }
+
+/** The number fields a plan tests, for the index to load before the plan is evaluated. */
+export function numberFields(plan: Plan): string[] {
+  switch (plan.kind) {
+    case 'and':
+    case 'or':
+      return plan.items.flatMap(numberFields)
+    case 'not':
+      return numberFields(plan.plan)
+    case 'number':
+      return [plan.fieldId]
+    default:
+      return []
+  }
+}
+
+function compares(op: Comparator, left: number, right: number): boolean {
+  switch (op) {
+    case ':':
+      return left === right
+    case '>':
+      return left > right
+    case '>=':
+      return left >= right
+    case '<':
+      return left < right
+    case '<=':
+      return left <= right
+  }
+}
+
+/** rangeCondition's test, on text that compares as it sorts. */
+function inRange(op: Comparator, text: string, start: string, end: string): boolean {
+  switch (op) {
+    case ':':
+      return text >= start && text < end
+    case '>':
+      return text >= end
+    case '>=':
+      return text >= start
+    case '<':
+      return text < start
+    case '<=':
+      return text < end
+  }
+}
+
+/** The ordinals below the index's extent for which `test` holds, among the live leads. */
+function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean): Bitmap {
+  const found: number[] = []
+  for (let ordinal = 0; ordinal < index.extent; ordinal++) if (test(ordinal)) found.push(ordinal)
+  const bits = new Bitmap(found)
+  bits.andInPlace(index.live)
+  return bits
+}
+
+/** The live leads a plan matches. */
+export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
+  switch (plan.kind) {
+    case 'and': {
+      const [first, ...rest] = plan.items
+      const bits = first === undefined ? index.live.clone() : evaluate(first, index)
+      for (const item of rest) {
+        if (bits.isEmpty) break
+        bits.andInPlace(evaluate(item, index))
+      }
+      return bits
+    }
+    case 'or': {
+      const bits = new Bitmap()
+      for (const item of plan.items) bits.orInPlace(evaluate(item, index))
+      return bits
+    }
+    case 'not':
+      return Bitmap.andNot(index.live, evaluate(plan.plan, index))
+    case 'all':
+      return index.live.clone()
+    case 'rowids': {
+      const found: number[] = []
+      for (const rowid of plan.values) {
+        const ordinal = index.bySearchRowid.get(rowid)
+        if (ordinal !== undefined) found.push(ordinal)
+      }
+      return new Bitmap(found).andInPlace(index.live)
+    }
+    case 'ids': {
+      const found: number[] = []
+      for (const id of plan.values) {
+        const ordinal = index.ordinals.get(id)
+        if (ordinal !== undefined) found.push(ordinal)
+      }
+      return new Bitmap(found).andInPlace(index.live)
+    }
+    case 'statuses': {
+      const bits = new Bitmap()
+      for (const id of plan.ids) {
+        const status = index.statuses.get(id)
+        if (status !== undefined) bits.orInPlace(status)
+      }
+      return bits
+    }
+    case 'filled':
+      return (plan.which === 'name' ? index.named : plan.which === 'url' ? index.withUrl : index.described).clone()
+    case 'count': {
+      const counts = index.count(plan.which)
+      return scan(index, (ordinal) => compares(plan.op, counts[ordinal] ?? 0, plan.value))
+    }
+    case 'date': {
+      const texts = plan.column === 'date_created' ? index.created : index.updated
+      return scan(index, (ordinal) => inRange(plan.op, texts[ordinal] ?? '', plan.start, plan.end))
+    }
+    case 'number': {
+      const column = index.numbers.get(plan.fieldId)
+      if (column === undefined) throw new Error(`The number field ${plan.fieldId} is not loaded`)
+      const bits = scan(index, (ordinal) => compares(plan.op, column.first[ordinal] ?? Number.NaN, plan.value))
+      for (const [ordinal, values] of column.more) {
+        if (values.some((value) => compares(plan.op, value, plan.value))) bits.add(ordinal)
+      }
+      return bits.andInPlace(index.live)
+    }
+  }
+}
+
+/** A sort the index keeps the keys of: by a date, then (as every lead search ends) by id, descending. */
+export interface IndexSort {
+  field: 'date_created' | 'date_updated'
+  direction: 'asc' | 'desc'
+}
+
+function order(index: OrganizationLeadIndex, sorts: readonly IndexSort[]): (a: number, b: number) => number {
+  const keys = sorts.map((s) => ({
+    texts: s.field === 'date_created' ? index.created : index.updated,
+    sign: s.direction === 'asc' ? 1 : -1,
+  }))
+  const ids = index.ids
+  return (a, b) => {
+    for (const { texts, sign } of keys) {
+      const x = texts[a] ?? ''
+      const y = texts[b] ?? ''
+      if (x !== y) return x < y ? -sign : sign
+    }
+    // Lead ids are ASCII: compared by code unit as the databases compare them by byte (Postgres under "C").
+    const x = ids[a] ?? ''
+    const y = ids[b] ?? ''
+    return x === y ? 0 : x < y ? 1 : -1
+  }
+}
+
+/**
+ * The ids of the matches from `skip` to `skip + limit` in the order of `sorts`: all of them sorted when the page
+ * reaches far into them, else the first `skip + limit` kept in a heap as the matches go by.
+ */
+export function pageOf(
+  index: OrganizationLeadIndex,
+  matches: Bitmap,
+  sorts: readonly IndexSort[],
+  skip: number,
+  limit: number,
+): string[] {
+  const before = order(index, sorts)
+  const wanted = skip + limit
+  const all = matches.toUint32Array()
+  let kept: number[]
+  if (wanted * 8 >= all.length) {
+    kept = Array.from(all).sort(before)
+  } else {
+    // A heap whose root is the last of the `wanted` first seen so far.
+    const heap: number[] = []
+    const after = (a: number, b: number) => before(a, b) > 0
+    const down = (from: number) => {
+      let at = from
+      for (;;) {
+        const left = 2 * at + 1
+        const right = left + 1
+        let last = at
+        if (left < heap.length && after(heap[left] ?? 0, heap[last] ?? 0)) last = left
+        if (right < heap.length && after(heap[right] ?? 0, heap[last] ?? 0)) last = right
+        if (last === at) return
+        ;[heap[at], heap[last]] = [heap[last] ?? 0, heap[at] ?? 0]
+        at = last
+      }
+    }
+    for (const ordinal of all) {
+      if (heap.length < wanted) {
+        heap.push(ordinal)
+        let at = heap.length - 1
+        while (at > 0) {
+          const parent = (at - 1) >> 1
+          if (!after(heap[at] ?? 0, heap[parent] ?? 0)) break
+          ;[heap[at], heap[parent]] = [heap[parent] ?? 0, heap[at] ?? 0]
+          at = parent
+        }
+      } else if (before(ordinal, heap[0] ?? 0) < 0) {
+        heap[0] = ordinal
+        down(0)
+      }
+    }
+    kept = heap.sort(before)
+  }
+  return kept.slice(skip, wanted).map((ordinal) => index.ids[ordinal] ?? '')
+}

@@ -1,0 +1,304 @@
+import { sql } from 'kysely'
+import { LRUCache } from 'lru-cache'
+import roaring from 'roaring'
+import type { Db, Dialect } from '../../platform/data/database.js'
+import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
+
+// An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
+// most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
+// description are filled as bitmaps, its dates as text, its counts of contacts, emails, phones, addresses, open tasks
+// and opportunities, and (once a search asks) a number field's values. It is built on first use, and before each
+// search it catches up exactly with the feed of lead changes (lead-changes.ts): a write committed by any process
+// is in the next search. Ordinals of deleted leads are not used again; the index is built anew when they are half.
+
+export type Bitmap = roaring.RoaringBitmap32
+export const Bitmap = roaring.RoaringBitmap32
+
+/** The counts a lead's rows make, as lead-search.ts's COUNTED counts them (activities, which move no revision, aside). */
+export const INDEXED_COUNTS = ['contacts', 'opportunities', 'tasks', 'addresses', 'emails', 'phones'] as const
+export type IndexedCount = (typeof INDEXED_COUNTS)[number]
+
+const COUNT_SOURCES: Record<IndexedCount, { table: string; open?: true }> = {
+  contacts: { table: 'contact' },
+  opportunities: { table: 'opportunity' },
+  tasks: { table: 'task', open: true },
+  addresses: { table: 'lead_address' },
+  emails: { table: 'contact_email' },
+  phones: { table: 'contact_phone' },
+}
+
+/** Lead ids a statement may list (under both databases' parameter limits). */
+const IDS_PER_QUERY = 500
+
+interface LeadFacts {
+  id: string
+  status_id: string
+  name: string | null
+  url: string | null
+  description: string
+  date_created: string
+  date_updated: string
+  search_rowid: number | null
+}
+
+/** A number field's values by ordinal: the first in `first` (NaN: none), any further ones in `more`. */
+interface NumberColumn {
+  first: Float64Array
+  more: Map<number, number[]>
+}
+
+function grown(array: Float64Array, size: number): Float64Array {
+  if (size <= array.length) return array
+  const next = new Float64Array(Math.max(size, array.length * 2)).fill(Number.NaN)
+  next.set(array)
+  return next
+}
+
+function grownCounts(array: Uint32Array, size: number): Uint32Array {
+  if (size <= array.length) return array
+  const next = new Uint32Array(Math.max(size, array.length * 2))
+  next.set(array)
+  return next
+}
+
+export class OrganizationLeadIndex {
+  position: ChangePosition | undefined
+  /** Ordinal → lead id ('' once deleted). */
+  readonly ids: string[] = []
+  readonly ordinals = new Map<string, number>()
+  /** SQLite: a lead's search row (lead.search_rowid) → its ordinal, for the trigram index's matches. */
+  readonly bySearchRowid = new Map<number, number>()
+  readonly live = new Bitmap()
+  readonly statuses = new Map<string, Bitmap>()
+  readonly named = new Bitmap()
+  readonly withUrl = new Bitmap()
+  readonly described = new Bitmap()
+  readonly created: string[] = []
+  readonly updated: string[] = []
+  readonly counts = new Map<IndexedCount, Uint32Array>(INDEXED_COUNTS.map((c) => [c, new Uint32Array(1024)]))
+  readonly numbers = new Map<string, NumberColumn>()
+  private readonly statusOf: string[] = []
+  private readonly rowidOf: (number | null)[] = []
+
+  constructor(
+    readonly organizationId: string,
+    readonly dialect: Dialect,
+  ) {}
+
+  get size(): number {
+    return this.live.size
+  }
+
+  /** Ordinals given out, deleted leads' included. */
+  get extent(): number {
+    return this.ids.length
+  }
+
+  count(which: IndexedCount): Uint32Array {
+    const array = this.counts.get(which)
+    if (array === undefined) throw new Error(`${which} is not counted`)
+    return array
+  }
+
+  /** The whole organization, read after the position it then stands at. */
+  async build(db: Db): Promise<void> {
+    this.position = await leadChangePosition(db, this.dialect, this.organizationId)
+    await this.load(db, undefined)
+  }
+
+  /** Applies the changes since the last position; answers false when the index should be built anew. */
+  async catchUp(db: Db): Promise<boolean> {
+    if (this.position === undefined) return false
+    const changes = await leadChangesSince(db, this.organizationId, this.position)
+    this.position = changes.position
+    for (const id of changes.gone) this.remove(id)
+    const changed = [...new Set(changes.changed)]
+    for (let i = 0; i < changed.length; i += IDS_PER_QUERY) {
+      await this.load(db, changed.slice(i, i + IDS_PER_QUERY))
+    }
+    return this.ids.length < 1024 || this.live.size * 2 >= this.ids.length
+  }
+
+  /** A number field's values, loaded the first time a search asks (and kept up to date after). */
+  async numberColumn(db: Db, fieldId: string): Promise<NumberColumn> {
+    const known = this.numbers.get(fieldId)
+    if (known !== undefined) return known
+    const column: NumberColumn = { first: new Float64Array(this.ids.length + 1024).fill(Number.NaN), more: new Map() }
+    await this.loadNumbers(db, fieldId, column, undefined)
+    this.numbers.set(fieldId, column)
+    return column
+  }
+
+  private ordinalOf(id: string): number {
+    const known = this.ordinals.get(id)
+    if (known !== undefined) return known
+    const ordinal = this.ids.length
+    this.ids.push(id)
+    this.ordinals.set(id, ordinal)
+    this.created.push('')
+    this.updated.push('')
+    this.statusOf.push('')
+    this.rowidOf.push(null)
+    for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
+    for (const column of this.numbers.values()) column.first = grown(column.first, ordinal + 1)
+    return ordinal
+  }
+
+  private remove(id: string): void {
+    const ordinal = this.ordinals.get(id)
+    if (ordinal === undefined) return
+    this.clear(ordinal)
+    this.ordinals.delete(id)
+    this.ids[ordinal] = ''
+  }
+
+  private clear(ordinal: number): void {
+    this.live.remove(ordinal)
+    this.statuses.get(this.statusOf[ordinal] ?? '')?.remove(ordinal)
+    this.statusOf[ordinal] = ''
+    this.named.remove(ordinal)
+    this.withUrl.remove(ordinal)
+    this.described.remove(ordinal)
+    const rowid = this.rowidOf[ordinal]
+    if (rowid !== null && rowid !== undefined) this.bySearchRowid.delete(rowid)
+    this.rowidOf[ordinal] = null
+    for (const array of this.counts.values()) array[ordinal] = 0
+    for (const column of this.numbers.values()) {
+      column.first[ordinal] = Number.NaN
+      column.more.delete(ordinal)
+    }
+  }
+
+  /** Reads the leads `ids` (all of the organization's when undefined) and what the index keeps of them. */
+  private async load(db: Db, ids: string[] | undefined): Promise<void> {
+    const org = this.organizationId
+    const only = (column: string) => (ids === undefined ? sql`` : sql`and ${sql.ref(column)} in (${sql.join(ids)})`)
+    const rowid = this.dialect === 'sqlite' ? sql`search_rowid` : sql`null`
+    const { rows } = await sql<LeadFacts>`select id, status_id, name, url, description, date_created, date_updated,
+        ${rowid} as search_rowid
+      from lead where organization_id = ${org} ${only('id')}`.execute(db)
+    const seen = new Set<string>()
+    for (const lead of rows) {
+      seen.add(lead.id)
+      const ordinal = this.ordinalOf(lead.id)
+      this.clear(ordinal)
+      this.live.add(ordinal)
+      this.statusOf[ordinal] = lead.status_id
+      let status = this.statuses.get(lead.status_id)
+      if (status === undefined) this.statuses.set(lead.status_id, (status = new Bitmap()))
+      status.add(ordinal)
+      if (lead.name !== null && lead.name !== '') this.named.add(ordinal)
+      if (lead.url !== null && lead.url !== '') this.withUrl.add(ordinal)
+      if (lead.description !== '') this.described.add(ordinal)
+      this.created[ordinal] = lead.date_created
+      this.updated[ordinal] = lead.date_updated
+      if (lead.search_rowid !== null) {
+        this.rowidOf[ordinal] = lead.search_rowid
+        this.bySearchRowid.set(lead.search_rowid, ordinal)
+      }
+    }
+    // Listed as changed, and gone since: deleted (its tombstone comes next time, and finds nothing to do).
+    if (ids !== undefined) for (const id of ids) if (!seen.has(id)) this.remove(id)
+    for (const which of INDEXED_COUNTS) {
+      const { table, open } = COUNT_SOURCES[which]
+      const array = this.count(which)
+      const { rows: counted } = await sql<{ lead_id: string; n: number | string }>`select lead_id, count(*) as n
+        from ${sql.table(table)} where organization_id = ${org} ${only('lead_id')}
+        ${open === true ? sql`and is_complete = 0` : sql``} group by lead_id`.execute(db)
+      for (const row of counted) {
+        const ordinal = this.ordinals.get(row.lead_id)
+        if (ordinal !== undefined && this.live.has(ordinal)) array[ordinal] = Number(row.n)
+      }
+    }
+    for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, ids)
+  }
+
+  private async loadNumbers(db: Db, fieldId: string, column: NumberColumn, ids: string[] | undefined) {
+    const only = ids === undefined ? sql`` : sql`and lead_id in (${sql.join(ids)})`
+    const { rows } = await sql<{ lead_id: string; value_number: number | string | null }>`select lead_id, value_number
+      from custom_value where organization_id = ${this.organizationId} and field_id = ${fieldId} ${only}
+      order by lead_id, position`.execute(db)
+    for (const row of rows) {
+      const ordinal = this.ordinals.get(row.lead_id)
+      if (ordinal === undefined || !this.live.has(ordinal) || row.value_number === null) continue
+      const value = Number(row.value_number)
+      if (Number.isNaN(column.first[ordinal] ?? Number.NaN)) column.first[ordinal] = value
+      else column.more.set(ordinal, [...(column.more.get(ordinal) ?? []), value])
+    }
+  }
+}
+
+/** How many leads the indexes of one process hold at most, all organizations together (least recently used out). */
+const DEFAULT_MAX_LEADS = 2_000_000
+
+interface Entry {
+  index: OrganizationLeadIndex
+  built: boolean
+  /** The organization's turns with its index, one after the other. */
+  queue: Promise<void>
+}
+
+/**
+ * The indexes of one database's organizations in this process. A search of an organization takes its turn with the
+ * index: the index catches up (or is built), `prepare` loads what the search needs that is loaded on demand, and
+ * `read` works out the answer without waiting for anything, so no catch-up runs in the middle of it. A turn that
+ * fails leaves the index to be built anew.
+ */
+export class LeadIndexes {
+  private readonly entries: LRUCache<string, Entry>
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    maxLeads = DEFAULT_MAX_LEADS,
+  ) {
+    this.entries = new LRUCache<string, Entry>({
+      maxSize: maxLeads,
+      sizeCalculation: (entry) => Math.max(1, entry.index.extent),
+    })
+  }
+
+  async use<T>(
+    organizationId: string,
+    prepare: (index: OrganizationLeadIndex) => Promise<void>,
+    read: (index: OrganizationLeadIndex) => T,
+  ): Promise<T> {
+    const fresh = () => new OrganizationLeadIndex(organizationId, this.dialect)
+    let entry = this.entries.get(organizationId)
+    if (entry === undefined) {
+      entry = { index: fresh(), built: false, queue: Promise.resolve() }
+      this.entries.set(organizationId, entry)
+    }
+    const mine = entry
+    const turn = mine.queue.then(async () => {
+      if (mine.built && !(await mine.index.catchUp(this.db))) mine.built = false
+      if (!mine.built) {
+        mine.index = fresh()
+        await mine.index.build(this.db)
+        mine.built = true
+      }
+      await prepare(mine.index)
+      return read(mine.index)
+    })
+    mine.queue = turn.then(
+      () => undefined,
+      () => {
+        mine.built = false
+        mine.index = fresh()
+      },
+    )
+    const answer = await turn
+    // Set again, for its size to be counted anew (it may have grown).
+    if (this.entries.peek(organizationId) === mine) this.entries.set(organizationId, mine)
+    return answer
+  }
+}
+
+const byDatabase = new WeakMap<Db, LeadIndexes>()
+
+/** This process's lead indexes of the database `db` is connected to. */
+export function leadIndexes(db: Db, dialect: Dialect): LeadIndexes {
+  let indexes = byDatabase.get(db)
+  if (indexes === undefined) byDatabase.set(db, (indexes = new LeadIndexes(db, dialect)))
+  return indexes
+}
