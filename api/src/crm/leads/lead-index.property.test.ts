@@ -1,0 +1,297 @@
+import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../app/app.js'
+import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
+import {
+  call,
+  createTestContext,
+  TestClock,
+  testResolver,
+  type TestContext,
+  type TestOrg,
+} from '../../tooling/test-support/test-app.js'
+import { searchLeads } from './lead-search.js'
+
+// The in-memory lead index (decision 0061) against the database alone: random creates, updates, merges and deletes
+// sent through two api instances, each on its own connection to one database as two processes are, and after each
+// step every search's count and pages, answered by the index of each instance, compared with the same search
+// answered by SQL. A write through one instance is seen by the other's next search.
+
+let ctx: TestContext
+let second: { database: DatabaseHandle; app: FastifyInstance }
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+  const database = openDatabase(ctx.config.databaseUrl)
+  const app = await buildApp({
+    database,
+    config: ctx.config,
+    clock: new TestClock(),
+    logger: false,
+    resolve: testResolver,
+  })
+  second = { database, app }
+})
+afterAll(async () => {
+  await second.app.close()
+  await second.database.close()
+  await ctx.close()
+})
+
+const NAMES = ['Acme', 'Acme Robotics', 'Globex', 'Initech', 'Summit Foods', null] as const
+const CITIES = ['Denver', 'Boston', 'Austin'] as const
+
+const SEARCHES = [
+  '*',
+  'has:email',
+  'not has:email',
+  'has:phone -has:email',
+  'has:tasks',
+  'has:url',
+  'has:address or has:opportunities',
+  'opportunities>0',
+  'contacts>1',
+  'contacts:1',
+  'emails>=2',
+  'tasks<1',
+  'status:qualified',
+  'status:potential or has:url',
+  'status_label:customer has:contacts',
+  'custom.Employees>50',
+  'custom.Employees<=50 has:phone',
+  'not custom.Employees:*',
+  'created>2026-03-01',
+  'updated<2026-03-01T12:00:00.010Z',
+  'name:acme',
+  'acme',
+  'acme -has:email',
+  'robotics or globex',
+  'city:denver status:qualified',
+  'url:*',
+  'description:*',
+  'name:*',
+  'phone:415',
+  'activities>0',
+  'contact_name:ann',
+  'sort:created',
+  'has:contacts sort:-created',
+  'sort:-updated sort:created',
+]
+
+type Step =
+  | { kind: 'create'; name: number; status: number; url: boolean; city: number | null; employees: number | null }
+  | { kind: 'update'; lead: number; status: number | null; name: number | null; employees: number | null }
+  | { kind: 'contact'; lead: number; emails: number; phone: boolean }
+  | { kind: 'removeContact'; contact: number }
+  | { kind: 'task'; lead: number }
+  | { kind: 'completeTask'; task: number }
+  | { kind: 'opportunity'; lead: number }
+  | { kind: 'delete'; lead: number }
+  | { kind: 'merge'; source: number; destination: number }
+
+const index = fc.nat({ max: 50 })
+const create = fc.record({
+  kind: fc.constant('create' as const),
+  name: fc.nat({ max: NAMES.length - 1 }),
+  status: fc.nat({ max: 3 }),
+  url: fc.boolean(),
+  city: fc.option(fc.nat({ max: CITIES.length - 1 })),
+  employees: fc.option(fc.integer({ min: 0, max: 100 })),
+})
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: create, weight: 3 },
+  fc.record({
+    kind: fc.constant('update' as const),
+    lead: index,
+    status: fc.option(fc.nat({ max: 3 })),
+    name: fc.option(fc.nat({ max: NAMES.length - 1 })),
+    employees: fc.option(fc.integer({ min: 0, max: 100 })),
+  }),
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('contact' as const),
+      lead: index,
+      emails: fc.nat({ max: 2 }),
+      phone: fc.boolean(),
+    }),
+    weight: 2,
+  },
+  fc.record({ kind: fc.constant('removeContact' as const), contact: index }),
+  { arbitrary: fc.record({ kind: fc.constant('task' as const), lead: index }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('completeTask' as const), task: index }), weight: 2 },
+  fc.record({ kind: fc.constant('opportunity' as const), lead: index }),
+  fc.record({ kind: fc.constant('delete' as const), lead: index }),
+  fc.record({ kind: fc.constant('merge' as const), source: index, destination: index }),
+)
+
+interface World {
+  org: TestOrg
+  statuses: string[]
+  employees: string
+  leads: string[]
+  contacts: string[]
+  tasks: string[]
+}
+
+function pick<T>(items: readonly T[], at: number): T | undefined {
+  return items.length === 0 ? undefined : items[at % items.length]
+}
+
+async function send(
+  app: FastifyInstance,
+  world: World,
+  method: 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: object,
+) {
+  const res = await call(app, world.org.admin.key, method, path, body === undefined ? {} : { body })
+  expect(res.statusCode, `${method} ${path}: ${res.body}`).toBe(200)
+  return res.json<{ id: string }>()
+}
+
+/** A write to a contact or task, which may have gone with its lead (deleted, or merged away): 200 or 404. */
+async function sendToPart(app: FastifyInstance, world: World, method: 'PUT' | 'DELETE', path: string, body?: object) {
+  const res = await call(app, world.org.admin.key, method, path, body === undefined ? {} : { body })
+  expect([200, 404], `${method} ${path}: ${res.body}`).toContain(res.statusCode)
+}
+
+async function apply(app: FastifyInstance, world: World, s: Step, n: number): Promise<void> {
+  switch (s.kind) {
+    case 'create': {
+      const body: Record<string, unknown> = {
+        name: NAMES[s.name],
+        status_id: world.statuses[s.status % world.statuses.length],
+        ...(s.url ? { url: `https://site${String(n)}.example` } : {}),
+        ...(s.city === null ? {} : { addresses: [{ address_1: '1 Main St', city: CITIES[s.city] }] }),
+        ...(s.employees === null ? {} : { [`custom.${world.employees}`]: s.employees }),
+      }
+      world.leads.push((await send(app, world, 'POST', '/lead/', body)).id)
+      return
+    }
+    case 'update': {
+      const lead = pick(world.leads, s.lead)
+      if (lead === undefined) return
+      const body: Record<string, unknown> = {
+        ...(s.status === null ? {} : { status_id: world.statuses[s.status % world.statuses.length] }),
+        ...(s.name === null ? {} : { name: NAMES[s.name] ?? 'Renamed' }),
+        [`custom.${world.employees}`]: s.employees,
+      }
+      await send(app, world, 'PUT', `/lead/${lead}/`, body)
+      return
+    }
+    case 'contact': {
+      const lead = pick(world.leads, s.lead)
+      if (lead === undefined) return
+      const emails = Array.from({ length: s.emails }, (_, i) => ({ email: `ann${String(n)}.${String(i)}@example.com` }))
+      const phones = s.phone ? [{ phone: `+1415555${String(1000 + n)}` }] : []
+      world.contacts.push(
+        (await send(app, world, 'POST', '/contact/', { lead_id: lead, name: 'Ann', emails, phones })).id,
+      )
+      return
+    }
+    case 'removeContact': {
+      const contact = pick(world.contacts, s.contact)
+      if (contact === undefined) return
+      world.contacts = world.contacts.filter((c) => c !== contact)
+      await sendToPart(app, world, 'DELETE', `/contact/${contact}/`)
+      return
+    }
+    case 'task': {
+      const lead = pick(world.leads, s.lead)
+      if (lead === undefined) return
+      world.tasks.push((await send(app, world, 'POST', '/task/', { lead_id: lead, text: 'Call' })).id)
+      return
+    }
+    case 'completeTask': {
+      const task = pick(world.tasks, s.task)
+      if (task !== undefined) await sendToPart(app, world, 'PUT', `/task/${task}/`, { is_complete: true })
+      return
+    }
+    case 'opportunity': {
+      const lead = pick(world.leads, s.lead)
+      if (lead !== undefined) await send(app, world, 'POST', '/opportunity/', { lead_id: lead, value: 1000 })
+      return
+    }
+    case 'delete': {
+      const lead = pick(world.leads, s.lead)
+      if (lead === undefined) return
+      world.leads = world.leads.filter((l) => l !== lead)
+      await send(app, world, 'DELETE', `/lead/${lead}/`)
+      return
+    }
+    case 'merge': {
+      const source = pick(world.leads, s.source)
+      const destination = pick(world.leads, s.destination)
+      if (source === undefined || destination === undefined || source === destination) return
+      world.leads = world.leads.filter((l) => l !== source)
+      await send(app, world, 'POST', '/lead/merge/', { source, destination })
+      return
+    }
+  }
+}
+
+async function answers(database: DatabaseHandle, world: World, query: string, engine: 'index' | 'sql') {
+  const search = {
+    dialect: database.dialect,
+    organizationId: world.org.id,
+    query,
+    now: new Date('2026-03-02T00:00:00Z'),
+    tzOffsetHours: 0,
+    engine,
+  }
+  const first = await searchLeads(database.db, { ...search, skip: 0, limit: 4 })
+  const later = await searchLeads(database.db, { ...search, skip: 3, limit: 5 })
+  return {
+    total: first.total_results,
+    first: first.data.map((l) => l.id),
+    later: later.data.map((l) => l.id),
+    more: [first.has_more, later.has_more],
+  }
+}
+
+describe('the in-memory lead index', () => {
+  it('answers every search as SQL does, in either process, after any writes through either', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.boolean(), create), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.boolean(), step), { minLength: 1, maxLength: 20 }),
+        async (first, rest) => {
+          const steps: [boolean, Step][] = [...first, ...rest]
+          const org = await ctx.createOrg('Index Co')
+          const statuses = (await call(ctx.app, org.admin.key, 'GET', '/status/lead/')).json<{
+            data: { id: string }[]
+          }>()
+          const field = await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', {
+            body: { name: 'Employees', type: 'number' },
+          })
+          const world: World = {
+            org,
+            statuses: statuses.data.map((s) => s.id),
+            employees: field.json<{ id: string }>().id,
+            leads: [],
+            contacts: [],
+            tasks: [],
+          }
+          const processes = [
+            { app: ctx.app, database: ctx.database },
+            { app: second.app, database: second.database },
+          ]
+          for (const [n, [viaSecond, s]] of steps.entries()) {
+            await apply(processes[viaSecond ? 1 : 0]?.app ?? ctx.app, world, s, n)
+            // Each process's next search sees the write, whichever took it.
+            for (const { database } of processes) {
+              for (const query of SEARCHES) {
+                const expected = await answers(database, world, query, 'sql')
+                expect(await answers(database, world, query, 'index'), `${query} after ${JSON.stringify(s)}`).toEqual(
+                  expected,
+                )
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 25 },
+    )
+  }, 600_000)
+})
