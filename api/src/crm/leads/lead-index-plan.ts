@@ -160,7 +160,8 @@ function order(index: OrganizationLeadIndex, sorts: readonly IndexSort[]): (a: n
       const y = texts[b] ?? ''
       if (x !== y) return x < y ? -sign : sign
     }
-    // Lead ids are ASCII: compared by code unit as the databases compare them by byte (Postgres under "C").
+    // Lead ids are ASCII, compared by code unit: as SQLite compares them, and Postgres under a C collation (C.UTF-8
+    // included). Under another, leads updated in the same microsecond may come in another order than SQL's.
     const x = ids[a] ?? ''
     const y = ids[b] ?? ''
     return x === y ? 0 : x < y ? 1 : -1

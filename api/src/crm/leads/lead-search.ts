@@ -686,7 +686,7 @@ async function readPage(db: Db, ctx: CompileContext, page: Page, walk: boolean):
       : sql``
   const { rows } = await sql<LeadRow>`select lead.* from lead${hint}
     where lead.organization_id = ${ctx.organizationId} and ${page.condition}
-    order by ${sql.join(order)}, lead.id${codePoints(ctx)} desc limit ${page.limit} offset ${page.skip}`.execute(db)
+    order by ${sql.join(order)}, lead.id desc limit ${page.limit} offset ${page.skip}`.execute(db)
   return rows
 }
 
