@@ -1,5 +1,6 @@
 import type { Comparator } from '../../platform/text/search-tree.js'
-import { Bitmap, type IndexedCount, type OrganizationLeadIndex } from './lead-index.js'
+import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
+import type { IndexedCount, OrganizationLeadIndex } from './lead-index.js'
 
 // A lead search as the in-memory index answers it (decision 0061): lead-search.ts turns the query into a plan, whose
 // parts the index holds (statuses, counts, dates, filled fields, number fields) or which the database found already
@@ -70,7 +71,7 @@ function inRange(op: Comparator, text: string, start: string, end: string): bool
 function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean): Bitmap {
   const found: number[] = []
   for (let ordinal = 0; ordinal < index.extent; ordinal++) if (test(ordinal)) found.push(ordinal)
-  const bits = new Bitmap(found)
+  const bits = bitmap(found)
   bits.andInPlace(index.live)
   return bits
 }
@@ -88,12 +89,12 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
       return bits
     }
     case 'or': {
-      const bits = new Bitmap()
+      const bits = bitmap()
       for (const item of plan.items) bits.orInPlace(evaluate(item, index))
       return bits
     }
     case 'not':
-      return Bitmap.andNot(index.live, evaluate(plan.plan, index))
+      return difference(index.live, evaluate(plan.plan, index))
     case 'all':
       return index.live.clone()
     case 'rowids': {
@@ -102,7 +103,7 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
         const ordinal = index.bySearchRowid.get(rowid)
         if (ordinal !== undefined) found.push(ordinal)
       }
-      return new Bitmap(found).andInPlace(index.live)
+      return bitmap(found).andInPlace(index.live)
     }
     case 'ids': {
       const found: number[] = []
@@ -110,10 +111,10 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
         const ordinal = index.ordinals.get(id)
         if (ordinal !== undefined) found.push(ordinal)
       }
-      return new Bitmap(found).andInPlace(index.live)
+      return bitmap(found).andInPlace(index.live)
     }
     case 'statuses': {
-      const bits = new Bitmap()
+      const bits = bitmap()
       for (const id of plan.ids) {
         const status = index.statuses.get(id)
         if (status !== undefined) bits.orInPlace(status)

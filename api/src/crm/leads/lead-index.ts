@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { LRUCache } from 'lru-cache'
-import roaring from 'roaring'
+import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
 import type { Db, Dialect } from '../../platform/data/database.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
 
@@ -10,9 +10,6 @@ import { leadChangePosition, leadChangesSince, type ChangePosition } from './lea
 // and opportunities, and (once a search asks) a number field's values. It is built on first use, and before each
 // search it catches up exactly with the feed of lead changes (lead-changes.ts): a write committed by any process
 // is in the next search. Ordinals of deleted leads are not used again; the index is built anew when they are half.
-
-export type Bitmap = roaring.RoaringBitmap32
-export const Bitmap = roaring.RoaringBitmap32
 
 /** The counts a lead's rows make, as lead-search.ts's COUNTED counts them (activities, which move no revision, aside). */
 export const INDEXED_COUNTS = ['contacts', 'opportunities', 'tasks', 'addresses', 'emails', 'phones'] as const
@@ -68,11 +65,11 @@ export class OrganizationLeadIndex {
   readonly ordinals = new Map<string, number>()
   /** SQLite: a lead's search row (lead.search_rowid) → its ordinal, for the trigram index's matches. */
   readonly bySearchRowid = new Map<number, number>()
-  readonly live = new Bitmap()
+  readonly live = bitmap()
   readonly statuses = new Map<string, Bitmap>()
-  readonly named = new Bitmap()
-  readonly withUrl = new Bitmap()
-  readonly described = new Bitmap()
+  readonly named = bitmap()
+  readonly withUrl = bitmap()
+  readonly described = bitmap()
   readonly created: string[] = []
   readonly updated: string[] = []
   readonly counts = new Map<IndexedCount, Uint32Array>(INDEXED_COUNTS.map((c) => [c, new Uint32Array(1024)]))
@@ -185,7 +182,7 @@ export class OrganizationLeadIndex {
       this.live.add(ordinal)
       this.statusOf[ordinal] = lead.status_id
       let status = this.statuses.get(lead.status_id)
-      if (status === undefined) this.statuses.set(lead.status_id, (status = new Bitmap()))
+      if (status === undefined) this.statuses.set(lead.status_id, (status = bitmap()))
       status.add(ordinal)
       if (lead.name !== null && lead.name !== '') this.named.add(ordinal)
       if (lead.url !== null && lead.url !== '') this.withUrl.add(ordinal)
