@@ -9,6 +9,7 @@ import {
   testResolver,
   type TestContext,
 } from '../../tooling/test-support/test-app.js'
+import { OrganizationLeadIndex } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
 // The in-memory lead index (decision 0061) through each kind of change a value it keeps can take, written through
@@ -95,5 +96,20 @@ describe('the in-memory lead index', () => {
     await ok('DELETE', `/lead/${lead}/`)
     expect(await seen('*')).toBe(0)
     expect(await seen('not has:contacts')).toBe(0)
+  })
+
+  it('is built anew, not caught up lead by lead, when many leads changed since it last looked', async () => {
+    const org = await ctx.createOrg('Many Changes Co')
+    const create = (name: string) => call(ctx.app, org.admin.key, 'POST', '/lead/', { body: { name } })
+    await create('First')
+    const index = new OrganizationLeadIndex(org.id, ctx.database.dialect, 2)
+    await index.build(second.database.db)
+    expect(index.size).toBe(1)
+    await create('Second')
+    await create('Third')
+    expect(await index.catchUp(second.database.db)).toBe(true)
+    expect(index.size).toBe(3)
+    for (const name of ['Fourth', 'Fifth', 'Sixth']) await create(name)
+    expect(await index.catchUp(second.database.db)).toBe(false)
   })
 })
