@@ -47,7 +47,7 @@ async function totals(database: DatabaseHandle, organizationId: string, query: s
     skip: 0,
     limit: 10,
   }
-  const byIndex = await searchLeads(database.db, search)
+  const byIndex = await searchLeads(database.db, { ...search, engine: 'index' })
   const bySql = await searchLeads(database.db, { ...search, engine: 'sql' })
   expect(
     byIndex.data.map((l) => l.id),
