@@ -76,6 +76,16 @@ function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean):
   return bits
 }
 
+/** The live leads among `keys` (search rowids or lead ids), through the index's map of them to ordinals. */
+function known<K>(keys: readonly K[], ordinals: ReadonlyMap<K, number>, index: OrganizationLeadIndex): Bitmap {
+  const found: number[] = []
+  for (const key of keys) {
+    const ordinal = ordinals.get(key)
+    if (ordinal !== undefined) found.push(ordinal)
+  }
+  return bitmap(found).andInPlace(index.live)
+}
+
 /** The live leads a plan matches. */
 export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
   switch (plan.kind) {
@@ -97,22 +107,10 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
       return difference(index.live, evaluate(plan.plan, index))
     case 'all':
       return index.live.clone()
-    case 'rowids': {
-      const found: number[] = []
-      for (const rowid of plan.values) {
-        const ordinal = index.bySearchRowid.get(rowid)
-        if (ordinal !== undefined) found.push(ordinal)
-      }
-      return bitmap(found).andInPlace(index.live)
-    }
-    case 'ids': {
-      const found: number[] = []
-      for (const id of plan.values) {
-        const ordinal = index.ordinals.get(id)
-        if (ordinal !== undefined) found.push(ordinal)
-      }
-      return bitmap(found).andInPlace(index.live)
-    }
+    case 'rowids':
+      return known(plan.values, index.bySearchRowid, index)
+    case 'ids':
+      return known(plan.values, index.ordinals, index)
     case 'statuses': {
       const bits = bitmap()
       for (const id of plan.ids) {

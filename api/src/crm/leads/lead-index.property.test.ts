@@ -1,13 +1,11 @@
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../app/app.js'
-import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
+import type { DatabaseHandle } from '../../platform/data/database.js'
 import {
   call,
   createTestContext,
-  TestClock,
-  testResolver,
+  openSecondApi,
   type TestContext,
   type TestOrg,
 } from '../../tooling/test-support/test-app.js'
@@ -19,23 +17,14 @@ import { searchLeads } from './lead-search.js'
 // answered by SQL. A write through one instance is seen by the other's next search.
 
 let ctx: TestContext
-let second: { database: DatabaseHandle; app: FastifyInstance }
+let second: Awaited<ReturnType<typeof openSecondApi>>
 
 beforeAll(async () => {
   ctx = await createTestContext()
-  const database = openDatabase(ctx.config.databaseUrl)
-  const app = await buildApp({
-    database,
-    config: ctx.config,
-    clock: new TestClock(),
-    logger: false,
-    resolve: testResolver,
-  })
-  second = { database, app }
+  second = await openSecondApi(ctx)
 })
 afterAll(async () => {
-  await second.app.close()
-  await second.database.close()
+  await second.close()
   await ctx.close()
 })
 

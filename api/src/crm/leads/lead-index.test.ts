@@ -1,14 +1,6 @@
-import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../app/app.js'
-import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
-import {
-  call,
-  createTestContext,
-  TestClock,
-  testResolver,
-  type TestContext,
-} from '../../tooling/test-support/test-app.js'
+import type { DatabaseHandle } from '../../platform/data/database.js'
+import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
 import { OrganizationLeadIndex } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
@@ -17,23 +9,14 @@ import { searchLeads } from './lead-search.js'
 // by the index as by SQL, and sees the write at once.
 
 let ctx: TestContext
-let second: { database: DatabaseHandle; app: FastifyInstance }
+let second: Awaited<ReturnType<typeof openSecondApi>>
 
 beforeAll(async () => {
   ctx = await createTestContext()
-  const database = openDatabase(ctx.config.databaseUrl)
-  const app = await buildApp({
-    database,
-    config: ctx.config,
-    clock: new TestClock(),
-    logger: false,
-    resolve: testResolver,
-  })
-  second = { database, app }
+  second = await openSecondApi(ctx)
 })
 afterAll(async () => {
-  await second.app.close()
-  await second.database.close()
+  await second.close()
   await ctx.close()
 })
 

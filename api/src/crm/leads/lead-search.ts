@@ -400,6 +400,9 @@ function filled(column: string): RawBuilder<unknown> {
 
 const ADDRESS_PARTS = ['address_1', 'address_2', 'city', 'state', 'zipcode', 'country'] as const
 
+/** Fields every lead has a value of: its id, its status and its dates. */
+const ALWAYS_PRESENT = new Set(['id', 'lead_id', 'status', 'status_id', 'status_label', 'date_created', 'date_updated'])
+
 /**
  * `field:*`, the field has a value: text that is neither null nor empty, a list (contacts, emails, addresses, a
  * multiple-value custom field's values) with at least one item, a count of at least one. A lead always has an id, a
@@ -408,6 +411,7 @@ const ADDRESS_PARTS = ['address_1', 'address_2', 'city', 'state', 'zipcode', 'co
  */
 function presentCondition(expr: Extract<Expr, { kind: 'present' }>, ctx: CompileContext): Condition {
   const { field, offset } = expr
+  if (ALWAYS_PRESENT.has(field)) return TRUE
   if (field.startsWith('custom.')) {
     const def = findCustomField(field, ctx, offset)
     return leadHas('custom_value', ctx, sql<SqlBool>`field_id = ${def.id} and value_text <> ''`)
@@ -418,14 +422,6 @@ function presentCondition(expr: Extract<Expr, { kind: 'present' }>, ctx: Compile
       return sql<SqlBool>`${filled(`lead.${field}`)}`
     case 'description':
       return sql<SqlBool>`lead.description <> ''`
-    case 'id':
-    case 'lead_id':
-    case 'status':
-    case 'status_id':
-    case 'status_label':
-    case 'date_created':
-    case 'date_updated':
-      return TRUE
     case 'contact_name':
       return leadHasAny('contact', sql`and ${filled('name')}`)
     case 'email_address':
@@ -969,19 +965,12 @@ async function fieldPlan(
 }
 
 function presentPlan(field: string): Plan | undefined {
+  if (ALWAYS_PRESENT.has(field)) return { kind: 'all' }
   switch (field) {
     case 'name':
     case 'url':
     case 'description':
       return { kind: 'filled', which: field }
-    case 'id':
-    case 'lead_id':
-    case 'status':
-    case 'status_id':
-    case 'status_label':
-    case 'date_created':
-    case 'date_updated':
-      return { kind: 'all' }
     default: {
       const which = indexedCount(field)
       return which === undefined ? undefined : { kind: 'count', which, op: '>', value: 0 }

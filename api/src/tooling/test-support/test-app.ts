@@ -158,6 +158,31 @@ export async function createTestContext(
   }
 }
 
+/**
+ * A second api instance on its own connection to the test context's database, as another process would be; close it
+ * before the context.
+ */
+export async function openSecondApi(
+  ctx: TestContext,
+): Promise<{ database: DatabaseHandle; app: FastifyInstance; close(): Promise<void> }> {
+  const database = openDatabase(ctx.config.databaseUrl)
+  const app = await buildApp({
+    database,
+    config: ctx.config,
+    clock: new TestClock(),
+    logger: false,
+    resolve: testResolver,
+  })
+  return {
+    database,
+    app,
+    close: async () => {
+      await app.close()
+      await database.close()
+    },
+  }
+}
+
 export function basicAuth(key: string): string {
   return `Basic ${Buffer.from(`${key}:`).toString('base64')}`
 }
