@@ -54,6 +54,19 @@ describe('loadConfig SQLite page cache', () => {
   })
 })
 
+describe('loadConfig lead search', () => {
+  it('answers lead searches from the in-memory index unless LEADLINE_LEAD_SEARCH says sql', () => {
+    expect(loadConfig({}).leadSearch).toBe('index')
+    expect(loadConfig({ LEADLINE_LEAD_SEARCH: 'sql' }).leadSearch).toBe('sql')
+  })
+
+  it.each(['', 'SQL', 'memory'])('refuses %j', (value) => {
+    expect(() => loadConfig({ LEADLINE_LEAD_SEARCH: value })).toThrow(
+      `LEADLINE_LEAD_SEARCH must be index or sql, not ${JSON.stringify(value)}`,
+    )
+  })
+})
+
 describe('loadConfig task retention', () => {
   it('keeps archived system tasks 90 days unless LEADLINE_TASK_RETENTION_DAYS says otherwise', () => {
     expect(loadConfig({}).taskRetentionDays).toBe(90)

@@ -25,6 +25,11 @@ export interface Config {
   viewCacheBytes: number
   /** Each SQLite connection's page cache in MB. */
   sqliteCacheMb: number
+  /**
+   * `LEADLINE_LEAD_SEARCH`: what answers lead searches, `index` (the in-memory index where it can, decision 0061) or
+   * `sql` (the database alone).
+   */
+  leadSearch: 'index' | 'sql'
   /** Days a completed task other than a lead task is kept after its completion. */
   taskRetentionDays: number
   /** Days the event log keeps an event. */
@@ -242,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     presenceWindowSeconds: 300,
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
+    leadSearch: leadSearchFrom(env),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     importMaxBytes: positiveInt(env, 'LEADLINE_IMPORT_MAX_BYTES', 500 * 1024 * 1024),
@@ -267,6 +273,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailReceive: emailReceiveConfigFrom(env),
     systemMail: systemMailConfigFrom(env, appUrl),
   }
+}
+
+function leadSearchFrom(env: NodeJS.ProcessEnv): 'index' | 'sql' {
+  const value = env.LEADLINE_LEAD_SEARCH ?? 'index'
+  if (value === 'index' || value === 'sql') return value
+  throw new Error(`LEADLINE_LEAD_SEARCH must be index or sql, not ${JSON.stringify(value.slice(0, 40))}`)
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Comparator } from '../../platform/text/search-tree.js'
 import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
-import type { IndexedCount, OrganizationLeadIndex } from './lead-index.js'
+import { timeKey, type IndexedCount, type IndexSort, type OrganizationLeadIndex } from './lead-index.js'
 
 // A lead search as the in-memory index answers it (decision 0061): lead-search.ts turns the query into a plan, whose
 // parts the index holds (statuses, counts, dates, filled fields, number fields) or which the database found already
@@ -51,8 +51,8 @@ function compares(op: Comparator, left: number, right: number): boolean {
   }
 }
 
-/** rangeCondition's test, on text that compares as it sorts. */
-function inRange(op: Comparator, text: string, start: string, end: string): boolean {
+/** rangeCondition's test, on text that compares as it sorts (or timeKey's numbers of such text). */
+function inRange<T extends string | number>(op: Comparator, text: T, start: T, end: T): boolean {
   switch (op) {
     case ':':
       return text >= start && text < end
@@ -126,6 +126,13 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
       return scan(index, (ordinal) => compares(plan.op, counts[ordinal] ?? 0, plan.value))
     }
     case 'date': {
+      const start = timeKey(plan.start)
+      const end = timeKey(plan.end)
+      if (index.regularTimes && !Number.isNaN(start) && !Number.isNaN(end)) {
+        // Every date and both ends in the wire form: their numbers compare as their texts do.
+        const times = index.times(plan.column)
+        return scan(index, (ordinal) => inRange(plan.op, times[ordinal] ?? 0, start, end))
+      }
       const texts = plan.column === 'date_created' ? index.created : index.updated
       return scan(index, (ordinal) => inRange(plan.op, texts[ordinal] ?? '', plan.start, plan.end))
     }
@@ -141,35 +148,11 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
   }
 }
 
-/** A sort the index keeps the keys of: by a date, then (as every lead search ends) by id, descending. */
-export interface IndexSort {
-  field: 'date_created' | 'date_updated'
-  direction: 'asc' | 'desc'
-}
-
-function order(index: OrganizationLeadIndex, sorts: readonly IndexSort[]): (a: number, b: number) => number {
-  const keys = sorts.map((s) => ({
-    texts: s.field === 'date_created' ? index.created : index.updated,
-    sign: s.direction === 'asc' ? 1 : -1,
-  }))
-  const ids = index.ids
-  return (a, b) => {
-    for (const { texts, sign } of keys) {
-      const x = texts[a] ?? ''
-      const y = texts[b] ?? ''
-      if (x !== y) return x < y ? -sign : sign
-    }
-    // Lead ids are ASCII, compared by code unit: as SQLite compares them, and Postgres under a C collation (C.UTF-8
-    // included). Under another, leads updated in the same microsecond may come in another order than SQL's.
-    const x = ids[a] ?? ''
-    const y = ids[b] ?? ''
-    return x === y ? 0 : x < y ? 1 : -1
-  }
-}
-
 /**
- * The ids of the matches from `skip` to `skip + limit` in the order of `sorts`: all of them sorted when the page
- * reaches far into them, else the first `skip + limit` kept in a heap as the matches go by.
+ * The ids of the matches from `skip` to `skip + limit` in the order of `sorts`. Matches that are many (about as
+ * many as the leads the walk would pass over) are found by walking the index's kept order of the sort, as SQL walks
+ * its date index; fewer are all sorted when the page reaches far into them, else the first `skip + limit` are kept
+ * in a heap as they go by.
  */
 export function pageOf(
   index: OrganizationLeadIndex,
@@ -178,8 +161,14 @@ export function pageOf(
   skip: number,
   limit: number,
 ): string[] {
-  const before = order(index, sorts)
   const wanted = skip + limit
+  const [only] = sorts
+  if (only !== undefined && sorts.length === 1 && index.regularTimes) {
+    // The leads passed over before the page is full, when the matches are spread evenly through the order.
+    const passed = (wanted * index.size) / Math.max(1, matches.size)
+    if (passed <= matches.size) return walk(index, index.sortedBy(only), matches, skip, limit)
+  }
+  const before = index.comparator(sorts)
   const all = matches.toUint32Array()
   let kept: number[]
   if (wanted * 8 >= all.length) {
@@ -219,4 +208,17 @@ export function pageOf(
     kept = heap.sort(before)
   }
   return kept.slice(skip, wanted).map((ordinal) => index.ids[ordinal] ?? '')
+}
+
+/** The page of `matches` from `skip`, of at most `limit`, in `order`. */
+function walk(index: OrganizationLeadIndex, order: Uint32Array, matches: Bitmap, skip: number, limit: number) {
+  const page: string[] = []
+  let seen = 0
+  for (let i = 0; i < order.length && page.length < limit; i++) {
+    const ordinal = order[i] ?? 0
+    if (!matches.has(ordinal)) continue
+    if (seen >= skip) page.push(index.ids[ordinal] ?? '')
+    seen += 1
+  }
+  return page
 }

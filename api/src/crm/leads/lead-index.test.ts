@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '../../platform/data/database.js'
 import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
-import { OrganizationLeadIndex } from './lead-index.js'
+import { sql } from 'kysely'
+import { OrganizationLeadIndex, timeKey } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
 // The in-memory lead index (decision 0061) through each kind of change a value it keeps can take, written through
@@ -20,14 +21,14 @@ afterAll(async () => {
   await ctx.close()
 })
 
-async function totals(database: DatabaseHandle, organizationId: string, query: string) {
+async function totals(database: DatabaseHandle, organizationId: string, query: string, skip = 0) {
   const search = {
     dialect: database.dialect,
     organizationId,
     query,
     now: new Date('2026-03-02T00:00:00Z'),
     tzOffsetHours: 0,
-    skip: 0,
+    skip,
     limit: 10,
   }
   const byIndex = await searchLeads(database.db, { ...search, engine: 'index' })
@@ -94,5 +95,48 @@ describe('the in-memory lead index', () => {
     expect(index.size).toBe(3)
     for (const name of ['Fourth', 'Fifth', 'Sixth']) await create(name)
     expect(await index.catchUp(second.database.db)).toBe(false)
+  })
+
+  it('keeps each date order across updates and deletions, and sorts by the dates as text when one is of another form', async () => {
+    const org = await ctx.createOrg('Kept Order Co')
+    const key = org.admin.key
+    const ids: string[] = []
+    for (let i = 0; i < 40; i++) {
+      const res = await call(ctx.app, key, 'POST', '/lead/', { body: { name: `Lead ${String(i)}` } })
+      ids.push(res.json<{ id: string }>().id)
+    }
+    const sorts = ['*', 'sort:updated', 'sort:created', 'sort:-created', 'name:lead sort:-updated']
+    const pages = async () => {
+      for (const query of sorts) for (const skip of [0, 10, 30]) await totals(second.database, org.id, query, skip)
+    }
+    // The first searches make the kept orders; the writes after move leads in them, and take some out.
+    await pages()
+    for (const id of [ids[3], ids[17], ids[25], ids[39]]) {
+      await call(ctx.app, key, 'PUT', `/lead/${id ?? ''}/`, { body: { description: 'moved' } })
+    }
+    for (const id of [ids[0], ids[20]]) await call(ctx.app, key, 'DELETE', `/lead/${id ?? ''}/`)
+    await pages()
+    expect(await totals(second.database, org.id, '*')).toBe(38)
+    // A date of another form than the stored wire form (written by hand): its number would not sort as its text.
+    await sql`update lead set date_updated = ${'2026-03-01T00:00:00Z'}, revision = revision + 1
+      where id = ${ids[5] ?? ''}`.execute(ctx.database.db)
+    await pages()
+  })
+
+  it('gives a stored time a number that sorts as its text, and none to another form', () => {
+    const times = [
+      '1969-12-31T23:59:59.999999+00:00',
+      '2026-03-01T00:00:00.000000+00:00',
+      '2026-03-01T00:00:00.000001+00:00',
+      '2026-03-01T00:00:00.001000+00:00',
+      '2026-11-30T18:00:00.123456+00:00',
+    ]
+    const keys = times.map(timeKey)
+    expect(keys.every((k) => Number.isSafeInteger(k))).toBe(true)
+    expect([...keys].sort((a, b) => a - b)).toEqual(keys)
+    expect(new Set(keys).size).toBe(times.length)
+    for (const other of ['2026-03-01', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.00000x+00:00', '']) {
+      expect(timeKey(other), other).toBeNaN()
+    }
   })
 })

@@ -24,6 +24,27 @@ const COUNT_SOURCES: Record<IndexedCount, { table: string; open?: true }> = {
   phones: { table: 'contact_phone' },
 }
 
+/** A sort the index keeps the keys of: by a date, then (as every lead search ends) by id, descending. */
+export interface IndexSort {
+  field: 'date_created' | 'date_updated'
+  direction: 'asc' | 'desc'
+}
+
+/**
+ * A stored time as a number that sorts as its text does: the microseconds since 1970 of the wire form
+ * `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` (formatTimestamp's), exact below the year 2255; NaN for any other text.
+ */
+export function timeKey(text: string): number {
+  if (text.length !== 32 || text.charCodeAt(19) !== 46 || !text.endsWith('+00:00')) return Number.NaN
+  let micros = 0
+  for (let i = 23; i < 26; i++) {
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return Number.NaN
+    micros = micros * 10 + digit
+  }
+  return Date.parse(`${text.slice(0, 23)}Z`) * 1000 + micros
+}
+
 /** Lead ids a statement may list (under both databases' parameter limits). */
 const IDS_PER_QUERY = 500
 /** Changed leads above which (and above a quarter of the index) the index is built anew rather than caught up. */
@@ -76,6 +97,16 @@ export class OrganizationLeadIndex {
   readonly updated: string[] = []
   readonly counts = new Map<IndexedCount, Uint32Array>(INDEXED_COUNTS.map((c) => [c, new Uint32Array(1024)]))
   readonly numbers = new Map<string, NumberColumn>()
+  /** The dates as timeKey's numbers, by ordinal; `irregular` holds the live leads with a date of another form. */
+  private createdAt: Float64Array = new Float64Array(1024)
+  private updatedAt: Float64Array = new Float64Array(1024)
+  private readonly irregular = new Set<number>()
+  /**
+   * The live leads' ordinals in the order of a date sort, made when a page first walks it, and the ordinals loaded
+   * since it was last brought up to date (merged in when a page next walks it; past a bound, it is made anew).
+   */
+  private readonly orders = new Map<string, { sort: IndexSort; order: Uint32Array }>()
+  private readonly touched = new Set<number>()
   private readonly statusOf: string[] = []
   private readonly rowidOf: (number | null)[] = []
 
@@ -118,6 +149,7 @@ export class OrganizationLeadIndex {
     for (let i = 0; i < changed.length; i += IDS_PER_QUERY) {
       await this.load(db, changed.slice(i, i + IDS_PER_QUERY))
     }
+    this.boundTouched()
     return this.ids.length < 1024 || this.live.size * 2 >= this.ids.length
   }
 
@@ -142,6 +174,8 @@ export class OrganizationLeadIndex {
     this.statusOf.push('')
     this.rowidOf.push(null)
     for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
+    this.createdAt = grown(this.createdAt, ordinal + 1)
+    this.updatedAt = grown(this.updatedAt, ordinal + 1)
     for (const column of this.numbers.values()) column.first = grown(column.first, ordinal + 1)
     return ordinal
   }
@@ -164,6 +198,7 @@ export class OrganizationLeadIndex {
     const rowid = this.rowidOf[ordinal]
     if (rowid !== null && rowid !== undefined) this.bySearchRowid.delete(rowid)
     this.rowidOf[ordinal] = null
+    this.irregular.delete(ordinal)
     for (const array of this.counts.values()) array[ordinal] = 0
     for (const column of this.numbers.values()) {
       column.first[ordinal] = Number.NaN
@@ -194,6 +229,10 @@ export class OrganizationLeadIndex {
       if (lead.description !== '') this.described.add(ordinal)
       this.created[ordinal] = lead.date_created
       this.updated[ordinal] = lead.date_updated
+      this.createdAt[ordinal] = timeKey(lead.date_created)
+      this.updatedAt[ordinal] = timeKey(lead.date_updated)
+      if (Number.isNaN(this.createdAt[ordinal]) || Number.isNaN(this.updatedAt[ordinal])) this.irregular.add(ordinal)
+      if (this.orders.size > 0) this.touched.add(ordinal)
       if (lead.search_rowid !== null) {
         this.rowidOf[ordinal] = lead.search_rowid
         this.bySearchRowid.set(lead.search_rowid, ordinal)
@@ -215,6 +254,82 @@ export class OrganizationLeadIndex {
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, ids)
   }
 
+  /** Whether every live lead's dates are in the stored wire form (so that their numbers sort as their texts). */
+  get regularTimes(): boolean {
+    return this.irregular.size === 0
+  }
+
+  /** A date column as timeKey's numbers, by ordinal (meaningful for every live lead when `regularTimes`). */
+  times(column: 'date_created' | 'date_updated'): Float64Array {
+    return column === 'date_created' ? this.createdAt : this.updatedAt
+  }
+
+  /** Compares two ordinals in the order of `sorts`, then by id, descending. */
+  comparator(sorts: readonly IndexSort[]): (a: number, b: number) => number {
+    const ids = this.ids
+    // Lead ids are ASCII, compared by code unit: as SQLite compares them, and Postgres under a C collation (C.UTF-8
+    // included). Under another, leads updated in the same microsecond may come in another order than SQL's.
+    const byId = (a: number, b: number) => {
+      const x = ids[a] ?? ''
+      const y = ids[b] ?? ''
+      return x === y ? 0 : x < y ? 1 : -1
+    }
+    const sign = (s: IndexSort) => (s.direction === 'asc' ? 1 : -1)
+    const [only] = sorts
+    if (this.regularTimes && only !== undefined && sorts.length === 1) {
+      const times = this.times(only.field)
+      const s = sign(only)
+      return (a, b) => {
+        const x = times[a] ?? 0
+        const y = times[b] ?? 0
+        return x === y ? byId(a, b) : x < y ? -s : s
+      }
+    }
+    const keys = sorts.map((sort) => ({
+      texts: sort.field === 'date_created' ? this.created : this.updated,
+      s: sign(sort),
+    }))
+    return (a, b) => {
+      for (const { texts, s } of keys) {
+        const x = texts[a] ?? ''
+        const y = texts[b] ?? ''
+        if (x !== y) return x < y ? -s : s
+      }
+      return byId(a, b)
+    }
+  }
+
+  /**
+   * The live leads' ordinals in the order of `sort` (it may also hold deleted leads' ordinals, which no search
+   * matches). Made by sorting the first time; after that, the leads loaded since are sorted and merged in.
+   */
+  sortedBy(sort: IndexSort): Uint32Array {
+    if (this.touched.size > 0) {
+      const marked = new Uint8Array(this.extent)
+      for (const ordinal of this.touched) marked[ordinal] = 1
+      const fresh = [...this.touched].filter((ordinal) => this.ids[ordinal] !== '')
+      for (const [name, kept] of this.orders) {
+        const compare = this.comparator([kept.sort])
+        this.orders.set(name, { sort: kept.sort, order: merged(kept.order, marked, fresh.sort(compare), compare) })
+      }
+      this.touched.clear()
+    }
+    const name = `${sort.field} ${sort.direction}`
+    const kept = this.orders.get(name)
+    if (kept !== undefined) return kept.order
+    const order = this.live.toUint32Array().sort(this.comparator([sort]))
+    this.orders.set(name, { sort, order })
+    return order
+  }
+
+  /** Forgets the kept orders when so many leads changed since they were used that sorting anew is as quick. */
+  private boundTouched(): void {
+    if (this.touched.size > Math.max(1024, this.live.size / 8)) {
+      this.orders.clear()
+      this.touched.clear()
+    }
+  }
+
   private async loadNumbers(db: Db, fieldId: string, column: NumberColumn, ids: string[] | undefined) {
     const only = ids === undefined ? sql`` : sql`and lead_id in (${sql.join(ids)})`
     const { rows } = await sql<{ lead_id: string; value_number: number | string | null }>`select lead_id, value_number
@@ -228,6 +343,28 @@ export class OrganizationLeadIndex {
       else column.more.set(ordinal, [...(column.more.get(ordinal) ?? []), value])
     }
   }
+}
+
+/**
+ * `order` without the ordinals `marked` (changed or deleted since), with `fresh` (the changed ones still live, in the
+ * same order) merged in.
+ */
+function merged(
+  order: Uint32Array,
+  marked: Uint8Array,
+  fresh: readonly number[],
+  compare: (a: number, b: number) => number,
+): Uint32Array {
+  const out = new Uint32Array(order.length + fresh.length)
+  let size = 0
+  let next = 0
+  for (const ordinal of order) {
+    if (marked[ordinal] === 1) continue
+    while (next < fresh.length && compare(fresh[next] ?? 0, ordinal) < 0) out[size++] = fresh[next++] ?? 0
+    out[size++] = ordinal
+  }
+  while (next < fresh.length) out[size++] = fresh[next++] ?? 0
+  return out.subarray(0, size)
 }
 
 /** How many leads the indexes of one process hold at most, all organizations together (least recently used out). */

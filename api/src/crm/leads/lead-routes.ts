@@ -79,6 +79,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
         limit: request.query._limit ?? 100,
         now: clock.now(),
         tzOffsetHours: request.tzOffsetHours,
+        engine: config.leadSearch,
       })
       const organization = await meta.require(me.organizationId)
       const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl, viewer(request))

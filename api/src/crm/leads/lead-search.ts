@@ -21,8 +21,8 @@ import { isJunction, isNegation, SearchQueryError } from '../../platform/text/se
 import { normalizeLeadQuery, parseLeadQuery, type Expr, type SortEntry } from './lead-search-parse.js'
 import { dateSortKey } from '../tasks/task-list.js'
 import { lastActivityOfLead } from './lead-summary-repo.js'
-import { leadIndexes, INDEXED_COUNTS, type IndexedCount } from './lead-index.js'
-import { evaluate, numberFields, pageOf, type IndexSort, type Plan } from './lead-index-plan.js'
+import { leadIndexes, INDEXED_COUNTS, type IndexedCount, type IndexSort } from './lead-index.js'
+import { evaluate, numberFields, pageOf, type Plan } from './lead-index-plan.js'
 import type { Comparator } from '../../platform/text/search-tree.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -785,8 +785,8 @@ export interface LeadSearch {
   tzOffsetHours: number
   /**
    * 'index': the in-memory index answers the searches whose sorts it keeps the keys of, outside a transaction (whose
-   * writes the index cannot see yet). Not yet the default: on the bench its date-sorted pages of many matches were
-   * slower than SQL's index walk (decision 0061). 'sql' (the default) answers from the database alone.
+   * writes the index cannot see yet); decision 0061. 'sql' (when left out) answers from the database alone. GET
+   * /lead/ passes the process's setting (`LEADLINE_LEAD_SEARCH`, `index` unless set).
    */
   engine?: 'index' | 'sql'
 }

@@ -1,17 +1,15 @@
 // The benchmark's figures, checked against their targets, as one table for people and one object for machines.
 
-export const SCENARIO_KEYS = [
-  'raw',
-  'lead',
-  'me',
+/** The scenarios that search leads: `--engines` measures each answered by the in-memory index and by SQL alone. */
+export const LEAD_SEARCH_KEYS = [
   'page',
   'search-text',
   'search-fields',
   'search-dates',
   'palette',
   'sort-columns',
-  'report',
 ] as const
+export const SCENARIO_KEYS = ['raw', 'lead', 'me', ...LEAD_SEARCH_KEYS, 'report'] as const
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number]
 
 function isScenarioKey(value: string): value is ScenarioKey {
@@ -195,7 +193,8 @@ export function formatReport(figures: BenchFigures): string {
   const all = checks(figures)
   const header = ['scenario', 'req/s c=32', 'p50 ms c=1', 'p99 ms c=1', '× raw', 'failed', 'target', 'result']
   const rows = figures.scenarios.map((scenario) => {
-    const check = all.find((c) => c.subject === scenario.key)
+    // The scenario's own check: with --engines two rows share a key and a target, each met or not by its figures.
+    const check = scenarioCheck(figures, scenario)
     const failed = scenario.non2xx + scenario.errors
     return [
       scenario.name,
@@ -244,7 +243,7 @@ export function reportJson(figures: BenchFigures) {
     report_opportunities: figures.reportOpportunities ?? null,
     api_peak_rss_mb: figures.apiPeakRssMb ?? null,
     scenarios: figures.scenarios.map((scenario) => {
-      const check = all.find((c) => c.subject === scenario.key)
+      const check = scenarioCheck(figures, scenario)
       return {
         key: scenario.key,
         name: scenario.name,

@@ -154,6 +154,18 @@ describe('the benchmark report', () => {
     )
   })
 
+  it('marks each of two rows of one search (index and SQL) by its own figures', () => {
+    const both = figures({
+      scenarios: [
+        scenario('search-fields', 'search: fields (index)', 60, 27.9),
+        scenario('search-fields', 'search: fields (sql)', 23, 95.7),
+      ],
+    })
+    const rows = formatReport(both).split('\n')
+    expect(rows.find((row) => row.startsWith('search: fields (index)'))?.endsWith('✓')).toBe(true)
+    expect(rows.find((row) => row.startsWith('search: fields (sql)'))?.endsWith('✗')).toBe(true)
+  })
+
   it('says when its rates are the median of several rounds', () => {
     const [first] = formatReport(figures({ rounds: 3 })).split('\n')
     expect(first).toBe(

@@ -18,6 +18,7 @@ import {
 } from './bench-load.js'
 import {
   formatReport,
+  LEAD_SEARCH_KEYS,
   median,
   parseOnly,
   reportJson,
@@ -34,7 +35,7 @@ import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-e
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
 
 const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS]
-                     [--rounds R] [--opportunities N] [--json]
+                     [--rounds R] [--opportunities N] [--engines] [--json]
 
   --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
   --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
@@ -49,6 +50,8 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --opportunities N
                 opportunities the report scenario groups by month (default 1000000), in a SQLite file of its own
                 under data/bench/, kept and reused; the report runs on SQLite only
+  --engines     measure the lead searches (page, search-*, palette, sort-columns) twice, side by side: answered by
+                the in-memory index and by SQL alone (LEADLINE_LEAD_SEARCH), each on an api process of its own
   --json        print the figures as one JSON object on stdout (the table goes to stderr)
 
   --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
@@ -226,8 +229,9 @@ async function settle(pid: number | undefined): Promise<void> {
  * is measured after its last.
  */
 async function measureAll(scenarios: readonly Scenario[], seconds: number, rounds: number): Promise<ScenarioResult[]> {
-  const throughputs = new Map<ScenarioKey, ThroughputRun[]>()
-  const latencies = new Map<ScenarioKey, LatencyRun>()
+  // By name: with --engines, a search scenario is measured on two processes under one key.
+  const throughputs = new Map<string, ThroughputRun[]>()
+  const latencies = new Map<string, LatencyRun>()
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
       const which = rounds > 1 ? ` (round ${String(round)} of ${String(rounds)})` : ''
@@ -237,14 +241,14 @@ async function measureAll(scenarios: readonly Scenario[], seconds: number, round
         await settle(scenario.pid)
       }
       const run = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
-      throughputs.set(scenario.key, [...(throughputs.get(scenario.key) ?? []), run])
+      throughputs.set(scenario.name, [...(throughputs.get(scenario.name) ?? []), run])
       await settle(scenario.pid)
-      if (round === rounds) latencies.set(scenario.key, await measureLatency(scenario.target, seconds))
+      if (round === rounds) latencies.set(scenario.name, await measureLatency(scenario.target, seconds))
     }
   }
   return scenarios.map((scenario): ScenarioResult => {
-    const runs = throughputs.get(scenario.key) ?? []
-    const latency = latencies.get(scenario.key)
+    const runs = throughputs.get(scenario.name) ?? []
+    const latency = latencies.get(scenario.name)
     return {
       key: scenario.key,
       name: scenario.name,
@@ -297,6 +301,7 @@ async function main(): Promise<number> {
       opportunities: { type: 'string' },
       'import-rows': { type: 'string' },
       json: { type: 'boolean' },
+      engines: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -325,6 +330,7 @@ async function main(): Promise<number> {
   let api: Server | undefined
   let raw: Server | undefined
   let reportApi: Server | undefined
+  let sqlApi: Server | undefined
   let peak: number | undefined
   const sampler = setInterval(() => {
     const now = peakRssMb(api?.pid)
@@ -332,7 +338,11 @@ async function main(): Promise<number> {
   }, 250)
   try {
     const apiEnv = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
-    const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', database.url], apiEnv)
+    const engines = values.engines === true
+    const started = await startServer(
+      [cliPath, 'serve', '--port', '0', '--json', '--db', database.url],
+      engines ? { ...apiEnv, LEADLINE_LEAD_SEARCH: 'index' } : apiEnv,
+    )
     api = started.child
     const apiUrl = started.url
     const rawFile = join(scratch, 'raw.db')
@@ -414,12 +424,33 @@ async function main(): Promise<number> {
     }
     const apiPid = api.pid
     const rawPid = raw?.pid
-    const scenarios = specs
+    let scenarios = specs
       .filter((spec) => only.has(spec.key))
       .map((spec): Scenario => ({
         ...spec,
         pid: spec.key === 'raw' ? rawPid : spec.key === 'report' ? reportApi?.pid : apiPid,
       }))
+    if (engines) {
+      // The same searches on a second api process whose searches SQL alone answers, each measured after its twin.
+      const sqlStarted = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', database.url], {
+        ...apiEnv,
+        LEADLINE_LEAD_SEARCH: 'sql',
+      })
+      sqlApi = sqlStarted.child
+      scenarios = scenarios.flatMap((scenario) =>
+        (LEAD_SEARCH_KEYS as readonly ScenarioKey[]).includes(scenario.key)
+          ? [
+              { ...scenario, name: `${scenario.name} (index)` },
+              {
+                ...scenario,
+                name: `${scenario.name} (sql)`,
+                target: { ...scenario.target, url: sqlStarted.url },
+                pid: sqlStarted.child.pid,
+              },
+            ]
+          : [scenario],
+      )
+    }
     const results = await measureAll(scenarios, seconds, rounds)
     const last = peakRssMb(api.pid)
     if (last !== undefined) peak = Math.max(peak ?? 0, last)
@@ -446,6 +477,7 @@ async function main(): Promise<number> {
     clearInterval(sampler)
     await stop(raw)
     await stop(reportApi)
+    await stop(sqlApi)
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }
