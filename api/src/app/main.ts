@@ -42,6 +42,7 @@ import {
 import { createBulkActionWorker } from '../integrations/bulk-actions/bulk-action-worker.js'
 import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-repo.js'
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
+import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
 
 export interface ServeOptions {
   config: Config
@@ -185,6 +186,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       () => purgeOldBulkActions(database.db, systemClock, config.eventRetentionDays),
       (n) => `deleted ${n} bulk actions made over ${config.eventRetentionDays} days ago (they can no longer be undone)`,
       'old bulk actions',
+    ),
+    purging(
+      () => pruneLeadTombstones(database.db, database.dialect, systemClock.now(), TOMBSTONE_RETENTION_DAYS),
+      (n) => `forgot ${n} deleted leads' tombstones over ${TOMBSTONE_RETENTION_DAYS} day old`,
+      'lead tombstones',
     ),
     purging(
       () => purgeOldReceipts(database.db, systemClock),

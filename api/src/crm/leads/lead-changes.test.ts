@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
-import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
+import { leadChangePosition, leadChangesSince, pruneLeadTombstones, type ChangePosition } from './lead-changes.js'
+import { OrganizationLeadIndex } from './lead-index.js'
 
 // The feed of lead changes (migration 0045) read through a second connection, as another api process reads it:
 // every kind of write to a lead or to a row its view is built from lists the lead once the writer has committed,
@@ -115,5 +116,54 @@ describe('the lead change feed', () => {
     await ok(key, 'PUT', `/lead/${a}/`, { name: 'A again' })
     const changes = await leadChangesSince(other.db, org.id, position)
     expect({ changed: changes.changed, gone: changes.gone }).toEqual({ changed: [a], gone: [b] })
+  })
+
+  it("prunes old tombstones but each organization's newest, and tells a reader from before them to read anew", async () => {
+    const org = await ctx.createOrg('Pruned Co')
+    const elsewhere = await ctx.createOrg('Pruned Elsewhere Co')
+    const key = org.admin.key
+    const dialect = ctx.database.dialect
+    const [a, b, c] = await Promise.all(
+      ['A', 'B', 'C'].map(async (name) => (await ok(key, 'POST', '/lead/', { name })).id as string),
+    )
+    const theirs = (await ok(elsewhere.admin.key, 'POST', '/lead/', { name: 'Theirs' })).id as string
+    const before = await leadChangePosition(other.db, dialect, org.id)
+    const index = new OrganizationLeadIndex(org.id, dialect)
+    await index.build(other.db)
+    await ok(key, 'DELETE', `/lead/${a ?? ''}/`)
+    await ok(key, 'DELETE', `/lead/${b ?? ''}/`)
+    await ok(elsewhere.admin.key, 'DELETE', `/lead/${theirs}/`)
+    const between = await leadChangePosition(other.db, dialect, org.id)
+    const tombstones = async (organizationId: string) =>
+      (
+        await sql<{ lead_id: string }>`select lead_id from lead_tombstone
+          where organization_id = ${organizationId}`.execute(other.db)
+      ).rows.map((r) => r.lead_id)
+
+    // Not yet a day old: nothing goes.
+    await pruneLeadTombstones(ctx.database.db, dialect, new Date(), 1)
+    expect((await tombstones(org.id)).sort()).toEqual([a, b].sort())
+    expect((await leadChangesSince(other.db, org.id, before)).complete).toBe(true)
+
+    const pruned = await pruneLeadTombstones(ctx.database.db, dialect, new Date(Date.now() + 2 * 86_400_000), 1)
+    expect(pruned).toBeGreaterThanOrEqual(1)
+    expect(await tombstones(org.id)).toEqual([b])
+    expect(await tombstones(elsewhere.id)).toEqual([theirs])
+    // A reader from before the pruned deletion cannot tell what went: it reads the organization anew.
+    const stale = await leadChangesSince(other.db, org.id, before)
+    expect(stale.complete).toBe(false)
+    expect(await index.catchUp(other.db)).toBe(false)
+    // One from after it goes on as before, and the clock did not go back.
+    const d = (await ok(key, 'POST', '/lead/', { name: 'D' })).id as string
+    const fresh = await leadChangesSince(other.db, org.id, between)
+    expect({ changed: fresh.changed, gone: fresh.gone, complete: fresh.complete }).toEqual({
+      changed: [d],
+      gone: [],
+      complete: true,
+    })
+    const rebuilt = new OrganizationLeadIndex(org.id, dialect)
+    await rebuilt.build(other.db)
+    expect(rebuilt.size).toBe(2)
+    expect(c).toBeDefined()
   })
 })

@@ -15,6 +15,11 @@ export interface LeadChanges {
   changed: string[]
   /** Leads deleted since. */
   gone: string[]
+  /**
+   * False when tombstones newer than `since` were pruned (`pruneLeadTombstones`): some deletions since may be missing,
+   * and the reader must read the organization anew.
+   */
+  complete: boolean
 }
 
 /** Where the organization's changes stand now. */
@@ -44,17 +49,22 @@ export async function leadChangesSince(db: Db, organizationId: string, since: Ch
         where organization_id = ${organizationId} and change_seq > ${since.seq}
       union all
       select lead_id, change_seq as seq, 1 as gone from lead_tombstone
+        where organization_id = ${organizationId} and change_seq > ${since.seq}
+      union all
+      select '', change_seq, 2 from lead_tombstone_pruned
         where organization_id = ${organizationId} and change_seq > ${since.seq}`.execute(db)
     let seq = since.seq
+    let complete = true
     for (const row of rows) {
-      ;(row.gone === 1 ? gone : changed).push(row.lead_id)
+      if (row.gone === 2) complete = false
+      else (row.gone === 1 ? gone : changed).push(row.lead_id)
       if (row.seq > seq) seq = row.seq
     }
-    return { position: { dialect: 'sqlite', seq }, changed, gone }
+    return { position: { dialect: 'sqlite', seq }, changed, gone, complete }
   }
   // Written by a transaction the earlier snapshot did not see: at or above its xmin, and not visible in it.
   const before = since.snapshot
-  const { rows } = await sql<{ kind: 'snapshot' | 'lead' | 'gone'; value: string }>`
+  const { rows } = await sql<{ kind: 'snapshot' | 'lead' | 'gone' | 'pruned'; value: string }>`
     select 'snapshot' as kind, pg_current_snapshot()::text as value
     union all
     select 'lead', id from lead where organization_id = ${organizationId}
@@ -63,11 +73,48 @@ export async function leadChangesSince(db: Db, organizationId: string, since: Ch
     union all
     select 'gone', lead_id from lead_tombstone where organization_id = ${organizationId}
       and change_xid >= pg_snapshot_xmin(${before}::pg_snapshot)
-      and not pg_visible_in_snapshot(change_xid, ${before}::pg_snapshot)`.execute(db)
+      and not pg_visible_in_snapshot(change_xid, ${before}::pg_snapshot)
+    union all
+    select 'pruned', '' from lead_tombstone_pruned where organization_id = ${organizationId}
+      and change_xid >= pg_snapshot_xmin(${before}::pg_snapshot)`.execute(db)
   let snapshot = before
+  let complete = true
   for (const row of rows) {
     if (row.kind === 'snapshot') snapshot = row.value
+    else if (row.kind === 'pruned') complete = false
     else (row.kind === 'gone' ? gone : changed).push(row.value)
   }
-  return { position: { dialect: 'postgres', snapshot }, changed, gone }
+  return { position: { dialect: 'postgres', snapshot }, changed, gone, complete }
+}
+
+/** How long a deleted lead's tombstone is kept: an index that has not caught up for longer is built anew. */
+export const TOMBSTONE_RETENTION_DAYS = 1
+const DAY_MS = 86_400_000
+
+/**
+ * Deletes the tombstones of leads deleted over `days` days ago, in every organization, but for each organization's
+ * newest (the SQLite clock reads it), and records how far each organization's were pruned; answers how many went.
+ * One transaction: a reader sees the tombstones or the watermark that stands for them.
+ */
+export async function pruneLeadTombstones(db: Db, dialect: Dialect, now: Date, days: number): Promise<number> {
+  const before = new Date(now.getTime() - days * DAY_MS)
+  // SQLite's clock values, or Postgres's transactions; SQLite's date_deleted is strftime's '%Y-%m-%dT%H:%M:%fZ',
+  // toISOString's form, and Postgres's a timestamptz.
+  const column = sql.raw(dialect === 'sqlite' ? 'change_seq' : 'change_xid')
+  const larger = sql.raw(dialect === 'sqlite' ? 'max' : 'greatest')
+  const cutoff = dialect === 'sqlite' ? sql`${before.toISOString()}` : sql`${before.toISOString()}::timestamptz`
+  return db.transaction().execute(async (tx) => {
+    await sql`insert into lead_tombstone_pruned (organization_id, ${column})
+      select organization_id, max(${column}) from lead_tombstone t
+        where date_deleted < ${cutoff} and ${column} <
+          (select max(${column}) from lead_tombstone newest where newest.organization_id = t.organization_id)
+        group by organization_id
+      on conflict (organization_id) do update
+        set ${column} = ${larger}(lead_tombstone_pruned.${column}, excluded.${column})`.execute(tx)
+    const result = await sql`delete from lead_tombstone where ${column} <=
+      (select p.${column} from lead_tombstone_pruned p where p.organization_id = lead_tombstone.organization_id)`.execute(
+      tx,
+    )
+    return Number(result.numAffectedRows ?? 0)
+  })
 }

@@ -141,6 +141,8 @@ export class OrganizationLeadIndex {
   async catchUp(db: Db): Promise<boolean> {
     if (this.position === undefined) return false
     const changes = await leadChangesSince(db, this.organizationId, this.position)
+    // Deletions since were pruned: which leads went cannot be told.
+    if (!changes.complete) return false
     this.position = changes.position
     for (const id of changes.gone) this.remove(id)
     const changed = [...new Set(changes.changed)]

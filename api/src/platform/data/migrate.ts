@@ -44,6 +44,7 @@ import * as m0042 from './migrations/0042-bulk-actions.js'
 import * as m0043 from './migrations/0043-lead-duplicates.js'
 import * as m0044 from './migrations/0044-lead-last-activity.js'
 import * as m0045 from './migrations/0045-lead-changes.js'
+import * as m0046 from './migrations/0046-lead-tombstone-pruning.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   '0043-lead-duplicates': m0043,
   '0044-lead-last-activity': m0044,
   '0045-lead-changes': m0045,
+  '0046-lead-tombstone-pruning': m0046,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
