@@ -16,9 +16,18 @@ export function formatTzOffset(hours: number): string {
   return Number.isInteger(hours) ? hours.toFixed(1) : String(hours)
 }
 
-/** The UTC offset in hours of an IANA time zone at one instant (so it is right on both sides of a DST change). */
-export function tzOffsetHoursAt(timeZone: string, at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
+/**
+ * A formatter per time zone: making one costs tens of microseconds, and the BFF needs the offset of a session's zone
+ * on every request. A plain Map, because the zones are a few hundred IANA names (an unknown one throws and is not
+ * kept); emptied if it ever holds more, so no input can grow it without a bound.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>()
+const MAX_FORMATTERS = 1000
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  const known = formatters.get(timeZone)
+  if (known !== undefined) return known
+  const made = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
     year: 'numeric',
@@ -27,7 +36,15 @@ export function tzOffsetHoursAt(timeZone: string, at: Date): number {
     hour: '2-digit',
     minute: '2-digit',
     second: '2-digit',
-  }).formatToParts(at)
+  })
+  if (formatters.size >= MAX_FORMATTERS) formatters.clear()
+  formatters.set(timeZone, made)
+  return made
+}
+
+/** The UTC offset in hours of an IANA time zone at one instant (so it is right on both sides of a DST change). */
+export function tzOffsetHoursAt(timeZone: string, at: Date): number {
+  const parts = formatterOf(timeZone).formatToParts(at)
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value)
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
   const wholeSeconds = Math.floor(at.getTime() / 1000) * 1000
@@ -43,7 +60,7 @@ export function localDateAt(at: Date, offsetHours: number): string {
 export function isTimeZone(zone: string): boolean {
   if (zone.length > 64) return false
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    formatterOf(zone)
     return true
   } catch {
     return false

@@ -7,6 +7,8 @@ export interface LoadTarget {
   /** The server's origin, `http://127.0.0.1:port`. */
   url: string
   authorization: string
+  /** Other request headers (the BFF's session cookie and X-Requested-With). */
+  headers?: Readonly<Record<string, string>>
   /** The path of the next request; called once per request, so a scenario can rotate through several. */
   nextPath: () => string
 }
@@ -43,7 +45,7 @@ function run(
         url: target.url,
         connections,
         duration: seconds,
-        headers: { authorization: target.authorization },
+        headers: { ...(target.authorization === '' ? {} : { authorization: target.authorization }), ...target.headers },
         requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: target.nextPath() }) }],
       },
       (error: unknown, result) => {
@@ -74,10 +76,10 @@ export async function measureThroughput(
   }
 }
 
-/** p50 and p99 latency in ms of requests made one at a time, for `seconds`. */
-export async function measureLatency(target: LoadTarget, seconds: number): Promise<LatencyRun> {
+/** p50 and p99 latency in ms of requests made `connections` at a time (one unless given), for `seconds`. */
+export async function measureLatency(target: LoadTarget, seconds: number, connections = 1): Promise<LatencyRun> {
   const latencies: number[] = []
-  const result = await run(target, 1, seconds, (ms) => latencies.push(ms))
+  const result = await run(target, connections, seconds, (ms) => latencies.push(ms))
   latencies.sort((a, b) => a - b)
   return {
     p50: percentile(latencies, 50),

@@ -28,6 +28,7 @@ import {
   type ScenarioResult,
 } from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
+import { startBenchBff, type BenchBff } from './bench-bff.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
 import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
 
@@ -70,6 +71,7 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
 const here = dirname(fileURLToPath(import.meta.url))
 const cliPath = join(here, '..', '..', 'app', 'cli', 'cli.js')
 const rawServerPath = join(here, 'raw-server-main.js')
+const bffMain = resolve(here, '..', '..', '..', '..', 'bff', 'dist', 'main.js')
 const dataDir = resolve(here, '..', '..', '..', '..', 'data', 'bench')
 const MEASURED_CONNECTIONS = 32
 const WARM_UP_SECONDS = 1
@@ -194,6 +196,8 @@ interface Scenario {
   target: LoadTarget
   /** The server's process, to wait for it to go idle between runs. */
   pid: number | undefined
+  /** Requests at once while latency is measured (one unless given). */
+  latencyConnections?: number
 }
 
 /** CPU time a process has used, in clock ticks; undefined where /proc cannot tell. */
@@ -243,7 +247,9 @@ async function measureAll(scenarios: readonly Scenario[], seconds: number, round
       const run = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
       throughputs.set(scenario.name, [...(throughputs.get(scenario.name) ?? []), run])
       await settle(scenario.pid)
-      if (round === rounds) latencies.set(scenario.name, await measureLatency(scenario.target, seconds))
+      if (round === rounds) {
+        latencies.set(scenario.name, await measureLatency(scenario.target, seconds, scenario.latencyConnections))
+      }
     }
   }
   return scenarios.map((scenario): ScenarioResult => {
@@ -331,6 +337,7 @@ async function main(): Promise<number> {
   let raw: Server | undefined
   let reportApi: Server | undefined
   let sqlApi: Server | undefined
+  let bff: BenchBff | undefined
   let peak: number | undefined
   const sampler = setInterval(() => {
     const now = peakRssMb(api?.pid)
@@ -353,10 +360,28 @@ async function main(): Promise<number> {
     raw = rawStarted?.child
     const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
+    // The BFF, in front of this api, signed in with the bench organization's key: it sends the key, not the browser.
+    if (only.has('bff-lead')) {
+      bff = await startBenchBff({
+        bffMain,
+        apiUrl,
+        dataDir: join(scratch, 'bff'),
+        apiKey: database.apiKey,
+        nodeArgs: (process.env.LEADLINE_BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+      })
+    }
+    const bffPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const specs: Omit<Scenario, 'pid'>[] = [
       { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', rotate(leadPaths)) },
       { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
       { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
+      { key: 'lead-c10', name: 'lead read, 10 at once', target: on(apiUrl, rotate(leadPaths)), latencyConnections: 10 },
+      {
+        key: 'bff-lead',
+        name: 'lead read via the BFF, 10 at once',
+        target: { url: bff?.url ?? '', authorization: '', headers: bff?.headers ?? {}, nextPath: rotate(bffPaths) },
+        latencyConnections: 10,
+      },
       {
         key: 'page',
         name: '100-lead page',
@@ -428,7 +453,14 @@ async function main(): Promise<number> {
       .filter((spec) => only.has(spec.key))
       .map((spec): Scenario => ({
         ...spec,
-        pid: spec.key === 'raw' ? rawPid : spec.key === 'report' ? reportApi?.pid : apiPid,
+        pid:
+          spec.key === 'raw'
+            ? rawPid
+            : spec.key === 'report'
+              ? reportApi?.pid
+              : spec.key === 'bff-lead'
+                ? bff?.child.pid
+                : apiPid,
       }))
     if (engines) {
       // The same searches on a second api process whose searches SQL alone answers, each measured after its twin.
@@ -478,6 +510,7 @@ async function main(): Promise<number> {
     await stop(raw)
     await stop(reportApi)
     await stop(sqlApi)
+    await stop(bff?.child)
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }
