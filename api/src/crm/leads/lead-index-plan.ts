@@ -1,6 +1,6 @@
 import type { Comparator } from '../../platform/text/search-tree.js'
 import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
-import { timeKey, type IndexedCount, type IndexSort, type OrganizationLeadIndex } from './lead-index.js'
+import { isDateSort, timeKey, type IndexedCount, type IndexSort, type OrganizationLeadIndex } from './lead-index.js'
 
 // A lead search as the in-memory index answers it (decision 0061): lead-search.ts turns the query into a plan, whose
 // parts the index holds (statuses, counts, dates, filled fields, number fields) or which the database found already
@@ -163,7 +163,7 @@ export function pageOf(
 ): string[] {
   const wanted = skip + limit
   const [only] = sorts
-  if (only !== undefined && sorts.length === 1 && index.regularTimes) {
+  if (only !== undefined && sorts.length === 1 && isDateSort(only) && index.regularTimes) {
     // The leads passed over before the page is full, when the matches are spread evenly through the order.
     const passed = (wanted * index.size) / Math.max(1, matches.size)
     if (passed <= matches.size) return walk(index, index.sortedBy(only), matches, skip, limit)

@@ -66,7 +66,17 @@ const SEARCHES = [
   'sort:created',
   'has:contacts sort:-created',
   'sort:-updated sort:created',
+  'sort:status',
+  'has:contacts sort:-status',
+  'sort:contacts',
+  'sort:-opportunities sort:status',
+  'sort:-tasks sort:created',
+  'sort:custom.Employees',
+  'has:email sort:-custom.Employees',
 ]
+
+/** Status labels a rename picks from, some before and some after the defaults (Potential, Qualified, …) in order. */
+const LABELS = ['Aardvark', 'zebra', 'Middle', 'customer care'] as const
 
 type Step =
   | { kind: 'create'; name: number; status: number; url: boolean; city: number | null; employees: number | null }
@@ -78,6 +88,7 @@ type Step =
   | { kind: 'opportunity'; lead: number }
   | { kind: 'delete'; lead: number }
   | { kind: 'merge'; source: number; destination: number }
+  | { kind: 'renameStatus'; status: number; label: number }
 
 const index = fc.nat({ max: 50 })
 const create = fc.record({
@@ -112,6 +123,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('opportunity' as const), lead: index }),
   fc.record({ kind: fc.constant('delete' as const), lead: index }),
   fc.record({ kind: fc.constant('merge' as const), source: index, destination: index }),
+  fc.record({
+    kind: fc.constant('renameStatus' as const),
+    status: fc.nat({ max: 3 }),
+    label: fc.nat({ max: LABELS.length - 1 }),
+  }),
 )
 
 interface World {
@@ -207,6 +223,12 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
       if (lead === undefined) return
       world.leads = world.leads.filter((l) => l !== lead)
       await send(app, world, 'DELETE', `/lead/${lead}/`)
+      return
+    }
+    case 'renameStatus': {
+      // A rename moves the status in a sort by status without changing any lead.
+      const status = world.statuses[s.status % world.statuses.length] ?? ''
+      await send(app, world, 'PUT', `/status/lead/${status}/`, { label: `${LABELS[s.label] ?? ''} ${String(n)}` })
       return
     }
     case 'merge': {

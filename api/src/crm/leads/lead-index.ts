@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
 import type { Db, Dialect } from '../../platform/data/database.js'
+import { folded } from '../../platform/data/sql-conditions.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
@@ -24,10 +25,25 @@ const COUNT_SOURCES: Record<IndexedCount, { table: string; open?: true }> = {
   phones: { table: 'contact_phone' },
 }
 
-/** A sort the index keeps the keys of: by a date, then (as every lead search ends) by id, descending. */
-export interface IndexSort {
+/** A date sort, whose order a page can walk. */
+export interface DateSort {
   field: 'date_created' | 'date_updated'
   direction: 'asc' | 'desc'
+}
+
+/**
+ * A sort the index keeps the keys of: a date; the status (by its label, folded, as SQL orders the statuses); a count;
+ * a number field's first value. Leads without a status's rank or a number come last both ways, as SQL's `nulls
+ * last`; then (as every lead search ends) by id, descending.
+ */
+export type IndexSort =
+  | DateSort
+  | { field: 'status'; direction: 'asc' | 'desc' }
+  | { field: 'count'; which: IndexedCount; direction: 'asc' | 'desc' }
+  | { field: 'number'; fieldId: string; direction: 'asc' | 'desc' }
+
+export function isDateSort(sort: IndexSort): sort is DateSort {
+  return sort.field === 'date_created' || sort.field === 'date_updated'
 }
 
 /**
@@ -105,7 +121,9 @@ export class OrganizationLeadIndex {
    * The live leads' ordinals in the order of a date sort, made when a page first walks it, and the ordinals loaded
    * since it was last brought up to date (merged in when a page next walks it; past a bound, it is made anew).
    */
-  private readonly orders = new Map<string, { sort: IndexSort; order: Uint32Array }>()
+  private readonly orders = new Map<string, { sort: DateSort; order: Uint32Array }>()
+  /** The organization's statuses' ranks in the order SQL sorts their labels, read for each search that sorts by them. */
+  private statusRanks = new Map<string, number>()
   private readonly touched = new Set<number>()
   private readonly statusOf: string[] = []
   private readonly rowidOf: (number | null)[] = []
@@ -266,6 +284,24 @@ export class OrganizationLeadIndex {
     return column === 'date_created' ? this.createdAt : this.updatedAt
   }
 
+  /** Reads the statuses' order (a rename moves a status without changing any lead), for a sort by status. */
+  async loadStatusRanks(db: Db): Promise<void> {
+    // The key lead-search.ts's sortTerms sorts by: the label folded, compared by code point.
+    const folds = folded(sql`nullif(label, '')`, this.dialect)
+    const label = this.dialect === 'postgres' ? sql`${folds} collate "C"` : folds
+    const { rows } = await sql<{ id: string; k: string | null }>`select id, ${label} as k from lead_status
+      where organization_id = ${this.organizationId} order by k`.execute(db)
+    const ranks = new Map<string, number>()
+    let rank = -1
+    let last: string | null | undefined
+    for (const row of rows) {
+      if (rank < 0 || row.k !== last) rank += 1
+      last = row.k
+      ranks.set(row.id, rank)
+    }
+    this.statusRanks = ranks
+  }
+
   /** Compares two ordinals in the order of `sorts`, then by id, descending. */
   comparator(sorts: readonly IndexSort[]): (a: number, b: number) => number {
     const ids = this.ids
@@ -276,28 +312,70 @@ export class OrganizationLeadIndex {
       const y = ids[b] ?? ''
       return x === y ? 0 : x < y ? 1 : -1
     }
-    const sign = (s: IndexSort) => (s.direction === 'asc' ? 1 : -1)
     const [only] = sorts
-    if (this.regularTimes && only !== undefined && sorts.length === 1) {
+    if (only !== undefined && sorts.length === 1 && isDateSort(only) && this.regularTimes) {
+      // The common case, kept to one comparison of numbers.
       const times = this.times(only.field)
-      const s = sign(only)
+      const s = only.direction === 'asc' ? 1 : -1
       return (a, b) => {
         const x = times[a] ?? 0
         const y = times[b] ?? 0
         return x === y ? byId(a, b) : x < y ? -s : s
       }
     }
-    const keys = sorts.map((sort) => ({
-      texts: sort.field === 'date_created' ? this.created : this.updated,
-      s: sign(sort),
-    }))
+    const keys = sorts.map((sort) => this.sortKey(sort))
     return (a, b) => {
-      for (const { texts, s } of keys) {
-        const x = texts[a] ?? ''
-        const y = texts[b] ?? ''
-        if (x !== y) return x < y ? -s : s
+      for (const key of keys) {
+        const order = key(a, b)
+        if (order !== 0) return order
       }
       return byId(a, b)
+    }
+  }
+
+  /** Compares two ordinals by one sort's key alone (0 when they tie). */
+  private sortKey(sort: IndexSort): (a: number, b: number) => number {
+    const s = sort.direction === 'asc' ? 1 : -1
+    if (isDateSort(sort) && !this.regularTimes) {
+      const texts = sort.field === 'date_created' ? this.created : this.updated
+      return (a, b) => {
+        const x = texts[a] ?? ''
+        const y = texts[b] ?? ''
+        return x === y ? 0 : x < y ? -s : s
+      }
+    }
+    const values = this.sortValues(sort)
+    return (a, b) => {
+      const x = values[a] ?? Number.NaN
+      const y = values[b] ?? Number.NaN
+      if (x === y) return 0
+      // No value (NaN): last in both directions.
+      if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : 1
+      if (Number.isNaN(y)) return -1
+      return x < y ? -s : s
+    }
+  }
+
+  /** A sort's key by ordinal, NaN where the lead has none. */
+  private sortValues(sort: IndexSort): ArrayLike<number> {
+    switch (sort.field) {
+      case 'date_created':
+      case 'date_updated':
+        return this.times(sort.field)
+      case 'count':
+        return this.count(sort.which)
+      case 'number': {
+        const column = this.numbers.get(sort.fieldId)
+        if (column === undefined) throw new Error(`The number field ${sort.fieldId} is not loaded`)
+        return column.first
+      }
+      case 'status': {
+        const ranks = new Float64Array(this.extent)
+        for (let ordinal = 0; ordinal < ranks.length; ordinal++) {
+          ranks[ordinal] = this.statusRanks.get(this.statusOf[ordinal] ?? '') ?? Number.NaN
+        }
+        return ranks
+      }
     }
   }
 
@@ -305,7 +383,7 @@ export class OrganizationLeadIndex {
    * The live leads' ordinals in the order of `sort` (it may also hold deleted leads' ordinals, which no search
    * matches). Made by sorting the first time; after that, the leads loaded since are sorted and merged in.
    */
-  sortedBy(sort: IndexSort): Uint32Array {
+  sortedBy(sort: DateSort): Uint32Array {
     if (this.touched.size > 0) {
       const marked = new Uint8Array(this.extent)
       for (const ordinal of this.touched) marked[ordinal] = 1

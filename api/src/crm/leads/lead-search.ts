@@ -1010,12 +1010,19 @@ async function planOf(db: Db, expr: Expr, ctx: CompileContext): Promise<Plan> {
   }
 }
 
-/** The sorts the index keeps the keys of (dates); undefined when another is asked for. */
-function indexSorts(sorts: readonly Sort[]): IndexSort[] | undefined {
+/** The sorts the index keeps the keys of (dates, status, counts, number fields); undefined when another is asked for. */
+function indexSorts(sorts: readonly Sort[], ctx: CompileContext): IndexSort[] | undefined {
   const kept: IndexSort[] = []
-  for (const s of sorts) {
-    if (s.field !== 'date_created' && s.field !== 'date_updated') return undefined
-    kept.push({ field: s.field, direction: s.direction })
+  for (const { field, direction } of sorts) {
+    const which = indexedCount(field)
+    if (field === 'date_created' || field === 'date_updated' || field === 'status') kept.push({ field, direction })
+    else if (which !== undefined) kept.push({ field: 'count', which, direction })
+    else if (field.startsWith('custom.')) {
+      // Known to exist: checkSorts refused the search otherwise. Text fields' values are not kept.
+      const def = findCustomField(field, ctx, 0)
+      if (def.type !== 'number') return undefined
+      kept.push({ field: 'number', fieldId: def.id, direction })
+    } else return undefined
   }
   return kept
 }
@@ -1031,13 +1038,15 @@ async function searchInIndex(
   sorts: readonly Sort[],
   search: LeadSearch,
 ): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] } | undefined> {
-  const kept = indexSorts(sorts)
+  const kept = indexSorts(sorts, ctx)
   if (kept === undefined) return undefined
   const plan: Plan = where === null ? { kind: 'all' } : await planOf(db, where, ctx)
   const { total, ids } = await leadIndexes(db, ctx.dialect).use(
     ctx.organizationId,
     async (index) => {
-      for (const fieldId of numberFields(plan)) await index.numberColumn(db, fieldId)
+      const sortedBy = kept.flatMap((sort) => (sort.field === 'number' ? [sort.fieldId] : []))
+      for (const fieldId of new Set([...numberFields(plan), ...sortedBy])) await index.numberColumn(db, fieldId)
+      if (kept.some((sort) => sort.field === 'status')) await index.loadStatusRanks(db)
     },
     (index) => {
       const matches = evaluate(plan, index)

@@ -82,5 +82,6 @@ async function signIn(child: BenchBff['child'], url: string, apiKey: string): Pr
   if (!signedIn.ok || cookie === undefined) {
     throw new Error(`signing in to the BFF answered ${String(signedIn.status)}: ${await signedIn.text()}`)
   }
-  return { child, url, headers: { cookie, 'x-requested-with': 'leadline' } }
+  // As a browser sends them: answers over the BFF's threshold come back compressed, as they do to the web app.
+  return { child, url, headers: { cookie, 'x-requested-with': 'leadline', 'accept-encoding': 'gzip, deflate, br' } }
 }
