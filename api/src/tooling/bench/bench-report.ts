@@ -58,6 +58,8 @@ export interface BenchFigures {
   reportOpportunities?: number
   /** The API process's peak resident memory in MB; undefined where /proc cannot tell. */
   apiPeakRssMb: number | undefined
+  /** The database's bytes, and its largest indexes' (all organizations: the bench's is nearly all of it). */
+  size?: { bytes: number; largestIndexes: { name: string; bytes: number }[] }
   scenarios: ScenarioResult[]
 }
 
@@ -237,6 +239,7 @@ export function formatReport(figures: BenchFigures): string {
         ]),
     '',
     `API peak RSS: ${fixed(figures.apiPeakRssMb, 0)} MB (target ${rss?.target ?? ''}) ${mark(rss)}`,
+    ...(figures.size === undefined ? [] : [formatSize(figures.size, figures.leads)]),
     figures.seedSeconds === undefined
       ? 'Seeding: reused an earlier seed'
       : `Seeding: ${fixed(figures.seedSeconds, 1)} s (target ${seed?.target ?? ''}) ${mark(seed)}`,
@@ -244,6 +247,17 @@ export function formatReport(figures: BenchFigures): string {
   const missed = all.filter((c) => !c.pass).length
   lines.push(missed === 0 ? 'Every target met.' : `${String(missed)} of ${String(all.length)} targets missed.`)
   return lines.join('\n')
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toLocaleString('en-US', { maximumFractionDigits: 0 })} MB`
+}
+
+/** The database's size, per lead, and its largest indexes. */
+function formatSize(size: NonNullable<BenchFigures['size']>, leads: number): string {
+  const perLead = `${(size.bytes / Math.max(1, leads) / 1000).toFixed(1)} KB a lead`
+  const largest = size.largestIndexes.map((i) => `${i.name} ${megabytes(i.bytes)}`).join(', ')
+  return `Database: ${megabytes(size.bytes)}, ${perLead}${largest === '' ? '' : `; largest indexes: ${largest}`}`
 }
 
 /** The same figures for machines (`--json`). */
@@ -259,6 +273,8 @@ export function reportJson(figures: BenchFigures) {
     seed_seconds: figures.seedSeconds ?? null,
     report_opportunities: figures.reportOpportunities ?? null,
     api_peak_rss_mb: figures.apiPeakRssMb ?? null,
+    database_bytes: figures.size?.bytes ?? null,
+    largest_indexes: figures.size?.largestIndexes ?? [],
     scenarios: figures.scenarios.map((scenario) => {
       const check = scenarioCheck(figures, scenario)
       return {

@@ -166,6 +166,17 @@ describe('the benchmark report', () => {
     expect(rows.find((row) => row.startsWith('search: fields (sql)'))?.endsWith('✗')).toBe(true)
   })
 
+  it('prints the database size per lead and its largest indexes, and gives machines the same', () => {
+    const sized = figures({
+      size: { bytes: 2_098_216_960, largestIndexes: [{ name: 'activity_org_user_idx', bytes: 92_938_240 }] },
+    })
+    expect(formatReport(sized)).toContain(
+      'Database: 2,098 MB, 21.0 KB a lead; largest indexes: activity_org_user_idx 93 MB',
+    )
+    expect(reportJson(sized).database_bytes).toBe(2_098_216_960)
+    expect(reportJson(figures()).database_bytes).toBeNull()
+  })
+
   it('says when its rates are the median of several rounds', () => {
     const [first] = formatReport(figures({ rounds: 3 })).split('\n')
     expect(first).toBe(

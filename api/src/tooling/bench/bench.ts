@@ -295,6 +295,36 @@ async function sampleIds(url: string, organizationId: string, sample: number): P
   }
 }
 
+/** The database's size, and its five largest indexes: what a lead costs on disk (issue 34). */
+async function databaseSize(url: string): Promise<NonNullable<BenchFigures['size']>> {
+  const database = openDatabase(url)
+  try {
+    const db = database.db
+    if (database.dialect === 'sqlite') {
+      const { rows: total } = await sql<{ bytes: number }>`select page_count * page_size as bytes
+        from pragma_page_count(), pragma_page_size()`.execute(db)
+      const { rows: indexes } = await sql<{ name: string; bytes: number }>`select d.name, sum(d.pgsize) as bytes
+        from dbstat d join sqlite_schema s on s.name = d.name where s.type = 'index'
+        group by d.name order by bytes desc limit 5`.execute(db)
+      return {
+        bytes: Number(total[0]?.bytes ?? 0),
+        largestIndexes: indexes.map((i) => ({ ...i, bytes: Number(i.bytes) })),
+      }
+    }
+    const { rows: total } = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(
+      db,
+    )
+    const { rows: indexes } = await sql<{ name: string; bytes: string }>`select indexrelname as name,
+        pg_relation_size(indexrelid) as bytes from pg_stat_user_indexes order by 2 desc limit 5`.execute(db)
+    return {
+      bytes: Number(total[0]?.bytes ?? 0),
+      largestIndexes: indexes.map((i) => ({ ...i, bytes: Number(i.bytes) })),
+    }
+  } finally {
+    await database.close()
+  }
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -331,6 +361,7 @@ async function main(): Promise<number> {
   const database = await prepareBenchDatabase({ url: values.db, leads, dataDir, cliPath })
   const authorization = `Basic ${Buffer.from(`${database.apiKey}:`).toString('base64')}`
   const ids = await sampleIds(database.url, database.organizationId, sample)
+  const size = await databaseSize(database.url)
 
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-'))
   let api: Server | undefined
@@ -495,6 +526,7 @@ async function main(): Promise<number> {
       rounds,
       seedSeconds: database.seedSeconds,
       apiPeakRssMb: peak,
+      size,
       ...(report === undefined ? {} : { reportOpportunities: opportunities }),
       scenarios: results,
     }
