@@ -306,10 +306,7 @@ async function databaseSize(url: string): Promise<NonNullable<BenchFigures['size
       const { rows: indexes } = await sql<{ name: string; bytes: number }>`select d.name, sum(d.pgsize) as bytes
         from dbstat d join sqlite_schema s on s.name = d.name where s.type = 'index'
         group by d.name order by bytes desc limit 5`.execute(db)
-      return {
-        bytes: Number(total[0]?.bytes ?? 0),
-        largestIndexes: indexes.map((i) => ({ ...i, bytes: Number(i.bytes) })),
-      }
+      return { bytes: total[0]?.bytes ?? 0, largestIndexes: indexes }
     }
     const { rows: total } = await sql<{ bytes: string }>`select pg_database_size(current_database()) as bytes`.execute(
       db,
