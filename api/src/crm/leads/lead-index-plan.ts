@@ -133,8 +133,8 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
         const times = index.times(plan.column)
         return scan(index, (ordinal) => inRange(plan.op, times[ordinal] ?? 0, start, end))
       }
-      const texts = plan.column === 'date_created' ? index.created : index.updated
-      return scan(index, (ordinal) => inRange(plan.op, texts[ordinal] ?? '', plan.start, plan.end))
+      const column = plan.column
+      return scan(index, (ordinal) => inRange(plan.op, index.dateText(column, ordinal), plan.start, plan.end))
     }
     case 'number': {
       const column = index.numbers.get(plan.fieldId)

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '../../platform/data/database.js'
 import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
 import { sql } from 'kysely'
-import { OrganizationLeadIndex, timeKey } from './lead-index.js'
+import fc from 'fast-check'
+import { OrganizationLeadIndex, timeKey, timeText } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
 // The in-memory lead index (decision 0061) through each kind of change a value it keeps can take, written through
@@ -97,6 +98,59 @@ describe('the in-memory lead index', () => {
     expect(await index.catchUp(second.database.db)).toBe(false)
   })
 
+  it('reads an organization a few leads at a time into the same index as in one read', async () => {
+    const org = await ctx.createOrg('Read In Parts Co')
+    const key = org.admin.key
+    const ok = async (method: 'POST' | 'PUT', path: string, body: object) => {
+      const res = await call(ctx.app, key, method, path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json<{ id: string }>()
+    }
+    const field = (
+      await ok('POST', '/custom_field/lead/', { name: 'Seats', type: 'number', accepts_multiple_values: true })
+    ).id
+    const ids: string[] = []
+    for (let i = 0; i < 11; i++) {
+      const lead = await ok('POST', '/lead/', {
+        name: i % 3 === 0 ? '' : `Lead ${String(i)}`,
+        url: i % 2 === 0 ? 'https://example.com' : null,
+        description: i % 4 === 0 ? 'notes' : '',
+        status: i % 2 === 0 ? 'Qualified' : 'Potential',
+        [`custom.${field}`]: i % 5 === 0 ? [] : [i, i * 10],
+        contacts: Array.from({ length: i % 3 }, (_, n) => ({
+          name: `C${String(n)}`,
+          emails: [{ email: `c${String(n)}@x.example` }],
+        })),
+      })
+      ids.push(lead.id)
+      if (i % 2 === 1) await ok('POST', '/task/', { lead_id: lead.id, text: 'Call' })
+    }
+    // One of another date form, kept as its text.
+    await sql`update lead set date_created = ${'2026-03-01T00:00:00Z'} where id = ${ids[4] ?? ''}`.execute(
+      ctx.database.db,
+    )
+    const built = async (perRead: number) => {
+      const index = new OrganizationLeadIndex(org.id, ctx.database.dialect, undefined, perRead)
+      await index.build(second.database.db)
+      const numbers = await index.numberColumn(second.database.db, field)
+      const ordinals = index.live.toArray()
+      return {
+        ids: ordinals.map((o) => index.ids[o]),
+        statuses: [...index.statuses].map(([id, bits]) => [id, bits.toArray()]),
+        filled: [index.named, index.withUrl, index.described].map((bits) => bits.toArray()),
+        counts: [...index.counts].map(([which, counts]) => [which, ordinals.map((o) => counts[o])]),
+        dates: ordinals.map((o) => [index.dateText('date_created', o), index.dateText('date_updated', o)]),
+        numbers: ordinals.map((o) => [numbers.first[o], numbers.more.get(o)]),
+      }
+    }
+    const whole = await built(1000)
+    expect(whole.ids).toHaveLength(11)
+    expect(whole.counts.find(([which]) => which === 'tasks')?.[1]).toContain(1)
+    expect(whole.numbers.some(([first, more]) => first === 1 && more?.[0] === 10)).toBe(true)
+    expect(whole.dates.map(([created]) => created)).toContain('2026-03-01T00:00:00Z')
+    for (const perRead of [1, 3, 10]) expect(await built(perRead), String(perRead)).toEqual(whole)
+  })
+
   it('keeps each date order across updates and deletions, and sorts by the dates as text when one is of another form', async () => {
     const org = await ctx.createOrg('Kept Order Co')
     const key = org.admin.key
@@ -105,7 +159,14 @@ describe('the in-memory lead index', () => {
       const res = await call(ctx.app, key, 'POST', '/lead/', { body: { name: `Lead ${String(i)}` } })
       ids.push(res.json<{ id: string }>().id)
     }
-    const sorts = ['*', 'sort:updated', 'sort:created', 'sort:-created', 'name:lead sort:-updated']
+    const sorts = [
+      '*',
+      'sort:updated',
+      'sort:created',
+      'sort:-created',
+      'name:lead sort:-updated',
+      'updated>2026-02-01',
+    ]
     const pages = async () => {
       for (const query of sorts) for (const skip of [0, 10, 30]) await totals(second.database, org.id, query, skip)
     }
@@ -123,7 +184,7 @@ describe('the in-memory lead index', () => {
     await pages()
   })
 
-  it('gives a stored time a number that sorts as its text, and none to another form', () => {
+  it('gives a stored time a number that sorts as its text and gives the text back, and none to another form', () => {
     const times = [
       '1969-12-31T23:59:59.999999+00:00',
       '2026-03-01T00:00:00.000000+00:00',
@@ -135,6 +196,21 @@ describe('the in-memory lead index', () => {
     expect(keys.every((k) => Number.isSafeInteger(k))).toBe(true)
     expect([...keys].sort((a, b) => a - b)).toEqual(keys)
     expect(new Set(keys).size).toBe(times.length)
+    expect(keys.map(timeText)).toEqual(times)
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        fc.integer({ min: 0, max: 999 }),
+        (date, micros) => {
+          const text = `${date.toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}+00:00`
+          const key = timeKey(text)
+          // Outside the years a double holds to the microsecond, no number (the text is kept instead).
+          const exact = date.getUTCFullYear() > 1685 && date.getUTCFullYear() < 2255
+          if (exact) expect(timeText(key)).toBe(text)
+          else if (date.getUTCFullYear() < 1685 || date.getUTCFullYear() > 2255) expect(key).toBeNaN()
+        },
+      ),
+    )
     for (const other of ['2026-03-01', '2026-03-01T00:00:00Z', '2026-03-01T00:00:00.00000x+00:00', '']) {
       expect(timeKey(other), other).toBeNaN()
     }

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
 import type { Db, Dialect } from '../../platform/data/database.js'
@@ -7,7 +7,7 @@ import { leadChangePosition, leadChangesSince, type ChangePosition } from './lea
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
-// description are filled as bitmaps, its dates as text, its counts of contacts, emails, phones, addresses, open tasks
+// description are filled as bitmaps, its dates as numbers (timeKey), its counts of contacts, emails, phones, addresses, open tasks
 // and opportunities, and (once a search asks) a number field's values. It is built on first use, and before each
 // search it catches up exactly with the feed of lead changes (lead-changes.ts): a write committed by any process
 // is in the next search. Ordinals of deleted leads are not used again; the index is built anew when they are half.
@@ -48,7 +48,7 @@ export function isDateSort(sort: IndexSort): sort is DateSort {
 
 /**
  * A stored time as a number that sorts as its text does: the microseconds since 1970 of the wire form
- * `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` (formatTimestamp's), exact below the year 2255; NaN for any other text.
+ * `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` (formatTimestamp's) from 1685 to 2255; NaN for any other text.
  */
 export function timeKey(text: string): number {
   if (text.length !== 32 || text.charCodeAt(19) !== 46 || !text.endsWith('+00:00')) return Number.NaN
@@ -58,24 +58,42 @@ export function timeKey(text: string): number {
     if (digit < 0 || digit > 9) return Number.NaN
     micros = micros * 10 + digit
   }
-  return Date.parse(`${text.slice(0, 23)}Z`) * 1000 + micros
+  const key = Date.parse(`${text.slice(0, 23)}Z`) * 1000 + micros
+  // Past 2^53 µs either side of 1970 (the years 1685 and 2255) a double is no longer exact: kept as text instead.
+  return Number.isSafeInteger(key) ? key : Number.NaN
+}
+
+/** The wire form a timeKey number was read from (its inverse, for keys of the wire form's four-digit years). */
+export function timeText(key: number): string {
+  const micros = ((key % 1000) + 1000) % 1000
+  const millis = (key - micros) / 1000
+  return `${new Date(millis).toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}+00:00`
 }
 
 /** Lead ids a statement may list (under both databases' parameter limits). */
 const IDS_PER_QUERY = 500
+/**
+ * Leads read at once when the whole organization is (in order of id, with their counts by a range of ids): the rows
+ * of one read are garbage soon after, so a build's passing memory stays small however many leads there are.
+ */
+const LEADS_PER_READ = 5_000
 /** Changed leads above which (and above a quarter of the index) the index is built anew rather than caught up. */
 const REBUILD_AFTER = 5_000
 
+/** What the index keeps of a lead row: its texts only as whether they are filled (1 or 0, or Postgres's booleans). */
 interface LeadFacts {
   id: string
   status_id: string
-  name: string | null
-  url: string | null
-  description: string
+  named: number | boolean
+  with_url: number | boolean
+  described: number | boolean
   date_created: string
   date_updated: string
   search_rowid: number | null
 }
+
+/** Which leads a read is of: those listed, or a range of ids (both ends in). */
+type LeadScope = { ids: readonly string[] } | { from: string; to: string }
 
 /** A number field's values by ordinal: the first in `first` (NaN: none), any further ones in `more`. */
 interface NumberColumn {
@@ -109,14 +127,15 @@ export class OrganizationLeadIndex {
   readonly named = bitmap()
   readonly withUrl = bitmap()
   readonly described = bitmap()
-  readonly created: string[] = []
-  readonly updated: string[] = []
   readonly counts = new Map<IndexedCount, Uint32Array>(INDEXED_COUNTS.map((c) => [c, new Uint32Array(1024)]))
   readonly numbers = new Map<string, NumberColumn>()
-  /** The dates as timeKey's numbers, by ordinal; `irregular` holds the live leads with a date of another form. */
+  /**
+   * The dates as timeKey's numbers, by ordinal; `irregular` holds the texts of the live leads with a date of another
+   * form (NaN here), the only dates kept as text.
+   */
   private createdAt: Float64Array = new Float64Array(1024)
   private updatedAt: Float64Array = new Float64Array(1024)
-  private readonly irregular = new Set<number>()
+  private readonly irregular = new Map<number, { date_created: string; date_updated: string }>()
   /**
    * The live leads' ordinals in the order of a date sort, made when a page first walks it, and the ordinals loaded
    * since it was last brought up to date (merged in when a page next walks it; past a bound, it is made anew).
@@ -125,13 +144,16 @@ export class OrganizationLeadIndex {
   /** The organization's statuses' ranks in the order SQL sorts their labels, read for each search that sorts by them. */
   private statusRanks = new Map<string, number>()
   private readonly touched = new Set<number>()
+  /** Each lead's status id, one string a status (the rows' own copies would be one a lead). */
   private readonly statusOf: string[] = []
+  private readonly statusIds = new Map<string, string>()
   private readonly rowidOf: (number | null)[] = []
 
   constructor(
     readonly organizationId: string,
     readonly dialect: Dialect,
     private readonly rebuildAfter = REBUILD_AFTER,
+    private readonly leadsPerRead = LEADS_PER_READ,
   ) {}
 
   get size(): number {
@@ -152,7 +174,18 @@ export class OrganizationLeadIndex {
   /** The whole organization, read after the position it then stands at. */
   async build(db: Db): Promise<void> {
     this.position = await leadChangePosition(db, this.dialect, this.organizationId)
-    await this.load(db, undefined)
+    // Reads that are not one snapshot are exact all the same: whatever changed after the position is read again
+    // (or removed) by the next catch-up.
+    let after = ''
+    for (;;) {
+      const rows = await this.readLeads(db, sql`and id > ${after} order by id limit ${this.leadsPerRead}`)
+      const first = rows[0]
+      const last = rows.at(-1)
+      if (first === undefined || last === undefined) break
+      await this.apply(db, rows, { from: first.id, to: last.id })
+      after = last.id
+      if (rows.length < this.leadsPerRead) break
+    }
   }
 
   /** Applies the changes since the last position; answers false when the index should be built anew. */
@@ -167,7 +200,8 @@ export class OrganizationLeadIndex {
     // Many leads changed (an import, a bulk edit): one read of the whole organization is quicker than theirs by 500.
     if (changed.length > Math.max(this.rebuildAfter, this.live.size / 4)) return false
     for (let i = 0; i < changed.length; i += IDS_PER_QUERY) {
-      await this.load(db, changed.slice(i, i + IDS_PER_QUERY))
+      const ids = changed.slice(i, i + IDS_PER_QUERY)
+      await this.apply(db, await this.readLeads(db, sql`and id in (${sql.join(ids)})`), { ids })
     }
     this.boundTouched()
     return this.ids.length < 1024 || this.live.size * 2 >= this.ids.length
@@ -178,7 +212,18 @@ export class OrganizationLeadIndex {
     const known = this.numbers.get(fieldId)
     if (known !== undefined) return known
     const column: NumberColumn = { first: new Float64Array(this.ids.length + 1024).fill(Number.NaN), more: new Map() }
-    await this.loadNumbers(db, fieldId, column, undefined)
+    let after = ''
+    for (;;) {
+      // The live leads' ids in order, a read's worth, for the range of the next read of values.
+      const range = await sql<{ id: string }>`select id from lead where organization_id = ${this.organizationId}
+        and id > ${after} order by id limit ${this.leadsPerRead}`.execute(db)
+      const first = range.rows[0]
+      const last = range.rows.at(-1)
+      if (first === undefined || last === undefined) break
+      await this.loadNumbers(db, fieldId, column, { from: first.id, to: last.id })
+      after = last.id
+      if (range.rows.length < this.leadsPerRead) break
+    }
     this.numbers.set(fieldId, column)
     return column
   }
@@ -189,8 +234,6 @@ export class OrganizationLeadIndex {
     const ordinal = this.ids.length
     this.ids.push(id)
     this.ordinals.set(id, ordinal)
-    this.created.push('')
-    this.updated.push('')
     this.statusOf.push('')
     this.rowidOf.push(null)
     for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
@@ -226,32 +269,39 @@ export class OrganizationLeadIndex {
     }
   }
 
-  /** Reads the leads `ids` (all of the organization's when undefined) and what the index keeps of them. */
-  private async load(db: Db, ids: string[] | undefined): Promise<void> {
-    const org = this.organizationId
-    const only = (column: string) => (ids === undefined ? sql`` : sql`and ${sql.ref(column)} in (${sql.join(ids)})`)
+  /** The facts of the organization's leads that `where` (the end of the statement) selects. */
+  private async readLeads(db: Db, where: RawBuilder<unknown>): Promise<LeadFacts[]> {
     const rowid = this.dialect === 'sqlite' ? sql`search_rowid` : sql`null`
-    const { rows } = await sql<LeadFacts>`select id, status_id, name, url, description, date_created, date_updated,
-        ${rowid} as search_rowid
-      from lead where organization_id = ${org} ${only('id')}`.execute(db)
+    const filled = (column: string) => sql`case when ${sql.ref(column)} <> '' then 1 else 0 end`
+    const { rows } = await sql<LeadFacts>`select id, status_id, ${filled('name')} as named,
+        ${filled('url')} as with_url, case when description = '' then 0 else 1 end as described,
+        date_created, date_updated, ${rowid} as search_rowid
+      from lead where organization_id = ${this.organizationId} ${where}`.execute(db)
+    return rows
+  }
+
+  /** Keeps `rows`, the leads of `scope` that are there (a listed lead that is not is gone), and their counts. */
+  private async apply(db: Db, rows: readonly LeadFacts[], scope: LeadScope): Promise<void> {
     const seen = new Set<string>()
     for (const lead of rows) {
       seen.add(lead.id)
       const ordinal = this.ordinalOf(lead.id)
       this.clear(ordinal)
       this.live.add(ordinal)
-      this.statusOf[ordinal] = lead.status_id
-      let status = this.statuses.get(lead.status_id)
-      if (status === undefined) this.statuses.set(lead.status_id, (status = bitmap()))
+      let statusId = this.statusIds.get(lead.status_id)
+      if (statusId === undefined) this.statusIds.set(lead.status_id, (statusId = lead.status_id))
+      this.statusOf[ordinal] = statusId
+      let status = this.statuses.get(statusId)
+      if (status === undefined) this.statuses.set(statusId, (status = bitmap()))
       status.add(ordinal)
-      if (lead.name !== null && lead.name !== '') this.named.add(ordinal)
-      if (lead.url !== null && lead.url !== '') this.withUrl.add(ordinal)
-      if (lead.description !== '') this.described.add(ordinal)
-      this.created[ordinal] = lead.date_created
-      this.updated[ordinal] = lead.date_updated
+      if (Number(lead.named) === 1) this.named.add(ordinal)
+      if (Number(lead.with_url) === 1) this.withUrl.add(ordinal)
+      if (Number(lead.described) === 1) this.described.add(ordinal)
       this.createdAt[ordinal] = timeKey(lead.date_created)
       this.updatedAt[ordinal] = timeKey(lead.date_updated)
-      if (Number.isNaN(this.createdAt[ordinal]) || Number.isNaN(this.updatedAt[ordinal])) this.irregular.add(ordinal)
+      if (Number.isNaN(this.createdAt[ordinal]) || Number.isNaN(this.updatedAt[ordinal])) {
+        this.irregular.set(ordinal, { date_created: lead.date_created, date_updated: lead.date_updated })
+      }
       if (this.orders.size > 0) this.touched.add(ordinal)
       if (lead.search_rowid !== null) {
         this.rowidOf[ordinal] = lead.search_rowid
@@ -259,19 +309,25 @@ export class OrganizationLeadIndex {
       }
     }
     // Listed as changed, and gone since: deleted (its tombstone comes next time, and finds nothing to do).
-    if (ids !== undefined) for (const id of ids) if (!seen.has(id)) this.remove(id)
+    if ('ids' in scope) for (const id of scope.ids) if (!seen.has(id)) this.remove(id)
+    const org = this.organizationId
     for (const which of INDEXED_COUNTS) {
       const { table, open } = COUNT_SOURCES[which]
       const array = this.count(which)
       const { rows: counted } = await sql<{ lead_id: string; n: number | string }>`select lead_id, count(*) as n
-        from ${sql.table(table)} where organization_id = ${org} ${only('lead_id')}
+        from ${sql.table(table)} where organization_id = ${org} and ${leadsOf(scope)}
         ${open === true ? sql`and is_complete = 0` : sql``} group by lead_id`.execute(db)
       for (const row of counted) {
         const ordinal = this.ordinals.get(row.lead_id)
         if (ordinal !== undefined && this.live.has(ordinal)) array[ordinal] = Number(row.n)
       }
     }
-    for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, ids)
+    for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
+  }
+
+  /** A date of a live lead as its stored text. */
+  dateText(column: 'date_created' | 'date_updated', ordinal: number): string {
+    return this.irregular.get(ordinal)?.[column] ?? timeText(this.times(column)[ordinal] ?? 0)
   }
 
   /** Whether every live lead's dates are in the stored wire form (so that their numbers sort as their texts). */
@@ -337,10 +393,10 @@ export class OrganizationLeadIndex {
   private sortKey(sort: IndexSort): (a: number, b: number) => number {
     const s = sort.direction === 'asc' ? 1 : -1
     if (isDateSort(sort) && !this.regularTimes) {
-      const texts = sort.field === 'date_created' ? this.created : this.updated
+      const field = sort.field
       return (a, b) => {
-        const x = texts[a] ?? ''
-        const y = texts[b] ?? ''
+        const x = this.dateText(field, a)
+        const y = this.dateText(field, b)
         return x === y ? 0 : x < y ? -s : s
       }
     }
@@ -410,11 +466,10 @@ export class OrganizationLeadIndex {
     }
   }
 
-  private async loadNumbers(db: Db, fieldId: string, column: NumberColumn, ids: string[] | undefined) {
-    const only = ids === undefined ? sql`` : sql`and lead_id in (${sql.join(ids)})`
+  private async loadNumbers(db: Db, fieldId: string, column: NumberColumn, scope: LeadScope) {
     const { rows } = await sql<{ lead_id: string; value_number: number | string | null }>`select lead_id, value_number
-      from custom_value where organization_id = ${this.organizationId} and field_id = ${fieldId} ${only}
-      order by lead_id, position`.execute(db)
+      from custom_value where organization_id = ${this.organizationId} and field_id = ${fieldId}
+        and ${leadsOf(scope)} order by lead_id, position`.execute(db)
     for (const row of rows) {
       const ordinal = this.ordinals.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal) || row.value_number === null) continue
@@ -423,6 +478,13 @@ export class OrganizationLeadIndex {
       else column.more.set(ordinal, [...(column.more.get(ordinal) ?? []), value])
     }
   }
+}
+
+/** The condition on lead_id of the rows of `scope`'s leads. */
+function leadsOf(scope: LeadScope) {
+  return 'ids' in scope
+    ? sql`lead_id in (${sql.join(scope.ids)})`
+    : sql`lead_id >= ${scope.from} and lead_id <= ${scope.to}`
 }
 
 /**
