@@ -140,7 +140,7 @@ describe('the in-memory lead index', () => {
         filled: [index.named, index.withUrl, index.described].map((bits) => bits.toArray()),
         counts: [...index.counts].map(([which, counts]) => [which, ordinals.map((o) => counts[o])]),
         dates: ordinals.map((o) => [index.dateText('date_created', o), index.dateText('date_updated', o)]),
-        numbers: ordinals.map((o) => [numbers.first[o], numbers.more.get(o)]),
+        numbers: ordinals.map((o) => [numbers.first[o], numbers.more.get(o)] as const),
       }
     }
     const whole = await built(1000)
