@@ -153,7 +153,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
     live.attach(res, { id: current.id, organizationId: current.session.organizationId }, lastEventId)
   })
 
-  app.use(compression())
+  // Not on /api/: the proxy gzips a short answer itself, sent whole, and puts this on a long one before it streams
+  // (crm-proxy.ts, WHOLE_ANSWER_BYTES); wrapping every answer cost a lead read more than its gzip did.
+  const compress = compression()
+  app.use((req, res, next) => {
+    if (req.path.startsWith('/api/')) next()
+    else compress(req, res, next)
+  })
 
   app.get('/healthz', async (_req, res) => {
     res.setHeader('cache-control', 'no-store')
@@ -188,6 +194,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
       now: now(),
       timeoutMs: config.apiTimeoutMs,
       uploadLimits: { attachment: config.attachmentMaxBytes, import: config.importMaxBytes },
+      acceptsGzip: req.acceptsEncodings('gzip', 'identity') === 'gzip',
+      beforeStreaming: () => {
+        compress(req, res, () => undefined)
+      },
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {

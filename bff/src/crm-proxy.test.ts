@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import { gunzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import {
   basicAuthorization,
@@ -9,6 +10,7 @@ import {
   tzOffsetHeader,
   UPLOAD_MARGIN_BYTES,
   upstreamPath,
+  WHOLE_ANSWER_BYTES,
 } from './crm-proxy.js'
 import {
   closeServer,
@@ -291,5 +293,133 @@ describe('file uploads', () => {
     expect(tooBig.status).toBe(413)
     expect(tooBig.json).toEqual({ error: 'The file is larger than 3 MiB.' })
     expect(received).toHaveLength(1)
+  })
+})
+
+describe('answers, short and long', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let upstream: Server
+  let bff: StartedBff | undefined
+  /** What the fake API received of each proxied request. */
+  const received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = []
+  const SHORT = JSON.stringify({
+    data: Array.from({ length: 60 }, (_, i) => ({ id: `lead_${String(i)}`, name: 'Acme' })),
+  })
+  const TINY = JSON.stringify({ id: 'lead_1' })
+  const LONG = JSON.stringify({ data: 'x'.repeat(WHOLE_ANSWER_BYTES + 10) })
+  const PNG = randomBytes(4096)
+
+  beforeEach(async () => {
+    dir = await tempDir()
+    received.length = 0
+    upstream = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        const url = req.url ?? ''
+        if (url === '/api/v1/me/') return void res.end(JSON.stringify(ME))
+        if (url === '/api/v1/auth/session/') return void res.end(JSON.stringify(SESSION_KEY_ANSWER))
+        received.push({ method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks) })
+        // As the API answers: with the length of what it sends.
+        const send = (type: string, body: string | Buffer) => {
+          const length = Buffer.byteLength(body)
+          res.writeHead(200, { 'content-type': type, 'content-length': length, vary: 'Origin' }).end(body)
+        }
+        const json = 'application/json; charset=utf-8'
+        if (url === '/api/v1/short/') send(json, SHORT)
+        else if (url === '/api/v1/tiny/') send(json, TINY)
+        else if (url === '/api/v1/long/') send(json, LONG)
+        else if (url === '/api/v1/png/') send('image/png', PNG)
+        else if (url === '/api/v1/unchanged/') res.writeHead(304, { etag: '"1"', 'content-length': '999' }).end()
+        else send(json, JSON.stringify({ echoed: Buffer.concat(chunks).toString('utf8') }))
+      })
+    })
+    await listen(upstream)
+    bff = await startBff(testConfig({ apiUrl: `http://127.0.0.1:${port(upstream)}`, dataDir: dir.path }))
+  })
+  afterEach(async () => {
+    await bff?.close()
+    bff = undefined
+    await closeServer(upstream)
+    await dir.remove()
+  })
+
+  /** One request as a browser sends it, and the answer's bytes as they came over the wire (not decoded). */
+  async function raw(path: string, headers: Record<string, string>, method = 'GET', body?: string | string[]) {
+    if (bff === undefined) throw new Error('no BFF')
+    const cookie = await signIn(bff)
+    return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = httpRequest(
+        `${bff?.url ?? ''}${path}`,
+        { method, headers: { cookie, 'x-requested-with': 'leadline', ...headers } },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) })
+          })
+        },
+      )
+      req.on('error', reject)
+      // An array is sent in chunks, without a length.
+      if (Array.isArray(body)) for (const part of body) req.write(part)
+      else if (body !== undefined) req.write(body)
+      req.end()
+    })
+  }
+
+  test('a short JSON answer is gzipped when the browser takes gzip, with its length, and Vary kept', async () => {
+    const answer = await raw('/api/v1/short/', { 'accept-encoding': 'gzip, deflate, br' })
+    expect(answer.status).toBe(200)
+    expect(answer.headers['content-encoding']).toBe('gzip')
+    expect(answer.headers['content-length']).toBe(String(answer.body.length))
+    expect(answer.headers['transfer-encoding']).toBeUndefined()
+    expect(answer.headers.vary).toMatch(/^Origin, Accept-Encoding$/i)
+    expect(gunzipSync(answer.body).toString('utf8')).toBe(SHORT)
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(answer.headers['cache-control']).toBe('no-store')
+  })
+
+  test('is sent as it is to a browser that refuses gzip, when short, and when not text', async () => {
+    for (const [path, headers, expected] of [
+      ['/api/v1/short/', { 'accept-encoding': 'gzip;q=0, identity' }, Buffer.from(SHORT)],
+      ['/api/v1/short/', {}, Buffer.from(SHORT)],
+      ['/api/v1/tiny/', { 'accept-encoding': 'gzip' }, Buffer.from(TINY)],
+      ['/api/v1/png/', { 'accept-encoding': 'gzip' }, PNG],
+    ] as const) {
+      const answer = await raw(path, headers)
+      expect(answer.headers['content-encoding'], path).toBeUndefined()
+      expect(answer.headers['content-length'], path).toBe(String(expected.length))
+      expect(answer.body.equals(expected), path).toBe(true)
+    }
+  })
+
+  test('a long answer streams, gzipped by the middleware, whole', async () => {
+    const answer = await raw('/api/v1/long/', { 'accept-encoding': 'gzip' })
+    expect(answer.headers['content-encoding']).toBe('gzip')
+    expect(answer.headers['transfer-encoding']).toBe('chunked')
+    expect(gunzipSync(answer.body).toString('utf8')).toBe(LONG)
+  })
+
+  test('a 304 (with the length of what it stands for) and a HEAD answer have no body', async () => {
+    const unchanged = await raw('/api/v1/unchanged/', { 'accept-encoding': 'gzip', 'if-none-match': '"1"' })
+    expect(unchanged.status).toBe(304)
+    expect(unchanged.body.length).toBe(0)
+    expect(received.at(-1)?.headers['if-none-match']).toBe('"1"')
+    const head = await raw('/api/v1/short/', { 'accept-encoding': 'gzip' }, 'HEAD')
+    expect(head.status).toBe(200)
+    expect(head.body.length).toBe(0)
+  })
+
+  test('a bodiless request reaches the API without one; a body with a length or in chunks reaches it whole', async () => {
+    await raw('/api/v1/echo/', {})
+    expect(received.at(-1)?.headers['content-length']).toBeUndefined()
+    expect(received.at(-1)?.body.length).toBe(0)
+    const sent = JSON.stringify({ name: 'Acme' })
+    const withLength = await raw('/api/v1/echo/', { 'content-type': 'application/json' }, 'POST', sent)
+    expect(JSON.parse(withLength.body.toString('utf8'))).toEqual({ echoed: sent })
+    const chunked = await raw('/api/v1/echo/', { 'content-type': 'application/json' }, 'PUT', ['{"name":', '"Acme"}'])
+    expect(JSON.parse(chunked.body.toString('utf8'))).toEqual({ echoed: sent })
+    expect(received.at(-1)?.headers['content-length']).toBe(String(sent.length))
   })
 })

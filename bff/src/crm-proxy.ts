@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { PassThrough, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { gzipSync } from 'node:zlib'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
 import { errors, type Dispatcher, type Pool } from 'undici'
 
@@ -29,6 +30,19 @@ export interface UploadLimits {
  */
 export const UPLOAD_MARGIN_BYTES = 64 * 1024
 const UPSTREAM_ERROR_BODY_LIMIT = 256 * 1024
+/**
+ * An answer up to this long (by its Content-Length) is read whole and sent in one write, gzipped here when the
+ * browser takes it: a stream per answer (compression's gzip stream, the pipeline) cost more than the API's own work
+ * on a lead read. Longer ones stream, and are gzipped by the compression middleware.
+ */
+export const WHOLE_ANSWER_BYTES = 64 * 1024
+/** What compression's threshold leaves unencoded: a gzip header and its window cost more than they save. */
+const GZIP_FROM_BYTES = 1024
+/**
+ * A 4 KiB window in a smaller state: setting up zlib's default 32 KiB one cost more than compressing a lead, and a
+ * JSON answer repeats itself within a record or two (measured: half the time, an answer as small or smaller).
+ */
+const GZIP_OPTIONS = { windowBits: 12, memLevel: 5 }
 
 export const UNREACHABLE = 'The CRM service is not reachable.'
 const TOO_SLOW = 'The CRM service did not answer in time.'
@@ -143,6 +157,11 @@ export async function readBody(req: IncomingMessage): Promise<Buffer | undefined
   return size === 0 ? undefined : Buffer.concat(chunks)
 }
 
+/** Whether a request has a body at all: HTTP/1.1 gives one a length or a transfer coding (RFC 9112, 6.3). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
+}
+
 function declaredLength(req: IncomingMessage): number {
   return Number(req.headers['content-length'] ?? '0')
 }
@@ -220,6 +239,10 @@ export interface ProxyRequest {
    * UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
    */
   uploadLimits: UploadLimits
+  /** Whether the browser takes a gzip answer (Accept-Encoding, with its weights) rather than the bytes as they are. */
+  acceptsGzip: boolean
+  /** Called before a long answer streams (not one sent whole): the app puts its compression on `res` here. */
+  beforeStreaming?: () => void
 }
 
 /** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
@@ -244,13 +267,15 @@ export async function proxyToApi({
   now,
   timeoutMs,
   uploadLimits,
+  acceptsGzip,
+  beforeStreaming,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
   const kind = uploadKind(method, path)
   const maxBytes = kind === undefined ? 0 : uploadLimits[kind]
   const upload = kind === undefined ? undefined : uploadBody(req, maxBytes)
-  const body = upload === undefined ? await readBody(req) : upload.stream
+  const body = upload === undefined ? (hasBody(req) ? await readBody(req) : undefined) : upload.stream
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = req.headers[name]
@@ -271,7 +296,8 @@ export async function proxyToApi({
   res.once('close', onClose)
   if (res.destroyed || req.socket.destroyed) onClose()
   try {
-    return await forward(res, pool, { path, method, headers, body: body ?? null, timeoutMs, signal: abort.signal })
+    const call = { path, method, headers, body: body ?? null, timeoutMs, signal: abort.signal, acceptsGzip }
+    return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
     if (upload?.overflowed() !== true) throw error
     await upload.ended
@@ -288,6 +314,8 @@ interface UpstreamCall {
   body: Buffer | Readable | null
   timeoutMs: number
   signal: AbortSignal
+  acceptsGzip: boolean
+  beforeStreaming: () => void
 }
 
 async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promise<number> {
@@ -323,13 +351,55 @@ async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): 
     res.end(passes ? text : JSON.stringify({ error: 'The CRM service failed to answer.' }))
     return upstream.statusCode
   }
+  if (request.method === 'HEAD' || upstream.statusCode === 204 || upstream.statusCode === 304) {
+    // No body, whatever the length says: a 304 may give the representation's (RFC 9110, 8.6), which undici then
+    // reports as a body cut short.
+    upstream.body.on('error', () => undefined).resume()
+    res.end()
+    return upstream.statusCode
+  }
   try {
+    if (isWhole(upstream.headers)) {
+      sendWhole(res, Buffer.from(await upstream.body.arrayBuffer()), request.acceptsGzip)
+      return upstream.statusCode
+    }
+    request.beforeStreaming()
     await pipeline(upstream.body, res)
   } catch {
     // The browser went away or the API broke off mid-answer: nothing more can be sent.
     res.destroy()
   }
   return upstream.statusCode
+}
+
+/** Whether an answer is sent in one write (WHOLE_ANSWER_BYTES): one of a known, short length that is not encoded. */
+function isWhole(headers: IncomingHttpHeaders): boolean {
+  const length = Number(headers['content-length'] ?? Number.NaN)
+  return headers['content-encoding'] === undefined && length <= WHOLE_ANSWER_BYTES
+}
+
+/**
+ * Ends the answer with `body`, gzipped when the browser takes it and it is text of some length (as the compression
+ * middleware would have, which leaves an answer that is already encoded alone); its length is then known, not chunked.
+ */
+function sendWhole(res: ServerResponse, body: Buffer, acceptsGzip: boolean): void {
+  const vary = res.getHeader('vary')
+  if (typeof vary !== 'string' || vary.trim() === '') res.setHeader('vary', 'Accept-Encoding')
+  else if (!vary.toLowerCase().includes('accept-encoding')) res.setHeader('vary', `${vary}, Accept-Encoding`)
+  if (acceptsGzip && body.length >= GZIP_FROM_BYTES && isText(res.getHeader('content-type'))) {
+    const gzipped = gzipSync(body, GZIP_OPTIONS)
+    res.setHeader('content-encoding', 'gzip')
+    res.setHeader('content-length', gzipped.length)
+    res.end(gzipped)
+    return
+  }
+  res.setHeader('content-length', body.length)
+  res.end(body)
+}
+
+/** JSON and text answers are worth compressing; images, PDFs and archives are compressed already. */
+function isText(value: number | string | string[] | undefined): boolean {
+  return typeof value === 'string' && (isJsonContentType(value) || /^\s*text\//i.test(value))
 }
 
 /**

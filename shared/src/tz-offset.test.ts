@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { formatTzOffset, isTimeZone, localDateAt, parseTzOffset, tzOffsetHoursAt } from './tz-offset.js'
 
 describe('parseTzOffset', () => {
@@ -28,6 +29,46 @@ describe('tzOffsetHoursAt', () => {
     // Berlin moved from CET (+1) to CEST (+2) at 2026-03-29 01:00 UTC.
     expect(tzOffsetHoursAt('Europe/Berlin', new Date('2026-03-29T00:59:59Z'))).toBe(1)
     expect(tzOffsetHoursAt('Europe/Berlin', new Date('2026-03-29T01:00:00Z'))).toBe(2)
+  })
+
+  it('answers from its last minute only within that minute, in whatever order instants come', () => {
+    const at = (iso: string) => tzOffsetHoursAt('America/New_York', new Date(iso))
+    expect([at('2026-11-01T05:59:30Z'), at('2026-11-01T06:00:10Z'), at('2026-11-01T05:59:59Z')]).toEqual([-4, -5, -4])
+    // Against the runtime's own offset names (GMT-04:00), for instants in runs of seconds apart, across changes.
+    const zones = ['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns']
+    const named = (zone: string, instant: Date) => {
+      const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+        .formatToParts(instant)
+        .find((part) => part.type === 'timeZoneName')?.value
+      const [, sign, hh, mm] = /^GMT([+-])(\d\d):(\d\d)$/.exec(name ?? '') ?? ['', '+', '00', '00']
+      return (sign === '-' ? -1 : 1) * (Number(hh) + Number(mm) / 60)
+    }
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.oneof(
+          fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
+          // Near New York's and Berlin's changes of 2026.
+          fc
+            .constantFrom(
+              '2026-03-08T07:00:00Z',
+              '2026-11-01T06:00:00Z',
+              '2026-03-29T01:00:00Z',
+              '2026-10-25T01:00:00Z',
+            )
+            .chain((change) => fc.integer({ min: Date.parse(change) - 120_000, max: Date.parse(change) + 120_000 })),
+        ),
+        fc.array(fc.integer({ min: -90_000, max: 90_000 }), { minLength: 1, maxLength: 8 }),
+        (zone, start, steps) => {
+          let ms = start
+          for (const step of steps) {
+            ms += step
+            expect(tzOffsetHoursAt(zone, new Date(ms)), new Date(ms).toISOString()).toBe(named(zone, new Date(ms)))
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 
   it('handles fractional offsets', () => {

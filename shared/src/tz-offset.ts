@@ -42,8 +42,25 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
   return made
 }
 
+/**
+ * Each zone's offset in the last minute asked about: the BFF asks on every request, mostly within the same minute, and
+ * formatting a date costs more than the rest of its work. A zone's offset changes only at a whole minute (offsets and
+ * the local times they change at are whole minutes), so within one minute it is the same. Bounded as `formatters`.
+ */
+const offsets = new Map<string, { minute: number; hours: number }>()
+
 /** The UTC offset in hours of an IANA time zone at one instant (so it is right on both sides of a DST change). */
 export function tzOffsetHoursAt(timeZone: string, at: Date): number {
+  const minute = Math.floor(at.getTime() / 60_000)
+  const known = offsets.get(timeZone)
+  if (known?.minute === minute) return known.hours
+  const hours = offsetAt(timeZone, at)
+  if (offsets.size >= MAX_FORMATTERS) offsets.clear()
+  offsets.set(timeZone, { minute, hours })
+  return hours
+}
+
+function offsetAt(timeZone: string, at: Date): number {
   const parts = formatterOf(timeZone).formatToParts(at)
   const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value)
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
