@@ -260,6 +260,16 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
     if (lonely === undefined) throw new Error('no opportunity alone in its month')
     await call(ctx.app, org.admin.key, 'DELETE', `/opportunity/${lonely.id}/`)
     opps = opps.filter((o) => o.id !== lonely.id)
+    // A third of them lost, for a filter on the status's type to leave out.
+    const statuses = (await call(ctx.app, org.admin.key, 'GET', '/status/opportunity/')).json().data
+    const lost = statuses.find((s: { type: string }) => s.type === 'lost')
+    for (const [i, o] of opps.entries()) {
+      if (i % 3 !== 0) continue
+      const res = await call(ctx.app, org.admin.key, 'PUT', `/opportunity/${o.id}/`, { body: { status_id: lost.id } })
+      expect(res.statusCode, res.body).toBe(200)
+      opps[i] = res.json<Opp>()
+    }
+    expect(new Set(opps.map((o) => o.status_type))).toEqual(new Set(['active', 'lost']))
     const cases = [
       { field: 'date_won__month', keyOf: (o: Opp) => o.date_won?.slice(0, 7) ?? null },
       { field: 'date_won__year', keyOf: (o: Opp) => o.date_won?.slice(0, 4) ?? null },
@@ -268,10 +278,12 @@ describe('GET /opportunity/ aggregates, orders and groups', () => {
     for (const { field, keyOf } of cases) {
       for (const descending of [false, true]) {
         const query = { _group_by: `${descending ? '-' : ''}${field}`, _limit: '0' }
-        // Filtered through the rows (value_period) as well as through the rollup.
+        // Filtered through the rows (value_period) as well as through the rollup, with a status's own column too.
         for (const [filter, members] of [
           [{}, opps],
           [{ value_period: 'monthly' }, opps.filter((o) => o.value_period === 'monthly')],
+          [{ status_type__in: 'active,won' }, opps.filter((o) => ['active', 'won'].includes(o.status_type))],
+          [{ date_won__gte: '2025-07-01' }, opps.filter((o) => o.date_won !== null && o.date_won >= '2025-07-01')],
         ] as const) {
           const page = await list(org, { ...query, ...filter })
           expect(page.has_more).toBe(members.length > 0)

@@ -384,6 +384,8 @@ const ROLLUP_COLUMN: Record<string, string | RawBuilder<unknown> | ConditionOf> 
 }
 
 const ROLLUP_FIELDS = new Set<string>(Object.keys(ROLLUP_COLUMN))
+/** The filters that read the opportunity's status row beside the rollup's. */
+const STATUS_FILTERS = new Set(['pipeline_id', 'status_label', 'status_type'])
 
 const ROLLUP_CONTRIBUTION: Contribution = {
   period: sql`opportunity_rollup.value_period`,
@@ -392,6 +394,16 @@ const ROLLUP_CONTRIBUTION: Contribution = {
   annualized: sql<number>`opportunity_rollup.annualized`,
   expected: sql<number>`opportunity_rollup.expected`,
   annualizedExpected: sql<number>`opportunity_rollup.annualized_expected`,
+}
+
+/** A day's sums of one value period, as `rollupAggregates` adds them up first. */
+const DAY_CONTRIBUTION: Contribution = {
+  period: sql`days.period`,
+  count: sql<number>`days.opportunities`,
+  value: sql<number>`days.value`,
+  annualized: sql<number>`days.annualized`,
+  expected: sql<number>`days.expected`,
+  annualizedExpected: sql<number>`days.annualized_expected`,
 }
 
 /**
@@ -414,10 +426,12 @@ export async function rollupAggregates(
   })
   // A filter on an empty value would meet the rollup's '' (no owner, no day) where the rows hold null.
   if (!answerable || filtered.some((k) => commaValues(raw[k] ?? '').length === 0)) return undefined
-  let q = db
-    .selectFrom('opportunity_rollup')
-    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id')
-    .where('opportunity_rollup.organization_id', '=', organizationId)
+  // The status's own columns only when a filter names them (its pipeline, label or type).
+  const byStatus = filtered.some((k) => STATUS_FILTERS.has(k.endsWith('__in') ? k.slice(0, -'__in'.length) : k))
+  const rollup = db.selectFrom('opportunity_rollup')
+  let q = (
+    byStatus ? rollup.innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id') : rollup
+  ).where('opportunity_rollup.organization_id', '=', organizationId)
   const wonColumn = 'opportunity_rollup.date_won'
   const columns = {
     ...ROLLUP_COLUMN,
@@ -428,20 +442,49 @@ export async function rollupAggregates(
   for (const condition of opportunityFilters.conditions(opportunityFilters.check(query), { tzOffsetHours, columns })) {
     q = q.where(condition)
   }
+  if (group?.field === 'user_id') {
+    const key = groupKey(group.field, dialect, {
+      dateWon: sql`nullif(opportunity_rollup.date_won, '')`,
+      userId: sql`nullif(opportunity_rollup.user_id, '')`,
+    })
+    const rows = await q
+      .select([key.as('group_key'), ...aggregateSelections(ROLLUP_CONTRIBUTION)])
+      .groupBy(key)
+      .execute()
+    return groupedAggregates(rows)
+  }
+  // The totals, or the groups by a period of date_won: each day's sums first, walking the rollup in order of day
+  // (migration 0047) without sorting its rows, then the days' (a few thousand at most) by the period's key.
+  const sum = (column: string) => sql<number>`sum(${sql.ref(`opportunity_rollup.${column}`)})`
+  const days = q
+    .select([
+      sql<string>`opportunity_rollup.date_won`.as('day'),
+      sql<string>`opportunity_rollup.value_period`.as('period'),
+      sum('opportunities').as('opportunities'),
+      sum('value').as('value'),
+      sum('annualized').as('annualized'),
+      sum('expected').as('expected'),
+      sum('annualized_expected').as('annualized_expected'),
+    ])
+    .groupBy(['opportunity_rollup.date_won', 'opportunity_rollup.value_period'])
+    .as('days')
+  const ofDays = db.selectFrom(days)
   if (group === undefined) {
     return {
-      totals: aggregatesOf(await q.select(aggregateSelections(ROLLUP_CONTRIBUTION)).executeTakeFirstOrThrow()),
+      totals: aggregatesOf(await ofDays.select(aggregateSelections(DAY_CONTRIBUTION)).executeTakeFirstOrThrow()),
       groups: undefined,
     }
   }
-  const key = groupKey(group.field, dialect, {
-    dateWon: sql`nullif(opportunity_rollup.date_won, '')`,
-    userId: sql`nullif(opportunity_rollup.user_id, '')`,
-  })
-  const rows = await q
-    .select([key.as('group_key'), ...aggregateSelections(ROLLUP_CONTRIBUTION)])
+  const key = groupKey(group.field, dialect, { dateWon: sql`nullif(days.day, '')`, userId: sql`null` })
+  const rows = await ofDays
+    .select([key.as('group_key'), ...aggregateSelections(DAY_CONTRIBUTION)])
     .groupBy(key)
     .execute()
+  return groupedAggregates(rows)
+}
+
+/** Groups' aggregate rows by their key, and their totals. */
+function groupedAggregates(rows: readonly object[]): { totals: Aggregates; groups: Map<string | null, Aggregates> } {
   const groups = new Map(
     rows.map((row) => {
       const record = row as Record<string, unknown>
