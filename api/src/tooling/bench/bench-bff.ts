@@ -34,6 +34,8 @@ export async function startBenchBff(options: {
   dataDir: string
   apiKey: string
   nodeArgs: readonly string[]
+  /** The built web app the BFF serves (LEADLINE_WEB_DIST), for the screens' paint. */
+  webDist?: string
 }): Promise<BenchBff> {
   if (!existsSync(options.bffMain)) {
     throw new Error(`the BFF is not built (${options.bffMain}): run corepack pnpm --filter @leadline/bff build`)
@@ -47,6 +49,7 @@ export async function startBenchBff(options: {
     LEADLINE_BFF_DATA_DIR: options.dataDir,
     LEADLINE_BFF_INSECURE_COOKIES: '1',
     LOG_LEVEL: 'warn',
+    ...(options.webDist === undefined ? {} : { LEADLINE_WEB_DIST: options.webDist }),
   }
   const child = spawn(process.execPath, [...options.nodeArgs, options.bffMain], {
     env,

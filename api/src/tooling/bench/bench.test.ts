@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatBulkEdit } from './bench-bulk-edit.js'
+import { formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 import { redactedUrl } from './bench-database.js'
 import { percentile } from './bench-load.js'
 import {
@@ -301,6 +302,32 @@ describe('bench helpers', () => {
     )
     expect(edit(60)).toContain('  60.0 s, 834 leads/s (target < 60 s, 835 leads/s: FAIL)')
     expect(edit(60)).toContain('1 of 1 targets missed.')
+  })
+
+  it("prints each screen's median and slowest paint against 300 ms, and refuses a screen that was not reached", () => {
+    const printed = (screens: object[]) => JSON.stringify({ screens })
+    const paints = parseScreenPaints(
+      printed([
+        { name: 'Leads', path: '/leads', lcp: [240.4, 180, 900], landed: ['/leads'] },
+        { name: 'Reports', path: '/reports', lcp: [320, 310, 330], landed: ['/reports', '/reports/owners'] },
+        { name: 'Inbox', path: '/inbox', lcp: [100, null, 100], landed: ['/inbox'] },
+      ]),
+    )
+    expect(formatScreenPaints(paints).split('\n')).toEqual([
+      'screen          path                     LCP p50 ms   slowest   target     result',
+      'Leads           /leads                          240       900   < 300 ms  ✓',
+      'Reports         /reports                        320       330   < 300 ms  ✗',
+      'Inbox           /inbox                         none      none   < 300 ms  ✗',
+      '2 of 3 screens missed the target.',
+    ])
+    expect(() =>
+      parseScreenPaints(printed([{ name: 'Leads', path: '/leads', lcp: [200], landed: ['/leads', '/sign-in'] }])),
+    ).toThrow('Leads (/leads) ended on /sign-in')
+    expect(() => parseScreenPaints(printed([{ name: 'Leads', path: '/leads', lcp: [200] }]))).toThrow('ended on')
+    expect(() =>
+      parseScreenPaints(printed([{ name: 'Leads', path: '/leads', lcp: [200], landed: ['/leadsx'] }])),
+    ).toThrow('ended on /leadsx')
+    expect(() => parseScreenPaints('{}')).toThrow('no screens')
   })
 
   it('never prints a Postgres password', () => {

@@ -31,6 +31,7 @@ import { storeLeadBodies } from './raw-server.js'
 import { startBenchBff, type BenchBff } from './bench-bff.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
 import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
+import { benchScreens, formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
@@ -64,6 +65,11 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
                 and prints its time, leads/s and the api's peak RSS against the target (60 s for 50,000 leads);
                 only when named, and alone, on SQLite
 
+  --only screens
+                loads each screen (leads, a lead, inbox, opportunities, reports, settings) fresh three times in
+                Chromium, through a BFF serving the built web app and signed in to the bench's organization, and
+                prints each one's largest contentful paint against the target (300 ms); only when named, and alone
+
   LEADLINE_BENCH_API_NODE_ARGS, when set, is passed to the api processes' node (for example
   '--cpu-prof --cpu-prof-dir=prof' to profile them)
 `
@@ -72,6 +78,8 @@ const here = dirname(fileURLToPath(import.meta.url))
 const cliPath = join(here, '..', '..', 'app', 'cli', 'cli.js')
 const rawServerPath = join(here, 'raw-server-main.js')
 const bffMain = resolve(here, '..', '..', '..', '..', 'bff', 'dist', 'main.js')
+const webDist = resolve(here, '..', '..', '..', '..', 'web', 'dist')
+const screenPaint = resolve(here, '..', '..', '..', '..', 'e2e', 'screen-paint.mjs')
 const dataDir = resolve(here, '..', '..', '..', '..', 'data', 'bench')
 const MEASURED_CONNECTIONS = 32
 const WARM_UP_SECONDS = 1
@@ -350,6 +358,7 @@ async function main(): Promise<number> {
     if (values.db !== undefined) throw new Error('--only bulk-edit runs on a copy of the SQLite file: leave out --db')
     return benchBulkEdit(leads)
   }
+  if (values.only?.trim() === 'screens') return benchScreenPaints(values.db, leads)
   const seconds = positiveInt(values.seconds, '--seconds', 10)
   const sample = positiveInt(values.sample, '--sample', 300)
   const only = parseOnly(values.only)
@@ -611,6 +620,59 @@ async function benchBulkEdit(leads: number): Promise<number> {
     return 0
   } finally {
     rss.stop()
+    await stop(api)
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * `--only screens`: the api on the bench's database and a BFF serving the built web app, signed in with the
+ * organization's key; e2e/screen-paint.mjs loads each screen fresh three times in Chromium and reports its largest
+ * contentful paint. The web app must be built (`npm start` and `npm test` build it).
+ */
+async function benchScreenPaints(url: string | undefined, leads: number): Promise<number> {
+  const say = (line: string) => process.stderr.write(`${line}\n`)
+  if (!existsSync(join(webDist, 'index.html'))) {
+    throw new Error(`the web app is not built (${webDist}): run corepack pnpm --filter @leadline/web build`)
+  }
+  const database = await prepareBenchDatabase({ url, leads, dataDir, cliPath })
+  const [leadId] = await sampleIds(database.url, database.organizationId, 1)
+  if (leadId === undefined) throw new Error('the bench organization has no lead')
+  const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-screens-'))
+  let api: Server | undefined
+  let bff: BenchBff | undefined
+  try {
+    const env = { ...process.env, LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' }
+    const started = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', database.url], env)
+    api = started.child
+    bff = await startBenchBff({
+      bffMain,
+      apiUrl: started.url,
+      dataDir: join(scratch, 'bff'),
+      apiKey: database.apiKey,
+      nodeArgs: [],
+      webDist,
+    })
+    const screens = benchScreens(leadId)
+    say(`loading ${String(screens.length)} screens, each three times, in Chromium`)
+    const input = { url: bff.url, cookie: bff.headers.cookie, screens, loads: 3 }
+    const stdout = await new Promise<string>((resolvePromise, reject) => {
+      const child = spawn(process.execPath, [screenPaint], {
+        env: { ...process.env, LEADLINE_SCREENS: JSON.stringify(input) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      let out = ''
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+      child.once('error', reject)
+      child.once('exit', (code) => {
+        if (code === 0) resolvePromise(out)
+        else reject(new Error(`the screens measurement exited with ${String(code)}`))
+      })
+    })
+    process.stdout.write(`\n${formatScreenPaints(parseScreenPaints(stdout))}\n`)
+    return 0
+  } finally {
+    if (bff !== undefined) await stop(bff.child)
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }
