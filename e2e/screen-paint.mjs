@@ -5,6 +5,7 @@
 import process from 'node:process'
 import { URL } from 'node:url'
 import { chromium } from '@playwright/test'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.mjs'
 
 const input = JSON.parse(process.env.LEADLINE_SCREENS ?? '{}')
 const [cookieName = '', ...cookieValue] = String(input.cookie ?? '').split('=')
@@ -24,16 +25,7 @@ function largestPaint() {
   })
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-})
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] })
 try {
   const screens = []
   for (const screen of input.screens ?? []) {

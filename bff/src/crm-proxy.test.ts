@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import { gunzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import {
@@ -38,6 +44,36 @@ const ME = {
   last_name: 'Veal',
   organizations: [{ id: 'orga_test', name: 'Bluth Company' }],
   memberships: [{ id: 'memb_1', organization_id: 'orga_test', user_id: 'user_ann', role: 'admin' }],
+}
+
+/** What the fake API received of a proxied request, read to its end. */
+interface Received {
+  method: string
+  url: string
+  headers: IncomingHttpHeaders
+  body: Buffer
+}
+
+/**
+ * A fake API: it answers the BFF's sign-in calls itself, records every other request in `received` once its body is
+ * read, and leaves the answer to `answer`.
+ */
+function fakeApi(received: Received[], answer: (request: Received, res: ServerResponse) => void): Server {
+  return createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const url = req.url ?? ''
+      const signIn = url === '/api/v1/me/' ? ME : url === '/api/v1/auth/session/' ? SESSION_KEY_ANSWER : undefined
+      if (signIn !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(signIn))
+        return
+      }
+      const request = { method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks) }
+      received.push(request)
+      answer(request, res)
+    })
+  })
 }
 
 // The app refuses absolute-form and `//` targets before routing too; this checks the proxy's own rule alone.
@@ -158,29 +194,14 @@ describe('file uploads', () => {
   let upstream: Server
   let bff: StartedBff | undefined
   /** Every request the fake API read to its end, with its body's bytes. */
-  const received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = []
+  const received: Received[] = []
 
   beforeEach(async () => {
     dir = await tempDir()
     received.length = 0
-    upstream = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => {
-        const body = Buffer.concat(chunks)
-        const signingIn = req.url === '/api/v1/me/' || req.url === '/api/v1/auth/session/'
-        if (!signingIn) received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body })
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify(
-            req.url === '/api/v1/me/'
-              ? ME
-              : req.url === '/api/v1/auth/session/'
-                ? SESSION_KEY_ANSWER
-                : { id: 'emlatt_1', size: body.length },
-          ),
-        )
-      })
+    upstream = fakeApi(received, ({ body }, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ id: 'emlatt_1', size: body.length }))
     })
     await listen(upstream)
   })
@@ -301,7 +322,7 @@ describe('answers, short and long', () => {
   let upstream: Server
   let bff: StartedBff | undefined
   /** What the fake API received of each proxied request. */
-  const received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] = []
+  const received: Received[] = []
   const SHORT = JSON.stringify({
     data: Array.from({ length: 60 }, (_, i) => ({ id: `lead_${String(i)}`, name: 'Acme' })),
   })
@@ -312,27 +333,19 @@ describe('answers, short and long', () => {
   beforeEach(async () => {
     dir = await tempDir()
     received.length = 0
-    upstream = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => {
-        const url = req.url ?? ''
-        if (url === '/api/v1/me/') return void res.end(JSON.stringify(ME))
-        if (url === '/api/v1/auth/session/') return void res.end(JSON.stringify(SESSION_KEY_ANSWER))
-        received.push({ method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks) })
-        // As the API answers: with the length of what it sends.
-        const send = (type: string, body: string | Buffer) => {
-          const length = Buffer.byteLength(body)
-          res.writeHead(200, { 'content-type': type, 'content-length': length, vary: 'Origin' }).end(body)
-        }
-        const json = 'application/json; charset=utf-8'
-        if (url === '/api/v1/short/') send(json, SHORT)
-        else if (url === '/api/v1/tiny/') send(json, TINY)
-        else if (url === '/api/v1/long/') send(json, LONG)
-        else if (url === '/api/v1/png/') send('image/png', PNG)
-        else if (url === '/api/v1/unchanged/') res.writeHead(304, { etag: '"1"', 'content-length': '999' }).end()
-        else send(json, JSON.stringify({ echoed: Buffer.concat(chunks).toString('utf8') }))
-      })
+    upstream = fakeApi(received, ({ url, body }, res) => {
+      // As the API answers: with the length of what it sends.
+      const send = (type: string, sent: string | Buffer) => {
+        const length = Buffer.byteLength(sent)
+        res.writeHead(200, { 'content-type': type, 'content-length': length, vary: 'Origin' }).end(sent)
+      }
+      const json = 'application/json; charset=utf-8'
+      if (url === '/api/v1/short/') send(json, SHORT)
+      else if (url === '/api/v1/tiny/') send(json, TINY)
+      else if (url === '/api/v1/long/') send(json, LONG)
+      else if (url === '/api/v1/png/') send('image/png', PNG)
+      else if (url === '/api/v1/unchanged/') res.writeHead(304, { etag: '"1"', 'content-length': '999' }).end()
+      else send(json, JSON.stringify({ echoed: body.toString('utf8') }))
     })
     await listen(upstream)
     bff = await startBff(testConfig({ apiUrl: `http://127.0.0.1:${port(upstream)}`, dataDir: dir.path }))

@@ -176,15 +176,28 @@ export class OrganizationLeadIndex {
     this.position = await leadChangePosition(db, this.dialect, this.organizationId)
     // Reads that are not one snapshot are exact all the same: whatever changed after the position is read again
     // (or removed) by the next catch-up.
-    let after = ''
-    for (;;) {
-      const rows = await this.readLeads(db, sql`and id > ${after} order by id limit ${this.leadsPerRead}`)
+    await this.inIdOrder(
+      (after) => this.readLeads(db, sql`and id > ${after} order by id limit ${this.leadsPerRead}`),
+      (rows, range) => this.apply(db, rows, range),
+    )
+  }
+
+  /**
+   * Walks the organization's leads in order of id, a read's worth at a time: `read` gives the rows after an id (at
+   * most leadsPerRead, in order), `use` takes each batch with the range of ids it spans.
+   */
+  private async inIdOrder<Row extends { id: string }>(
+    read: (after: string) => Promise<Row[]>,
+    use: (rows: Row[], range: { from: string; to: string }) => Promise<void>,
+  ): Promise<void> {
+    for (let after = ''; ;) {
+      const rows = await read(after)
       const first = rows[0]
       const last = rows.at(-1)
-      if (first === undefined || last === undefined) break
-      await this.apply(db, rows, { from: first.id, to: last.id })
+      if (first === undefined || last === undefined) return
+      await use(rows, { from: first.id, to: last.id })
+      if (rows.length < this.leadsPerRead) return
       after = last.id
-      if (rows.length < this.leadsPerRead) break
     }
   }
 
@@ -212,18 +225,13 @@ export class OrganizationLeadIndex {
     const known = this.numbers.get(fieldId)
     if (known !== undefined) return known
     const column: NumberColumn = { first: new Float64Array(this.ids.length + 1024).fill(Number.NaN), more: new Map() }
-    let after = ''
-    for (;;) {
-      // The live leads' ids in order, a read's worth, for the range of the next read of values.
-      const range = await sql<{ id: string }>`select id from lead where organization_id = ${this.organizationId}
-        and id > ${after} order by id limit ${this.leadsPerRead}`.execute(db)
-      const first = range.rows[0]
-      const last = range.rows.at(-1)
-      if (first === undefined || last === undefined) break
-      await this.loadNumbers(db, fieldId, column, { from: first.id, to: last.id })
-      after = last.id
-      if (range.rows.length < this.leadsPerRead) break
-    }
+    // The leads' ids a read's worth at a time, for the range of each read of values.
+    const ids = async (after: string) =>
+      (
+        await sql<{ id: string }>`select id from lead where organization_id = ${this.organizationId}
+          and id > ${after} order by id limit ${this.leadsPerRead}`.execute(db)
+      ).rows
+    await this.inIdOrder(ids, (_rows, range) => this.loadNumbers(db, fieldId, column, range))
     this.numbers.set(fieldId, column)
     return column
   }

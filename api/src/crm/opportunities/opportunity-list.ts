@@ -387,23 +387,17 @@ const ROLLUP_FIELDS = new Set<string>(Object.keys(ROLLUP_COLUMN))
 /** The filters that read the opportunity's status row beside the rollup's. */
 const STATUS_FILTERS = new Set(['pipeline_id', 'status_label', 'status_type'])
 
-const ROLLUP_CONTRIBUTION: Contribution = {
-  period: sql`opportunity_rollup.value_period`,
-  count: sql<number>`opportunity_rollup.opportunities`,
-  value: sql<number>`opportunity_rollup.value`,
-  annualized: sql<number>`opportunity_rollup.annualized`,
-  expected: sql<number>`opportunity_rollup.expected`,
-  annualizedExpected: sql<number>`opportunity_rollup.annualized_expected`,
-}
-
-/** A day's sums of one value period, as `rollupAggregates` adds them up first. */
-const DAY_CONTRIBUTION: Contribution = {
-  period: sql`days.period`,
-  count: sql<number>`days.opportunities`,
-  value: sql<number>`days.value`,
-  annualized: sql<number>`days.annualized`,
-  expected: sql<number>`days.expected`,
-  annualizedExpected: sql<number>`days.annualized_expected`,
+/** The sums of rows with the rollup's columns: its own, or a day's of one value period (`rollupAggregates`). */
+function rollupContribution(table: 'opportunity_rollup' | 'days'): Contribution {
+  const column = (name: string) => sql<number>`${sql.ref(`${table}.${name}`)}`
+  return {
+    period: column('value_period'),
+    count: column('opportunities'),
+    value: column('value'),
+    annualized: column('annualized'),
+    expected: column('expected'),
+    annualizedExpected: column('annualized_expected'),
+  }
 }
 
 /**
@@ -448,7 +442,7 @@ export async function rollupAggregates(
       userId: sql`nullif(opportunity_rollup.user_id, '')`,
     })
     const rows = await q
-      .select([key.as('group_key'), ...aggregateSelections(ROLLUP_CONTRIBUTION)])
+      .select([key.as('group_key'), ...aggregateSelections(rollupContribution('opportunity_rollup'))])
       .groupBy(key)
       .execute()
     return groupedAggregates(rows)
@@ -459,7 +453,7 @@ export async function rollupAggregates(
   const days = q
     .select([
       sql<string>`opportunity_rollup.date_won`.as('day'),
-      sql<string>`opportunity_rollup.value_period`.as('period'),
+      sql<string>`opportunity_rollup.value_period`.as('value_period'),
       sum('opportunities').as('opportunities'),
       sum('value').as('value'),
       sum('annualized').as('annualized'),
@@ -471,13 +465,15 @@ export async function rollupAggregates(
   const ofDays = db.selectFrom(days)
   if (group === undefined) {
     return {
-      totals: aggregatesOf(await ofDays.select(aggregateSelections(DAY_CONTRIBUTION)).executeTakeFirstOrThrow()),
+      totals: aggregatesOf(
+        await ofDays.select(aggregateSelections(rollupContribution('days'))).executeTakeFirstOrThrow(),
+      ),
       groups: undefined,
     }
   }
   const key = groupKey(group.field, dialect, { dateWon: sql`nullif(days.day, '')`, userId: sql`null` })
   const rows = await ofDays
-    .select([key.as('group_key'), ...aggregateSelections(DAY_CONTRIBUTION)])
+    .select([key.as('group_key'), ...aggregateSelections(rollupContribution('days'))])
     .groupBy(key)
     .execute()
   return groupedAggregates(rows)
