@@ -70,6 +70,47 @@ describe('the lead change feed', () => {
     expect(await next()).toEqual({ changed: [], gone: [] })
   })
 
+  it("lists the leads whose activities were added, deleted or moved, apart from the leads' own changes", async () => {
+    const org = await ctx.createOrg('Activity Feed Co')
+    const key = org.admin.key
+    const a = (await ok(key, 'POST', '/lead/', { name: 'A' })).id as string
+    const b = (await ok(key, 'POST', '/lead/', { name: 'B' })).id as string
+    let position = await leadChangePosition(other.db, ctx.database.dialect, org.id)
+    const next = async () => {
+      const changes = await leadChangesSince(other.db, org.id, position)
+      position = changes.position
+      return { changed: [...new Set(changes.changed)].sort(), active: [...new Set(changes.active)].sort() }
+    }
+    const note = (await ok(key, 'POST', '/activity/note/', { lead_id: a, note: 'Called' })).id as string
+    expect(await next()).toEqual({ changed: [], active: [a] })
+    expect(await next()).toEqual({ changed: [], active: [] })
+    await ok(key, 'DELETE', `/activity/note/${note}/`)
+    expect(await next()).toEqual({ changed: [], active: [a] })
+    // A merge moves the source's activities to the destination: both are listed.
+    await ok(key, 'POST', '/activity/note/', { lead_id: a, note: 'Again' })
+    await next()
+    await ok(key, 'POST', '/lead/merge/', { source: a, destination: b })
+    const merged = await next()
+    expect(merged.active).toEqual([a, b].sort())
+    // Gone leads' marks are pruned, but for the organization's newest (SQLite's clock reads it).
+    const c = (await ok(key, 'POST', '/lead/', { name: 'C' })).id as string
+    await ok(key, 'POST', '/activity/note/', { lead_id: c, note: 'Newest' })
+    await ok(key, 'DELETE', `/lead/${c}/`)
+    const marks = async () =>
+      (
+        await sql<{ lead_id: string }>`select lead_id from lead_activity_change
+          where organization_id = ${org.id}`.execute(other.db)
+      ).rows
+        .map((r) => r.lead_id)
+        .sort()
+    expect(await marks()).toEqual([a, b, c].sort())
+    await pruneLeadTombstones(ctx.database.db, ctx.database.dialect, new Date(), 1)
+    expect(await marks()).toEqual([b, c].sort())
+    await next()
+    await ok(key, 'POST', '/activity/note/', { lead_id: b, note: 'After' })
+    expect(await next()).toEqual({ changed: [], active: [b] })
+  })
+
   it('a position taken while a write is still open lists the write once it commits (Postgres: commit order)', async () => {
     const org = await ctx.createOrg('Order Co')
     const key = org.admin.key

@@ -171,43 +171,106 @@ export function pageOf(
   const before = index.comparator(sorts)
   const all = matches.toUint32Array()
   let kept: number[]
+  const keys = only === undefined || wanted * 8 >= all.length ? undefined : index.orderKeys(only)
   if (wanted * 8 >= all.length) {
     kept = Array.from(all).sort(before)
-  } else {
-    // A heap whose root is the last of the `wanted` first seen so far.
-    const heap: number[] = []
-    const after = (a: number, b: number) => before(a, b) > 0
-    const down = (from: number) => {
-      let at = from
-      for (;;) {
-        const left = 2 * at + 1
-        const right = left + 1
-        let last = at
-        if (left < heap.length && after(heap[left] ?? 0, heap[last] ?? 0)) last = left
-        if (right < heap.length && after(heap[right] ?? 0, heap[last] ?? 0)) last = right
-        if (last === at) return
-        ;[heap[at], heap[last]] = [heap[last] ?? 0, heap[at] ?? 0]
-        at = last
-      }
-    }
+  } else if (keys !== undefined) {
+    // The first sort's keys as numbers: the `wanted`-th smallest key among the matches is found comparing numbers
+    // alone; those below it are all in, and of those equal to it (a status's many leads) the first by the whole
+    // order make up the rest.
+    const bound = nthSmallest(all, keys, wanted)
+    const below: number[] = []
+    const ties: number[] = []
     for (const ordinal of all) {
-      if (heap.length < wanted) {
-        heap.push(ordinal)
-        let at = heap.length - 1
-        while (at > 0) {
-          const parent = (at - 1) >> 1
-          if (!after(heap[at] ?? 0, heap[parent] ?? 0)) break
-          ;[heap[at], heap[parent]] = [heap[parent] ?? 0, heap[at] ?? 0]
-          at = parent
-        }
-      } else if (before(ordinal, heap[0] ?? 0) < 0) {
-        heap[0] = ordinal
-        down(0)
-      }
+      const key = keys[ordinal] ?? Number.POSITIVE_INFINITY
+      if (key < bound) below.push(ordinal)
+      else if (key === bound) ties.push(ordinal)
     }
-    kept = heap.sort(before)
+    const rest = wanted - below.length
+    let first: number[]
+    if (sorts.length === 1 && ties.length > rest) {
+      // Tied on the only sort: the first by id, found by the ids' ranks as numbers too.
+      const idKeys = index.idKeys()
+      const last = nthSmallest(Uint32Array.from(ties), idKeys, rest)
+      first = ties.filter((ordinal) => (idKeys[ordinal] ?? 0) <= last).sort(before)
+    } else first = firstOf(ties, rest, before)
+    kept = [...below.sort(before), ...first]
+  } else {
+    kept = firstOf(all, wanted, before)
   }
   return kept.slice(skip, wanted).map((ordinal) => index.ids[ordinal] ?? '')
+}
+
+/** The `count` first of `items` in the order of `before`, in that order: a heap of them as they go by. */
+function firstOf(items: ArrayLike<number>, count: number, before: (a: number, b: number) => number): number[] {
+  if (count <= 0) return []
+  // A heap whose root is the last of the `count` first seen so far.
+  const heap: number[] = []
+  const after = (a: number, b: number) => before(a, b) > 0
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] ?? 0
+    if (heap.length < count) {
+      heap.push(item)
+      let at = heap.length - 1
+      while (at > 0) {
+        const parent = (at - 1) >> 1
+        if (!after(heap[at] ?? 0, heap[parent] ?? 0)) break
+        ;[heap[at], heap[parent]] = [heap[parent] ?? 0, heap[at] ?? 0]
+        at = parent
+      }
+    } else if (before(item, heap[0] ?? 0) < 0) {
+      heap[0] = item
+      siftDown(heap, 0, after)
+    }
+  }
+  return heap.sort(before)
+}
+
+function siftDown<T>(heap: T[], from: number, after: (a: T, b: T) => boolean): void {
+  let at = from
+  for (;;) {
+    const left = 2 * at + 1
+    const right = left + 1
+    let last = at
+    if (left < heap.length && after(heap[left] as T, heap[last] as T)) last = left
+    if (right < heap.length && after(heap[right] as T, heap[last] as T)) last = right
+    if (last === at) return
+    ;[heap[at], heap[last]] = [heap[last] as T, heap[at] as T]
+    at = last
+  }
+}
+
+/** The `n`-th smallest of the keys of `ordinals` (1 for the smallest): a heap of numbers, no comparator called. */
+function nthSmallest(ordinals: Uint32Array, keys: Float64Array, n: number): number {
+  const heap = new Float64Array(n)
+  let size = 0
+  for (const ordinal of ordinals) {
+    const key = keys[ordinal] ?? Number.POSITIVE_INFINITY
+    if (size < n) {
+      // Up from the end: the root is the largest kept.
+      let at = size++
+      while (at > 0) {
+        const parent = (at - 1) >> 1
+        if ((heap[parent] ?? 0) >= key) break
+        heap[at] = heap[parent] ?? 0
+        at = parent
+      }
+      heap[at] = key
+    } else if (key < (heap[0] ?? 0)) {
+      let at = 0
+      for (;;) {
+        const left = 2 * at + 1
+        if (left >= n) break
+        const right = left + 1
+        const larger = right < n && (heap[right] ?? 0) > (heap[left] ?? 0) ? right : left
+        if ((heap[larger] ?? 0) <= key) break
+        heap[at] = heap[larger] ?? 0
+        at = larger
+      }
+      heap[at] = key
+    }
+  }
+  return heap[0] ?? Number.POSITIVE_INFINITY
 }
 
 /** The page of `matches` from `skip`, of at most `limit`, in `order`. */

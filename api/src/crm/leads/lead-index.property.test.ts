@@ -30,6 +30,11 @@ afterAll(async () => {
 
 const NAMES = ['Acme', 'Acme Robotics', 'Globex', 'Initech', 'Summit Foods', null] as const
 const CITIES = ['Denver', 'Boston', 'Austin'] as const
+/**
+ * Contacts' names, some the same but for case, one past U+FFFF (a surrogate pair in JavaScript, which sorts after
+ * U+FFFD by code point and before it by code unit) and one without a name.
+ */
+const CONTACT_NAMES = ['Ann', 'ann', 'Émile', 'zoë', '\u{1D49C}lice', '\uFFFDx', 'Bob', null] as const
 
 const SEARCHES = [
   '*',
@@ -73,7 +78,21 @@ const SEARCHES = [
   'sort:-tasks sort:created',
   'sort:custom.Employees',
   'has:email sort:-custom.Employees',
+  'sort:contact_name',
+  'has:contacts sort:-contact_name',
+  'sort:email',
+  'sort:-phone sort:contact_name',
+  'sort:url',
+  'sort:opportunity_value',
+  'sort:-opportunity_value sort:-status',
+  'sort:-last_activity',
+  'sort:next_task',
+  'has:tasks sort:-next_task sort:-created',
+  'has:contacts sort:last_activity sort:status',
 ]
+
+/** The types an opportunity status is changed to (one that moves the leads' sums of active opportunities). */
+const OPPORTUNITY_TYPES = ['active', 'won', 'lost'] as const
 
 /** Status labels a rename picks from, some before and some after the defaults (Potential, Qualified, …) in order. */
 const LABELS = ['Aardvark', 'zebra', 'Middle', 'customer care'] as const
@@ -81,11 +100,14 @@ const LABELS = ['Aardvark', 'zebra', 'Middle', 'customer care'] as const
 type Step =
   | { kind: 'create'; name: number; status: number; url: boolean; city: number | null; employees: number | null }
   | { kind: 'update'; lead: number; status: number | null; name: number | null; employees: number | null }
-  | { kind: 'contact'; lead: number; emails: number; phone: boolean }
+  | { kind: 'contact'; lead: number; name: number; emails: number; phone: boolean }
   | { kind: 'removeContact'; contact: number }
-  | { kind: 'task'; lead: number }
+  | { kind: 'task'; lead: number; date: number | null }
   | { kind: 'completeTask'; task: number }
-  | { kind: 'opportunity'; lead: number }
+  | { kind: 'opportunity'; lead: number; status: number; value: number | null }
+  | { kind: 'retypeStatus'; status: number; type: number }
+  | { kind: 'note'; lead: number }
+  | { kind: 'deleteNote'; note: number }
   | { kind: 'delete'; lead: number }
   | { kind: 'merge'; source: number; destination: number }
   | { kind: 'renameStatus'; status: number; label: number }
@@ -112,15 +134,34 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('contact' as const),
       lead: index,
+      name: fc.nat({ max: CONTACT_NAMES.length - 1 }),
       emails: fc.nat({ max: 2 }),
       phone: fc.boolean(),
     }),
     weight: 2,
   },
   fc.record({ kind: fc.constant('removeContact' as const), contact: index }),
-  { arbitrary: fc.record({ kind: fc.constant('task' as const), lead: index }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('task' as const), lead: index, date: fc.option(fc.nat({ max: 7 })) }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('completeTask' as const), task: index }), weight: 2 },
-  fc.record({ kind: fc.constant('opportunity' as const), lead: index }),
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('opportunity' as const),
+      lead: index,
+      status: fc.nat({ max: 5 }),
+      value: fc.option(fc.integer({ min: 0, max: 5000 })),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('note' as const), lead: index }), weight: 2 },
+  fc.record({ kind: fc.constant('deleteNote' as const), note: index }),
+  fc.record({
+    kind: fc.constant('retypeStatus' as const),
+    status: fc.nat({ max: 5 }),
+    type: fc.nat({ max: OPPORTUNITY_TYPES.length - 1 }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), lead: index }),
   fc.record({ kind: fc.constant('merge' as const), source: index, destination: index }),
   fc.record({
@@ -133,10 +174,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 interface World {
   org: TestOrg
   statuses: string[]
+  opportunityStatuses: string[]
   employees: string
   leads: string[]
   contacts: string[]
   tasks: string[]
+  notes: string[]
 }
 
 function pick<T>(items: readonly T[], at: number): T | undefined {
@@ -167,7 +210,7 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
       const body: Record<string, unknown> = {
         name: NAMES[s.name],
         status_id: world.statuses[s.status % world.statuses.length],
-        ...(s.url ? { url: `https://site${String(n)}.example` } : {}),
+        ...(s.url ? { url: `https://${n % 3 === 0 ? 'Site' : 'site'}${String((n * 7) % 10)}.example` } : {}),
         ...(s.city === null ? {} : { addresses: [{ address_1: '1 Main St', city: CITIES[s.city] }] }),
         ...(s.employees === null ? {} : { [`custom.${world.employees}`]: s.employees }),
       }
@@ -188,10 +231,21 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
     case 'contact': {
       const lead = pick(world.leads, s.lead)
       if (lead === undefined) return
-      const emails = Array.from({ length: s.emails }, (_, i) => ({ email: `ann${String(n)}.${String(i)}@example.com` }))
-      const phones = s.phone ? [{ phone: `+1415555${String(1000 + n)}` }] : []
+      // Emails and phones that sort in another order than the contacts' steps (some the same but for case).
+      const emails = Array.from({ length: s.emails }, (_, i) => ({
+        email: `${i === 0 && n % 2 === 0 ? 'Ann' : 'ann'}${String((n * 7) % 10)}.${String(i)}@example.com`,
+      }))
+      const phones = s.phone ? [{ phone: `+1415555${String(1000 + ((n * 37) % 100))}` }] : []
+      const name = CONTACT_NAMES[s.name] ?? null
       world.contacts.push(
-        (await send(app, world, 'POST', '/contact/', { lead_id: lead, name: 'Ann', emails, phones })).id,
+        (
+          await send(app, world, 'POST', '/contact/', {
+            lead_id: lead,
+            ...(name === null ? {} : { name }),
+            emails,
+            phones,
+          })
+        ).id,
       )
       return
     }
@@ -205,7 +259,10 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
     case 'task': {
       const lead = pick(world.leads, s.lead)
       if (lead === undefined) return
-      world.tasks.push((await send(app, world, 'POST', '/task/', { lead_id: lead, text: 'Call' })).id)
+      // No date, a day, or a time: days 1 to 4 of March, the times at 23:00 (past midnight in zones east of UTC).
+      const day = `2026-03-0${String(1 + ((s.date ?? 0) >> 1))}`
+      const date = s.date === null ? {} : { date: s.date % 2 === 0 ? day : `${day}T23:00:00+00:00` }
+      world.tasks.push((await send(app, world, 'POST', '/task/', { lead_id: lead, text: 'Call', ...date })).id)
       return
     }
     case 'completeTask': {
@@ -215,7 +272,29 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
     }
     case 'opportunity': {
       const lead = pick(world.leads, s.lead)
-      if (lead !== undefined) await send(app, world, 'POST', '/opportunity/', { lead_id: lead, value: 1000 })
+      if (lead === undefined) return
+      const status_id = world.opportunityStatuses[s.status % world.opportunityStatuses.length]
+      await send(app, world, 'POST', '/opportunity/', { lead_id: lead, status_id, value: s.value })
+      return
+    }
+    case 'note': {
+      // A note moves the lead's last activity, and no lead.
+      const lead = pick(world.leads, s.lead)
+      if (lead === undefined) return
+      world.notes.push((await send(app, world, 'POST', '/activity/note/', { lead_id: lead, note: 'Called' })).id)
+      return
+    }
+    case 'deleteNote': {
+      const note = pick(world.notes, s.note)
+      if (note === undefined) return
+      world.notes = world.notes.filter((n) => n !== note)
+      await sendToPart(app, world, 'DELETE', `/activity/note/${note}/`)
+      return
+    }
+    case 'retypeStatus': {
+      // An active status made won or lost (or back) moves its leads' sums without changing any lead.
+      const status = world.opportunityStatuses[s.status % world.opportunityStatuses.length] ?? ''
+      await send(app, world, 'PUT', `/status/opportunity/${status}/`, { type: OPPORTUNITY_TYPES[s.type] })
       return
     }
     case 'delete': {
@@ -273,16 +352,21 @@ describe('the in-memory lead index', () => {
           const statuses = (await call(ctx.app, org.admin.key, 'GET', '/status/lead/')).json<{
             data: { id: string }[]
           }>()
+          const opportunityStatuses = (await call(ctx.app, org.admin.key, 'GET', '/status/opportunity/')).json<{
+            data: { id: string }[]
+          }>()
           const field = await call(ctx.app, org.admin.key, 'POST', '/custom_field/lead/', {
             body: { name: 'Employees', type: 'number' },
           })
           const world: World = {
             org,
             statuses: statuses.data.map((s) => s.id),
+            opportunityStatuses: opportunityStatuses.data.map((s) => s.id),
             employees: field.json<{ id: string }>().id,
             leads: [],
             contacts: [],
             tasks: [],
+            notes: [],
           }
           const processes = [
             { app: ctx.app, database: ctx.database },

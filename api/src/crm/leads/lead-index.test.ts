@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '../../platform/data/database.js'
 import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
 import { sql } from 'kysely'
 import fc from 'fast-check'
-import { OrganizationLeadIndex, timeKey, timeText } from './lead-index.js'
+import { byCodePoint, OrganizationLeadIndex, TEXT_SORTS, timeKey, timeText, type IndexSort } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
 // The in-memory lead index (decision 0061) through each kind of change a value it keeps can take, written through
@@ -124,6 +124,7 @@ describe('the in-memory lead index', () => {
       })
       ids.push(lead.id)
       if (i % 2 === 1) await ok('POST', '/task/', { lead_id: lead.id, text: 'Call' })
+      if (i % 3 !== 2) await ok('POST', '/opportunity/', { lead_id: lead.id, value: (i * 7) % 5 })
     }
     // One of another date form, kept as its text.
     await sql`update lead set date_created = ${'2026-03-01T00:00:00Z'} where id = ${ids[4] ?? ''}`.execute(
@@ -133,7 +134,13 @@ describe('the in-memory lead index', () => {
       const index = new OrganizationLeadIndex(org.id, ctx.database.dialect, undefined, perRead)
       await index.build(second.database.db)
       const numbers = await index.numberColumn(second.database.db, field)
+      for (const which of TEXT_SORTS) await index.textColumn(second.database.db, which)
+      await index.opportunityValueColumn(second.database.db)
       const ordinals = index.live.toArray()
+      const sorts: IndexSort[] = [
+        ...TEXT_SORTS.map((which) => ({ field: 'text' as const, which, direction: 'asc' as const })),
+        { field: 'opportunity_value', direction: 'desc' },
+      ]
       return {
         ids: ordinals.map((o) => index.ids[o]),
         statuses: [...index.statuses].map(([id, bits]) => [id, bits.toArray()]),
@@ -141,6 +148,7 @@ describe('the in-memory lead index', () => {
         counts: [...index.counts].map(([which, counts]) => [which, ordinals.map((o) => counts[o])]),
         dates: ordinals.map((o) => [index.dateText('date_created', o), index.dateText('date_updated', o)]),
         numbers: ordinals.map((o) => [numbers.first[o], numbers.more.get(o)] as const),
+        sorted: sorts.map((sort) => [...ordinals].sort(index.comparator([sort])).map((o) => index.ids[o])),
       }
     }
     const whole = await built(1000)
@@ -184,6 +192,167 @@ describe('the in-memory lead index', () => {
     await pages()
   })
 
+  it("sorts by the first contact's name, email and phone, the URL and the active opportunities' value as SQL does", async () => {
+    const org = await ctx.createOrg('Sorted Columns Co')
+    const key = org.admin.key
+    const ok = async (method: 'POST' | 'PUT', path: string, body: object) => {
+      const res = await call(ctx.app, key, method, path, { body })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json<{ id: string }>()
+    }
+    // Names past U+FFFF (a surrogate pair, after U+FFFD by code point but before it by code unit), case apart only,
+    // accented, and none; a lead's second contact and a contact's second email must not count.
+    const names = ['\u{1D49C}lice', '\uFFFDbe', 'ann', 'ANN', 'Émile', 'zoë', undefined]
+    const leads: string[] = []
+    for (const [i, name] of names.entries()) {
+      const host = ['b', 'A', 'c', 'B', 'a', 'C', 'd'][i] ?? 'e'
+      const lead = (await ok('POST', '/lead/', { name: `Lead ${String(i)}`, url: `https://${host}.example` })).id
+      leads.push(lead)
+      await ok('POST', '/contact/', {
+        lead_id: lead,
+        ...(name === undefined ? {} : { name }),
+        emails: [{ email: `${name ?? 'none'}@b.example` }, { email: `aaa${String(i)}@a.example` }],
+        phones: [{ phone: `+1415555${String(1100 - i)}` }],
+      })
+      await ok('POST', '/contact/', { lead_id: lead, name: 'Aaron', emails: [{ email: 'aaron@a.example' }] })
+    }
+    const { data: statuses } = (await call(ctx.app, key, 'GET', '/status/opportunity/')).json<{
+      data: { id: string; type: string }[]
+    }>()
+    const active = statuses.find((s) => s.type === 'active')?.id ?? ''
+    const won = statuses.find((s) => s.type === 'won')?.id ?? ''
+    for (const [i, lead] of leads.entries()) {
+      await ok('POST', '/opportunity/', { lead_id: lead, status_id: active, value: 10_000 * ((i * 3) % 7) })
+      await ok('POST', '/opportunity/', { lead_id: lead, status_id: won, value: 1000 * i })
+    }
+    const sorts = ['contact_name', 'email', 'phone', 'url', 'opportunity_value']
+    const pages = async () => {
+      for (const sort of sorts) {
+        for (const query of [`sort:${sort}`, `sort:-${sort}`]) {
+          for (const skip of [0, 3]) await totals(second.database, org.id, query, skip)
+        }
+      }
+    }
+    await pages()
+    // The surrogate pair comes after U+FFFD in the order SQL gives.
+    const first = await searchLeads(second.database.db, {
+      dialect: second.database.dialect,
+      organizationId: org.id,
+      query: 'sort:-contact_name',
+      now: new Date(),
+      tzOffsetHours: 0,
+      skip: 0,
+      limit: 2,
+      engine: 'index',
+    })
+    expect(first.data.map((l) => l.id)).toEqual([leads[0], leads[1]])
+    // A won status made active moves every lead's sum (and reopens the won opportunities' due tasks, a change of
+    // each lead); the active status made lost moves them again, and no lead: its opportunities have no due day.
+    await ok('PUT', `/status/opportunity/${won}/`, { type: 'active' })
+    await pages()
+    await ok('PUT', `/status/opportunity/${active}/`, { type: 'lost' })
+    await pages()
+    await ok('PUT', `/lead/${leads[2] ?? ''}/`, { url: 'https://AAA.example' })
+    await pages()
+  })
+
+  it("sorts by next task as SQL does in every zone, and leaves it to SQL when a task's date is of another form", async () => {
+    const org = await ctx.createOrg('Next Task Co')
+    const key = org.admin.key
+    // All-day tasks and timed ones either side of a day's midnight in zones west and east of UTC; a completed task,
+    // a dateless one, and a lead without tasks.
+    const tasks = [
+      [{ date: '2026-03-02' }],
+      [{ date: '2026-03-01T23:30:00+00:00' }],
+      [{ date: '2026-03-02T04:00:00+00:00' }, { date: '2026-03-03' }],
+      [{ date: '2026-03-01' }, { date: '2026-03-02T12:00:00+00:00' }],
+      [{ date: '2026-03-02', is_complete: true }],
+      [{}],
+      [],
+    ]
+    const leads: string[] = []
+    for (const [i, list] of tasks.entries()) {
+      const lead = (await call(ctx.app, key, 'POST', '/lead/', { body: { name: `Lead ${String(i)}` } })).json<{
+        id: string
+      }>().id
+      leads.push(lead)
+      for (const task of list) {
+        const res = await call(ctx.app, key, 'POST', '/task/', { body: { lead_id: lead, text: 'Call', ...task } })
+        expect(res.statusCode, res.body).toBe(200)
+      }
+    }
+    const page = async (query: string, tzOffsetHours: number, engine: 'index' | 'sql') => {
+      const found = await searchLeads(second.database.db, {
+        dialect: second.database.dialect,
+        organizationId: org.id,
+        query,
+        now: new Date('2026-03-02T00:00:00Z'),
+        tzOffsetHours,
+        skip: 0,
+        limit: 10,
+        engine,
+      })
+      return found.data.map((l) => l.id)
+    }
+    const orders = async () => {
+      for (const offset of [-8, 0, 5.5, 14]) {
+        for (const query of ['sort:next_task', 'sort:-next_task']) {
+          expect(await page(query, offset, 'index'), `${query} at ${String(offset)}`).toEqual(
+            await page(query, offset, 'sql'),
+          )
+        }
+      }
+    }
+    await orders()
+    // West of UTC the all-day task of 2 March comes after the 04:00 UTC task; east of it, before.
+    const west = await page('sort:next_task', -8, 'index')
+    const east = await page('sort:next_task', 5.5, 'index')
+    expect(west.indexOf(leads[0] ?? '')).toBeGreaterThan(west.indexOf(leads[2] ?? ''))
+    expect(east.indexOf(leads[0] ?? '')).toBeLessThan(east.indexOf(leads[2] ?? ''))
+    // A date of another form, written by hand: SQL orders it.
+    await sql`update task set date = ${'2026-03-02 09:00'} where lead_id = ${leads[1] ?? ''}`.execute(ctx.database.db)
+    await orders()
+  })
+
+  it("finds a page among many matches by the first sort's keys, ties broken by the rest of the order", async () => {
+    const org = await ctx.createOrg('Many Matches Co')
+    const key = org.admin.key
+    const statuses = ['Potential', 'Qualified', 'Customer', 'Bad Fit']
+    // Enough leads that a page of 10 is picked from the matches rather than all of them sorted (8 pages' worth).
+    for (let i = 0; i < 130; i++) {
+      const res = await call(ctx.app, key, 'POST', '/lead/', {
+        body: {
+          name: `Lead ${String(i)}`,
+          status: statuses[i % 4],
+          ...(i % 5 === 0 ? {} : { contacts: [{ name: `C${String(i % 7)}` }] }),
+        },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    for (const query of ['sort:status', 'sort:-status', 'sort:contacts sort:-status', 'sort:-contact_name', '*']) {
+      for (const skip of [0, 5, 40]) await totals(second.database, org.id, query, skip)
+    }
+  })
+
+  it('compares texts by code point', () => {
+    const points = (text: string) => Array.from(text, (ch) => ch.codePointAt(0) ?? 0)
+    const expected = (a: string, b: string) => {
+      const [x, y] = [points(a), points(b)]
+      for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] !== y[i]) return (x[i] ?? 0) < (y[i] ?? 0) ? -1 : 1
+      }
+      return Math.sign(x.length - y.length)
+    }
+    expect(byCodePoint('\u{1D49C}', '\uFFFD')).toBe(1)
+    expect(byCodePoint('\uE000', '\u{10000}')).toBe(-1)
+    const text = fc.string({ unit: fc.constantFrom('a', 'B', '\uD7FF', '\uE000', '\uFFFD', '\u{10000}', '\u{1D49C}') })
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        expect(byCodePoint(a, b)).toBe(expected(a, b))
+      }),
+    )
+  })
+
   it('gives a stored time a number that sorts as its text and gives the text back, and none to another form', () => {
     const times = [
       '1969-12-31T23:59:59.999999+00:00',
@@ -204,10 +373,11 @@ describe('the in-memory lead index', () => {
         (date, micros) => {
           const text = `${date.toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}+00:00`
           const key = timeKey(text)
-          // Outside the years a double holds to the microsecond, no number (the text is kept instead).
-          const exact = date.getUTCFullYear() > 1685 && date.getUTCFullYear() < 2255
+          // Past what a double holds to the microsecond (late 1684 to mid 2255), no number: the text is kept instead.
+          const micro = BigInt(date.getTime()) * 1000n + BigInt(micros)
+          const exact = micro <= BigInt(Number.MAX_SAFE_INTEGER) && micro >= BigInt(Number.MIN_SAFE_INTEGER)
           if (exact) expect(timeText(key)).toBe(text)
-          else if (date.getUTCFullYear() < 1685 || date.getUTCFullYear() > 2255) expect(key).toBeNaN()
+          else expect(key).toBeNaN()
         },
       ),
     )

@@ -21,7 +21,14 @@ import { isJunction, isNegation, SearchQueryError } from '../../platform/text/se
 import { normalizeLeadQuery, parseLeadQuery, type Expr, type SortEntry } from './lead-search-parse.js'
 import { dateSortKey } from '../tasks/task-list.js'
 import { lastActivityOfLead } from './lead-summary-repo.js'
-import { leadIndexes, INDEXED_COUNTS, type IndexedCount, type IndexSort } from './lead-index.js'
+import {
+  leadIndexes,
+  INDEXED_COUNTS,
+  TEXT_SORTS,
+  type IndexedCount,
+  type IndexSort,
+  type TextSort,
+} from './lead-index.js'
 import { evaluate, numberFields, pageOf, type Plan } from './lead-index-plan.js'
 import type { Comparator } from '../../platform/text/search-tree.js'
 
@@ -909,6 +916,10 @@ function indexedCount(field: string): IndexedCount | undefined {
   return INDEXED_COUNTS.find((c) => c === field)
 }
 
+function isTextSort(field: string): field is TextSort {
+  return (TEXT_SORTS as readonly string[]).includes(field)
+}
+
 /** `has:` as the index holds it: a count above zero, or a URL. */
 function hasPlan(what: string): Plan | undefined {
   const counts: Record<string, IndexedCount> = {
@@ -1010,13 +1021,19 @@ async function planOf(db: Db, expr: Expr, ctx: CompileContext): Promise<Plan> {
   }
 }
 
-/** The sorts the index keeps the keys of (dates, status, counts, number fields); undefined when another is asked for. */
+/**
+ * The sorts the index keeps the keys of (dates, status, counts, number fields, the first contact's texts, the URL,
+ * the opportunities' value, the last activity, the next task); undefined when another is asked for.
+ */
 function indexSorts(sorts: readonly Sort[], ctx: CompileContext): IndexSort[] | undefined {
   const kept: IndexSort[] = []
   for (const { field, direction } of sorts) {
     const which = indexedCount(field)
     if (field === 'date_created' || field === 'date_updated' || field === 'status') kept.push({ field, direction })
     else if (which !== undefined) kept.push({ field: 'count', which, direction })
+    else if (isTextSort(field)) kept.push({ field: 'text', which: field, direction })
+    else if (field === 'opportunity_value' || field === 'last_activity') kept.push({ field, direction })
+    else if (field === 'next_task') kept.push({ field, direction, offsetHours: ctx.tzOffsetHours })
     else if (field.startsWith('custom.')) {
       // Known to exist: checkSorts refused the search otherwise. Text fields' values are not kept.
       const def = findCustomField(field, ctx, 0)
@@ -1029,7 +1046,8 @@ function indexSorts(sorts: readonly Sort[], ctx: CompileContext): IndexSort[] | 
 
 /**
  * A search answered by the organization's in-memory index: the count is the matches' cardinality, and the page
- * their first leads in the order asked for, read by id. Undefined when the index keeps no key of a sort.
+ * their first leads in the order asked for, read by id. Undefined when the index keeps no key of a sort, or cannot
+ * place a lead's tasks in the caller's zone.
  */
 async function searchInIndex(
   db: Db,
@@ -1041,19 +1059,29 @@ async function searchInIndex(
   const kept = indexSorts(sorts, ctx)
   if (kept === undefined) return undefined
   const plan: Plan = where === null ? { kind: 'all' } : await planOf(db, where, ctx)
-  const { total, ids } = await leadIndexes(db, ctx.dialect).use(
+  const found = await leadIndexes(db, ctx.dialect).use(
     ctx.organizationId,
     async (index) => {
       const sortedBy = kept.flatMap((sort) => (sort.field === 'number' ? [sort.fieldId] : []))
       for (const fieldId of new Set([...numberFields(plan), ...sortedBy])) await index.numberColumn(db, fieldId)
-      if (kept.some((sort) => sort.field === 'status')) await index.loadStatusRanks(db)
+      for (const sort of kept) {
+        if (sort.field === 'status') await index.loadStatusRanks(db)
+        else if (sort.field === 'text') await index.textColumn(db, sort.which)
+        else if (sort.field === 'opportunity_value') await index.opportunityValueColumn(db)
+        else if (sort.field === 'last_activity') await index.lastActivityColumn(db)
+        else if (sort.field === 'next_task') await index.nextTaskColumn(db)
+      }
     },
     (index) => {
+      // A task date of a form the index cannot place in the caller's zone: SQL sorts by next task instead.
+      if (kept.some((sort) => sort.field === 'next_task') && !index.regularNextTasks) return undefined
       const matches = evaluate(plan, index)
       const total = matches.size
       return { total, ids: total <= search.skip ? [] : pageOf(index, matches, kept, search.skip, search.limit) }
     },
   )
+  if (found === undefined) return undefined
+  const { total, ids } = found
   if (ids.length === 0) return { has_more: false, total_results: total, data: [] }
   const { rows } = await sql<LeadRow>`select lead.* from lead
     where lead.organization_id = ${ctx.organizationId} and lead.id in (${sql.join(ids)})`.execute(db)

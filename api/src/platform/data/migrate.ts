@@ -46,6 +46,7 @@ import * as m0044 from './migrations/0044-lead-last-activity.js'
 import * as m0045 from './migrations/0045-lead-changes.js'
 import * as m0046 from './migrations/0046-lead-tombstone-pruning.js'
 import * as m0047 from './migrations/0047-opportunity-rollup-by-day.js'
+import * as m0048 from './migrations/0048-lead-activity-changes.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '0045-lead-changes': m0045,
   '0046-lead-tombstone-pruning': m0046,
   '0047-opportunity-rollup-by-day': m0047,
+  '0048-lead-activity-changes': m0048,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
