@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SECURITY_HEADERS } from './app.js'
 import { deadPort, rawRequest, startBff, tempDir, testConfig, type StartedBff } from './test-support/harness.js'
@@ -37,6 +38,29 @@ describe('the SPA', () => {
     expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
     expect(response.headers.get('content-encoding')).toBe('gzip')
     expect(response.headers.get('content-type')).toMatch(/javascript/)
+  })
+
+  test('an asset the build compressed is sent as the build wrote it, brotli first, and as is to who takes neither', async () => {
+    // Each compressed file holds its own text, so the answer shows which file was sent. The BFF lists the compressed
+    // files when it starts (as the build writes them before): started again.
+    await bff.close()
+    const assets = join(dir.path, 'dist', 'assets')
+    await writeFile(join(assets, 'app-3f9a1c.js.br'), brotliCompressSync(Buffer.from('/* br */')))
+    await writeFile(join(assets, 'app-3f9a1c.js.gz'), gzipSync(Buffer.from('/* gz */')))
+    bff = await start(join(dir.path, 'dist'))
+    const get = (encoding: string) => bff.call('/assets/app-3f9a1c.js', { headers: { 'accept-encoding': encoding } })
+    const br = await get('gzip, deflate, br')
+    expect(br.headers.get('content-encoding')).toBe('br')
+    expect(br.text).toBe('/* br */')
+    expect(br.headers.get('vary')).toMatch(/accept-encoding/i)
+    expect(br.headers.get('content-type')).toMatch(/javascript/)
+    expect(br.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    const gz = await get('gzip')
+    expect(gz.headers.get('content-encoding')).toBe('gzip')
+    expect(gz.text).toBe('/* gz */')
+    const plain = await get('identity')
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    expect(plain.text).toBe(SCRIPT)
   })
 
   test('index.html and client routes answer the app shell, revalidated every time', async () => {

@@ -16,13 +16,14 @@ import { savedSearchQueries, useChangeView } from './saved-search-queries'
 import { SaveViewDialog, SmartViewsNav, ViewActions } from './smart-views'
 import type { BulkKind } from './bulk-actions'
 import { NOTHING_SELECTED, selectedCount, type Selection } from './bulk-selection'
+import { loadLeadsTable } from './leads-table-loader'
 
 // The dialog (and React Aria's modal code) loads when first opened, keeping the list inside the first-route budget.
 const NewLeadDialog = lazy(() => import('./lead-form').then((m) => ({ default: m.NewLeadDialog })))
 const ColumnsDialog = lazy(() => import('./columns-dialog').then((m) => ({ default: m.ColumnsDialog })))
 // The bulk bar shows once a row is picked, a job's progress once one is started: neither is in the first visit.
-// The table (and TanStack Virtual) loads beside the list's first page, which the route has already asked for.
-const LeadsTable = lazy(() => import('./leads-table').then((m) => ({ default: m.LeadsTable })))
+// The table (and TanStack Virtual) loads beside the list's first page: the route's loader starts both at once.
+const LeadsTable = lazy(() => loadLeadsTable().then((m) => ({ default: m.LeadsTable })))
 const BulkBar = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkBar })))
 const BulkJobStatus = lazy(() => import('./bulk-bar').then((m) => ({ default: m.BulkJobStatus })))
 const EditLeadsDialog = lazy(() => import('./bulk-dialogs').then((m) => ({ default: m.EditLeadsDialog })))

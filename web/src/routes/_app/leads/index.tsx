@@ -2,6 +2,7 @@ import { createFileRoute } from '@tanstack/react-router'
 import { leadQueries, searchErrorOf, setupQueries } from '../../../features/leads/lead-queries'
 import { leadSearchOf } from '../../../features/leads/lead-search'
 import { LeadsListPage } from '../../../features/leads/leads-list-page'
+import { loadLeadsTable } from '../../../features/leads/leads-table-loader'
 import { savedSearchQueries } from '../../../features/leads/saved-search-queries'
 import { isApiError } from '../../../lib/api'
 
@@ -10,6 +11,8 @@ export const Route = createFileRoute('/_app/leads/')({
   // Only the validated keys: any other param in the URL must not become part of the list's query key.
   loaderDeps: ({ search: { query, smart_view } }) => ({ query, smart_view }),
   loader: async ({ context: { queryClient }, deps }) => {
+    // The table's code comes while the first page is read, not after it (a failure shows when the table renders).
+    loadLeadsTable().catch(() => undefined)
     // For the New lead dialog and the Smart Views; not awaited, and a failure only leaves those lists short.
     queryClient.query(setupQueries.statuses()).catch(() => undefined)
     queryClient.query(savedSearchQueries.list()).catch(() => undefined)
