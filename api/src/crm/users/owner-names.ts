@@ -11,15 +11,16 @@ export interface RelatedNames {
 
 const distinct = (ids: Iterable<string | null>) => [...new Set([...ids].filter((id): id is string => id !== null))]
 
-/** The names of some of the organization's leads or contacts (no query for no ids). */
+/**
+ * The names of some of the organization's leads or contacts (no query for no ids). Read by id alone, the
+ * organization checked on each row here: given `organization_id = ?` too, SQLite preferred reading the whole
+ * organization's (organization_id, name) index to the ids' primary-key lookups (40 ms for an inbox of 1,000 tasks
+ * at 100,000 leads, against 5).
+ */
 export async function namesOf(db: Db, table: 'lead' | 'contact', organizationId: string, ids: string[]) {
   if (ids.length === 0) return []
-  return db
-    .selectFrom(table)
-    .select(['id', 'name'])
-    .where('organization_id', '=', organizationId)
-    .where('id', 'in', ids)
-    .execute()
+  const rows = await db.selectFrom(table).select(['id', 'name', 'organization_id']).where('id', 'in', ids).execute()
+  return rows.flatMap((row) => (row.organization_id === organizationId ? [{ id: row.id, name: row.name }] : []))
 }
 
 /**

@@ -47,6 +47,7 @@ import * as m0045 from './migrations/0045-lead-changes.js'
 import * as m0046 from './migrations/0046-lead-tombstone-pruning.js'
 import * as m0047 from './migrations/0047-opportunity-rollup-by-day.js'
 import * as m0048 from './migrations/0048-lead-activity-changes.js'
+import * as m0049 from './migrations/0049-task-inbox-covering.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '0046-lead-tombstone-pruning': m0046,
   '0047-opportunity-rollup-by-day': m0047,
   '0048-lead-activity-changes': m0048,
+  '0049-task-inbox-covering': m0049,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
