@@ -4,6 +4,8 @@ import { openDatabase, type DatabaseHandle } from '../../platform/data/database.
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
 import { leadChangePosition, leadChangesSince, pruneLeadTombstones, type ChangePosition } from './lead-changes.js'
 import { OrganizationLeadIndex } from './lead-index.js'
+import { LAST_ACTIVITY_TYPES } from '@leadline/shared/lead-summary-schema'
+import { MARKED_TYPES } from '../../platform/data/migrations/0048-lead-activity-changes.js'
 
 // The feed of lead changes (migration 0045) read through a second connection, as another api process reads it:
 // every kind of write to a lead or to a row its view is built from lists the lead once the writer has committed,
@@ -83,6 +85,9 @@ describe('the lead change feed', () => {
     }
     const note = (await ok(key, 'POST', '/activity/note/', { lead_id: a, note: 'Called' })).id as string
     expect(await next()).toEqual({ changed: [], active: [a] })
+    // A status change is recorded as an activity, of a kind no last activity is made of: the lead alone is listed.
+    await ok(key, 'PUT', `/lead/${a}/`, { status: 'Qualified' })
+    expect(await next()).toEqual({ changed: [a], active: [] })
     expect(await next()).toEqual({ changed: [], active: [] })
     await ok(key, 'DELETE', `/activity/note/${note}/`)
     expect(await next()).toEqual({ changed: [], active: [a] })
@@ -109,6 +114,10 @@ describe('the lead change feed', () => {
     await next()
     await ok(key, 'POST', '/activity/note/', { lead_id: b, note: 'After' })
     expect(await next()).toEqual({ changed: [], active: [b] })
+  })
+
+  it('marks the kinds of activity a last activity is made of, and only those', () => {
+    expect([...MARKED_TYPES]).toEqual([...LAST_ACTIVITY_TYPES])
   })
 
   it('a position taken while a write is still open lists the write once it commits (Postgres: commit order)', async () => {

@@ -3,12 +3,18 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely'
 // Frozen: this migration imports no app code and must never change once released.
 // A feed of the leads whose activities changed (decision 0061), beside migration 0045's feed of lead changes:
 // activities are no part of a lead's view and move no revision, yet a sort by last activity reads them. One row a
-// lead whose activities were ever written, marked (by triggers on activity) with when they last changed: an
-// activity added, deleted, moved to another lead (a merge), or given another date or type.
+// lead whose calls, emails, notes or texts (the kinds its last activity is made of: LAST_ACTIVITY_TYPES, which a
+// test holds equal to this list) were ever written, marked by triggers on activity with when they last changed: one
+// added, deleted, moved to another lead (a merge), or given another date or type. Status changes and the other
+// records a bulk edit or the demo seed writes by the hundred thousand mark nothing.
 //
 // SQLite: `change_seq`, an organization's clock of its own, one more than its largest; one writer at a time, so a
 // reader that has seen up to N finds every later change above N. Postgres: the transaction that last marked the
 // row (`change_xid`), read against a snapshot as the lead feed is.
+
+/** The activity types a lead's last activity is made of. */
+export const MARKED_TYPES = ['Call', 'Email', 'Note', 'SMS'] as const
+const MARKED = MARKED_TYPES.map((type) => `'${type}'`).join(', ')
 
 function isSqlite(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter
@@ -30,9 +36,12 @@ async function sqliteUp(db: Kysely<unknown>): Promise<void> {
     PRIMARY KEY (organization_id, lead_id)) WITHOUT ROWID`.execute(db)
   await sql`CREATE INDEX lead_activity_change_seq_idx ON lead_activity_change (organization_id, change_seq)`.execute(db)
   const statements = [
-    `CREATE TRIGGER activity_change_ai AFTER INSERT ON activity BEGIN ${mark('new')} END`,
-    `CREATE TRIGGER activity_change_ad AFTER DELETE ON activity BEGIN ${mark('old')} END`,
+    `CREATE TRIGGER activity_change_ai AFTER INSERT ON activity WHEN new.type IN (${MARKED})
+       BEGIN ${mark('new')} END`,
+    `CREATE TRIGGER activity_change_ad AFTER DELETE ON activity WHEN old.type IN (${MARKED})
+       BEGIN ${mark('old')} END`,
     `CREATE TRIGGER activity_change_au AFTER UPDATE OF lead_id, date_created, type ON activity
+       WHEN old.type IN (${MARKED}) OR new.type IN (${MARKED})
        BEGIN ${mark('old')} ${mark('new')} END`,
   ]
   for (const statement of statements) await sql.raw(statement).execute(db)
@@ -48,11 +57,11 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const statements = [
     `CREATE FUNCTION leadline_activity_change() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       IF TG_OP <> 'INSERT' THEN
+       IF TG_OP <> 'INSERT' AND OLD.type IN (${MARKED}) THEN
          INSERT INTO lead_activity_change (organization_id, lead_id) VALUES (OLD.organization_id, OLD.lead_id)
          ON CONFLICT (organization_id, lead_id) DO UPDATE SET change_xid = pg_current_xact_id();
        END IF;
-       IF TG_OP <> 'DELETE' THEN
+       IF TG_OP <> 'DELETE' AND NEW.type IN (${MARKED}) THEN
          INSERT INTO lead_activity_change (organization_id, lead_id) VALUES (NEW.organization_id, NEW.lead_id)
          ON CONFLICT (organization_id, lead_id) DO UPDATE SET change_xid = pg_current_xact_id();
        END IF;
