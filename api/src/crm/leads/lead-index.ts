@@ -416,7 +416,8 @@ export class OrganizationLeadIndex {
     this.ids.push(id)
     this.ordinals.set(id, ordinal)
     this.idsChanged = true
-    this.freshIds.push(ordinal)
+    // Placed in the id order when it is next made; none is kept before the first (which sorts every live lead).
+    if (this.idOrder !== undefined) this.freshIds.push(ordinal)
     this.statusOf.push('')
     this.rowidOf.push(null)
     for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
