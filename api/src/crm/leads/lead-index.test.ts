@@ -42,15 +42,20 @@ async function totals(database: DatabaseHandle, organizationId: string, query: s
   return byIndex.total_results
 }
 
+/** A write through the first instance with `key`, which must succeed: its answer's id. */
+function writer(key: string) {
+  return async (method: 'POST' | 'PUT' | 'DELETE', path: string, body?: object) => {
+    const res = await call(ctx.app, key, method, path, body === undefined ? {} : { body })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json<{ id: string }>()
+  }
+}
+
 describe('the in-memory lead index', () => {
   it("follows a lead's number field, status, tasks and contacts as they change, through another process", async () => {
     const org = await ctx.createOrg('Following Co')
     const key = org.admin.key
-    const ok = async (method: 'POST' | 'PUT' | 'DELETE', path: string, body?: object) => {
-      const res = await call(ctx.app, key, method, path, body === undefined ? {} : { body })
-      expect(res.statusCode, res.body).toBe(200)
-      return res.json<{ id: string }>()
-    }
+    const ok = writer(key)
     const seen = (query: string) => totals(second.database, org.id, query)
     const field = (await ok('POST', '/custom_field/lead/', { name: 'Employees', type: 'number' })).id
     const lead = (await ok('POST', '/lead/', { name: 'Acme', [`custom.${field}`]: 80 })).id
@@ -101,11 +106,7 @@ describe('the in-memory lead index', () => {
   it('reads an organization a few leads at a time into the same index as in one read', async () => {
     const org = await ctx.createOrg('Read In Parts Co')
     const key = org.admin.key
-    const ok = async (method: 'POST' | 'PUT', path: string, body: object) => {
-      const res = await call(ctx.app, key, method, path, { body })
-      expect(res.statusCode, res.body).toBe(200)
-      return res.json<{ id: string }>()
-    }
+    const ok = writer(key)
     const field = (
       await ok('POST', '/custom_field/lead/', { name: 'Seats', type: 'number', accepts_multiple_values: true })
     ).id
@@ -195,11 +196,7 @@ describe('the in-memory lead index', () => {
   it("sorts by the first contact's name, email and phone, the URL and the active opportunities' value as SQL does", async () => {
     const org = await ctx.createOrg('Sorted Columns Co')
     const key = org.admin.key
-    const ok = async (method: 'POST' | 'PUT', path: string, body: object) => {
-      const res = await call(ctx.app, key, method, path, { body })
-      expect(res.statusCode, res.body).toBe(200)
-      return res.json<{ id: string }>()
-    }
+    const ok = writer(key)
     // Names past U+FFFF (a surrogate pair, after U+FFFD by code point but before it by code unit), case apart only,
     // accented, and none; a lead's second contact and a contact's second email must not count.
     const names = ['\u{1D49C}lice', '\uFFFDbe', 'ann', 'ANN', 'Émile', 'zoë', undefined]

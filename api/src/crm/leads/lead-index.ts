@@ -311,9 +311,7 @@ export class OrganizationLeadIndex {
           const ids = active.slice(i, i + IDS_PER_QUERY)
           for (const id of ids) {
             const ordinal = this.ordinals.get(id)
-            if (ordinal === undefined) continue
-            last.times[ordinal] = Number.NaN
-            last.irregular.delete(ordinal)
+            if (ordinal !== undefined) forget(last, ordinal)
           }
           await this.loadLastActivities(db, last, { ids })
         }
@@ -520,10 +518,7 @@ export class OrganizationLeadIndex {
     }
     for (const column of this.texts.values()) column[ordinal] = undefined
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
-    if (this.lastActivities !== undefined) {
-      this.lastActivities.times[ordinal] = Number.NaN
-      this.lastActivities.irregular.delete(ordinal)
-    }
+    if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
     if (this.nextTasks !== undefined) {
       this.nextTasks.timed[ordinal] = Number.NaN
       this.nextTasks.day[ordinal] = Number.NaN
@@ -881,6 +876,12 @@ export class OrganizationLeadIndex {
       if (ordinal !== undefined && this.live.has(ordinal) && row.v !== null) values.sums[ordinal] = Number(row.v)
     }
   }
+}
+
+/** A lead's last activity, no longer known (until read again). */
+function forget(last: LastActivities, ordinal: number): void {
+  last.times[ordinal] = Number.NaN
+  last.irregular.delete(ordinal)
 }
 
 /** An order of texts (`s`: 1 ascending, -1 descending) by code point; no text last in both directions. */
