@@ -1039,6 +1039,10 @@ describe('Strict-Transport-Security', () => {
       const claimed = await bff.call(path, { headers: { 'x-forwarded-proto': 'https' } })
       expect(claimed.headers.get('strict-transport-security'), path).toBeNull()
     }
+    const reader = await signIn(bff)
+    const read = await bff.call('/api/v1/lead/', { cookie: reader, headers: { 'x-forwarded-proto': 'https' } })
+    expect(read.status).toBe(200)
+    expect(read.headers.get('strict-transport-security')).toBeNull()
     await bff.close()
     bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, trustProxy: true }))
     for (const path of ['/healthz', '/auth/session', '/some/page']) {
@@ -1050,6 +1054,39 @@ describe('Strict-Transport-Security', () => {
     const proxied = await bff.call('/api/v1/lead/', { cookie, headers: { 'x-forwarded-proto': 'https' } })
     // The API's own max-age=1 is dropped; the BFF's stands.
     expect(proxied.headers.get('strict-transport-security')).toBe(HSTS)
+  })
+})
+
+describe('a signed-in read (the fast lane past the routes)', () => {
+  test('carries the security headers and no-store, and reaches the API as any request does', async () => {
+    const cookie = await signIn(bff)
+    const read = await bff.call('/api/v1/lead/?query=acme', { cookie })
+    expect(read.status).toBe(200)
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(read.headers.get(name), name).toBe(value)
+    expect(read.headers.get('cache-control')).toBe('no-store')
+    expect(read.headers.get('x-powered-by')).toBeNull()
+    const sent = upstream.requests.at(-1)
+    expect(sent?.url).toBe('/api/v1/lead/?query=acme')
+    expect(sent?.headers['x-tz-offset']).toBeDefined()
+  })
+
+  test('with a cookie whose session is gone, or whose key cannot be opened, is a 401 that clears the cookie', async () => {
+    const gone = await signIn(bff)
+    bff.store.delete(gone.split('=')[1] ?? '')
+    const first = await bff.call('/api/v1/lead/', { cookie: gone })
+    expect(first.status).toBe(401)
+    expect(first.json).toEqual({ error: 'You are not signed in.' })
+    expect(first.setCookies[0]).toContain('Max-Age=0')
+
+    const sealed = await signIn(bff)
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, secret: Buffer.alloc(32, 9) }))
+    const before = upstream.requests.length
+    const second = await bff.call('/api/v1/lead/', { cookie: sealed })
+    expect(second.status).toBe(401)
+    expect(second.setCookies[0]).toContain('Max-Age=0')
+    expect(bff.store.size).toBe(0)
+    expect(upstream.requests.length).toBe(before)
   })
 })
 

@@ -1,11 +1,20 @@
 import { existsSync } from 'node:fs'
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { join, sep } from 'node:path'
+import accepts from 'accepts'
 import compression from 'compression'
 import expressStaticGzip from 'express-static-gzip'
 import express, { type Express, type NextFunction, type Request, type Response } from 'express'
 import { pino, type Logger } from 'pino'
 import { Pool } from 'undici'
-import { authRoutes, currentSession, FieldError, type AuthDeps } from './auth-routes.js'
+import {
+  authRoutes,
+  currentSession,
+  FieldError,
+  liveSession,
+  type AuthDeps,
+  type CurrentSession,
+} from './auth-routes.js'
 import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
@@ -26,6 +35,11 @@ export interface BffAppOptions {
 
 export interface BffApp {
   app: Express
+  /**
+   * What the HTTP server calls: a signed-in browser's read of `/api/v1/…` goes straight to the proxy (the fast lane),
+   * everything else through `app`.
+   */
+  handle: RequestListener
   logger: Logger
   live: LiveEvents
   /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
@@ -118,21 +132,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   app.set('trust proxy', config.trustProxy)
 
   app.use((req, res, next) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
-    if (req.secure) res.setHeader('strict-transport-security', HSTS)
-    const started = process.hrtime.bigint()
-    res.once('finish', () => {
-      // The path only: query strings may carry search text, and headers are never logged.
-      logger.info(
-        {
-          method: req.method,
-          path: req.originalUrl.split('?')[0],
-          status: res.statusCode,
-          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-        },
-        'request',
-      )
-    })
+    beginRequest(req, res, req.secure, logger)
     // Absolute-form (`GET http://evil.example/…`) and `//host/…` targets are refused before any routing,
     // so nothing below ever interprets a foreign authority as a path.
     if (!req.url.startsWith('/') || req.url.startsWith('//') || req.url.includes('\\')) {
@@ -181,10 +181,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   app.use('/auth', express.json({ limit: '16kb' }), authRoutes(deps))
 
-  app.use('/api', async (req, res) => {
-    const path = upstreamPath(req.originalUrl)
-    const current = currentSession(req, res, deps)
-    if (current === undefined) throw new HttpError(401, 'You are not signed in.')
+  /** One proxied call for a signed-in browser: the `/api` route and the fast lane both end here. */
+  const proxy = async (req: IncomingMessage, res: ServerResponse, path: string, current: CurrentSession) => {
     const status = await proxyToApi({
       req,
       res,
@@ -195,9 +193,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
       now: now(),
       timeoutMs: config.apiTimeoutMs,
       uploadLimits: { attachment: config.attachmentMaxBytes, import: config.importMaxBytes },
-      acceptsGzip: req.acceptsEncodings('gzip', 'identity') === 'gzip',
+      acceptsGzip: accepts(req).encodings(['gzip', 'identity']) === 'gzip',
       beforeStreaming: () => {
-        compress(req, res, () => undefined)
+        // compression is connect middleware: it reads only what Node's own request and response have.
+        compress(req as Request, res as Response, () => undefined)
       },
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
@@ -205,6 +204,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
       store.delete(current.id)
       live.endSession(current.id)
     }
+  }
+
+  app.use('/api', async (req, res) => {
+    const path = upstreamPath(req.originalUrl)
+    const current = currentSession(req, res, deps)
+    if (current === undefined) throw new HttpError(401, 'You are not signed in.')
+    await proxy(req, res, path, current)
   })
 
   const assetsDir = join(config.webDist, 'assets') + sep
@@ -253,29 +259,35 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) {
-      next(error)
-      return
-    }
-    if (error instanceof FieldError) {
-      res.status(400).json({ errors: [], 'field-errors': { [error.field]: error.message } })
-      return
-    }
-    if (error instanceof HttpError) {
-      // An unread oversized body would otherwise be parsed as the next request on this connection.
-      if (error.status === 413) res.setHeader('connection', 'close')
-      res.status(error.status).json({ ...error.fields, error: error.message })
-      return
-    }
-    const parserError = bodyParserError(error)
-    if (parserError !== undefined) {
-      if (parserError.status === 413) res.setHeader('connection', 'close')
-      res.status(parserError.status).json({ error: parserError.message })
-      return
-    }
-    logger.error({ err: error, path: req.originalUrl.split('?')[0] }, 'unhandled error')
-    res.status(500).json({ error: 'Internal server error' })
+    if (res.headersSent) next(error)
+    else sendError(error, req.originalUrl, res, logger)
   })
+
+  const trustProxy = app.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean
+  // Express's per-request work (its request and response objects, eight layers of routing) cost a lead read through
+  // the BFF more than the session and the proxy together: the commonest request, a signed-in browser's read, skips it.
+  // Anything else, or anything the lane is unsure of (no session, a path the proxy refuses), goes through `app`, which
+  // answers it as it always has.
+  const handle: RequestListener = (req, res) => {
+    const url = req.url ?? ''
+    const path =
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      url.startsWith('/api/v1/') &&
+      req.headers['x-requested-with'] === 'leadline'
+        ? checkedUpstreamPath(url)
+        : undefined
+    const current = path === undefined ? undefined : liveSession(req, deps)
+    if (path === undefined || current === undefined) {
+      app(req, res)
+      return
+    }
+    beginRequest(req, res, isSecure(req, trustProxy), logger)
+    res.setHeader('cache-control', 'no-store')
+    proxy(req, res, path, current).catch((error: unknown) => {
+      if (res.headersSent) res.destroy()
+      else sendError(error, url, res, logger)
+    })
+  }
 
   const purge = setInterval(() => {
     try {
@@ -289,6 +301,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   return {
     app,
+    handle,
     logger,
     live,
     endStreams() {
@@ -302,6 +315,65 @@ export function createBffApp(options: BffAppOptions): BffApp {
       store.close()
     },
   }
+}
+
+/** The security headers every answer carries, and the request's log line once it is answered. */
+function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, logger: Logger): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
+  if (secure) res.setHeader('strict-transport-security', HSTS)
+  if (!logger.isLevelEnabled('info')) return
+  const started = process.hrtime.bigint()
+  res.once('finish', () => {
+    // The path only: query strings may carry search text, and headers are never logged.
+    logger.info(
+      {
+        method: req.method,
+        path: (req.url ?? '').split('?')[0],
+        status: res.statusCode,
+        ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+      },
+      'request',
+    )
+  })
+}
+
+/** Express's `req.secure` for a request it has not seen: TLS here, or a trusted proxy's X-Forwarded-Proto. */
+function isSecure(req: IncomingMessage, trustProxy: (address: string | undefined, hop: number) => boolean): boolean {
+  const own = 'encrypted' in req.socket && req.socket.encrypted === true ? 'https' : 'http'
+  if (!trustProxy(req.socket.remoteAddress, 0)) return own === 'https'
+  const header = req.headers['x-forwarded-proto']
+  const first = (typeof header === 'string' && header !== '' ? header : own).split(',')[0] ?? ''
+  return first.trim() === 'https'
+}
+
+function checkedUpstreamPath(url: string): string | undefined {
+  try {
+    return upstreamPath(url)
+  } catch {
+    return undefined
+  }
+}
+
+/** The answer to a request that failed: the error's own status and message where it has one, else a logged 500. */
+function sendError(error: unknown, url: string, res: ServerResponse, logger: Logger): void {
+  const answer = errorAnswer(error)
+  if (answer === undefined) logger.error({ err: error, path: url.split('?')[0] }, 'unhandled error')
+  const { status, body } = answer ?? { status: 500, body: { error: 'Internal server error' } }
+  // An unread oversized body would otherwise be parsed as the next request on this connection.
+  if (status === 413) res.setHeader('connection', 'close')
+  const text = JSON.stringify(body)
+  res.statusCode = status
+  res.setHeader('content-type', 'application/json; charset=utf-8')
+  res.setHeader('content-length', Buffer.byteLength(text))
+  res.end(text)
+}
+
+function errorAnswer(error: unknown): { status: number; body: object } | undefined {
+  if (error instanceof FieldError)
+    return { status: 400, body: { errors: [], 'field-errors': { [error.field]: error.message } } }
+  if (error instanceof HttpError) return { status: error.status, body: { ...error.fields, error: error.message } }
+  const parserError = bodyParserError(error)
+  return parserError === undefined ? undefined : { status: parserError.status, body: { error: parserError.message } }
 }
 
 /**

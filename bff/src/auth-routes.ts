@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import type { IncomingMessage } from 'node:http'
 import { parseCookie, stringifySetCookie } from 'cookie'
 import { Router, type Request, type Response } from 'express'
 import type { Pool } from 'undici'
@@ -51,7 +52,7 @@ function setSessionCookie(res: Response, config: BffConfig, value: string, clear
   )
 }
 
-function cookieValue(req: Request, config: BffConfig): string | undefined {
+function cookieValue(req: IncomingMessage, config: BffConfig): string | undefined {
   const header = req.headers.cookie
   if (header === undefined) return undefined
   const value = parseCookie(header)[cookieName(config)]
@@ -68,14 +69,27 @@ export interface CurrentSession {
 export function currentSession(req: Request, res: Response, deps: AuthDeps): CurrentSession | undefined {
   const id = cookieValue(req, deps.config)
   if (id === undefined) return undefined
-  const session = deps.store.get(id, deps.now())
-  const apiKey = session === undefined ? undefined : deps.store.apiKey(id, session)
-  if (session === undefined || apiKey === undefined) {
+  const current = openSession(id, deps)
+  if (current === undefined) {
     deps.store.delete(id)
     setSessionCookie(res, deps.config, '', true)
-    return undefined
   }
-  return { id, session, apiKey }
+  return current
+}
+
+/**
+ * The caller's live session with its key, or undefined; unlike currentSession it leaves a stale cookie and its row as
+ * they are (the app's fast lane hands such a request on to currentSession).
+ */
+export function liveSession(req: IncomingMessage, deps: AuthDeps): CurrentSession | undefined {
+  const id = cookieValue(req, deps.config)
+  return id === undefined ? undefined : openSession(id, deps)
+}
+
+function openSession(id: string, deps: AuthDeps): CurrentSession | undefined {
+  const session = deps.store.get(id, deps.now())
+  const apiKey = session === undefined ? undefined : deps.store.apiKey(id, session)
+  return session === undefined || apiKey === undefined ? undefined : { id, session, apiKey }
 }
 
 function endSession(deps: AuthDeps, id: string): void {

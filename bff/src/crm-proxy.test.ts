@@ -16,6 +16,7 @@ import {
   tzOffsetHeader,
   UPLOAD_MARGIN_BYTES,
   upstreamPath,
+  GZIP_FROM_BYTES,
   WHOLE_ANSWER_BYTES,
 } from './crm-proxy.js'
 import {
@@ -323,10 +324,12 @@ describe('answers, short and long', () => {
   let bff: StartedBff | undefined
   /** What the fake API received of each proxied request. */
   const received: Received[] = []
+  /** Short enough to be sent whole, long enough to be worth gzipping. */
   const SHORT = JSON.stringify({
-    data: Array.from({ length: 60 }, (_, i) => ({ id: `lead_${String(i)}`, name: 'Acme' })),
+    data: Array.from({ length: 400 }, (_, i) => ({ id: `lead_${String(i)}`, name: 'Acme' })),
   })
-  const TINY = JSON.stringify({ id: 'lead_1' })
+  /** A lead's size: it goes in TCP's first flight compressed or not. */
+  const TINY = JSON.stringify({ id: 'lead_1', name: 'x'.repeat(GZIP_FROM_BYTES - 40) })
   const LONG = JSON.stringify({ data: 'x'.repeat(WHOLE_ANSWER_BYTES + 10) })
   const PNG = randomBytes(4096)
 

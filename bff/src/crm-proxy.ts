@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { PassThrough, type Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { gzipSync } from 'node:zlib'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
 import { errors, type Dispatcher, type Pool } from 'undici'
@@ -36,12 +35,12 @@ const UPSTREAM_ERROR_BODY_LIMIT = 256 * 1024
  * on a lead read. Longer ones stream, and are gzipped by the compression middleware.
  */
 export const WHOLE_ANSWER_BYTES = 64 * 1024
-/** What compression's threshold leaves unencoded: a gzip header and its window cost more than they save. */
-const GZIP_FROM_BYTES = 1024
 /**
- * A 4 KiB window in a smaller state: setting up zlib's default 32 KiB one cost more than compressing a lead, and a
- * JSON answer repeats itself within a record or two (measured: half the time, an answer as small or smaller).
+ * A whole answer shorter than this goes as it is: it arrives in TCP's first flight (ten segments, some 14 KB) whether
+ * compressed or not, so gzip would save no round trip, and it cost the BFF a third of its CPU on a lead read
+ * (docs/decisions/0063-bff-fast-lane.md). Longer ones, and every streamed answer, are still compressed.
  */
+export const GZIP_FROM_BYTES = 8 * 1024
 const GZIP_OPTIONS = { windowBits: 12, memLevel: 5 }
 
 export const UNREACHABLE = 'The CRM service is not reachable.'
@@ -289,21 +288,13 @@ export async function proxyToApi({
   const declared = req.headers['content-length']
   if (upload !== undefined && declared !== undefined) headers['content-length'] = declared
 
-  const abort = new AbortController()
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort()
-  }
-  res.once('close', onClose)
-  if (res.destroyed || req.socket.destroyed) onClose()
+  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip }
   try {
-    const call = { path, method, headers, body: body ?? null, timeoutMs, signal: abort.signal, acceptsGzip }
     return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
     if (upload?.overflowed() !== true) throw error
     await upload.ended
     throw new HttpError(413, uploadTooLarge(maxBytes))
-  } finally {
-    res.off('close', onClose)
   }
 }
 
@@ -313,63 +304,122 @@ interface UpstreamCall {
   headers: Record<string, string>
   body: Buffer | Readable | null
   timeoutMs: number
-  signal: AbortSignal
   acceptsGzip: boolean
   beforeStreaming: () => void
 }
 
-async function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promise<number> {
-  const { timeoutMs, signal } = request
-  let upstream: Dispatcher.ResponseData
-  try {
-    upstream = await pool.request({
-      path: request.path,
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      headersTimeout: timeoutMs,
-      // Between body chunks: a long list may take a while in total, but it must keep coming.
-      bodyTimeout: timeoutMs,
-      signal,
-    })
-  } catch (error) {
-    if (signal.aborted) return CLIENT_GONE
-    throw upstreamFailure(error)
-  }
+/** How an answer goes on to the browser, decided by its status and headers. */
+type Passing = 'error' | 'empty' | 'whole' | 'stream'
 
-  res.statusCode = upstream.statusCode
-  for (const [name, value] of responseHeaders(upstream.headers)) res.setHeader(name, value)
-
-  if (upstream.statusCode >= 500) {
-    const text = await readLimited(upstream.body, UPSTREAM_ERROR_BODY_LIMIT)
-    res.removeHeader('content-type')
-    res.removeHeader('content-encoding')
-    res.removeHeader('content-length')
-    res.setHeader('content-type', 'application/json; charset=utf-8')
-    // Only a JSON error crosses; an HTML page or stack trace from a failing upstream never reaches the browser.
-    const passes = text !== undefined && isJsonContentType(upstream.headers['content-type']) && isJson(text)
-    res.end(passes ? text : JSON.stringify({ error: 'The CRM service failed to answer.' }))
-    return upstream.statusCode
-  }
-  if (request.method === 'HEAD' || upstream.statusCode === 204 || upstream.statusCode === 304) {
-    // No body, whatever the length says: a 304 may give the representation's (RFC 9110, 8.6), which undici then
-    // reports as a body cut short.
-    upstream.body.on('error', () => undefined).resume()
-    res.end()
-    return upstream.statusCode
-  }
-  try {
-    if (isWhole(upstream.headers)) {
-      sendWhole(res, Buffer.from(await upstream.body.arrayBuffer()), request.acceptsGzip)
-      return upstream.statusCode
+/**
+ * Sends one call to the API and its answer on to `res`, through undici's dispatch interface: its request interface's
+ * body stream, abort signal and promise cost a lead read through the BFF a tenth of its time. Settles with the API's
+ * status (CLIENT_GONE when the browser went away before the answer came); rejects, before anything is sent, with the
+ * browser's 502 or 504 when the API cannot be reached or is too slow.
+ */
+function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined
+    let status = 0
+    let passing: Passing | undefined
+    let chunks: Buffer[] = []
+    let size = 0
+    let settled = false
+    const settle = (outcome: number | HttpError) => {
+      if (settled) return
+      settled = true
+      res.off('close', onClose)
+      if (typeof outcome === 'number') resolve(outcome)
+      else reject(outcome)
     }
-    request.beforeStreaming()
-    await pipeline(upstream.body, res)
-  } catch {
-    // The browser went away or the API broke off mid-answer: nothing more can be sent.
-    res.destroy()
-  }
-  return upstream.statusCode
+    const onClose = () => {
+      if (res.writableFinished) return
+      controller?.abort(new Error('The browser went away.'))
+      settle(passing === undefined ? CLIENT_GONE : status)
+    }
+    res.once('close', onClose)
+    const onDrain = () => controller?.resume()
+    pool.dispatch(
+      {
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        headersTimeout: request.timeoutMs,
+        // Between body chunks: a long list may take a while in total, but it must keep coming.
+        bodyTimeout: request.timeoutMs,
+      },
+      {
+        onRequestStart(started) {
+          controller = started
+          if (res.destroyed || res.socket?.destroyed === true) onClose()
+        },
+        onResponseStart(_controller, statusCode, headers) {
+          // An informational answer (100 Continue) comes before the real one.
+          if (statusCode < 200) return
+          status = statusCode
+          passing = passingOf(request.method, statusCode, headers)
+          res.statusCode = statusCode
+          for (const [name, value] of responseHeaders(headers)) res.setHeader(name, value)
+          if (passing === 'stream') request.beforeStreaming()
+          if (passing === 'empty') {
+            // Answered now: undici reports a 304's length without its body as a body cut short.
+            res.end()
+            settle(status)
+          }
+        },
+        onResponseData(paused, chunk) {
+          if (passing === 'stream') {
+            if (!res.write(chunk)) {
+              paused.pause()
+              res.once('drain', onDrain)
+            }
+            return
+          }
+          if (passing === 'empty') return
+          size += chunk.length
+          // An error page past the limit is not read into memory: its text is replaced anyway.
+          if (passing === 'whole' || size <= UPSTREAM_ERROR_BODY_LIMIT) chunks.push(chunk)
+          else chunks = []
+        },
+        onResponseEnd() {
+          if (passing === 'error') {
+            const text = size <= UPSTREAM_ERROR_BODY_LIMIT ? Buffer.concat(chunks).toString('utf8') : undefined
+            sendUpstreamError(res, text, res.getHeader('content-type'))
+          } else if (passing === 'whole') sendWhole(res, Buffer.concat(chunks, size), request.acceptsGzip)
+          else if (passing === 'stream') res.end()
+          settle(status)
+        },
+        onResponseError(_controller, error) {
+          if (settled) return
+          if (passing === undefined) {
+            settle(upstreamFailure(error))
+            return
+          }
+          // The API broke off mid-answer: nothing more can be sent.
+          res.destroy()
+          settle(status)
+        },
+      },
+    )
+  })
+}
+
+function passingOf(method: Dispatcher.HttpMethod, status: number, headers: IncomingHttpHeaders): Passing {
+  if (status >= 500) return 'error'
+  // No body, whatever the length says: a 304 may give the representation's (RFC 9110, 8.6).
+  if (method === 'HEAD' || status === 204 || status === 304) return 'empty'
+  return isWhole(headers) ? 'whole' : 'stream'
+}
+
+/** Only a JSON error crosses; an HTML page or stack trace from a failing upstream never reaches the browser. */
+function sendUpstreamError(res: ServerResponse, text: string | undefined, type: unknown): void {
+  res.removeHeader('content-type')
+  res.removeHeader('content-encoding')
+  res.removeHeader('content-length')
+  res.setHeader('content-type', 'application/json; charset=utf-8')
+  const passes = text !== undefined && typeof type === 'string' && isJsonContentType(type) && isJson(text)
+  res.end(passes ? text : JSON.stringify({ error: 'The CRM service failed to answer.' }))
 }
 
 /** Whether an answer is sent in one write (WHOLE_ANSWER_BYTES): one of a known, short length that is not encoded. */

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     maxAgeMs: config.sessionMaxAgeMs,
   })
   const bff = createBffApp({ config, store })
-  const server = createServer(bff.app)
+  const server = createServer(bff.handle)
   const stop = gracefulStop(server, bff, SHUTDOWN_GRACE_MS)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

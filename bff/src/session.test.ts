@@ -2,8 +2,9 @@ import { createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import { cp, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { hashId, SESSION_DB_FILE, SessionStore, unsealApiKey, type SessionProfile } from './session.js'
+import { hashId, hkdfSha256, SESSION_DB_FILE, SessionStore, unsealApiKey, type SessionProfile } from './session.js'
 import { KEY, SECRET, tempDir } from './test-support/harness.js'
 
 let dir: Awaited<ReturnType<typeof tempDir>>
@@ -114,6 +115,20 @@ test('a copy of the data folder with the server secret, but without the cookie, 
   if (session === undefined) throw new Error('session missing from the copy')
   expect(copied.apiKey(randomBytes(32).toString('base64url'), session)).toBeUndefined()
   expect(copied.apiKey(id, session)).toBe(KEY)
+})
+
+test('the session key derivation gives the bytes of HKDF-SHA256 (RFC 5869) for any input, salt and label', () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 100 }),
+      fc.uint8Array({ maxLength: 100 }),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      (input, salt, info) => {
+        const expected = Buffer.from(hkdfSync('sha256', input, salt, info, 32))
+        expect(hkdfSha256(Buffer.from(input), Buffer.from(salt), info).equals(expected)).toBe(true)
+      },
+    ),
+  )
 })
 
 test('a tampered sealed key, or one moved to another session, does not unseal', () => {

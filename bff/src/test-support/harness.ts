@@ -411,7 +411,7 @@ export async function startBff(
     logger,
     ...(liveTimings === undefined ? {} : { liveTimings }),
   })
-  const server = createServer(bff.app)
+  const server = createServer(bff.handle)
   const stop = gracefulStop(server, bff, graceMs)
   await listen(server)
   const url = `http://127.0.0.1:${port(server)}`
