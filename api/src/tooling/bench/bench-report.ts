@@ -35,6 +35,8 @@ export interface ScenarioResult {
   name: string
   /** Requests per second at 32 connections. */
   requestsPerSecond: number
+  /** The load generator's own CPU during that run, in cores (0.25 is a quarter of one). */
+  loaderCores: number
   /** Latency in ms, one request at a time (ten at a time for the lead reads compared with the BFF's). */
   p50: number
   p99: number
@@ -45,6 +47,8 @@ export interface ScenarioResult {
 
 export interface BenchFigures {
   cores: number
+  /** What made the load: wrk when installed, else autocannon in the bench's own process. */
+  loader: 'wrk' | 'autocannon'
   database: 'sqlite' | 'postgres'
   /** The SQLite file, or the Postgres database without its password. */
   location: string
@@ -210,7 +214,17 @@ export function formatColumns(rows: readonly string[][], rightAligned: readonly 
 /** The report people read. */
 export function formatReport(figures: BenchFigures): string {
   const all = checks(figures)
-  const header = ['scenario', 'req/s c=32', 'p50 ms c=1', 'p99 ms c=1', '× raw', 'failed', 'target', 'result']
+  const header = [
+    'scenario',
+    'req/s c=32',
+    'loader cpu',
+    'p50 ms c=1',
+    'p99 ms c=1',
+    '× raw',
+    'failed',
+    'target',
+    'result',
+  ]
   const rows = figures.scenarios.map((scenario) => {
     // The scenario's own check: with --engines two rows share a key and a target, each met or not by its figures.
     const check = scenarioCheck(figures, scenario)
@@ -218,6 +232,7 @@ export function formatReport(figures: BenchFigures): string {
     return [
       scenario.name,
       rate(scenario.requestsPerSecond),
+      `${fixed(scenario.loaderCores * 100, 0)} %`,
       ms(scenario.p50),
       ms(scenario.p99),
       fixed(ratioToRaw(figures, scenario), 2),
@@ -229,9 +244,9 @@ export function formatReport(figures: BenchFigures): string {
   const rss = all.find((c) => c.subject === 'rss')
   const seed = all.find((c) => c.subject === 'seed')
   const lines = [
-    `${String(figures.cores)} cores, ${figures.database} (${figures.location}), ${figures.leads.toLocaleString('en-US')} leads, ${String(figures.secondsPerRun)} s per run${figures.rounds > 1 ? `, req/s the median of ${String(figures.rounds)} rounds` : ''}`,
+    `${String(figures.cores)} cores, ${figures.database} (${figures.location}), ${figures.leads.toLocaleString('en-US')} leads, ${String(figures.secondsPerRun)} s per run${figures.rounds > 1 ? `, req/s the median of ${String(figures.rounds)} rounds` : ''}, load by ${figures.loader}`,
     '',
-    formatColumns([header, ...rows], [1, 2, 3, 4, 5]),
+    formatColumns([header, ...rows], [1, 2, 3, 4, 5, 6]),
     ...(figures.reportOpportunities === undefined
       ? []
       : [
@@ -265,6 +280,7 @@ export function reportJson(figures: BenchFigures) {
   const all = checks(figures)
   return {
     cores: figures.cores,
+    loader: figures.loader,
     database: figures.database,
     location: figures.location,
     leads: figures.leads,
@@ -281,6 +297,7 @@ export function reportJson(figures: BenchFigures) {
         key: scenario.key,
         name: scenario.name,
         requests_per_second: scenario.requestsPerSecond,
+        loader_cores: scenario.loaderCores,
         p50_ms: scenario.p50,
         p99_ms: scenario.p99,
         ratio_to_raw: ratioToRaw(figures, scenario) ?? null,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatBulkEdit } from './bench-bulk-edit.js'
 import { formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 import { redactedUrl } from './bench-database.js'
-import { percentile } from './bench-load.js'
+import { parseWrk, percentile } from './bench-load.js'
 import {
   checks,
   formatReport,
@@ -84,12 +84,13 @@ describe('the raw limit server', () => {
 })
 
 function scenario(key: ScenarioResult['key'], name: string, rate: number, p99: number): ScenarioResult {
-  return { key, name, requestsPerSecond: rate, p50: p99 / 4, p99, non2xx: 0, errors: 0 }
+  return { key, name, requestsPerSecond: rate, loaderCores: 0.25, p50: p99 / 4, p99, non2xx: 0, errors: 0 }
 }
 
 function figures(overrides: Partial<BenchFigures> = {}): BenchFigures {
   return {
     cores: 2,
+    loader: 'wrk',
     database: 'sqlite',
     location: 'data/bench/leads-100000.db',
     leads: 100_000,
@@ -139,14 +140,14 @@ describe('the benchmark report', () => {
   it('prints one table with the ratio to the raw limit and a mark next to each target', () => {
     expect(formatReport(figures())).toBe(
       [
-        '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run',
+        '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run, load by wrk',
         '',
-        'scenario                   req/s c=32  p50 ms c=1  p99 ms c=1  × raw  failed  target       result',
-        'raw limit (lead by id)         20,000        0.13        0.50      –       0',
-        'lead read GET /lead/{id}/      15,000        0.30        1.20   0.75       0  ≥ 0.7× raw   ✓',
-        'GET /me/                        8,000        0.20        0.80   0.40       0  ≥ 0.7× raw   ✗',
-        '100-lead page                     300        4.97        19.9      –       0  p99 < 20 ms  ✓',
-        'search: free text                 150        7.75        31.0      –       0  p99 < 30 ms  ✗',
+        'scenario                   req/s c=32  loader cpu  p50 ms c=1  p99 ms c=1  × raw  failed  target       result',
+        'raw limit (lead by id)         20,000        25 %        0.13        0.50      –       0',
+        'lead read GET /lead/{id}/      15,000        25 %        0.30        1.20   0.75       0  ≥ 0.7× raw   ✓',
+        'GET /me/                        8,000        25 %        0.20        0.80   0.40       0  ≥ 0.7× raw   ✗',
+        '100-lead page                     300        25 %        4.97        19.9      –       0  p99 < 20 ms  ✓',
+        'search: free text                 150        25 %        7.75        31.0      –       0  p99 < 30 ms  ✗',
         '',
         'API peak RSS: 180 MB (target < 250 MB) ✓',
         'Seeding: 24.5 s (target < 30 s) ✓',
@@ -181,7 +182,7 @@ describe('the benchmark report', () => {
   it('says when its rates are the median of several rounds', () => {
     const [first] = formatReport(figures({ rounds: 3 })).split('\n')
     expect(first).toBe(
-      '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run, req/s the median of 3 rounds',
+      '2 cores, sqlite (data/bench/leads-100000.db), 100,000 leads, 10 s per run, req/s the median of 3 rounds, load by wrk',
     )
     expect(reportJson(figures({ rounds: 3 })).rounds).toBe(3)
   })
@@ -194,6 +195,7 @@ describe('the benchmark report', () => {
       key: 'lead',
       name: 'lead read GET /lead/{id}/',
       requests_per_second: 15_000,
+      loader_cores: 0.25,
       p50_ms: 0.3,
       p99_ms: 1.2,
       ratio_to_raw: 0.75,
@@ -212,6 +214,29 @@ describe('bench helpers', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5)
     expect(median([7])).toBe(7)
     expect(median([])).toBeNaN()
+  })
+
+  it("reads wrk's figures and its CPU from bash's times", () => {
+    const output = [
+      'Running 3s test @ http://127.0.0.1:4000',
+      '',
+      'BENCH {"requests":9000,"us":3000000,"status":4,"errors":2,"p50":812,"p99":2450}',
+      '0m0.010s 0m0.004s',
+      '0m0.450s 0m1.050s',
+      '',
+    ].join('\n')
+    expect(parseWrk(output, 3000)).toEqual({
+      requests: 9000,
+      seconds: 3,
+      non2xx: 4,
+      errors: 2,
+      p50Ms: 0.812,
+      p99Ms: 2.45,
+      loaderCores: 0.5,
+    })
+    expect(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n0m0.000s 0m0.000s', 10)).toThrow(
+      /wrk printed no figures/,
+    )
   })
 
   it('takes percentiles by nearest rank', () => {

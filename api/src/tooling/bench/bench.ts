@@ -10,9 +10,11 @@ import { sql } from 'kysely'
 import { openDatabase } from '../../platform/data/database.js'
 import { prepareBenchDatabase, prepareReportDatabase } from './bench-database.js'
 import {
+  availableLoader,
   measureLatency,
   measureThroughput,
   type LatencyRun,
+  type LoaderName,
   type LoadTarget,
   type ThroughputRun,
 } from './bench-load.js'
@@ -159,13 +161,8 @@ function rssWatch(pidOf: () => number | undefined) {
   }
 }
 
-function rotate(items: readonly string[]): () => string {
-  let next = 0
-  return () => items[next++ % items.length] ?? ''
-}
-
-function searches(queries: readonly string[]): () => string {
-  return rotate(queries.map((q) => `/api/v1/lead/?query=${encodeURIComponent(q)}`))
+function searches(queries: readonly string[]): string[] {
+  return queries.map((q) => `/api/v1/lead/?query=${encodeURIComponent(q)}`)
 }
 
 /**
@@ -189,12 +186,10 @@ const SORTED_COLUMNS = [
  */
 const PALETTE_TYPED = ['"oli"', '"olivia"', '"olivia" "pat"', '"sum"', '"summit"', '"summit" "robo"', '"415 555"']
 
-function paletteSearches(): () => string {
+function paletteSearches(): string[] {
   const fields = 'id,display_name,status_label,contacts,opportunities'
-  return rotate(
-    PALETTE_TYPED.map(
-      (query) => `/api/v1/lead/?${new URLSearchParams({ query, _limit: '8', _fields: fields }).toString()}`,
-    ),
+  return PALETTE_TYPED.map(
+    (query) => `/api/v1/lead/?${new URLSearchParams({ query, _limit: '8', _fields: fields }).toString()}`,
   )
 }
 
@@ -240,7 +235,12 @@ async function settle(pid: number | undefined): Promise<void> {
  * while slows every scenario alike; its median is reported. A scenario warms up before its first run, and its latency
  * is measured after its last.
  */
-async function measureAll(scenarios: readonly Scenario[], seconds: number, rounds: number): Promise<ScenarioResult[]> {
+async function measureAll(
+  loader: LoaderName,
+  scenarios: readonly Scenario[],
+  seconds: number,
+  rounds: number,
+): Promise<ScenarioResult[]> {
   // By name: with --engines, a search scenario is measured on two processes under one key.
   const throughputs = new Map<string, ThroughputRun[]>()
   const latencies = new Map<string, LatencyRun>()
@@ -249,14 +249,17 @@ async function measureAll(scenarios: readonly Scenario[], seconds: number, round
       const which = rounds > 1 ? ` (round ${String(round)} of ${String(rounds)})` : ''
       process.stderr.write(`measuring ${scenario.name}${which}…\n`)
       if (round === 1) {
-        await measureThroughput(scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
+        await measureThroughput(loader, scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
         await settle(scenario.pid)
       }
-      const run = await measureThroughput(scenario.target, MEASURED_CONNECTIONS, seconds)
+      const run = await measureThroughput(loader, scenario.target, MEASURED_CONNECTIONS, seconds)
       throughputs.set(scenario.name, [...(throughputs.get(scenario.name) ?? []), run])
       await settle(scenario.pid)
       if (round === rounds) {
-        latencies.set(scenario.name, await measureLatency(scenario.target, seconds, scenario.latencyConnections))
+        latencies.set(
+          scenario.name,
+          await measureLatency(loader, scenario.target, seconds, scenario.latencyConnections),
+        )
       }
     }
   }
@@ -267,6 +270,7 @@ async function measureAll(scenarios: readonly Scenario[], seconds: number, round
       key: scenario.key,
       name: scenario.name,
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+      loaderCores: median(runs.map((r) => r.loaderCores)),
       p50: latency?.p50 ?? Number.NaN,
       p99: latency?.p99 ?? Number.NaN,
       non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0) + (latency?.non2xx ?? 0),
@@ -396,7 +400,7 @@ async function main(): Promise<number> {
     const rawStarted = only.has('raw') ? await startServer([rawServerPath], rawEnv) : undefined
     raw = rawStarted?.child
     const leadPaths = ids.map((id) => `/api/v1/lead/${id}/`)
-    const on = (url: string, nextPath: () => string): LoadTarget => ({ url, authorization, nextPath })
+    const on = (url: string, paths: readonly string[]): LoadTarget => ({ url, authorization, paths })
     // The BFF, in front of this api, signed in with the bench organization's key: it sends the key, not the browser.
     if (only.has('bff-lead')) {
       bff = await startBenchBff({
@@ -409,14 +413,14 @@ async function main(): Promise<number> {
     }
     const bffPaths = ids.map((id) => `/api/v1/lead/${id}/`)
     const specs: Omit<Scenario, 'pid'>[] = [
-      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', rotate(leadPaths)) },
-      { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, rotate(leadPaths)) },
-      { key: 'me', name: 'GET /me/', target: on(apiUrl, () => '/api/v1/me/') },
-      { key: 'lead-c10', name: 'lead read, 10 at once', target: on(apiUrl, rotate(leadPaths)), latencyConnections: 10 },
+      { key: 'raw', name: 'raw limit (lead by id)', target: on(rawStarted?.url ?? '', leadPaths) },
+      { key: 'lead', name: 'lead read GET /lead/{id}/', target: on(apiUrl, leadPaths) },
+      { key: 'me', name: 'GET /me/', target: on(apiUrl, ['/api/v1/me/']) },
+      { key: 'lead-c10', name: 'lead read, 10 at once', target: on(apiUrl, leadPaths), latencyConnections: 10 },
       {
         key: 'bff-lead',
         name: 'lead read via the BFF, 10 at once',
-        target: { url: bff?.url ?? '', authorization: '', headers: bff?.headers ?? {}, nextPath: rotate(bffPaths) },
+        target: { url: bff?.url ?? '', authorization: '', headers: bff?.headers ?? {}, paths: bffPaths },
         latencyConnections: 10,
       },
       {
@@ -424,7 +428,7 @@ async function main(): Promise<number> {
         name: '100-lead page',
         target: on(
           apiUrl,
-          rotate([0, 100, 200, 300, 400].map((skip) => `/api/v1/lead/?_limit=100&_skip=${String(skip)}`)),
+          [0, 100, 200, 300, 400].map((skip) => `/api/v1/lead/?_limit=100&_skip=${String(skip)}`),
         ),
       },
       {
@@ -462,7 +466,7 @@ async function main(): Promise<number> {
         name: 'list sorted by a column',
         target: on(
           apiUrl,
-          rotate(SORTED_COLUMNS.map((key) => `/api/v1/lead/?_limit=50&query=${encodeURIComponent(`* sort:${key}`)}`)),
+          SORTED_COLUMNS.map((key) => `/api/v1/lead/?_limit=50&query=${encodeURIComponent(`* sort:${key}`)}`),
         ),
       },
     ]
@@ -480,7 +484,7 @@ async function main(): Promise<number> {
         target: {
           url: reportStarted.url,
           authorization: `Basic ${Buffer.from(`${report.apiKey}:`).toString('base64')}`,
-          nextPath: () => '/api/v1/opportunity/?_group_by=date_won__month',
+          paths: ['/api/v1/opportunity/?_group_by=date_won__month'],
         },
       })
     }
@@ -520,11 +524,15 @@ async function main(): Promise<number> {
           : [scenario],
       )
     }
-    const results = await measureAll(scenarios, seconds, rounds)
+    const loader = availableLoader()
+    if (loader === 'autocannon')
+      process.stderr.write('wrk is not installed (apt-get install wrk): autocannon, in this process, loads instead\n')
+    const results = await measureAll(loader, scenarios, seconds, rounds)
     const last = peakRssMb(api.pid)
     if (last !== undefined) peak = Math.max(peak ?? 0, last)
     const figures: BenchFigures = {
       cores: availableParallelism(),
+      loader,
       database: database.kind,
       location: database.location,
       leads,
