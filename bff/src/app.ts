@@ -71,6 +71,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 }
 
+const SECURITY_HEADER_LIST = Object.entries(SECURITY_HEADERS)
 const PURGE_EVERY_MS = 10 * 60_000
 const HSTS = 'max-age=31536000; includeSubDomains'
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -193,7 +194,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       now: now(),
       timeoutMs: config.apiTimeoutMs,
       uploadLimits: { attachment: config.attachmentMaxBytes, import: config.importMaxBytes },
-      acceptsGzip: accepts(req).encodings(['gzip', 'identity']) === 'gzip',
+      acceptsGzip: () => accepts(req).encodings(['gzip', 'identity']) === 'gzip',
       beforeStreaming: () => {
         // compression is connect middleware: it reads only what Node's own request and response have.
         compress(req as Request, res as Response, () => undefined)
@@ -319,7 +320,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
 /** The security headers every answer carries, and the request's log line once it is answered. */
 function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, logger: Logger): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value)
+  for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value)
   if (secure) res.setHeader('strict-transport-security', HSTS)
   if (!logger.isLevelEnabled('info')) return
   const started = process.hrtime.bigint()

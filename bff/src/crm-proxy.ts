@@ -72,7 +72,9 @@ export function upstreamPath(target: string): string {
   if (/[\\\s#]/.test(target) || /%(2e|2f|5c|00)/i.test(path) || path.includes('//'))
     throw new HttpError(400, 'Invalid request path.')
   const segments = path.split('/').slice(1)
-  for (const segment of segments) {
+  // Without a dot or a percent sign no segment can be, or decode to, a dot segment.
+  const dotFree = !path.includes('.') && !path.includes('%')
+  for (const segment of dotFree ? [] : segments) {
     let decoded: string
     try {
       decoded = decodeURIComponent(segment)
@@ -238,8 +240,11 @@ export interface ProxyRequest {
    * UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
    */
   uploadLimits: UploadLimits
-  /** Whether the browser takes a gzip answer (Accept-Encoding, with its weights) rather than the bytes as they are. */
-  acceptsGzip: boolean
+  /**
+   * Whether the browser takes a gzip answer (Accept-Encoding, with its weights) rather than the bytes as they are;
+   * asked only of an answer long enough to compress.
+   */
+  acceptsGzip: () => boolean
   /** Called before a long answer streams (not one sent whole): the app puts its compression on `res` here. */
   beforeStreaming?: () => void
 }
@@ -304,7 +309,7 @@ interface UpstreamCall {
   headers: Record<string, string>
   body: Buffer | Readable | null
   timeoutMs: number
-  acceptsGzip: boolean
+  acceptsGzip: () => boolean
   beforeStreaming: () => void
 }
 
@@ -432,11 +437,11 @@ function isWhole(headers: IncomingHttpHeaders): boolean {
  * Ends the answer with `body`, gzipped when the browser takes it and it is text of some length (as the compression
  * middleware would have, which leaves an answer that is already encoded alone); its length is then known, not chunked.
  */
-function sendWhole(res: ServerResponse, body: Buffer, acceptsGzip: boolean): void {
+function sendWhole(res: ServerResponse, body: Buffer, acceptsGzip: () => boolean): void {
   const vary = res.getHeader('vary')
   if (typeof vary !== 'string' || vary.trim() === '') res.setHeader('vary', 'Accept-Encoding')
   else if (!vary.toLowerCase().includes('accept-encoding')) res.setHeader('vary', `${vary}, Accept-Encoding`)
-  if (acceptsGzip && body.length >= GZIP_FROM_BYTES && isText(res.getHeader('content-type'))) {
+  if (body.length >= GZIP_FROM_BYTES && isText(res.getHeader('content-type')) && acceptsGzip()) {
     const gzipped = gzipSync(body, GZIP_OPTIONS)
     res.setHeader('content-encoding', 'gzip')
     res.setHeader('content-length', gzipped.length)

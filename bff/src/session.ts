@@ -18,6 +18,8 @@ export interface SessionProfile {
 }
 
 export interface Session extends SessionProfile {
+  /** The SHA-256 of the cookie value, the row's key (`hashId`). */
+  idHash: string
   /** `v2.<iv>.<tag>.<ciphertext>`: see `sealApiKey`. */
   sealedKey: string
   /** Epoch milliseconds of the sign-in; the absolute lifetime counts from it. */
@@ -107,7 +109,7 @@ export class SessionStore {
       organization_name: profile.organizationName,
       role: profile.role,
       time_zone: profile.timeZone,
-      sealed_key: sealApiKey(apiKey, id, this.#secret),
+      sealed_key: sealApiKey(apiKey, id, this.#secret, hash),
       created_at: now.getTime(),
       last_seen: now.getTime(),
     } satisfies SessionRow)
@@ -139,7 +141,7 @@ export class SessionStore {
 
   /** The session's API key in clear, or undefined when it cannot be unsealed (e.g. the secret changed). */
   apiKey(id: string, session: Session): string | undefined {
-    return unsealApiKey(session.sealedKey, id, this.#secret)
+    return unsealApiKey(session.sealedKey, id, this.#secret, session.idHash)
   }
 
   setTimeZone(id: string, timeZone: string): void {
@@ -327,6 +329,7 @@ function prepare(db: Database.Database) {
 
 function fromRow(row: SessionRow): Session {
   return {
+    idHash: row.id_hash,
     userId: row.user_id,
     firstName: row.first_name,
     lastName: row.last_name,
@@ -373,16 +376,16 @@ export function hkdfSha256(input: Buffer, salt: Buffer, info: string): Buffer {
 }
 
 /** `v2.<iv>.<tag>.<ciphertext>` (base64url parts), bound to the session by the cookie hash as associated data. */
-export function sealApiKey(apiKey: string, id: string, secret: Buffer): string {
+export function sealApiKey(apiKey: string, id: string, secret: Buffer, idHash = hashId(id)): string {
   const iv = randomBytes(IV_BYTES)
   const cipher = createCipheriv('aes-256-gcm', sessionCipherKey(id, secret), iv, { authTagLength: TAG_BYTES })
-  cipher.setAAD(Buffer.from(hashId(id)))
+  cipher.setAAD(Buffer.from(idHash))
   const data = Buffer.concat([cipher.update(apiKey, 'utf8'), cipher.final()])
   return ['v2', ...[iv, cipher.getAuthTag(), data].map((part) => part.toString('base64url'))].join('.')
 }
 
 /** The API key, or undefined when the cookie, the secret or the sealed text is not the one it was sealed with. */
-export function unsealApiKey(sealed: string, id: string, secret: Buffer): string | undefined {
+export function unsealApiKey(sealed: string, id: string, secret: Buffer, idHash = hashId(id)): string | undefined {
   const [version, iv, tag, data] = sealed.split('.')
   if (version !== 'v2' || iv === undefined || tag === undefined || data === undefined) return undefined
   const ivBytes = Buffer.from(iv, 'base64url')
@@ -392,7 +395,7 @@ export function unsealApiKey(sealed: string, id: string, secret: Buffer): string
     const decipher = createDecipheriv('aes-256-gcm', sessionCipherKey(id, secret), ivBytes, {
       authTagLength: TAG_BYTES,
     })
-    decipher.setAAD(Buffer.from(hashId(id)))
+    decipher.setAAD(Buffer.from(idHash))
     decipher.setAuthTag(tagBytes)
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8')
   } catch {
