@@ -77,7 +77,11 @@ function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean):
 }
 
 /** The live leads among `keys` (search rowids or lead ids), through the index's map of them to ordinals. */
-function known<K>(keys: readonly K[], ordinals: ReadonlyMap<K, number>, index: OrganizationLeadIndex): Bitmap {
+function known<K>(
+  keys: readonly K[],
+  ordinals: { get(key: K): number | undefined },
+  index: OrganizationLeadIndex,
+): Bitmap {
   const found: number[] = []
   for (const key of keys) {
     const ordinal = ordinals.get(key)

@@ -3,7 +3,15 @@ import type { DatabaseHandle } from '../../platform/data/database.js'
 import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
 import { sql } from 'kysely'
 import fc from 'fast-check'
-import { byCodePoint, OrganizationLeadIndex, TEXT_SORTS, timeKey, timeText, type IndexSort } from './lead-index.js'
+import {
+  byCodePoint,
+  OrganizationLeadIndex,
+  RowidOrdinals,
+  TEXT_SORTS,
+  timeKey,
+  timeText,
+  type IndexSort,
+} from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
 // The in-memory lead index (decision 0061) through each kind of change a value it keeps can take, written through
@@ -50,6 +58,37 @@ function writer(key: string) {
     return res.json<{ id: string }>()
   }
 }
+
+describe('search rowids to ordinals', () => {
+  it('answers as a map would, through any sets and deletes, in the range, past it and in another', () => {
+    const base = 7 * 2 ** 32
+    const rowid = fc.oneof(
+      fc.integer({ min: 0, max: 5000 }).map((offset) => base + offset),
+      fc.integer({ min: 0, max: 3 }).map((offset) => base + 2 ** 24 + offset),
+      fc.integer({ min: 0, max: 3 }).map((offset) => 3 * 2 ** 32 + offset),
+    )
+    const step = fc.oneof(
+      fc.record({ set: rowid, ordinal: fc.integer({ min: 0, max: 100_000 }) }),
+      fc.record({ remove: rowid }),
+    )
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.array(rowid, { maxLength: 20 }), (steps, asked) => {
+        const table = new RowidOrdinals()
+        const expected = new Map<number, number>()
+        for (const s of steps) {
+          if ('set' in s) {
+            table.set(s.set, s.ordinal)
+            expected.set(s.set, s.ordinal)
+          } else {
+            table.delete(s.remove)
+            expected.delete(s.remove)
+          }
+        }
+        for (const r of [...asked, ...expected.keys()]) expect(table.get(r), String(r)).toBe(expected.get(r))
+      }),
+    )
+  })
+})
 
 describe('the in-memory lead index', () => {
   it("follows a lead's number field, status, tasks and contacts as they change, through another process", async () => {

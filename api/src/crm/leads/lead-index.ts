@@ -188,13 +188,60 @@ function grownCounts(array: Uint32Array, size: number): Uint32Array {
   return next
 }
 
+/** SQLite: an organization's search rows take rowids from a multiple of 2^32 on (lead-search-index.ts). */
+const ROWID_RANGE = 2 ** 32
+/** Rowid offsets past this (16 million leads ever made in one organization) are kept in a map instead. */
+const MAX_ROWID_SLOTS = 2 ** 24
+
+/**
+ * SQLite: a lead's search rowid → its ordinal. The rowids of one organization are its range's first onwards, one per
+ * lead ever made (an update keeps the row), so each is a slot in an array by its offset, holding its ordinal plus one
+ * (0 for none): a trigram lookup's thousands of matches are then array reads, where a map keyed by these numbers (past
+ * 2^31, so not small integers to V8) cost 3 ms a search of 8,000 matches.
+ */
+export class RowidOrdinals {
+  private base: number | undefined
+  private slots: Uint32Array = new Uint32Array(0)
+  /** Rowids outside the first one's range or past MAX_ROWID_SLOTS: none that this app writes. */
+  private readonly others = new Map<number, number>()
+
+  private slot(rowid: number): number | undefined {
+    this.base ??= Math.floor(rowid / ROWID_RANGE) * ROWID_RANGE
+    const offset = rowid - this.base
+    return offset >= 0 && offset < MAX_ROWID_SLOTS && Number.isInteger(offset) ? offset : undefined
+  }
+
+  get(rowid: number): number | undefined {
+    const slot = this.slot(rowid)
+    if (slot === undefined) return this.others.get(rowid)
+    const held = this.slots[slot] ?? 0
+    return held === 0 ? undefined : held - 1
+  }
+
+  set(rowid: number, ordinal: number): void {
+    const slot = this.slot(rowid)
+    if (slot === undefined) {
+      this.others.set(rowid, ordinal)
+      return
+    }
+    this.slots = grownCounts(this.slots, slot + 1)
+    this.slots[slot] = ordinal + 1
+  }
+
+  delete(rowid: number): void {
+    const slot = this.slot(rowid)
+    if (slot === undefined) this.others.delete(rowid)
+    else if (slot < this.slots.length) this.slots[slot] = 0
+  }
+}
+
 export class OrganizationLeadIndex {
   position: ChangePosition | undefined
   /** Ordinal → lead id ('' once deleted). */
   readonly ids: string[] = []
   readonly ordinals = new Map<string, number>()
   /** SQLite: a lead's search row (lead.search_rowid) → its ordinal, for the trigram index's matches. */
-  readonly bySearchRowid = new Map<number, number>()
+  readonly bySearchRowid = new RowidOrdinals()
   readonly live = bitmap()
   readonly statuses = new Map<string, Bitmap>()
   readonly named = bitmap()
