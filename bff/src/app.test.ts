@@ -1067,7 +1067,9 @@ describe('a signed-in read (the fast lane past the routes)', () => {
     expect(read.headers.get('x-powered-by')).toBeNull()
     const sent = upstream.requests.at(-1)
     expect(sent?.url).toBe('/api/v1/lead/?query=acme')
-    expect(sent?.headers['x-tz-offset']).toBeDefined()
+    expect(sent?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
+    expect(sent?.headers.authorization).toMatch(/^Basic /)
+    expect(sent?.headers.cookie).toBeUndefined()
   })
 
   test('with a cookie whose session is gone, or whose key cannot be opened, is a 401 that clears the cookie', async () => {

@@ -173,7 +173,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   app.use(['/api', '/auth'], (req, res, next) => {
     res.setHeader('cache-control', 'no-store')
-    if (req.headers['x-requested-with'] !== 'leadline' && !isDownload(req)) {
+    if (!sentByTheApp(req) && !isDownload(req)) {
       res.status(403).json({ error: 'Requests to /api/ and /auth/ must send the header X-Requested-With: leadline.' })
       return
     }
@@ -272,9 +272,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   const handle: RequestListener = (req, res) => {
     const url = req.url ?? ''
     const path =
-      (req.method === 'GET' || req.method === 'HEAD') &&
-      url.startsWith('/api/v1/') &&
-      req.headers['x-requested-with'] === 'leadline'
+      (req.method === 'GET' || req.method === 'HEAD') && url.startsWith('/api/v1/') && sentByTheApp(req)
         ? checkedUpstreamPath(url)
         : undefined
     const current = path === undefined ? undefined : liveSession(req, deps)
@@ -336,6 +334,11 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
       'request',
     )
   })
+}
+
+/** Whether the request carries `X-Requested-With: leadline`, which only the app's own scripts send (a CSRF guard). */
+function sentByTheApp(req: IncomingMessage): boolean {
+  return req.headers['x-requested-with'] === 'leadline'
 }
 
 /** Express's `req.secure` for a request it has not seen: TLS here, or a trusted proxy's X-Forwarded-Proto. */

@@ -205,8 +205,10 @@ export class RowidOrdinals {
   /** Rowids outside the first one's range or past MAX_ROWID_SLOTS: none that this app writes. */
   private readonly others = new Map<number, number>()
 
-  private slot(rowid: number): number | undefined {
-    this.base ??= Math.floor(rowid / ROWID_RANGE) * ROWID_RANGE
+  /** The rowid's slot, or undefined when it has none; the first rowid set fixes the range. */
+  private slot(rowid: number, setting = false): number | undefined {
+    if (setting) this.base ??= Math.floor(rowid / ROWID_RANGE) * ROWID_RANGE
+    if (this.base === undefined) return undefined
     const offset = rowid - this.base
     return offset >= 0 && offset < MAX_ROWID_SLOTS && Number.isInteger(offset) ? offset : undefined
   }
@@ -219,7 +221,7 @@ export class RowidOrdinals {
   }
 
   set(rowid: number, ordinal: number): void {
-    const slot = this.slot(rowid)
+    const slot = this.slot(rowid, true)
     if (slot === undefined) {
       this.others.set(rowid, ordinal)
       return
