@@ -1,7 +1,7 @@
 import { loadConfig } from '../../platform/config.js'
 import { findOrganization } from '../../crm/organizations/organization-repo.js'
 import { isEmail } from '../../platform/text/text.js'
-import { openDatabase, type Db, type Dialect } from '../../platform/data/database.js'
+import { openDatabase, type Db, type Dialect, type OpenOptions } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
 import { secretBoxFrom, type SecretBox } from '../../platform/security/secret-box.js'
 import { required, UsageError } from './cli-command.js'
@@ -75,8 +75,9 @@ export function table(rows: string[][]): string {
 export async function withDatabase<T>(
   url: string,
   body: (db: Db, applied: string[], dialect: Dialect) => Promise<T>,
+  options: OpenOptions = {},
 ): Promise<T> {
-  const database = openDatabase(url)
+  const database = openDatabase(url, options)
   try {
     const applied = await migrateToLatest(database.db)
     return await body(database.db, applied, database.dialect)

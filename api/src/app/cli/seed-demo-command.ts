@@ -1,6 +1,7 @@
 import { ensureLeadSearchCurrent } from '../../crm/leads/lead-search-index.js'
 import { inTransaction } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
+import { withRollbackJournal } from '../../tooling/demo/demo-bulk-write.js'
 import { seedDemoLeads } from '../../tooling/demo/demo-leads.js'
 import { seedDemoOrganization } from '../../tooling/demo/demo-seed.js'
 import { seedDemoTasks } from '../../tooling/demo/demo-tasks.js'
@@ -21,25 +22,34 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
 "last_name","role","title","api_key"}]}. Running it again creates another demo organization with new keys.`,
     async run(input) {
       const leads = nonNegativeInt(input.string('--leads'), '--leads', 0, 1_000_000)
-      const { demo, leadsCreated } = await withDatabase(input.databaseUrl(), async (db) => {
-        // The seeded leads get current documents: older ones are rebuilt first, so the version recorded holds for all.
-        await ensureLeadSearchCurrent(db, { onProgress: progress(input.json, 'reindexing', 'reindexed') })
-        const report = seedProgress(process.stderr)
-        try {
-          // One transaction: an interrupted seed leaves no demo organization without its leads.
-          return await inTransaction(db, async (tx) => {
-            const organization = await seedDemoOrganization(tx, systemClock)
-            const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
-              onProgress: report.onProgress,
-              onFinishing: report.onFinishing,
-            })
-            await seedDemoTasks(tx, systemClock, organization)
-            return { demo: organization, leadsCreated: created }
-          })
-        } finally {
-          report.end()
-        }
-      })
+      const { demo, leadsCreated } = await withDatabase(
+        input.databaseUrl(),
+        async (db) => {
+          // The seeded leads get current documents: older ones are rebuilt first, so the version recorded holds
+          // for all.
+          await ensureLeadSearchCurrent(db, { onProgress: progress(input.json, 'reindexing', 'reindexed') })
+          const report = seedProgress(process.stderr)
+          try {
+            // One transaction: an interrupted seed leaves no demo organization without its leads. The file to
+            // itself while it writes, when no one else has it open (withRollbackJournal).
+            return await withRollbackJournal(db, () =>
+              inTransaction(db, async (tx) => {
+                const organization = await seedDemoOrganization(tx, systemClock)
+                const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
+                  onProgress: report.onProgress,
+                  onFinishing: report.onFinishing,
+                })
+                await seedDemoTasks(tx, systemClock, organization)
+                return { demo: organization, leadsCreated: created }
+              }),
+            )
+          } finally {
+            report.end()
+          }
+          // One connection: a second one (the point reads') would keep the seed in WAL mode.
+        },
+        { oneConnection: true },
+      )
       const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))
       return {
         json: { organization_id: demo.organization_id, organization_name: demo.organization_name, users: demo.users },

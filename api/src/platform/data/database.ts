@@ -967,6 +967,11 @@ export interface OpenOptions {
    * thread, decision 0053), and which side of it this one is.
    */
   writeLock?: { buffer: SharedArrayBuffer; party: WriteLockParty }
+  /**
+   * SQLite: point reads on the main connection rather than a second, read-only one, so that the process holds the
+   * file through one connection only (the demo seed, which changes the journal mode: withRollbackJournal).
+   */
+  oneConnection?: boolean
 }
 
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
@@ -1015,9 +1020,9 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
             PRAGMA.test(sqlText) || !(cached.prepare(sqlText) as unknown as SqliteDatabase.Statement).readonly,
         )
   const db = new Kysely<Tables>({ dialect, ...log })
-  // An in-memory database has one connection only; its reader shares it.
+  // An in-memory database has one connection only; its reader shares it (and so does one asked for one connection).
   const reader =
-    file === ':memory:'
+    file === ':memory:' || options.oneConnection === true
       ? sqliteReader(cached, false)
       : sqliteReader(withStatementCache(openReadConnection(file, cacheKib)), true)
   const close = async () => {

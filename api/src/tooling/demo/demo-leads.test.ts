@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { LAST_ACTIVITY_TYPES } from '@leadline/shared/lead-summary-schema'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Db } from '../../platform/data/database.js'
@@ -234,6 +235,17 @@ describe('seedDemoLeads', () => {
     const seededIds = await db.selectFrom('lead').select('id').where('organization_id', '=', ctx.org.id).execute()
     const fed = await leadChangesSince(db, ctx.org.id, position)
     expect(new Set(fed.changed)).toEqual(new Set(seededIds.map((l) => l.id)))
+    // And those with a call, email, note or text in the feed of leads whose activities changed, as its triggers
+    // (set aside too) would have marked them.
+    const withMarked = await db
+      .selectFrom('activity')
+      .select('lead_id')
+      .distinct()
+      .where('organization_id', '=', ctx.org.id)
+      .where('type', 'in', [...LAST_ACTIVITY_TYPES])
+      .execute()
+    expect(withMarked.length).toBeGreaterThan(0)
+    expect(new Set(fed.active)).toEqual(new Set(withMarked.map((a) => a.lead_id)))
     const opportunity = await db
       .selectFrom('opportunity')
       .select(['id', 'lead_id'])
@@ -255,6 +267,60 @@ describe('seedDemoLeads', () => {
     const seeded = await revision()
     await db.updateTable('contact').set({ title: 'Chief Tester' }).where('id', '=', contact.id).execute()
     expect(await revision()).toBe(seeded + 1)
+  })
+
+  it("adds the opportunity rollup up again after a load that set its triggers aside, beside another's", async () => {
+    const db = ctx.database.db
+    const before = await schemaObjects(db)
+    await seedDemoLeads(db, ctx.clock, ctx.other.id, 20, { source: inThreadSource })
+    await seedDemoLeads(db, ctx.clock, ctx.org.id, 60, { source: inThreadSource })
+    expect(await schemaObjects(db)).toEqual(before)
+    // What each opportunity adds to its row, summed here rather than by SQL (migration 0010's rules).
+    const opportunities = await db
+      .selectFrom('opportunity')
+      .select(['organization_id', 'status_id', 'user_id', 'value_period', 'date_won', 'value', 'confidence'])
+      .execute()
+    expect(new Set(opportunities.map((o) => o.organization_id))).toEqual(new Set([ctx.org.id, ctx.other.id]))
+    const expected = new Map<string, number[]>()
+    for (const o of opportunities) {
+      const value = Number(o.value ?? 0)
+      const annualized = o.value_period === 'monthly' ? value * 12 : value
+      const key = [o.organization_id, o.status_id, o.user_id ?? '', o.value_period, o.date_won ?? ''].join(' ')
+      const sums = expected.get(key) ?? [0, 0, 0, 0, 0]
+      const adds = [
+        1,
+        value,
+        annualized,
+        Math.round((value * o.confidence) / 100),
+        Math.round((annualized * o.confidence) / 100),
+      ]
+      expected.set(
+        key,
+        sums.map((sum, at) => sum + (adds[at] ?? 0)),
+      )
+    }
+    const rollup = await db.selectFrom('opportunity_rollup').selectAll().execute()
+    const stored = new Map(
+      rollup.map((r) => [
+        [r.organization_id, r.status_id, r.user_id, r.value_period, r.date_won].join(' '),
+        [r.opportunities, r.value, r.annualized, r.expected, r.annualized_expected].map(Number),
+      ]),
+    )
+    expect(stored).toEqual(expected)
+    // And its triggers are back: an opportunity deleted counts at once.
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('opportunity_rollup')
+            .select((eb) => eb.fn.sum<number | string>('opportunities').as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    const total = await count()
+    const one = await db.selectFrom('opportunity').select('id').limit(1).executeTakeFirstOrThrow()
+    await db.deleteFrom('opportunity').where('id', '=', one.id).execute()
+    expect(await count()).toBe(total - 1)
   })
 
   it("counts every organization's leads again after a load that set the counting triggers aside", async () => {
