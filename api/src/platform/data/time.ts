@@ -4,9 +4,13 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() }
 
-/** The wire and storage form of an instant: `2017-09-29T10:40:23.140000+00:00`. */
+/**
+ * The wire and storage form of an instant: `2017-09-29T10:40:23.140000+00:00`. `toISOString` always ends in
+ * milliseconds and `Z`, so the `Z` becomes three more digits and the offset (a slice, not a regular expression:
+ * every write formats timestamps, the demo seed millions of them).
+ */
 export function formatTimestamp(at: Date): string {
-  return at.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00')
+  return `${at.toISOString().slice(0, -1)}000+00:00`
 }
 
 /** The field error of a timestamp `parseTimestamp` cannot read. */
