@@ -680,6 +680,33 @@ describe('text field searches through the trigram index', () => {
     }
   })
 
+  it('check terms under three characters on the rows found, literally and whatever their case', async () => {
+    const short = await separateOrg('Short Terms Ltd')
+    await short.lead('street', {
+      name: 'Main ST Deli',
+      addresses: [{ label: 'business', city: 'Boston', state: 'MA' }],
+    })
+    await short.lead('percent', { name: '100% Main Juice', description: 'a_b' })
+    await short.lead('plain', { name: 'Main Plaza', description: 'axb' })
+    for (const [query, expected] of [
+      ['main st', ['street']],
+      ['main ST', ['street']],
+      ['st', ['street']],
+      ['main %', ['percent']],
+      ['main 0%', ['percent']],
+      ['a_', ['percent']],
+      ['main _b', ['percent']],
+      ['main xb', ['plain']],
+      ['st OR xb', ['plain', 'street']],
+      ['main -st', ['percent', 'plain']],
+      ['state:ma', ['street']],
+      ['state:MA main', ['street']],
+      ['name:"t d" main', ['street']],
+    ] as const) {
+      expect(await short.found(query), query).toEqual([...expected].sort())
+    }
+  })
+
   it('follow every write: lead edits, contacts added, renamed and removed, custom values, merges', async () => {
     const writes = await separateOrg('Writes Ltd')
     await writes.post('/custom_field/lead/', { name: 'Notes', type: 'text' })

