@@ -79,7 +79,10 @@ const RAW_RATIO = 0.7
 const BFF_OVERHEAD_MS = 1.5
 const BFF_RATIO = 0.5
 const PAGE_P99_MS = 20
+/** Every search's p99 (issue 34): under 30 ms at 100,000 leads, under 100 ms at 1,000,000 (the latter past 100,000). */
 const SEARCH_P99_MS = 30
+const SEARCH_P99_MS_AT_A_MILLION = 100
+const SEARCH_TARGET_LEADS = 100_000
 const RSS_MB = 250
 const SEED_SECONDS = 30
 const REPORT_P50_MS = 100
@@ -151,12 +154,10 @@ function scenarioCheck(figures: BenchFigures, scenario: ScenarioResult): Check |
         target: `p50 < ${String(REPORT_P50_MS)} ms`,
         pass: clean && scenario.p50 < REPORT_P50_MS,
       }
-    default:
-      return {
-        subject: scenario.key,
-        target: `p99 < ${String(SEARCH_P99_MS)} ms`,
-        pass: clean && scenario.p99 < SEARCH_P99_MS,
-      }
+    default: {
+      const limit = figures.leads > SEARCH_TARGET_LEADS ? SEARCH_P99_MS_AT_A_MILLION : SEARCH_P99_MS
+      return { subject: scenario.key, target: `p99 < ${String(limit)} ms`, pass: clean && scenario.p99 < limit }
+    }
   }
 }
 
