@@ -46,8 +46,8 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
           } finally {
             report.end()
           }
-          // One connection: a second one (the point reads') would keep the seed in WAL mode.
         },
+        // One connection: a second one (the point reads') would keep the seed in WAL mode.
         { oneConnection: true },
       )
       const rows = table(demo.users.map((u) => [u.title, u.role, `${u.first_name} ${u.last_name}`, u.email, u.api_key]))

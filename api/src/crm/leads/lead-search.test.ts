@@ -703,7 +703,7 @@ describe('text field searches through the trigram index', () => {
       ['state:MA main', ['street']],
       ['name:"t d" main', ['street']],
     ] as const) {
-      expect(await short.found(query), query).toEqual([...expected].sort())
+      expect(await short.found(query), query).toEqual(expected)
     }
   })
 

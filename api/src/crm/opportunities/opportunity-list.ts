@@ -155,6 +155,21 @@ const ROW_CONTRIBUTION: Contribution = {
   annualizedExpected: expected(annualized),
 }
 
+/**
+ * The rollup (migration 0010) added up again from every opportunity, each adding what ROW_CONTRIBUTION says, as the
+ * rollup's triggers add it: after a bulk load that set those triggers aside (the demo seed, demo-bulk-write.ts).
+ */
+export async function rebuildOpportunityRollup(db: Db): Promise<void> {
+  const row = ROW_CONTRIBUTION
+  await sql`delete from opportunity_rollup`.execute(db)
+  await sql`insert into opportunity_rollup (organization_id, status_id, user_id, value_period, date_won,
+      opportunities, value, annualized, expected, annualized_expected)
+    select opportunity.organization_id, opportunity.status_id, coalesce(opportunity.user_id, ''), ${row.period},
+      coalesce(opportunity.date_won, ''), sum(${row.count}), sum(${row.value}), sum(${row.annualized}),
+      sum(${row.expected}), sum(${row.annualizedExpected})
+    from opportunity group by 1, 2, 3, 4, 5`.execute(db)
+}
+
 /** The aggregate columns, named as the response names them. */
 function aggregateSelections(from: Contribution = ROW_CONTRIBUTION) {
   const total = (of: RawBuilder<number>) => sql<number>`coalesce(sum(${of}), 0)`

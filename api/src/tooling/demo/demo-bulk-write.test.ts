@@ -63,10 +63,11 @@ describe('withRollbackJournal', () => {
     expect((await sql<{ timeout: number }>`pragma busy_timeout`.execute(handle.db)).rows[0]?.timeout).toBe(5000)
   })
 
-  it("keeps a second connection of its own, a default handle's, in WAL mode too", async () => {
-    const both = openDatabase(url)
-    others.push(both)
-    await both.reader.all('select 1', [])
-    expect(await withRollbackJournal(both.db, () => journalMode(both.db))).toBe('wal')
+  it('stays in WAL mode through a default handle alone: its own read connection holds the file', async () => {
+    // The one-connection handle closed first: only the default handle's two connections hold the file.
+    await handle.close()
+    handle = openDatabase(url)
+    await handle.reader.all('select 1', [])
+    expect(await withRollbackJournal(handle.db, () => journalMode(handle.db))).toBe('wal')
   })
 })

@@ -2,6 +2,7 @@ import { totalmem } from 'node:os'
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
 import { LAST_ACTIVITY_TYPES } from '@leadline/shared/lead-summary-schema'
+import { rebuildOpportunityRollup } from '../../crm/opportunities/opportunity-list.js'
 import { isSqlite, quote } from '../../platform/data/bulk-insert.js'
 
 // Bulk loading for the demo seeder (its inserts are platform/data/bulk-insert.ts's): a SQLite page cache sized to
@@ -206,22 +207,6 @@ async function markLoadedActivities(db: Db): Promise<void> {
       where l.organization_id = ${org} and l.change_seq = 0 and a.type in (${sql.join(LAST_ACTIVITY_TYPES)})
       on conflict (organization_id, lead_id) do update set change_seq = excluded.change_seq`.execute(db)
   }
-}
-
-/**
- * The opportunity rollup added up again from every opportunity, as migration 0010 first added it up (each
- * opportunity's expected figures rounded before they are summed, as its triggers add them).
- */
-async function rebuildOpportunityRollup(db: Db): Promise<void> {
-  const value = sql`coalesce(o.value, 0)`
-  const annualized = sql`(case when o.value_period = 'monthly' then ${value} * 12 else ${value} end)`
-  const expected = (amount: RawBuilder<unknown>) => sql`round(${amount} * o.confidence / 100.0)`
-  await sql`delete from opportunity_rollup`.execute(db)
-  await sql`insert into opportunity_rollup (organization_id, status_id, user_id, value_period, date_won,
-      opportunities, value, annualized, expected, annualized_expected)
-    select o.organization_id, o.status_id, coalesce(o.user_id, ''), o.value_period, coalesce(o.date_won, ''),
-      count(*), sum(${value}), sum(${annualized}), sum(${expected(value)}), sum(${expected(annualized)})
-    from opportunity o group by 1, 2, 3, 4, 5`.execute(db)
 }
 
 /** Each organization's leads counted again, as migration 0007 first counted them. */
