@@ -1,18 +1,27 @@
 import type { Comparator } from '../../platform/text/search-tree.js'
 import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
-import { isDateSort, timeKey, type IndexedCount, type IndexSort, type OrganizationLeadIndex } from './lead-index.js'
+import {
+  isDateSort,
+  liveOrdinals,
+  textKey,
+  timeKey,
+  type IndexedCount,
+  type IndexSort,
+  type OrganizationLeadIndex,
+  type TextTerms,
+} from './lead-index.js'
 
 // A lead search as the in-memory index answers it (decision 0061): lead-search.ts turns the query into a plan, whose
 // parts the index holds (statuses, counts, dates, filled fields, number fields) or which the database found already
-// (the trigram index's matches, and any term the index does not hold, as lead ids); here the plan becomes a bitmap of
-// ordinals, and the bitmap a page in the order asked for.
+// (any term the index does not hold, as lead ids) or which the index keeps once the database has found it (the
+// search rows' text terms); here the plan becomes a bitmap of ordinals, and the bitmap a page in the order asked for.
 
 export type Plan =
   | { kind: 'and' | 'or'; items: Plan[] }
   | { kind: 'not'; plan: Plan }
   | { kind: 'all' }
-  /** SQLite: the search rows the database found (lead.search_rowid). */
-  | { kind: 'rowids'; values: number[] }
+  /** Text terms of the leads' search rows, whose matches the index keeps (loaded before the plan is evaluated). */
+  | { kind: 'text'; text: TextTerms }
   | { kind: 'ids'; values: string[] }
   | { kind: 'statuses'; ids: string[] }
   | { kind: 'filled'; which: 'name' | 'url' | 'description' }
@@ -20,6 +29,21 @@ export type Plan =
   /** A date column within, after or before a range `[start, end)` of its text (sql-conditions.ts's rangeCondition). */
   | { kind: 'date'; column: 'date_created' | 'date_updated'; op: Comparator; start: string; end: string }
   | { kind: 'number'; fieldId: string; op: Comparator; value: number }
+
+/** The text terms a plan tests, for the index to load before the plan is evaluated. */
+export function textTermsOf(plan: Plan): TextTerms[] {
+  switch (plan.kind) {
+    case 'and':
+    case 'or':
+      return plan.items.flatMap(textTermsOf)
+    case 'not':
+      return textTermsOf(plan.plan)
+    case 'text':
+      return [plan.text]
+    default:
+      return []
+  }
+}
 
 /** The number fields a plan tests, for the index to load before the plan is evaluated. */
 export function numberFields(plan: Plan): string[] {
@@ -76,45 +100,34 @@ function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean):
   return bits
 }
 
-/** The live leads among `keys` (search rowids or lead ids), through the index's map of them to ordinals. */
-function known<K>(
-  keys: readonly K[],
-  ordinals: { get(key: K): number | undefined },
-  index: OrganizationLeadIndex,
-): Bitmap {
-  const found: number[] = []
-  for (const key of keys) {
-    const ordinal = ordinals.get(key)
-    if (ordinal !== undefined) found.push(ordinal)
-  }
-  return bitmap(found).andInPlace(index.live)
-}
-
-/** The live leads a plan matches. */
-export function evaluate(plan: Plan, index: OrganizationLeadIndex): Bitmap {
+/** The live leads a plan matches; `texts` holds the matches of its text terms, by textKey, as the index loaded them. */
+export function evaluate(plan: Plan, index: OrganizationLeadIndex, texts: ReadonlyMap<string, Bitmap>): Bitmap {
   switch (plan.kind) {
     case 'and': {
       const [first, ...rest] = plan.items
-      const bits = first === undefined ? index.live.clone() : evaluate(first, index)
+      const bits = first === undefined ? index.live.clone() : evaluate(first, index, texts)
       for (const item of rest) {
         if (bits.isEmpty) break
-        bits.andInPlace(evaluate(item, index))
+        bits.andInPlace(evaluate(item, index, texts))
       }
       return bits
     }
     case 'or': {
       const bits = bitmap()
-      for (const item of plan.items) bits.orInPlace(evaluate(item, index))
+      for (const item of plan.items) bits.orInPlace(evaluate(item, index, texts))
       return bits
     }
     case 'not':
-      return difference(index.live, evaluate(plan.plan, index))
+      return difference(index.live, evaluate(plan.plan, index, texts))
     case 'all':
       return index.live.clone()
-    case 'rowids':
-      return known(plan.values, index.bySearchRowid, index)
+    case 'text': {
+      const bits = texts.get(textKey(plan.text))
+      if (bits === undefined) throw new Error('A text term of the plan is not loaded')
+      return bits.clone()
+    }
     case 'ids':
-      return known(plan.values, index.ordinals, index)
+      return liveOrdinals(plan.values, index.ordinals, index)
     case 'statuses': {
       const bits = bitmap()
       for (const id of plan.ids) {

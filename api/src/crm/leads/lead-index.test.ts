@@ -11,6 +11,7 @@ import {
   timeKey,
   timeText,
   type IndexSort,
+  type TextTerms,
 } from './lead-index.js'
 import { searchLeads } from './lead-search.js'
 
@@ -140,6 +141,45 @@ describe('the in-memory lead index', () => {
     expect(index.size).toBe(3)
     for (const name of ['Fourth', 'Fifth', 'Sixth']) await create(name)
     expect(await index.catchUp(second.database.db)).toBe(false)
+  })
+
+  it("keeps a text term's matches once found, up to date through another process, and only the latest terms", async () => {
+    const org = await ctx.createOrg('Kept Terms Co')
+    const ok = writer(org.admin.key)
+    const acme = await ok('POST', '/lead/', { name: 'Acme Robotics' })
+    await ok('POST', '/lead/', { name: 'Globex' })
+    const index = new OrganizationLeadIndex(org.id, ctx.database.dialect)
+    const db = second.database.db
+    await index.build(db)
+    const ordinal = (id: string) => index.ordinals.get(id) ?? -1
+    const text: TextTerms = { op: 'and', terms: [{ column: 'body', forms: ['robot'] }] }
+    let finds = 0
+    const find = async () => {
+      finds += 1
+      const { rows } = await sql<{ lead_id: string }>`select lead_id from lead_search
+        where organization_id = ${org.id} and body like '%robot%'`.execute(db)
+      return { kind: 'ids' as const, values: rows.map((r) => r.lead_id) }
+    }
+    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([ordinal(acme.id)])
+    // A contact's name and a rename, written through the first instance, caught up by the index on the second.
+    const other = await ok('POST', '/lead/', { name: 'Initech' })
+    await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik' })
+    await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
+    expect(await index.catchUp(db)).toBe(true)
+    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([ordinal(other.id)])
+    await ok('DELETE', `/lead/${other.id}/`)
+    expect(await index.catchUp(db)).toBe(true)
+    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([])
+    expect(finds).toBe(1)
+    // Past the terms an index keeps, the least recently searched is found again when next asked for.
+    for (let i = 0; i < 64; i++) {
+      await index.textMatchesOf({ op: 'or', terms: [{ column: 'name', forms: [`term ${String(i)}`] }] }, async () => ({
+        kind: 'ids',
+        values: [],
+      }))
+    }
+    await index.textMatchesOf(text, find)
+    expect(finds).toBe(2)
   })
 
   it('reads an organization a few leads at a time into the same index as in one read', async () => {

@@ -5,6 +5,7 @@ import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
 import type { Db, Dialect } from '../../platform/data/database.js'
 import { folded } from '../../platform/data/sql-conditions.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
+import type { SearchColumn } from './lead-search-index.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -237,6 +238,55 @@ export class RowidOrdinals {
   }
 }
 
+/**
+ * Text terms of the leads' search rows (lead-search.ts's DocumentGroup, its statuses aside): each holds when its
+ * column contains one of its folded forms; together they hold when all do (`and`) or any does (`or`).
+ */
+export interface TextTerms {
+  op: 'and' | 'or'
+  terms: readonly { column: SearchColumn; forms: readonly string[] }[]
+}
+
+/** The one key of the same terms. */
+export function textKey(text: TextTerms): string {
+  return JSON.stringify([text.op, text.terms.map((t) => [t.column, t.forms])])
+}
+
+/** Whether a lead's search row (its columns, as stored) holds the terms: the substring test SQL makes of them. */
+function holds(row: Partial<Record<SearchColumn, string | null>>, text: TextTerms): boolean {
+  const one = (t: TextTerms['terms'][number]) => {
+    const value = row[t.column] ?? ''
+    return t.forms.some((form) => value.includes(form))
+  }
+  return text.op === 'and' ? text.terms.every(one) : text.terms.some(one)
+}
+
+/**
+ * Text terms whose matches an organization's index keeps, most recently searched first (a page after the first,
+ * a Smart View opened again, the same words typed again are then answered from memory). Each is a bitmap of at most
+ * an eighth of a byte a lead.
+ */
+const TEXT_TERMS_KEPT = 64
+
+interface TextMatches {
+  text: TextTerms
+  bits: Bitmap
+}
+
+/** The live leads among `keys` (search rowids or lead ids), through a map of them to ordinals. */
+export function liveOrdinals<K>(
+  keys: readonly K[],
+  ordinals: { get(key: K): number | undefined },
+  index: OrganizationLeadIndex,
+): Bitmap {
+  const found: number[] = []
+  for (const key of keys) {
+    const ordinal = ordinals.get(key)
+    if (ordinal !== undefined) found.push(ordinal)
+  }
+  return bitmap(found).andInPlace(index.live)
+}
+
 export class OrganizationLeadIndex {
   position: ChangePosition | undefined
   /** Ordinal → lead id ('' once deleted). */
@@ -282,6 +332,12 @@ export class OrganizationLeadIndex {
   private readonly statusOf: string[] = []
   private readonly statusIds = new Map<string, string>()
   private readonly rowidOf: (number | null)[] = []
+  /**
+   * The matches of the text terms searched lately, by textKey: found by the database the first time, then kept up
+   * to date as the leads' other facts are (every write of a search row moves its lead's revision, in one
+   * transaction), each changed lead's search row tested again here.
+   */
+  private readonly textMatches = new LRUCache<string, TextMatches>({ max: TEXT_TERMS_KEPT })
 
   constructor(
     readonly organizationId: string,
@@ -368,6 +424,26 @@ export class OrganizationLeadIndex {
     }
     this.boundTouched()
     return this.ids.length < 1024 || this.live.size * 2 >= this.ids.length
+  }
+
+  /**
+   * The live leads whose search rows hold `text`: `find` (the database's lookup: search rowids on SQLite, lead ids on
+   * Postgres) the first time, or when it has been forgotten; kept up to date after.
+   */
+  async textMatchesOf(
+    text: TextTerms,
+    find: () => Promise<{ kind: 'rowids'; values: number[] } | { kind: 'ids'; values: string[] }>,
+  ): Promise<Bitmap> {
+    const key = textKey(text)
+    const kept = this.textMatches.get(key)
+    if (kept !== undefined) return kept.bits
+    const found = await find()
+    const bits =
+      found.kind === 'rowids'
+        ? liveOrdinals(found.values, this.bySearchRowid, this)
+        : liveOrdinals(found.values, this.ordinals, this)
+    this.textMatches.set(key, { text, bits })
+    return bits
   }
 
   /** A number field's values, loaded the first time a search asks (and kept up to date after). */
@@ -566,6 +642,7 @@ export class OrganizationLeadIndex {
       column.more.delete(ordinal)
     }
     for (const column of this.texts.values()) column[ordinal] = undefined
+    for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
     if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
     if (this.nextTasks !== undefined) {
@@ -630,6 +707,7 @@ export class OrganizationLeadIndex {
     }
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
     for (const [which, column] of this.texts) await this.loadTexts(db, which, column, scope)
+    if (this.textMatches.size > 0) await this.loadTextMatches(db, scope)
     if (this.opportunityValues !== undefined) await this.loadOpportunityValues(db, this.opportunityValues, scope)
     if (this.lastActivities !== undefined) await this.loadLastActivities(db, this.lastActivities, scope)
     if (this.nextTasks !== undefined) await this.loadNextTasks(db, this.nextTasks, scope)
@@ -812,6 +890,20 @@ export class OrganizationLeadIndex {
     if (this.touched.size > Math.max(1024, this.live.size / 8)) {
       this.orders.clear()
       this.touched.clear()
+    }
+  }
+
+  /** Tests the search rows of `scope`'s leads against every kept text term (clear took their ordinals out). */
+  private async loadTextMatches(db: Db, scope: LeadScope) {
+    const kept = [...this.textMatches.values()]
+    const columns = [...new Set(kept.flatMap(({ text }) => text.terms.map((t) => t.column)))]
+    const { rows } = await sql<Record<SearchColumn, string | null> & { lead_id: string }>`select lead_id,
+        ${sql.join(columns.map((c) => sql.ref(c)))}
+      from lead_search where organization_id = ${this.organizationId} and ${leadsOf(scope)}`.execute(db)
+    for (const row of rows) {
+      const ordinal = this.ordinals.get(row.lead_id)
+      if (ordinal === undefined || !this.live.has(ordinal)) continue
+      for (const { text, bits } of kept) if (holds(row, text)) bits.add(ordinal)
     }
   }
 

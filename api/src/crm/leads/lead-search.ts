@@ -25,11 +25,14 @@ import {
   leadIndexes,
   INDEXED_COUNTS,
   TEXT_SORTS,
+  textKey,
   type IndexedCount,
   type IndexSort,
   type TextSort,
+  type TextTerms,
 } from './lead-index.js'
-import { evaluate, numberFields, pageOf, type Plan } from './lead-index-plan.js'
+import { evaluate, numberFields, pageOf, textTermsOf, type Plan } from './lead-index-plan.js'
+import type { Bitmap } from '../../platform/data/bitmaps.js'
 import type { Comparator } from '../../platform/text/search-tree.js'
 
 // Compiles the lead search language (lead-search-parse.ts) to one SQL condition on `lead`, the same on SQLite and
@@ -90,7 +93,7 @@ function typedPhoneDigits(typed: string): string[] {
 /** A term a lead's search row answers: one of `forms` (folded) is in `column`. */
 interface DocTerm {
   column: SearchColumn
-  forms: string[]
+  forms: readonly string[]
 }
 
 /** The trigram index finds exactly the rows that hold a folded phrase of three characters (code points) or more. */
@@ -147,7 +150,7 @@ function statusTerm(expr: Expr): StatusTerm | undefined {
 
 /** Terms one search row answers together: text terms, and in an AND also statuses. */
 interface DocumentGroup {
-  terms: DocTerm[]
+  terms: readonly DocTerm[]
   op: 'and' | 'or'
   statuses: StatusTerm[]
 }
@@ -906,9 +909,24 @@ export async function searchLeads(
   return { has_more: search.skip + data.length < total, total_results: total, data }
 }
 
-/** The rows `set` (documentSet's subquery) lists, as the index knows them: search rowids on SQLite, else lead ids. */
+/**
+ * A group of search-row terms as the index answers it: the matches of its text terms, which the index keeps once
+ * found (textFound), and its statuses, which the index holds.
+ */
 async function documentPlan(db: Db, group: DocumentGroup, ctx: CompileContext): Promise<Plan> {
-  const set = documentSet(group, ctx)
+  const text: Plan = { kind: 'text', text: { op: group.op, terms: group.terms } }
+  if (group.statuses.length === 0) return text
+  const statuses = await Promise.all(group.statuses.map((t) => statusPlan(db, t.field, t.value, ctx)))
+  return { kind: 'and', items: [text, ...statuses] }
+}
+
+/** The search rows that hold text terms, as documentSet finds them: search rowids on SQLite, else lead ids. */
+async function textFound(
+  db: Db,
+  text: TextTerms,
+  ctx: CompileContext,
+): Promise<{ kind: 'rowids'; values: number[] } | { kind: 'ids'; values: string[] }> {
+  const set = documentSet({ terms: text.terms, op: text.op, statuses: [] }, ctx)
   if (ctx.dialect === 'sqlite') {
     const { rows } = await sql<{ rowid: number }>`${set}`.execute(db)
     return { kind: 'rowids', values: rows.map((r) => r.rowid) }
@@ -947,6 +965,18 @@ function hasPlan(what: string): Plan | undefined {
   return which === undefined ? undefined : { kind: 'count', which, op: '>', value: 0 }
 }
 
+/** `status_id:…`, `status:…` or `status_label:…` as the index holds it: the statuses' ids. */
+async function statusPlan(db: Db, field: string, value: string, ctx: CompileContext): Promise<Plan> {
+  if (field === 'status_id') return { kind: 'statuses', ids: [value] }
+  const rows = await db
+    .selectFrom('lead_status')
+    .select('id')
+    .where('organization_id', '=', ctx.organizationId)
+    .where(equalsIgnoringCase('label', value, ctx))
+    .execute()
+  return { kind: 'statuses', ids: rows.map((r) => r.id) }
+}
+
 async function fieldPlan(
   db: Db,
   expr: Extract<Expr, { kind: 'field' }>,
@@ -963,17 +993,9 @@ async function fieldPlan(
     case 'lead_id':
       return { kind: 'ids', values: [value] }
     case 'status_id':
-      return { kind: 'statuses', ids: [value] }
     case 'status':
-    case 'status_label': {
-      const rows = await db
-        .selectFrom('lead_status')
-        .select('id')
-        .where('organization_id', '=', ctx.organizationId)
-        .where(equalsIgnoringCase('label', value, ctx))
-        .execute()
-      return { kind: 'statuses', ids: rows.map((r) => r.id) }
-    }
+    case 'status_label':
+      return statusPlan(db, field, value, ctx)
     case 'date_created':
     case 'date_updated': {
       const range = resolveDateValue(value, ctx.now, ctx.tzOffsetHours)
@@ -1071,9 +1093,13 @@ async function searchInIndex(
   const kept = indexSorts(sorts, ctx)
   if (kept === undefined) return undefined
   const plan: Plan = where === null ? { kind: 'all' } : await planOf(db, where, ctx)
+  const texts = new Map<string, Bitmap>()
   const found = await leadIndexes(db, ctx.dialect).use(
     ctx.organizationId,
     async (index) => {
+      for (const text of textTermsOf(plan)) {
+        texts.set(textKey(text), await index.textMatchesOf(text, () => textFound(db, text, ctx)))
+      }
       const sortedBy = kept.flatMap((sort) => (sort.field === 'number' ? [sort.fieldId] : []))
       for (const fieldId of new Set([...numberFields(plan), ...sortedBy])) await index.numberColumn(db, fieldId)
       for (const sort of kept) {
@@ -1087,7 +1113,7 @@ async function searchInIndex(
     (index) => {
       // A task date of a form the index cannot place in the caller's zone: SQL sorts by next task instead.
       if (kept.some((sort) => sort.field === 'next_task') && !index.regularNextTasks) return undefined
-      const matches = evaluate(plan, index)
+      const matches = evaluate(plan, index, texts)
       const total = matches.size
       return { total, ids: total <= search.skip ? [] : pageOf(index, matches, kept, search.skip, search.limit) }
     },

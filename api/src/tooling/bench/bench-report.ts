@@ -4,6 +4,7 @@
 export const LEAD_SEARCH_KEYS = [
   'page',
   'search-text',
+  'search-text-new',
   'search-fields',
   'search-dates',
   'palette',

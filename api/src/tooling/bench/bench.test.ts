@@ -311,6 +311,7 @@ describe('bench helpers', () => {
       'bff-lead',
       'page',
       'search-text',
+      'search-text-new',
       'search-fields',
       'search-dates',
       'palette',

@@ -151,6 +151,19 @@ const NOTES = [
   'They are evaluating two other vendors.',
   'Follow up after their budget meeting.',
 ]
+/**
+ * Words the demo's leads are found by (their first and last names, the words of their companies' names, their cities
+ * and streets), lower-cased as one types them: a hundred, each held by many leads.
+ */
+export const DEMO_SEARCH_WORDS = [
+  ...FIRST_NAMES,
+  ...LAST_NAMES,
+  ...ADJECTIVES,
+  ...NOUNS,
+  ...PLACES.map(([city]) => city),
+  ...STREETS,
+].map((word) => word.toLowerCase())
+
 export const INDUSTRIES = ['Software', 'Healthcare', 'Manufacturing', 'Retail', 'Finance', 'Education']
 export const DECISION_ROLES = ['Champion', 'Economic buyer', 'Technical buyer', 'Gatekeeper']
 const DAY_MS = 86_400_000
