@@ -28,7 +28,7 @@ afterAll(async () => {
   await ctx.close()
 })
 
-const NAMES = ['Acme', 'Acme Robotics', 'Globex', 'Initech', 'Summit Foods', null] as const
+const NAMES = ['Acme', 'Acme Robotics', 'acme', 'Globex', 'Initech', 'Summit Foods', '', null] as const
 const CITIES = ['Denver', 'Boston', 'Austin'] as const
 /**
  * Contacts' names, some the same but for case, one past U+FFFF (a surrogate pair in JavaScript, which sorts after
@@ -85,6 +85,10 @@ const SEARCHES = [
   'sort:-tasks sort:created',
   'sort:custom.Employees',
   'has:email sort:-custom.Employees',
+  'sort:name',
+  'has:email sort:-name',
+  'sort:-name sort:created',
+  'name:* sort:name',
   'sort:contact_name',
   'has:contacts sort:-contact_name',
   'sort:email',

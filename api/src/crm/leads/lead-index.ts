@@ -50,10 +50,11 @@ export type IndexSort =
   | { field: 'next_task'; direction: 'asc' | 'desc'; offsetHours: number }
 
 /**
- * The texts a list sorts by that the index keeps once a sort asks (the leads list's columns): the first contact's
- * name, email and phone, and the lead's URL, each folded as lead-search.ts's sortTerms folds it.
+ * The texts a list sorts by that the index keeps once a sort asks (the leads list's columns): the lead's name, the
+ * first contact's name, email and phone, and the lead's URL, each folded as lead-search.ts's sortTerms folds it (and
+ * names that fold the same then by the name itself).
  */
-export const TEXT_SORTS = ['contact_name', 'email_address', 'phone', 'url'] as const
+export const TEXT_SORTS = ['name', 'contact_name', 'email_address', 'phone', 'url'] as const
 export type TextSort = (typeof TEXT_SORTS)[number]
 
 /**
@@ -303,6 +304,8 @@ export class OrganizationLeadIndex {
   readonly numbers = new Map<string, NumberColumn>()
   /** A sort's texts by ordinal (undefined: none), loaded the first time a search sorts by them. */
   private readonly texts = new Map<TextSort, (string | undefined)[]>()
+  /** The names themselves, by ordinal, once a sort by name asks: they order the names that fold the same. */
+  private readonly names: (string | undefined)[] = []
   private opportunityValues: OpportunityValues | undefined
   private lastActivities: LastActivities | undefined
   private nextTasks: NextTasks | undefined
@@ -642,6 +645,7 @@ export class OrganizationLeadIndex {
       column.more.delete(ordinal)
     }
     for (const column of this.texts.values()) column[ordinal] = undefined
+    this.names[ordinal] = undefined
     for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
     if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
@@ -797,7 +801,11 @@ export class OrganizationLeadIndex {
     if (sort.field === 'text') {
       const texts = this.texts.get(sort.which)
       if (texts === undefined) throw new Error(`The ${sort.which} sort is not loaded`)
-      return textOrder((ordinal) => texts[ordinal], s)
+      const folded = textOrder((ordinal) => texts[ordinal], s)
+      if (sort.which !== 'name') return folded
+      const names = this.names
+      const exact = textOrder((ordinal) => names[ordinal], s)
+      return (a, b) => folded(a, b) || exact(a, b)
     }
     const values = this.sortValues(sort)
     return (a, b) => {
@@ -930,9 +938,9 @@ export class OrganizationLeadIndex {
     const key = (text: RawBuilder<unknown>) => folded(sql`nullif(${text}, '')`, this.dialect)
     const byContact = sql`c.date_created, c.position, c.id`
     const { rows } = await (
-      which === 'url'
-        ? sql<TextKeyRow>`select id as lead_id, ${key(sql.ref('url'))} as k from lead
-          where organization_id = ${org} and ${leadsOf(scope, sql.ref('id'))}`
+      which === 'url' || which === 'name'
+        ? sql<TextKeyRow>`select id as lead_id, ${key(sql.ref(which))} as k, nullif(${sql.ref(which)}, '') as exact
+          from lead where organization_id = ${org} and ${leadsOf(scope, sql.ref('id'))}`
         : which === 'contact_name'
           ? sql<TextKeyRow>`select c.lead_id, ${key(sql.ref('c.name'))} as k from contact c
             where c.organization_id = ${org} and ${leadsOf(scope, sql.ref('c.lead_id'))}
@@ -948,7 +956,9 @@ export class OrganizationLeadIndex {
       if (row.lead_id === last) continue
       last = row.lead_id
       const ordinal = this.ordinals.get(row.lead_id)
-      if (ordinal !== undefined && this.live.has(ordinal)) column[ordinal] = row.k ?? undefined
+      if (ordinal === undefined || !this.live.has(ordinal)) continue
+      column[ordinal] = row.k ?? undefined
+      if (which === 'name') this.names[ordinal] = row.exact ?? undefined
     }
   }
 
@@ -1041,6 +1051,8 @@ function textOrder(text: (ordinal: number) => string | undefined, s: number): (a
 interface TextKeyRow {
   lead_id: string
   k: string | null
+  /** A lead's name or URL as stored (null: none, or empty). */
+  exact?: string | null
 }
 
 /** The condition on `column` (the rows' lead_id) of the rows of `scope`'s leads. */

@@ -1,6 +1,9 @@
 import fc from 'fast-check'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
+import { searchLeads } from './lead-search.js'
+import { refreshLeadSearch } from './lead-search-index.js'
 
 let ctx: TestContext
 const ids: Record<string, string> = {}
@@ -332,6 +335,41 @@ describe('case folding beyond ASCII, the same on SQLite and Postgres', () => {
         .data.map((l: { name: string | null }) => l.name)
     expect(await sorted('sort:name')).toEqual(['Alpha', 'alpha', 'beta', 'Zed', 'Émile', null])
     expect(await sorted('sort:-name')).toEqual(['Émile', 'Zed', 'beta', 'alpha', 'Alpha', null])
+  })
+
+  it('puts an empty name with the nameless, by index or SQL, walking the names or sorting the matches', async () => {
+    const org = await ctx.createOrg('Empty Names Ltd')
+    for (const name of ['beta', 'empty', null, 'Alpha', 'empty', null]) {
+      const res = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body: { name } })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    // The api stores an empty name as none; a row written otherwise (an older import, a hand edit) may hold one.
+    const { rows } = await sql<{ id: string }>`update lead set name = '' where organization_id = ${org.id}
+      and name = 'empty' returning id`.execute(ctx.database.db)
+    for (const { id } of rows) await refreshLeadSearch(ctx.database.db, org.id, id)
+    const ids = async (query: string, engine: 'index' | 'sql') => {
+      const search = { dialect: ctx.database.dialect, organizationId: org.id, query, now: new Date(), skip: 0 }
+      const found = await searchLeads(ctx.database.db, { ...search, tzOffsetHours: 0, limit: 100, engine })
+      return found.data.map((l) => [l.id, l.name])
+    }
+    for (const direction of ['', '-']) {
+      // All leads match both: SQL walks the names for the first (no condition), and reads and sorts the six matches
+      // for the second (too few for a walk).
+      const walked = await ids(`sort:${direction}name`, 'sql')
+      expect(walked.slice(0, 2).map(([, name]) => name)).toEqual(
+        direction === '' ? ['Alpha', 'beta'] : ['beta', 'Alpha'],
+      )
+      expect(
+        walked
+          .slice(2)
+          .map(([, name]) => name ?? null)
+          .sort(),
+      ).toEqual(['', '', null, null])
+      for (const engine of ['index', 'sql'] as const) {
+        expect(await ids(`sort:${direction}name`, engine), engine).toEqual(walked)
+        expect(await ids(`created>2000-01-01 sort:${direction}name`, engine), engine).toEqual(walked)
+      }
+    }
   })
 })
 

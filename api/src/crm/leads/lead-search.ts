@@ -579,11 +579,12 @@ function sortTerms(sorts: Sort[], ctx: CompileContext, walk: boolean): SortTerm[
     const dir = sql.raw(s.direction)
     if (s.field === 'name') {
       return [
-        // Nameless leads last in both directions; then case-insensitively by code point, the same on both
-        // dialects (Postgres would otherwise use its locale's collation), ties by exact name.
-        { key: sql`case when lead.name is null then 1 else 0 end`, dir: sql.raw('asc') },
-        { key: sql`${folded(sql.ref('lead.name'), ctx.dialect)}${codePoints(ctx)}`, dir },
-        { key: sql`lead.name${codePoints(ctx)}`, dir },
+        // Nameless leads (no name, or an empty one) last in both directions, as walkByName puts them; then
+        // case-insensitively by code point, the same on both dialects (Postgres would otherwise use its locale's
+        // collation), ties by exact name.
+        { key: sql`case when coalesce(lead.name, '') = '' then 1 else 0 end`, dir: sql.raw('asc') },
+        { key: sql`${folded(sql`coalesce(lead.name, '')`, ctx.dialect)}${codePoints(ctx)}`, dir },
+        { key: sql`coalesce(lead.name, '')${codePoints(ctx)}`, dir },
       ]
     }
     if (counted(s.field) !== undefined) return [{ key: countOf(s.field), dir }]
