@@ -54,6 +54,19 @@ describe('loadConfig SQLite page cache', () => {
   })
 })
 
+describe('loadConfig heap growth', () => {
+  it('lets the heap grow by half past its live memory unless LEADLINE_HEAP_GROWTH_PERCENT says otherwise', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(50)
+    expect(loadConfig({ LEADLINE_HEAP_GROWTH_PERCENT: '20' }).heapGrowthPercent).toBe(20)
+    expect(loadConfig({ LEADLINE_HEAP_GROWTH_PERCENT: 'v8' }).heapGrowthPercent).toBe('v8')
+    for (const bad of ['0', '-5', '1.5', '1001', 'lots']) {
+      expect(() => loadConfig({ LEADLINE_HEAP_GROWTH_PERCENT: bad }), bad).toThrow(
+        `LEADLINE_HEAP_GROWTH_PERCENT must be a whole number from 1 to 1000, or v8; got "${bad}"`,
+      )
+    }
+  })
+})
+
 describe('loadConfig lead search', () => {
   it('answers lead searches from the in-memory index unless LEADLINE_LEAD_SEARCH says sql', () => {
     expect(loadConfig({}).leadSearch).toBe('index')

@@ -26,6 +26,11 @@ export interface Config {
   /** Each SQLite connection's page cache in MB. */
   sqliteCacheMb: number
   /**
+   * `LEADLINE_HEAP_GROWTH_PERCENT`: how far past the memory still in use after a full garbage collection the api's
+   * JavaScript heap may grow before the next one (decision 0066); `v8` leaves it to V8 (up to 300 %).
+   */
+  heapGrowthPercent: number | 'v8'
+  /**
    * `LEADLINE_LEAD_SEARCH`: what answers lead searches, `index` (the in-memory index where it can, decision 0061) or
    * `sql` (the database alone).
    */
@@ -160,6 +165,17 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value
 }
 
+/** `LEADLINE_HEAP_GROWTH_PERCENT`: 50 unless set; `v8` for V8's own choice. */
+function heapGrowthPercent(env: NodeJS.ProcessEnv): number | 'v8' {
+  const raw = env.LEADLINE_HEAP_GROWTH_PERCENT
+  if (raw === 'v8') return 'v8'
+  const value = raw === undefined || raw === '' ? 50 : Number(raw)
+  if (!Number.isInteger(value) || value <= 0 || value > 1000) {
+    throw new Error(`LEADLINE_HEAP_GROWTH_PERCENT must be a whole number from 1 to 1000, or v8; got "${String(raw)}"`)
+  }
+  return value
+}
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 function trustedProxies(env: NodeJS.ProcessEnv): string {
@@ -247,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     presenceWindowSeconds: 300,
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
+    heapGrowthPercent: heapGrowthPercent(env),
     leadSearch: leadSearchFrom(env),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),

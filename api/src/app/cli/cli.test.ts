@@ -558,13 +558,22 @@ describe('leadline reindex and the rebuild in leadline migrate', () => {
     return res.json().data.map((l: { id: string }) => l.id)
   }
 
+  /**
+   * Writes the lead's document as `body`, moving the lead's revision as every write of a document does (so that the
+   * api's index reads it again, decision 0065).
+   */
+  async function writeDocument(body: string): Promise<void> {
+    await database.db.updateTable('lead_search').set({ body }).where('lead_id', '=', leadId).execute()
+    await database.db
+      .updateTable('lead')
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('id', '=', leadId)
+      .execute()
+  }
+
   /** Puts the lead's document back in the first format (no national phone forms) and records that format. */
   async function makeStale(): Promise<void> {
-    await database.db
-      .updateTable('lead_search')
-      .set({ body: 'reindex me ltd\n+442079460958\n+44 20 7946 0958' })
-      .where('lead_id', '=', leadId)
-      .execute()
+    await writeDocument('reindex me ltd\n+442079460958\n+44 20 7946 0958')
     await database.db.updateTable('app_state').set({ value: '1' }).where('key', '=', versionKey).execute()
   }
 
@@ -604,7 +613,7 @@ describe('leadline reindex and the rebuild in leadline migrate', () => {
   })
 
   it('reindex rebuilds every document even when the format is current', async () => {
-    await database.db.updateTable('lead_search').set({ body: 'stale' }).where('lead_id', '=', leadId).execute()
+    await writeDocument('stale')
     expect(await search('020 7946 0958')).toEqual([])
     expect(await leadlineJson(['reindex', ...db])).toEqual({
       reindexed_leads: await leadCount(),

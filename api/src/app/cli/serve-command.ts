@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8'
 import { loadConfig, type Config } from '../../platform/config.js'
 import { closeOnSignals, serve } from '../main.js'
 import { leadlineCommand, required } from './cli-command.js'
@@ -20,6 +21,10 @@ stdout gets {"url"}. SIGTERM or SIGINT finishes in-flight requests and exits 0; 
       const port = givenPort === undefined ? undefined : nonNegativeInt(givenPort, '--port', 0, 65535)
       const host = givenHost === undefined ? undefined : required(givenHost, '--host H')
       const config: Config = asUsage(() => ({ ...loadConfig(input.env), databaseUrl: input.databaseUrl() }))
+      // This process's own garbage collector, set here and not in `serve` (which tests run inside their workers).
+      if (config.heapGrowthPercent !== 'v8') {
+        setFlagsFromString(`--heap-growing-percent=${String(config.heapGrowthPercent)}`)
+      }
       const server = await serve({
         config,
         ...(port === undefined ? {} : { port }),

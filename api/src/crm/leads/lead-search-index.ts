@@ -326,7 +326,12 @@ function isPostgres(db: Db): boolean {
  * The one path for a lead's writes and rebuilds (the demo seed builds the same rows with `leadSearchRow` from the
  * rows it generated). Resolves to the number of documents written.
  */
-export async function refreshLeadSearchOf(db: Db, organizationId: string, leads: LeadTexts[]): Promise<number> {
+export async function refreshLeadSearchOf(
+  db: Db,
+  organizationId: string,
+  leads: LeadTexts[],
+  options: { moveRevisions?: boolean } = {},
+): Promise<number> {
   if (leads.length === 0) return 0
   const [rows, stored] = await Promise.all([
     buildLeadSearchRows(db, organizationId, leads),
@@ -361,6 +366,21 @@ export async function refreshLeadSearchOf(db: Db, organizationId: string, leads:
           .doUpdateSet((eb) =>
             Object.fromEntries(([...SEARCH_COLUMNS, 'status_id'] as const).map((c) => [c, eb.ref(`excluded.${c}`)])),
           ),
+      )
+      .execute()
+  }
+  if (options.moveRevisions === true && changed.length > 0) {
+    // A search row is written with its lead's revision moved: the leads' change feed then lists the lead, and every
+    // api process's index tests its kept text terms on the new row (decision 0065). A write to the lead does that
+    // already; a rebuild, which writes no lead, asks for it.
+    await db
+      .updateTable('lead')
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('organization_id', '=', organizationId)
+      .where(
+        'id',
+        'in',
+        changed.map((row) => row.lead_id),
       )
       .execute()
   }
@@ -434,7 +454,7 @@ export async function rebuildLeadSearch(db: Db, options: RebuildOptions = {}): P
         const last = leads.at(-1)
         if (last === undefined) return 0
         after = last.id
-        await refreshLeadSearchOf(tx, organizationId, leads)
+        await refreshLeadSearchOf(tx, organizationId, leads, { moveRevisions: true })
         return leads.length
       })
       done += count
