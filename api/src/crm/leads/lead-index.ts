@@ -1148,6 +1148,11 @@ export class LeadIndexes {
     if (this.entries.peek(organizationId) === mine) this.entries.set(organizationId, mine)
     return answer
   }
+
+  /** Drops an organization's index (a turn under way finishes on it): its next search builds one anew. */
+  forget(organizationId: string): void {
+    this.entries.delete(organizationId)
+  }
 }
 
 const byDatabase = new WeakMap<Db, LeadIndexes>()
