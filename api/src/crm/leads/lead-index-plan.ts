@@ -30,34 +30,27 @@ export type Plan =
   | { kind: 'date'; column: 'date_created' | 'date_updated'; op: Comparator; start: string; end: string }
   | { kind: 'number'; fieldId: string; op: Comparator; value: number }
 
-/** The text terms a plan tests, for the index to load before the plan is evaluated. */
-export function textTermsOf(plan: Plan): TextTerms[] {
+/** A plan's leaves: the plans that no `and`, `or` or `not` holds. */
+function leaves(plan: Plan): Plan[] {
   switch (plan.kind) {
     case 'and':
     case 'or':
-      return plan.items.flatMap(textTermsOf)
+      return plan.items.flatMap(leaves)
     case 'not':
-      return textTermsOf(plan.plan)
-    case 'text':
-      return [plan.text]
+      return leaves(plan.plan)
     default:
-      return []
+      return [plan]
   }
+}
+
+/** The text terms a plan tests, for the index to load before the plan is evaluated. */
+export function textTermsOf(plan: Plan): TextTerms[] {
+  return leaves(plan).flatMap((leaf) => (leaf.kind === 'text' ? [leaf.text] : []))
 }
 
 /** The number fields a plan tests, for the index to load before the plan is evaluated. */
 export function numberFields(plan: Plan): string[] {
-  switch (plan.kind) {
-    case 'and':
-    case 'or':
-      return plan.items.flatMap(numberFields)
-    case 'not':
-      return numberFields(plan.plan)
-    case 'number':
-      return [plan.fieldId]
-    default:
-      return []
-  }
+  return leaves(plan).flatMap((leaf) => (leaf.kind === 'number' ? [leaf.fieldId] : []))
 }
 
 function compares(op: Comparator, left: number, right: number): boolean {

@@ -939,7 +939,8 @@ export class OrganizationLeadIndex {
     const byContact = sql`c.date_created, c.position, c.id`
     const { rows } = await (
       which === 'url' || which === 'name'
-        ? sql<TextKeyRow>`select id as lead_id, ${key(sql.ref(which))} as k, nullif(${sql.ref(which)}, '') as exact
+        ? sql<TextKeyRow>`select id as lead_id, ${key(sql.ref(which))} as k,
+            ${which === 'name' ? sql`nullif(name, '')` : sql`null`} as exact
           from lead where organization_id = ${org} and ${leadsOf(scope, sql.ref('id'))}`
         : which === 'contact_name'
           ? sql<TextKeyRow>`select c.lead_id, ${key(sql.ref('c.name'))} as k from contact c
@@ -1051,7 +1052,7 @@ function textOrder(text: (ordinal: number) => string | undefined, s: number): (a
 interface TextKeyRow {
   lead_id: string
   k: string | null
-  /** A lead's name or URL as stored (null: none, or empty). */
+  /** A sort by name: the lead's name as stored (null: none, or empty). */
   exact?: string | null
 }
 
