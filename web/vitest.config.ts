@@ -6,6 +6,6 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: { conditions: ['@leadline/source'] },
   test: {
-    include: ['src/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.{ts,tsx}', 'vite-route-preloads.test.ts'],
   },
 })

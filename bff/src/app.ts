@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { join, sep } from 'node:path'
 import accepts from 'accepts'
@@ -12,11 +13,15 @@ import {
   currentSession,
   FieldError,
   liveSession,
+  sessionView,
   type AuthDeps,
   type CurrentSession,
 } from './auth-routes.js'
 import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
+import { signedInPage } from './app-page.js'
+import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
+import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
@@ -215,6 +220,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   const assetsDir = join(config.webDist, 'assets') + sep
+  const preloads = new RoutePreloads(config.webDist)
   // The build writes each asset brotli'd and gzipped beside it (web/vite.config.ts): sent as they are, where the
   // compression middleware would squeeze each again per request (14 ms of a slow core for the app's entry alone).
   app.use(
@@ -228,16 +234,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
         dotfiles: 'ignore',
         cacheControl: false,
         setHeaders(res, filePath) {
-          res.setHeader(
-            'cache-control',
-            filePath.startsWith(assetsDir) ? 'public, max-age=31536000, immutable' : 'no-cache',
-          )
+          res.setHeader('cache-control', filePath.startsWith(assetsDir) ? IMMUTABLE : 'no-cache')
         },
       },
     }),
   )
 
-  app.use((req, res, next) => {
+  app.use(async (req, res, next) => {
     // Browsers name text/html; curl and uptime checkers send `*/*` or no Accept at all, and get the app too.
     const wantsHtml = (req.method === 'GET' || req.method === 'HEAD') && req.accepts('html') !== false
     if (!wantsHtml || /^\/(assets|api|auth)(\/|$)/.test(req.path)) {
@@ -247,6 +250,15 @@ export function createBffApp(options: BffAppOptions): BffApp {
     const index = join(config.webDist, 'index.html')
     if (!existsSync(index)) {
       res.status(503).type('html').setHeader('cache-control', 'no-store').send(NOT_BUILT_PAGE)
+      return
+    }
+    // Signed in: the page carries who is signed in, so the app's first screen needs no round trip to learn it, and
+    // preloads the screen's own code. Such a page is this person's alone, never stored by a cache.
+    const current = currentSession(req, res, deps)
+    if (current !== undefined) {
+      const html = await readFile(index, 'utf8')
+      res.setHeader('cache-control', 'no-store')
+      res.type('html').send(signedInPage(html, sessionView(current.session), preloads.filesFor(req.path)))
       return
     }
     res.setHeader('cache-control', 'no-cache')
@@ -269,8 +281,15 @@ export function createBffApp(options: BffAppOptions): BffApp {
   // the BFF more than the session and the proxy together: the commonest request, a signed-in browser's read, skips it.
   // Anything else, or anything the lane is unsure of (no session, a path the proxy refuses), goes through `app`, which
   // answers it as it always has.
+  const assets = AssetCache.load(assetsDir)
   const handle: RequestListener = (req, res) => {
     const url = req.url ?? ''
+    const cached = url.startsWith('/assets/') ? assets.find(req) : undefined
+    if (cached !== undefined) {
+      beginRequest(req, res, isSecure(req, trustProxy), logger)
+      sendCached(req, res, cached)
+      return
+    }
     const path =
       (req.method === 'GET' || req.method === 'HEAD') && url.startsWith('/api/v1/') && sentByTheApp(req)
         ? checkedUpstreamPath(url)

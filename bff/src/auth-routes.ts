@@ -98,7 +98,7 @@ function endSession(deps: AuthDeps, id: string): void {
 }
 
 /** What the browser learns about its session: never the key. */
-function sessionView(profile: SessionProfile) {
+export function sessionView(profile: SessionProfile) {
   return {
     user: {
       id: profile.userId,

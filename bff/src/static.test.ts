@@ -10,6 +10,8 @@ let bff: StartedBff
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c.js"></script></head></html>'
 const SCRIPT = `console.log(${JSON.stringify('leadline '.repeat(2000))})`
 const html = { accept: 'text/html,application/xhtml+xml' }
+/** Under the compression threshold: held in memory from the start, sent as it is. */
+const TINY_CSS = 'body{margin:0}'
 
 async function start(webDist: string): Promise<StartedBff> {
   return startBff(testConfig({ apiUrl: `http://127.0.0.1:${await deadPort()}`, dataDir: dir.path, webDist }))
@@ -21,6 +23,7 @@ beforeEach(async () => {
   await mkdir(join(dist, 'assets'), { recursive: true })
   await writeFile(join(dist, 'index.html'), INDEX)
   await writeFile(join(dist, 'assets', 'app-3f9a1c.js'), SCRIPT)
+  await writeFile(join(dist, 'assets', 'tiny-7e8d9c.css'), TINY_CSS)
   await writeFile(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
   bff = await start(dist)
 })
@@ -61,6 +64,40 @@ describe('the SPA', () => {
     const plain = await get('identity')
     expect(plain.headers.get('content-encoding')).toBeNull()
     expect(plain.text).toBe(SCRIPT)
+  })
+
+  test('assets held in memory answer as the static files do: validators, HEAD, and what memory is unsure of', async () => {
+    await bff.close()
+    const assets = join(dir.path, 'dist', 'assets')
+    await writeFile(join(assets, 'app-3f9a1c.js.br'), brotliCompressSync(Buffer.from('/* br */')))
+    await writeFile(join(assets, 'app-3f9a1c.js.gz'), gzipSync(Buffer.from('/* gz */')))
+    bff = await start(join(dir.path, 'dist'))
+    const br = { 'accept-encoding': 'br' }
+    const cached = await rawRequest(bff.url, '/assets/app-3f9a1c.js', br)
+    expect(cached.status).toBe(200)
+    expect(cached.headers['content-type']).toMatch(/javascript/)
+    expect(cached.headers['content-length']).toBe(String(brotliCompressSync(Buffer.from('/* br */')).length))
+    expect(cached.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(cached.headers['last-modified']).toBeDefined()
+    // The validator is the static middleware's own: it answers a revalidation (which memory leaves to it) with a 304.
+    const etag = cached.headers.etag ?? ''
+    expect(etag).toMatch(/^W\/"/)
+    const revalidated = await rawRequest(bff.url, '/assets/app-3f9a1c.js', { ...br, 'if-none-match': etag })
+    expect(revalidated.status).toBe(304)
+    const head = await rawRequest(bff.url, '/assets/app-3f9a1c.js', br, 'HEAD')
+    expect(head.status).toBe(200)
+    expect(head.body).toBe('')
+    expect(head.headers['content-length']).toBe(cached.headers['content-length'])
+    const tiny = await rawRequest(bff.url, '/assets/tiny-7e8d9c.css', { 'accept-encoding': 'gzip, br' })
+    expect(tiny.body).toBe(TINY_CSS)
+    expect(tiny.headers['content-type']).toBe('text/css; charset=utf-8')
+    expect(tiny.headers['content-encoding']).toBeUndefined()
+    // Written after the start: not in memory, read from disk.
+    await writeFile(join(assets, 'late-5f6e7d.css'), TINY_CSS)
+    const late = await rawRequest(bff.url, '/assets/late-5f6e7d.css')
+    expect(late.status).toBe(200)
+    expect(late.body).toBe(TINY_CSS)
+    expect((await rawRequest(bff.url, '/assets/app-3f9a1c.js', {}, 'POST')).status).toBe(404)
   })
 
   test('index.html and client routes answer the app shell, revalidated every time', async () => {
@@ -152,6 +189,7 @@ describe('security headers', () => {
     const answers = await Promise.all([
       bff.call('/', { headers: html }),
       bff.call('/assets/app-3f9a1c.js'),
+      bff.call('/assets/tiny-7e8d9c.css'),
       bff.call('/nothing-here'),
       bff.call('/api/v1/lead/'),
       bff.call('/api/v1/lead/', { headers: { 'x-requested-with': 'no' } }),

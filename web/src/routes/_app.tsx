@@ -1,5 +1,5 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
-import { authQueries, syncTimeZone } from '../features/auth/auth-queries'
+import { authQueries } from '../features/auth/auth-queries'
 import { AppShell } from '../features/shell/app-shell'
 import { isApiError } from '../lib/api'
 
@@ -11,7 +11,6 @@ export const Route = createFileRoute('/_app')({
       if (!isApiError(error, 401)) throw error
       redirect({ to: '/sign-in', search: { redirect: location.href }, throw: true })
     }
-    syncTimeZone(queryClient)
   },
   component: AppShell,
 })

@@ -94,38 +94,50 @@ let lastSentTimeZone: string | undefined
 
 /**
  * The BFF turns the user's zone into `X-TZ-Offset` on every API request; tell it when the browser's zone differs
- * from the one last sent (a new page load, or the laptop crossed a border). Answers that depend on the zone ("today"
- * in a search) are refetched after a change. A failure only costs a stale offset until the next check (a 401 ends
- * the session, as for any mutation). It runs outside React (in a route's beforeLoad too), hence a MutationObserver.
+ * from the one last sent (a new page load, or the laptop crossed a border). Its answer is who the person is now (a
+ * name or role changed since they signed in) and the zone the API now computes "today" in: when that zone is not the
+ * one the screen was read in, every answer that depends on it ("today" in a search) is read again. A failure only
+ * costs a stale offset until the next check (a 401 ends the session, as for any mutation). It runs outside React's
+ * rendering, hence a MutationObserver.
  */
 export function syncTimeZone(queryClient: QueryClient): void {
   if (document.visibilityState === 'hidden') return
   const zone = browserTimeZone()
   if (zone === lastSentTimeZone) return
-  const previous = lastSentTimeZone
   lastSentTimeZone = zone
+  const sessionKey = authQueries.session().queryKey
   new MutationObserver(queryClient, {
-    // Nothing is cached under this key: what a new zone makes stale is every query, refetched below after a change.
+    // Nothing is cached under this key: the answer replaces the session's.
     mutationKey: [...authQueries.all(), 'time-zone'],
     mutationFn: (timeZone: string) => authApi.put<AuthSession>('session', { time_zone: timeZone }),
     meta: { errorTitle: false },
   })
     .mutate(zone)
     .then(
-      () => (previous === undefined ? undefined : queryClient.invalidateQueries()),
+      (session) => {
+        const before = queryClient.getQueryData(sessionKey)
+        queryClient.setQueryData(sessionKey, session)
+        if (before !== undefined && before.time_zone !== session.time_zone)
+          return queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] })
+        return undefined
+      },
       () => {
         lastSentTimeZone = undefined
       },
     )
 }
 
-/** While signed in: re-check the zone whenever the tab comes back to the foreground. */
+/**
+ * While signed in: checks the zone once the shell is on screen (not before: the first screen's code and data come
+ * first) and again whenever the tab comes back to the foreground.
+ */
 export function useTimeZoneSync(): void {
   const queryClient = useQueryClient()
   useEffect(() => {
     const check = () => {
       syncTimeZone(queryClient)
     }
+    check()
     document.addEventListener('visibilitychange', check)
     window.addEventListener('focus', check)
     return () => {

@@ -16,6 +16,8 @@ export const Route = createFileRoute('/_app/leads/')({
     // For the New lead dialog and the Smart Views; not awaited, and a failure only leaves those lists short.
     queryClient.query(setupQueries.statuses()).catch(() => undefined)
     queryClient.query(savedSearchQueries.list()).catch(() => undefined)
+    // The columns' fields: read beside the first page rather than after it, when the table asks for them.
+    queryClient.query(setupQueries.customFields('lead')).catch(() => undefined)
     let query = deps.query
     if (deps.smart_view !== undefined && query === undefined) {
       try {

@@ -1,0 +1,127 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { SESSION_ELEMENT_ID, signedInPage } from './app-page.js'
+import {
+  annAtTheApi,
+  signIn,
+  startBff,
+  startFakeUpstream,
+  tempDir,
+  testConfig,
+  type StartedBff,
+} from './test-support/harness.js'
+
+const INDEX = '<!doctype html><html><head><title>Leadline</title></head><body><div id="root"></div></body></html>'
+const html = { accept: 'text/html' }
+
+/** The JSON of the page's session block, or undefined when it has none. */
+function sessionBlock(page: string): unknown {
+  const open = `<script type="application/json" id="${SESSION_ELEMENT_ID}">`
+  const at = page.indexOf(open)
+  if (at === -1) return undefined
+  const end = page.indexOf('</script>', at)
+  return JSON.parse(page.slice(at + open.length, end))
+}
+
+describe('signedInPage', () => {
+  test('puts the block before </head>, or at the end of a page without one', () => {
+    expect(signedInPage(INDEX, { a: 1 })).toBe(
+      INDEX.replace('</head>', `<script type="application/json" id="${SESSION_ELEMENT_ID}">{"a":1}</script></head>`),
+    )
+    expect(signedInPage('<p>', { a: 1 })).toBe(
+      `<p><script type="application/json" id="${SESSION_ELEMENT_ID}">{"a":1}</script>`,
+    )
+  })
+
+  test('no value can end the block or open a comment, and the JSON reads back the same', () => {
+    const session = { name: '</script><script>alert(1)</script><!--', other: 'a<b' }
+    const page = signedInPage(INDEX, session)
+    expect(page.match(/<\/script>/g)).toHaveLength(1)
+    expect(page).not.toContain('<!--')
+    expect(sessionBlock(page)).toEqual(session)
+  })
+})
+
+describe('the app page', () => {
+  let upstream: Awaited<ReturnType<typeof startFakeUpstream>>
+  let dir: Awaited<ReturnType<typeof tempDir>>
+  let bff: StartedBff
+
+  beforeEach(async () => {
+    upstream = await startFakeUpstream()
+    dir = await tempDir()
+    const dist = join(dir.path, 'dist')
+    await mkdir(dist, { recursive: true })
+    await writeFile(join(dist, 'index.html'), INDEX)
+    await writeFile(
+      join(dist, 'route-preloads.json'),
+      JSON.stringify({ routes: [{ path: '/leads/$leadId', files: ['assets/_app-1a.js', 'assets/lead-2b.js'] }] }),
+    )
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, webDist: dist }))
+  })
+
+  afterEach(async () => {
+    await bff.close()
+    await upstream.close()
+    await dir.remove()
+  })
+
+  test('signed in, it carries what GET /auth/session answers, and no cache keeps it', async () => {
+    const cookie = await signIn(bff)
+    const page = await bff.call('/leads', { cookie, headers: html })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    const session = await bff.call('/auth/session', { cookie })
+    expect(sessionBlock(page.text)).toEqual(session.json)
+    expect(page.text.replace(/<script type="application\/json"[^]*?<\/script>/, '')).toBe(INDEX)
+  })
+
+  test('a screen’s own chunks are preloaded, signed in only', async () => {
+    const links =
+      '<link rel="modulepreload" crossorigin href="/assets/_app-1a.js">' +
+      '<link rel="modulepreload" crossorigin href="/assets/lead-2b.js"></head>'
+    const cookie = await signIn(bff)
+    expect((await bff.call('/leads/lead_abc?activity=calls', { cookie, headers: html })).text).toContain(links)
+    expect((await bff.call('/inbox', { cookie, headers: html })).text).not.toContain('modulepreload')
+    // Signed out, the app goes to the sign-in page: the lead's code would be loaded for nothing.
+    expect((await bff.call('/leads/lead_abc', { headers: html })).text).toBe(INDEX)
+  })
+
+  test('a name that reads as markup stays inside the block', async () => {
+    Object.assign(annAtTheApi, { firstName: '</script><script>alert(1)</script>' })
+    try {
+      const cookie = await signIn(bff)
+      // The profile is read again when the zone is sent, as the app does on its first screen.
+      await bff.call('/auth/session', {
+        method: 'PUT',
+        cookie,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ time_zone: 'UTC' }),
+      })
+      const page = await bff.call('/', { cookie, headers: html })
+      expect(page.text.match(/<\/script>/g)).toHaveLength(1)
+      expect(sessionBlock(page.text)).toMatchObject({ user: { first_name: '</script><script>alert(1)</script>' } })
+    } finally {
+      Object.assign(annAtTheApi, { firstName: 'Ann' })
+    }
+  })
+
+  test('signed out, or with a cookie that opens no session, it is the build’s page as it is', async () => {
+    const anonymous = await bff.call('/leads', { headers: html })
+    expect(anonymous.text).toBe(INDEX)
+    expect(anonymous.headers.get('cache-control')).toBe('no-cache')
+    const stale = await bff.call('/leads', { cookie: `__Host-leadline_session=${'A'.repeat(43)}`, headers: html })
+    expect(stale.text).toBe(INDEX)
+    // The stale cookie is cleared, as any other request with it would.
+    expect(stale.setCookies.join('\n')).toMatch(/leadline_session=;/)
+  })
+
+  test('after signing out the page carries no session', async () => {
+    const cookie = await signIn(bff)
+    expect(sessionBlock((await bff.call('/', { cookie, headers: html })).text)).toBeDefined()
+    await bff.call('/auth/session', { method: 'DELETE', cookie })
+    expect((await bff.call('/', { cookie, headers: html })).text).toBe(INDEX)
+  })
+})
