@@ -7,6 +7,7 @@ import { EmptyState, Skeleton, QueryErrorState } from '../../components/ui/feedb
 import { TextField } from '../../components/ui/text-field'
 import { useDocumentTitle } from '../../lib/document-title'
 import { localDate } from '../../lib/format'
+import { useProgressiveCount } from '../../lib/progressive'
 import { authQueries } from '../auth/auth-queries'
 import { viewOf, type InboxSearch } from './inbox-search'
 import { isTyping, shortcutOf } from './inbox-keys'
@@ -24,6 +25,8 @@ import { undoLast } from './task-undo'
 const AssigneePicker = lazy(() => import('./assignee-picker').then((m) => ({ default: m.AssigneePicker })))
 
 const HEADINGS = { inbox: 'Inbox', future: 'Future', archive: 'Archive' } as const
+/** Rows rendered before the others: more than a tall screen shows. */
+const FIRST_ROWS = 30
 const EMPTY = {
   inbox: ['Inbox zero', 'Nothing is due today. Tasks dated later wait under Future.'],
   future: ['Nothing planned', 'Tasks dated after today show here.'],
@@ -66,6 +69,8 @@ export function InboxPage({ search }: { search: InboxSearch }) {
   )
   const groups = useMemo(() => groupTasks(tasks, view, today), [tasks, view, today])
   const ordered = useMemo(() => groups.flatMap((group) => group.tasks), [groups])
+  // The first screenful of rows first; the others in the moment after (src/lib/progressive.ts).
+  const shown = useProgressiveCount(ordered.length, FIRST_ROWS)
 
   const listKey = `${view}:${assignee}`
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set())
@@ -306,7 +311,10 @@ export function InboxPage({ search }: { search: InboxSearch }) {
         )
       ) : (
         <div className="flex flex-col gap-6">
-          {groups.map((group) => {
+          {groups.map((group, groupIndex) => {
+            // Rows of the groups before this one, so that only the first `shown` rows of the whole list render.
+            const before = groups.slice(0, groupIndex).reduce((sum, g) => sum + g.tasks.length, 0)
+            if (before >= shown) return null
             const inGroup = group.tasks.filter((t) => selected.has(t.id)).length
             const headingId = `tasks-${group.key}`
             return (
@@ -340,7 +348,7 @@ export function InboxPage({ search }: { search: InboxSearch }) {
                   </h2>
                 </div>
                 <ul className="flex flex-col">
-                  {group.tasks.map((task) => (
+                  {group.tasks.slice(0, shown - before).map((task) => (
                     <TaskRow
                       key={task.id}
                       ref={(row) => {
