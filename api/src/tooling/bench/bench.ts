@@ -71,7 +71,8 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
   --only screens
                 loads each screen (leads, a lead, inbox, opportunities, reports, settings) fresh three times in
                 Chromium, through a BFF serving the built web app and signed in to the bench's organization, and
-                prints each one's largest contentful paint against the target (300 ms); only when named, and alone
+                prints each one's largest contentful paint against the target (300 ms); alone when named, and after
+                the other scenarios in a run without --only (unless --json), when the web app is built
 
   LEADLINE_BENCH_API_NODE_ARGS, when set, is passed to the api processes' node (for example
   '--cpu-prof --cpu-prof-dir=prof' to profile them)
@@ -375,6 +376,7 @@ async function main(): Promise<number> {
   const size = await databaseSize(database.url)
 
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-'))
+  let code: number
   let api: Server | undefined
   let raw: Server | undefined
   let reportApi: Server | undefined
@@ -557,7 +559,7 @@ async function main(): Promise<number> {
     } else {
       process.stdout.write(`\n${formatReport(figures)}\n`)
     }
-    return results.some((r) => r.non2xx + r.errors > 0) ? 1 : 0
+    code = results.some((r) => r.non2xx + r.errors > 0) ? 1 : 0
   } finally {
     clearInterval(sampler)
     await stop(raw)
@@ -567,6 +569,15 @@ async function main(): Promise<number> {
     await stop(api)
     rmSync(scratch, { recursive: true, force: true })
   }
+  // A whole run prints the screens' paint too, on the same database, once the processes above are stopped.
+  if (values.only === undefined && values.json !== true) {
+    if (!existsSync(join(webDist, 'index.html'))) {
+      process.stdout.write(`\nscreens: not measured, the web app is not built (${webDist})\n`)
+    } else if ((await benchScreenPaints(values.db, leads)) !== 0) {
+      code = 1
+    }
+  }
+  return code
 }
 
 /** The import scenario, alone: its own api process on a fresh SQLite file. */
