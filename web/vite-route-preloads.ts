@@ -7,7 +7,7 @@ import type { Plugin } from 'vite'
 
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json'
 
-interface ChunkFacts {
+export interface ChunkFacts {
   imports: string[]
   modules: string[]
   isEntry: boolean
@@ -26,8 +26,8 @@ export function routePattern(file: string): string | undefined {
   return `/${path.join('/')}`
 }
 
-/** The files a chunk loads with it: itself and its static imports, all the way down. */
-function closure(chunks: ReadonlyMap<string, ChunkFacts>, roots: readonly string[]): Set<string> {
+/** The files chunks load with them: themselves and their static imports, all the way down. */
+export function closure(chunks: ReadonlyMap<string, ChunkFacts>, roots: readonly string[]): Set<string> {
   const seen = new Set<string>()
   const stack = [...roots]
   for (let name = stack.pop(); name !== undefined; name = stack.pop()) {
@@ -91,8 +91,9 @@ export function routePreloadsPlugin(): Plugin {
       }
       // What the route module (its loader, once the component is split off) and the modules it imports directly
       // load with import(): a loader's helper such as the leads table's.
+      const moduleIds = [...this.getModuleIds()]
       const loaderImports = (routeFile: string) => {
-        const id = [...this.getModuleIds()].find((moduleId) => moduleId.endsWith(`/src/routes/${routeFile}`))
+        const id = moduleIds.find((moduleId) => moduleId.endsWith(`/src/routes/${routeFile}`))
         const route = id === undefined ? null : this.getModuleInfo(id)
         if (route === null) return []
         const direct = route.importedIds.map((imported) => this.getModuleInfo(imported))

@@ -5,7 +5,7 @@ import { defaultClientConditions, defineConfig, type Plugin } from 'vite'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
-import { routePreloadsPlugin } from './vite-route-preloads'
+import { closure, routePreloadsPlugin, type ChunkFacts } from './vite-route-preloads'
 
 const bff = 'http://127.0.0.1:3000'
 
@@ -53,11 +53,8 @@ function precompressed(): Plugin {
   }
 }
 
-interface ChunkInfo {
+interface ChunkInfo extends ChunkFacts {
   code: string
-  imports: string[]
-  modules: string[]
-  isEntry: boolean
 }
 
 /** Prints the gzipped JavaScript a first visit to each route loads (entry + route chunks + their static imports). */
@@ -107,13 +104,12 @@ function firstVisitBytes(chunks: Map<string, ChunkInfo>, route: string, lazyPref
   const holding = (part: string) => [...chunks].filter(([, c]) => c.modules.some((m) => m.includes(part)))
   const routeChunks = holding(route).map(([n]) => n)
   const lazy = lazyPrefix === undefined ? [] : holding(lazyPrefix).map(([n]) => n)
-  const seen = new Set<string>()
-  const stack = [...entries, ...routeChunks, ...lazy, ...(route.includes('/_app/') ? appLayoutChunks(chunks) : [])]
-  for (let name = stack.pop(); name !== undefined; name = stack.pop()) {
-    if (seen.has(name)) continue
-    seen.add(name)
-    stack.push(...(chunks.get(name)?.imports ?? []))
-  }
+  const seen = closure(chunks, [
+    ...entries,
+    ...routeChunks,
+    ...lazy,
+    ...(route.includes('/_app/') ? appLayoutChunks(chunks) : []),
+  ])
   return [...seen].reduce((sum, name) => sum + gzipSync(chunks.get(name)?.code ?? '').length, 0)
 }
 

@@ -58,6 +58,7 @@ export class AssetCache {
     } catch {
       return new AssetCache(assets)
     }
+    const present = new Set(names)
     let total = 0
     for (const name of names) {
       if (name.endsWith('.br') || name.endsWith('.gz')) continue
@@ -65,8 +66,8 @@ export class AssetCache {
       if (type === false) continue
       const identity = variant(join(dir, name))
       if (identity === undefined) continue
-      const br = names.includes(`${name}.br`) ? variant(join(dir, `${name}.br`)) : undefined
-      const gzip = names.includes(`${name}.gz`) ? variant(join(dir, `${name}.gz`)) : undefined
+      const br = present.has(`${name}.br`) ? variant(join(dir, `${name}.br`)) : undefined
+      const gzip = present.has(`${name}.gz`) ? variant(join(dir, `${name}.gz`)) : undefined
       const compressed = br !== undefined && gzip !== undefined
       if (!compressed && identity.body.length >= UNCOMPRESSED_UP_TO_BYTES) continue
       const size = identity.body.length + (br?.body.length ?? 0) + (gzip?.body.length ?? 0)
