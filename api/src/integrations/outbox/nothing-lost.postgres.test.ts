@@ -3,6 +3,7 @@ import type { ApiProcess } from '../../tooling/test-support/api-process.js'
 import {
   apiCall,
   deliveryFixture,
+  deliveriesOf,
   deliveryReport,
   eventsInOrder,
   killHard,
@@ -39,10 +40,13 @@ const taskEvents = () => eventsInOrder(fixture.database.db, fixture.org.id, ['ta
 async function allDelivered(): Promise<ReturnType<typeof deliveryReport>> {
   const events = await taskEvents()
   const eventOf = await outboxEvents(fixture.database.db, fixture.org.id)
-  expect(
-    await waitFor(() => deliveryReport(events, eventOf, fixture.checking.accepted).missing.length === 0, 120_000),
-  ).toBe(true)
-  return deliveryReport(events, eventOf, fixture.checking.accepted)
+  const allIn = await waitFor(
+    () => deliveryReport(events, eventOf, fixture.checking.accepted).missing.length === 0,
+    120_000,
+  )
+  const report = deliveryReport(events, eventOf, fixture.checking.accepted)
+  expect(allIn, await deliveriesOf(fixture.database.db, fixture.org.id, report.missing)).toBe(true)
+  return report
 }
 
 describe('two api processes sharing the deliveries', () => {
@@ -84,7 +88,7 @@ describe('two api processes sharing the deliveries', () => {
           .where('lease_until', 'is not', null)
           .execute()
       ).length > 0
-    expect(await waitFor(delivering, 20_000)).toBe(true)
+    expect(await waitFor(delivering, 20_000), 'the process to kill holds a lease').toBe(true)
     await killHard(killed)
     await write([b], String(lead.id), tasks, 72, 12)
     a = await fixture.start()

@@ -3,6 +3,7 @@ import { stopApiProcesses } from '../../tooling/test-support/api-process.js'
 import {
   apiCall,
   deliveryFixture,
+  deliveriesOf,
   deliveryReport,
   eventsInOrder,
   killHard,
@@ -38,7 +39,8 @@ describe('nothing lost', () => {
       }
       if (i % 12 === 11) {
         // Kill it while the receiver holds one of its deliveries, which it will accept: the process never learns.
-        expect(await waitFor(() => checking.holding() > 0, 20_000)).toBe(true)
+        const held = await waitFor(() => checking.holding() > 0, 20_000)
+        expect(held, `a delivery held before kill ${String(kills + 1)}`).toBe(true)
         await killHard(server)
         kills++
         server = await start()
@@ -49,9 +51,9 @@ describe('nothing lost', () => {
     expect(events).toHaveLength(writes + 1)
     const eventOf = await outboxEvents(database.db, org.id)
     const delivered = () => deliveryReport(events, eventOf, checking.accepted).missing.length === 0
-    expect(await waitFor(delivered, 120_000)).toBe(true)
-
+    const allIn = await waitFor(delivered, 120_000)
     const report = deliveryReport(events, eventOf, checking.accepted)
+    expect(allIn, await deliveriesOf(database.db, org.id, report.missing)).toBe(true)
     expect(report.missing).toEqual([])
     expect(report.outOfOrder).toEqual([])
     expect(checking.badSignatures).toEqual([])
@@ -67,7 +69,7 @@ describe('nothing lost', () => {
     // A SIGTERM, unlike a SIGKILL, lets the delivery under way finish and be recorded before the process exits.
     checking.stopRefusing()
     await apiCall(server, key, 'PUT', `/task/${tasks[0] ?? ''}/`, { text: 'Last words' })
-    expect(await waitFor(() => checking.holding() > 0, 20_000)).toBe(true)
+    expect(await waitFor(() => checking.holding() > 0, 20_000), 'the last delivery held').toBe(true)
     await stopApiProcesses([server])
     const left = await database.db
       .selectFrom('outbox')

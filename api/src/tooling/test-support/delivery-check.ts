@@ -51,8 +51,10 @@ export interface CheckingReceiver {
 }
 
 /**
- * Accepts a request after `holdMs`, except every `refuseEvery`-th one, which it answers 503. `signatureKey` gives
- * the key that signs requests to a path (a subscription's, or the installation's for the lead webhook).
+ * Accepts a request after `holdMs`, except every `refuseEvery`-th one, which it answers 503 unless it refused that
+ * delivery (webhook id) before: the lead webhook gives up after three attempts, and the test's own refusals must not
+ * use them up. `signatureKey` gives the key that signs requests to a path (a subscription's, or the installation's for
+ * the lead webhook).
  */
 export async function startCheckingReceiver(
   signatureKey: (path: string) => string,
@@ -62,6 +64,7 @@ export async function startCheckingReceiver(
   const badSignatures: string[] = []
   let holding = 0
   let refusing = true
+  const refused = new Set<string>()
   const receiver = await startReceiver(async (request, index) => {
     try {
       verifySignedRequest(signatureKey(request.path), request.headers, request.body)
@@ -69,12 +72,14 @@ export async function startCheckingReceiver(
       badSignatures.push(`${request.body.slice(0, 80)}: ${error instanceof Error ? error.message : String(error)}`)
       return { status: 400 }
     }
-    const refuse = refusing && index % options.refuseEvery === options.refuseEvery - 1
-    if (!refuse) holding++
+    const webhookId = String(request.headers['webhook-id'])
+    const refuse = refusing && index % options.refuseEvery === options.refuseEvery - 1 && !refused.has(webhookId)
+    if (refuse) refused.add(webhookId)
+    else holding++
     await sleep(options.holdMs)
     if (refuse) return { status: 503 }
     holding--
-    accepted.push({ webhookId: String(request.headers['webhook-id']), path: request.path })
+    accepted.push({ webhookId, path: request.path })
     return { status: 200 }
   })
   return {
@@ -119,6 +124,18 @@ export async function outboxEvents(db: Db, organizationId: string): Promise<Map<
     .where('organization_id', '=', organizationId)
     .execute()
   return new Map(rows.map((r) => [r.id, r.event_id ?? '']))
+}
+
+/** Where the deliveries of these events stand (status, attempts, last error), for a failed check's message. */
+export async function deliveriesOf(db: Db, organizationId: string, eventIds: string[]): Promise<string> {
+  if (eventIds.length === 0) return 'no events'
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['id', 'kind', 'event_id', 'status', 'attempts', 'last_error', 'lease_owner', 'lease_until'])
+    .where('organization_id', '=', organizationId)
+    .where('event_id', 'in', eventIds.slice(0, 20))
+    .execute()
+  return JSON.stringify(rows)
 }
 
 export interface DeliveryReport {
