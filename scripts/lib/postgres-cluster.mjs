@@ -2,7 +2,7 @@
 // API suite on Postgres, and reusable by the benchmark.
 import { spawnSync } from 'node:child_process'
 import console from 'node:console'
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addCleanup, aptInstall, capture, childEnv, freePort, isExecutable, isRoot, which } from './bootstrap.mjs'
@@ -68,34 +68,41 @@ async function ownerRun(cluster, cmd, args) {
   return capture(command, commandArgs, { cwd: cluster.dir, stderr: 'pipe' })
 }
 
+// A throwaway cluster stops at once and is removed; a kept one shuts down cleanly (its data written out), to start
+// again next time.
 function stopClusterNow(cluster) {
   const [command, commandArgs] = asClusterOwner(cluster.owner, join(cluster.binDir, 'pg_ctl'), [
     '-D',
     cluster.dataDir,
     '-m',
-    'immediate',
+    cluster.keep ? 'fast' : 'immediate',
+    '-w',
     'stop',
   ])
   if (existsSync(join(cluster.dataDir, 'postmaster.pid'))) {
     spawnSync(command, commandArgs, { cwd: cluster.dir, env: childEnv(), stdio: 'ignore' })
   }
-  rmSync(cluster.dir, { recursive: true, force: true })
+  if (!cluster.keep) rmSync(cluster.dir, { recursive: true, force: true })
 }
 
 async function initAndStart(cluster, settings) {
-  const init = await ownerRun(cluster, join(cluster.binDir, 'initdb'), [
-    '-A',
-    'trust',
-    '-U',
-    'postgres',
-    '--no-sync',
-    '-D',
-    cluster.dataDir,
-  ])
-  if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}):\n${init.stdout}`)
+  // A kept cluster's data directory is used as it is, when an earlier run made it.
+  if (!existsSync(join(cluster.dataDir, 'PG_VERSION'))) {
+    const init = await ownerRun(cluster, join(cluster.binDir, 'initdb'), [
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+      '-D',
+      cluster.dataDir,
+    ])
+    if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}):\n${init.stdout}`)
+  }
   const port = await freePort()
   const serverOptions = [
-    `-p ${port} -k ${cluster.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    // A kept cluster's directory may have a path too long for a Unix socket's name: it listens on loopback alone.
+    `-p ${port} -k ${cluster.keep ? "''" : cluster.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
     ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ')
   const start = await ownerRun(cluster, join(cluster.binDir, 'pg_ctl'), [
@@ -117,15 +124,19 @@ async function initAndStart(cluster, settings) {
 /**
  * Starts a fresh cluster on a free port, with server `settings` (name to value) over the defaults. Resolves
  * `{ url, port, dir, stop() }`; the cluster is also stopped and removed when the process exits or gets
- * SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start.
+ * SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start. With `keepIn`, the cluster lives in that
+ * directory instead of a temporary one, is started from what it holds when an earlier run made it, and is stopped but
+ * kept (the benchmark's seeds, reused as its SQLite files are).
  */
-export async function startCluster({ installIfMissing = false, settings = {} } = {}) {
+export async function startCluster({ installIfMissing = false, settings = {}, keepIn } = {}) {
   const binDir = await locateBinDir(installIfMissing)
   if (!binDir) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found; install the postgresql package')
   const owner = clusterOwner()
-  const dir = mkdtempSync(join(tmpdir(), 'leadline-pg-'))
+  const keep = keepIn !== undefined
+  const dir = keep ? keepIn : mkdtempSync(join(tmpdir(), 'leadline-pg-'))
+  if (keep) mkdirSync(dir, { recursive: true })
   if (owner) chownSync(dir, owner.uid, owner.gid)
-  const cluster = { binDir, owner, dir, dataDir: join(dir, 'data'), logFile: join(dir, 'postgres.log') }
+  const cluster = { binDir, owner, dir, keep, dataDir: join(dir, 'data'), logFile: join(dir, 'postgres.log') }
   const stop = addCleanup(() => stopClusterNow(cluster))
   try {
     const port = await initAndStart(cluster, settings)

@@ -2,6 +2,8 @@
 // fresh a few times in Debian's Chromium, through a real BFF signed in to the bench's organization, by
 // e2e/screen-paint.mjs (Playwright lives in the e2e package). Measured and printed, never asserted in a test.
 
+import type { ScreenFigures } from './bench-compare.js'
+
 export const SCREEN_PAINT_TARGET_MS = 300
 
 export interface Screen {
@@ -57,21 +59,28 @@ function median(values: readonly (number | null)[]): number | null {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? null
 }
 
+/** Each screen's median paint against the target (`--figures-file`, and the table below). */
+export function screenPaintFigures(screens: readonly ScreenPaint[], target = SCREEN_PAINT_TARGET_MS): ScreenFigures[] {
+  return screens.map((screen) => {
+    const p50 = median(screen.lcp)
+    return { name: screen.name, lcp_p50_ms: p50, target_ms: target, pass: p50 !== null && p50 < target }
+  })
+}
+
 /** One line per screen: its median and slowest paint against the target, and a last line counting the misses. */
 export function formatScreenPaints(screens: readonly ScreenPaint[], target = SCREEN_PAINT_TARGET_MS): string {
   const ms = (value: number | null) => (value === null ? 'none' : value.toFixed(0))
   const lines = ['screen          path                     LCP p50 ms   slowest   target     result']
-  let missed = 0
-  for (const screen of screens) {
-    const p50 = median(screen.lcp)
+  const figures = screenPaintFigures(screens, target)
+  screens.forEach((screen, i) => {
+    const { lcp_p50_ms: p50, pass } = figures[i] ?? { lcp_p50_ms: null, pass: false }
     const slowest = screen.lcp.some((v) => v === null) ? null : Math.max(...screen.lcp.map((v) => v ?? 0))
-    const met = p50 !== null && p50 < target
-    if (!met) missed += 1
     const path = screen.path.length > 24 ? `${screen.path.slice(0, 21)}...` : screen.path
     lines.push(
-      `${screen.name.padEnd(15)} ${path.padEnd(24)} ${ms(p50).padStart(10)} ${ms(slowest).padStart(9)}   < ${String(target)} ms  ${met ? '✓' : '✗'}`,
+      `${screen.name.padEnd(15)} ${path.padEnd(24)} ${ms(p50).padStart(10)} ${ms(slowest).padStart(9)}   < ${String(target)} ms  ${pass ? '✓' : '✗'}`,
     )
-  }
+  })
+  const missed = figures.filter((f) => !f.pass).length
   lines.push(`${String(missed)} of ${String(screens.length)} screens missed the target.`)
   return lines.join('\n')
 }

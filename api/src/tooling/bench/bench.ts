@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
@@ -33,19 +33,23 @@ import { storeLeadBodies } from './raw-server.js'
 import { startBenchBff, type BenchBff } from './bench-bff.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
 import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
-import { benchScreens, formatScreenPaints, parseScreenPaints } from './bench-screens.js'
+import { benchScreens, formatScreenPaints, parseScreenPaints, screenPaintFigures } from './bench-screens.js'
+import { formatComparison, parseRunFigures, type RunFigures, type ScreenFigures } from './bench-compare.js'
 import { DEMO_SEARCH_WORDS } from '../demo/demo-lead-rows.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
 // scenario measured for throughput at 32 connections and for latency one request at a time, and one table.
 
-const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--seconds S] [--sample K] [--only KEYS]
-                     [--rounds R] [--opportunities N] [--engines] [--json]
+const USAGE = `Usage: npm run bench -- [--leads N] [--sqlite | --postgres | --db URL] [--seconds S] [--sample K]
+                     [--only KEYS] [--rounds R] [--opportunities N] [--engines] [--json]
 
-  --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused
-  --db URL      benchmark this database instead (sqlite:<path> or postgres://…); a demo seed of N leads in it is
+  A run measures SQLite, then PostgreSQL, and prints the two side by side at the end.
+  --leads N     demo leads in the database (default 100000); a SQLite file under data/bench/ per N is kept and reused,
+                and so is the PostgreSQL cluster under data/bench/postgres/ with its seeds
+  --sqlite      SQLite alone
+  --postgres    PostgreSQL alone, on the bench's own cluster (started, and stopped at the end, by the command)
+  --db URL      benchmark this database alone (sqlite:<path> or postgres://…); a demo seed of N leads in it is
                 reused, else one is seeded
-  --postgres    a throwaway PostgreSQL cluster, started and removed by the command
   --seconds S   seconds per measurement (default 10); each scenario is measured twice
   --sample K    lead ids the point reads rotate through (default 300)
   --rounds R    measure each scenario's throughput R times, the scenarios taking turns, and report the median
@@ -57,7 +61,7 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--db URL | --postgres] [--se
                 under data/bench/, kept and reused; the report runs on SQLite only
   --engines     measure the lead searches (page, search-*, palette, sort-columns) twice, side by side: answered by
                 the in-memory index and by SQL alone (LEADLINE_LEAD_SEARCH), each on an api process of its own
-  --json        print the figures as one JSON object on stdout (the table goes to stderr)
+  --json        print each database's figures as one JSON object, a line, on stdout (the tables go to stderr)
 
   --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
                 over HTTP into a fresh SQLite file through a real api process, and prints the time and the api's
@@ -349,12 +353,26 @@ async function main(): Promise<number> {
       'import-rows': { type: 'string' },
       json: { type: 'boolean' },
       engines: { type: 'boolean' },
+      // For scripts/bench.mjs: where a run writes its figures, and the runs' figures to print side by side.
+      'figures-file': { type: 'string' },
+      compare: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help === true) {
     process.stdout.write(USAGE)
     return 0
+  }
+  if (values.compare !== undefined) {
+    const runs = values.compare.split(',').map((file) => parseRunFigures(readFileSync(file, 'utf8'), file))
+    const table = `\n${formatComparison(runs)}\n`
+    if (values.json === true) process.stderr.write(table)
+    else process.stdout.write(table)
+    return 0
+  }
+  const figuresFile = values['figures-file']
+  const writeFigures = (figures: RunFigures) => {
+    if (figuresFile !== undefined) writeFileSync(figuresFile, JSON.stringify(figures))
   }
   if (values.only?.trim() === 'import') {
     return benchImport(positiveInt(values['import-rows'], '--import-rows', 1_000_000))
@@ -364,7 +382,11 @@ async function main(): Promise<number> {
     if (values.db !== undefined) throw new Error('--only bulk-edit runs on a copy of the SQLite file: leave out --db')
     return benchBulkEdit(leads)
   }
-  if (values.only?.trim() === 'screens') return benchScreenPaints(values.db, leads)
+  if (values.only?.trim() === 'screens') {
+    const screens = await benchScreenPaints(values.db, leads)
+    writeFigures({ database: screens.database, leads, screens: screens.figures })
+    return 0
+  }
   const seconds = positiveInt(values.seconds, '--seconds', 10)
   const sample = positiveInt(values.sample, '--sample', 300)
   const only = parseOnly(values.only)
@@ -377,6 +399,7 @@ async function main(): Promise<number> {
 
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-'))
   let code: number
+  let written: RunFigures
   let api: Server | undefined
   let raw: Server | undefined
   let reportApi: Server | undefined
@@ -553,9 +576,10 @@ async function main(): Promise<number> {
       ...(report === undefined ? {} : { reportOpportunities: opportunities }),
       scenarios: results,
     }
+    written = reportJson(figures)
     if (values.json === true) {
       process.stderr.write(`${formatReport(figures)}\n`)
-      process.stdout.write(`${JSON.stringify(reportJson(figures))}\n`)
+      process.stdout.write(`${JSON.stringify(written)}\n`)
     } else {
       process.stdout.write(`\n${formatReport(figures)}\n`)
     }
@@ -573,10 +597,11 @@ async function main(): Promise<number> {
   if (values.only === undefined && values.json !== true) {
     if (!existsSync(join(webDist, 'index.html'))) {
       process.stdout.write(`\nscreens: not measured, the web app is not built (${webDist})\n`)
-    } else if ((await benchScreenPaints(values.db, leads)) !== 0) {
-      code = 1
+    } else {
+      written = { ...written, screens: (await benchScreenPaints(values.db, leads)).figures }
     }
   }
+  writeFigures(written)
   return code
 }
 
@@ -656,7 +681,10 @@ async function benchBulkEdit(leads: number): Promise<number> {
  * organization's key; e2e/screen-paint.mjs loads each screen fresh three times in Chromium and reports its largest
  * contentful paint. The web app must be built (`npm start` and `npm test` build it).
  */
-async function benchScreenPaints(url: string | undefined, leads: number): Promise<number> {
+async function benchScreenPaints(
+  url: string | undefined,
+  leads: number,
+): Promise<{ database: string; figures: ScreenFigures[] }> {
   const say = (line: string) => process.stderr.write(`${line}\n`)
   if (!existsSync(join(webDist, 'index.html'))) {
     throw new Error(`the web app is not built (${webDist}): run corepack pnpm --filter @leadline/web build`)
@@ -695,8 +723,9 @@ async function benchScreenPaints(url: string | undefined, leads: number): Promis
         else reject(new Error(`the screens measurement exited with ${String(code)}`))
       })
     })
-    process.stdout.write(`\n${formatScreenPaints(parseScreenPaints(stdout))}\n`)
-    return 0
+    const paints = parseScreenPaints(stdout)
+    process.stdout.write(`\n${formatScreenPaints(paints)}\n`)
+    return { database: database.kind, figures: screenPaintFigures(paints) }
   } finally {
     if (bff !== undefined) await stop(bff.child)
     await stop(api)
