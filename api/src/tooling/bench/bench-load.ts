@@ -225,13 +225,15 @@ export function parseWrk(output: string, wallMs: number): WrkRun {
     0,
   )
   const number = (key: string) => figures[key] ?? Number.NaN
+  // With no answer (every request still waiting when the run ended) wrk's histogram says 0: no latency was measured.
+  const answered = number('requests') > 0
   return {
     requests: number('requests'),
     seconds: number('us') / 1e6,
     non2xx: number('status'),
     errors: number('errors'),
-    p50Ms: number('p50') / 1000,
-    p99Ms: number('p99') / 1000,
+    p50Ms: answered ? number('p50') / 1000 : Number.NaN,
+    p99Ms: answered ? number('p99') / 1000 : Number.NaN,
     loaderCores: (cpuSeconds * 1000) / Math.max(wallMs, 1e-9),
   }
 }

@@ -148,9 +148,29 @@ describe('the benchmark report', () => {
       ],
     })
     expect(checks(broken)).toEqual([
-      { subject: 'raw', target: 'no failed requests', pass: false },
+      { subject: 'raw', target: 'answers, none failed', pass: false },
       { subject: 'page', target: 'p99 < 20 ms', pass: false },
       { subject: 'rss', target: '< 250 MB', pass: false },
+    ])
+  })
+
+  it('fails a scenario that got no answer within its runs rather than reading its empty figures as met', () => {
+    const silent = (key: ScenarioResult['key'], name: string): ScenarioResult => ({
+      ...scenario(key, name, 0, Number.NaN),
+      p50: Number.NaN,
+    })
+    const waiting = figures({
+      scenarios: [
+        scenario('raw', 'raw limit (lead by id)', 20_000, 0.5),
+        silent('page', '100-lead page'),
+        silent('search-text', 'search: free text'),
+        silent('lead-c10', 'lead read, 10 at once'),
+      ],
+    })
+    expect(checks(waiting).filter((c) => c.subject !== 'rss' && c.subject !== 'seed')).toEqual([
+      { subject: 'page', target: 'p99 < 20 ms', pass: false },
+      { subject: 'search-text', target: 'p99 < 30 ms', pass: false },
+      { subject: 'lead-c10', target: 'answers, none failed', pass: false },
     ])
   })
 
@@ -251,6 +271,12 @@ describe('bench helpers', () => {
       p99Ms: 2.45,
       loaderCores: 0.5,
     })
+    // Nothing answered within the run: wrk's empty histogram says 0 µs, which is no latency at all.
+    const silent = parseWrk(
+      'BENCH {"requests":0,"us":3000000,"status":0,"errors":0,"p50":0,"p99":0}\n0m0.1s 0m0.1s',
+      3000,
+    )
+    expect([silent.requests, silent.p50Ms, silent.p99Ms]).toEqual([0, Number.NaN, Number.NaN])
     expect(() => parseWrk('unable to connect to 127.0.0.1:1 Connection refused\n0m0.000s 0m0.000s', 10)).toThrow(
       /wrk printed no figures/,
     )

@@ -19,6 +19,7 @@ import {
   type ThroughputRun,
 } from './bench-load.js'
 import {
+  answered,
   formatReport,
   LEAD_SEARCH_KEYS,
   median,
@@ -583,7 +584,7 @@ async function main(): Promise<number> {
     } else {
       process.stdout.write(`\n${formatReport(figures)}\n`)
     }
-    code = results.some((r) => r.non2xx + r.errors > 0) ? 1 : 0
+    code = results.some((r) => r.non2xx + r.errors > 0 || !answered(r)) ? 1 : 0
   } finally {
     clearInterval(sampler)
     await stop(raw)
