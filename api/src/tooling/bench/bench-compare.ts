@@ -1,35 +1,14 @@
 // Runs of the benchmark on different databases (a whole `npm run bench`: SQLite, then PostgreSQL) side by side, each
 // scenario by the figure its target is about, with the target met or not.
 
-import { formatColumns, type Check } from './bench-report.js'
-
-/** One scenario as `reportJson` writes it. */
-export interface ScenarioFigures {
-  key: string
-  name: string
-  requests_per_second: number
-  p50_ms: number
-  p99_ms: number
-  ratio_to_raw: number | null
-  non_2xx: number
-  errors: number
-  target: string | null
-  pass: boolean | null
-}
-
-/** One screen's paints, as `screenPaintFigures` writes them. */
-export interface ScreenFigures {
-  name: string
-  lcp_p50_ms: number | null
-  target_ms: number
-  pass: boolean
-}
+import { fixed, formatColumns, ms, rate, type Check, type ScenarioJson } from './bench-report.js'
+import type { ScreenFigures } from './bench-screens.js'
 
 /** What one run wrote with `--figures-file`: `reportJson`'s object (a screens-only run has the screens alone). */
 export interface RunFigures {
   database: string
   leads: number
-  scenarios?: ScenarioFigures[]
+  scenarios?: ScenarioJson[]
   checks?: Check[]
   api_peak_rss_mb?: number | null
   seed_seconds?: number | null
@@ -48,16 +27,8 @@ export function parseRunFigures(text: string, source: string): RunFigures {
   return parsed as RunFigures
 }
 
-function fixed(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : '–'
-}
-
-function ms(value: number): string {
-  return fixed(value, value < 10 ? 2 : 1)
-}
-
 function perSecond(value: number): string {
-  return `${Math.round(value).toLocaleString('en-US')}/s`
+  return `${rate(value)}/s`
 }
 
 function mark(pass: boolean | null | undefined): string {
@@ -65,7 +36,7 @@ function mark(pass: boolean | null | undefined): string {
 }
 
 /** The figure a scenario's target is about: a rate, a ratio to the raw limit, or latencies. */
-export function scenarioCell(scenario: ScenarioFigures): string {
+export function scenarioCell(scenario: ScenarioJson): string {
   const failed = scenario.non_2xx + scenario.errors
   const failures = failed > 0 ? `, ${String(failed)} failed` : ''
   let figure: string
@@ -75,7 +46,7 @@ export function scenarioCell(scenario: ScenarioFigures): string {
       break
     case 'lead':
     case 'me':
-      figure = `${fixed(scenario.ratio_to_raw ?? Number.NaN, 2)}× raw, ${perSecond(scenario.requests_per_second)}`
+      figure = `${fixed(scenario.ratio_to_raw ?? undefined, 2)}× raw, ${perSecond(scenario.requests_per_second)}`
       break
     case 'lead-c10':
     case 'bff-lead':

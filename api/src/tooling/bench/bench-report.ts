@@ -193,15 +193,15 @@ function mark(check: Check | undefined): string {
   return check.pass ? '✓' : '✗'
 }
 
-function fixed(value: number | undefined, digits: number): string {
+export function fixed(value: number | undefined, digits: number): string {
   return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits)
 }
 
-function ms(value: number): string {
+export function ms(value: number): string {
   return fixed(value, value < 10 ? 2 : 1)
 }
 
-function rate(value: number): string {
+export function rate(value: number): string {
   return Math.round(value).toLocaleString('en-US')
 }
 
@@ -284,6 +284,10 @@ function formatSize(size: NonNullable<BenchFigures['size']>, leads: number): str
   const largest = size.largestIndexes.map((i) => `${i.name} ${megabytes(i.bytes)}`).join(', ')
   return `Database: ${megabytes(size.bytes)}, ${perLead}${largest === '' ? '' : `; largest indexes: ${largest}`}`
 }
+
+/** What `reportJson` writes, and one of its scenarios. */
+export type ReportJson = ReturnType<typeof reportJson>
+export type ScenarioJson = ReportJson['scenarios'][number]
 
 /** The same figures for machines (`--json`). */
 export function reportJson(figures: BenchFigures) {

@@ -2,8 +2,6 @@
 // fresh a few times in Debian's Chromium, through a real BFF signed in to the bench's organization, by
 // e2e/screen-paint.mjs (Playwright lives in the e2e package). Measured and printed, never asserted in a test.
 
-import type { ScreenFigures } from './bench-compare.js'
-
 export const SCREEN_PAINT_TARGET_MS = 300
 
 export interface Screen {
@@ -57,6 +55,14 @@ function median(values: readonly (number | null)[]): number | null {
   if (values.length === 0 || values.some((v) => v === null)) return null
   const sorted = values.flatMap((v) => (v === null ? [] : [v])).sort((a, b) => a - b)
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? null
+}
+
+/** One screen's median paint against the target, as a run's figures file holds it. */
+export interface ScreenFigures {
+  name: string
+  lcp_p50_ms: number | null
+  target_ms: number
+  pass: boolean
 }
 
 /** Each screen's median paint against the target (`--figures-file`, and the table below). */

@@ -34,8 +34,14 @@ import { storeLeadBodies } from './raw-server.js'
 import { startBenchBff, type BenchBff } from './bench-bff.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
 import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
-import { benchScreens, formatScreenPaints, parseScreenPaints, screenPaintFigures } from './bench-screens.js'
-import { formatComparison, parseRunFigures, type RunFigures, type ScreenFigures } from './bench-compare.js'
+import {
+  benchScreens,
+  formatScreenPaints,
+  parseScreenPaints,
+  screenPaintFigures,
+  type ScreenFigures,
+} from './bench-screens.js'
+import { formatComparison, parseRunFigures, type RunFigures } from './bench-compare.js'
 import { DEMO_SEARCH_WORDS } from '../demo/demo-lead-rows.js'
 
 // `npm run bench` (scripts/bench.mjs runs this): a real api process and a raw limit server side by side, each
