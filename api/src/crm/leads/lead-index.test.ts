@@ -160,25 +160,29 @@ describe('the in-memory lead index', () => {
         where organization_id = ${org.id} and body like '%robot%'`.execute(db)
       return { kind: 'ids' as const, values: rows.map((r) => r.lead_id) }
     }
-    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([ordinal(acme.id)])
+    expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(acme.id)])
     // A contact's name and a rename, written through the first instance, caught up by the index on the second.
     const other = await ok('POST', '/lead/', { name: 'Initech' })
     await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik' })
     await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
     expect(await index.catchUp(db)).toBe(true)
-    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([ordinal(other.id)])
+    expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(other.id)])
     await ok('DELETE', `/lead/${other.id}/`)
     expect(await index.catchUp(db)).toBe(true)
-    expect((await index.textMatchesOf(text, find)).toArray()).toEqual([])
+    expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([])
     expect(finds).toBe(1)
     // Past the terms an index keeps, the least recently searched is found again when next asked for.
     for (let i = 0; i < 64; i++) {
-      await index.textMatchesOf({ op: 'or', terms: [{ column: 'name', forms: [`term ${String(i)}`] }] }, async () => ({
-        kind: 'ids',
-        values: [],
-      }))
+      await index.textMatchesOf(
+        db,
+        { op: 'or', terms: [{ column: 'name', forms: [`term ${String(i)}`] }] },
+        async () => ({
+          kind: 'ids',
+          values: [],
+        }),
+      )
     }
-    await index.textMatchesOf(text, find)
+    await index.textMatchesOf(db, text, find)
     expect(finds).toBe(2)
   })
 

@@ -6,6 +6,7 @@ import type { Db, Dialect } from '../../platform/data/database.js'
 import { folded } from '../../platform/data/sql-conditions.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
 import type { SearchColumn } from './lead-search-index.js'
+import { isShortTerm, ShortTermIndex } from './lead-short-terms.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -274,6 +275,9 @@ interface TextMatches {
   bits: Bitmap
 }
 
+/** The search rows the database found for text terms: search rowids on SQLite, lead ids on Postgres. */
+export type FoundText = { kind: 'rowids'; values: number[] } | { kind: 'ids'; values: string[] }
+
 /** The live leads among `keys` (search rowids or lead ids), through a map of them to ordinals. */
 export function liveOrdinals<K>(
   keys: readonly K[],
@@ -341,6 +345,8 @@ export class OrganizationLeadIndex {
    * transaction), each changed lead's search row tested again here.
    */
   private readonly textMatches = new LRUCache<string, TextMatches>({ max: TEXT_TERMS_KEPT })
+  /** The one- and two-character strings of the search rows, read the first time a search has such a term. */
+  private shortTerms: ShortTermIndex | undefined
 
   constructor(
     readonly organizationId: string,
@@ -430,23 +436,66 @@ export class OrganizationLeadIndex {
   }
 
   /**
-   * The live leads whose search rows hold `text`: `find` (the database's lookup: search rowids on SQLite, lead ids on
-   * Postgres) the first time, or when it has been forgotten; kept up to date after.
+   * The live leads whose search rows hold `text`: `find` (the database's lookup of terms: search rowids on SQLite,
+   * lead ids on Postgres) the first time, or when it has been forgotten; kept up to date after. Terms of one or two
+   * characters, which the database would test row by row, are answered by the short-term index.
    */
-  async textMatchesOf(
-    text: TextTerms,
-    find: () => Promise<{ kind: 'rowids'; values: number[] } | { kind: 'ids'; values: string[] }>,
-  ): Promise<Bitmap> {
+  async textMatchesOf(db: Db, text: TextTerms, find: (text: TextTerms) => Promise<FoundText>): Promise<Bitmap> {
     const key = textKey(text)
     const kept = this.textMatches.get(key)
     if (kept !== undefined) return kept.bits
-    const found = await find()
-    const bits =
-      found.kind === 'rowids'
-        ? liveOrdinals(found.values, this.bySearchRowid, this)
-        : liveOrdinals(found.values, this.ordinals, this)
+    const bits = (await this.shortTermMatches(db, text, find)) ?? this.liveFound(await find(text))
     this.textMatches.set(key, { text, bits })
     return bits
+  }
+
+  /** `text`'s matches with its short terms from the short-term index; undefined when it has none it can answer. */
+  private async shortTermMatches(
+    db: Db,
+    text: TextTerms,
+    find: (text: TextTerms) => Promise<FoundText>,
+  ): Promise<Bitmap | undefined> {
+    const short = text.terms.filter((t) => t.column === 'body' && t.forms.every(isShortTerm))
+    if (short.length === 0) return undefined
+    const index = await this.shortTermIndex(db)
+    const parts: Bitmap[] = []
+    for (const term of short) {
+      const held = bitmap()
+      for (const form of term.forms) {
+        const leads = index.leadsHolding(form)
+        if (leads === undefined) return undefined
+        held.orInPlace(leads)
+      }
+      parts.push(held)
+    }
+    const others = text.terms.filter((t) => !short.includes(t))
+    if (others.length > 0) parts.push(this.liveFound(await find({ op: text.op, terms: others })))
+    const [first, ...rest] = parts
+    const bits = first ?? bitmap()
+    for (const part of rest) {
+      if (text.op === 'and') bits.andInPlace(part)
+      else bits.orInPlace(part)
+    }
+    return bits.andInPlace(this.live)
+  }
+
+  private liveFound(found: FoundText): Bitmap {
+    return found.kind === 'rowids'
+      ? liveOrdinals(found.values, this.bySearchRowid, this)
+      : liveOrdinals(found.values, this.ordinals, this)
+  }
+
+  /** The short-term index, read from the search rows the first time it is asked for (and kept up to date after). */
+  private async shortTermIndex(db: Db): Promise<ShortTermIndex> {
+    if (this.shortTerms !== undefined) return this.shortTerms
+    const index = new ShortTermIndex()
+    await this.inIdOrder(
+      (after) => this.leadIds(db, after),
+      (_rows, range) => this.loadSearchRows(db, range, { kept: [], shortTerms: index }),
+    )
+    index.compact()
+    this.shortTerms = index
+    return index
   }
 
   /** A number field's values, loaded the first time a search asks (and kept up to date after). */
@@ -647,6 +696,7 @@ export class OrganizationLeadIndex {
     for (const column of this.texts.values()) column[ordinal] = undefined
     this.names[ordinal] = undefined
     for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
+    this.shortTerms?.forget(ordinal)
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
     if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
     if (this.nextTasks !== undefined) {
@@ -711,7 +761,9 @@ export class OrganizationLeadIndex {
     }
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
     for (const [which, column] of this.texts) await this.loadTexts(db, which, column, scope)
-    if (this.textMatches.size > 0) await this.loadTextMatches(db, scope)
+    if (this.textMatches.size > 0 || this.shortTerms !== undefined) {
+      await this.loadSearchRows(db, scope, { kept: [...this.textMatches.values()], shortTerms: this.shortTerms })
+    }
     if (this.opportunityValues !== undefined) await this.loadOpportunityValues(db, this.opportunityValues, scope)
     if (this.lastActivities !== undefined) await this.loadLastActivities(db, this.lastActivities, scope)
     if (this.nextTasks !== undefined) await this.loadNextTasks(db, this.nextTasks, scope)
@@ -901,17 +953,25 @@ export class OrganizationLeadIndex {
     }
   }
 
-  /** Tests the search rows of `scope`'s leads against every kept text term (clear took their ordinals out). */
-  private async loadTextMatches(db: Db, scope: LeadScope) {
-    const kept = [...this.textMatches.values()]
-    const columns = [...new Set(kept.flatMap(({ text }) => text.terms.map((t) => t.column)))]
+  /**
+   * Tests the search rows of `scope`'s leads against the kept text terms (clear took their ordinals out), and adds
+   * their documents to the short-term index.
+   */
+  private async loadSearchRows(
+    db: Db,
+    scope: LeadScope,
+    { kept, shortTerms }: { kept: readonly TextMatches[]; shortTerms: ShortTermIndex | undefined },
+  ) {
+    const columns = new Set<SearchColumn>(kept.flatMap(({ text }) => text.terms.map((t) => t.column)))
+    if (shortTerms !== undefined) columns.add('body')
     const { rows } = await sql<Record<SearchColumn, string | null> & { lead_id: string }>`select lead_id,
-        ${sql.join(columns.map((c) => sql.ref(c)))}
+        ${sql.join([...columns].map((c) => sql.ref(c)))}
       from lead_search where organization_id = ${this.organizationId} and ${leadsOf(scope)}`.execute(db)
     for (const row of rows) {
       const ordinal = this.ordinals.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       for (const { text, bits } of kept) if (holds(row, text)) bits.add(ordinal)
+      shortTerms?.add(ordinal, row.body ?? '')
     }
   }
 

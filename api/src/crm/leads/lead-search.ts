@@ -26,6 +26,7 @@ import {
   INDEXED_COUNTS,
   TEXT_SORTS,
   textKey,
+  type FoundText,
   type IndexedCount,
   type IndexSort,
   type TextSort,
@@ -922,11 +923,7 @@ async function documentPlan(db: Db, group: DocumentGroup, ctx: CompileContext): 
 }
 
 /** The search rows that hold text terms, as documentSet finds them: search rowids on SQLite, else lead ids. */
-async function textFound(
-  db: Db,
-  text: TextTerms,
-  ctx: CompileContext,
-): Promise<{ kind: 'rowids'; values: number[] } | { kind: 'ids'; values: string[] }> {
+async function textFound(db: Db, text: TextTerms, ctx: CompileContext): Promise<FoundText> {
   const set = documentSet({ terms: text.terms, op: text.op, statuses: [] }, ctx)
   if (ctx.dialect === 'sqlite') {
     const { rows } = await sql<{ rowid: number }>`${set}`.execute(db)
@@ -1099,7 +1096,7 @@ async function searchInIndex(
     ctx.organizationId,
     async (index) => {
       for (const text of textTermsOf(plan)) {
-        texts.set(textKey(text), await index.textMatchesOf(text, () => textFound(db, text, ctx)))
+        texts.set(textKey(text), await index.textMatchesOf(db, text, (terms) => textFound(db, terms, ctx)))
       }
       const sortedBy = kept.flatMap((sort) => (sort.field === 'number' ? [sort.fieldId] : []))
       for (const fieldId of new Set([...numberFields(plan), ...sortedBy])) await index.numberColumn(db, fieldId)

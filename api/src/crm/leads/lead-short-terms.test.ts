@@ -1,0 +1,59 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { isShortTerm, ShortTermIndex } from './lead-short-terms.js'
+
+// The short-term index against the test it stands for: the documents that contain the string.
+
+const UNITS = ['a', 'b', 'c', ' ', '\n', 'é', 'ß', '中', '文', '0', '\u{1D49C}', '\uFFFD']
+
+describe('ShortTermIndex', () => {
+  it('tells which strings it answers for: one or two code units, no half of a surrogate pair', () => {
+    expect(['a', 'st', ' 4', 'é', '中文', '\n'].every(isShortTerm)).toBe(true)
+    expect(['', 'abc', '\u{1D49C}', '\uD835', 'a\uDC9C'].some(isShortTerm)).toBe(false)
+  })
+
+  it('answers every short term as a substring test of the documents, through adds, changes and removals', () => {
+    const document = fc.array(fc.constantFrom(...UNITS), { maxLength: 12 }).map((parts) => parts.join(''))
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), lead: fc.nat({ max: 9 }), document }),
+      fc.record({ kind: fc.constant('remove' as const), lead: fc.nat({ max: 9 }) }),
+      fc.record({ kind: fc.constant('ask' as const), form: fc.constantFrom(...UNITS, 'ab', 'a ', 'ba', '中文', 'éb') }),
+    )
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.constantFrom(3, 8, 1000), fc.nat(20), (steps, bound, held) => {
+        const index = new ShortTermIndex(bound, held)
+        const documents = new Map<number, string>()
+        for (const s of steps) {
+          if (s.kind === 'set') {
+            if (documents.has(s.lead)) index.forget(s.lead)
+            index.add(s.lead, s.document)
+            documents.set(s.lead, s.document)
+          } else if (s.kind === 'remove') {
+            if (documents.has(s.lead)) index.forget(s.lead)
+            documents.delete(s.lead)
+          } else if (isShortTerm(s.form)) {
+            const expected = [...documents].filter(([, text]) => text.includes(s.form)).map(([lead]) => lead)
+            const found = index.leadsHolding(s.form)
+            // Past its bound, the index may say it cannot tell, and must never answer wrongly.
+            if (found !== undefined) expect(found.toArray()).toEqual(expected.sort((a, b) => a - b))
+            else expect(index.size).toBe(bound)
+          }
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('keeps each string once however often a lead holds it, and leaves strings out past its bound', () => {
+    const index = new ShortTermIndex(4)
+    index.add(0, 'aaaa')
+    index.add(1, 'ab')
+    expect(index.size).toBe(4)
+    expect(index.leadsHolding('a')?.toArray()).toEqual([0, 1])
+    expect(index.leadsHolding('aa')?.toArray()).toEqual([0])
+    expect(index.leadsHolding('ab')?.toArray()).toEqual([1])
+    index.add(2, 'c')
+    expect(index.leadsHolding('c')).toBeUndefined()
+    expect(index.leadsHolding('b')?.toArray()).toEqual([1])
+  })
+})

@@ -1,0 +1,161 @@
+import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
+
+// Terms of one or two characters, which the trigram indexes (FTS5, pg_trgm) cannot look up: the database would test
+// them row by row on every match of the search's other terms (`main st`: `st` on each of 12,482 rows, 60 ms) or on
+// every search row. Here each one- and two-character string of the leads' search documents has a bitmap of the
+// leads whose document holds it, so such a term costs one bitmap. Written here, not taken from a library: it is a
+// table of bitmaps the lead index keeps up to date as it does its others.
+
+/**
+ * At most this many strings are kept: a document's strings of one and two characters are few in alphabetic text
+ * (717 for the 100,000 demo leads) but may be many where words are ideographs, and every one costs memory. Past it,
+ * strings not yet seen are not kept, and a term of them is left to the database.
+ */
+export const SHORT_TERMS_KEPT = 20_000
+
+/** A string this index answers for: one or two UTF-16 code units, neither half of a surrogate pair. */
+export function isShortTerm(form: string): boolean {
+  if (form.length === 0 || form.length > 2) return false
+  for (let i = 0; i < form.length; i++) {
+    const unit = form.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdfff) return false
+  }
+  return true
+}
+
+const ASCII = 128
+
+/** Ordinals held in arrays before they go into the bitmaps (8 bytes each). */
+const PENDING_HELD = 1 << 18
+
+/** A pair of code units as one number, above every single unit's. */
+function pairKey(first: number, second: number): number {
+  return 0x10000 + first * 0x10000 + second
+}
+
+export class ShortTermIndex {
+  /** Each kept string's bitmap, by its number. */
+  private readonly bits: Bitmap[] = []
+  /** Ordinals to add to each kept string, by its number, added at the next `flush`; how many in all. */
+  private pending: number[][] = []
+  private pendingCount = 0
+  /** The last ordinal added to each string, by its number: a lead is listed once per string. */
+  private last = new Int32Array(64).fill(-1)
+  /** The numbers of ASCII characters and pairs of them (most of any document), then of every other string. */
+  private readonly ascii = new Int32Array(ASCII + ASCII * ASCII).fill(-1)
+  private readonly others = new Map<number, number>()
+  /** Whether a string was left out for the bound: a string not found may then be in documents. */
+  private full = false
+  /** Leads whose strings changed or went since the bitmaps were last settled. */
+  private stale: number[] = []
+
+  /** `bound`: at most so many strings kept; `held`: at most so many ordinals held before they go into the bitmaps. */
+  constructor(
+    private readonly bound = SHORT_TERMS_KEPT,
+    private readonly held = PENDING_HELD,
+  ) {}
+
+  /** The number of strings kept. */
+  get size(): number {
+    return this.bits.length
+  }
+
+  /** Adds a lead's document (taken out first if it was forgotten). */
+  add(ordinal: number, document: string): void {
+    if (this.stale.length > 0) this.settle()
+    let previous = -1
+    for (let i = 0; i < document.length; i++) {
+      const unit = document.charCodeAt(i)
+      this.mark(unit < ASCII ? unit : -1, unit, ordinal)
+      if (previous >= 0) {
+        const slot = previous < ASCII && unit < ASCII ? ASCII + previous * ASCII + unit : -1
+        this.mark(slot, pairKey(previous, unit), ordinal)
+      }
+      previous = unit
+    }
+    // Added to the bitmaps a batch at a time (a call a string, not a lead), and never many held as numbers.
+    if (this.pendingCount >= this.held) this.flush()
+  }
+
+  /** Puts the strings of the leads added since into the bitmaps. */
+  private flush(): void {
+    for (let n = 0; n < this.pending.length; n++) {
+      const ordinals = this.pending[n]
+      if (ordinals !== undefined && ordinals.length > 0) {
+        this.bits[n]?.addMany(ordinals)
+        this.pending[n] = []
+      }
+    }
+    this.pendingCount = 0
+  }
+
+  /** Takes a lead out of every bitmap (before the next document is added, or the next term looked up). */
+  forget(ordinal: number): void {
+    this.stale.push(ordinal)
+  }
+
+  /** Puts what was added into the bitmaps, then takes the forgotten leads out: one pass for all of them. */
+  private settle(): void {
+    this.flush()
+    if (this.stale.length === 0) return
+    const gone = bitmap(this.stale)
+    for (const bits of this.bits) bits.andNotInPlace(gone)
+    for (let n = 0; n < this.last.length; n++) if (gone.has(this.last[n] ?? -1)) this.last[n] = -1
+    this.stale = []
+  }
+
+  /** Settles, and keeps each bitmap in its least memory (runs where leads in a row hold a string): after a build. */
+  compact(): void {
+    this.settle()
+    for (const bits of this.bits) {
+      bits.runOptimize()
+      bits.shrinkToFit()
+    }
+  }
+
+  /**
+   * The leads whose documents hold `form` (isShortTerm's), or undefined when that cannot be told here (a string
+   * left out for the bound). The bitmap is the index's own: callers copy it before changing it.
+   */
+  leadsHolding(form: string): Bitmap | undefined {
+    this.settle()
+    const first = form.charCodeAt(0)
+    const second = form.charCodeAt(1)
+    const one = form.length === 1
+    const slot = one
+      ? first < ASCII
+        ? first
+        : -1
+      : first < ASCII && second < ASCII
+        ? ASCII + first * ASCII + second
+        : -1
+    const n = slot >= 0 ? (this.ascii[slot] ?? -1) : (this.others.get(one ? first : pairKey(first, second)) ?? -1)
+    if (n >= 0) return this.bits[n]
+    return this.full ? undefined : bitmap()
+  }
+
+  private mark(slot: number, key: number, ordinal: number): void {
+    let n = slot >= 0 ? (this.ascii[slot] ?? -1) : (this.others.get(key) ?? -1)
+    if (n < 0) {
+      if (this.bits.length >= this.bound) {
+        this.full = true
+        return
+      }
+      n = this.bits.length
+      this.bits.push(bitmap())
+      this.pending.push([])
+      if (n >= this.last.length) {
+        const last = new Int32Array(this.last.length * 2).fill(-1)
+        last.set(this.last)
+        this.last = last
+      }
+      if (slot >= 0) this.ascii[slot] = n
+      else this.others.set(key, n)
+    }
+    if (this.last[n] !== ordinal) {
+      this.last[n] = ordinal
+      this.pending[n]?.push(ordinal)
+      this.pendingCount += 1
+    }
+  }
+}
