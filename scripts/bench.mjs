@@ -51,11 +51,23 @@ async function onPostgres(passed) {
   }
   console.error(`started the bench's PostgreSQL cluster (data/bench/postgres) at ${cluster.url}`)
   try {
-    return await run(process.execPath, [benchPath, ...passed, '--db', cluster.url])
+    // A database a lead count, as the SQLite files are: each seed's size is its database's alone.
+    const url = await cluster.database(`bench_${leadsOf(passed)}`)
+    return await run(process.execPath, [benchPath, ...passed, '--db', url])
   } finally {
     await cluster.stop()
     console.error("stopped the bench's PostgreSQL cluster")
   }
+}
+
+/** The --leads the bench is given (100,000 when none; a value it refuses is left for it to say so). */
+function leadsOf(args) {
+  for (const [i, arg] of args.entries()) {
+    const value =
+      arg === '--leads' ? args[i + 1] : arg.startsWith('--leads=') ? arg.slice('--leads='.length) : undefined
+    if (value !== undefined && /^[0-9]{1,9}$/.test(value)) return String(Number(value))
+  }
+  return '100000'
 }
 
 async function main() {

@@ -2,7 +2,7 @@
 // API suite on Postgres, and reusable by the benchmark.
 import { spawnSync } from 'node:child_process'
 import console from 'node:console'
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addCleanup, aptInstall, capture, childEnv, freePort, isExecutable, isRoot, which } from './bootstrap.mjs'
@@ -23,6 +23,12 @@ export function findPostgresBinDir() {
     .sort((a, b) => Number(b) - Number(a))
   const version = versions.find((name) => hasServerBinaries(join(debianPostgresRoot, name, 'bin')))
   return version ? join(debianPostgresRoot, version, 'bin') : null
+}
+
+/** A client program of the same installation as the server's (initdb may be a link to it), else from PATH. */
+function clientTool(binDir, name) {
+  const beside = join(dirname(realpathSync(join(binDir, 'initdb'))), name)
+  return isExecutable(beside) ? beside : (which(name) ?? name)
 }
 
 async function locateBinDir(installIfMissing) {
@@ -123,7 +129,7 @@ async function initAndStart(cluster, settings) {
 
 /**
  * Starts a fresh cluster on a free port, with server `settings` (name to value) over the defaults. Resolves
- * `{ url, port, dir, stop() }`; the cluster is also stopped and removed when the process exits or gets
+ * `{ url, port, dir, stop(), database(name) }` (url: the `postgres` database's); the cluster is also stopped and removed when the process exits or gets
  * SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start. With `keepIn`, the cluster lives in that
  * directory instead of a temporary one, is started from what it holds when an earlier run made it, and is stopped but
  * kept (the benchmark's seeds, reused as its SQLite files are).
@@ -140,7 +146,28 @@ export async function startCluster({ installIfMissing = false, settings = {}, ke
   const stop = addCleanup(() => stopClusterNow(cluster))
   try {
     const port = await initAndStart(cluster, settings)
-    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop: () => Promise.resolve(stop()) }
+    const url = (database) => `postgres://postgres@127.0.0.1:${port}/${database}`
+    return {
+      url: url('postgres'),
+      port,
+      dir,
+      stop: () => Promise.resolve(stop()),
+      /** The URL of the database `name` (letters, digits and _), created the first time. */
+      database: async (name) => {
+        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`)
+        const made = await capture(
+          clientTool(binDir, 'createdb'),
+          ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name],
+          {
+            stderr: 'pipe',
+          },
+        )
+        if (made.code !== 0 && !made.stdout.includes('already exists')) {
+          throw new Error(`createdb ${name} failed (exit ${made.code}):\n${made.stdout}`)
+        }
+        return url(name)
+      },
+    }
   } catch (error) {
     stop()
     throw error
