@@ -237,3 +237,41 @@ export function parseWrk(output: string, wallMs: number): WrkRun {
     loaderCores: (cpuSeconds * 1000) / Math.max(wallMs, 1e-9),
   }
 }
+
+/** How a scenario's first answers went: each distinct path asked once, in turn, before it is warmed up and measured. */
+export interface FirstAnswers {
+  asked: number
+  answered: number
+  slowestMs: number
+  seconds: number
+}
+
+/**
+ * Asks each of a target's distinct paths once, one at a time, until `limitMs` has passed: what a first search costs
+ * (an organization's index read from the database, a sort's keys loaded) is paid here, where it is reported, not in
+ * the warm-up's seconds, from which a million-lead index would still be building through every run.
+ */
+export async function firstAnswers(target: LoadTarget, limitMs: number): Promise<FirstAnswers> {
+  const started = performance.now()
+  const deadline = started + limitMs
+  const paths = [...new Set(target.paths)]
+  let answered = 0
+  let slowestMs = 0
+  for (const path of paths) {
+    const left = deadline - performance.now()
+    if (left <= 0) break
+    const asked = performance.now()
+    try {
+      const res = await fetch(`${target.url}${path}`, {
+        headers: { ...(target.authorization === '' ? {} : { authorization: target.authorization }), ...target.headers },
+        signal: AbortSignal.timeout(Math.ceil(left)),
+      })
+      await res.arrayBuffer()
+      if (res.ok) answered += 1
+    } catch {
+      // Timed out or refused: not answered, and the run's own counts will show it.
+    }
+    slowestMs = Math.max(slowestMs, performance.now() - asked)
+  }
+  return { asked: paths.length, answered, slowestMs, seconds: (performance.now() - started) / 1000 }
+}

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatBulkEdit } from './bench-bulk-edit.js'
 import { formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 import { redactedUrl } from './bench-database.js'
-import { parseWrk, percentile } from './bench-load.js'
+import { firstAnswers, parseWrk, percentile } from './bench-load.js'
 import {
   checks,
   formatReport,
@@ -407,5 +407,31 @@ describe('bench helpers', () => {
       'postgres://postgres@127.0.0.1:5432/postgres',
     )
     expect(redactedUrl('sqlite:data/bench/leads-10.db')).toBe('data/bench/leads-10.db')
+  })
+
+  it("asks each of a scenario's paths once before measuring it, sending its headers, and stops at its limit", async () => {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      seen.push(`${req.url ?? ''} ${req.headers.authorization ?? ''} ${String(req.headers['x-requested-with'])}`)
+      if (req.url === '/slow') return // never answered: the limit ends it
+      res.statusCode = req.url === '/missing' ? 404 : 200
+      res.end('{}')
+    })
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    try {
+      const address = server.address()
+      if (address === null || typeof address === 'string') throw new Error('no port')
+      const url = `http://127.0.0.1:${String(address.port)}`
+      const target = { url, authorization: 'Basic k', headers: { 'x-requested-with': 'bench' } }
+      const first = await firstAnswers({ ...target, paths: ['/a', '/b', '/a', '/missing'] }, 10_000)
+      expect(first).toMatchObject({ asked: 3, answered: 2 })
+      expect(seen).toEqual(['/a Basic k bench', '/b Basic k bench', '/missing Basic k bench'])
+      const limited = await firstAnswers({ ...target, paths: ['/slow', '/a'] }, 300)
+      expect(limited).toMatchObject({ asked: 2, answered: 0 })
+      expect(limited.slowestMs).toBeGreaterThanOrEqual(250)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+    }
   })
 })

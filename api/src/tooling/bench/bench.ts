@@ -11,6 +11,7 @@ import { openDatabase } from '../../platform/data/database.js'
 import { prepareBenchDatabase, prepareReportDatabase } from './bench-database.js'
 import {
   availableLoader,
+  firstAnswers,
   measureLatency,
   measureThroughput,
   type LatencyRun,
@@ -98,6 +99,8 @@ const screenPaint = resolve(here, '..', '..', '..', '..', 'e2e', 'screen-paint.m
 const dataDir = resolve(here, '..', '..', '..', '..', 'data', 'bench')
 const MEASURED_CONNECTIONS = 32
 const WARM_UP_SECONDS = 1
+/** How long a scenario's first answers may take in all (a million-lead index is read in minutes on this machine). */
+const FIRST_ANSWERS_MS = 20 * 60_000
 const SETTLE_MS = 300_000
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -262,6 +265,10 @@ async function measureAll(
       const which = rounds > 1 ? ` (round ${String(round)} of ${String(rounds)})` : ''
       process.stderr.write(`measuring ${scenario.name}${which}…\n`)
       if (round === 1) {
+        const first = await firstAnswers(scenario.target, FIRST_ANSWERS_MS)
+        process.stderr.write(
+          `  first answers: ${String(first.answered)} of ${String(first.asked)} in ${first.seconds.toFixed(1)} s, the slowest ${first.slowestMs.toFixed(0)} ms\n`,
+        )
         await measureThroughput(loader, scenario.target, MEASURED_CONNECTIONS, Math.min(WARM_UP_SECONDS, seconds))
         await settle(scenario.pid)
       }
