@@ -144,6 +144,28 @@ test('a tampered sealed key, or one moved to another session, does not unseal', 
   expect(store.apiKey(b, sessionB)).toBe('api_other')
 })
 
+test('a key kept opened is given only for its own cookie and its own sealed key', () => {
+  const store = open()
+  const a = store.create(profile, KEY, t0)
+  const b = store.create(profile, 'api_other', t0)
+  const sessionA = store.get(a, t0)
+  const sessionB = store.get(b, t0)
+  if (sessionA === undefined || sessionB === undefined) throw new Error('sessions missing')
+  // Opened once each, so both are kept.
+  expect(store.apiKey(a, sessionA)).toBe(KEY)
+  expect(store.apiKey(b, sessionB)).toBe('api_other')
+  // Another cookie with A's row, A's cookie with B's row, a row whose sealed key changed: none gets a kept key.
+  expect(store.apiKey(randomBytes(32).toString('base64url'), sessionA)).toBeUndefined()
+  expect(store.apiKey(a, sessionB)).toBeUndefined()
+  expect(store.apiKey(a, { ...sessionA, sealedKey: sessionB.sealedKey })).toBeUndefined()
+  const flipped = sessionA.sealedKey.slice(0, -2) + (sessionA.sealedKey.endsWith('AA') ? 'BB' : 'AA')
+  expect(store.apiKey(a, { ...sessionA, sealedKey: flipped })).toBeUndefined()
+  // The real row still opens, and a deleted session's row is gone, so nothing asks for its key.
+  expect(store.apiKey(a, sessionA)).toBe(KEY)
+  store.delete(a)
+  expect(store.get(a, t0)).toBeUndefined()
+})
+
 test('a sealed key whose tag is cut short does not unseal, though GCM would check the shorter tag', () => {
   const store = open()
   const id = store.create(profile, KEY, t0)
