@@ -45,9 +45,9 @@ describe('loadConfig trusted proxies', () => {
 })
 
 describe('loadConfig SQLite page cache', () => {
-  it('gives each connection 32 MB unless LEADLINE_SQLITE_CACHE_MB says otherwise', () => {
-    expect(loadConfig({}).sqliteCacheMb).toBe(32)
-    expect(loadConfig({ LEADLINE_SQLITE_CACHE_MB: '8' }).sqliteCacheMb).toBe(8)
+  it('gives each connection 8 MB unless LEADLINE_SQLITE_CACHE_MB says otherwise', () => {
+    expect(loadConfig({}).sqliteCacheMb).toBe(8)
+    expect(loadConfig({ LEADLINE_SQLITE_CACHE_MB: '32' }).sqliteCacheMb).toBe(32)
     expect(() => loadConfig({ LEADLINE_SQLITE_CACHE_MB: '0' })).toThrow(
       'LEADLINE_SQLITE_CACHE_MB must be a positive integer, got "0"',
     )

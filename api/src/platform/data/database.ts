@@ -1046,7 +1046,7 @@ export async function refreshPlannerStatistics(db: Db, dialect: Dialect): Promis
 
 const STATEMENT_CACHE_SIZE = 1000
 /** Each SQLite connection's page cache, unless the caller sizes it (`LEADLINE_SQLITE_CACHE_MB`). */
-export const DEFAULT_SQLITE_CACHE_MB = 32
+export const DEFAULT_SQLITE_CACHE_MB = 8
 
 /**
  * Kysely's SQLite driver prepares every query anew; preparing costs more than running a point read. This keeps the
