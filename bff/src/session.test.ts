@@ -131,13 +131,19 @@ test('the session key derivation gives the bytes of HKDF-SHA256 (RFC 5869) for a
   )
 })
 
-test('a tampered sealed key, or one moved to another session, does not unseal', () => {
+/** A store with two sessions, A holding KEY and B 'api_other', each read back. */
+function twoSessions() {
   const store = open()
   const a = store.create(profile, KEY, t0)
   const b = store.create(profile, 'api_other', t0)
   const sessionA = store.get(a, t0)
   const sessionB = store.get(b, t0)
   if (sessionA === undefined || sessionB === undefined) throw new Error('sessions missing')
+  return { store, a, b, sessionA, sessionB }
+}
+
+test('a tampered sealed key, or one moved to another session, does not unseal', () => {
+  const { store, a, b, sessionA, sessionB } = twoSessions()
   expect(store.apiKey(b, { ...sessionB, sealedKey: sessionA.sealedKey })).toBeUndefined()
   const flipped = sessionA.sealedKey.slice(0, -2) + (sessionA.sealedKey.endsWith('AA') ? 'BB' : 'AA')
   expect(store.apiKey(a, { ...sessionA, sealedKey: flipped })).toBeUndefined()
@@ -145,12 +151,7 @@ test('a tampered sealed key, or one moved to another session, does not unseal', 
 })
 
 test('a key kept opened is given only for its own cookie and its own sealed key', () => {
-  const store = open()
-  const a = store.create(profile, KEY, t0)
-  const b = store.create(profile, 'api_other', t0)
-  const sessionA = store.get(a, t0)
-  const sessionB = store.get(b, t0)
-  if (sessionA === undefined || sessionB === undefined) throw new Error('sessions missing')
+  const { store, a, b, sessionA, sessionB } = twoSessions()
   // Opened once each, so both are kept.
   expect(store.apiKey(a, sessionA)).toBe(KEY)
   expect(store.apiKey(b, sessionB)).toBe('api_other')

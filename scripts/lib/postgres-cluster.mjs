@@ -129,8 +129,8 @@ async function initAndStart(cluster, settings) {
 
 /**
  * Starts a fresh cluster on a free port, with server `settings` (name to value) over the defaults. Resolves
- * `{ url, port, dir, stop(), database(name) }` (url: the `postgres` database's); the cluster is also stopped and removed when the process exits or gets
- * SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start. With `keepIn`, the cluster lives in that
+ * `{ url, port, dir, stop(), database(name) }` (url: the `postgres` database's); the cluster is also stopped and
+ * removed when the process exits or gets SIGINT/SIGTERM/SIGHUP. Rejects with the reason when it cannot start. With `keepIn`, the cluster lives in that
  * directory instead of a temporary one, is started from what it holds when an earlier run made it, and is stopped but
  * kept (the benchmark's seeds, reused as its SQLite files are).
  */
@@ -152,19 +152,22 @@ export async function startCluster({ installIfMissing = false, settings = {}, ke
       port,
       dir,
       stop: () => Promise.resolve(stop()),
-      /** The URL of the database `name` (letters, digits and _), created the first time. */
+      /**
+       * The URL of the database `name` (lower-case letters, digits and _), created the first time. Whether it exists
+       * is asked of pg_database, not read from createdb's message, which the server's language may translate.
+       */
       database: async (name) => {
         if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`)
-        const made = await capture(
-          clientTool(binDir, 'createdb'),
-          ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', name],
-          {
-            stderr: 'pipe',
-          },
-        )
-        if (made.code !== 0 && !made.stdout.includes('already exists')) {
-          throw new Error(`createdb ${name} failed (exit ${made.code}):\n${made.stdout}`)
-        }
+        const server = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres']
+        const query = `select 1 from pg_database where datname = '${name}'`
+        const found = await capture(clientTool(binDir, 'psql'), [...server, '-d', 'postgres', '-tAc', query], {
+          stderr: 'pipe',
+        })
+        if (found.code !== 0)
+          throw new Error(`psql could not list the databases (exit ${found.code}):\n${found.stdout}`)
+        if (found.stdout.trim() === '1') return url(name)
+        const made = await capture(clientTool(binDir, 'createdb'), [...server, name], { stderr: 'pipe' })
+        if (made.code !== 0) throw new Error(`createdb ${name} failed (exit ${made.code}):\n${made.stdout}`)
         return url(name)
       },
     }
