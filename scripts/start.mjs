@@ -118,7 +118,12 @@ function catchesDemoMail() {
 
 function startServers(apiPort, appPort, catchMail) {
   const appUrl = process.env.LEADLINE_APP_URL ?? `http://localhost:${appPort}`
-  const shared = { LEADLINE_STREAM_SECRET: persistentSecret('LEADLINE_STREAM_SECRET', streamSecretFile) }
+  const shared = {
+    LEADLINE_STREAM_SECRET: persistentSecret('LEADLINE_STREAM_SECRET', streamSecretFile),
+    // glibc's allocator: two arenas, not eight a core, so memory freed on the import thread or zlib's threads goes
+    // back to use instead of staying with an idle arena (docs/decisions/0071-two-malloc-arenas.md).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+  }
   const allowedSmtp = [process.env.LEADLINE_SMTP_ALLOW_HOSTS ?? '', catchMail ? demoMailServer : '']
   const children = [
     startChild('api', [cliPath, 'serve', '--port', String(apiPort)], {

@@ -27,6 +27,14 @@ async function freePort(): Promise<number> {
   return address.port
 }
 
+/**
+ * `env` with glibc's arenas capped at two, as `npm start` (scripts/start.mjs) starts the api and the BFF, unless
+ * `env` sets it (docs/decisions/0071-two-malloc-arenas.md): the bench measures the servers as they are run.
+ */
+export function withNpmStartAllocator(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2' }
+}
+
 /** Starts the built BFF (`bffMain`) against `apiUrl`, its sessions under `dataDir`, and signs in with `apiKey`. */
 export async function startBenchBff(options: {
   bffMain: string
@@ -41,7 +49,7 @@ export async function startBenchBff(options: {
     throw new Error(`the BFF is not built (${options.bffMain}): run corepack pnpm --filter @leadline/bff build`)
   }
   const port = await freePort()
-  const env = {
+  const env = withNpmStartAllocator({
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -50,7 +58,7 @@ export async function startBenchBff(options: {
     LEADLINE_BFF_INSECURE_COOKIES: '1',
     LOG_LEVEL: 'warn',
     ...(options.webDist === undefined ? {} : { LEADLINE_WEB_DIST: options.webDist }),
-  }
+  })
   const child = spawn(process.execPath, [...options.nodeArgs, options.bffMain], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

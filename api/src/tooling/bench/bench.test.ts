@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withNpmStartAllocator } from './bench-bff.js'
 import { formatBulkEdit } from './bench-bulk-edit.js'
 import { formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 import { redactedUrl } from './bench-database.js'
@@ -108,6 +109,13 @@ function figures(overrides: Partial<BenchFigures> = {}): BenchFigures {
     ...overrides,
   }
 }
+
+describe("the servers' environment", () => {
+  it('caps glibc at two arenas as npm start does, unless the environment already says how many', () => {
+    expect(withNpmStartAllocator({ LOG_LEVEL: 'warn' })).toEqual({ LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2' })
+    expect(withNpmStartAllocator({ MALLOC_ARENA_MAX: '16' }).MALLOC_ARENA_MAX).toBe('16')
+  })
+})
 
 describe('the benchmark report', () => {
   it('checks each figure against its target', () => {
