@@ -441,6 +441,48 @@ describe('filters and order', () => {
   })
 })
 
+describe('ids alone: _fields=id', () => {
+  it('answers the whole list’s ids, in its order, pages and has_more, for every view, order and zone', async () => {
+    const org = await ctx.createOrg('Task ids')
+    const lead = (await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Ids Co' } })).json()
+    const dates = ['2015-01-12T07:00:00+00:00', '2015-01-12', '2015-01-12T08:00:00+00:00', '2099-01-13', '2015-01-12']
+    for (const [i, date] of dates.entries()) {
+      const body = { lead_id: lead.id, text: `task ${String(i)}`, date, is_complete: i === 4 }
+      expect((await call(ctx.app, org.member.key, 'POST', '/task/', { body })).statusCode).toBe(200)
+    }
+    await call(ctx.app, org.admin.key, 'POST', '/task/', { body: { lead_id: lead.id, text: 'the admin’s' } })
+    const page = async (query: Record<string, string>, offset: string) => {
+      const res = await call(ctx.app, org.member.key, 'GET', '/task/', { query, headers: { 'x-tz-offset': offset } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json<{ has_more: boolean; data: Body[] }>()
+    }
+    const queries: Record<string, string>[] = [
+      {},
+      { view: 'inbox', _type: 'all', assigned_to: org.member.id, _limit: '999' },
+      { view: 'future', _order_by: 'date' },
+      { view: 'archive', _order_by: '-date_completed' },
+      { _order_by: '-date', _limit: '2', _skip: '1' },
+      { _order_by: 'date', _limit: '3' },
+      { _type: 'all', is_complete: 'false', _order_by: '-date_created' },
+    ]
+    let seen = 0
+    for (const query of queries) {
+      for (const offset of ['-8', '0', '5']) {
+        const whole = await page(query, offset)
+        for (const fields of ['id', ' id ,id']) {
+          const ids = await page({ ...query, _fields: fields }, offset)
+          expect(ids).toEqual({ has_more: whole.has_more, data: whole.data.map((task) => ({ id: task.id })) })
+        }
+        seen += whole.data.length
+      }
+    }
+    expect(seen).toBeGreaterThan(20)
+    // Another field beside the id still answers from the whole view.
+    const [withText] = (await page({ _fields: 'id,text', _order_by: 'date', _limit: '1' }, '-8')).data
+    expect(withText).toEqual({ id: expect.any(String), text: 'task 0' })
+  })
+})
+
 describe('views in the caller’s time zone', () => {
   // 23:30 UTC on 1 March: already 2 March east of +0.5, still 1 March west of it.
   const now = new Date('2026-03-01T23:30:00.000Z')
