@@ -62,6 +62,7 @@ import { twoFactorRoutes } from '../accounts/two-factor-routes.js'
 import { invitationRoutes } from '../accounts/invitation-routes.js'
 import { passwordResetRoutes } from '../accounts/password-reset-routes.js'
 import { singleSignOnRoutes } from '../accounts/single-sign-on-routes.js'
+import { healthRoutes, type Readiness } from '../platform/http/health-routes.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -74,6 +75,8 @@ export interface BuildOptions {
   eventStream?: EventStreamTimings
   /** How host names are resolved when a URL is saved; the system's resolver unless a test gives its own. */
   resolve?: Resolver
+  /** Whether the process is draining, which `/readyz` reports (main.ts sets it on SIGTERM); never, unless given. */
+  readiness?: Readiness
 }
 
 export const REDACTED_PATHS = [
@@ -153,6 +156,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     transformObject: openBodySchemas,
   })
 
+  await app.register(healthRoutes, { db: database.db, readiness: options.readiness ?? { draining: false } })
   await app.register(
     async (api) => {
       await api.register(docsRoutes)

@@ -43,6 +43,7 @@ import { createBulkActionWorker } from '../integrations/bulk-actions/bulk-action
 import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-repo.js'
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
+import type { Readiness } from '../platform/http/health-routes.js'
 
 export interface ServeOptions {
   config: Config
@@ -75,6 +76,11 @@ export interface Server {
   importThread: ImportThreadHost | undefined
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>
+  /**
+   * What SIGTERM does: `/readyz` answers 503 at once, the api serves on for `LEADLINE_DRAIN_SECONDS`, then closes as
+   * `close` does.
+   */
+  drain(): Promise<void>
 }
 
 /**
@@ -102,6 +108,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       // Nothing written yet, or the stream is gone: nothing to flush.
     }
   }
+  const readiness: Readiness = { draining: false }
   let app: FastifyInstance
   let url: string
   let emailReceiver: EmailReceiver | undefined
@@ -113,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
     app = await buildApp({
       database,
       config,
+      readiness,
       logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
     })
     try {
@@ -320,7 +328,19 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
     return closing
   }
-  return { app, url, emailReceiver, importThread, close }
+  let draining: Promise<void> | undefined
+  const drain = () => {
+    if (draining === undefined) {
+      readiness.draining = true
+      const seconds = config.drainSeconds
+      if (seconds > 0) app.log.info(`not ready (/readyz answers 503); serving ${String(seconds)} s more, then closing`)
+      // With no wait, closing starts at once: a request in flight is told `Connection: close` before it ends.
+      draining =
+        seconds === 0 ? close() : new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)).then(close)
+    }
+    return draining
+  }
+  return { app, url, emailReceiver, importThread, close, drain }
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */
@@ -361,7 +381,7 @@ async function rebuildStaleSearch(app: FastifyInstance, db: Db): Promise<void> {
 }
 
 /**
- * The first SIGTERM or SIGINT closes the server gracefully and exits 0 (1 if closing fails);
+ * The first SIGTERM or SIGINT drains the server (`/readyz` 503, then closing gracefully) and exits 0 (1 if closing fails);
  * a second one exits at once.
  */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -375,7 +395,7 @@ export function closeOnSignals(server: Server): void {
     }
     stopping = true
     server.app.log.info(`${signal} received; finishing in-flight requests (send it again to exit at once)`)
-    server.close().then(
+    server.drain().then(
       () => {
         server.app.log.info('stopped')
         process.exit(0)

@@ -323,3 +323,19 @@ describe('loadConfig system mailer', () => {
       expect(() => loadConfig({ LEADLINE_SYSTEM_MAIL_FROM: value })).toThrow(/^LEADLINE_SYSTEM_MAIL_FROM must be/)
   })
 })
+
+describe('LEADLINE_DRAIN_SECONDS', () => {
+  it('is 0 unless set, and takes whole seconds up to 300', () => {
+    expect(loadConfig({}).drainSeconds).toBe(0)
+    expect(loadConfig({ LEADLINE_DRAIN_SECONDS: '' }).drainSeconds).toBe(0)
+    expect(loadConfig({ LEADLINE_DRAIN_SECONDS: '0' }).drainSeconds).toBe(0)
+    expect(loadConfig({ LEADLINE_DRAIN_SECONDS: '15' }).drainSeconds).toBe(15)
+    expect(loadConfig({ LEADLINE_DRAIN_SECONDS: '300' }).drainSeconds).toBe(300)
+  })
+
+  it.each(['301', '-1', '1.5', 'soon', '1e2', '0x10'])('refuses %j', (value) => {
+    expect(() => loadConfig({ LEADLINE_DRAIN_SECONDS: value })).toThrow(
+      `LEADLINE_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, got "${value}"`,
+    )
+  })
+})

@@ -21,6 +21,11 @@ export interface Config {
   timeouts: { requestSeconds: number; headersSeconds: number; keepAliveSeconds: number }
   /** How long after a request through the web app a user still counts as online. */
   presenceWindowSeconds: number
+  /**
+   * `LEADLINE_DRAIN_SECONDS`: after SIGTERM, how long `/readyz` answers 503 while the api still serves, before it
+   * stops taking connections (a load balancer's checks see it leave first); 0 by default.
+   */
+  drainSeconds: number
   /** Memory for built views (leads, /me/) kept between requests. */
   viewCacheBytes: number
   /** Each SQLite connection's page cache in MB. */
@@ -157,6 +162,17 @@ export function smtpServerKey(host: string, port: number): string {
   return `${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}:${String(port)}`
 }
 
+/** `LEADLINE_DRAIN_SECONDS`: a whole number of seconds from 0 to 300, 0 unless set. */
+function drainSeconds(env: NodeJS.ProcessEnv): number {
+  const raw = env.LEADLINE_DRAIN_SECONDS
+  if (raw === undefined || raw === '') return 0
+  const value = Number(raw)
+  if (!/^\d{1,3}$/.test(raw) || value > 300) {
+    throw new Error(`LEADLINE_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, got "${raw}"`)
+  }
+  return value
+}
+
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -261,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     timeouts,
     presenceWindowSeconds: 300,
+    drainSeconds: drainSeconds(env),
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),

@@ -759,6 +759,33 @@ describe('leadline serve', () => {
     expect(set).not.toContain('No system mailer')
   })
 
+  it('on SIGTERM turns /readyz 503 first, serves on for LEADLINE_DRAIN_SECONDS, then exits 0', async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Draining', '--email', 'ops@draining.test'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: { ...childEnv(), LEADLINE_DRAIN_SECONDS: '2' },
+    })
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      const get = async (path: string) => {
+        const res = await fetch(`${String(url)}${path}`, { headers: { authorization: basicAuth(String(org.api_key)) } })
+        return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+      }
+      expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', draining: false } })
+      const stopped = exitCode(child)
+      const signalled = Date.now()
+      child.kill('SIGTERM')
+      await waitForLine(child, /not ready \(\/readyz answers 503\)/)
+      expect(await get('/readyz')).toMatchObject({ status: 503, body: { status: 'not ready', draining: true } })
+      expect((await get('/healthz')).status).toBe(200)
+      // Requests a load balancer still sends while it notices are served as before.
+      expect(await get('/api/v1/me/')).toMatchObject({ status: 200, body: { email: 'ops@draining.test' } })
+      expect(await stopped).toBe(0)
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(2_000)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  })
+
   it('does not wait for idle keep-alive connections when it stops', async () => {
     const org = await leadlineJson(['init', ...db, '--org', 'Idle Client', '--email', 'ops@idle-client.test'])
     const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely'
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely'
 import type { Db } from './database.js'
 import * as m0001 from './migrations/0001-foundation.js'
 import * as m0002 from './migrations/0002-leads.js'
@@ -124,4 +124,17 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
 /** Migrates up to `name` and no further: a test of a migration fills the schema before it first. */
 export async function migrateUpTo(db: Db, name: string): Promise<string[]> {
   return applied(await migrator(db).migrateTo(name))
+}
+
+/**
+ * How the database's migrations compare with this build's: `pending`, this build's not yet applied; `unknown`,
+ * applied by a newer build this one does not know (for `/readyz`: either means this process should not serve).
+ */
+export async function migrationState(db: Db): Promise<{ pending: string[]; unknown: string[] }> {
+  const { rows } = await sql<{ name: string }>`select name from leadline_migration`.execute(db)
+  const applied = new Set(rows.map((row) => row.name))
+  return {
+    pending: Object.keys(migrations).filter((name) => !applied.has(name)),
+    unknown: [...applied].filter((name) => !(name in migrations)).sort(),
+  }
 }

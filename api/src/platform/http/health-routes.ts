@@ -1,0 +1,87 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import { sql } from 'kysely'
+import type { Db } from '../data/database.js'
+import { migrationState } from '../data/migrate.js'
+
+// `/healthz` and `/readyz` (issue 35), outside `/api/v1` and open to anyone, as a load balancer or an orchestrator
+// asks them: no key, no rate limit, no detail beyond the three checks (never a database's error text).
+
+/** Whether the process is draining: set on the first SIGTERM (main.ts), after which `/readyz` answers 503. */
+export interface Readiness {
+  draining: boolean
+}
+
+/** How long the database may take to answer `select 1` before `/readyz` calls it unreachable. */
+export const DATABASE_CHECK_MS = 2_000
+
+export interface ReadinessReport {
+  status: 'ready' | 'not ready'
+  database: 'ok' | 'unreachable'
+  migrations: 'current' | 'pending' | 'newer' | 'unknown'
+  draining: boolean
+}
+
+async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('timeout')
+    }, ms)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The three checks: the database answers, its migrations are this build's, and the process is not draining. */
+export async function readinessReport(db: Db, readiness: Readiness, checkMs = DATABASE_CHECK_MS) {
+  const answered = await within(
+    sql`select 1`.execute(db).then(
+      () => true,
+      () => false,
+    ),
+    checkMs,
+  )
+  const reachable = answered === true
+  const state = reachable
+    ? await within(
+        migrationState(db).catch(() => undefined),
+        checkMs,
+      )
+    : undefined
+  const migrations =
+    state === undefined || state === 'timeout'
+      ? 'unknown'
+      : state.unknown.length > 0
+        ? 'newer'
+        : state.pending.length > 0
+          ? 'pending'
+          : 'current'
+  const report: ReadinessReport = {
+    status: reachable && migrations === 'current' && !readiness.draining ? 'ready' : 'not ready',
+    database: reachable ? 'ok' : 'unreachable',
+    migrations,
+    draining: readiness.draining,
+  }
+  return report
+}
+
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store')
+}
+
+export const healthRoutes: FastifyPluginAsync<{ db: Db; readiness: Readiness }> = async (app, { db, readiness }) => {
+  const config = { public: true, countsOwnRequests: true }
+  app.get('/healthz', { config, schema: { hide: true } }, async (_request, reply) => {
+    noStore(reply)
+    return { status: 'ok' }
+  })
+  app.get('/readyz', { config, schema: { hide: true } }, async (_request, reply) => {
+    const report = await readinessReport(db, readiness)
+    return noStore(reply)
+      .code(report.status === 'ready' ? 200 : 503)
+      .send(report)
+  })
+}
