@@ -1130,6 +1130,36 @@ describe('healthz', () => {
   })
 })
 
+describe('readyz', () => {
+  test('is ready while its sessions answer, uncached, whatever the API’s state, which it shows', async () => {
+    const up = await bff.call('/readyz')
+    expect(up.status).toBe(200)
+    expect(up.headers.get('cache-control')).toBe('no-store')
+    expect(up.json).toEqual({ status: 'ready', sessions: 'ok', upstream: 'ok', draining: false })
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: `http://127.0.0.1:${await deadPort()}`, dataDir: dir.path }))
+    const apiDown = await bff.call('/readyz')
+    expect(apiDown.status).toBe(200)
+    expect(apiDown.json).toMatchObject({ status: 'ready', upstream: 'unreachable' })
+  })
+
+  test('is not ready once draining, though alive and serving', async () => {
+    bff.startDraining()
+    const draining = await bff.call('/readyz')
+    expect(draining.status).toBe(503)
+    expect(draining.json).toEqual({ status: 'not ready', sessions: 'ok', upstream: 'ok', draining: true })
+    expect((await bff.call('/healthz')).status).toBe(200)
+    expect((await bff.call('/auth/session')).status).toBe(401)
+  })
+
+  test('is not ready when its session store does not answer', async () => {
+    bff.store.close()
+    const down = await bff.call('/readyz')
+    expect(down.status).toBe(503)
+    expect(down.json).toMatchObject({ status: 'not ready', sessions: 'unreachable', draining: false })
+  })
+})
+
 test('the key leak check itself catches a leak', () => {
   expect(() => {
     assertNoKey({ text: `{"key":"${KEY}"}`, headers: new Headers() })

@@ -49,6 +49,8 @@ export interface BffApp {
   live: LiveEvents
   /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
   endStreams(): void
+  /** From now on `/readyz` answers 503 (the first SIGTERM: main.ts), while everything else is served as before. */
+  startDraining(): void
   /** Stops the purge timer, closes the upstream connection pool (aborting its requests if asked) and the session
    * store. */
   close(options?: { abortUpstream?: boolean }): Promise<void>
@@ -171,6 +173,21 @@ export function createBffApp(options: BffAppOptions): BffApp {
   app.get('/healthz', async (_req, res) => {
     res.setHeader('cache-control', 'no-store')
     res.json({ status: 'ok', upstream: await upstreamState(pool) })
+  })
+
+  // Ready while its session store answers and it is not stopping. The API's state is shown, not counted: every BFF
+  // shares the API, and taking them all out when it fails would only turn its errors into the balancer's.
+  let draining = false
+  app.get('/readyz', async (_req, res) => {
+    const sessions = store.reachable() ? 'ok' : 'unreachable'
+    const ready = sessions === 'ok' && !draining
+    res.setHeader('cache-control', 'no-store')
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not ready',
+      sessions,
+      upstream: await upstreamState(pool),
+      draining,
+    })
   })
 
   // Full-page navigations to and from the identity provider: no X-Requested-With (sso-routes.ts says what guards them).
@@ -322,6 +339,9 @@ export function createBffApp(options: BffAppOptions): BffApp {
     handle,
     logger,
     live,
+    startDraining() {
+      draining = true
+    },
     endStreams() {
       live.endStreams()
     },

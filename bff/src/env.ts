@@ -4,6 +4,7 @@ import { BlockList, isIP } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
+import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
 
 /** The BFF's configuration, read once from the environment at start-up. */
 export interface BffConfig {
@@ -33,6 +34,8 @@ export interface BffConfig {
   demoSignIn: 'loopback' | 'on' | 'off'
   /** How long the API may take to start answering before the browser gets a 504. */
   apiTimeoutMs: number
+  /** `LEADLINE_DRAIN_SECONDS`: after SIGTERM, how long `/readyz` answers 503 while the BFF still serves. */
+  drainSeconds: number
   /** `LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES`, the API's too: the largest file the browser may upload for an email. */
   attachmentMaxBytes: number
   /** `LEADLINE_IMPORT_MAX_BYTES`, the API's too: the largest CSV file the browser may upload to import. */
@@ -123,6 +126,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     demoSeedFile: seedText === undefined ? undefined : resolve(cwd, seedText),
     demoSignIn: demoText === '1' ? 'on' : demoText === '0' ? 'off' : 'loopback',
     apiTimeoutMs: timeoutSeconds * 1000,
+    drainSeconds: drainSecondsFrom(env),
     attachmentMaxBytes,
     importMaxBytes,
     // dist/env.js → bff/dist → ../../web/dist

@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { constants } from 'node:os'
 import type { Logger } from 'pino'
-import { createBffApp } from './app.js'
+import { createBffApp, type BffApp } from './app.js'
 import { demoSeedFileInUse, loadBffConfig } from './env.js'
 import { SESSION_DB_FILE, SessionStore } from './session.js'
 import { gracefulStop } from './shutdown.js'
@@ -47,7 +47,17 @@ async function main(): Promise<void> {
     },
     `listening on http://${host}:${port}`,
   )
-  closeOnSignals(stop, bff.logger)
+  closeOnSignals(drainThen(stop, bff, config.drainSeconds), bff.logger)
+}
+
+/** `/readyz` turns 503 at once; `stop` follows after `seconds` (at once for 0), while requests are served as before. */
+function drainThen(stop: () => Promise<void>, bff: BffApp, seconds: number): () => Promise<void> {
+  return () => {
+    bff.startDraining()
+    if (seconds === 0) return stop()
+    bff.logger.info(`not ready (/readyz answers 503); serving ${String(seconds)} s more, then closing`)
+    return new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)).then(stop)
+  }
 }
 
 /** The first SIGTERM or SIGINT finishes in-flight requests and exits 0; a second one exits at once. */

@@ -16,6 +16,7 @@ const started: ChildProcess[] = []
 let dir: Awaited<ReturnType<typeof tempDir>>
 let apiKey = ''
 let bffA = ''
+let apiUrl = ''
 let bffB = ''
 
 function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
@@ -39,11 +40,12 @@ function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExec
   })
 }
 
-async function startBffProcess(apiUrl: string, dataDir: string): Promise<string> {
+async function startBffProcess(apiUrl: string, dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const port = await deadPort()
   const child = spawn(process.execPath, [bffMain], {
     env: {
       ...process.env,
+      ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
       LEADLINE_API_URL: apiUrl,
@@ -88,7 +90,8 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   started.push(api)
-  const [, apiUrl = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
+  const [, url = ''] = await waitForOutput(api, /"url":"([^"]+)"/)
+  apiUrl = url
   // Started together on a new data folder: they must agree on the generated secret and the session schema.
   const shared = join(dir.path, 'bff')
   ;[bffA, bffB] = await Promise.all([startBffProcess(apiUrl, shared), startBffProcess(apiUrl, shared)])
@@ -145,3 +148,24 @@ test('a sign-in on one BFF process is valid on the other; time zones and sign-ou
   expect((await call(bffA, '/api/v1/me/', { cookie })).status).toBe(401)
   expect((await call(bffB, '/api/v1/me/', { cookie })).status).toBe(401)
 }, 30_000)
+
+test('on SIGTERM a BFF process turns /readyz 503, serves on for LEADLINE_DRAIN_SECONDS, then exits 0', async () => {
+  const url = await startBffProcess(apiUrl, join(dir.path, 'bff'), { LEADLINE_DRAIN_SECONDS: '2' })
+  const child = started.at(-1)
+  if (child === undefined) throw new Error('no BFF process')
+  expect(await call(url, '/readyz')).toMatchObject({ status: 200, json: { status: 'ready', draining: false } })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const signalled = Date.now()
+  const notice = waitForOutput(child, /not ready \(\/readyz answers 503\)/)
+  child.kill('SIGTERM')
+  await notice
+  expect(await call(url, '/readyz')).toMatchObject({ status: 503, json: { status: 'not ready', draining: true } })
+  // A sign-in still goes through while the balancer notices.
+  const signedIn = await call(url, '/auth/session', {
+    method: 'POST',
+    body: { api_key: apiKey, time_zone: 'Europe/Paris' },
+  })
+  expect(signedIn.status).toBe(200)
+  expect(await exited).toBe(0)
+  expect(Date.now() - signalled).toBeGreaterThanOrEqual(2_000)
+})

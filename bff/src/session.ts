@@ -238,6 +238,16 @@ export class SessionStore {
     return typeof row === 'object' && row !== null && 'n' in row && typeof row.n === 'number' ? row.n : 0
   }
 
+  /** Whether `sessions.db` answers a query (for `/readyz`). */
+  reachable(): boolean {
+    try {
+      this.#statements.ping.get()
+      return true
+    } catch {
+      return false
+    }
+  }
+
   close(): void {
     if (this.#db.open) this.#db.close()
   }
@@ -310,6 +320,7 @@ function openDatabase(file: string | undefined): Database.Database {
 function prepare(db: Database.Database) {
   return {
     count: db.prepare('SELECT count(*) AS n FROM session'),
+    ping: db.prepare('SELECT 1'),
     select: db.prepare('SELECT * FROM session WHERE id_hash = ?'),
     insert: db.prepare(
       `INSERT INTO session (id_hash, user_id, first_name, last_name, email, display_name, organization_id,

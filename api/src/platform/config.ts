@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './data/database.js'
 import { secretBoxFrom, type SecretBox } from './security/secret-box.js'
@@ -162,17 +163,6 @@ export function smtpServerKey(host: string, port: number): string {
   return `${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}:${String(port)}`
 }
 
-/** `LEADLINE_DRAIN_SECONDS`: a whole number of seconds from 0 to 300, 0 unless set. */
-function drainSeconds(env: NodeJS.ProcessEnv): number {
-  const raw = env.LEADLINE_DRAIN_SECONDS
-  if (raw === undefined || raw === '') return 0
-  const value = Number(raw)
-  if (!/^\d{1,3}$/.test(raw) || value > 300) {
-    throw new Error(`LEADLINE_DRAIN_SECONDS must be a whole number of seconds from 0 to 300, got "${raw}"`)
-  }
-  return value
-}
-
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -277,7 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     timeouts,
     presenceWindowSeconds: 300,
-    drainSeconds: drainSeconds(env),
+    drainSeconds: drainSecondsFrom(env),
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),

@@ -351,6 +351,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     demoSeedFile: undefined,
     demoSignIn: 'loopback',
     apiTimeoutMs: 30_000,
+    drainSeconds: 0,
     attachmentMaxBytes: 10 * 1024 * 1024,
     importMaxBytes: 500 * 1024 * 1024,
     webDist: join(overrides.dataDir, 'no-web-dist'),
@@ -380,6 +381,8 @@ export interface StartedBff {
   logs: string[]
   store: SessionStore
   live: LiveEvents
+  /** `/readyz` answers 503 from now on, as after the first SIGTERM. */
+  startDraining(): void
   /** fetch with `X-Requested-With: leadline` unless headers override it; every answer is checked for the key. */
   call(path: string, init?: RequestInit & { cookie?: string }): Promise<Response>
   close(): Promise<void>
@@ -422,6 +425,9 @@ export async function startBff(
     logs,
     store,
     live: bff.live,
+    startDraining: () => {
+      bff.startDraining()
+    },
     async call(path, init = {}) {
       const headers = new Headers(init.headers)
       if (!headers.has('x-requested-with')) headers.set('x-requested-with', 'leadline')
