@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildApp } from '../app.js'
@@ -11,6 +10,7 @@ import { loadConfig } from '../../platform/config.js'
 import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
 import { AUTH_CACHE_SECONDS } from '../../platform/security/auth-cache.js'
 import { SEARCH_DOCUMENT_VERSION } from '../../crm/leads/lead-search-index.js'
+import { cliPath, runCli } from '../../tooling/test-support/api-process.js'
 import {
   basicAuth,
   call,
@@ -22,8 +22,6 @@ import {
 // Every test here runs the real CLI in a process or two (Node's start, a migration, Argon2 hashing) and waits for
 // it: on a machine busy with the other suites that takes longer than an in-process test is allowed.
 vi.setConfig({ testTimeout: 60_000 })
-
-const cliPath = fileURLToPath(new URL('../../../dist/app/cli/cli.js', import.meta.url))
 
 interface Result {
   code: number | null
@@ -39,17 +37,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 function leadline(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: { ...childEnv(), ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr })
-    })
-  })
+  return runCli(args, { LOG_LEVEL: 'info', DATABASE_URL: undefined, ...env })
 }
 
 /** Runs a `--json` command that must succeed and print exactly one JSON object and nothing else. */

@@ -19,6 +19,7 @@ import { serveCommand } from './serve-command.js'
 import { userAddCommand } from './user-add-command.js'
 import { userInviteCommand } from './user-invite-command.js'
 import { userResetPasswordCommand } from './user-reset-password-command.js'
+import { backupCommand, restoreCommand } from './backup-command.js'
 
 /** Every command that does something, by its full name ("user add"), in the order `leadline --help` lists them. */
 function leaves(command: Command, prefix = ''): [string, Command][] {
@@ -126,6 +127,8 @@ function leadlineProgram(argv: string[]): Command {
     .addCommand(commandGroup('seed', 'create sample data', [seedDemoCommand()]))
     .addCommand(commandGroup('import', 'bring an organization in from another CRM', [importCloseCommand()]))
     .addCommand(reindexCommand())
+    .addCommand(backupCommand())
+    .addCommand(restoreCommand())
     .addCommand(leadWebhookCommands())
     .addCommand(inboundSecretCommands())
     .addCommand(commandGroup('secret-key', 'manage the key stored secrets are sealed with', [secretKeyRotateCommand()]))

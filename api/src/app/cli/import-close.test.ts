@@ -9,7 +9,13 @@ import { provisionMember } from '../../crm/organizations/provision.js'
 import { openDatabase, type DatabaseHandle } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
 import { systemClock } from '../../platform/data/time.js'
-import { cliPath, startApiProcess, stopApiProcesses, type ApiProcess } from '../../tooling/test-support/api-process.js'
+import {
+  cliPath,
+  runCli,
+  startApiProcess,
+  stopApiProcesses,
+  type ApiProcess,
+} from '../../tooling/test-support/api-process.js'
 import { apiCall } from '../../tooling/test-support/delivery-check.js'
 import {
   call,
@@ -33,18 +39,10 @@ interface Run {
 }
 
 function runImport(args: string[], key: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, SOURCE_KEY: key, LEADLINE_SECRET_KEY: TEST_SECRET_KEY }
-    delete env.DATABASE_URL
-    const child = spawn(process.execPath, [cliPath, 'import', 'close', '--api-key-env', 'SOURCE_KEY', ...args], { env })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr })
-    })
+  return runCli(['import', 'close', '--api-key-env', 'SOURCE_KEY', ...args], {
+    SOURCE_KEY: key,
+    LEADLINE_SECRET_KEY: TEST_SECRET_KEY,
+    DATABASE_URL: undefined,
   })
 }
 

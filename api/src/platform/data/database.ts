@@ -936,7 +936,8 @@ export function isPostgresUrl(url: string): boolean {
   return url.startsWith('postgres://') || url.startsWith('postgresql://')
 }
 
-function sqlitePath(url: string): string {
+/** The file of a `sqlite:` URL (`sqlite:data/leadline.db` → `data/leadline.db`). */
+export function sqliteFile(url: string): string {
   if (url.startsWith('sqlite://')) return url.slice('sqlite://'.length)
   if (url.startsWith('sqlite:')) return url.slice('sqlite:'.length)
   return url
@@ -987,7 +988,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     const reader = postgresReader(pool)
     return { db, dialect: 'postgres', pgPool: pool, sqlite: undefined, reader, url, close: () => db.destroy() }
   }
-  const file = sqlitePath(url)
+  const file = sqliteFile(url)
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true })
   const sqlite = new SqliteDatabase(file)
   sqlite.pragma('journal_mode = WAL')

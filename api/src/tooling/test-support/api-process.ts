@@ -6,6 +6,33 @@ import { TEST_SECRET_KEY, TEST_STREAM_SECRET } from './test-app.js'
 /** The built CLI: tests of several real api processes need `pnpm -r build` first. */
 export const cliPath = fileURLToPath(new URL('../../../dist/app/cli/cli.js', import.meta.url))
 
+export interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs the built CLI once with `args`, `env` over this process's environment (a variable given as undefined is left
+ * out), and collects what it prints.
+ */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  const merged = Object.entries({ ...process.env, ...env }).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  )
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { env: Object.fromEntries(merged) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
 export interface ApiProcess {
   child: ChildProcess
   /** The bound origin, e.g. `http://127.0.0.1:41234`. */
