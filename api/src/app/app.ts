@@ -63,6 +63,7 @@ import { invitationRoutes } from '../accounts/invitation-routes.js'
 import { passwordResetRoutes } from '../accounts/password-reset-routes.js'
 import { singleSignOnRoutes } from '../accounts/single-sign-on-routes.js'
 import { healthRoutes, type Readiness } from '../platform/http/health-routes.js'
+import { metrics } from '../platform/metrics.js'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -138,6 +139,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     resolve: options.resolve ?? systemResolver,
   }
   server.install(app)
+  // Timed only where `/metrics` is served: a hook on every request is not free (decision 0072).
+  if (config.metrics !== null) {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.request(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000)
+      done()
+    })
+  }
   app.decorate('eventSink', outboxSink(config.leadWebhookUrl))
   installPlatform(app, deps, createPresenceRecorder(deps.db, deps.clock))
 

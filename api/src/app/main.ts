@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -44,6 +44,8 @@ import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-re
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
 import type { Readiness } from '../platform/http/health-routes.js'
+import { metrics, serveMetrics, watchOutbox } from '../platform/metrics.js'
+import type { LogEvent } from 'kysely'
 
 export interface ServeOptions {
   config: Config
@@ -74,6 +76,8 @@ export interface Server {
   emailReceiver: EmailReceiver | undefined
   /** The thread imports run on, when they run on one (docs/decisions/0053). */
   importThread: ImportThreadHost | undefined
+  /** Where `GET /metrics` is served, when `LEADLINE_METRICS_PORT` is set. */
+  metricsUrl: string | undefined
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>
   /**
@@ -97,6 +101,13 @@ export async function serve(options: ServeOptions): Promise<Server> {
   const writeLockBuffer = useThread && !isPostgresUrl(config.databaseUrl) ? createWriteLockBuffer() : undefined
   const database = openDatabase(config.databaseUrl, {
     sqliteCacheMb: config.sqliteCacheMb,
+    ...(config.metrics === null
+      ? {}
+      : {
+          log: (event: LogEvent) => {
+            if (event.level === 'query') metrics.query(event.query.sql, event.queryDurationMillis)
+          },
+        }),
     ...(writeLockBuffer === undefined ? {} : { writeLock: { buffer: writeLockBuffer, party: 'api' as const } }),
   })
   // Log lines are written in the background: a slow terminal or pipe must not hold up the requests being logged.
@@ -112,6 +123,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
   let app: FastifyInstance
   let url: string
   let emailReceiver: EmailReceiver | undefined
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined
   try {
     await migrateToLatest(database.db)
     // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
@@ -131,6 +143,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
         listenTextResolver: (address) => `listening on ${address}`,
       })
       emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
+      if (config.metrics !== null) {
+        watchOutbox(database.db, () => systemClock.now())
+        metricsServer = await serveMetrics(config.metrics.host, config.metrics.port)
+        app.log.info(`metrics on ${metricsServer.url}/metrics`)
+      }
     } catch (error) {
       await app.close()
       throw error
@@ -318,6 +335,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         bulkActionWorker.stop(),
         app.close(),
         emailReceiver?.close(),
+        metricsServer === undefined ? undefined : closeMetrics(metricsServer.server),
       ])
         .then(() => undefined)
         .finally(async () => {
@@ -340,7 +358,17 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
     return draining
   }
-  return { app, url, emailReceiver, importThread, close, drain }
+  return { app, url, emailReceiver, importThread, close, drain, metricsUrl: metricsServer?.url }
+}
+
+/** Stops the metrics port: a scrape in flight is cut, Prometheus tries again at its next interval. */
+function closeMetrics(server: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => {
+      resolve()
+    })
+    server.closeAllConnections()
+  })
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */

@@ -27,6 +27,8 @@ export interface Config {
    * stops taking connections (a load balancer's checks see it leave first); 0 by default.
    */
   drainSeconds: number
+  /** `LEADLINE_METRICS_PORT` / `_HOST`: where `GET /metrics` is served; unset port: nowhere (decision 0072). */
+  metrics: { port: number; host: string } | null
   /** Memory for built views (leads, /me/) kept between requests. */
   viewCacheBytes: number
   /** Each SQLite connection's page cache in MB. */
@@ -163,6 +165,19 @@ export function smtpServerKey(host: string, port: number): string {
   return `${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}:${String(port)}`
 }
 
+/** `LEADLINE_METRICS_PORT` (0 picks a free one) on `LEADLINE_METRICS_HOST` (127.0.0.1); null when the port is unset. */
+function metricsFrom(env: NodeJS.ProcessEnv): Config['metrics'] {
+  const raw = env.LEADLINE_METRICS_PORT
+  if (raw === undefined || raw === '') return null
+  const port = Number(raw)
+  if (!/^\d{1,5}$/.test(raw) || port > 65535) throw new Error(`LEADLINE_METRICS_PORT must be a TCP port, got "${raw}"`)
+  const host = env.LEADLINE_METRICS_HOST ?? '127.0.0.1'
+  if (host === '' || isIP(host) === 0) {
+    throw new Error(`LEADLINE_METRICS_HOST must be an IP address, got "${host}"`)
+  }
+  return { port, host }
+}
+
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -268,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts,
     presenceWindowSeconds: 300,
     drainSeconds: drainSecondsFrom(env),
+    metrics: metricsFrom(env),
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),

@@ -13,6 +13,7 @@ import { presentedKey } from '../../platform/http/platform.js'
 import { caller } from '../../platform/http/request-context.js'
 import { DEFAULT_HUB_OPTIONS, EventHub, type EventRow, type HubOptions, type Subscription } from './event-hub.js'
 import { decodeCursor, encodeCursor, eventView } from './event-routes.js'
+import { metrics } from '../../platform/metrics.js'
 
 // `GET /event/stream/`: the organization's events as server-sent events, for trusted callers (decision 0022).
 
@@ -97,6 +98,7 @@ class EventStream {
     private readonly stillAllowed: () => Promise<boolean>,
     private readonly onClose: () => void,
   ) {
+    metrics.streamOpened()
     this.body.once('close', () => {
       this.#close()
     })
@@ -213,6 +215,7 @@ class EventStream {
   #close(): void {
     if (this.#closed) return
     this.#closed = true
+    metrics.streamClosed()
     this.#subscription?.leave()
     this.onClose()
   }

@@ -11,6 +11,7 @@ import { onOutboxWritten } from './outbox-signal.js'
 import { signatureHeaders } from './outbox-signing.js'
 import { outboundPrivateAllowed } from '../../platform/config.js'
 import { wakeableSleep } from '../../platform/data/wakeable-sleep.js'
+import { metrics } from '../../platform/metrics.js'
 
 // The dispatcher (docs/decisions/0024-outbox-and-delivery.md): each api process runs one. It claims due deliveries
 // with a lease, POSTs them, records every attempt and reschedules or settles each row. A row is due when its time
@@ -131,7 +132,11 @@ export async function recordAttempt(tx: Db, row: OutboxRow, owner: string, attem
     // Not one cancelled meanwhile (its subscription deleted while the request was under way).
     .where('status', '=', 'pending')
     .executeTakeFirst()
-  if (Number(settled.numUpdatedRows) === 0) return false
+  if (Number(settled.numUpdatedRows) === 0) {
+    metrics.delivery(row.kind, 'lease_lost')
+    return false
+  }
+  metrics.delivery(row.kind, result.ok ? 'delivered' : nextAt === null ? 'failed' : 'retry')
   await tx
     .insertInto('outbox_attempt')
     .values({
