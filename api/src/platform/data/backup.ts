@@ -119,7 +119,9 @@ export async function backupDatabase(url: string, file: string): Promise<BackupR
       renameSync(partial, file)
       return { file, kind: 'postgres', bytes: statSync(file).size, migrations: await migrationsInPostgres(url) }
     }
-    const source = new SqliteDatabase(sqliteFile(url), { fileMustExist: true })
+    const path = sqliteFile(url)
+    if (path === ':memory:' || path === '') throw new BackupRefused('an in-memory database has nothing to back up')
+    const source = new SqliteDatabase(path, { fileMustExist: true })
     try {
       source.pragma('busy_timeout = 5000')
       // Every page in one step: one read transaction, so the copy is of one moment however the api writes.
@@ -184,6 +186,7 @@ export async function restoreDatabase(url: string, file: string): Promise<Backup
     return { file, kind, bytes: statSync(file).size, migrations: await migrationsInPostgres(url) }
   }
   const path = sqliteFile(url)
+  if (path === ':memory:' || path === '') throw new BackupRefused('restore into a file: --db sqlite:<path>')
   mkdirSync(dirname(resolve(path)), { recursive: true })
   if (sqliteTables(path) > 0) throw new BackupRefused(`${path} is not empty: restore into a new file`)
   const migrations = migrationsInSqlite(file)
