@@ -175,6 +175,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     res.json({ status: 'ok', upstream: await upstreamState(pool) })
   })
 
+  const READY_UPSTREAM_MS = 500
   // Ready while its session store answers and it is not stopping. The API's state is shown, not counted: every BFF
   // shares the API, and taking them all out when it fails would only turn its errors into the balancer's.
   let draining = false
@@ -185,7 +186,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
     res.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not ready',
       sessions,
-      upstream: await upstreamState(pool),
+      // Shown only: a hung API must not make the balancer's check of this BFF time out.
+      upstream: await upstreamState(pool, READY_UPSTREAM_MS),
       draining,
     })
   })
@@ -452,13 +454,14 @@ export function isDownload(req: Request): boolean {
   )
 }
 
-async function upstreamState(pool: Pool): Promise<'ok' | 'error' | 'unreachable'> {
+/** Whether the API answers a HEAD within `timeoutMs`. */
+async function upstreamState(pool: Pool, timeoutMs = 2000): Promise<'ok' | 'error' | 'unreachable'> {
   try {
     const answer = await pool.request({
       path: '/api/v1/openapi.json',
       method: 'HEAD',
-      headersTimeout: 2000,
-      bodyTimeout: 2000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
     })
     await answer.body.dump()
     return answer.statusCode < 500 ? 'ok' : 'error'
