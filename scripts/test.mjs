@@ -112,12 +112,14 @@ function vitestPackageDirs() {
   return workspacePackageDirs().filter((dir) => vitestConfigNames.some((name) => existsSync(join(dir, name))))
 }
 
-function apiPackageDir() {
-  return workspacePackageDirs().find((dir) => readJsonFile(join(dir, 'package.json'))?.name === '@leadline/api')
+function packageDir(name) {
+  return workspacePackageDirs().find((dir) => readJsonFile(join(dir, 'package.json'))?.name === name)
 }
 
 async function postgresSteps(reportDir) {
-  const apiDir = apiPackageDir()
+  const apiDir = packageDir('@leadline/api')
+  // The BFF's own Postgres run holds only its `*.postgres.test.ts` (its session store); see bff/vitest.config.ts.
+  const bffDir = packageDir('@leadline/bff')
   if (!apiDir) {
     await step('api tests (postgres)', () => ({ failed: 1, detail: 'no @leadline/api package found' }))
     return
@@ -134,6 +136,7 @@ async function postgresSteps(reportDir) {
   }
   try {
     await step('api tests (postgres)', () => vitestRun(apiDir, 'api-postgres', cluster.url, reportDir))
+    if (bffDir) await step('bff tests (postgres)', () => vitestRun(bffDir, 'bff-postgres', cluster.url, reportDir))
   } finally {
     await cluster.stop()
     console.log('stopped and removed the postgres cluster')

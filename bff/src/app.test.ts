@@ -228,7 +228,7 @@ describe('sign-in', () => {
     expect(out.setCookies[0]).toContain('Max-Age=0')
     expect((await bff.call('/auth/session', { cookie })).status).toBe(401)
     expect((await bff.call('/api/v1/lead/', { cookie })).status).toBe(401)
-    expect(bff.store.size).toBe(0)
+    expect(await bff.store.count()).toBe(0)
     // The session's key ends at the api too, asked with that key.
     const revoke = upstream.requests.find((r) => r.method === 'DELETE')
     expect(revoke?.url).toBe(`/api/v1/auth/session/${SESSION_KEY.slice(0, SESSION_KEY.indexOf('.'))}/`)
@@ -672,7 +672,7 @@ describe('sessions', () => {
     const expired = await bff.call('/auth/session', { cookie })
     expect(expired.status).toBe(401)
     expect(expired.setCookies[0]).toContain('Max-Age=0')
-    expect(bff.store.size).toBe(0)
+    expect(await bff.store.count()).toBe(0)
   })
 
   test('sessions survive a restart; the file holds neither the key nor the session id', async () => {
@@ -1026,7 +1026,7 @@ describe('absolute session lifetime', () => {
     const ended = await bff.call('/auth/session', { cookie })
     expect(ended.status).toBe(401)
     expect(ended.setCookies[0]).toContain('Max-Age=0')
-    expect(bff.store.size).toBe(0)
+    expect(await bff.store.count()).toBe(0)
   })
 })
 
@@ -1074,7 +1074,7 @@ describe('a signed-in read (the fast lane past the routes)', () => {
 
   test('with a cookie whose session is gone, or whose key cannot be opened, is a 401 that clears the cookie', async () => {
     const gone = await signIn(bff)
-    bff.store.delete(gone.split('=')[1] ?? '')
+    await bff.store.delete(gone.split('=')[1] ?? '')
     const first = await bff.call('/api/v1/lead/', { cookie: gone })
     expect(first.status).toBe(401)
     expect(first.json).toEqual({ error: 'You are not signed in.' })
@@ -1087,7 +1087,7 @@ describe('a signed-in read (the fast lane past the routes)', () => {
     const second = await bff.call('/api/v1/lead/', { cookie: sealed })
     expect(second.status).toBe(401)
     expect(second.setCookies[0]).toContain('Max-Age=0')
-    expect(bff.store.size).toBe(0)
+    expect(await bff.store.count()).toBe(0)
     expect(upstream.requests.length).toBe(before)
   })
 })
@@ -1153,7 +1153,7 @@ describe('readyz', () => {
   })
 
   test('is not ready when its session store does not answer', async () => {
-    bff.store.close()
+    await bff.store.close()
     const down = await bff.call('/readyz')
     expect(down.status).toBe(503)
     expect(down.json).toMatchObject({ status: 'not ready', sessions: 'unreachable', draining: false })

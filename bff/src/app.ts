@@ -155,8 +155,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   // Server-sent events: before compression, which would hold them back to fill its buffers.
-  app.get('/events', (req, res) => {
-    const current = currentSession(req, res, deps)
+  app.get('/events', async (req, res) => {
+    const current = await currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, 'You are not signed in.')
     const lastEventId = req.get('last-event-id')
     live.attach(res, { id: current.id, organizationId: current.session.organizationId }, lastEventId)
@@ -180,7 +180,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   // shares the API, and taking them all out when it fails would only turn its errors into the balancer's.
   let draining = false
   app.get('/readyz', async (_req, res) => {
-    const sessions = store.reachable() ? 'ok' : 'unreachable'
+    const sessions = (await store.reachable()) ? 'ok' : 'unreachable'
     const ready = sessions === 'ok' && !draining
     res.setHeader('cache-control', 'no-store')
     res.status(ready ? 200 : 503).json({
@@ -226,14 +226,14 @@ export function createBffApp(options: BffAppOptions): BffApp {
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {
-      store.delete(current.id)
+      await store.delete(current.id)
       live.endSession(current.id)
     }
   }
 
   app.use('/api', async (req, res) => {
     const path = upstreamPath(req.originalUrl)
-    const current = currentSession(req, res, deps)
+    const current = await currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, 'You are not signed in.')
     await proxy(req, res, path, current)
   })
@@ -273,7 +273,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     }
     // Signed in: the page carries who is signed in, so the app's first screen needs no round trip to learn it, and
     // preloads the screen's own code. Such a page is this person's alone, never stored by a cache.
-    const current = currentSession(req, res, deps)
+    const current = await currentSession(req, res, deps)
     if (current !== undefined) {
       const html = await readFile(index, 'utf8')
       res.setHeader('cache-control', 'no-store')
@@ -313,26 +313,34 @@ export function createBffApp(options: BffAppOptions): BffApp {
       (req.method === 'GET' || req.method === 'HEAD') && url.startsWith('/api/v1/') && sentByTheApp(req)
         ? checkedUpstreamPath(url)
         : undefined
-    const current = path === undefined ? undefined : liveSession(req, deps)
-    if (path === undefined || current === undefined) {
+    if (path === undefined) {
       app(req, res)
       return
     }
-    beginRequest(req, res, isSecure(req, trustProxy), logger)
-    res.setHeader('cache-control', 'no-store')
-    proxy(req, res, path, current).catch((error: unknown) => {
-      if (res.headersSent) res.destroy()
-      else sendError(error, url, res, logger)
-    })
+    // A session store that fails here answers through `app`, whose own look at the session reports the error.
+    liveSession(req, deps).then(
+      (current) => {
+        if (current === undefined) {
+          app(req, res)
+          return
+        }
+        beginRequest(req, res, isSecure(req, trustProxy), logger)
+        res.setHeader('cache-control', 'no-store')
+        proxy(req, res, path, current).catch((error: unknown) => {
+          if (res.headersSent) res.destroy()
+          else sendError(error, url, res, logger)
+        })
+      },
+      () => {
+        app(req, res)
+      },
+    )
   }
 
   const purge = setInterval(() => {
-    try {
-      limiter.purge(now())
-      store.purgeExpired(now())
-    } catch (error) {
+    Promise.all([limiter.purge(now()), store.purgeExpired(now())]).catch((error: unknown) => {
       logger.error({ err: error }, 'purging expired sessions failed')
-    }
+    })
   }, PURGE_EVERY_MS)
   purge.unref()
 
@@ -352,7 +360,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       await live.close()
       if (options.abortUpstream === true) await pool.destroy()
       else await pool.close()
-      store.close()
+      await store.close()
     },
   }
 }

@@ -66,12 +66,12 @@ export interface CurrentSession {
 }
 
 /** The caller's live session, or undefined (and the stale cookie cleared) when there is none. */
-export function currentSession(req: Request, res: Response, deps: AuthDeps): CurrentSession | undefined {
+export async function currentSession(req: Request, res: Response, deps: AuthDeps): Promise<CurrentSession | undefined> {
   const id = cookieValue(req, deps.config)
   if (id === undefined) return undefined
-  const current = openSession(id, deps)
+  const current = await openSession(id, deps)
   if (current === undefined) {
-    deps.store.delete(id)
+    await deps.store.delete(id)
     setSessionCookie(res, deps.config, '', true)
   }
   return current
@@ -81,19 +81,19 @@ export function currentSession(req: Request, res: Response, deps: AuthDeps): Cur
  * The caller's live session with its key, or undefined; unlike currentSession it leaves a stale cookie and its row as
  * they are (the app's fast lane hands such a request on to currentSession).
  */
-export function liveSession(req: IncomingMessage, deps: AuthDeps): CurrentSession | undefined {
+export async function liveSession(req: IncomingMessage, deps: AuthDeps): Promise<CurrentSession | undefined> {
   const id = cookieValue(req, deps.config)
   return id === undefined ? undefined : openSession(id, deps)
 }
 
-function openSession(id: string, deps: AuthDeps): CurrentSession | undefined {
-  const session = deps.store.get(id, deps.now())
+async function openSession(id: string, deps: AuthDeps): Promise<CurrentSession | undefined> {
+  const session = await deps.store.get(id, deps.now())
   const apiKey = session === undefined ? undefined : deps.store.apiKey(id, session)
   return session === undefined || apiKey === undefined ? undefined : { id, session, apiKey }
 }
 
-function endSession(deps: AuthDeps, id: string): void {
-  deps.store.delete(id)
+async function endSession(deps: AuthDeps, id: string): Promise<void> {
+  await deps.store.delete(id)
   deps.onSessionEnded?.(id)
 }
 
@@ -118,7 +118,7 @@ export function authRoutes(deps: AuthDeps): Router {
   const router = Router()
 
   router.post('/session', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const body: unknown = req.body
     const record = requireObject(body)
     const timeZone = requireTimeZone(record)
@@ -140,8 +140,8 @@ export function authRoutes(deps: AuthDeps): Router {
     )
   })
 
-  router.get('/session', (req, res) => {
-    const current = currentSession(req, res, deps)
+  router.get('/session', async (req, res) => {
+    const current = await currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
     res.json(sessionView(current.session))
   })
@@ -150,22 +150,22 @@ export function authRoutes(deps: AuthDeps): Router {
   router.put('/session', async (req, res) => {
     const body: unknown = req.body
     const timeZone = requireTimeZone(requireObject(body))
-    const current = currentSession(req, res, deps)
+    const current = await currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
     const me = await upstreamJson(deps.pool, '/api/v1/me/', current.apiKey, timeZone, deps.now(), config.apiTimeoutMs)
     if (me.status === 401) {
-      endSession(deps, current.id)
+      await endSession(deps, current.id)
       setSessionCookie(res, config, '', true)
       throw new HttpError(401, NOT_SIGNED_IN)
     }
     const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
     // The api unreachable or busy: the zone still changes, and who they are is read again next time.
     if (profile === undefined) {
-      store.setTimeZone(current.id, timeZone)
+      await store.setTimeZone(current.id, timeZone)
       res.json(sessionView({ ...current.session, timeZone }))
       return
     }
-    store.updateProfile(current.id, profile)
+    await store.updateProfile(current.id, profile)
     res.json(sessionView({ ...current.session, ...profile }))
   })
 
@@ -178,13 +178,13 @@ export function authRoutes(deps: AuthDeps): Router {
 
   // Invitations and password resets: the api answers, the browser hears it as it is; an accepted invitation signs in.
   router.post('/invitation/lookup', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const record = requireObject(req.body)
-    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/invitation/lookup/', { token: record.token }))
+    await relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/invitation/lookup/', { token: record.token }))
   })
 
   router.post('/invitation/accept', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const record = requireObject(req.body)
     // The page may not know the browser's zone yet: UTC until the app sets it (PUT /auth/session).
     const timeZone = record.time_zone === undefined ? 'UTC' : requireTimeZone(record)
@@ -197,23 +197,23 @@ export function authRoutes(deps: AuthDeps): Router {
       ...sessionTerms(req, deps),
     })
     if (answer.status !== 200) {
-      relay(req, res, deps, answer)
+      await relay(req, res, deps, answer)
       return
     }
     await signIn(req, res, deps, sessionKeyFrom(answer, res), timeZone)
   })
 
   router.post('/password-reset', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const record = requireObject(req.body)
-    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/', { email: record.email }))
+    await relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/', { email: record.email }))
   })
 
   router.post('/password-reset/complete', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const record = requireObject(req.body)
     const body = { token: record.token, password: record.password }
-    relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/complete/', body))
+    await relay(req, res, deps, await publicCall(req, deps, '/api/v1/auth/password_reset/complete/', body))
   })
 
   router.get('/demo-users', async (req, res) => {
@@ -222,7 +222,7 @@ export function authRoutes(deps: AuthDeps): Router {
   })
 
   router.post('/demo-session', async (req, res) => {
-    refuseWhenLimited(req, res, deps)
+    await refuseWhenLimited(req, res, deps)
     const users = await demoUsers(req, deps)
     const body: unknown = req.body
     const record = requireObject(body)
@@ -244,15 +244,15 @@ export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown'
 }
 
-export function refuseWhenLimited(req: Request, res: Response, deps: AuthDeps): void {
-  const wait = deps.limiter.retryAfterSeconds(clientAddress(req), deps.now())
+export async function refuseWhenLimited(req: Request, res: Response, deps: AuthDeps): Promise<void> {
+  const wait = await deps.limiter.retryAfterSeconds(clientAddress(req), deps.now())
   if (wait === 0) return
   res.setHeader('retry-after', String(wait))
   throw new HttpError(429, `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} minute(s).`)
 }
 
-function keyRefused(req: Request, deps: AuthDeps): HttpError {
-  deps.limiter.recordFailure(clientAddress(req), deps.now())
+async function keyRefused(req: Request, deps: AuthDeps): Promise<HttpError> {
+  await deps.limiter.recordFailure(clientAddress(req), deps.now())
   return new HttpError(401, 'That API key was not accepted.')
 }
 
@@ -296,7 +296,7 @@ async function sessionKeyForApiKey(
   timeZone: string,
 ): Promise<SessionKey> {
   // Keys are printable ASCII; anything else cannot be a key and must not be smuggled into a header.
-  if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':')) throw keyRefused(req, deps)
+  if (!/^[\x21-\x7e]{1,256}$/.test(apiKey) || apiKey.includes(':')) throw await keyRefused(req, deps)
   const minted = await upstreamJson(
     deps.pool,
     '/api/v1/auth/session/',
@@ -310,7 +310,7 @@ async function sessionKeyForApiKey(
     },
   )
   // 403: a session's own key, which makes no other session; to the person it is a key that was not accepted.
-  if (minted.status === 401 || minted.status === 403) throw keyRefused(req, deps)
+  if (minted.status === 401 || minted.status === 403) throw await keyRefused(req, deps)
   return sessionKeyFrom(minted, res)
 }
 
@@ -354,7 +354,7 @@ async function sessionKeyForPassword(
   )
   if (answer.status === 401) {
     const twoFactor = isRecord(answer.body) && answer.body.two_factor === 'required'
-    if (!twoFactor || code !== undefined) deps.limiter.recordFailure(clientAddress(req), deps.now())
+    if (!twoFactor || code !== undefined) await deps.limiter.recordFailure(clientAddress(req), deps.now())
     throw new HttpError(
       401,
       errorMessage(answer.body) ?? 'That email and password do not match an account.',
@@ -377,16 +377,16 @@ function publicCall(req: Request, deps: AuthDeps, path: string, body: Record<str
  * The api's answer as it is, with its status (and `Retry-After`); a refused link counts as a failed attempt, so no
  * one tries tokens faster than passwords. An answer that is not the api's JSON is a 502.
  */
-function relay(
+async function relay(
   req: Request,
   res: Response,
   deps: AuthDeps,
   answer: { status: number; body: unknown; headers: Record<string, unknown> },
-): void {
+): Promise<void> {
   if (answer.status >= 500 || !isRecord(answer.body))
     throw new HttpError(502, 'The CRM service gave an unexpected answer.')
   if (answer.status === 400 && typeof answer.body.error === 'string')
-    deps.limiter.recordFailure(clientAddress(req), deps.now())
+    await deps.limiter.recordFailure(clientAddress(req), deps.now())
   const retry = answer.headers['retry-after']
   if (typeof retry === 'string') res.setHeader('retry-after', retry)
   res.status(answer.status).json(answer.body)
@@ -453,16 +453,16 @@ export async function startSession(
 
   const previous = cookieValue(req, deps.config)
   if (previous !== undefined) await signOut(deps, previous)
-  const id = deps.store.create(profile, sessionKey, now)
+  const id = await deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
   return profile
 }
 
 /** Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds. */
 async function signOut(deps: AuthDeps, id: string): Promise<void> {
-  const session = deps.store.get(id, deps.now())
+  const session = await deps.store.get(id, deps.now())
   const sessionKey = session === undefined ? undefined : deps.store.apiKey(id, session)
-  endSession(deps, id)
+  await endSession(deps, id)
   if (session !== undefined && sessionKey !== undefined) await revokeSessionKey(deps, sessionKey, session.timeZone)
 }
 

@@ -134,8 +134,21 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_IMPORT_MAX_BYTES: '500MiB' }, /LEADLINE_IMPORT_MAX_BYTES/],
     [{ LEADLINE_STREAM_SECRET: 'too short' }, /LEADLINE_STREAM_SECRET must be 32 to 256 printable characters/],
     [{ LEADLINE_STREAM_SECRET: `${'x'.repeat(40)} y` }, /LEADLINE_STREAM_SECRET/],
+    [{ LEADLINE_BFF_SESSION_URL: 'sqlite:sessions.db' }, /LEADLINE_BFF_SESSION_URL must be a postgres:\/\/ URL/],
+    [{ LEADLINE_BFF_SESSION_URL: 'db.internal/leadline' }, /LEADLINE_BFF_SESSION_URL must be a postgres:\/\/ URL/],
+    [{ LEADLINE_BFF_SESSION_URL: 'postgres:///leadline' }, /LEADLINE_BFF_SESSION_URL must name the database server/],
   ])('refuses %j', (env, message) => {
     expect(() => loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32), ...env }, dir.path)).toThrow(message)
+  })
+
+  test('sessions in Postgres need the secret given, the same on every BFF process; the data folder has none', () => {
+    const url = 'postgres://bff@db.internal:5432/leadline'
+    expect(() => loadBffConfig({ LEADLINE_BFF_SESSION_URL: url }, dir.path)).toThrow(
+      /LEADLINE_BFF_SESSION_URL needs LEADLINE_BFF_SECRET too/,
+    )
+    const config = loadBffConfig({ LEADLINE_BFF_SESSION_URL: url, LEADLINE_BFF_SECRET: 'cd'.repeat(32) }, dir.path)
+    expect(config.sessionUrl).toBe(url)
+    expect(loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32) }, dir.path).sessionUrl).toBeUndefined()
   })
 
   test.each([

@@ -16,6 +16,11 @@ export interface BffConfig {
   secret: Buffer
   /** Where `bff-secret` and `sessions.db` live. */
   dataDir: string
+  /**
+   * `LEADLINE_BFF_SESSION_URL`: a Postgres database that holds the sessions and failed sign-ins of BFF processes on
+   * several machines, instead of `sessions.db` in the data folder.
+   */
+  sessionUrl: string | undefined
   /** Plain-http deployments on a non-local host: no `Secure` flag, so no `__Host-` cookie name either. */
   insecureCookies: boolean
   /** Behind a reverse proxy: the client address, protocol and host come from its X-Forwarded-* headers. */
@@ -71,6 +76,13 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
 
   const dataDir = resolve(cwd, nonEmpty(env.LEADLINE_BFF_DATA_DIR) ?? 'data')
   const secretText = nonEmpty(env.LEADLINE_BFF_SECRET)
+  const sessionUrl = parseSessionUrl(nonEmpty(env.LEADLINE_BFF_SESSION_URL))
+  // Each session's key is sealed under this secret: every process that opens the shared sessions needs the same one,
+  // which a data folder of its own would not give it.
+  if (sessionUrl !== undefined && secretText === undefined)
+    throw new Error(
+      'LEADLINE_BFF_SESSION_URL needs LEADLINE_BFF_SECRET too: the same 64 hex digits on every BFF process that shares it',
+    )
   const secret = secretText === undefined ? loadOrCreateSecret(dataDir) : parseSecret(secretText, 'LEADLINE_BFF_SECRET')
 
   const insecureCookies = flag(env, 'LEADLINE_BFF_INSECURE_COOKIES')
@@ -116,6 +128,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     apiUrl: apiUrl.origin,
     secret,
     dataDir,
+    sessionUrl,
     insecureCookies,
     trustProxy,
     publicOrigin,
@@ -139,6 +152,24 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     logLevel,
     streamSecret: streamSecretFrom(env),
   }
+}
+
+/** A `postgres://` or `postgresql://` URL naming a database, or undefined. */
+function parseSessionUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new Error('LEADLINE_BFF_SESSION_URL must be a postgres:// URL, like postgres://bff@db.internal/leadline')
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error(
+      `LEADLINE_BFF_SESSION_URL must be a postgres:// URL (sessions are in sessions.db without it), got ${url.protocol}`,
+    )
+  if (url.hostname === '' && !url.searchParams.has('host'))
+    throw new Error('LEADLINE_BFF_SESSION_URL must name the database server, like postgres://bff@db.internal/leadline')
+  return text
 }
 
 const LOOPBACK = new BlockList()

@@ -82,6 +82,8 @@ class Channel {
   /** The upstream's last id: where a re-opened upstream resumes. */
   upstreamId: string | undefined
   upstream: Upstream | undefined
+  /** A connected session's key is being read to open the upstream. */
+  opening = false
   /** Sessions whose keys the API refused the stream (a rep's key without the shared secret). */
   readonly refused = new Set<string>()
   failures = 0
@@ -161,7 +163,9 @@ export class LiveEvents {
     // is missed, even for the first browser of an organization.
     if (joined.upstreamId !== undefined) this.#begin(joined, browser)
     joined.heartbeat ??= setInterval(() => {
-      this.#beat(joined)
+      this.#beat(joined).catch((error: unknown) => {
+        this.#storeFailed(error)
+      })
     }, this.#timings.heartbeatMs).unref()
     this.#open(joined)
   }
@@ -237,10 +241,10 @@ export class LiveEvents {
   }
 
   /** Heartbeat comments, and the end of the streams whose sessions ended elsewhere (another process, expiry). */
-  #beat(channel: Channel): void {
+  async #beat(channel: Channel): Promise<void> {
     const now = this.options.now()
     for (const browser of [...channel.browsers]) {
-      if (this.options.store.peek(browser.sessionId, now) === undefined) end(browser, 401)
+      if ((await this.options.store.peek(browser.sessionId, now)) === undefined) end(browser, 401)
       else this.#write(browser, sseComment('heartbeat'))
     }
   }
@@ -250,34 +254,48 @@ export class LiveEvents {
    * browsers' streams here, whose EventSource then gets a 401 and the tab goes to sign-in. Each process's own
    * upstream brings it the event, so every process closes its own tabs.
    */
-  #endMember(channel: Channel, userId: string): void {
-    const ended = this.options.store.deleteMember(channel.organizationId, userId)
+  async #endMember(channel: Channel, userId: string): Promise<void> {
+    const ended = await this.options.store.deleteMember(channel.organizationId, userId)
     const now = this.options.now()
     let closed = 0
     for (const browser of [...channel.browsers]) {
-      if (this.options.store.peek(browser.sessionId, now) !== undefined) continue
+      if ((await this.options.store.peek(browser.sessionId, now)) !== undefined) continue
       end(browser, 401)
       closed += 1
     }
     this.options.logger.info({ userId, ended, closed }, 'a member was deactivated: their sessions ended')
   }
 
-  /** Opens the channel's upstream with the key of a connected session, unless it is open. */
+  /** Opens the channel's upstream with the key of a connected session, unless it is open or being opened. */
   #open(channel: Channel): void {
-    if (this.#closed || channel.upstream !== undefined || channel.browsers.size === 0) return
+    if (this.#closed || channel.upstream !== undefined || channel.opening || channel.browsers.size === 0) return
     clearTimeout(channel.retryTimer)
     channel.retryTimer = undefined
+    channel.opening = true
+    this.#openWithKey(channel)
+      .catch((error: unknown) => {
+        this.#storeFailed(error)
+        this.#retryLater(channel)
+      })
+      .finally(() => {
+        channel.opening = false
+      })
+  }
+
+  async #openWithKey(channel: Channel): Promise<void> {
     const now = this.options.now()
     const sessions = new Set([...channel.browsers].map((b) => b.sessionId))
     for (const sessionId of sessions) {
       if (channel.refused.has(sessionId)) continue
-      const session = this.options.store.peek(sessionId, now)
+      const session = await this.options.store.peek(sessionId, now)
       const apiKey = session === undefined ? undefined : this.options.store.apiKey(sessionId, session)
       if (apiKey === undefined) {
         this.endSession(sessionId)
         continue
       }
+      if (this.#closed || channel.upstream !== undefined || channel.browsers.size === 0) return
       const upstream = { sessionId, abort: new AbortController() }
+      channel.opening = false
       channel.upstream = upstream
       this.#opened += 1
       void this.#follow(channel, upstream, apiKey)
@@ -342,7 +360,9 @@ export class LiveEvents {
     channel.upstream = undefined
     if (status === 401) {
       // The key was revoked: the session is worthless, as the proxy finds too.
-      this.options.store.delete(upstream.sessionId)
+      await this.options.store.delete(upstream.sessionId).catch((error: unknown) => {
+        this.#storeFailed(error)
+      })
       this.endSession(upstream.sessionId)
       this.#open(channel)
     } else if (status === 403) {
@@ -387,11 +407,21 @@ export class LiveEvents {
     }
     for (const browser of channel.browsers) this.#write(browser, text)
     if (live.object_type === 'membership' && live.member_user_id != null) {
-      if (live.member_status === 'inactive') this.#endMember(channel, live.member_user_id)
-      // A new role holds for their sessions at once: the app reads it again from this event.
-      else if (live.member_role != null)
-        this.options.store.setMemberRole(channel.organizationId, live.member_user_id, live.member_role)
+      const stored =
+        live.member_status === 'inactive'
+          ? this.#endMember(channel, live.member_user_id)
+          : // A new role holds for their sessions at once: the app reads it again from this event.
+            live.member_role == null
+            ? undefined
+            : this.options.store.setMemberRole(channel.organizationId, live.member_user_id, live.member_role)
+      stored?.catch((error: unknown) => {
+        this.#storeFailed(error)
+      })
     }
+  }
+
+  #storeFailed(error: unknown): void {
+    this.options.logger.error({ err: error }, 'the session store failed; live updates go on and try it again')
   }
 
   #write(browser: Browser, text: string): void {

@@ -15,8 +15,9 @@ async function main(): Promise<void> {
   // Sessions of the JSON-file store, whose keys the secret alone could unseal: they cannot be carried over, and the
   // file is removed so that a copy of the data folder taken later holds no key.
   rmSync(join(config.dataDir, 'sessions.json'), { force: true })
-  const store = SessionStore.open({
+  const store = await SessionStore.open({
     file: join(config.dataDir, SESSION_DB_FILE),
+    postgresUrl: config.sessionUrl,
     secret: config.secret,
     idleMs: config.sessionIdleMs,
     maxAgeMs: config.sessionMaxAgeMs,
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
       demo_sign_in: demoSeedFileInUse(config) !== undefined,
       insecure_cookies: config.insecureCookies,
       trust_proxy: config.trustProxy,
+      sessions: config.sessionUrl === undefined ? SESSION_DB_FILE : 'postgres',
       // Without the secret the API streams events only to admins' keys: reps' browsers get live updates only while
       // an admin of their organization is connected too.
       live_updates_for: config.streamSecret === undefined ? 'admins' : 'everyone',

@@ -19,41 +19,39 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-function memoryStore(): SessionStore {
-  const store = SessionStore.open({ file: undefined, secret: SECRET, idleMs: 60_000, maxAgeMs: 60_000 })
-  cleanups.push(() => {
-    store.close()
-  })
+async function memoryStore(): Promise<SessionStore> {
+  const store = await SessionStore.open({ file: undefined, secret: SECRET, idleMs: 60_000, maxAgeMs: 60_000 })
+  cleanups.push(() => store.close())
   return store
 }
 
-test('the window slides: the oldest of the last `limit` failures decides when the address may try again', () => {
-  const limiter = new SignInLimiter({ store: memoryStore(), limit: 3, windowMs: 60_000 })
-  limiter.recordFailure('a', t0)
-  limiter.recordFailure('a', seconds(10))
-  expect(limiter.retryAfterSeconds('a', seconds(10))).toBe(0)
-  limiter.recordFailure('a', seconds(20))
-  expect(limiter.retryAfterSeconds('a', seconds(20))).toBe(40)
-  expect(limiter.retryAfterSeconds('b', seconds(20))).toBe(0)
-  expect(limiter.retryAfterSeconds('a', seconds(59.5))).toBe(1)
-  expect(limiter.retryAfterSeconds('a', seconds(60))).toBe(0)
-  limiter.recordFailure('a', seconds(61))
-  expect(limiter.retryAfterSeconds('a', seconds(61))).toBe(9)
+test('the window slides: the oldest of the last `limit` failures decides when the address may try again', async () => {
+  const limiter = new SignInLimiter({ store: await memoryStore(), limit: 3, windowMs: 60_000 })
+  await limiter.recordFailure('a', t0)
+  await limiter.recordFailure('a', seconds(10))
+  expect(await limiter.retryAfterSeconds('a', seconds(10))).toBe(0)
+  await limiter.recordFailure('a', seconds(20))
+  expect(await limiter.retryAfterSeconds('a', seconds(20))).toBe(40)
+  expect(await limiter.retryAfterSeconds('b', seconds(20))).toBe(0)
+  expect(await limiter.retryAfterSeconds('a', seconds(59.5))).toBe(1)
+  expect(await limiter.retryAfterSeconds('a', seconds(60))).toBe(0)
+  await limiter.recordFailure('a', seconds(61))
+  expect(await limiter.retryAfterSeconds('a', seconds(61))).toBe(9)
 })
 
-test('the store stays bounded: expired failures are purged and the oldest are dropped past the cap', () => {
-  const store = memoryStore()
+test('the store stays bounded: expired failures are purged and the oldest are dropped past the cap', async () => {
+  const store = await memoryStore()
   const limiter = new SignInLimiter({ store, limit: 2, windowMs: 60_000, maxFailures: 3 })
-  for (const address of ['a', 'b', 'c', 'd']) limiter.recordFailure(address, t0)
-  expect(store.signInFailureAddresses).toBe(3)
-  expect(store.signInFailures('a', 0, 10)).toEqual([])
-  for (let i = 0; i < 5; i += 1) limiter.recordFailure('b', seconds(1))
-  expect(store.signInFailures('b', 0, 10)).toHaveLength(2)
-  expect(limiter.retryAfterSeconds('b', seconds(1))).toBe(60)
-  limiter.purge(seconds(60))
-  expect(store.signInFailureAddresses).toBe(1)
-  limiter.purge(seconds(61))
-  expect(store.signInFailureAddresses).toBe(0)
+  for (const address of ['a', 'b', 'c', 'd']) await limiter.recordFailure(address, t0)
+  expect(await store.signInFailureAddresses()).toBe(3)
+  expect(await store.signInFailures('a', 0, 10)).toEqual([])
+  for (let i = 0; i < 5; i += 1) await limiter.recordFailure('b', seconds(1))
+  expect(await store.signInFailures('b', 0, 10)).toHaveLength(2)
+  expect(await limiter.retryAfterSeconds('b', seconds(1))).toBe(60)
+  await limiter.purge(seconds(60))
+  expect(await store.signInFailureAddresses()).toBe(1)
+  await limiter.purge(seconds(61))
+  expect(await store.signInFailureAddresses()).toBe(0)
 })
 
 test('two BFF processes on one session store share the limit, and a restart keeps the count', async () => {

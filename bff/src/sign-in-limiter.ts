@@ -1,8 +1,10 @@
+import type { FailureBounds } from './session-rows.js'
+
 /** Where failed sign-ins are counted: the session store, which every BFF process on the data folder shares. */
 export interface SignInFailureStore {
-  signInFailures(address: string, sinceMs: number, limit: number): number[]
-  recordSignInFailure(address: string, atMs: number, bounds: { keep: number; sinceMs: number; maxRows: number }): void
-  purgeSignInFailures(sinceMs: number): void
+  signInFailures(address: string, sinceMs: number, limit: number): Promise<number[]>
+  recordSignInFailure(address: string, atMs: number, bounds: FailureBounds): Promise<void>
+  purgeSignInFailures(sinceMs: number): Promise<void>
 }
 
 /**
@@ -34,19 +36,19 @@ export class SignInLimiter {
   }
 
   /** Seconds until the address may try again, or 0 when it may try now. */
-  retryAfterSeconds(address: string, now: Date): number {
+  async retryAfterSeconds(address: string, now: Date): Promise<number> {
     const nowMs = now.getTime()
-    const recent = this.#store.signInFailures(address, nowMs - this.#windowMs, this.#limit)
+    const recent = await this.#store.signInFailures(address, nowMs - this.#windowMs, this.#limit)
     // Newest first: when the last `limit` failures all fall in the window, the oldest of them decides.
     const oldest = recent[this.#limit - 1]
     if (oldest === undefined) return 0
     return Math.max(1, Math.ceil((oldest + this.#windowMs - nowMs) / 1000))
   }
 
-  recordFailure(address: string, now: Date): void {
+  recordFailure(address: string, now: Date): Promise<void> {
     const nowMs = now.getTime()
     // Only the newest `limit` failures decide when the address may try again.
-    this.#store.recordSignInFailure(address, nowMs, {
+    return this.#store.recordSignInFailure(address, nowMs, {
       keep: this.#limit,
       sinceMs: nowMs - this.#windowMs,
       maxRows: this.#maxFailures,
@@ -54,7 +56,7 @@ export class SignInLimiter {
   }
 
   /** Forgets failures that have left the window; the app calls it on a timer. */
-  purge(now: Date): void {
-    this.#store.purgeSignInFailures(now.getTime() - this.#windowMs)
+  purge(now: Date): Promise<void> {
+    return this.#store.purgeSignInFailures(now.getTime() - this.#windowMs)
   }
 }

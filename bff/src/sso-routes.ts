@@ -94,7 +94,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
 
   router.get('/start', async (req, res) => {
     try {
-      refuseWhenLimited(req, res, deps)
+      await refuseWhenLimited(req, res, deps)
       // From the sign-in page by work email, or from an invitation's page by its link's token.
       const invitation = queryText(req, 'invitation')
       const email = queryText(req, 'email')
@@ -132,10 +132,10 @@ export function ssoRoutes(deps: AuthDeps): Router {
     const login = loginOf(req, deps)
     setLoginCookie(res, deps, '', true)
     try {
-      refuseWhenLimited(req, res, deps)
+      await refuseWhenLimited(req, res, deps)
       const state = queryText(req, 'state')
       if (login === undefined || state === undefined || !sameText(state, login.state)) {
-        deps.limiter.recordFailure(clientAddress(req), deps.now())
+        await deps.limiter.recordFailure(clientAddress(req), deps.now())
         throw new HttpError(401, 'This single sign-on was not started in this browser; start again.')
       }
       const callbackUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl}`
@@ -153,7 +153,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
         },
       )
       if (answer.status === 401) {
-        deps.limiter.recordFailure(clientAddress(req), deps.now())
+        await deps.limiter.recordFailure(clientAddress(req), deps.now())
         throw new HttpError(401, errorMessage(answer.body) ?? 'Single sign-on was refused.')
       }
       const { key, twoFactorSetupRequired } = sessionKeyFrom(answer, res)

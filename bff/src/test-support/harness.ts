@@ -341,6 +341,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     port: 0,
     host: '127.0.0.1',
     secret: SECRET,
+    sessionUrl: undefined,
     insecureCookies: false,
     trustProxy: false,
     publicOrigin: undefined,
@@ -393,8 +394,9 @@ export async function startBff(
   clock: Clock = { now: new Date() },
   { graceMs = 0, liveTimings }: { graceMs?: number; liveTimings?: Partial<LiveTimings> } = {},
 ): Promise<StartedBff> {
-  const store = SessionStore.open({
+  const store = await SessionStore.open({
     file: join(config.dataDir, SESSION_DB_FILE),
+    postgresUrl: config.sessionUrl,
     secret: config.secret,
     idleMs: config.sessionIdleMs,
     maxAgeMs: config.sessionMaxAgeMs,
