@@ -100,12 +100,12 @@ afterEach(async () => {
 })
 
 async function bff(
-  options: { streamSecret?: string; clock?: Clock; graceMs?: number } = { streamSecret: SECRET },
+  options: { streamSecret?: string; clock?: Clock; graceMs?: number; dataDir?: string } = { streamSecret: SECRET },
 ): Promise<StartedBff> {
   const started = await startBff(
     testConfig({
       apiUrl: `http://127.0.0.1:${String(apiPort)}`,
-      dataDir: join(dir.path, `bff-${String(bffs.length)}-${String(Date.now())}`),
+      dataDir: options.dataDir ?? join(dir.path, `bff-${String(bffs.length)}-${String(Date.now())}`),
       streamSecret: options.streamSecret,
     }),
     options.clock,
@@ -311,6 +311,76 @@ describe('GET /events', () => {
     const missed = await createTask(keys.admin, 'Missed while away')
     const back = await events(on, cookie, last)
     await expect.poll(() => taskIds(back)).toEqual([missed])
+  })
+
+  /** Two BFF processes on one session store, as behind a load balancer. */
+  async function twoBffs(): Promise<[StartedBff, StartedBff]> {
+    const shared = join(dir.path, `shared-${String(Date.now())}`)
+    return [await bff({ streamSecret: SECRET, dataDir: shared }), await bff({ streamSecret: SECRET, dataDir: shared })]
+  }
+
+  test('a browser that reconnects to another BFF resumes there from its last id: nothing missed, no reset', async () => {
+    const [a, b] = await twoBffs()
+    const cookie = await signIn(a, keys.rep)
+    const browser = await events(a, cookie)
+    await browser.waitForId()
+    await createTask(keys.admin, 'Seen on A')
+    await untilTasks(browser, 1)
+    const last = browser.lastEventId()
+    browser.close()
+    const missed = await createTask(keys.admin, 'Written between the two')
+
+    const back = await events(b, cookie, last)
+    await expect.poll(() => taskIds(back)).toEqual([missed])
+    const later = await createTask(keys.admin, 'Written once on B')
+    await expect.poll(() => taskIds(back)).toEqual([missed, later])
+    expect(back.messages.filter((m) => m.event === 'reset')).toEqual([])
+    expect(b.live.upstreams).toBe(1)
+    expect(b.live.catchingUp).toBe(0)
+  })
+
+  test('one that reconnects to a BFF that began following after its last id catches up, then joins it', async () => {
+    const [a, b] = await twoBffs()
+    const cookie = await signIn(a, keys.rep)
+    const browser = await events(a, cookie)
+    await browser.waitForId()
+    await createTask(keys.admin, 'Seen on A')
+    await untilTasks(browser, 1)
+    const last = browser.lastEventId()
+    browser.close()
+    const missed = [await createTask(keys.admin, 'Missed 1'), await createTask(keys.admin, 'Missed 2')]
+    // B follows the organization from here on: its ring does not reach back to the browser's id.
+    const keeper = await events(b, cookie)
+    await keeper.waitForId()
+
+    const back = await events(b, cookie, last)
+    await expect.poll(() => taskIds(back)).toEqual(missed)
+    expect(b.live.catchingUp).toBe(1)
+    const later = await createTask(keys.admin, 'Where the two meet')
+    await expect.poll(() => b.live.catchingUp).toBe(0)
+    const after = await createTask(keys.admin, 'On the channel alone')
+    await expect.poll(() => taskIds(keeper)).toEqual([later, after])
+    await expect.poll(() => taskIds(back)).toEqual([...missed, later, after])
+    // Each event once: what the catch-up sent, the channel does not send again.
+    const ids = live(back).map((event) => event.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(back.messages.filter((m) => m.event === 'reset')).toEqual([])
+    expect(b.live.upstreams).toBe(1)
+  })
+
+  test('an id the API does not know as its own is a reset, wherever the browser reconnects', async () => {
+    const [a, b] = await twoBffs()
+    const cookie = await signIn(a, keys.rep)
+    const forged = Buffer.from(JSON.stringify(['orga_someone_else', 5, 'previous', 5])).toString('base64url')
+    // A fresh channel seeded with it, and a channel already following: both end in a reset, then follow.
+    const first = await events(b, cookie, forged)
+    const [reset] = await first.waitFor(1)
+    expect(reset?.event).toBe('reset')
+    const second = await events(b, cookie, forged)
+    await expect.poll(() => second.messages.some((m) => m.event === 'reset')).toBe(true)
+    const after = await createTask(keys.admin, 'After the reset')
+    await expect.poll(() => taskIds(first)).toEqual([after])
+    await expect.poll(() => taskIds(second)).toEqual([after])
   })
 
   test('ends a browser’s stream when its session ends: signed out here, or expired', async () => {

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import { Pool, type Dispatcher } from 'undici'
-import { liveEventOf, type LiveEvent } from '@leadline/shared/live-event'
+import { liveEventOf } from '@leadline/shared/live-event'
 import { readSse, sseComment, sseMessage } from '@leadline/shared/sse'
 import { STREAM_SECRET_HEADER } from '@leadline/shared/stream-secret'
 import { basicAuthorization } from './crm-proxy.js'
@@ -50,6 +49,10 @@ const MAX_UNREAD_BYTES = 1024 * 1024
 /** The API sends a comment every 15 s; three missed mean the connection is dead. */
 const UPSTREAM_SILENCE_MS = 45_000
 const STREAM_PATH = '/api/v1/event/stream/'
+/** The longest stream id taken from a browser; the API's are under 100 characters. */
+const MAX_UPSTREAM_ID = 512
+/** A browser catching up that has been sent this many events without meeting the channel starts over instead. */
+const MAX_CATCH_UP_EVENTS = 10_000
 
 interface Browser {
   /** The session cookie's value, which unseals the session's key; kept in memory only. */
@@ -59,6 +62,13 @@ interface Browser {
   lastEventId: string | undefined
   /** Whether its answer has begun: not before the organization's upstream first connects (see `attach`). */
   started: boolean
+  /**
+   * While it catches up from an id this process never gave (another BFF's, or one older than the ring): its own
+   * stream from the API, and the events it has sent; the channel's events reach it once the two meet.
+   */
+  catchUp: { abort: AbortController; sent: Set<string> } | undefined
+  /** Events its catch-up sent before the channel had them: the channel does not send them again. */
+  skip: Set<string> | undefined
 }
 
 interface Upstream {
@@ -71,16 +81,18 @@ class Channel {
   constructor(readonly organizationId: string) {}
 
   readonly browsers = new Set<Browser>()
-  /** Of the browsers' ids: `<generation>.<n>`, where the generation is this channel's alone. */
-  readonly generation = randomBytes(6).toString('base64url')
-  /** Recent events as sent, oldest first: `n` is their number in this channel. */
-  readonly ring: { n: number; eventId: string; text: string }[] = []
+  /**
+   * Recent positions of the upstream, oldest first: each id the API gave, with the event it came with as sent to
+   * browsers (none for an id alone). Browsers get the API's ids, which any process can resume from (decision 0075).
+   */
+  ring: { upstreamId: string; eventId: string | undefined; text: string }[] = []
   readonly eventIds = new Set<string>()
-  /** Ids up to `last` have been given out; those after `base` can be replayed from the ring. */
-  last = 0
-  base = 0
-  /** The upstream's last id: where a re-opened upstream resumes. */
+  /** The upstream's last id: where a re-opened upstream resumes, and where a new browser starts. */
   upstreamId: string | undefined
+  /** Whether the upstream has answered once: browsers' streams begin then. */
+  connected = false
+  /** A reconnecting browser's id this channel's first upstream resumes from, so that it misses nothing. */
+  seed: string | undefined
   upstream: Upstream | undefined
   /** A connected session's key is being read to open the upstream. */
   opening = false
@@ -91,19 +103,30 @@ class Channel {
   lingerTimer: NodeJS.Timeout | undefined
   heartbeat: NodeJS.Timeout | undefined
 
-  idOf(n: number): string {
-    return `${this.generation}.${String(n)}`
+  /** The ring's events after an id, or undefined when the ring does not hold that id. */
+  after(upstreamId: string): string[] | undefined {
+    if (upstreamId === this.upstreamId) return []
+    const index = this.ring.findIndex((entry) => entry.upstreamId === upstreamId)
+    return index < 0 ? undefined : this.#texts(index + 1)
   }
 
-  /** The ring's events after a browser's last id, or undefined when that id is not one this ring can follow. */
-  after(lastEventId: string): string[] | undefined {
-    const [generation, number, ...rest] = lastEventId.split('.')
-    if (generation !== this.generation || rest.length > 0 || number === undefined || !/^\d{1,15}$/.test(number))
-      return undefined
-    const n = Number(number)
-    if (n < this.base || n > this.last) return undefined
-    return this.ring.filter((entry) => entry.n > n).map((entry) => entry.text)
+  /** The ring's events after the one with this event id, or undefined when the ring does not hold it. */
+  afterEvent(eventId: string): { eventId: string; text: string }[] | undefined {
+    const index = this.ring.findIndex((entry) => entry.eventId === eventId)
+    if (index < 0) return undefined
+    return this.ring
+      .slice(index + 1)
+      .flatMap((entry) => (entry.eventId === undefined ? [] : [{ eventId: entry.eventId, text: entry.text }]))
   }
+
+  #texts(from: number): string[] {
+    return this.ring.slice(from).flatMap((entry) => (entry.eventId === undefined ? [] : [entry.text]))
+  }
+}
+
+/** The ids the API gives its stream's messages: base64url, never long. Anything else is no position to resume. */
+function isUpstreamId(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_UPSTREAM_ID && /^[A-Za-z0-9_-]+$/.test(id)
 }
 
 /** Live updates for browsers: `attach` a signed-in browser's response; `endSession` when a session ends. */
@@ -133,6 +156,14 @@ export class LiveEvents {
     return this.#opened
   }
 
+  /** Browsers catching up through a stream of their own (see `#catchUp`). */
+  get catchingUp(): number {
+    let count = 0
+    for (const channel of this.#channels.values())
+      for (const browser of channel.browsers) if (browser.catchUp !== undefined) count += 1
+    return count
+  }
+
   /** Upstream streams open now. */
   get upstreams(): number {
     return [...this.#channels.values()].filter((channel) => channel.upstream !== undefined).length
@@ -154,14 +185,25 @@ export class LiveEvents {
     clearTimeout(joined.lingerTimer)
     joined.lingerTimer = undefined
 
-    const browser: Browser = { sessionId: session.id, res, lastEventId, started: false }
+    const browser: Browser = {
+      sessionId: session.id,
+      res,
+      lastEventId,
+      started: false,
+      catchUp: undefined,
+      skip: undefined,
+    }
     joined.browsers.add(browser)
     res.once('close', () => {
+      browser.catchUp?.abort.abort()
       this.#detach(session.organizationId, joined, browser)
     })
+    // The first browser of an organization here, back from another process: the upstream starts where it was.
+    if (!joined.connected && joined.upstreamId === undefined && lastEventId !== undefined && isUpstreamId(lastEventId))
+      joined.seed = joined.upstreamId = lastEventId
     // A browser's stream opens once the organization's upstream is connected: from its `open` event on, nothing
     // is missed, even for the first browser of an organization.
-    if (joined.upstreamId !== undefined) this.#begin(joined, browser)
+    if (joined.connected) this.#begin(joined, browser)
     joined.heartbeat ??= setInterval(() => {
       this.#beat(joined).catch((error: unknown) => {
         this.#storeFailed(error)
@@ -178,13 +220,105 @@ export class LiveEvents {
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     })
-    const here = channel.idOf(channel.last)
+    const here = channel.upstreamId ?? ''
     const { lastEventId } = browser
     const missed = lastEventId === undefined ? undefined : channel.after(lastEventId)
+    if (missed !== undefined) {
+      this.#write(browser, sseMessage({ retryMs: BROWSER_RETRY_MS }) + missed.join(''))
+      return
+    }
+    if (lastEventId !== undefined && isUpstreamId(lastEventId)) {
+      // Not an id of this ring: the API itself sends what came after it, until this channel has caught up.
+      this.#write(browser, sseMessage({ retryMs: BROWSER_RETRY_MS }))
+      this.#catchUp(channel, browser, lastEventId)
+      return
+    }
     let first = sseMessage({ retryMs: BROWSER_RETRY_MS, id: here })
-    if (missed !== undefined) first = sseMessage({ retryMs: BROWSER_RETRY_MS }) + missed.join('')
-    else if (lastEventId !== undefined) first += resetMessage(here)
+    if (lastEventId !== undefined) first += resetMessage(here)
     this.#write(browser, first)
+  }
+
+  /**
+   * A browser's own stream from the API after `from`, sent to it as it comes, until it brings an event this channel
+   * has: then the channel's events after that one follow, and the browser is the channel's like any other. When the
+   * API cannot resume from there (a reset, a refusal, a broken stream), the browser is told to read everything again.
+   */
+  #catchUp(channel: Channel, browser: Browser, from: string): void {
+    const catchUp = { abort: new AbortController(), sent: new Set<string>() }
+    browser.catchUp = catchUp
+    const join = (text: string) => {
+      if (browser.catchUp !== catchUp) return
+      catchUp.abort.abort()
+      browser.catchUp = undefined
+      browser.skip = catchUp.sent.size > 0 ? catchUp.sent : undefined
+      this.#write(browser, text)
+    }
+    const startOver = () => {
+      join(resetMessage(channel.upstreamId ?? ''))
+    }
+    this.#followCatchUp(channel, browser, catchUp, from, join).then(
+      (met) => {
+        if (!met && !catchUp.abort.signal.aborted) startOver()
+      },
+      (error: unknown) => {
+        if (catchUp.abort.signal.aborted) return
+        this.options.logger.warn(
+          { err: error },
+          'a browser could not catch up through the API; it reads everything again',
+        )
+        startOver()
+      },
+    )
+  }
+
+  /** Resolves true once the browser met the channel, false when the API could not take it there. */
+  async #followCatchUp(
+    channel: Channel,
+    browser: Browser,
+    catchUp: { abort: AbortController; sent: Set<string> },
+    from: string,
+    join: (text: string) => void,
+  ): Promise<boolean> {
+    const session = await this.options.store.peek(browser.sessionId, this.options.now())
+    const apiKey = session === undefined ? undefined : this.options.store.apiKey(browser.sessionId, session)
+    if (apiKey === undefined) {
+      end(browser, 401)
+      return true
+    }
+    const response = await this.#pool.request({
+      path: STREAM_PATH,
+      method: 'GET',
+      headers: { ...this.#streamHeaders(apiKey), 'last-event-id': from },
+      signal: catchUp.abort.signal,
+      headersTimeout: this.options.apiTimeoutMs,
+      bodyTimeout: UPSTREAM_SILENCE_MS,
+    })
+    if (response.statusCode !== 200) {
+      await response.body.dump()
+      return false
+    }
+    for await (const item of readSse(response.body)) {
+      if (browser.catchUp !== catchUp) return true
+      if (item.type !== 'message') continue
+      if (item.event !== 'message') return false
+      const live = liveEventOf(parseJson(item.data))
+      if (live === undefined || catchUp.sent.has(live.id)) continue
+      const rest = channel.afterEvent(live.id)
+      if (rest !== undefined) {
+        join(rest.flatMap((entry) => (catchUp.sent.has(entry.eventId) ? [] : [entry.text])).join(''))
+        return true
+      }
+      if (catchUp.sent.size >= MAX_CATCH_UP_EVENTS) return false
+      catchUp.sent.add(live.id)
+      this.#write(browser, sseMessage({ id: item.lastEventId, data: JSON.stringify(live) }))
+    }
+    return false
+  }
+
+  #streamHeaders(apiKey: string): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'text/event-stream', authorization: basicAuthorization(apiKey) }
+    if (this.options.streamSecret !== undefined) headers[STREAM_SECRET_HEADER] = this.options.streamSecret
+    return headers
   }
 
   /** A session ended (signed out, its key refused): its browsers' streams end, and EventSource gets a 401 next. */
@@ -325,8 +459,7 @@ export class LiveEvents {
 
   /** Reads the upstream stream into the channel until it ends, fails or is aborted; then decides what is next. */
   async #follow(channel: Channel, upstream: Upstream, apiKey: string): Promise<void> {
-    const headers: Record<string, string> = { accept: 'text/event-stream', authorization: basicAuthorization(apiKey) }
-    if (this.options.streamSecret !== undefined) headers[STREAM_SECRET_HEADER] = this.options.streamSecret
+    const headers = this.#streamHeaders(apiKey)
     if (channel.upstreamId !== undefined) headers['last-event-id'] = channel.upstreamId
     const signal = upstream.abort.signal
     let status = 0
@@ -346,10 +479,19 @@ export class LiveEvents {
         channel.failures = 0
         for await (const item of readSse(response.body)) {
           if (item.type === 'comment') continue
-          const first = channel.upstreamId === undefined
+          if (!channel.connected) {
+            channel.connected = true
+            // Resumed from a browser's id: the ring starts there, so every browser that gave it follows from it.
+            if (channel.seed !== undefined)
+              channel.ring.push({ upstreamId: channel.seed, eventId: undefined, text: '' })
+            channel.seed = undefined
+          }
+          const previous = channel.upstreamId
           channel.upstreamId = item.lastEventId
-          if (first) for (const browser of channel.browsers) if (!browser.started) this.#begin(channel, browser)
-          if (item.type === 'message') this.#receive(channel, item.event, item.data)
+          for (const browser of channel.browsers) if (!browser.started) this.#begin(channel, browser)
+          if (item.type === 'message') this.#receive(channel, item.event, item.data, item.lastEventId)
+          else if (item.lastEventId !== previous)
+            this.#remember(channel, { upstreamId: item.lastEventId, eventId: undefined, text: '' })
         }
       }
     } catch (error) {
@@ -368,6 +510,10 @@ export class LiveEvents {
     } else if (status === 403) {
       channel.refused.add(upstream.sessionId)
       this.#open(channel)
+    } else if (status === 400 && channel.seed !== undefined) {
+      // A browser's id the API does not take: the upstream starts where the log stands, and that browser over.
+      channel.seed = channel.upstreamId = undefined
+      this.#open(channel)
     } else {
       if (status !== 200 && status !== 0)
         this.options.logger.warn({ status }, 'the API refused the event stream; trying again')
@@ -375,37 +521,35 @@ export class LiveEvents {
     }
   }
 
-  #receive(channel: Channel, event: string, data: string): void {
+  #receive(channel: Channel, event: string, data: string, upstreamId: string): void {
+    const marker = { upstreamId, eventId: undefined, text: '' }
     if (event === 'reset') {
       // The API no longer has what came after our position: browsers must read everything again.
-      channel.ring.length = 0
+      channel.ring = [marker]
       channel.eventIds.clear()
-      channel.last += 1
-      channel.base = channel.last
-      const text = resetMessage(channel.idOf(channel.last))
-      for (const browser of channel.browsers) this.#write(browser, text)
+      const text = resetMessage(upstreamId)
+      for (const browser of channel.browsers) if (browser.catchUp === undefined) this.#write(browser, text)
       return
     }
-    if (event !== 'message') return
-    let live: LiveEvent | undefined
-    try {
-      live = liveEventOf(JSON.parse(data))
-    } catch {
-      live = undefined
-    }
+    const live = event === 'message' ? liveEventOf(parseJson(data)) : undefined
     // A resumed upstream may repeat the last events it sent.
-    if (live === undefined || channel.eventIds.has(live.id)) return
-    channel.last += 1
-    const text = sseMessage({ id: channel.idOf(channel.last), data: JSON.stringify(live) })
-    channel.ring.push({ n: channel.last, eventId: live.id, text })
-    channel.eventIds.add(live.id)
-    while (channel.ring.length > this.#timings.ringSize) {
-      const dropped = channel.ring.shift()
-      if (dropped === undefined) break
-      channel.eventIds.delete(dropped.eventId)
-      channel.base = dropped.n
+    if (live === undefined || channel.eventIds.has(live.id)) {
+      this.#remember(channel, marker)
+      return
     }
-    for (const browser of channel.browsers) this.#write(browser, text)
+    const text = sseMessage({ id: upstreamId, data: JSON.stringify(live) })
+    this.#remember(channel, { upstreamId, eventId: live.id, text })
+    for (const browser of channel.browsers) {
+      if (browser.catchUp?.sent.has(live.id) === true) {
+        // Its catch-up sent this event first: from here on the channel's events are the ones it has not had.
+        browser.catchUp.abort.abort()
+        browser.skip = browser.catchUp.sent
+        browser.catchUp = undefined
+      }
+      if (browser.catchUp !== undefined) continue
+      if (browser.skip?.delete(live.id) === true) continue
+      this.#write(browser, text)
+    }
     if (live.object_type === 'membership' && live.member_user_id != null) {
       const stored =
         live.member_status === 'inactive'
@@ -417,6 +561,16 @@ export class LiveEvents {
       stored?.catch((error: unknown) => {
         this.#storeFailed(error)
       })
+    }
+  }
+
+  /** Adds a position to the ring, which keeps the newest `ringSize`. */
+  #remember(channel: Channel, entry: Channel['ring'][number]): void {
+    channel.ring.push(entry)
+    if (entry.eventId !== undefined) channel.eventIds.add(entry.eventId)
+    while (channel.ring.length > this.#timings.ringSize) {
+      const dropped = channel.ring.shift()
+      if (dropped?.eventId !== undefined) channel.eventIds.delete(dropped.eventId)
     }
   }
 
@@ -448,6 +602,14 @@ function end(browser: Browser, status: 401 | 503): void {
     return
   }
   res.end()
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }
 
 function resetMessage(id: string): string {
