@@ -11,8 +11,8 @@ import { noteStarted } from './stray-processes.js'
 import { test as base, expect, type Page } from '@playwright/test'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const cliPath = join(root, 'api/dist/app/cli/cli.js')
-const bffMain = join(root, 'bff/dist/main.js')
+export const cliPath = join(root, 'api/dist/app/cli/cli.js')
+export const bffMain = join(root, 'bff/dist/main.js')
 
 interface Stack {
   /** The BFF's origin: what the browser talks to. */
@@ -42,7 +42,7 @@ const execFileAsync = promisify(execFile)
 const STARTUP_MS = 30_000
 const STOP_MS = 15_000
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
@@ -60,7 +60,7 @@ function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null
 }
 
-function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
+export function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let seen = ''
     const timer = setTimeout(() => {
@@ -85,7 +85,7 @@ function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<RegExpExec
   })
 }
 
-async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
+export async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + STARTUP_MS
   for (;;) {
     if (hasExited(child)) throw new Error(`the process for ${url} exited (${String(child.exitCode)})`)
@@ -102,7 +102,7 @@ async function waitForHttp(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** SIGTERM to the process by its pid, SIGKILL if it has not exited after STOP_MS; resolves once it has exited. */
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   if (child.pid === undefined || hasExited(child)) return Promise.resolve()
   const { pid } = child
   const signal = (name: NodeJS.Signals) => {
@@ -124,11 +124,11 @@ function stop(child: ChildProcess): Promise<void> {
   })
 }
 
-function cli(args: string[]): Promise<{ stdout: string }> {
+export function cli(args: string[]): Promise<{ stdout: string }> {
   return execFileAsync(process.execPath, [cliPath, ...args])
 }
 
-function jsonObject(text: string): Record<string, unknown> {
+export function jsonObject(text: string): Record<string, unknown> {
   const value: unknown = JSON.parse(text)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`not a JSON object: ${text}`)
   return { ...value }

@@ -116,13 +116,17 @@ function packageDir(name) {
   return workspacePackageDirs().find((dir) => readJsonFile(join(dir, 'package.json'))?.name === name)
 }
 
+/**
+ * The Postgres runs of the api's and the BFF's suites, on a throwaway cluster; answers the cluster, still running, for
+ * the journeys that need one (`*.postgres.spec.ts`), or undefined when none could be started.
+ */
 async function postgresSteps(reportDir) {
   const apiDir = packageDir('@leadline/api')
   // The BFF's own Postgres run holds only its `*.postgres.test.ts` (its session store); see bff/vitest.config.ts.
   const bffDir = packageDir('@leadline/bff')
   if (!apiDir) {
     await step('api tests (postgres)', () => ({ failed: 1, detail: 'no @leadline/api package found' }))
-    return
+    return undefined
   }
   let cluster
   const clusterReady = await step('postgres cluster', async () => {
@@ -132,15 +136,11 @@ async function postgresSteps(reportDir) {
   })
   if (!clusterReady || !cluster) {
     skip('api tests (postgres)', 'no cluster')
-    return
+    return undefined
   }
-  try {
-    await step('api tests (postgres)', () => vitestRun(apiDir, 'api-postgres', cluster.url, reportDir))
-    if (bffDir) await step('bff tests (postgres)', () => vitestRun(bffDir, 'bff-postgres', cluster.url, reportDir))
-  } finally {
-    await cluster.stop()
-    console.log('stopped and removed the postgres cluster')
-  }
+  await step('api tests (postgres)', () => vitestRun(apiDir, 'api-postgres', cluster.url, reportDir))
+  if (bffDir) await step('bff tests (postgres)', () => vitestRun(bffDir, 'bff-postgres', cluster.url, reportDir))
+  return cluster
 }
 
 async function ensureChromium() {
@@ -169,7 +169,7 @@ function collectPlaywrightFailures(suites, titles) {
   }
 }
 
-async function playwrightStep(reportDir) {
+async function playwrightStep(reportDir, testDb) {
   if (!existsSync(join(repoRoot, 'e2e', 'playwright.config.ts'))) {
     console.log('no Playwright journeys yet (e2e/playwright.config.ts does not exist)')
     return { status: 'none', detail: 'no journeys yet' }
@@ -178,7 +178,9 @@ async function playwrightStep(reportDir) {
   const outputFile = join(reportDir, 'playwright.json')
   const args = ['--filter', '@leadline/e2e', 'exec', 'playwright', 'test', '--reporter=list,json']
   console.log(`$ corepack pnpm ${args.join(' ')}`)
-  const code = await pnpm(args, { env: { PLAYWRIGHT_JSON_OUTPUT_NAME: outputFile } })
+  // With a cluster, the journeys across several processes on one Postgres database run too (e2e/playwright.config.ts).
+  const env = { PLAYWRIGHT_JSON_OUTPUT_NAME: outputFile, ...(testDb ? { LEADLINE_TEST_DB: testDb } : {}) }
+  const code = await pnpm(args, { env })
   return playwrightOutcome(code, readJsonFile(outputFile))
 }
 
@@ -197,8 +199,15 @@ async function checks(reportDir) {
     const label = basename(dir)
     await step(`${label} tests (sqlite)`, () => vitestRun(dir, `${label}-sqlite`, 'sqlite', reportDir))
   }
-  await postgresSteps(reportDir)
-  await step('playwright', () => playwrightStep(reportDir))
+  const cluster = await postgresSteps(reportDir)
+  try {
+    await step('playwright', () => playwrightStep(reportDir, cluster?.url))
+  } finally {
+    if (cluster) {
+      await cluster.stop()
+      console.log('stopped and removed the postgres cluster')
+    }
+  }
 }
 
 function printSummary() {
