@@ -57,7 +57,9 @@ export async function startRoundRobin(targets: string[]): Promise<RoundRobin> {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
-        server.close(() => resolve())
+        server.close(() => {
+          resolve()
+        })
       }),
   }
 }
