@@ -26,6 +26,7 @@ import { LiveEvents, type LiveTimings } from './live-events.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 import { ssoRoutes } from './sso-routes.js'
+import { withDeadline } from '@leadline/shared/deadline'
 
 export interface BffAppOptions {
   config: BffConfig
@@ -176,11 +177,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
 
   const READY_UPSTREAM_MS = 500
+  const READY_SESSIONS_MS = 2000
   // Ready while its session store answers and it is not stopping. The API's state is shown, not counted: every BFF
   // shares the API, and taking them all out when it fails would only turn its errors into the balancer's.
   let draining = false
   app.get('/readyz', async (_req, res) => {
-    const sessions = (await store.reachable()) ? 'ok' : 'unreachable'
+    // Postgres may take its connection timeout to fail: the balancer's check gets its answer sooner.
+    const sessions = (await withDeadline(store.reachable(), READY_SESSIONS_MS, false)) ? 'ok' : 'unreachable'
     const ready = sessions === 'ok' && !draining
     res.setHeader('cache-control', 'no-store')
     res.status(ready ? 200 : 503).json({

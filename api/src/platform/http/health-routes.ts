@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { sql } from 'kysely'
 import type { Db } from '../data/database.js'
 import { migrationState } from '../data/migrate.js'
+import { withDeadline } from '@leadline/shared/deadline'
 
 // `/healthz` and `/readyz` (issue 35), outside `/api/v1` and open to anyone, as a load balancer or an orchestrator
 // asks them: no key, no rate limit, no detail beyond the three checks (never a database's error text).
@@ -21,34 +22,22 @@ export interface ReadinessReport {
   draining: boolean
 }
 
-async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => {
-      resolve('timeout')
-    }, ms)
-  })
-  try {
-    return await Promise.race([work, late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
 /** The three checks: the database answers, its migrations are this build's, and the process is not draining. */
 export async function readinessReport(db: Db, readiness: Readiness, checkMs = DATABASE_CHECK_MS) {
-  const answered = await within(
+  const answered = await withDeadline(
     sql`select 1`.execute(db).then(
       () => true,
       () => false,
     ),
     checkMs,
+    'timeout' as const,
   )
   const reachable = answered === true
   const state = reachable
-    ? await within(
+    ? await withDeadline(
         migrationState(db).catch(() => undefined),
         checkMs,
+        'timeout' as const,
       )
     : undefined
   const migrations =

@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns'
+import { withDeadline } from '@leadline/shared/deadline'
 import { isPrivateAddress } from './private-address.js'
 
 /** Resolves a host name to every address it has (dns.lookup with `all`, unless a test gives its own). */
@@ -22,16 +23,10 @@ export async function privateAddressOf(
   resolve: Resolver,
   timeoutMs = HOST_CHECK_TIMEOUT_MS,
 ): Promise<string | undefined> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<undefined>((done) => {
-    timer = setTimeout(() => {
-      done(undefined)
-    }, timeoutMs)
-  })
-  try {
-    const addresses = await Promise.race([resolve(hostname).catch(() => undefined), late])
-    return addresses === undefined ? undefined : privateAddressAmong(addresses)?.address
-  } finally {
-    clearTimeout(timer)
-  }
+  const addresses = await withDeadline(
+    resolve(hostname).catch(() => undefined),
+    timeoutMs,
+    undefined,
+  )
+  return addresses === undefined ? undefined : privateAddressAmong(addresses)?.address
 }
