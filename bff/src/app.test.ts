@@ -382,6 +382,7 @@ describe('CSRF', () => {
     ['an email attachment', '/api/v1/email_attachment/emlatt_1/'],
     ['an export file', EXPORT_DOWNLOAD],
     ['an import’s failed rows', '/api/v1/import/imp_1/failed_rows/'],
+    ['the audit log’s CSV', '/api/v1/audit_log/csv/'],
   ])("%s's download link needs no header, unless another site (or subdomain) follows it", async (_what, link) => {
     const cookie = await signIn(bff)
     const noHeader = { 'x-requested-with': '' }

@@ -25,6 +25,7 @@ import { Route as AppOpportunitiesIndexRouteImport } from './routes/_app/opportu
 import { Route as AppReportsIndexRouteImport } from './routes/_app/reports/index'
 import { Route as AppSettingsIndexRouteImport } from './routes/_app/settings/index'
 import { Route as AppSettingsApiKeysRouteImport } from './routes/_app/settings/api-keys'
+import { Route as AppSettingsAuditLogRouteImport } from './routes/_app/settings/audit-log'
 import { Route as AppSettingsCallOutcomesRouteImport } from './routes/_app/settings/call-outcomes'
 import { Route as AppSettingsCustomFieldsRouteImport } from './routes/_app/settings/custom-fields'
 import { Route as AppSettingsEmailAccountsRouteImport } from './routes/_app/settings/email-accounts'
@@ -117,6 +118,11 @@ const AppSettingsApiKeysRoute = AppSettingsApiKeysRouteImport.update({
   path: '/settings/api-keys',
   getParentRoute: () => AppRoute,
 } as any)
+const AppSettingsAuditLogRoute = AppSettingsAuditLogRouteImport.update({
+  id: '/settings/audit-log',
+  path: '/settings/audit-log',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppSettingsCallOutcomesRoute = AppSettingsCallOutcomesRouteImport.update({
   id: '/settings/call-outcomes',
   path: '/settings/call-outcomes',
@@ -192,6 +198,7 @@ export interface FileRoutesByFullPath {
   '/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/audit-log': typeof AppSettingsAuditLogRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
@@ -221,6 +228,7 @@ export interface FileRoutesByTo {
   '/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/leads/import': typeof AppLeadsImportRoute
   '/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/settings/audit-log': typeof AppSettingsAuditLogRoute
   '/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
@@ -252,6 +260,7 @@ export interface FileRoutesById {
   '/_app/leads/duplicates': typeof AppLeadsDuplicatesRoute
   '/_app/leads/import': typeof AppLeadsImportRoute
   '/_app/settings/api-keys': typeof AppSettingsApiKeysRoute
+  '/_app/settings/audit-log': typeof AppSettingsAuditLogRoute
   '/_app/settings/call-outcomes': typeof AppSettingsCallOutcomesRoute
   '/_app/settings/custom-fields': typeof AppSettingsCustomFieldsRoute
   '/_app/settings/email-accounts': typeof AppSettingsEmailAccountsRoute
@@ -283,6 +292,7 @@ export interface FileRouteTypes {
     | '/leads/duplicates'
     | '/leads/import'
     | '/settings/api-keys'
+    | '/settings/audit-log'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
     | '/settings/email-accounts'
@@ -312,6 +322,7 @@ export interface FileRouteTypes {
     | '/leads/duplicates'
     | '/leads/import'
     | '/settings/api-keys'
+    | '/settings/audit-log'
     | '/settings/call-outcomes'
     | '/settings/custom-fields'
     | '/settings/email-accounts'
@@ -342,6 +353,7 @@ export interface FileRouteTypes {
     | '/_app/leads/duplicates'
     | '/_app/leads/import'
     | '/_app/settings/api-keys'
+    | '/_app/settings/audit-log'
     | '/_app/settings/call-outcomes'
     | '/_app/settings/custom-fields'
     | '/_app/settings/email-accounts'
@@ -482,6 +494,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppSettingsApiKeysRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/settings/audit-log': {
+      id: '/_app/settings/audit-log'
+      path: '/settings/audit-log'
+      fullPath: '/settings/audit-log'
+      preLoaderRoute: typeof AppSettingsAuditLogRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_app/settings/call-outcomes': {
       id: '/_app/settings/call-outcomes'
       path: '/settings/call-outcomes'
@@ -577,6 +596,7 @@ interface AppRouteChildren {
   AppLeadsDuplicatesRoute: typeof AppLeadsDuplicatesRoute
   AppLeadsImportRoute: typeof AppLeadsImportRoute
   AppSettingsApiKeysRoute: typeof AppSettingsApiKeysRoute
+  AppSettingsAuditLogRoute: typeof AppSettingsAuditLogRoute
   AppSettingsCallOutcomesRoute: typeof AppSettingsCallOutcomesRoute
   AppSettingsCustomFieldsRoute: typeof AppSettingsCustomFieldsRoute
   AppSettingsEmailAccountsRoute: typeof AppSettingsEmailAccountsRoute
@@ -603,6 +623,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppLeadsDuplicatesRoute: AppLeadsDuplicatesRoute,
   AppLeadsImportRoute: AppLeadsImportRoute,
   AppSettingsApiKeysRoute: AppSettingsApiKeysRoute,
+  AppSettingsAuditLogRoute: AppSettingsAuditLogRoute,
   AppSettingsCallOutcomesRoute: AppSettingsCallOutcomesRoute,
   AppSettingsCustomFieldsRoute: AppSettingsCustomFieldsRoute,
   AppSettingsEmailAccountsRoute: AppSettingsEmailAccountsRoute,

@@ -5,6 +5,7 @@ import type { Db } from '../platform/data/database.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { NotFoundError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
+import { auditContext, recordAudit } from '../integrations/events/audit-repo.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 
 const tags = ['api-keys']
@@ -111,7 +112,14 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, c
     },
     async (request) => {
       const me = caller(request)
-      const issued = await createApiKey(db, clock, me, { description: request.body.description ?? null })
+      const description = request.body.description ?? null
+      const issued = await db.transaction().execute(async (tx) => {
+        const made = await createApiKey(tx, clock, me, { description })
+        await recordAudit(tx, auditContext(request, formatTimestamp(clock.now())), [
+          { action: 'api_key_created', objectType: 'api_key', objectId: made.api_key_id, details: { description } },
+        ])
+        return made
+      })
       const row = await visibleKeys(db, me).where('api_key.id', '=', issued.api_key_id).executeTakeFirstOrThrow()
       return { ...keyView(me, row), api_key: issued.api_key }
     },
@@ -130,11 +138,18 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, c
       const me = caller(request)
       const row = await visibleKeys(db, me).where('api_key.id', '=', request.params.id).executeTakeFirst()
       if (row === undefined) throw new NotFoundError('API key')
-      await db
-        .updateTable('api_key')
-        .set({ date_revoked: formatTimestamp(clock.now()) })
-        .where('id', '=', row.id)
-        .execute()
+      const now = formatTimestamp(clock.now())
+      await db.transaction().execute(async (tx) => {
+        await tx.updateTable('api_key').set({ date_revoked: now }).where('id', '=', row.id).execute()
+        await recordAudit(tx, auditContext(request, now), [
+          {
+            action: 'api_key_revoked',
+            objectType: 'api_key',
+            objectId: row.id,
+            details: { description: row.description, owner_user_id: row.user_id, owner_email: row.email },
+          },
+        ])
+      })
       auth.forget((owner) => owner.apiKeyId === row.id)
       return {}
     },

@@ -307,7 +307,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
       const joined = await db
         .transaction()
         .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, linkTokenHash(body.token), newUser))
-      return mintSessionKey(db, clock, joined, body)
+      return mintSessionKey(db, clock, joined, body, { request, method: 'invitation' })
     },
   )
 }

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../crm/deps.js'
 import type { Db, Dialect, Tx } from '../platform/data/database.js'
 import { eventContext, recordEvents } from '../integrations/events/event-repo.js'
+import { auditContext, recordAudit, type AuditInput } from '../integrations/events/audit-repo.js'
 import { formatTimestamp } from '../platform/data/time.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { requireAdmin } from '../platform/security/roles.js'
@@ -123,6 +124,23 @@ async function changeMembership(
   await recordEvents(tx, eventContext(request, now), [
     { objectType: 'membership', objectId: id, action: 'updated', leadId: null, data, previous },
   ])
+  const member = { member_user_id: after.user_id, member_email: after.email }
+  const audits: AuditInput[] = []
+  if (changes.role !== undefined && changes.role !== previous.role_id)
+    audits.push({
+      action: 'role_changed',
+      objectType: 'membership',
+      objectId: id,
+      details: { ...member, from: previous.role_id, to: changes.role },
+    })
+  if (changes.status !== undefined && changes.status !== previous.status)
+    audits.push({
+      action: changes.status === 'inactive' ? 'member_deactivated' : 'member_reactivated',
+      objectType: 'membership',
+      objectId: id,
+      details: member,
+    })
+  await recordAudit(tx, auditContext(request, now), audits)
   return after
 }
 

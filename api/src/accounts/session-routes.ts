@@ -6,6 +6,7 @@ import type { Db } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
 import { ForbiddenError, HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { caller } from '../platform/http/request-context.js'
+import { publicAuditContext, recordAudit } from '../integrations/events/audit-repo.js'
 import { createApiKey, type KeyOwner } from '../platform/security/api-key-repo.js'
 import type { AuthCache } from '../platform/security/auth-cache.js'
 import { setPassword, WeakPasswordError } from './account-repo.js'
@@ -112,23 +113,36 @@ const passwordBody = Type.Object(
 
 export type Terms = Pick<Static<typeof signInBody>, 'description' | 'expires_in' | 'idle_seconds'>
 
+/** How someone signed in, as the audit log tells it. */
+export type SignInMethod = 'password' | 'api_key' | 'single_sign_on' | 'invitation'
+
 /**
  * A key for a new session of a member, as every sign-in answers it (password, API key, invitation, single sign-on),
- * with whether their organization holds it until they turn two-factor sign-in on.
+ * with whether their organization holds it until they turn two-factor sign-in on. The key and the sign-in's audit
+ * entry are stored together.
  */
 export async function mintSessionKey(
   db: Db,
   clock: Clock,
   owner: { organizationId: string; userId: string; membershipId: string },
   terms: Terms,
+  signIn: { request: FastifyRequest; method: SignInMethod },
 ): Promise<Static<typeof signInAnswerSchema>> {
-  const expires = new Date(clock.now().getTime() + (terms.expires_in ?? DEFAULT_EXPIRES_IN) * 1000)
-  const key = await createApiKey(db, clock, owner, {
-    description: terms.description ?? null,
-    session: {
-      expires,
-      idleSeconds: Math.min(terms.idle_seconds ?? DEFAULT_IDLE_SECONDS, terms.expires_in ?? DEFAULT_EXPIRES_IN),
-    },
+  const now = clock.now()
+  const expires = new Date(now.getTime() + (terms.expires_in ?? DEFAULT_EXPIRES_IN) * 1000)
+  const key = await db.transaction().execute(async (tx) => {
+    const made = await createApiKey(tx, clock, owner, {
+      description: terms.description ?? null,
+      session: {
+        expires,
+        idleSeconds: Math.min(terms.idle_seconds ?? DEFAULT_IDLE_SECONDS, terms.expires_in ?? DEFAULT_EXPIRES_IN),
+      },
+    })
+    const actor = { organizationId: owner.organizationId, userId: owner.userId, apiKeyId: made.api_key_id }
+    await recordAudit(tx, publicAuditContext(signIn.request, actor, formatTimestamp(now)), [
+      { action: 'sign_in', objectType: 'user', objectId: owner.userId, details: { method: signIn.method } },
+    ])
+    return made
   })
   return {
     ...key,
@@ -208,8 +222,46 @@ export async function refuseWhenThrottled(
   }
 }
 
+/**
+ * The client's address: Fastify's `request.ip`, the connection's peer, or the last address of `X-Forwarded-For` that
+ * a peer `LEADLINE_TRUST_PROXY` names (the BFF) put there. The throttle and the audit log read the same one.
+ */
 export function callerAddress(request: FastifyRequest): string {
   return request.ip
+}
+
+/**
+ * A failed sign-in's audit entries: one in each organization the account tried belongs to. An address with no
+ * account behind it writes none (no organization's admins could read it), and the throttle has already refused
+ * an account past its failures, so a spray adds at most SIGN_IN_LIMITS.perAccount entries per account and window.
+ * The password is never stored: the email tried and why it failed are.
+ */
+export async function recordFailedSignIn(
+  db: Db,
+  request: FastifyRequest,
+  failed: { userId: string; email: string; reason: 'password' | 'two_factor' | 'inactive'; keys: ThrottleKeys },
+  now: Date,
+): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await recordFailure(tx, failed.keys, SIGN_IN_LIMITS, now)
+    const memberships = await tx
+      .selectFrom('membership')
+      .select('organization_id')
+      .where('user_id', '=', failed.userId)
+      .execute()
+    for (const { organization_id } of memberships) {
+      const actor = { organizationId: organization_id, userId: null, apiKeyId: null }
+      await recordAudit(tx, publicAuditContext(request, actor, formatTimestamp(now)), [
+        {
+          action: 'sign_in_failed',
+          objectType: 'user',
+          objectId: failed.userId,
+          email: failed.email,
+          details: { reason: failed.reason },
+        },
+      ])
+    }
+  })
 }
 
 /**
@@ -293,8 +345,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         if (body.organization_id !== undefined) query = query.where('organization_id', '=', body.organization_id)
         membership = await query.orderBy('date_created').orderBy('id').limit(1).executeTakeFirst()
       }
-      if (user === undefined || membership === undefined) {
+      if (user === undefined) {
         await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+        throw new HttpError(401, SIGN_IN_REFUSED)
+      }
+      if (membership === undefined) {
+        const reason = matches ? 'inactive' : 'password'
+        await recordFailedSignIn(db, request, { userId: user.id, email: emailLower, reason, keys }, now)
         throw new HttpError(401, SIGN_IN_REFUSED)
       }
       const totpSecret = user.totp_enabled_at === null ? null : user.totp_secret
@@ -302,7 +359,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         const code = body.code?.trim() ?? ''
         if (code === '') throw new HttpError(401, TWO_FACTOR_CODE_NEEDED, {}, { two_factor: 'required' })
         if (!(await acceptSecondFactor(db, config.secretBox, { id: user.id, totp_secret: totpSecret }, code, now))) {
-          await recordFailure(db, keys, SIGN_IN_LIMITS, now)
+          await recordFailedSignIn(db, request, { userId: user.id, email: emailLower, reason: 'two_factor', keys }, now)
           throw new HttpError(401, TWO_FACTOR_CODE_WRONG, {}, { two_factor: 'required' })
         }
       }
@@ -316,6 +373,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         clock,
         { organizationId: membership.organization_id, userId: user.id, membershipId: membership.id },
         body,
+        { request, method: 'password' },
       )
     },
   )
@@ -336,7 +394,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
       const me = caller(request)
       // A session's key would otherwise outlive its session through the one it makes.
       if (me.kind === 'session') throw new ForbiddenError('A session’s key cannot start another session.')
-      return mintSessionKey(db, clock, me, request.body)
+      return mintSessionKey(db, clock, me, request.body, { request, method: 'api_key' })
     },
   )
 

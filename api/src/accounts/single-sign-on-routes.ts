@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
 import * as oidc from 'openid-client'
 import type { Deps } from '../crm/deps.js'
+import { auditContext, recordAudit } from '../integrations/events/audit-repo.js'
+import { formatTimestamp } from '../platform/data/time.js'
 import { isUniqueViolation } from '../platform/data/db-errors.js'
 import { HttpError, NotFoundError, ValidationError } from '../platform/http/errors.js'
 import { outboundPrivateAllowed } from '../platform/config.js'
@@ -258,7 +260,26 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
         domains,
       }
       try {
-        await db.transaction().execute((tx) => saveSingleSignOn(tx, me.organizationId, write, clock.now()))
+        await db.transaction().execute(async (tx) => {
+          const now = clock.now()
+          await saveSingleSignOn(tx, me.organizationId, write, now)
+          // What was set, never the client secret: only whether a new one was given.
+          await recordAudit(tx, auditContext(request, formatTimestamp(now)), [
+            {
+              action: 'single_sign_on_changed',
+              objectType: 'single_sign_on',
+              objectId: me.organizationId,
+              details: {
+                issuer: write.issuer,
+                client_id: write.clientId,
+                enabled: write.enabled,
+                required: write.required,
+                domains: write.domains,
+                new_client_secret: write.sealedSecret !== undefined,
+              },
+            },
+          ])
+        })
       } catch (error) {
         if (isUniqueViolation(error))
           throw ValidationError.field('domains', 'Another organization’s single sign-on covers one of these domains.')
@@ -440,7 +461,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
         const joined = await db
           .transaction()
           .execute((tx) => joinByInvitation(tx, dialect, clock, invitation, invitationHash, newUser))
-        return mintSessionKey(db, clock, joined, request.body)
+        return mintSessionKey(db, clock, joined, request.body, { request, method: 'single_sign_on' })
       }
       const member = await memberOf(db, { organization_id: login.organization_id, email_lower: email })
       if (member?.status !== 'active') return refuse(NO_MEMBER, keys)
@@ -450,6 +471,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
         clock,
         { organizationId: login.organization_id, userId: member.user_id, membershipId: member.id },
         request.body,
+        { request, method: 'single_sign_on' },
       )
     },
   )

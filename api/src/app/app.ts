@@ -28,6 +28,7 @@ import { opportunityRoutes } from '../crm/opportunities/opportunity-routes.js'
 import { taskRoutes } from '../crm/tasks/task-routes.js'
 import { activityRoutes } from '../crm/activities/activity-routes.js'
 import { eventRoutes } from '../integrations/events/event-routes.js'
+import { auditRoutes } from '../integrations/audit/audit-routes.js'
 import { eventStreamRoutes, type EventStreamTimings } from '../integrations/events/event-stream.js'
 import { webhookRoutes } from '../integrations/webhooks/webhook-routes.js'
 import { LOGGED_OBJECT_TYPES } from '../integrations/webhooks/event-object-types.js'
@@ -208,6 +209,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(exportRoutes, deps)
       await api.register(importRoutes, deps)
       await api.register(bulkActionRoutes, deps)
+      await api.register(auditRoutes, deps)
     },
     { prefix: API_PREFIX },
   )

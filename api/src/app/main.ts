@@ -13,7 +13,7 @@ import { migrateToLatest } from '../platform/data/migrate.js'
 import { resealSecrets } from '../platform/security/stored-secrets.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from '../crm/leads/lead-search-index.js'
 import { systemClock } from '../platform/data/time.js'
-import { purgeOldEvents } from '../integrations/events/event-retention.js'
+import { purgeOldAuditEntries, purgeOldEvents } from '../integrations/events/event-retention.js'
 import { scheduleRetention } from '../platform/data/retention.js'
 import { ENDED_SESSION_DAYS, purgeEndedSessionKeys } from '../accounts/session-retention.js'
 import { purgeArchivedTasks } from '../crm/tasks/task-retention.js'
@@ -186,6 +186,11 @@ export async function serve(options: ServeOptions): Promise<Server> {
       () => purgeOldEvents(database.db, systemClock, config.eventRetentionDays),
       (n) => `deleted ${n} events over ${config.eventRetentionDays} days old`,
       'old events',
+    ),
+    purging(
+      () => purgeOldAuditEntries(database.db, systemClock, config.auditRetentionDays),
+      (n) => `deleted ${n} audit log entries over ${config.auditRetentionDays} days old`,
+      'old audit log entries',
     ),
     purging(
       () => purgeDeliveredOutbox(database.db, systemClock, config.eventRetentionDays),

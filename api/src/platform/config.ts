@@ -47,6 +47,8 @@ export interface Config {
   taskRetentionDays: number
   /** Days the event log keeps an event. */
   eventRetentionDays: number
+  /** `LEADLINE_AUDIT_RETENTION_DAYS`: days the audit log keeps an entry (decision 0073). */
+  auditRetentionDays: number
   /** The largest CSV file an import takes (`LEADLINE_IMPORT_MAX_BYTES`, 500 MiB); a 413 above it. */
   importMaxBytes: number
   /**
@@ -234,6 +236,8 @@ export function outboundPrivateAllowed(config?: Pick<Config, 'outboundAllowPriva
 
 export const DEFAULT_EVENT_RETENTION_DAYS = 30
 
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365
+
 export const DEFAULT_TASK_RETENTION_DAYS = 90
 
 /** A URL setting the outbound guard accepts (`webhookUrlProblem`), else an error naming the variable. */
@@ -290,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leadSearch: leadSearchFrom(env),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
+    auditRetentionDays: positiveInt(env, 'LEADLINE_AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),
     importMaxBytes: positiveInt(env, 'LEADLINE_IMPORT_MAX_BYTES', 500 * 1024 * 1024),
     streamSecret: streamSecretFrom(env),
     outboundAllowPrivate: outboundAllowPrivateFrom(env),

@@ -21,6 +21,7 @@ import {
   type EditParams,
   type Selection,
 } from './bulk-action-input.js'
+import { auditContext, recordAudit } from '../events/audit-repo.js'
 import {
   bulkDeleteView,
   bulkEditView,
@@ -104,14 +105,25 @@ export const bulkActionRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { d
           { 'retry-after': '10' },
         )
       }
+      const now = formatTimestamp(clock.now())
       const row = await insertBulkAction(tx, {
         kind,
         me,
         selection,
         edit,
         tzOffsetHours: request.tzOffsetHours,
-        now: formatTimestamp(clock.now()),
+        now,
       })
+      if (kind === 'delete') {
+        const selected = {
+          query: selection.query,
+          lead_ids: selection.lead_ids === null ? null : selection.lead_ids.length,
+          every_lead: selection.s_query !== null,
+        }
+        await recordAudit(tx, auditContext(request, now), [
+          { action: 'bulk_delete', objectType: 'bulk_delete', objectId: row.id, details: selected },
+        ])
+      }
       return row
     })
   }

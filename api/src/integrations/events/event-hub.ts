@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Selectable } from 'kysely'
 import type { Db, EventTable } from '../../platform/data/database.js'
+import { AUDIT_OBJECT_TYPE } from './audit-repo.js'
 
 // The shared reader behind the event stream (decision 0022): one feed per organization with open streams in this
 // process, polling the event table by `seq` and handing each new event to every stream of the organization.
@@ -125,6 +126,8 @@ class OrgFeed {
           .selectAll()
           .where('organization_id', '=', this.organizationId)
           .where('seq', 'in', fresh.slice(i, i + FETCH_CHUNK))
+          // Audit entries are admins' to read through /audit_log/ alone (decision 0073).
+          .where('object_type', '!=', AUDIT_OBJECT_TYPE)
           .orderBy('seq')
           .execute()),
       )

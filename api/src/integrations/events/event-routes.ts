@@ -5,11 +5,12 @@ import { LIST_LIMIT_MAX } from '@leadline/shared/list'
 import type { SelectQueryBuilder } from 'kysely'
 import type { Tables } from '../../platform/data/database.js'
 import type { PlatformDeps } from '../../platform/deps.js'
-import { ValidationError } from '../../platform/http/errors.js'
+import { NotFoundError, ValidationError } from '../../platform/http/errors.js'
 import { fieldsQuerySchema } from '../../platform/http/list.js'
 import { caller } from '../../platform/http/request-context.js'
 import { checkValues, defineFilters } from '../../platform/data/list-filters.js'
 import { EVENT_ACTIONS } from './event-repo.js'
+import { AUDIT_OBJECT_TYPE } from './audit-repo.js'
 import { eventSchema, eventView } from './event-view.js'
 import { findOr404 } from '../../platform/data/find-or-404.js'
 
@@ -167,7 +168,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (
       if (cursor?.filters !== undefined && cursor.filters !== filters)
         throw ValidationError.field('_cursor', 'Not a cursor of this event list: give the filters it was made with.')
 
-      let filtered: EventQuery = db.selectFrom('event').where('organization_id', '=', me.organizationId)
+      // Audit entries live on the log but are not events of it (decision 0073): admins read them at /audit_log/.
+      let filtered: EventQuery = db
+        .selectFrom('event')
+        .where('organization_id', '=', me.organizationId)
+        .where('object_type', '!=', AUDIT_OBJECT_TYPE)
       for (const condition of eventFilters.conditions(checked)) filtered = filtered.where(condition)
 
       const newer = cursor?.direction === 'previous'
@@ -202,6 +207,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRouteOptions> = async (
     { schema: { tags, summary: 'One event', params, querystring: fieldsQuerySchema, response: { 200: eventSchema } } },
     async (request) => {
       const row = await findOr404(db, 'event', caller(request).organizationId, request.params.id, 'Event')
+      if (row.object_type === AUDIT_OBJECT_TYPE) throw new NotFoundError('Event')
       return eventView(row)
     },
   )

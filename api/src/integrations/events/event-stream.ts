@@ -11,6 +11,7 @@ import type { PlatformDeps } from '../../platform/deps.js'
 import { ForbiddenError, ValidationError } from '../../platform/http/errors.js'
 import { presentedKey } from '../../platform/http/platform.js'
 import { caller } from '../../platform/http/request-context.js'
+import { AUDIT_OBJECT_TYPE } from './audit-repo.js'
 import { DEFAULT_HUB_OPTIONS, EventHub, type EventRow, type HubOptions, type Subscription } from './event-hub.js'
 import { decodeCursor, encodeCursor, eventView } from './event-routes.js'
 import { metrics } from '../../platform/metrics.js'
@@ -161,6 +162,7 @@ class EventStream {
         .selectAll()
         .where('organization_id', '=', this.organizationId)
         .where('seq', '>', after)
+        .where('object_type', '!=', AUDIT_OBJECT_TYPE)
         .orderBy('seq')
         .limit(CATCH_UP_BATCH)
         .execute()

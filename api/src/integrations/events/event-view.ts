@@ -69,7 +69,7 @@ export type EventView = Static<typeof eventSchema>
 
 type EventRow = Selectable<EventTable>
 /** An event's columns other than its order and its JSON parts. */
-export type EventHead = Omit<EventRow, 'seq' | 'data' | 'previous_data' | 'changed_fields' | 'meta'>
+export type EventHead = Omit<EventRow, 'seq' | 'data' | 'previous_data' | 'changed_fields' | 'meta' | 'client_address'>
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

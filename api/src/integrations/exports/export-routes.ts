@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import type { Deps } from '../../crm/deps.js'
@@ -18,6 +19,7 @@ import { opportunitySearchConditions } from '../../crm/opportunities/opportunity
 import { exportSchema } from '@leadline/shared/export-schema'
 import { leadExportBody, opportunityExportBody, type OpportunityExportParams } from './export-input.js'
 import { exportChunks, exportView, findVisibleExport, visibleExports, type ExportRow } from './export-repo.js'
+import { auditContext, recordAudit } from '../events/audit-repo.js'
 import { exportRequested } from './export-worker.js'
 
 // Exports (decision 0052), as Close's: POST asks for one and answers it `created`; a worker in some api process makes
@@ -86,7 +88,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
   /** Stores a new export, `created`, of what the request asked for, and wakes this process's worker. */
   async function insert(
     me: KeyOwner,
-    request: { tzOffsetHours: number },
+    request: FastifyRequest,
     now: Date,
     asked: Pick<ExportRow, 'object_type' | 'format' | 'type' | 'query' | 'params'> & {
       date_format?: ExportRow['date_format']
@@ -108,31 +110,41 @@ export const exportRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
     }
     const at = formatTimestamp(now)
     const id = newId('export')
-    await db
-      .insertInto('data_export')
-      .values({
-        id,
-        organization_id: me.organizationId,
-        created_by: me.userId,
-        object_type: asked.object_type,
-        format: asked.format,
-        type: asked.type,
-        date_format: asked.date_format ?? 'original',
-        fields: asked.fields === undefined ? null : JSON.stringify(asked.fields),
-        query: asked.query,
-        params: asked.params,
-        tz_offset: request.tzOffsetHours,
-        status: 'created',
-        date_created: at,
-        date_updated: at,
-        n_rows: null,
-        size: null,
-        error: null,
-        attempts: 0,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .execute()
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('data_export')
+        .values({
+          id,
+          organization_id: me.organizationId,
+          created_by: me.userId,
+          object_type: asked.object_type,
+          format: asked.format,
+          type: asked.type,
+          date_format: asked.date_format ?? 'original',
+          fields: asked.fields === undefined ? null : JSON.stringify(asked.fields),
+          query: asked.query,
+          params: asked.params,
+          tz_offset: request.tzOffsetHours,
+          status: 'created',
+          date_created: at,
+          date_updated: at,
+          n_rows: null,
+          size: null,
+          error: null,
+          attempts: 0,
+          lease_owner: null,
+          lease_until: null,
+        })
+        .execute()
+      await recordAudit(tx, auditContext(request, at), [
+        {
+          action: 'export_created',
+          objectType: 'export',
+          objectId: id,
+          details: { object_type: asked.object_type, format: asked.format, type: asked.type },
+        },
+      ])
+    })
     exportRequested()
     const stored = await db.selectFrom('data_export').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
     return exportView(stored)

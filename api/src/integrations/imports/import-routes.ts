@@ -16,6 +16,7 @@ import { bytesText, hasControlCharacter, NO_CONTROL_CHARACTERS } from '../../pla
 import { listCustomFieldDefs } from '../../crm/custom-fields/custom-values.js'
 import { stringify } from 'csv-stringify'
 import { escapeFormula } from '../exports/export-rows.js'
+import { auditContext, recordAudit } from '../events/audit-repo.js'
 import { contentDisposition } from '../../email/attachments/email-attachment-routes.js'
 import { receiveFile } from './import-file.js'
 import { importRequested } from './import-worker.js'
@@ -145,22 +146,34 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
           const file = await receiveFile(db, { importId: id, organizationId: me.organizationId }, body, maxBytes)
           const fields = await customFields(me.organizationId)
           const mapping = suggestMapping(file.columns, [...fields.lead, ...fields.contact, ...fields.opportunity])
-          const row = await db
-            .updateTable('data_import')
-            .set({
-              size: file.size,
-              encoding: file.encoding,
-              delimiter: file.delimiter,
-              columns: JSON.stringify(file.columns),
-              preview: JSON.stringify(file.preview),
-              n_rows: file.nRows,
-              mapping: JSON.stringify(mapping),
-              status: 'uploaded',
-              date_updated: formatTimestamp(clock.now()),
-            })
-            .where('id', '=', id)
-            .returningAll()
-            .executeTakeFirstOrThrow()
+          const row = await db.transaction().execute(async (tx) => {
+            const now = formatTimestamp(clock.now())
+            const uploaded = await tx
+              .updateTable('data_import')
+              .set({
+                size: file.size,
+                encoding: file.encoding,
+                delimiter: file.delimiter,
+                columns: JSON.stringify(file.columns),
+                preview: JSON.stringify(file.preview),
+                n_rows: file.nRows,
+                mapping: JSON.stringify(mapping),
+                status: 'uploaded',
+                date_updated: now,
+              })
+              .where('id', '=', id)
+              .returningAll()
+              .executeTakeFirstOrThrow()
+            await recordAudit(tx, auditContext(request, now), [
+              {
+                action: 'import_created',
+                objectType: 'import',
+                objectId: id,
+                details: { filename, rows: file.nRows, size: file.size },
+              },
+            ])
+            return uploaded
+          })
           return await reply.code(201).send(importView(row))
         } catch (error) {
           await db.transaction().execute((tx) => deleteImports(tx, [id]))

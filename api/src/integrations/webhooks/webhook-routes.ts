@@ -23,6 +23,7 @@ import {
 } from '../../platform/http/crud-routes.js'
 import { EVENT_OBJECT_TYPES, isEventObjectType } from './event-object-types.js'
 import { EVENT_ACTIONS, eventContext, guardedEvents, recordEvents } from '../events/event-repo.js'
+import { auditContext, recordAudit, type AuditInput } from '../events/audit-repo.js'
 import type { Deps } from '../../crm/deps.js'
 import { HttpError, ValidationError } from '../../platform/http/errors.js'
 import { found } from '../../platform/data/find-or-404.js'
@@ -172,6 +173,24 @@ function refuseEventFilter(value: unknown, errors: Record<string, string>): void
     errors.event_filter = 'Not supported: give each entry of events its extra_filter.'
 }
 
+/** A subscription's audit entry: where it sends and what; for a change, what changed (never its signature key). */
+function webhookAudit(
+  action: 'webhook_created' | 'webhook_updated' | 'webhook_deleted',
+  row: Selectable<WebhookSubscriptionTable>,
+  before?: Selectable<WebhookSubscriptionTable>,
+): AuditInput {
+  const changed =
+    before === undefined
+      ? undefined
+      : (['url', 'events', 'verify_ssl', 'status'] as const).filter((field) => before[field] !== row[field])
+  return {
+    action,
+    objectType: 'webhook',
+    objectId: row.id,
+    details: { url: row.url, status: row.status, ...(changed === undefined ? {} : { changed }) },
+  }
+}
+
 export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, clock, config, resolve }) => {
   const allowPrivate = outboundPrivateAllowed(config)
 
@@ -218,6 +237,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
           now,
         })
         await recordEvents(tx, eventContext(request, now), [subscriptionEvent(made, 'created')])
+        await recordAudit(tx, auditContext(request, now), [webhookAudit('webhook_created', made)])
         return made
       })
       return reply.code(201).send({ ...subscriptionView(row), signature_key: signatureKey })
@@ -262,6 +282,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         })
         const after = found(await findSubscription(tx, me.organizationId, row.id), subscription.what)
         await recordEvents(tx, eventContext(request, now), [subscriptionEvent(after, 'updated', row)])
+        await recordAudit(tx, auditContext(request, now), [webhookAudit('webhook_updated', after, row)])
         return subscriptionView(after)
       })
     },
@@ -276,6 +297,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, 
         const now = formatTimestamp(clock.now())
         await deleteSubscription(tx, me.organizationId, row.id, now)
         await recordEvents(tx, eventContext(request, now), [subscriptionEvent(row, 'deleted')])
+        await recordAudit(tx, auditContext(request, now), [webhookAudit('webhook_deleted', row)])
       })
       return {}
     },

@@ -433,6 +433,8 @@ export interface EventTable {
   changed_fields: string
   /** Close's `meta` as JSON (migration 0037): `{}` for events recorded before it. */
   meta: string
+  /** The client's address, for audit entries (migration 0050); null on every other event. */
+  client_address: string | null
   date_created: string
   date_updated: string
 }

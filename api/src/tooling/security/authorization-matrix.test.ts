@@ -66,6 +66,7 @@ const ADMIN_ONLY: { prefix: string; suffix?: string; methods: string[] }[] = [
   { prefix: '/auth/policy/', methods: ['GET', ...WRITES] },
   { prefix: '/invitation/', methods: ['GET', ...WRITES] },
   { prefix: '/auth/sso/', methods: ['GET', 'PUT'] },
+  { prefix: '/audit_log/', methods: ['GET'] },
 ]
 
 function isAdminOnly(op: Operation): boolean {

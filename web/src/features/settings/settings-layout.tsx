@@ -8,7 +8,7 @@ import { BackToLeadsLink } from '../shell/error-pages'
 
 /** The settings screens by their nav labels, in the groups and order the nav shows them. */
 const GROUPS = [
-  { label: 'Organization', tabs: ['Organization', 'Users', 'API keys', 'Single sign-on'] },
+  { label: 'Organization', tabs: ['Organization', 'Users', 'API keys', 'Single sign-on', 'Audit log'] },
   { label: 'Sales process', tabs: ['Pipelines', 'Lead statuses', 'Custom fields', 'Call outcomes'] },
   { label: 'Messages and integrations', tabs: ['Email accounts', 'Email templates', 'Phone numbers', 'Webhooks'] },
 ] as const
