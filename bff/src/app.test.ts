@@ -1073,6 +1073,27 @@ describe('a signed-in read (the fast lane past the routes)', () => {
     expect(sent?.headers.cookie).toBeUndefined()
   })
 
+  test('tells the API the browser’s address, a trusted proxy’s client only when the BFF trusts it', async () => {
+    const spoofed = { 'x-forwarded-for': '203.0.113.9, 10.0.0.1' }
+    const sentFor = async (path: string, init: { method?: string; body?: string } = {}) => {
+      const cookie = await signIn(bff)
+      const answer = await bff.call(path, {
+        cookie,
+        ...init,
+        headers: { ...spoofed, ...(init.body === undefined ? {} : json) },
+      })
+      expect(answer.status).toBe(200)
+      return upstream.requests.at(-1)?.headers['x-forwarded-for']
+    }
+    // A read takes the fast lane, a write the routes: both say the same.
+    expect(await sentFor('/api/v1/lead/')).toBe('127.0.0.1')
+    expect(await sentFor('/api/v1/lead/', { method: 'POST', body: '{}' })).toBe('127.0.0.1')
+    await bff.close()
+    bff = await startBff(testConfig({ apiUrl: upstream.url, dataDir: dir.path, trustProxy: true }))
+    expect(await sentFor('/api/v1/lead/')).toBe('203.0.113.9')
+    expect(await sentFor('/api/v1/lead/', { method: 'POST', body: '{}' })).toBe('203.0.113.9')
+  })
+
   test('with a cookie whose session is gone, or whose key cannot be opened, is a 401 that clears the cookie', async () => {
     const gone = await signIn(bff)
     await bff.store.delete(gone.split('=')[1] ?? '')

@@ -139,6 +139,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   app.disable('x-powered-by')
   // Trusted, the proxy's X-Forwarded-For / -Proto / -Host give req.ip, req.secure and req.host.
   app.set('trust proxy', config.trustProxy)
+  const trustProxy = app.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean
 
   app.use((req, res, next) => {
     beginRequest(req, res, req.secure, logger)
@@ -220,6 +221,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       timeZone: current.session.timeZone,
       now: now(),
       timeoutMs: config.apiTimeoutMs,
+      clientAddress: clientAddressOf(req, trustProxy),
       uploadLimits: { attachment: config.attachmentMaxBytes, import: config.importMaxBytes },
       acceptsGzip: () => accepts(req).encodings(['gzip', 'identity']) === 'gzip',
       beforeStreaming: () => {
@@ -298,7 +300,6 @@ export function createBffApp(options: BffAppOptions): BffApp {
     else sendError(error, req.originalUrl, res, logger)
   })
 
-  const trustProxy = app.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean
   // Express's per-request work (its request and response objects, eight layers of routing) cost a lead read through
   // the BFF more than the session and the proxy together: the commonest request, a signed-in browser's read, skips it.
   // Anything else, or anything the lane is unsure of (no session, a path the proxy refuses), goes through `app`, which
@@ -391,6 +392,21 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
 /** Whether the request carries `X-Requested-With: leadline`, which only the app's own scripts send (a CSRF guard). */
 function sentByTheApp(req: IncomingMessage): boolean {
   return req.headers['x-requested-with'] === 'leadline'
+}
+
+/**
+ * Express's `req.ip` for a request it may not have seen: the socket's address, or behind a trusted proxy the first
+ * X-Forwarded-For entry (the client as the proxy saw it), as the sign-in limit counts it.
+ */
+function clientAddressOf(
+  req: IncomingMessage,
+  trustProxy: (address: string | undefined, hop: number) => boolean,
+): string {
+  const own = req.socket.remoteAddress ?? 'unknown'
+  if (!trustProxy(own, 0)) return own
+  const header = req.headers['x-forwarded-for']
+  const first = (typeof header === 'string' ? header.split(',')[0] : undefined)?.trim()
+  return first === undefined || first === '' ? own : first
 }
 
 /** Express's `req.secure` for a request it has not seen: TLS here, or a trusted proxy's X-Forwarded-Proto. */

@@ -235,6 +235,8 @@ export interface ProxyRequest {
   now: Date
   /** How long the API may take to send its status and headers. */
   timeoutMs: number
+  /** The browser's address (see `clientAddressOf`), for what the api records of who did what from where. */
+  clientAddress: string
   /**
    * The API's largest file of each kind of upload (`uploadKind`): an upload may be its limit plus
    * UPLOAD_MARGIN_BYTES; every other body stops at BODY_LIMIT_BYTES.
@@ -270,6 +272,7 @@ export async function proxyToApi({
   timeZone,
   now,
   timeoutMs,
+  clientAddress,
   uploadLimits,
   acceptsGzip,
   beforeStreaming,
@@ -288,6 +291,8 @@ export async function proxyToApi({
   headers.authorization = basicAuthorization(apiKey)
   headers['x-tz-offset'] = tzOffsetHeader(timeZone, now)
   headers['x-leadline-client'] = 'web'
+  // The api believes it from the BFF's address (LEADLINE_TRUST_PROXY), as it does for the sign-in calls.
+  headers['x-forwarded-for'] = clientAddress
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
   // A streamed upload keeps the browser's declared length; without one it goes chunked.
   const declared = req.headers['content-length']
