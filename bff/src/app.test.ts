@@ -461,7 +461,8 @@ describe('proxy', () => {
     expect(received?.headers['content-type']).toBe('application/json')
     expect(received?.headers.cookie).toBeUndefined()
     expect(received?.headers['x-browser-hop']).toBeUndefined()
-    expect(received?.headers['x-forwarded-for']).toBeUndefined()
+    // The browser's own X-Forwarded-For stays behind: the BFF says the address it saw (an untrusted client's).
+    expect(received?.headers['x-forwarded-for']).toBe('127.0.0.1')
     expect(received?.headers['x-requested-with']).toBeUndefined()
     // The upstream's cookies, hop-by-hop headers and Basic challenge stay behind; its other headers pass.
     expect(response.setCookies).toEqual([])
