@@ -23,6 +23,7 @@ import { signedInPage } from './app-page.js'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
+import { createBffMetrics, type BffMetrics } from './metrics.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 import { ssoRoutes } from './sso-routes.js'
@@ -47,6 +48,8 @@ export interface BffApp {
   handle: RequestListener
   logger: Logger
   live: LiveEvents
+  /** The figures `GET /metrics` shows, kept only when `LEADLINE_BFF_METRICS_PORT` is set (main.ts serves them). */
+  metrics: BffMetrics | undefined
   /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
   endStreams(): void
   /** From now on `/readyz` answers 503 (the first SIGTERM: main.ts), while everything else is served as before. */
@@ -112,7 +115,6 @@ export function createBffApp(options: BffAppOptions): BffApp {
         : 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: the BFF listens beyond loopback, where anyone ' +
             'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
     )
-  const limiter = new SignInLimiter({ store, limit: config.signInAttempts, windowMs: config.signInWindowMs })
   const live = new LiveEvents({
     apiUrl: config.apiUrl,
     streamSecret: config.streamSecret,
@@ -121,6 +123,21 @@ export function createBffApp(options: BffAppOptions): BffApp {
     logger,
     apiTimeoutMs: config.apiTimeoutMs,
     ...(options.liveTimings === undefined ? {} : { timings: options.liveTimings }),
+  })
+  // Made only where `/metrics` is served: with no port, no request is timed (decision 0072).
+  const metrics = config.metrics === null ? undefined : createBffMetrics(live)
+  const observe: Observers = { logger, metrics }
+  const limiter = new SignInLimiter({
+    store,
+    limit: config.signInAttempts,
+    windowMs: config.signInWindowMs,
+    ...(metrics === undefined
+      ? {}
+      : {
+          onFailure: () => {
+            metrics.signIn('failed')
+          },
+        }),
   })
   const deps: AuthDeps = {
     config,
@@ -132,6 +149,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
     onSessionEnded: (id) => {
       live.endSession(id)
     },
+    ...(metrics === undefined
+      ? {}
+      : {
+          onSignedIn: () => {
+            metrics.signIn('succeeded')
+          },
+        }),
   }
 
   const app = express()
@@ -140,7 +164,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   app.set('trust proxy', config.trustProxy)
 
   app.use((req, res, next) => {
-    beginRequest(req, res, req.secure, logger)
+    beginRequest(req, res, req.secure, observe)
     // Absolute-form (`GET http://evil.example/…`) and `//host/…` targets are refused before any routing,
     // so nothing below ever interprets a foreign authority as a path.
     if (!req.url.startsWith('/') || req.url.startsWith('//') || req.url.includes('\\')) {
@@ -223,6 +247,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
         // compression is connect middleware: it reads only what Node's own request and response have.
         compress(req as Request, res as Response, () => undefined)
       },
+      ...(metrics === undefined
+        ? {}
+        : {
+            onUpstream: (status: number | 'error', seconds: number) => {
+              metrics.upstream(req.method, path, status, seconds)
+            },
+          }),
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {
@@ -305,7 +336,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     const url = req.url ?? ''
     const cached = url.startsWith('/assets/') ? assets.find(req) : undefined
     if (cached !== undefined) {
-      beginRequest(req, res, isSecure(req, trustProxy), logger)
+      beginRequest(req, res, isSecure(req, trustProxy), observe)
       sendCached(req, res, cached)
       return
     }
@@ -318,7 +349,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       app(req, res)
       return
     }
-    beginRequest(req, res, isSecure(req, trustProxy), logger)
+    beginRequest(req, res, isSecure(req, trustProxy), observe)
     res.setHeader('cache-control', 'no-store')
     proxy(req, res, path, current).catch((error: unknown) => {
       if (res.headersSent) res.destroy()
@@ -341,6 +372,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     handle,
     logger,
     live,
+    metrics,
     startDraining() {
       draining = true
     },
@@ -357,21 +389,29 @@ export function createBffApp(options: BffAppOptions): BffApp {
   }
 }
 
-/** The security headers every answer carries, and the request's log line once it is answered. */
-function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, logger: Logger): void {
+/** What watches each request: the log, and the metrics when they are kept. */
+interface Observers {
+  logger: Logger
+  metrics: BffMetrics | undefined
+}
+
+/** The security headers every answer carries, and the request's log line and timing once it is answered. */
+function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, observe: Observers): void {
   for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value)
   if (secure) res.setHeader('strict-transport-security', HSTS)
-  if (!logger.isLevelEnabled('info')) return
+  const { logger, metrics } = observe
+  const logs = logger.isLevelEnabled('info')
+  if (!logs && metrics === undefined) return
+  // Read now: Express rewrites req.url inside mounted routers.
+  const url = req.url ?? ''
   const started = process.hrtime.bigint()
   res.once('finish', () => {
+    const elapsed = process.hrtime.bigint() - started
+    metrics?.request(req.method, url, res.statusCode, Number(elapsed) / 1e9)
+    if (!logs) return
     // The path only: query strings may carry search text, and headers are never logged.
     logger.info(
-      {
-        method: req.method,
-        path: (req.url ?? '').split('?')[0],
-        status: res.statusCode,
-        ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-      },
+      { method: req.method, path: url.split('?')[0], status: res.statusCode, ms: Number(elapsed / 1000n) / 1000 },
       'request',
     )
   })

@@ -19,6 +19,8 @@ export interface AuthDeps {
   limiter: SignInLimiter
   /** Told when a session ends here (sign-out, a new sign-in in its place): its live-update streams end. */
   onSessionEnded?: (id: string) => void
+  /** Told when a session begins here (the BFF's metrics count sign-ins). */
+  onSignedIn?: () => void
 }
 
 /** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
@@ -455,6 +457,7 @@ export async function startSession(
   if (previous !== undefined) await signOut(deps, previous)
   const id = deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
+  deps.onSignedIn?.()
   return profile
 }
 

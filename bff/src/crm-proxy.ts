@@ -247,7 +247,12 @@ export interface ProxyRequest {
   acceptsGzip: () => boolean
   /** Called before a long answer streams (not one sent whole): the app puts its compression on `res` here. */
   beforeStreaming?: () => void
+  /** Told how the API's answer went and how long it took (only where metrics are kept: timing costs). */
+  onUpstream?: UpstreamObserver
 }
+
+/** The API's status (CLIENT_GONE when the browser left first) or `error` when it did not answer, and the seconds. */
+export type UpstreamObserver = (status: number | 'error', seconds: number) => void
 
 /** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
 function upstreamFailure(error: unknown): HttpError {
@@ -273,6 +278,7 @@ export async function proxyToApi({
   uploadLimits,
   acceptsGzip,
   beforeStreaming,
+  onUpstream,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
@@ -293,7 +299,7 @@ export async function proxyToApi({
   const declared = req.headers['content-length']
   if (upload !== undefined && declared !== undefined) headers['content-length'] = declared
 
-  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip }
+  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream }
   try {
     return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
@@ -311,6 +317,7 @@ interface UpstreamCall {
   timeoutMs: number
   acceptsGzip: () => boolean
   beforeStreaming: () => void
+  onUpstream: UpstreamObserver | undefined
 }
 
 /** How an answer goes on to the browser, decided by its status and headers. */
@@ -330,10 +337,15 @@ function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promis
     let chunks: Buffer[] = []
     let size = 0
     let settled = false
+    const started = request.onUpstream === undefined ? 0n : process.hrtime.bigint()
     const settle = (outcome: number | HttpError) => {
       if (settled) return
       settled = true
       res.off('close', onClose)
+      request.onUpstream?.(
+        typeof outcome === 'number' ? outcome : 'error',
+        Number(process.hrtime.bigint() - started) / 1e9,
+      )
       if (typeof outcome === 'number') resolve(outcome)
       else reject(outcome)
     }

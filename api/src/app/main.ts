@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs'
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -44,7 +44,8 @@ import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-re
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
 import type { Readiness } from '../platform/http/health-routes.js'
-import { metrics, serveMetrics, watchOutbox } from '../platform/metrics.js'
+import { metrics, registry, watchOutbox } from '../platform/metrics.js'
+import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
 import type { LogEvent } from 'kysely'
 
 export interface ServeOptions {
@@ -145,7 +146,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
       if (config.metrics !== null) {
         watchOutbox(database.db, () => systemClock.now())
-        metricsServer = await serveMetrics(config.metrics.host, config.metrics.port)
+        metricsServer = await serveMetrics(registry, config.metrics)
         app.log.info(`metrics on ${metricsServer.url}/metrics`)
       }
     } catch (error) {
@@ -359,16 +360,6 @@ export async function serve(options: ServeOptions): Promise<Server> {
     return draining
   }
   return { app, url, emailReceiver, importThread, close, drain, metricsUrl: metricsServer?.url }
-}
-
-/** Stops the metrics port: a scrape in flight is cut, Prometheus tries again at its next interval. */
-function closeMetrics(server: HttpServer): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => {
-      resolve()
-    })
-    server.closeAllConnections()
-  })
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */
