@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
@@ -17,13 +18,14 @@ import {
   type AuthDeps,
   type CurrentSession,
 } from './auth-routes.js'
-import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
+import { HttpError, proxyToApi, requestIdOf, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
 import { createBffMetrics, type BffMetrics } from './metrics.js'
+import { isRequestId, REQUEST_ID_HEADER } from '@leadline/shared/request-id'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 import { ssoRoutes } from './sso-routes.js'
@@ -126,7 +128,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
   // Made only where `/metrics` is served: with no port, no request is timed (decision 0072).
   const metrics = config.metrics === null ? undefined : createBffMetrics(live)
-  const observe: Observers = { logger, metrics }
+  const observe: Observers = { logger, metrics, trustProxy: config.trustProxy }
   const limiter = new SignInLimiter({
     store,
     limit: config.signInAttempts,
@@ -393,12 +395,20 @@ export function createBffApp(options: BffAppOptions): BffApp {
 interface Observers {
   logger: Logger
   metrics: BffMetrics | undefined
+  /** Whether a proxy in front is trusted, and with it the request id it sends. */
+  trustProxy: boolean
 }
 
-/** The security headers every answer carries, and the request's log line and timing once it is answered. */
+/**
+ * The security headers every answer carries, the request's id (its trusted proxy's, or a new one: in the answer's
+ * `X-Request-Id`, where the proxy and the log read it), and its log line and timing once it is answered.
+ */
 function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, observe: Observers): void {
   for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value)
   if (secure) res.setHeader('strict-transport-security', HSTS)
+  const sent = observe.trustProxy ? req.headers[REQUEST_ID_HEADER] : undefined
+  const id = isRequestId(sent) ? sent : randomUUID()
+  res.setHeader(REQUEST_ID_HEADER, id)
   const { logger, metrics } = observe
   const logs = logger.isLevelEnabled('info')
   if (!logs && metrics === undefined) return
@@ -411,7 +421,13 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
     if (!logs) return
     // The path only: query strings may carry search text, and headers are never logged.
     logger.info(
-      { method: req.method, path: url.split('?')[0], status: res.statusCode, ms: Number(elapsed / 1000n) / 1000 },
+      {
+        reqId: id,
+        method: req.method,
+        path: url.split('?')[0],
+        status: res.statusCode,
+        ms: Number(elapsed / 1000n) / 1000,
+      },
       'request',
     )
   })
@@ -442,7 +458,8 @@ function checkedUpstreamPath(url: string): string | undefined {
 /** The answer to a request that failed: the error's own status and message where it has one, else a logged 500. */
 function sendError(error: unknown, url: string, res: ServerResponse, logger: Logger): void {
   const answer = errorAnswer(error)
-  if (answer === undefined) logger.error({ err: error, path: url.split('?')[0] }, 'unhandled error')
+  if (answer === undefined)
+    logger.error({ reqId: requestIdOf(res), err: error, path: url.split('?')[0] }, 'unhandled error')
   const { status, body } = answer ?? { status: 500, body: { error: 'Internal server error' } }
   // An unread oversized body would otherwise be parsed as the next request on this connection.
   if (status === 413) res.setHeader('connection', 'close')

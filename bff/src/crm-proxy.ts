@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { PassThrough, type Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
+import { REQUEST_ID_HEADER } from '@leadline/shared/request-id'
 import { errors, type Dispatcher, type Pool } from 'undici'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -133,6 +134,12 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   'server',
   'x-powered-by',
 ])
+
+/** The id of the browser's request `res` answers (set by the app as the request began), if any. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  const id = res.getHeader(REQUEST_ID_HEADER)
+  return typeof id === 'string' ? id : undefined
+}
 
 export function basicAuthorization(apiKey: string): string {
   return `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`
@@ -294,6 +301,8 @@ export async function proxyToApi({
   headers.authorization = basicAuthorization(apiKey)
   headers['x-tz-offset'] = tzOffsetHeader(timeZone, now)
   headers['x-leadline-client'] = 'web'
+  const requestId = requestIdOf(res)
+  if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
   // A streamed upload keeps the browser's declared length; without one it goes chunked.
   const declared = req.headers['content-length']
@@ -537,6 +546,8 @@ export interface OwnCall {
   body?: unknown
   /** The browser's address, for the api's sign-in limits (it believes the header from the BFF's address). */
   forwardedFor?: string
+  /** The answer to the browser's request this call is made for: its request id goes with the call. */
+  origin?: ServerResponse | undefined
 }
 
 /** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`); no key for the sign-in itself. */
@@ -556,6 +567,8 @@ export async function upstreamJson(
   }
   if (apiKey !== undefined) headers.authorization = basicAuthorization(apiKey)
   if (call.forwardedFor !== undefined) headers['x-forwarded-for'] = call.forwardedFor
+  const requestId = call.origin === undefined ? undefined : requestIdOf(call.origin)
+  if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   let upstream: Dispatcher.ResponseData
   try {

@@ -7,6 +7,7 @@ import { docsRoutes, openBodySchemas } from '../platform/http/docs-routes.js'
 import { httpServer } from '../platform/http/http-server.js'
 import { newId } from '../platform/security/ids.js'
 import { requestLoggerFactory } from '../platform/http/request-logger.js'
+import { isRequestId, REQUEST_ID_HEADER } from '@leadline/shared/request-id'
 import { API_PREFIX, installPlatform } from '../platform/http/platform.js'
 import { createPresenceRecorder } from '../crm/users/presence-repo.js'
 import { userEmailAccountViews } from '../email/accounts/email-account-repo.js'
@@ -113,7 +114,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     ...loggerOption,
     bodyLimit: config.bodyLimitBytes,
     ...server.options,
-    genReqId: () => newId('request'),
+    // The caller's X-Request-Id when it is short and plain (the BFF sends the id of the browser's request it calls
+    // for): an id is no credential, and any caller may only mark its own requests' log lines with it (decision 0074).
+    genReqId: (req) => {
+      const sent = req.headers[REQUEST_ID_HEADER]
+      return isRequestId(sent) ? sent : newId('request')
+    },
     childLoggerFactory: requestLoggerFactory,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
