@@ -24,8 +24,10 @@ import { signedInPage } from './app-page.js'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
-import { createBffMetrics, type BffMetrics } from './metrics.js'
 import { isRequestId, REQUEST_ID_HEADER } from '@leadline/shared/request-id'
+import type { Tracing } from '@leadline/shared/tracing-switch'
+import { createBffMetrics, routePattern, type BffMetrics } from './metrics.js'
+import { setSpan, spanOf } from './request-spans.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 import { ssoRoutes } from './sso-routes.js'
@@ -39,6 +41,8 @@ export interface BffAppOptions {
   logger?: Logger
   /** The live updates' heartbeat, ring and retry times, which tests shorten. */
   liveTimings?: Partial<LiveTimings>
+  /** Where each request's spans go, when OpenTelemetry's variables ask for traces (decision 0074). */
+  tracing?: Tracing | undefined
 }
 
 export interface BffApp {
@@ -128,7 +132,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
   // Made only where `/metrics` is served: with no port, no request is timed (decision 0072).
   const metrics = config.metrics === null ? undefined : createBffMetrics(live)
-  const observe: Observers = { logger, metrics, trustProxy: config.trustProxy }
+  const observe: Observers = { logger, metrics, trustProxy: config.trustProxy, tracing: options.tracing }
   const limiter = new SignInLimiter({
     store,
     limit: config.signInAttempts,
@@ -395,8 +399,9 @@ export function createBffApp(options: BffAppOptions): BffApp {
 interface Observers {
   logger: Logger
   metrics: BffMetrics | undefined
-  /** Whether a proxy in front is trusted, and with it the request id it sends. */
+  /** Whether a proxy in front is trusted, and with it the request id and `traceparent` it sends. */
   trustProxy: boolean
+  tracing: Tracing | undefined
 }
 
 /**
@@ -409,11 +414,18 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
   const sent = observe.trustProxy ? req.headers[REQUEST_ID_HEADER] : undefined
   const id = isRequestId(sent) ? sent : randomUUID()
   res.setHeader(REQUEST_ID_HEADER, id)
-  const { logger, metrics } = observe
-  const logs = logger.isLevelEnabled('info')
-  if (!logs && metrics === undefined) return
+  const { logger, metrics, tracing } = observe
   // Read now: Express rewrites req.url inside mounted routers.
   const url = req.url ?? ''
+  const span = tracing?.server(req.method ?? 'GET', observe.trustProxy ? header(req, 'traceparent') : undefined)
+  if (span !== undefined) {
+    setSpan(res, span)
+    res.once('close', () => {
+      span.end(routePattern(url) ?? 'other', res.statusCode)
+    })
+  }
+  const logs = logger.isLevelEnabled('info')
+  if (!logs && metrics === undefined) return
   const started = process.hrtime.bigint()
   res.once('finish', () => {
     const elapsed = process.hrtime.bigint() - started
@@ -423,6 +435,7 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
     logger.info(
       {
         reqId: id,
+        ...(span === undefined ? {} : { trace_id: span.traceId, span_id: span.spanId }),
         method: req.method,
         path: url.split('?')[0],
         status: res.statusCode,
@@ -431,6 +444,11 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
       'request',
     )
   })
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return typeof value === 'string' ? value : undefined
 }
 
 /** Whether the request carries `X-Requested-With: leadline`, which only the app's own scripts send (a CSRF guard). */
@@ -459,7 +477,10 @@ function checkedUpstreamPath(url: string): string | undefined {
 function sendError(error: unknown, url: string, res: ServerResponse, logger: Logger): void {
   const answer = errorAnswer(error)
   if (answer === undefined)
-    logger.error({ reqId: requestIdOf(res), err: error, path: url.split('?')[0] }, 'unhandled error')
+    logger.error(
+      { reqId: requestIdOf(res), trace_id: spanOf(res)?.traceId, err: error, path: url.split('?')[0] },
+      'unhandled error',
+    )
   const { status, body } = answer ?? { status: 500, body: { error: 'Internal server error' } }
   // An unread oversized body would otherwise be parsed as the next request on this connection.
   if (status === 413) res.setHeader('connection', 'close')

@@ -3,6 +3,8 @@ import { PassThrough, type Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
 import { REQUEST_ID_HEADER } from '@leadline/shared/request-id'
+import { routePattern } from './metrics.js'
+import { spanOf } from './request-spans.js'
 import { errors, type Dispatcher, type Pool } from 'undici'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -303,12 +305,21 @@ export async function proxyToApi({
   headers['x-leadline-client'] = 'web'
   const requestId = requestIdOf(res)
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
+  const span = spanOf(res)?.client(method, routePattern(path) ?? 'other')
+  if (span !== undefined) headers.traceparent = span.traceparent
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
   // A streamed upload keeps the browser's declared length; without one it goes chunked.
   const declared = req.headers['content-length']
   if (upload !== undefined && declared !== undefined) headers['content-length'] = declared
 
-  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream }
+  const observe: UpstreamObserver | undefined =
+    span === undefined
+      ? onUpstream
+      : (status, seconds) => {
+          span.end(status)
+          onUpstream?.(status, seconds)
+        }
+  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream: observe }
   try {
     return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
@@ -569,20 +580,26 @@ export async function upstreamJson(
   if (call.forwardedFor !== undefined) headers['x-forwarded-for'] = call.forwardedFor
   const requestId = call.origin === undefined ? undefined : requestIdOf(call.origin)
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
+  const method = call.method ?? 'GET'
+  const span =
+    call.origin === undefined ? undefined : spanOf(call.origin)?.client(method, routePattern(path) ?? 'other')
+  if (span !== undefined) headers.traceparent = span.traceparent
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   let upstream: Dispatcher.ResponseData
   try {
     upstream = await pool.request({
       path,
-      method: call.method ?? 'GET',
+      method,
       headers,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })
   } catch (error) {
+    span?.end('error')
     throw upstreamFailure(error)
   }
+  span?.end(upstream.statusCode)
   const text = await readLimited(upstream.body, BODY_LIMIT_BYTES)
   let body: unknown
   try {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { constants } from 'node:os'
 import type { Logger } from 'pino'
 import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
+import { loadTracing, tracingWanted } from '@leadline/shared/tracing-switch'
 import { createBffApp, type BffApp } from './app.js'
 import { demoSeedFileInUse, loadBffConfig } from './env.js'
 import { SESSION_DB_FILE, SessionStore } from './session.js'
@@ -22,7 +23,9 @@ async function main(): Promise<void> {
     idleMs: config.sessionIdleMs,
     maxAgeMs: config.sessionMaxAgeMs,
   })
-  const bff = createBffApp({ config, store })
+  // Nothing of OpenTelemetry is loaded unless its variables ask for traces.
+  const tracing = tracingWanted(process.env) ? await loadTracing('leadline-bff') : undefined
+  const bff = createBffApp({ config, store, tracing })
   const server = createServer(bff.handle)
   const stopServing = gracefulStop(server, bff, SHUTDOWN_GRACE_MS)
   await new Promise<void>((resolve, reject) => {
@@ -57,6 +60,8 @@ async function main(): Promise<void> {
   const stop = async () => {
     await stopServing()
     if (metrics !== undefined) await closeMetrics(metrics.server)
+    // The spans of the last requests go out before the process ends.
+    await tracing?.shutdown()
   }
   closeOnSignals(drainThen(stop, bff, config.drainSeconds), bff.logger)
 }

@@ -46,6 +46,7 @@ import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead
 import type { Readiness } from '../platform/http/health-routes.js'
 import { metrics, registry, watchOutbox } from '../platform/metrics.js'
 import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
+import { loadTracing, type Tracing } from '@leadline/shared/tracing-switch'
 import type { LogEvent } from 'kysely'
 
 export interface ServeOptions {
@@ -121,6 +122,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
   }
   const readiness: Readiness = { draining: false }
+  // Nothing of OpenTelemetry is loaded unless its variables ask for traces.
+  let tracing: Tracing | undefined
   let app: FastifyInstance
   let url: string
   let emailReceiver: EmailReceiver | undefined
@@ -130,10 +133,12 @@ export async function serve(options: ServeOptions): Promise<Server> {
     // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
     const box = config.secretBox
     if (box !== null) await database.db.transaction().execute((tx) => resealSecrets(tx, null, box, true))
+    tracing = config.tracing ? await loadTracing('leadline-api') : undefined
     app = await buildApp({
       database,
       config,
       readiness,
+      tracing,
       logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
     })
     try {
@@ -342,6 +347,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
         .finally(async () => {
           clearTimeout(deadline)
           await database.close()
+          // The spans of the last requests go out before the process ends.
+          await tracing?.shutdown()
           flushLog()
         })
     }

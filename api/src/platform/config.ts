@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { metricsEndpointFrom, type MetricsEndpoint } from '@leadline/shared/metrics-server'
+import { tracingWanted } from '@leadline/shared/tracing-switch'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './data/database.js'
 import { secretBoxFrom, type SecretBox } from './security/secret-box.js'
 import { webhookUrlProblem } from './security/outbound-url.js'
@@ -30,6 +31,8 @@ export interface Config {
   drainSeconds: number
   /** `LEADLINE_METRICS_PORT` / `_HOST`: where `GET /metrics` is served; unset port: nowhere (decision 0072). */
   metrics: MetricsEndpoint | null
+  /** OpenTelemetry's standard variables ask for traces (`OTEL_EXPORTER_OTLP_ENDPOINT`; decision 0074). */
+  tracing: boolean
   /** Memory for built views (leads, /me/) kept between requests. */
   viewCacheBytes: number
   /** Each SQLite connection's page cache in MB. */
@@ -272,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     presenceWindowSeconds: 300,
     drainSeconds: drainSecondsFrom(env),
     metrics: metricsEndpointFrom(env, 'LEADLINE_METRICS_PORT', 'LEADLINE_METRICS_HOST'),
+    tracing: tracingWanted(env),
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),
