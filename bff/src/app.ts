@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
@@ -17,12 +18,16 @@ import {
   type AuthDeps,
   type CurrentSession,
 } from './auth-routes.js'
-import { HttpError, proxyToApi, upstreamPath } from './crm-proxy.js'
+import { HttpError, proxyToApi, requestIdOf, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
+import { isRequestId, REQUEST_ID_HEADER } from '@leadline/shared/request-id'
+import type { Tracing } from '@leadline/shared/tracing-switch'
+import { createBffMetrics, routePattern, type BffMetrics } from './metrics.js'
+import { setSpan, spanOf } from './request-spans.js'
 import type { SessionStore } from './session.js'
 import { SignInLimiter } from './sign-in-limiter.js'
 import { ssoRoutes } from './sso-routes.js'
@@ -37,6 +42,8 @@ export interface BffAppOptions {
   logger?: Logger
   /** The live updates' heartbeat, ring and retry times, which tests shorten. */
   liveTimings?: Partial<LiveTimings>
+  /** Where each request's spans go, when OpenTelemetry's variables ask for traces (decision 0074). */
+  tracing?: Tracing | undefined
 }
 
 export interface BffApp {
@@ -48,6 +55,8 @@ export interface BffApp {
   handle: RequestListener
   logger: Logger
   live: LiveEvents
+  /** The figures `GET /metrics` shows, kept only when `LEADLINE_BFF_METRICS_PORT` is set (main.ts serves them). */
+  metrics: BffMetrics | undefined
   /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
   endStreams(): void
   /** From now on `/readyz` answers 503 (the first SIGTERM: main.ts), while everything else is served as before. */
@@ -113,7 +122,6 @@ export function createBffApp(options: BffAppOptions): BffApp {
         : 'LEADLINE_DEMO_SEED_FILE is set but demo sign-in is off: the BFF listens beyond loopback, where anyone ' +
             'could sign in as the demo admin (set LEADLINE_DEMO_SIGN_IN=1 to allow it anyway)',
     )
-  const limiter = new SignInLimiter({ store, limit: config.signInAttempts, windowMs: config.signInWindowMs })
   const live = new LiveEvents({
     apiUrl: config.apiUrl,
     streamSecret: config.streamSecret,
@@ -122,6 +130,21 @@ export function createBffApp(options: BffAppOptions): BffApp {
     logger,
     apiTimeoutMs: config.apiTimeoutMs,
     ...(options.liveTimings === undefined ? {} : { timings: options.liveTimings }),
+  })
+  // Made only where `/metrics` is served: with no port, no request is timed (decision 0072).
+  const metrics = config.metrics === null ? undefined : createBffMetrics(live)
+  const observe: Observers = { logger, metrics, trustProxy: config.trustProxy, tracing: options.tracing }
+  const limiter = new SignInLimiter({
+    store,
+    limit: config.signInAttempts,
+    windowMs: config.signInWindowMs,
+    ...(metrics === undefined
+      ? {}
+      : {
+          onFailure: () => {
+            metrics.signIn('failed')
+          },
+        }),
   })
   const deps: AuthDeps = {
     config,
@@ -133,6 +156,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
     onSessionEnded: (id) => {
       live.endSession(id)
     },
+    ...(metrics === undefined
+      ? {}
+      : {
+          onSignedIn: () => {
+            metrics.signIn('succeeded')
+          },
+        }),
   }
 
   const app = express()
@@ -142,7 +172,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   const trustProxy = app.get('trust proxy fn') as (address: string | undefined, hop: number) => boolean
 
   app.use((req, res, next) => {
-    beginRequest(req, res, req.secure, logger)
+    beginRequest(req, res, req.secure, observe)
     // Absolute-form (`GET http://evil.example/…`) and `//host/…` targets are refused before any routing,
     // so nothing below ever interprets a foreign authority as a path.
     if (!req.url.startsWith('/') || req.url.startsWith('//') || req.url.includes('\\')) {
@@ -228,6 +258,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
         // compression is connect middleware: it reads only what Node's own request and response have.
         compress(req as Request, res as Response, () => undefined)
       },
+      ...(metrics === undefined
+        ? {}
+        : {
+            onUpstream: (status: number | 'error', seconds: number) => {
+              metrics.upstream(req.method, path, status, seconds)
+            },
+          }),
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {
@@ -309,7 +346,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     const url = req.url ?? ''
     const cached = url.startsWith('/assets/') ? assets.find(req) : undefined
     if (cached !== undefined) {
-      beginRequest(req, res, isSecure(req, trustProxy), logger)
+      beginRequest(req, res, isSecure(req, trustProxy), observe)
       sendCached(req, res, cached)
       return
     }
@@ -328,7 +365,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
           app(req, res)
           return
         }
-        beginRequest(req, res, isSecure(req, trustProxy), logger)
+        beginRequest(req, res, isSecure(req, trustProxy), observe)
         res.setHeader('cache-control', 'no-store')
         proxy(req, res, path, current).catch((error: unknown) => {
           if (res.headersSent) res.destroy()
@@ -353,6 +390,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     handle,
     logger,
     live,
+    metrics,
     startDraining() {
       draining = true
     },
@@ -369,24 +407,60 @@ export function createBffApp(options: BffAppOptions): BffApp {
   }
 }
 
-/** The security headers every answer carries, and the request's log line once it is answered. */
-function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, logger: Logger): void {
+/** What watches each request: the log, and the metrics when they are kept. */
+interface Observers {
+  logger: Logger
+  metrics: BffMetrics | undefined
+  /** Whether a proxy in front is trusted, and with it the request id and `traceparent` it sends. */
+  trustProxy: boolean
+  tracing: Tracing | undefined
+}
+
+/**
+ * The security headers every answer carries, the request's id (its trusted proxy's, or a new one: in the answer's
+ * `X-Request-Id`, where the proxy and the log read it), and its log line and timing once it is answered.
+ */
+function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, observe: Observers): void {
   for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value)
   if (secure) res.setHeader('strict-transport-security', HSTS)
-  if (!logger.isLevelEnabled('info')) return
+  const sent = observe.trustProxy ? req.headers[REQUEST_ID_HEADER] : undefined
+  const id = isRequestId(sent) ? sent : randomUUID()
+  res.setHeader(REQUEST_ID_HEADER, id)
+  const { logger, metrics, tracing } = observe
+  // Read now: Express rewrites req.url inside mounted routers.
+  const url = req.url ?? ''
+  const span = tracing?.server(req.method ?? 'GET', observe.trustProxy ? header(req, 'traceparent') : undefined)
+  if (span !== undefined) {
+    setSpan(res, span)
+    res.once('close', () => {
+      span.end(routePattern(url) ?? 'other', res.statusCode)
+    })
+  }
+  const logs = logger.isLevelEnabled('info')
+  if (!logs && metrics === undefined) return
   const started = process.hrtime.bigint()
   res.once('finish', () => {
+    const elapsed = process.hrtime.bigint() - started
+    metrics?.request(req.method, url, res.statusCode, Number(elapsed) / 1e9)
+    if (!logs) return
     // The path only: query strings may carry search text, and headers are never logged.
     logger.info(
       {
+        reqId: id,
+        ...(span === undefined ? {} : { trace_id: span.traceId, span_id: span.spanId }),
         method: req.method,
-        path: (req.url ?? '').split('?')[0],
+        path: url.split('?')[0],
         status: res.statusCode,
-        ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        ms: Number(elapsed / 1000n) / 1000,
       },
       'request',
     )
   })
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name]
+  return typeof value === 'string' ? value : undefined
 }
 
 /** Whether the request carries `X-Requested-With: leadline`, which only the app's own scripts send (a CSRF guard). */
@@ -429,7 +503,11 @@ function checkedUpstreamPath(url: string): string | undefined {
 /** The answer to a request that failed: the error's own status and message where it has one, else a logged 500. */
 function sendError(error: unknown, url: string, res: ServerResponse, logger: Logger): void {
   const answer = errorAnswer(error)
-  if (answer === undefined) logger.error({ err: error, path: url.split('?')[0] }, 'unhandled error')
+  if (answer === undefined)
+    logger.error(
+      { reqId: requestIdOf(res), trace_id: spanOf(res)?.traceId, err: error, path: url.split('?')[0] },
+      'unhandled error',
+    )
   const { status, body } = answer ?? { status: 500, body: { error: 'Internal server error' } }
   // An unread oversized body would otherwise be parsed as the next request on this connection.
   if (status === 413) res.setHeader('connection', 'close')

@@ -19,6 +19,8 @@ export interface AuthDeps {
   limiter: SignInLimiter
   /** Told when a session ends here (sign-out, a new sign-in in its place): its live-update streams end. */
   onSessionEnded?: (id: string) => void
+  /** Told when a session begins here (the BFF's metrics count sign-ins). */
+  onSignedIn?: () => void
 }
 
 /** A 400 answered like the API's validation errors: `{"errors": [], "field-errors": {…}}`. */
@@ -152,7 +154,9 @@ export function authRoutes(deps: AuthDeps): Router {
     const timeZone = requireTimeZone(requireObject(body))
     const current = await currentSession(req, res, deps)
     if (current === undefined) throw new HttpError(401, NOT_SIGNED_IN)
-    const me = await upstreamJson(deps.pool, '/api/v1/me/', current.apiKey, timeZone, deps.now(), config.apiTimeoutMs)
+    const me = await upstreamJson(deps.pool, '/api/v1/me/', current.apiKey, timeZone, deps.now(), config.apiTimeoutMs, {
+      origin: res,
+    })
     if (me.status === 401) {
       await endSession(deps, current.id)
       setSessionCookie(res, config, '', true)
@@ -307,6 +311,7 @@ async function sessionKeyForApiKey(
     {
       method: 'POST',
       body: sessionTerms(req, deps),
+      origin: res,
     },
   )
   // 403: a session's own key, which makes no other session; to the person it is a key that was not accepted.
@@ -350,6 +355,7 @@ async function sessionKeyForPassword(
       method: 'POST',
       body: { email, password, ...(code === undefined ? {} : { code }), ...sessionTerms(req, deps) },
       forwardedFor: clientAddress(req),
+      origin: res,
     },
   )
   if (answer.status === 401) {
@@ -370,6 +376,7 @@ function publicCall(req: Request, deps: AuthDeps, path: string, body: Record<str
     method: 'POST',
     body,
     forwardedFor: clientAddress(req),
+    origin: req.res,
   })
 }
 
@@ -443,7 +450,9 @@ export async function startSession(
   timeZone: string,
 ): Promise<SessionProfile> {
   const now = deps.now()
-  const me = await upstreamJson(deps.pool, '/api/v1/me/', sessionKey, timeZone, now, deps.config.apiTimeoutMs)
+  const me = await upstreamJson(deps.pool, '/api/v1/me/', sessionKey, timeZone, now, deps.config.apiTimeoutMs, {
+    origin: res,
+  })
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
   const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
   if (profile === undefined) {
@@ -455,6 +464,7 @@ export async function startSession(
   if (previous !== undefined) await signOut(deps, previous)
   const id = await deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
+  deps.onSignedIn?.()
   return profile
 }
 

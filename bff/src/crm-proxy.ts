@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { PassThrough, type Readable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import { formatTzOffset, tzOffsetHoursAt } from '@leadline/shared/tz-offset'
+import { REQUEST_ID_HEADER } from '@leadline/shared/request-id'
+import { routePattern } from './metrics.js'
+import { spanOf } from './request-spans.js'
 import { errors, type Dispatcher, type Pool } from 'undici'
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -134,6 +137,12 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   'x-powered-by',
 ])
 
+/** The id of the browser's request `res` answers (set by the app as the request began), if any. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  const id = res.getHeader(REQUEST_ID_HEADER)
+  return typeof id === 'string' ? id : undefined
+}
+
 export function basicAuthorization(apiKey: string): string {
   return `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`
 }
@@ -249,7 +258,12 @@ export interface ProxyRequest {
   acceptsGzip: () => boolean
   /** Called before a long answer streams (not one sent whole): the app puts its compression on `res` here. */
   beforeStreaming?: () => void
+  /** Told how the API's answer went and how long it took (only where metrics are kept: timing costs). */
+  onUpstream?: UpstreamObserver
 }
+
+/** The API's status (CLIENT_GONE when the browser left first) or `error` when it did not answer, and the seconds. */
+export type UpstreamObserver = (status: number | 'error', seconds: number) => void
 
 /** A failed upstream request as the browser's error: 504 when the API was too slow, else 502. */
 function upstreamFailure(error: unknown): HttpError {
@@ -276,6 +290,7 @@ export async function proxyToApi({
   uploadLimits,
   acceptsGzip,
   beforeStreaming,
+  onUpstream,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
@@ -293,12 +308,23 @@ export async function proxyToApi({
   headers['x-leadline-client'] = 'web'
   // The api believes it from the BFF's address (LEADLINE_TRUST_PROXY), as it does for the sign-in calls.
   headers['x-forwarded-for'] = clientAddress
+  const requestId = requestIdOf(res)
+  if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
+  const span = spanOf(res)?.client(method, routePattern(path) ?? 'other')
+  if (span !== undefined) headers.traceparent = span.traceparent
   if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
   // A streamed upload keeps the browser's declared length; without one it goes chunked.
   const declared = req.headers['content-length']
   if (upload !== undefined && declared !== undefined) headers['content-length'] = declared
 
-  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip }
+  const observe: UpstreamObserver | undefined =
+    span === undefined
+      ? onUpstream
+      : (status, seconds) => {
+          span.end(status)
+          onUpstream?.(status, seconds)
+        }
+  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream: observe }
   try {
     return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
@@ -316,6 +342,7 @@ interface UpstreamCall {
   timeoutMs: number
   acceptsGzip: () => boolean
   beforeStreaming: () => void
+  onUpstream: UpstreamObserver | undefined
 }
 
 /** How an answer goes on to the browser, decided by its status and headers. */
@@ -335,10 +362,15 @@ function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promis
     let chunks: Buffer[] = []
     let size = 0
     let settled = false
+    const started = request.onUpstream === undefined ? 0n : process.hrtime.bigint()
     const settle = (outcome: number | HttpError) => {
       if (settled) return
       settled = true
       res.off('close', onClose)
+      request.onUpstream?.(
+        typeof outcome === 'number' ? outcome : 'error',
+        Number(process.hrtime.bigint() - started) / 1e9,
+      )
       if (typeof outcome === 'number') resolve(outcome)
       else reject(outcome)
     }
@@ -530,6 +562,8 @@ export interface OwnCall {
   body?: unknown
   /** The browser's address, for the api's sign-in limits (it believes the header from the BFF's address). */
   forwardedFor?: string
+  /** The answer to the browser's request this call is made for: its request id goes with the call. */
+  origin?: ServerResponse | undefined
 }
 
 /** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`); no key for the sign-in itself. */
@@ -549,20 +583,28 @@ export async function upstreamJson(
   }
   if (apiKey !== undefined) headers.authorization = basicAuthorization(apiKey)
   if (call.forwardedFor !== undefined) headers['x-forwarded-for'] = call.forwardedFor
+  const requestId = call.origin === undefined ? undefined : requestIdOf(call.origin)
+  if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
+  const method = call.method ?? 'GET'
+  const span =
+    call.origin === undefined ? undefined : spanOf(call.origin)?.client(method, routePattern(path) ?? 'other')
+  if (span !== undefined) headers.traceparent = span.traceparent
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   let upstream: Dispatcher.ResponseData
   try {
     upstream = await pool.request({
       path,
-      method: call.method ?? 'GET',
+      method,
       headers,
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })
   } catch (error) {
+    span?.end('error')
     throw upstreamFailure(error)
   }
+  span?.end(upstream.statusCode)
   const text = await readLimited(upstream.body, BODY_LIMIT_BYTES)
   let body: unknown
   try {

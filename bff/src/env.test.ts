@@ -36,6 +36,7 @@ describe('loadBffConfig', () => {
       importMaxBytes: 500 * 1024 * 1024,
       logLevel: 'info',
       streamSecret: undefined,
+      metrics: null,
     })
     expect(config.webDist).toBe(fileURLToPath(new URL('../../web/dist', import.meta.url)))
     expect(config.secret).toHaveLength(32)
@@ -74,6 +75,8 @@ describe('loadBffConfig', () => {
         LEADLINE_WEB_DIST: '/srv/web',
         LOG_LEVEL: 'warn',
         LEADLINE_STREAM_SECRET: 'x'.repeat(40),
+        LEADLINE_BFF_METRICS_PORT: '9465',
+        LEADLINE_BFF_METRICS_HOST: '10.0.0.5',
       },
       dir.path,
     )
@@ -97,8 +100,14 @@ describe('loadBffConfig', () => {
       webDist: '/srv/web',
       logLevel: 'warn',
       streamSecret: 'x'.repeat(40),
+      metrics: { port: 9465, host: '10.0.0.5' },
     })
     expect(config.secret.toString('hex')).toBe(hex)
+  })
+
+  test("the metrics port is the BFF's own: the api's LEADLINE_METRICS_PORT opens none here; the host is loopback", () => {
+    expect(loadBffConfig({ LEADLINE_METRICS_PORT: '9464' }, dir.path).metrics).toBeNull()
+    expect(loadBffConfig({ LEADLINE_BFF_METRICS_PORT: '0' }, dir.path).metrics).toEqual({ port: 0, host: '127.0.0.1' })
   })
 
   test.each([
@@ -137,6 +146,13 @@ describe('loadBffConfig', () => {
     [{ LEADLINE_BFF_SESSION_URL: 'sqlite:sessions.db' }, /LEADLINE_BFF_SESSION_URL must be a postgres:\/\/ URL/],
     [{ LEADLINE_BFF_SESSION_URL: 'db.internal/leadline' }, /LEADLINE_BFF_SESSION_URL must be a postgres:\/\/ URL/],
     [{ LEADLINE_BFF_SESSION_URL: 'postgres:///leadline' }, /LEADLINE_BFF_SESSION_URL must name the database server/],
+    [{ LEADLINE_BFF_METRICS_PORT: '65536' }, /LEADLINE_BFF_METRICS_PORT must be a TCP port/],
+    [{ LEADLINE_BFF_METRICS_PORT: '-1' }, /LEADLINE_BFF_METRICS_PORT must be a TCP port/],
+    [
+      { LEADLINE_BFF_METRICS_PORT: '9465', LEADLINE_BFF_METRICS_HOST: 'localhost' },
+      /LEADLINE_BFF_METRICS_HOST must be an IP/,
+    ],
+    [{ LEADLINE_BFF_METRICS_PORT: '9465', LEADLINE_BFF_METRICS_HOST: '' }, /LEADLINE_BFF_METRICS_HOST must be an IP/],
   ])('refuses %j', (env, message) => {
     expect(() => loadBffConfig({ LEADLINE_BFF_SECRET: 'cd'.repeat(32), ...env }, dir.path)).toThrow(message)
   })

@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
+import { metricsEndpointFrom, type MetricsEndpoint } from '@leadline/shared/metrics-server'
 
 /** The BFF's configuration, read once from the environment at start-up. */
 export interface BffConfig {
@@ -53,6 +54,12 @@ export interface BffConfig {
    */
   streamSecret: string | undefined
   logLevel: string
+  /**
+   * `LEADLINE_BFF_METRICS_PORT` / `_HOST`: where `GET /metrics` is served (loopback unless the host says otherwise);
+   * unset port: nowhere, and nothing is measured. The BFF's own variables: `npm start` gives api and BFF one
+   * environment, where the api's `LEADLINE_METRICS_PORT` is taken.
+   */
+  metrics: MetricsEndpoint | null
 }
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -151,6 +158,7 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
           : resolve(cwd, webDistText),
     logLevel,
     streamSecret: streamSecretFrom(env),
+    metrics: metricsEndpointFrom(env, 'LEADLINE_BFF_METRICS_PORT', 'LEADLINE_BFF_METRICS_HOST'),
   }
 }
 

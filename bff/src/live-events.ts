@@ -4,7 +4,8 @@ import { Pool, type Dispatcher } from 'undici'
 import { liveEventOf } from '@leadline/shared/live-event'
 import { readSse, sseComment, sseMessage } from '@leadline/shared/sse'
 import { STREAM_SECRET_HEADER } from '@leadline/shared/stream-secret'
-import { basicAuthorization } from './crm-proxy.js'
+import { REQUEST_ID_HEADER } from '@leadline/shared/request-id'
+import { basicAuthorization, requestIdOf } from './crm-proxy.js'
 import type { SessionStore } from './session.js'
 
 // `/events`: live updates for signed-in browsers (decision 0022). One upstream event stream per organization with
@@ -209,7 +210,7 @@ export class LiveEvents {
         this.#storeFailed(error)
       })
     }, this.#timings.heartbeatMs).unref()
-    this.#open(joined)
+    this.#open(joined, requestIdOf(res))
   }
 
   /** The answer's head, then the ring's events after the browser's last id, or its reset, or where it stands now. */
@@ -400,13 +401,16 @@ export class LiveEvents {
     this.options.logger.info({ userId, ended, closed }, 'a member was deactivated: their sessions ended')
   }
 
-  /** Opens the channel's upstream with the key of a connected session, unless it is open or being opened. */
-  #open(channel: Channel): void {
+  /**
+   * Opens the channel's upstream with the key of a connected session, unless it is open or being opened; with the id
+   * of the browser's request that opens it, if one does (a re-opened stream gets the api's own).
+   */
+  #open(channel: Channel, requestId?: string): void {
     if (this.#closed || channel.upstream !== undefined || channel.opening || channel.browsers.size === 0) return
     clearTimeout(channel.retryTimer)
     channel.retryTimer = undefined
     channel.opening = true
-    this.#openWithKey(channel)
+    this.#openWithKey(channel, requestId)
       .catch((error: unknown) => {
         this.#storeFailed(error)
         this.#retryLater(channel)
@@ -416,7 +420,7 @@ export class LiveEvents {
       })
   }
 
-  async #openWithKey(channel: Channel): Promise<void> {
+  async #openWithKey(channel: Channel, requestId: string | undefined): Promise<void> {
     const now = this.options.now()
     const sessions = new Set([...channel.browsers].map((b) => b.sessionId))
     for (const sessionId of sessions) {
@@ -432,7 +436,7 @@ export class LiveEvents {
       channel.opening = false
       channel.upstream = upstream
       this.#opened += 1
-      void this.#follow(channel, upstream, apiKey)
+      void this.#follow(channel, upstream, apiKey, requestId)
       return
     }
     if (channel.browsers.size === 0) return
@@ -458,8 +462,9 @@ export class LiveEvents {
   }
 
   /** Reads the upstream stream into the channel until it ends, fails or is aborted; then decides what is next. */
-  async #follow(channel: Channel, upstream: Upstream, apiKey: string): Promise<void> {
+  async #follow(channel: Channel, upstream: Upstream, apiKey: string, requestId: string | undefined): Promise<void> {
     const headers = this.#streamHeaders(apiKey)
+    if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
     if (channel.upstreamId !== undefined) headers['last-event-id'] = channel.upstreamId
     const signal = upstream.abort.signal
     let status = 0

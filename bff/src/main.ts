@@ -3,6 +3,8 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { constants } from 'node:os'
 import type { Logger } from 'pino'
+import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
+import { loadTracing, tracingWanted } from '@leadline/shared/tracing-switch'
 import { createBffApp, type BffApp } from './app.js'
 import { demoSeedFileInUse, loadBffConfig } from './env.js'
 import { SESSION_DB_FILE, SessionStore } from './session.js'
@@ -22,9 +24,11 @@ async function main(): Promise<void> {
     idleMs: config.sessionIdleMs,
     maxAgeMs: config.sessionMaxAgeMs,
   })
-  const bff = createBffApp({ config, store })
+  // Nothing of OpenTelemetry is loaded unless its variables ask for traces.
+  const tracing = tracingWanted(process.env) ? await loadTracing('leadline-bff') : undefined
+  const bff = createBffApp({ config, store, tracing })
   const server = createServer(bff.handle)
-  const stop = gracefulStop(server, bff, SHUTDOWN_GRACE_MS)
+  const stopServing = gracefulStop(server, bff, SHUTDOWN_GRACE_MS)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => {
@@ -49,6 +53,18 @@ async function main(): Promise<void> {
     },
     `listening on http://${host}:${port}`,
   )
+  // On a port of its own, opened only by LEADLINE_BFF_METRICS_PORT (decision 0072).
+  const metrics =
+    bff.metrics === undefined || config.metrics === null
+      ? undefined
+      : await serveMetrics(bff.metrics.registry, config.metrics)
+  if (metrics !== undefined) bff.logger.info(`metrics on ${metrics.url}/metrics`)
+  const stop = async () => {
+    await stopServing()
+    if (metrics !== undefined) await closeMetrics(metrics.server)
+    // The spans of the last requests go out before the process ends.
+    await tracing?.shutdown()
+  }
   closeOnSignals(drainThen(stop, bff, config.drainSeconds), bff.logger)
 }
 

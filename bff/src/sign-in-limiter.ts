@@ -16,23 +16,28 @@ export class SignInLimiter {
   readonly #limit: number
   readonly #windowMs: number
   readonly #maxFailures: number
+  readonly #onFailure: (() => void) | undefined
 
   constructor({
     store,
     limit,
     windowMs,
     maxFailures = 100_000,
+    onFailure,
   }: {
     store: SignInFailureStore
     limit: number
     windowMs: number
     /** The most failures kept in all; the oldest are forgotten first. */
     maxFailures?: number
+    /** Told of each failure recorded (the BFF's metrics count them). */
+    onFailure?: () => void
   }) {
     this.#store = store
     this.#limit = limit
     this.#windowMs = windowMs
     this.#maxFailures = maxFailures
+    this.#onFailure = onFailure
   }
 
   /** Seconds until the address may try again, or 0 when it may try now. */
@@ -46,6 +51,7 @@ export class SignInLimiter {
   }
 
   recordFailure(address: string, now: Date): Promise<void> {
+    this.#onFailure?.()
     const nowMs = now.getTime()
     // Only the newest `limit` failures decide when the address may try again.
     return this.#store.recordSignInFailure(address, nowMs, {

@@ -87,6 +87,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
       NO_TIME_ZONE,
       deps.now(),
       deps.config.apiTimeoutMs,
+      { origin: res },
     )
     if (answer.status !== 200) throw new HttpError(502, 'The CRM service gave an unexpected answer.')
     res.json(answer.body)
@@ -111,7 +112,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
         timeZone,
         deps.now(),
         deps.config.apiTimeoutMs,
-        { method: 'POST', body: begin, forwardedFor: clientAddress(req) },
+        { method: 'POST', body: begin, forwardedFor: clientAddress(req), origin: res },
       )
       const body = answer.body
       const url =
@@ -150,6 +151,7 @@ export function ssoRoutes(deps: AuthDeps): Router {
           method: 'POST',
           body: { callback_url: callbackUrl, ...sessionTerms(req, deps) },
           forwardedFor: clientAddress(req),
+          origin: res,
         },
       )
       if (answer.status === 401) {

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from '../platform/config.js'
@@ -7,6 +8,7 @@ import { docsRoutes, openBodySchemas } from '../platform/http/docs-routes.js'
 import { httpServer } from '../platform/http/http-server.js'
 import { newId } from '../platform/security/ids.js'
 import { requestLoggerFactory } from '../platform/http/request-logger.js'
+import { isRequestId, REQUEST_ID_HEADER } from '@leadline/shared/request-id'
 import { API_PREFIX, installPlatform } from '../platform/http/platform.js'
 import { createPresenceRecorder } from '../crm/users/presence-repo.js'
 import { userEmailAccountViews } from '../email/accounts/email-account-repo.js'
@@ -65,6 +67,7 @@ import { passwordResetRoutes } from '../accounts/password-reset-routes.js'
 import { singleSignOnRoutes } from '../accounts/single-sign-on-routes.js'
 import { healthRoutes, type Readiness } from '../platform/http/health-routes.js'
 import { metrics } from '../platform/metrics.js'
+import type { ServerSpan, Tracing } from '@leadline/shared/tracing-switch'
 
 export interface BuildOptions {
   database: DatabaseHandle
@@ -79,6 +82,8 @@ export interface BuildOptions {
   resolve?: Resolver
   /** Whether the process is draining, which `/readyz` reports (main.ts sets it on SIGTERM); never, unless given. */
   readiness?: Readiness
+  /** Where each request's server span goes, when OpenTelemetry's variables ask for traces (decision 0074). */
+  tracing?: Tracing | undefined
 }
 
 export const REDACTED_PATHS = [
@@ -91,6 +96,28 @@ export const REDACTED_PATHS = [
   'req.headers["x-leadline-stream-secret"]',
   '*.*.signature_key',
 ]
+
+/** Each traced request's server span, from its logger's making to its answer. */
+const serverSpans = new WeakMap<IncomingMessage, ServerSpan>()
+
+/**
+ * The request logger, made when Fastify takes a request in: its server span begins here (a child of the caller's
+ * `traceparent`), so that each of its log lines carries the trace id, from the first.
+ */
+function tracedLoggerFactory(tracing: Tracing): NonNullable<FastifyServerOptions['childLoggerFactory']> {
+  return function (logger, bindings, options, raw) {
+    const sent = raw.headers.traceparent
+    const span = tracing.server(raw.method ?? 'GET', typeof sent === 'string' ? sent : undefined)
+    serverSpans.set(raw, span)
+    return requestLoggerFactory.call(
+      this,
+      logger,
+      { ...bindings, trace_id: span.traceId, span_id: span.spanId },
+      options,
+      raw,
+    )
+  }
+}
 
 /** The API without a listening socket: tests drive it with `inject()`, `main.ts` and `leadline serve` listen. */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
@@ -114,8 +141,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     ...loggerOption,
     bodyLimit: config.bodyLimitBytes,
     ...server.options,
-    genReqId: () => newId('request'),
-    childLoggerFactory: requestLoggerFactory,
+    // The caller's X-Request-Id when it is short and plain (the BFF sends the id of the browser's request it calls
+    // for): an id is no credential, and any caller may only mark its own requests' log lines with it (decision 0074).
+    genReqId: (req) => {
+      const sent = req.headers[REQUEST_ID_HEADER]
+      return isRequestId(sent) ? sent : newId('request')
+    },
+    childLoggerFactory: options.tracing === undefined ? requestLoggerFactory : tracedLoggerFactory(options.tracing),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => {
@@ -140,6 +172,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     resolve: options.resolve ?? systemResolver,
   }
   server.install(app)
+  if (options.tracing !== undefined) {
+    app.addHook('onResponse', (request, reply, done) => {
+      serverSpans.get(request.raw)?.end(request.routeOptions.url ?? 'unmatched', reply.statusCode)
+      done()
+    })
+  }
   // Timed only where `/metrics` is served: a hook on every request is not free (decision 0072).
   if (config.metrics !== null) {
     app.addHook('onResponse', (request, reply, done) => {

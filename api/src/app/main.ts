@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs'
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -44,7 +44,9 @@ import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-re
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
 import type { Readiness } from '../platform/http/health-routes.js'
-import { metrics, serveMetrics, watchOutbox } from '../platform/metrics.js'
+import { metrics, registry, watchOutbox } from '../platform/metrics.js'
+import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
+import { loadTracing, type Tracing } from '@leadline/shared/tracing-switch'
 import type { LogEvent } from 'kysely'
 
 export interface ServeOptions {
@@ -120,6 +122,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
     }
   }
   const readiness: Readiness = { draining: false }
+  // Nothing of OpenTelemetry is loaded unless its variables ask for traces.
+  let tracing: Tracing | undefined
   let app: FastifyInstance
   let url: string
   let emailReceiver: EmailReceiver | undefined
@@ -129,10 +133,12 @@ export async function serve(options: ServeOptions): Promise<Server> {
     // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
     const box = config.secretBox
     if (box !== null) await database.db.transaction().execute((tx) => resealSecrets(tx, null, box, true))
+    tracing = config.tracing ? await loadTracing('leadline-api') : undefined
     app = await buildApp({
       database,
       config,
       readiness,
+      tracing,
       logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
     })
     try {
@@ -145,7 +151,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
       if (config.metrics !== null) {
         watchOutbox(database.db, () => systemClock.now())
-        metricsServer = await serveMetrics(config.metrics.host, config.metrics.port)
+        metricsServer = await serveMetrics(registry, config.metrics)
         app.log.info(`metrics on ${metricsServer.url}/metrics`)
       }
     } catch (error) {
@@ -346,6 +352,8 @@ export async function serve(options: ServeOptions): Promise<Server> {
         .finally(async () => {
           clearTimeout(deadline)
           await database.close()
+          // The spans of the last requests go out before the process ends.
+          await tracing?.shutdown()
           flushLog()
         })
     }
@@ -364,16 +372,6 @@ export async function serve(options: ServeOptions): Promise<Server> {
     return draining
   }
   return { app, url, emailReceiver, importThread, close, drain, metricsUrl: metricsServer?.url }
-}
-
-/** Stops the metrics port: a scrape in flight is cut, Prometheus tries again at its next interval. */
-function closeMetrics(server: HttpServer): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => {
-      resolve()
-    })
-    server.closeAllConnections()
-  })
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net'
 import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
+import { metricsEndpointFrom, type MetricsEndpoint } from '@leadline/shared/metrics-server'
+import { tracingWanted } from '@leadline/shared/tracing-switch'
 import { DEFAULT_DATABASE_URL, DEFAULT_SQLITE_CACHE_MB } from './data/database.js'
 import { secretBoxFrom, type SecretBox } from './security/secret-box.js'
 import { webhookUrlProblem } from './security/outbound-url.js'
@@ -28,7 +30,9 @@ export interface Config {
    */
   drainSeconds: number
   /** `LEADLINE_METRICS_PORT` / `_HOST`: where `GET /metrics` is served; unset port: nowhere (decision 0072). */
-  metrics: { port: number; host: string } | null
+  metrics: MetricsEndpoint | null
+  /** OpenTelemetry's standard variables ask for traces (`OTEL_EXPORTER_OTLP_ENDPOINT`; decision 0074). */
+  tracing: boolean
   /** Memory for built views (leads, /me/) kept between requests. */
   viewCacheBytes: number
   /** Each SQLite connection's page cache in MB. */
@@ -167,19 +171,6 @@ export function smtpServerKey(host: string, port: number): string {
   return `${bare.includes(':') && !bare.startsWith('[') ? `[${bare}]` : bare}:${String(port)}`
 }
 
-/** `LEADLINE_METRICS_PORT` (0 picks a free one) on `LEADLINE_METRICS_HOST` (127.0.0.1); null when the port is unset. */
-function metricsFrom(env: NodeJS.ProcessEnv): Config['metrics'] {
-  const raw = env.LEADLINE_METRICS_PORT
-  if (raw === undefined || raw === '') return null
-  const port = Number(raw)
-  if (!/^\d{1,5}$/.test(raw) || port > 65535) throw new Error(`LEADLINE_METRICS_PORT must be a TCP port, got "${raw}"`)
-  const host = env.LEADLINE_METRICS_HOST ?? '127.0.0.1'
-  if (host === '' || isIP(host) === 0) {
-    throw new Error(`LEADLINE_METRICS_HOST must be an IP address, got "${host}"`)
-  }
-  return { port, host }
-}
-
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -287,7 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts,
     presenceWindowSeconds: 300,
     drainSeconds: drainSecondsFrom(env),
-    metrics: metricsFrom(env),
+    metrics: metricsEndpointFrom(env, 'LEADLINE_METRICS_PORT', 'LEADLINE_METRICS_HOST'),
+    tracing: tracingWanted(env),
     viewCacheBytes: positiveInt(env, 'LEADLINE_VIEW_CACHE_MB', 64) * 1024 * 1024,
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),

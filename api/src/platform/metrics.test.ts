@@ -6,6 +6,7 @@ import { loadConfig } from './config.js'
 import { newId } from './security/ids.js'
 import { formatTimestamp } from './data/time.js'
 import { queryKind } from './metrics.js'
+import { sampleValue as sample } from '@leadline/shared/metrics-server'
 
 // `/metrics` of a real api process on both databases (LEADLINE_TEST_DB): served on its own port only when
 // LEADLINE_METRICS_PORT is set, with the figures decision 0072 lists moving as the api works.
@@ -47,12 +48,6 @@ async function scrape(): Promise<string> {
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toContain('text/plain')
   return res.text()
-}
-
-/** A sample's value by its name and labels as printed (`name{a="b"}`), or undefined. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 
 async function api(method: string, path: string, body?: unknown) {

@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Db } from './data/database.js'
 
@@ -103,32 +102,4 @@ export function watchOutbox(db: Db, now: () => Date): void {
       this.set(typeof oldest === 'string' ? Math.max(0, (now().getTime() - Date.parse(oldest)) / 1000) : 0)
     },
   })
-}
-
-/** `GET /metrics` on `host:port` (and nothing else); resolves with the bound URL. */
-export async function serveMetrics(host: string, port: number): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: GET /metrics\n')
-      return
-    }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text)
-      },
-      (error: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(error)}\n`)
-      },
-    )
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const address = server.address()
-  const bound = typeof address === 'object' && address !== null ? address.port : port
-  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${String(bound)}` }
 }

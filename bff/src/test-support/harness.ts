@@ -358,6 +358,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     webDist: join(overrides.dataDir, 'no-web-dist'),
     logLevel: 'info',
     streamSecret: undefined,
+    metrics: null,
     ...overrides,
   }
 }

@@ -43,6 +43,30 @@ describe('the request log', () => {
     }
   })
 
+  it("takes the caller's X-Request-Id when it is short and plain, and makes its own otherwise", async () => {
+    const { logger, lines } = memoryLogger('info')
+    const ctx = await createTestContext({ logger })
+    try {
+      for (const [sent, kept] of [
+        ['bff-4f1c2a9e.7_X', true],
+        ['x'.repeat(64), true],
+        ['x'.repeat(65), false],
+        ['two words', false],
+        ['a"}{"level":60', false],
+      ] as const) {
+        lines.length = 0
+        const res = await call(ctx.app, ctx.org.member.key, 'GET', '/me/', { headers: { 'x-request-id': sent } })
+        expect(res.statusCode).toBe(200)
+        const id = res.headers['x-request-id']
+        if (kept) expect(id).toBe(sent)
+        else expect(id).toMatch(/^req_[0-9A-Za-z]{22}$/)
+        expect(lines.map((l) => l.reqId)).toEqual([id, id])
+      }
+    } finally {
+      await ctx.close()
+    }
+  })
+
   it('at warn: nothing for an answered request, and an internal error with the id its answer shows', async () => {
     const { logger, lines } = memoryLogger('warn')
     const ctx = await createTestContext({ logger })
