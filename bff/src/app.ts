@@ -133,6 +133,11 @@ export function createBffApp(options: BffAppOptions): BffApp {
   })
   // Made only where `/metrics` is served: with no port, no request is timed (decision 0072).
   const metrics = config.metrics === null ? undefined : createBffMetrics(live)
+  if (metrics !== undefined) {
+    store.timeStatements((operation, result, seconds) => {
+      metrics.sessionStore(operation, result, seconds)
+    })
+  }
   const observe: Observers = { logger, metrics, trustProxy: config.trustProxy, tracing: options.tracing }
   const limiter = new SignInLimiter({
     store,

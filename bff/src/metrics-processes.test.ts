@@ -67,6 +67,18 @@ describe("the BFF's /metrics", () => {
     expect(sample(after, succeeded)).toBe((sample(before, succeeded) ?? 0) + 1)
   })
 
+  it('times the session store’s statements by operation', async () => {
+    const cookie = await signIn()
+    const select = 'leadline_bff_session_store_duration_seconds_count{operation="select",result="ok"}'
+    const before = await scrape()
+    for (let i = 0; i < 3; i++) expect((await call(bff, '/api/v1/me/', { cookie })).status).toBe(200)
+    const after = await scrape()
+    expect(sample(after, select)).toBe((sample(before, select) ?? 0) + 3)
+    expect(sample(after, 'leadline_bff_session_store_duration_seconds_count{operation="insert",result="ok"}')).toBe(
+      sample(after, 'leadline_bff_sign_ins_total{result="succeeded"}'),
+    )
+  })
+
   it('times requests and their calls to the API by method, route pattern and status', async () => {
     const cookie = await signIn()
     const me = 'leadline_bff_http_request_duration_seconds_count{method="GET",route="/api/v1/me/",status_code="200"}'

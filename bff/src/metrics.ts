@@ -17,6 +17,8 @@ export interface BffMetrics {
   /** A proxied call to the API: its status, or `error` when the API did not answer. */
   upstream(method: string | undefined, url: string, status: number | 'error', seconds: number): void
   signIn(result: 'succeeded' | 'failed'): void
+  /** A statement of the session store (SQLite or Postgres): the store's method, and whether it answered. */
+  sessionStore(operation: string, result: 'ok' | 'error', seconds: number): void
   /** A path reduced to a bounded label (`routePattern`), or `other` once MAX_ROUTES are known. */
   route(url: string): string
 }
@@ -41,6 +43,13 @@ export function createBffMetrics(streams: StreamCounts): BffMetrics {
     name: 'leadline_bff_upstream_duration_seconds',
     help: 'Proxied calls to the API by method, route pattern and its status code (`error`: no answer)',
     labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: SECONDS,
+    registers: [registry],
+  })
+  const sessionStore = new Histogram({
+    name: 'leadline_bff_session_store_duration_seconds',
+    help: 'Statements of the session store (sessions.db or LEADLINE_BFF_SESSION_URL) by operation and result',
+    labelNames: ['operation', 'result'] as const,
     buckets: SECONDS,
     registers: [registry],
   })
@@ -86,6 +95,9 @@ export function createBffMetrics(streams: StreamCounts): BffMetrics {
     },
     signIn(result) {
       signIns.inc({ result })
+    },
+    sessionStore(operation, result, seconds) {
+      sessionStore.observe({ operation, result }, seconds)
     },
   }
 }

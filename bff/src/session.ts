@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { openPostgresRows } from './session-postgres.js'
-import type { FailureBounds, SessionRow, SessionRows } from './session-rows.js'
+import { timedRows, type FailureBounds, type RowsObserver, type SessionRow, type SessionRows } from './session-rows.js'
 import { openSqliteRows } from './session-sqlite.js'
 
 /** What the BFF knows about a signed-in user; the API key is only ever held sealed. */
@@ -61,7 +61,7 @@ const OPENED_KEYS_KEPT = 10_000
  * value itself: neither the value nor anything that opens the key without it is ever stored.
  */
 export class SessionStore {
-  readonly #rows: SessionRows
+  #rows: SessionRows
   readonly #secret: Buffer
   readonly #idleMs: number
   readonly #maxAgeMs: number
@@ -80,6 +80,11 @@ export class SessionStore {
     const rows =
       options.postgresUrl === undefined ? openSqliteRows(options.file) : await openPostgresRows(options.postgresUrl)
     return new SessionStore(rows, options)
+  }
+
+  /** Times every statement from now on, for `/metrics`. */
+  timeStatements(observe: RowsObserver): void {
+    this.#rows = timedRows(this.#rows, observe)
   }
 
   count(): Promise<number> {
