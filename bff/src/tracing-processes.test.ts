@@ -154,6 +154,26 @@ describe('traces', () => {
     expect(received.filter((s) => s.traceId === traceId).map((s) => s.name)).toEqual(['GET /healthz'])
   })
 
+  it('a stopping api sends the spans it still holds before it exits', async () => {
+    const holding = await processes.api(join(dir.path, 'holding-api'), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      LOG_LEVEL: 'info',
+    })
+    const auth = `Basic ${Buffer.from(`${holding.apiKey}:`).toString('base64')}`
+    const res = await fetch(`${holding.url}/api/v1/me/`, { headers: { authorization: auth } })
+    expect(res.status).toBe(200)
+    const [line] = await linesOf(holding, res.headers.get('x-request-id') ?? '', 1)
+    const traceId = String(line?.trace_id)
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/)
+    expect(received.some((s) => s.traceId === traceId)).toBe(false)
+    await stop(holding.child)
+    expect(holding.child.exitCode).toBe(0)
+    expect(received.filter((s) => s.traceId === traceId).map((s) => [s.service, s.name])).toEqual([
+      ['leadline-api', 'GET /api/v1/me/'],
+    ])
+  })
+
   it('with the receiver down, requests are answered as ever and the process still stops', async () => {
     const down = `http://127.0.0.1:${String(await deadPort())}`
     const alone = await processes.bff(api.url, join(dir.path, 'bff'), {
