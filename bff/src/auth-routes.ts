@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parseCookie, stringifySetCookie } from 'cookie'
 import { Router, type Request, type Response } from 'express'
 import type { Pool } from 'undici'
@@ -175,7 +175,7 @@ export function authRoutes(deps: AuthDeps): Router {
 
   router.delete('/session', async (req, res) => {
     const id = cookieValue(req, config)
-    if (id !== undefined) await signOut(deps, id)
+    if (id !== undefined) await signOut(deps, id, res)
     setSessionCookie(res, config, '', true)
     res.status(204).end()
   })
@@ -456,27 +456,36 @@ export async function startSession(
   if (me.status === 429) throw new HttpError(429, 'Too many requests; try again in a moment.')
   const profile = me.status === 200 ? profileFromMe(me.body, timeZone) : undefined
   if (profile === undefined) {
-    await revokeSessionKey(deps, sessionKey, timeZone)
+    await revokeSessionKey(deps, sessionKey, timeZone, res)
     throw new HttpError(502, 'The CRM service gave an unexpected answer.')
   }
 
   const previous = cookieValue(req, deps.config)
-  if (previous !== undefined) await signOut(deps, previous)
+  if (previous !== undefined) await signOut(deps, previous, res)
   const id = await deps.store.create(profile, sessionKey, now)
   setSessionCookie(res, deps.config, id)
   deps.onSignedIn?.()
   return profile
 }
 
-/** Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds. */
-async function signOut(deps: AuthDeps, id: string): Promise<void> {
+/**
+ * Ends a session here and its key at the api: the key is refused from then on, by every api process within seconds.
+ * The call to the api carries the id (and trace) of the request `origin` answers.
+ */
+async function signOut(deps: AuthDeps, id: string, origin: ServerResponse): Promise<void> {
   const session = await deps.store.get(id, deps.now())
   const sessionKey = session === undefined ? undefined : deps.store.apiKey(id, session)
   await endSession(deps, id)
-  if (session !== undefined && sessionKey !== undefined) await revokeSessionKey(deps, sessionKey, session.timeZone)
+  if (session !== undefined && sessionKey !== undefined)
+    await revokeSessionKey(deps, sessionKey, session.timeZone, origin)
 }
 
-async function revokeSessionKey(deps: AuthDeps, sessionKey: string, timeZone: string): Promise<void> {
+async function revokeSessionKey(
+  deps: AuthDeps,
+  sessionKey: string,
+  timeZone: string,
+  origin: ServerResponse,
+): Promise<void> {
   const keyId = sessionKey.slice(0, Math.max(0, sessionKey.indexOf('.')))
   try {
     await upstreamJson(
@@ -486,7 +495,7 @@ async function revokeSessionKey(deps: AuthDeps, sessionKey: string, timeZone: st
       timeZone,
       deps.now(),
       deps.config.apiTimeoutMs,
-      { method: 'DELETE' },
+      { method: 'DELETE', origin },
     )
   } catch {
     // The api is unreachable: the key still ends at its idle time, which is the session's here.

@@ -63,6 +63,18 @@ describe('request ids', () => {
     ])
   })
 
+  it("a sign-out's id is on the api's lines of the session key's revocation", async () => {
+    const { cookie } = await signIn(bff.url)
+    const res = await call(bff.url, '/auth/session', { method: 'DELETE', cookie })
+    expect(res.status).toBe(204)
+    const id = res.headers.get('x-request-id') ?? ''
+    expect(await linesWith(bff, id, 1)).toEqual([expect.objectContaining({ path: '/auth/session', status: 204 })])
+    const onApi = await linesWith(api, id, 2)
+    expect(onApi.map((line) => (line.req as { method?: string } | undefined)?.method).filter(Boolean)).toEqual([
+      'DELETE',
+    ])
+  })
+
   it("a proxied call's id crosses to the api; a browser's own id is not taken from an untrusted client", async () => {
     const { cookie } = await signIn(bff.url)
     const res = await call(bff.url, '/api/v1/me/', { cookie, headers: { 'x-request-id': 'made-up-by-browser' } })
