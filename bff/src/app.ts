@@ -550,10 +550,11 @@ const DOWNLOAD_PATH =
 
 /**
  * Whether a request is the browser following a download link, which cannot send X-Requested-With: an email
- * attachment's (`GET /api/v1/email_attachment/{id}/`), an export's file (`GET /api/v1/export/{id}/download/`) or an
- * import's failed rows (`GET /api/v1/import/{id}/failed_rows/`) or the audit log's CSV (`GET /api/v1/audit_log/csv/`), from this app's own pages, or typed in. It needs none: the session cookie is SameSite=Strict, a GET changes nothing, and
- * the answer is always a download (docs/decisions/0032-incoming-mail.md, 0052-exports.md); a Sec-Fetch-Site other
- * than same-origin or none (another site's, or a sibling subdomain's page) still needs it.
+ * attachment's (`GET /api/v1/email_attachment/{id}/`), an export's file (`GET /api/v1/export/{id}/download/`), an
+ * import's failed rows (`GET /api/v1/import/{id}/failed_rows/`) or the audit log's CSV (`GET /api/v1/audit_log/csv/`),
+ * from this app's own pages, or typed in. It needs none: the session cookie is SameSite=Strict, a GET changes nothing,
+ * and the answer is always a download (docs/decisions/0032-incoming-mail.md, 0052-exports.md); a Sec-Fetch-Site
+ * other than same-origin or none (another site's, or a sibling subdomain's page) still needs it.
  */
 export function isDownload(req: Request): boolean {
   const site = req.headers['sec-fetch-site']

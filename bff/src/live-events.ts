@@ -249,9 +249,7 @@ export class LiveEvents {
     browser.catchUp = catchUp
     const join = (text: string) => {
       if (browser.catchUp !== catchUp) return
-      catchUp.abort.abort()
-      browser.catchUp = undefined
-      browser.skip = catchUp.sent.size > 0 ? catchUp.sent : undefined
+      joinChannel(browser)
       this.#write(browser, text)
     }
     const startOver = () => {
@@ -545,12 +543,8 @@ export class LiveEvents {
     const text = sseMessage({ id: upstreamId, data: JSON.stringify(live) })
     this.#remember(channel, { upstreamId, eventId: live.id, text })
     for (const browser of channel.browsers) {
-      if (browser.catchUp?.sent.has(live.id) === true) {
-        // Its catch-up sent this event first: from here on the channel's events are the ones it has not had.
-        browser.catchUp.abort.abort()
-        browser.skip = browser.catchUp.sent
-        browser.catchUp = undefined
-      }
+      // Its catch-up sent this event first: from here on the channel's events are the ones it has not had.
+      if (browser.catchUp?.sent.has(live.id) === true) joinChannel(browser)
       if (browser.catchUp !== undefined) continue
       if (browser.skip?.delete(live.id) === true) continue
       this.#write(browser, text)
@@ -607,6 +601,14 @@ function end(browser: Browser, status: 401 | 503): void {
     return
   }
   res.end()
+}
+
+/** A browser's catch-up ends: its stream closes, and the channel sends it what the catch-up has not. */
+function joinChannel(browser: Browser): void {
+  const sent = browser.catchUp?.sent
+  browser.catchUp?.abort.abort()
+  browser.catchUp = undefined
+  browser.skip = sent !== undefined && sent.size > 0 ? sent : undefined
 }
 
 function parseJson(text: string): unknown {

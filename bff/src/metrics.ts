@@ -1,9 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { DURATION_BUCKETS as SECONDS } from '@leadline/shared/metrics-server'
 
 // What an operator's Prometheus scrapes from each BFF process, on `LEADLINE_BFF_METRICS_PORT` only (decision 0072):
 // made only when that port is set, so that a BFF without it times nothing and keeps no registry.
-
-const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /** Route labels kept per process; a path past them counts as `other`, so that no client can grow the label set. */
 export const MAX_ROUTES = 200

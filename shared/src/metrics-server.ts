@@ -5,6 +5,9 @@ import { isIP } from 'node:net'
 // when its port variable is set, bound to loopback unless its host variable says otherwise. Node only (never imported
 // by the web app).
 
+/** The buckets (seconds) of every duration histogram of the api and the BFF, so that their figures line up. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
 export interface MetricsEndpoint {
   port: number
   host: string

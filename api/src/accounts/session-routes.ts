@@ -231,7 +231,7 @@ export function callerAddress(request: FastifyRequest): string {
 }
 
 /**
- * A failed sign-in's audit entries: one in each organization the account tried belongs to. An address with no
+ * A failed sign-in's audit entries: one in each organization the account tried belongs to. An email with no
  * account behind it writes none (no organization's admins could read it), and the throttle has already refused
  * an account past its failures, so a spray adds at most SIGN_IN_LIMITS.perAccount entries per account and window.
  * The password is never stored: the email tried and why it failed are.

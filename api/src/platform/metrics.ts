@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Db } from './data/database.js'
+import { DURATION_BUCKETS as SECONDS } from '@leadline/shared/metrics-server'
 
 // What an operator's Prometheus scrapes from each api process (issue 35), on a port of its own that only
 // `LEADLINE_METRICS_PORT` opens (decision 0072): request durations by route and status, database query durations,
@@ -9,8 +10,6 @@ import type { Db } from './data/database.js'
 
 export const registry = new Registry()
 collectDefaultMetrics({ register: registry, prefix: 'leadline_' })
-
-const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 const requests = new Histogram({
   name: 'leadline_http_request_duration_seconds',

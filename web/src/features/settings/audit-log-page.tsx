@@ -1,7 +1,9 @@
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
-import { useId, useState } from 'react'
+import { useState } from 'react'
 import { AUDIT_ACTIONS, type AuditEntry } from '@leadline/shared/audit-log-schema'
 import { Button } from '../../components/ui/button'
+import { DateRangeFields } from '../../components/ui/date-range-fields'
+import { SelectField } from '../../components/ui/select-field'
 import { formatDateTime } from '../../lib/format'
 import { AUDIT_PAGE_SIZE, auditCsvUrl, auditLogQueries, NO_AUDIT_FILTERS, type AuditFilters } from './audit-log-queries'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -9,13 +11,14 @@ import { SettingsTable } from './settings-table'
 import { usersQueries } from './users-queries'
 
 const cell = 'px-3 py-2 align-top'
-const field = 'rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm'
 
 /** `api_key_created` → `API key created`: an action as the screen says it. */
 export function actionLabel(action: string): string {
   const words = action.replaceAll('_', ' ').replace(/^api key/, 'API key')
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
+
+const ACTION_OPTIONS = AUDIT_ACTIONS.map((action) => ({ value: action, label: actionLabel(action) }))
 
 /** Who did it: their name, else their email; for a failed sign-in, the email tried. */
 function actorOf(entry: AuditEntry): string {
@@ -40,7 +43,6 @@ function AuditLogContent() {
   const [skip, setSkip] = useState(0)
   const { data: members } = useSuspenseQuery(usersQueries.members())
   const page = useQuery(auditLogQueries.page(filters, skip))
-  const ids = { action: useId(), person: useId(), from: useId(), to: useId() }
   const change = (next: Partial<AuditFilters>) => {
     setFilters({ ...filters, ...next })
     setSkip(0)
@@ -61,74 +63,36 @@ function AuditLogContent() {
       }
     >
       <div role="search" aria-label="Filter the audit log" className="flex flex-wrap items-end gap-3">
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.action} className="text-sm font-medium text-slate-700">
-            Action
-          </label>
-          <select
-            id={ids.action}
-            className={field}
-            value={filters.action}
-            onChange={(e) => {
-              change({ action: e.target.value })
-            }}
-          >
-            <option value="">Any action</option>
-            {AUDIT_ACTIONS.map((action) => (
-              <option key={action} value={action}>
-                {actionLabel(action)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.person} className="text-sm font-medium text-slate-700">
-            Person
-          </label>
-          <select
-            id={ids.person}
-            className={field}
-            value={filters.userId}
-            onChange={(e) => {
-              change({ userId: e.target.value })
-            }}
-          >
-            <option value="">Anyone</option>
-            {members.map((member) => (
-              <option key={member.user_id} value={member.user_id}>
-                {[member.first_name, member.last_name].filter(Boolean).join(' ') || member.email}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.from} className="text-sm font-medium text-slate-700">
-            From
-          </label>
-          <input
-            id={ids.from}
-            type="date"
-            className={field}
-            value={filters.from}
-            onChange={(e) => {
-              change({ from: e.target.value })
-            }}
-          />
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.to} className="text-sm font-medium text-slate-700">
-            To
-          </label>
-          <input
-            id={ids.to}
-            type="date"
-            className={field}
-            value={filters.to}
-            onChange={(e) => {
-              change({ to: e.target.value })
-            }}
-          />
-        </div>
+        <SelectField
+          label="Action"
+          value={filters.action}
+          emptyLabel="Any action"
+          options={ACTION_OPTIONS}
+          onChange={(action) => {
+            change({ action })
+          }}
+        />
+        <SelectField
+          label="Person"
+          value={filters.userId}
+          emptyLabel="Anyone"
+          options={members.map((member) => ({
+            value: member.user_id,
+            label: [member.first_name, member.last_name].filter(Boolean).join(' ') || member.email,
+          }))}
+          onChange={(userId) => {
+            change({ userId })
+          }}
+        />
+        <DateRangeFields
+          fromLabel="From"
+          toLabel="To"
+          from={filters.from === '' ? undefined : filters.from}
+          to={filters.to === '' ? undefined : filters.to}
+          onChange={({ from, to }) => {
+            change({ from: from ?? '', to: to ?? '' })
+          }}
+        />
       </div>
       {page.isError ? (
         <p role="alert" className="text-sm text-red-700">
