@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   'member_reactivated',
   'export_created',
   'import_created',
+  'import_run',
+  'import_undo',
   'webhook_created',
   'webhook_updated',
   'webhook_deleted',

@@ -177,10 +177,32 @@ describe('the audit log records', () => {
       payload: Buffer.from('Company\nBluth Company\nSitwell\n'),
     })
     expect(uploaded.statusCode, uploaded.body).toBe(201)
+    const importId = String(uploaded.json().id)
     expect(await only(org, 'import_created')).toMatchObject({
       object_type: 'import',
-      object_id: uploaded.json().id,
+      object_id: importId,
       client_address: FROM,
+      details: { filename: 'leads.csv', rows: 2 },
+    })
+    // A dry run changes no lead and is not recorded; a run and an undo are, by whoever asked for them.
+    expect((await as(org.member.key, 'POST', `/import/${importId}/dry_run/`)).statusCode).toBe(200)
+    await ctx.database.db.updateTable('data_import').set({ status: 'uploaded' }).where('id', '=', importId).execute()
+    expect((await as(org.member.key, 'POST', `/import/${importId}/undo/`)).statusCode).toBe(400)
+    expect(await entries(org, { action__in: 'import_run,import_undo' })).toEqual([])
+    expect((await as(org.member.key, 'POST', `/import/${importId}/run/`)).statusCode).toBe(200)
+    expect(await only(org, 'import_run')).toMatchObject({
+      user_id: org.member.id,
+      object_type: 'import',
+      object_id: importId,
+      client_address: FROM,
+      details: { filename: 'leads.csv', rows: 2 },
+    })
+    // As if its job had run to the end (the job itself is import-job.test.ts's).
+    await ctx.database.db.updateTable('data_import').set({ status: 'done' }).where('id', '=', importId).execute()
+    expect((await as(org.admin.key, 'POST', `/import/${importId}/undo/`)).statusCode).toBe(200)
+    expect(await only(org, 'import_undo')).toMatchObject({
+      user_id: org.admin.id,
+      object_id: importId,
       details: { filename: 'leads.csv', rows: 2 },
     })
 

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { AuditAction } from '@leadline/shared/audit-log-schema'
 import { listEnvelopeSchema } from '@leadline/shared/list'
 import { IMPORT_BUSY_STATUSES, importSchema, suggestMapping, type ImportStatus } from '@leadline/shared/import-schema'
 import type { Deps } from '../../crm/deps.js'
@@ -286,11 +288,20 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
     },
   )
 
-  /** Moves an import from one of `from` to `to` (its job then due), or a 400 saying why it cannot. */
-  async function startJob(me: KeyOwner, id: string, from: readonly ImportStatus[], to: ImportStatus, action: string) {
-    const row = await visible(me, id)
+  /**
+   * Moves an import from one of `from` to `to` (its job then due), or a 400 saying why it cannot; a run and an undo,
+   * which change leads, are recorded in the audit log in the same transaction (a dry run writes nothing).
+   */
+  async function startJob(
+    request: FastifyRequest,
+    id: string,
+    job: { from: readonly ImportStatus[]; to: ImportStatus; action: string; audit: AuditAction | undefined },
+  ) {
+    const { from, to, action } = job
+    const row = await visible(caller(request), id)
     expectStatus(row, from, action)
     const moved = await db.transaction().execute(async (tx) => {
+      const at = formatTimestamp(clock.now())
       const updated = await tx
         .updateTable('data_import')
         .set({
@@ -301,7 +312,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
           lease_owner: null,
           lease_until: null,
           ...(to === 'checking' ? { check_result: null } : {}),
-          date_updated: formatTimestamp(clock.now()),
+          date_updated: at,
         })
         .where('id', '=', row.id)
         .where('status', 'in', [...from])
@@ -311,19 +322,30 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
       if (to === 'checking') {
         await tx.deleteFrom('data_import_failure').where('import_id', '=', row.id).where('pass', '=', 'check').execute()
       }
+      if (job.audit !== undefined) {
+        await recordAudit(tx, auditContext(request, at), [
+          {
+            action: job.audit,
+            objectType: 'import',
+            objectId: row.id,
+            details: { filename: row.filename, rows: row.n_rows },
+          },
+        ])
+      }
       return updated
     })
     importRequested()
     return importView(moved)
   }
 
-  const jobs: [string, string, readonly ImportStatus[], ImportStatus, string][] = [
+  const jobs: [string, string, readonly ImportStatus[], ImportStatus, string, AuditAction | undefined][] = [
     [
       'dry_run',
       'Check every row as a run would, writing nothing (`checking`, then `checked` with `check`: problems per row, counted, the first 100 kept; and a failed-rows CSV).',
       ['uploaded', 'checked'],
       'checking',
       'checked',
+      undefined,
     ],
     [
       'run',
@@ -331,6 +353,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
       ['uploaded', 'checked'],
       'queued',
       'run',
+      'import_run',
     ],
     [
       'undo',
@@ -338,13 +361,14 @@ export const importRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) =
       ['done'],
       'undoing',
       'undone',
+      'import_undo',
     ],
   ]
-  for (const [path, summary, from, to, action] of jobs) {
+  for (const [path, summary, from, to, action, audit] of jobs) {
     app.post(
       `/import/:id/${path}/`,
       { schema: { tags, summary: `${summary} ${WHO}`, params: idParams, response: { 200: importSchema } } },
-      async (request) => startJob(caller(request), request.params.id, from, to, action),
+      async (request) => startJob(request, request.params.id, { from, to, action, audit }),
     )
   }
 
