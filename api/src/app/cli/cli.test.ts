@@ -102,6 +102,7 @@ describe('leadline migrate', () => {
 
 describe('leadline init, user add, key create, key revoke', () => {
   let organizationId: string
+  let adminKey: string
 
   beforeAll(async () => {
     const created = await leadlineJson([
@@ -118,6 +119,7 @@ describe('leadline init, user add, key create, key revoke', () => {
     ])
     expect(Object.keys(created).sort()).toEqual(['api_key', 'membership_id', 'organization_id', 'user_id'])
     organizationId = String(created.organization_id)
+    adminKey = String(created.api_key)
     expect(organizationId).toMatch(/^orga_/)
 
     const res = await me(String(created.api_key))
@@ -240,6 +242,29 @@ describe('leadline init, user add, key create, key revoke', () => {
 
     const revoked = await leadlineJson(['key', 'revoke', String(second.api_key_id), ...db])
     expect(revoked).toEqual({ api_key_id: second.api_key_id, revoked: true })
+    // Revoking it again is harmless, and changes nothing the audit log would record.
+    expect(await leadlineJson(['key', 'revoke', String(second.api_key_id), ...db])).toEqual(revoked)
+    // Both are in the organization's audit log: made on the server, so with no actor and no address.
+    const audit = await call(app, adminKey, 'GET', '/audit_log/', {
+      query: { action__in: 'api_key_created,api_key_revoked' },
+    })
+    expect(audit.statusCode, audit.body).toBe(200)
+    expect(audit.json().data).toEqual([
+      expect.objectContaining({
+        action: 'api_key_revoked',
+        object_id: second.api_key_id,
+        user_id: null,
+        client_address: null,
+        details: { user_id: user.user_id, source: 'leadline key revoke' },
+      }),
+      expect.objectContaining({
+        action: 'api_key_created',
+        object_id: second.api_key_id,
+        user_id: null,
+        client_address: null,
+        details: { user_id: user.user_id, source: 'leadline key create' },
+      }),
+    ])
     // The revocation happened in another process (the CLI): this one still trusts its verification for a while…
     clock.advance((AUTH_CACHE_SECONDS - 1) * 1000)
     expect((await me(secondKey)).statusCode).toBe(200)

@@ -1,5 +1,6 @@
 import { createApiKey } from '../../platform/security/api-key-repo.js'
-import { systemClock } from '../../platform/data/time.js'
+import { formatTimestamp, systemClock } from '../../platform/data/time.js'
+import { cliAuditContext, recordAudit } from '../../integrations/events/audit-repo.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
 import { membershipOf } from '../../crm/users/user-repo.js'
 import { orgId, ORG_OPTION, requireOrganization, withDatabase } from './cli-support.js'
@@ -22,7 +23,18 @@ export function keyCreateCommand() {
         if (membership === undefined) {
           throw new UsageError(`user "${userId}" is not a member of organization "${organizationId}"`)
         }
-        return createApiKey(db, systemClock, { organizationId, userId, membershipId: membership.id })
+        return db.transaction().execute(async (tx) => {
+          const made = await createApiKey(tx, systemClock, { organizationId, userId, membershipId: membership.id })
+          await recordAudit(tx, cliAuditContext(organizationId, formatTimestamp(systemClock.now())), [
+            {
+              action: 'api_key_created',
+              objectType: 'api_key',
+              objectId: made.api_key_id,
+              details: { user_id: userId, source: 'leadline key create' },
+            },
+          ])
+          return made
+        })
       })
       return {
         json: { api_key_id: key.api_key_id, api_key: key.api_key },

@@ -1,5 +1,6 @@
 import { revokeApiKey } from '../../platform/security/api-key-repo.js'
-import { systemClock } from '../../platform/data/time.js'
+import { formatTimestamp, systemClock } from '../../platform/data/time.js'
+import { cliAuditContext, recordAudit } from '../../integrations/events/audit-repo.js'
 import { leadlineCommand, required, UsageError } from './cli-command.js'
 import { withDatabase } from './cli-support.js'
 
@@ -13,7 +14,28 @@ export function keyRevokeCommand() {
     async run(input) {
       // Accept a whole key too: its id is the part before the dot; the secret is never used.
       const id = required(input.args[0], 'ID (the API key id)').split('.')[0] ?? ''
-      const found = await withDatabase(input.databaseUrl(), (db) => revokeApiKey(db, systemClock, id))
+      const found = await withDatabase(input.databaseUrl(), (db) =>
+        db.transaction().execute(async (tx) => {
+          const key = await tx
+            .selectFrom('api_key')
+            .select(['organization_id', 'user_id', 'date_revoked'])
+            .where('id', '=', id)
+            .executeTakeFirst()
+          if (key === undefined || !(await revokeApiKey(tx, systemClock, id))) return false
+          // Only a key this command revoked: revoking one again changes nothing, and is not recorded.
+          if (key.date_revoked === null) {
+            await recordAudit(tx, cliAuditContext(key.organization_id, formatTimestamp(systemClock.now())), [
+              {
+                action: 'api_key_revoked',
+                objectType: 'api_key',
+                objectId: id,
+                details: { user_id: key.user_id, source: 'leadline key revoke' },
+              },
+            ])
+          }
+          return true
+        }),
+      )
       if (!found) throw new UsageError(`unknown API key "${id}"`)
       return { json: { api_key_id: id, revoked: true }, text: `Revoked API key ${id}.` }
     },

@@ -20,9 +20,10 @@ export interface AuditContext {
   requestId: string | null
   /**
    * The client's address: `request.ip`, which Fastify reads from `X-Forwarded-For` only when the connection comes
-   * from an address `LEADLINE_TRUST_PROXY` names (the BFF's), as the sign-in throttle counts it.
+   * from an address `LEADLINE_TRUST_PROXY` names (the BFF's), as the sign-in throttle counts it. Null for a change
+   * made on the server with the `leadline` CLI, which has no client.
    */
-  address: string
+  address: string | null
   now: string
 }
 
@@ -37,6 +38,14 @@ export function auditContext(request: FastifyRequest, now: string): AuditContext
     address: request.ip,
     now,
   }
+}
+
+/**
+ * The context of a change made with the `leadline` CLI on the server: no request, no address, and no member known to
+ * have made it (whoever could run the command there); the entry's `details.source` names the command.
+ */
+export function cliAuditContext(organizationId: string, now: string): AuditContext {
+  return { organizationId, userId: null, apiKeyId: null, requestId: null, address: null, now }
 }
 
 /** The context of a request made before anyone is known to the api (a sign-in): the actor is named by the caller. */
@@ -98,7 +107,7 @@ export async function recordAudit(tx: Db, ctx: AuditContext, inputs: readonly Au
         previous_data: '{}',
         changed_fields: '[]',
         meta: '{}',
-        client_address: ctx.address.slice(0, 64),
+        client_address: ctx.address === null ? null : ctx.address.slice(0, 64),
         date_created: ctx.now,
         date_updated: ctx.now,
       })),

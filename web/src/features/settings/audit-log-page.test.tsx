@@ -30,13 +30,27 @@ const failed: AuditEntry = {
   client_address: '198.51.100.4',
   details: { reason: 'password' },
 }
+const byCommand: AuditEntry = {
+  ...signIn,
+  id: 'ev_3',
+  action: 'api_key_created',
+  user_id: null,
+  actor_name: null,
+  actor_email: null,
+  object_type: 'api_key',
+  object_id: 'key_2',
+  client_address: null,
+  details: { user_id: 'user_ann', source: 'leadline key create' },
+  request_id: null,
+  api_key_id: null,
+}
 
 describe('Settings → Audit log', () => {
   it('lists who did what, from where, and exports what the filters keep', async () => {
     fakeServer({
       'GET /auth/session': { body: adminSession },
       'GET /api/v1/membership/': { body: { has_more: false, data: [] } },
-      'GET /api/v1/audit_log/': { body: { has_more: false, data: [signIn, failed] } },
+      'GET /api/v1/audit_log/': { body: { has_more: false, data: [signIn, failed, byCommand] } },
     })
     renderScreen(AuditLogPage)
     expect(await screen.findByRole('heading', { level: 1, name: 'Audit log' })).toBeTruthy()
@@ -52,6 +66,12 @@ describe('Settings → Audit log', () => {
     ).toEqual([
       ['Ann Admin', 'Sign in', 'user user_ann (method: password)', '203.0.113.9'],
       ['who@example.com', 'Sign in failed', 'user user_ann (reason: password)', '198.51.100.4'],
+      [
+        'Server: leadline key create',
+        'API key created',
+        'api key key_2 (user id: user_ann, source: leadline key create)',
+        '',
+      ],
     ])
     const csv = screen.getByRole('link', { name: 'Export CSV' })
     expect(csv.getAttribute('href')).toBe('/api/v1/audit_log/csv/')

@@ -20,9 +20,14 @@ export function actionLabel(action: string): string {
 
 const ACTION_OPTIONS = AUDIT_ACTIONS.map((action) => ({ value: action, label: actionLabel(action) }))
 
-/** Who did it: their name, else their email; for a failed sign-in, the email tried. */
+/**
+ * Who did it: their name, else their email; for a failed sign-in, the email tried; for a change made with the
+ * `leadline` command on the server, which no member is known to have made, the command.
+ */
 function actorOf(entry: AuditEntry): string {
   if (entry.action === 'sign_in_failed') return entry.actor_email ?? 'Unknown'
+  const source = entry.details.source
+  if (entry.user_id === null && typeof source === 'string') return `Server: ${source}`
   return entry.actor_name ?? entry.actor_email ?? entry.user_id ?? 'Unknown'
 }
 
