@@ -284,6 +284,9 @@ async function measureAll(
           await measureLatency(loader, scenario.target, seconds, scenario.latencyConnections),
         )
       }
+      // Which scenario raised a process's peak: the API's RSS target is read over the whole run.
+      const peak = peakRssMb(scenario.pid)
+      if (peak !== undefined) process.stderr.write(`  its server's peak RSS so far: ${peak.toFixed(0)} MB\n`)
     }
   }
   return scenarios.map((scenario): ScenarioResult => {
