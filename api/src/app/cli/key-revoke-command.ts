@@ -16,24 +16,19 @@ export function keyRevokeCommand() {
       const id = required(input.args[0], 'ID (the API key id)').split('.')[0] ?? ''
       const found = await withDatabase(input.databaseUrl(), (db) =>
         db.transaction().execute(async (tx) => {
-          const key = await tx
-            .selectFrom('api_key')
-            .select(['organization_id', 'user_id', 'date_revoked'])
-            .where('id', '=', id)
-            .executeTakeFirst()
-          if (key === undefined || !(await revokeApiKey(tx, systemClock, id))) return false
+          const revoked = await revokeApiKey(tx, systemClock, id)
           // Only a key this command revoked: revoking one again changes nothing, and is not recorded.
-          if (key.date_revoked === null) {
-            await recordAudit(tx, cliAuditContext(key.organization_id, formatTimestamp(systemClock.now())), [
+          if (revoked?.revokedNow === true) {
+            await recordAudit(tx, cliAuditContext(revoked.organizationId, formatTimestamp(systemClock.now())), [
               {
                 action: 'api_key_revoked',
                 objectType: 'api_key',
                 objectId: id,
-                details: { user_id: key.user_id, source: 'leadline key revoke' },
+                details: { user_id: revoked.userId, source: 'leadline key revoke' },
               },
             ])
           }
-          return true
+          return revoked !== undefined
         }),
       )
       if (!found) throw new UsageError(`unknown API key "${id}"`)

@@ -56,10 +56,21 @@ export async function createApiKey(
   return { api_key_id: id, api_key: `${id}.${secret}` }
 }
 
-/** Returns false when no such key exists. Revoking twice is harmless. */
-export async function revokeApiKey(db: Db, clock: Clock, id: string): Promise<boolean> {
-  const key = await db.selectFrom('api_key').select(['id', 'date_revoked']).where('id', '=', id).executeTakeFirst()
-  if (key === undefined) return false
+/**
+ * Revokes a key: whose it is, and whether this call revoked it (`revokedNow`; false for a key revoked before, which
+ * revoking again leaves as it was); undefined when no such key exists.
+ */
+export async function revokeApiKey(
+  db: Db,
+  clock: Clock,
+  id: string,
+): Promise<{ organizationId: string; userId: string; revokedNow: boolean } | undefined> {
+  const key = await db
+    .selectFrom('api_key')
+    .select(['organization_id', 'user_id', 'date_revoked'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+  if (key === undefined) return undefined
   if (key.date_revoked === null) {
     await db
       .updateTable('api_key')
@@ -67,7 +78,7 @@ export async function revokeApiKey(db: Db, clock: Clock, id: string): Promise<bo
       .where('id', '=', id)
       .execute()
   }
-  return true
+  return { organizationId: key.organization_id, userId: key.user_id, revokedNow: key.date_revoked === null }
 }
 
 export interface KeyOwner {
