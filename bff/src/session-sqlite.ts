@@ -80,6 +80,26 @@ export function openSqliteRows(file: string | undefined): SessionRows {
   }
 }
 
+/**
+ * Runs `step` again while SQLite answers busy, for up to the busy timeout. Two processes opening one new file at once
+ * (two BFFs on one data folder, started together) can get SQLITE_BUSY at once from the switch to WAL or the schema's
+ * transaction, without SQLite's busy handler being called (it will not wait where waiting could deadlock).
+ */
+function whileBusy<T>(step: () => T): T {
+  const until = Date.now() + BUSY_TIMEOUT_MS
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    try {
+      return step()
+    } catch (error) {
+      const busy = error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')
+      if (!busy || Date.now() >= until) throw error
+      // Start-up only, before the process serves anything: a short synchronous sleep.
+      Atomics.wait(pause, 0, 0, 25)
+    }
+  }
+}
+
 function openDatabase(file: string | undefined): Database.Database {
   if (file !== undefined) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
@@ -90,11 +110,11 @@ function openDatabase(file: string | undefined): Database.Database {
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     if (file !== undefined) {
-      db.pragma('journal_mode = WAL')
+      whileBusy(() => db.pragma('journal_mode = WAL'))
       // A sign-out lost to a power cut would bring the session back; a sync per commit is cheap at this rate.
       db.pragma('synchronous = FULL')
     }
-    db.transaction(() => {
+    const migrate = db.transaction(() => {
       const version = db.pragma('user_version', { simple: true })
       if (version === SCHEMA_VERSION) return
       if (version !== 0 && version !== 1 && version !== 2)
@@ -128,7 +148,10 @@ function openDatabase(file: string | undefined): Database.Database {
         CREATE INDEX IF NOT EXISTS sign_in_failure_failed_at ON sign_in_failure (failed_at);
       `)
       db.pragma(`user_version = ${SCHEMA_VERSION}`)
-    }).immediate()
+    })
+    whileBusy(() => {
+      migrate.immediate()
+    })
   } catch (error) {
     db.close()
     throw error
