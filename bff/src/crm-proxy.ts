@@ -44,7 +44,11 @@ export const WHOLE_ANSWER_BYTES = 64 * 1024
  * (docs/decisions/0063-bff-fast-lane.md). Longer ones, and every streamed answer, are still compressed.
  */
 export const GZIP_FROM_BYTES = 8 * 1024
-const GZIP_OPTIONS = { windowBits: 12, memLevel: 5 }
+/**
+ * zlib's fastest level, as nginx's default (`gzip_comp_level 1`): on a lead of some 6 KB it takes half the time of the
+ * default level 6 for an answer 8% longer (decision 0076).
+ */
+const GZIP_OPTIONS = { windowBits: 12, memLevel: 5, level: 1 }
 
 export const UNREACHABLE = 'The CRM service is not reachable.'
 const TOO_SLOW = 'The CRM service did not answer in time.'

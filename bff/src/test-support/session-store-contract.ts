@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { expect, test } from 'vitest'
-import type { SessionProfile, SessionStore } from '../session.js'
+import { ROW_REUSE_MS, type SessionProfile, type SessionStore } from '../session.js'
 import { KEY } from './harness.js'
 
 // What a session store promises whichever database holds it: session.test.ts runs these on SQLite files, and
@@ -143,6 +143,37 @@ export function sessionStoreContract(open: (terms?: StoreTerms) => Promise<Sessi
     expect(await b.get(id, t0)).toMatchObject({ firstName: 'Anne', role: 'user', organizationName: 'Bluth Co' })
     await b.delete(id)
     expect(await a.get(id, t0)).toBeUndefined()
+  })
+
+  test('a row read for the API reads answers them again for ROW_REUSE_MS; every other read sees the store', async () => {
+    const a = await open()
+    const b = await open()
+    const id = await a.create(profile, KEY, t0)
+    const other = await a.create(profile, 'api_other', t0)
+    expect((await a.get(id, t0, { reuse: true }))?.timeZone).toBe('Europe/Paris')
+    await b.setTimeZone(id, 'Asia/Tokyo')
+    // Another store's change: the row kept answers the API reads for a moment, a plain read sees the change.
+    expect((await a.get(id, t0, { reuse: true }))?.timeZone).toBe('Europe/Paris')
+    expect((await a.get(id, t0))?.timeZone).toBe('Asia/Tokyo')
+    // A read refreshes what is kept; this store's own changes drop it at once.
+    expect((await a.get(id, t0, { reuse: true }))?.timeZone).toBe('Asia/Tokyo')
+    await a.updateProfile(id, { ...profile, timeZone: 'America/Denver' })
+    expect((await a.get(id, t0, { reuse: true }))?.timeZone).toBe('America/Denver')
+    await a.setMemberRole(profile.organizationId, profile.userId, 'user')
+    expect((await a.get(id, t0, { reuse: true }))?.role).toBe('user')
+    await a.delete(id)
+    expect(await a.get(id, t0, { reuse: true })).toBeUndefined()
+    // Ended elsewhere: kept for at most ROW_REUSE_MS (the API refuses its key meanwhile), then read again.
+    expect(await a.get(other, t0, { reuse: true })).toBeDefined()
+    await b.delete(other)
+    expect(await a.get(other, t0, { reuse: true })).toBeDefined()
+    await new Promise((resolve) => setTimeout(resolve, ROW_REUSE_MS + 50))
+    expect(await a.get(other, t0, { reuse: true })).toBeUndefined()
+    // A kept row past its idle time is read again, and the session ends as it would have.
+    const idle = await a.create(profile, KEY, t0)
+    expect(await a.get(idle, t0, { reuse: true })).toBeDefined()
+    expect(await a.get(idle, minutes(31), { reuse: true })).toBeUndefined()
+    expect(await b.get(idle, t0)).toBeUndefined()
   })
 
   test('a member’s sessions all take a new role, or all end, and no one else’s', async () => {
