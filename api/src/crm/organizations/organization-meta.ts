@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Organization } from '@leadline/shared/organization-schema'
 import type { OpportunityStatusType } from '@leadline/shared/status-schema'
-import type { CustomObjectType, Db, HotReader } from '../../platform/data/database.js'
+import type { CustomObjectType, Db, HotReader, KeyedRead } from '../../platform/data/database.js'
 import { listCustomFieldDefs, type CustomFieldDef } from '../custom-fields/custom-values.js'
 import { organizationView } from './organization-view.js'
 import { found } from '../../platform/data/find-or-404.js'
@@ -39,7 +39,12 @@ export interface MetaCache {
 }
 
 const MAX_ORGANIZATIONS = 1000
-const VERSION_SQL = 'SELECT meta_version FROM organization WHERE id = ?'
+/** An organization's meta version; concurrent reads share a query on Postgres (`HotReader.one`). */
+export const META_VERSION: KeyedRead = {
+  one: 'SELECT meta_version FROM organization WHERE id = ?',
+  many: `SELECT k.i::int AS i, organization.meta_version
+  FROM unnest($1::text[]) WITH ORDINALITY AS k (id, i) JOIN organization ON organization.id = k.id`,
+}
 
 async function load(db: Db, organizationId: string, version: number): Promise<OrganizationMeta | undefined> {
   const [organization, lead, contact, opportunity, pipelines] = await Promise.all([
@@ -90,7 +95,7 @@ export function createMetaCache(db: Db, reader: HotReader): MetaCache {
   const loading = new Map<string, Promise<OrganizationMeta | undefined>>()
 
   async function version(organizationId: string): Promise<number | undefined> {
-    const [row] = await reader.all<{ meta_version: number }>(VERSION_SQL, [organizationId])
+    const row = await reader.one<{ meta_version: number }>(META_VERSION, [organizationId])
     return row?.meta_version
   }
 

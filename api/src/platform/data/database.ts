@@ -1094,8 +1094,29 @@ export function withStatementCache(sqlite: KyselySqliteDatabase): KyselySqliteDa
  */
 export interface HotReader {
   all<Row>(sqlText: string, parameters: readonly unknown[]): Promise<Row[]>
+  /**
+   * The first row `read` answers for `key`. On Postgres the reads of one kind asked for in one turn of the event loop
+   * go as one query (`read.many`): a lead read's freshness check was a round trip a request, and Postgres spent more
+   * CPU on each than the api did. Each read is still sent after it was asked for, so it sees every write committed
+   * before it was asked for, as a read of its own would.
+   */
+  one<Row>(read: KeyedRead, key: readonly string[]): Promise<Row | undefined>
   close(): void
 }
+
+/** A point read by key that concurrent requests share on Postgres (`HotReader.one`). */
+export interface KeyedRead {
+  /** The read for one key: SQL text with a `?` for each part of the key, the same on both databases. */
+  readonly one: string
+  /**
+   * Postgres only: the same read for many keys. `$1`…`$n` are text arrays, one for each part of the key, meant to be
+   * unnested `WITH ORDINALITY`; each row answers the key at its 1-based position `i` (an int4), at most one row a key.
+   */
+  readonly many: string
+}
+
+/** The most keys one query of `KeyedRead.many` takes; more go as further queries. */
+export const KEYED_READ_BATCH = 500
 
 /** The read-only connection serves point reads (a lead, a key, an organization): a quarter of the main cache. */
 function openReadConnection(file: string, mainCacheKib: number): SqliteDatabase.Database {
@@ -1110,6 +1131,14 @@ function sqliteReader(connection: KyselySqliteDatabase, owned: boolean): HotRead
     all<Row>(sqlText: string, parameters: readonly unknown[]) {
       try {
         return Promise.resolve(connection.prepare(sqlText).all(parameters) as Row[])
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+      }
+    },
+    // A read here takes microseconds and never waits: nothing to share.
+    one<Row>(read: KeyedRead, key: readonly string[]) {
+      try {
+        return Promise.resolve((connection.prepare(read.one).all(key) as Row[])[0])
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)))
       }
@@ -1132,11 +1161,69 @@ function postgresReader(pool: pg.Pool): HotReader {
     }
     return found
   }
+  const query = async (sqlText: string, values: unknown[]): Promise<unknown[]> => {
+    const result = await pool.query<Record<string, unknown>>({ ...statement(sqlText), values })
+    return result.rows
+  }
+  /** The reads asked for since the last flush, by kind; a flush is set for the end of this turn of the event loop. */
+  const waiting = new Map<KeyedRead, Waiting[]>()
+  let flushing = false
+  const flush = () => {
+    flushing = false
+    for (const [read, reads] of waiting) {
+      waiting.delete(read)
+      for (let at = 0; at < reads.length; at += KEYED_READ_BATCH)
+        void send(read, reads.slice(at, at + KEYED_READ_BATCH))
+    }
+  }
+  const send = async (read: KeyedRead, reads: Waiting[]) => {
+    try {
+      const [only] = reads
+      if (reads.length === 1 && only !== undefined) {
+        only.resolve((await query(read.one, [...only.key]))[0])
+        return
+      }
+      // Each distinct key once, its parts in columns: the arrays `many` unnests.
+      const positions = new Map<string, number>()
+      const columns: string[][] = []
+      for (const { key } of reads) {
+        const joined = key.join('\u0000')
+        if (positions.has(joined)) continue
+        positions.set(joined, positions.size + 1)
+        key.forEach((part, column) => (columns[column] ??= []).push(part))
+      }
+      const rows = new Map<number, unknown>()
+      for (const row of await query(read.many, columns)) {
+        const { i, ...rest } = row as { i: number }
+        rows.set(i, rest)
+      }
+      for (const { key, resolve } of reads) resolve(rows.get(positions.get(key.join('\u0000')) ?? 0))
+    } catch (error) {
+      for (const { reject } of reads) reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
   return {
     async all<Row>(sqlText: string, parameters: readonly unknown[]) {
-      const result = await pool.query({ ...statement(sqlText), values: [...parameters] })
-      return result.rows as Row[]
+      return (await query(sqlText, [...parameters])) as Row[]
+    },
+    one<Row>(read: KeyedRead, key: readonly string[]) {
+      return new Promise<Row | undefined>((resolve, reject) => {
+        const reads = waiting.get(read) ?? []
+        reads.push({ key, resolve: resolve as (row: unknown) => void, reject })
+        waiting.set(read, reads)
+        if (!flushing) {
+          flushing = true
+          // After the poll phase: the requests that came in together are all asking by then.
+          setImmediate(flush)
+        }
+      })
     },
     close: () => undefined,
   }
+}
+
+interface Waiting {
+  key: readonly string[]
+  resolve: (row: unknown) => void
+  reject: (error: Error) => void
 }
