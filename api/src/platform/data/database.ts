@@ -1184,20 +1184,23 @@ function postgresReader(pool: pg.Pool): HotReader {
         return
       }
       // Each distinct key once, its parts in columns: the arrays `many` unnests.
+      const joined = reads.map(({ key }) => key.join('\u0000'))
       const positions = new Map<string, number>()
       const columns: string[][] = []
-      for (const { key } of reads) {
-        const joined = key.join('\u0000')
-        if (positions.has(joined)) continue
-        positions.set(joined, positions.size + 1)
+      reads.forEach(({ key }, n) => {
+        const distinct = joined[n] ?? ''
+        if (positions.has(distinct)) return
+        positions.set(distinct, positions.size + 1)
         key.forEach((part, column) => (columns[column] ??= []).push(part))
-      }
+      })
       const rows = new Map<number, unknown>()
       for (const row of await query(read.many, columns)) {
         const { i, ...rest } = row as { i: number }
         rows.set(i, rest)
       }
-      for (const { key, resolve } of reads) resolve(rows.get(positions.get(key.join('\u0000')) ?? 0))
+      reads.forEach(({ resolve }, n) => {
+        resolve(rows.get(positions.get(joined[n] ?? '') ?? 0))
+      })
     } catch (error) {
       for (const { reject } of reads) reject(error instanceof Error ? error : new Error(String(error)))
     }
