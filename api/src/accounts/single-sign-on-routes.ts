@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger } from 'fastify'
-import * as oidc from 'openid-client'
+import type * as Oidc from 'openid-client'
 import type { Deps } from '../crm/deps.js'
 import { auditContext, recordAudit } from '../integrations/events/audit-repo.js'
 import { formatTimestamp } from '../platform/data/time.js'
@@ -111,7 +111,15 @@ function isLoopbackHttp(url: URL): boolean {
  * a host that resolves to a private address (loopback, private ranges, link-local, cloud metadata) is refused, as
  * webhooks are, unless LEADLINE_OUTBOUND_ALLOW_PRIVATE lets the api reach them. Redirects are not followed.
  */
-function guardedFetch(allowPrivate: boolean, resolve: Resolver): oidc.CustomFetch {
+let loadedOidc: typeof Oidc | undefined
+
+/** openid-client, loaded when single sign-on is first used: an organization without it never holds the module. */
+async function openidClient(): Promise<typeof Oidc> {
+  loadedOidc ??= await import('openid-client')
+  return loadedOidc
+}
+
+function guardedFetch(allowPrivate: boolean, resolve: Resolver): Oidc.CustomFetch {
   return async (url, options) => {
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
     const inside = allowPrivate ? undefined : await privateAddressOf(host, resolve)
@@ -126,7 +134,8 @@ async function discover(
   clientId: string,
   secret: string | undefined,
   guard: { allowPrivate: boolean; resolve: Resolver },
-): Promise<oidc.Configuration> {
+): Promise<Oidc.Configuration> {
+  const oidc = await openidClient()
   const url = new URL(issuer)
   const auth = secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret)
   const config = await oidc.discovery(url, clientId, undefined, auth, {
@@ -142,8 +151,11 @@ async function discover(
 }
 
 function describe(error: unknown): string {
-  if (error instanceof oidc.AuthorizationResponseError) return error.error_description ?? error.error
-  if (error instanceof oidc.ResponseBodyError) return error.error_description ?? error.error
+  // openid-client's own errors exist only once it is loaded.
+  const oidc = loadedOidc
+  if (oidc !== undefined && error instanceof oidc.AuthorizationResponseError)
+    return error.error_description ?? error.error
+  if (oidc !== undefined && error instanceof oidc.ResponseBodyError) return error.error_description ?? error.error
   if (!(error instanceof Error)) return String(error)
   // openid-client wraps what failed underneath ("something went wrong"): the cause says what.
   return error.cause instanceof Error ? error.cause.message : error.message
@@ -354,6 +366,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
       const sso = await findSingleSignOn(db, orgId)
       if (sso?.enabled !== true) throw new NotFoundError('Single sign-on')
       const provider = await providerOf(sso, request.log)
+      const oidc = await openidClient()
       const state = oidc.randomState()
       const nonce = oidc.randomNonce()
       const codeVerifier = oidc.randomPKCECodeVerifier()
@@ -413,6 +426,7 @@ export const singleSignOnRoutes: FastifyPluginAsyncTypebox<Deps> = async (
       const sso = await findSingleSignOn(db, login.organization_id)
       if (sso?.enabled !== true) return refuse('Single sign-on is turned off for this organization.')
       const provider = await providerOf(sso, request.log)
+      const oidc = await openidClient()
       // The provider was given our redirect URI: the code is exchanged for that one, whatever host the BFF saw.
       const current = new URL(redirectUri)
       current.search = returned.search

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import nodemailer from 'nodemailer'
 import type { Config, SystemMailConfig } from '../platform/config.js'
 import type { Db } from '../platform/data/database.js'
 import { formatTimestamp, type Clock } from '../platform/data/time.js'
@@ -57,6 +56,7 @@ export async function sendSystemMail(
   if (smtp === null) return { target: 'smtp:', error: NO_SYSTEM_MAILER, final: true }
   const target = `${smtp.secure ? 'smtps' : 'smtp'}://${isIP(smtp.host) === 6 ? `[${smtp.host}]` : smtp.host}:${String(smtp.port)}`
   const deadline = sendDeadline(options.timeoutMs)
+  const { default: nodemailer } = await import('nodemailer')
   const transport = nodemailer.createTransport({
     host: smtp.host,
     port: smtp.port,

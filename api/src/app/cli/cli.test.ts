@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -770,6 +770,71 @@ describe('leadline serve', () => {
     })
     const set = await startUpLog({ LEADLINE_SYSTEM_SMTP_URL: 'smtp://127.0.0.1:2525' })
     expect(set).not.toContain('No system mailer')
+  })
+
+  it('loads no module that only sending mail, receiving it, single sign-on or Postgres needs until then', async () => {
+    // A preload records every module the process resolves (the ESM hooks) and, on SIGUSR2, every CommonJS module
+    // it holds (createRequire's cache: a require() from a CommonJS package passes no ESM hook).
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-modules-'))
+    const resolved = join(dir, 'resolved.txt')
+    const required = join(dir, 'required.txt')
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs'
+      let out
+      export function initialize(data) { out = data.out }
+      export async function resolve(specifier, context, next) {
+        const found = await next(specifier, context)
+        appendFileSync(out, found.url + '\\n')
+        return found
+      }`,
+    )
+    writeFileSync(
+      join(dir, 'preload.mjs'),
+      `import { createRequire, register } from 'node:module'
+      import { renameSync, writeFileSync } from 'node:fs'
+      register(new URL('./hooks.mjs', import.meta.url), { data: { out: ${JSON.stringify(resolved)} } })
+      process.on('SIGUSR2', () => {
+        writeFileSync(${JSON.stringify(`${required}.part`)}, Object.keys(createRequire(import.meta.url).cache).join('\\n'))
+        renameSync(${JSON.stringify(`${required}.part`)}, ${JSON.stringify(required)})
+      })`,
+    )
+    const org = await leadlineJson(['init', ...db, '--org', 'Modules', '--email', 'ops@modules.test'])
+    const child = spawn(
+      process.execPath,
+      ['--import', join(dir, 'preload.mjs'), cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db],
+      { env: childEnv() },
+    )
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      for (const path of [
+        '/api/v1/me/',
+        '/api/v1/lead/?query=a',
+        `/api/v1/organization/${String(org.organization_id)}/`,
+      ]) {
+        const res = await fetch(`${String(url)}${path}`, { headers: { authorization: basicAuth(String(org.api_key)) } })
+        expect(res.status).toBe(200)
+      }
+      child.kill('SIGUSR2')
+      await vi.waitFor(
+        () => {
+          expect(existsSync(required)).toBe(true)
+        },
+        { timeout: 10_000 },
+      )
+      const modules = [readFileSync(resolved, 'utf8'), readFileSync(required, 'utf8')].join('\n').split('\n')
+      const loaded = (name: string) => modules.some((path) => path.includes(`/node_modules/${name}/`))
+      // The record sees what a request needs, both kinds of module.
+      expect(loaded('fastify')).toBe(true)
+      expect(loaded('better-sqlite3')).toBe(true)
+      for (const name of ['nodemailer', 'openid-client', 'mailauth', 'mailparser'])
+        expect(loaded(name), name).toBe(false)
+      expect(loaded('pg'), 'pg').toBe(testDb.url.startsWith('postgres'))
+    } finally {
+      child.kill('SIGKILL')
+      await exitCode(child)
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('on SIGTERM turns /readyz 503 first, serves on for LEADLINE_DRAIN_SECONDS, then exits 0', async () => {

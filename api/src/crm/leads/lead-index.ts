@@ -338,7 +338,11 @@ export class OrganizationLeadIndex {
   /** Each lead's status id, one string a status (the rows' own copies would be one a lead). */
   private readonly statusOf: string[] = []
   private readonly statusIds = new Map<string, string>()
-  private readonly rowidOf: (number | null)[] = []
+  /**
+   * SQLite: each ordinal's search rowid (NaN: none). A typed array: the rowids are past 2^32 (ROWID_RANGE), where
+   * an array would hold each as a boxed number of its own.
+   */
+  private rowidOf: Float64Array = new Float64Array(1024).fill(Number.NaN)
   /**
    * The matches of the text terms searched lately, by textKey: found by the database the first time, then kept up
    * to date as the leads' other facts are (every write of a search row moves its lead's revision, in one
@@ -594,7 +598,7 @@ export class OrganizationLeadIndex {
     // Placed in the id order when it is next made; none is kept before the first (which sorts every live lead).
     if (this.idOrder !== undefined) this.freshIds.push(ordinal)
     this.statusOf.push('')
-    this.rowidOf.push(null)
+    this.rowidOf = grown(this.rowidOf, ordinal + 1)
     for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
     this.createdAt = grown(this.createdAt, ordinal + 1)
     this.updatedAt = grown(this.updatedAt, ordinal + 1)
@@ -684,9 +688,9 @@ export class OrganizationLeadIndex {
     this.named.remove(ordinal)
     this.withUrl.remove(ordinal)
     this.described.remove(ordinal)
-    const rowid = this.rowidOf[ordinal]
-    if (rowid !== null && rowid !== undefined) this.bySearchRowid.delete(rowid)
-    this.rowidOf[ordinal] = null
+    const rowid = this.rowidOf[ordinal] ?? Number.NaN
+    if (!Number.isNaN(rowid)) this.bySearchRowid.delete(rowid)
+    this.rowidOf[ordinal] = Number.NaN
     this.irregular.delete(ordinal)
     for (const array of this.counts.values()) array[ordinal] = 0
     for (const column of this.numbers.values()) {

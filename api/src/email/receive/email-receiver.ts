@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DNSResolver } from 'mailauth'
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
+import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server'
 import type { EmailReceiveConfig } from '../../platform/config.js'
 import type { Db } from '../../platform/data/database.js'
 import { accountsForAddresses, type EmailAccount } from '../accounts/email-account-repo.js'
@@ -142,6 +142,8 @@ export async function startEmailReceiver(options: EmailReceiverOptions): Promise
   const countedSessions = new Map<string, string>()
   const messages = new WindowCounter(config.rateMessages, config.rateWindowSeconds * 1000, RATE_ADDRESSES)
 
+  // Loaded only where mail is received (smtp-server brings much of nodemailer with it).
+  const { SMTPServer } = await import('smtp-server')
   const server = new SMTPServer({
     banner: 'Leadline',
     // Mail servers hand mail over unauthenticated; STARTTLS only with the operator's certificate (smtp-server would

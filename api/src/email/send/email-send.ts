@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Readable } from 'node:stream'
-import nodemailer, { type Attachment } from 'nodemailer'
+import type { Attachment } from 'nodemailer'
 import type Mail from 'nodemailer/lib/mailer'
 import { smtpServerKey, type Config } from '../../platform/config.js'
 import type { ActivityTable, Db, Dialect } from '../../platform/data/database.js'
@@ -225,6 +225,8 @@ export async function deliverThroughAccount(
   }
   const left = deadline.left()
   if (left <= 0) return { target, error: 'The send ran out of time before it reached the SMTP server.', final: false }
+  // Loaded when an email first goes out: an api that sends none does not hold it.
+  const { default: nodemailer } = await import('nodemailer')
   const transport = nodemailer.createTransport({
     host: address,
     port: smtp.port,

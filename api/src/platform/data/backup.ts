@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import pg from 'pg'
-import { isPostgresUrl, sqliteFile } from './database.js'
+import { isPostgresUrl, postgresDriver, sqliteFile } from './database.js'
 
 // `leadline backup FILE` and `leadline restore FILE` (issue 35). SQLite: the online backup API, all pages in one
 // step, which is one read transaction — a consistent copy while the api goes on writing (WAL: readers never block
@@ -95,7 +94,7 @@ function migrationsInSqlite(file: string): number {
 }
 
 async function migrationsInPostgres(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url })
+  const client = new (postgresDriver().Client)({ connectionString: url })
   await client.connect()
   try {
     const { rows } = await client.query<{ n: string }>('select count(*) as n from leadline_migration')
@@ -139,7 +138,7 @@ export async function backupDatabase(url: string, file: string): Promise<BackupR
 }
 
 async function postgresTables(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url })
+  const client = new (postgresDriver().Client)({ connectionString: url })
   await client.connect()
   try {
     const { rows } = await client.query<{ n: string }>(

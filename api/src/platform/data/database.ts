@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
@@ -14,7 +15,7 @@ import {
   type SqliteStatement,
   type Transaction,
 } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { foldCase } from '../text/text.js'
 import { LockedSqliteDialect, writeLock, type WriteLockParty } from './sqlite-write-lock.js'
 
@@ -977,10 +978,20 @@ export interface OpenOptions {
   oneConnection?: boolean
 }
 
+const require = createRequire(import.meta.url)
+
+/**
+ * node-postgres, required the first time a Postgres database is opened: an api on SQLite never loads it (some 3 MB
+ * of heap it would hold for nothing). It is CommonJS, so the require is synchronous, as openDatabase is.
+ */
+export function postgresDriver(): typeof pg {
+  return require('pg') as typeof pg
+}
+
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const log = options.log === undefined ? {} : { log: options.log }
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: 10, options: postgresSessionOptions() })
+    const pool = new (postgresDriver().Pool)({ connectionString: url, max: 10, options: postgresSessionOptions() })
     // An idle client can lose its connection (server restart, admin termination). pg drops it from the pool;
     // without a listener the 'error' event would crash the process.
     pool.on('error', (error) => {
