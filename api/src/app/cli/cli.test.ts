@@ -98,6 +98,28 @@ describe('leadline migrate', () => {
     const human = await leadline(['migrate', ...db])
     expect(human).toEqual({ code: 0, stdout: 'The database is up to date.\n', stderr: '' })
   })
+
+  it('migrates a new SQLite file once when two processes start on it together', { timeout: 120_000 }, async () => {
+    // Kysely takes no migration lock on SQLite: two at once both applied each migration, and about one process in
+    // three failed on a column or table the other had just made.
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-migrate-'))
+    try {
+      for (let pair = 0; pair < 6; pair++) {
+        const file = ['--db', `sqlite:${join(dir, `pair-${String(pair)}.db`)}`]
+        const both = await Promise.all([
+          leadline(['migrate', ...file, '--json']),
+          leadline(['migrate', ...file, '--json']),
+        ])
+        for (const result of both) expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' })
+        // Every migration was applied by exactly one of them.
+        const applied = both.flatMap((result) => (JSON.parse(result.stdout) as { applied: string[] }).applied)
+        expect(applied.toSorted()).toEqual([...new Set(applied)].toSorted())
+        expect(await leadlineJson(['migrate', ...file])).toEqual({ applied: [], reindexed_leads: 0 })
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('leadline init, user add, key create, key revoke', () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely'
 import type { Db } from './database.js'
 import * as m0001 from './migrations/0001-foundation.js'
@@ -119,13 +120,54 @@ function applied({ error, results }: MigrationResultSet): string[] {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
 
+/** How long a process waits for another's migrations of the same SQLite file (a large file's may take minutes). */
+const SQLITE_MIGRATION_WAIT_MS = 15 * 60_000
+
+/** `begin immediate`, again while another process holds the file's write lock (each try waits busy_timeout). */
+async function beginImmediate(connection: Db, waitMs: number): Promise<void> {
+  const until = Date.now() + waitMs
+  for (;;) {
+    try {
+      await sql`begin immediate`.execute(connection)
+      return
+    } catch (error) {
+      const busy = error instanceof Error && 'code' in error && String(error.code).startsWith('SQLITE_BUSY')
+      if (!busy || Date.now() >= until) throw error
+      await sleep(50)
+    }
+  }
+}
+
+/**
+ * Runs a migrator's step. On Postgres Kysely runs it in one transaction under an advisory lock. On SQLite Kysely
+ * takes no lock (it counts on one process), so two api processes starting on one new file both applied the same
+ * migration and one failed ("duplicate column name": 19 of 60 `leadline migrate` runs two at a time): there the
+ * step runs in one `begin immediate` transaction, which another process waits for and then finds nothing left to
+ * do. A failing migration is rolled back with those before it in the same run, so no half of one stays.
+ */
+async function migrating(db: Db, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
+  if (db.getExecutor().adapter.supportsTransactionalDdl) return applied(await step(migrator(db)))
+  return db.connection().execute(async (connection) => {
+    await beginImmediate(connection, SQLITE_MIGRATION_WAIT_MS)
+    let result: MigrationResultSet
+    try {
+      result = await step(migrator(connection))
+    } catch (error) {
+      await sql`rollback`.execute(connection)
+      throw error
+    }
+    await (result.error === undefined ? sql`commit` : sql`rollback`).execute(connection)
+    return applied(result)
+  })
+}
+
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  return applied(await migrator(db).migrateToLatest())
+  return migrating(db, (m) => m.migrateToLatest())
 }
 
 /** Migrates up to `name` and no further: a test of a migration fills the schema before it first. */
 export async function migrateUpTo(db: Db, name: string): Promise<string[]> {
-  return applied(await migrator(db).migrateTo(name))
+  return migrating(db, (m) => m.migrateTo(name))
 }
 
 /**

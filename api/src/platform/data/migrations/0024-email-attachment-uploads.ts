@@ -23,34 +23,35 @@ const COLUMNS = [
   'date_created',
 ] as const
 
-/** SQLite: `email_attachment` made again, with `activity_id` nullable or not, keeping every row. */
-async function rebuildOnSqlite(db: Kysely<unknown>, activityNullable: boolean): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    await tx.schema
-      .createTable('email_attachment_rebuilt')
-      .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
-      .addColumn('organization_id', 'varchar(64)', (c) => c.notNull().references('organization.id').onDelete('cascade'))
-      .addColumn('activity_id', 'varchar(64)', (c) => {
-        const column = c.references('activity.id').onDelete('cascade')
-        return activityNullable ? column : column.notNull()
-      })
-      .addColumn('filename', 'text', (c) => c.notNull())
-      .addColumn('content_type', 'varchar(255)', (c) => c.notNull())
-      .addColumn('content_id', 'varchar(998)')
-      .addColumn('size', 'integer', (c) => c.notNull())
-      .addColumn('content', 'text', (c) => c.notNull())
-      .addColumn('date_created', 'varchar(32)', (c) => c.notNull())
-      .execute()
-    const columns = sql.join(COLUMNS.map((c) => sql.ref(c)))
-    await sql`insert into email_attachment_rebuilt (${columns}) select ${columns} from email_attachment`.execute(tx)
-    await tx.schema.dropTable('email_attachment').execute()
-    await tx.schema.alterTable('email_attachment_rebuilt').renameTo('email_attachment').execute()
-    await tx.schema
-      .createIndex('email_attachment_activity_idx')
-      .on('email_attachment')
-      .columns(['organization_id', 'activity_id'])
-      .execute()
-  })
+/**
+ * SQLite: `email_attachment` made again, with `activity_id` nullable or not, keeping every row; atomic in the one
+ * transaction every SQLite migration runs in (migrate.ts), which it cannot open again.
+ */
+async function rebuildOnSqlite(tx: Kysely<unknown>, activityNullable: boolean): Promise<void> {
+  await tx.schema
+    .createTable('email_attachment_rebuilt')
+    .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('organization_id', 'varchar(64)', (c) => c.notNull().references('organization.id').onDelete('cascade'))
+    .addColumn('activity_id', 'varchar(64)', (c) => {
+      const column = c.references('activity.id').onDelete('cascade')
+      return activityNullable ? column : column.notNull()
+    })
+    .addColumn('filename', 'text', (c) => c.notNull())
+    .addColumn('content_type', 'varchar(255)', (c) => c.notNull())
+    .addColumn('content_id', 'varchar(998)')
+    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('content', 'text', (c) => c.notNull())
+    .addColumn('date_created', 'varchar(32)', (c) => c.notNull())
+    .execute()
+  const columns = sql.join(COLUMNS.map((c) => sql.ref(c)))
+  await sql`insert into email_attachment_rebuilt (${columns}) select ${columns} from email_attachment`.execute(tx)
+  await tx.schema.dropTable('email_attachment').execute()
+  await tx.schema.alterTable('email_attachment_rebuilt').renameTo('email_attachment').execute()
+  await tx.schema
+    .createIndex('email_attachment_activity_idx')
+    .on('email_attachment')
+    .columns(['organization_id', 'activity_id'])
+    .execute()
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
