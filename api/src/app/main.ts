@@ -44,7 +44,7 @@ import { purgeOldBulkActions } from '../integrations/bulk-actions/bulk-action-re
 import { purgeOldImports } from '../integrations/imports/import-repo.js'
 import { pruneLeadTombstones, TOMBSTONE_RETENTION_DAYS } from '../crm/leads/lead-changes.js'
 import type { Readiness } from '../platform/http/health-routes.js'
-import { metrics, registry, watchOutbox } from '../platform/metrics.js'
+import { metrics, startMetrics, watchOutbox } from '../platform/metrics.js'
 import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
 import { loadTracing, type Tracing } from '@leadline/shared/tracing-switch'
 import type { LogEvent } from 'kysely'
@@ -95,6 +95,8 @@ export interface Server {
  */
 export async function serve(options: ServeOptions): Promise<Server> {
   const { config } = options
+  // Before the first query and request it would count; not at all when no port serves the figures.
+  if (config.metrics !== null) startMetrics()
   // Imports run on a thread of their own, with its own connection and a bounded heap (docs/decisions/0053), unless
   // there is no compiled thread to run or the database is an in-memory SQLite one (no other connection can open
   // it). On SQLite the two connections take turns to write through a lock they share (sqlite-write-lock.ts).
@@ -151,7 +153,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       emailReceiver = await receiveEmail(app, database.db, config, options.host ?? config.host)
       if (config.metrics !== null) {
         watchOutbox(database.db, () => systemClock.now())
-        metricsServer = await serveMetrics(registry, config.metrics)
+        metricsServer = await serveMetrics(startMetrics(), config.metrics)
         app.log.info(`metrics on ${metricsServer.url}/metrics`)
       }
     } catch (error) {

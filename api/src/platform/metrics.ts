@@ -1,44 +1,72 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { createRequire } from 'node:module'
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type PromClient from 'prom-client'
 import type { Db } from './data/database.js'
 import { DURATION_BUCKETS as SECONDS } from '@leadline/shared/metrics-server'
 
 // What an operator's Prometheus scrapes from each api process (issue 35), on a port of its own that only
 // `LEADLINE_METRICS_PORT` opens (decision 0072): request durations by route and status, database query durations,
 // the outbox's backlog and the age of its oldest waiting row, deliveries by result, open event streams, and
-// prom-client's process metrics (RSS, event-loop lag, heap, GC). One registry a process: the counters are always
-// kept (an observation costs well under a microsecond), the port is what is off by default.
+// prom-client's process metrics (RSS, event-loop lag, heap, GC). One registry a process, made by `startMetrics`
+// when the port is set, before the api serves: without it prom-client is never loaded (with the OpenTelemetry API
+// it brings, some 2 MB of heap), its event-loop and GC watchers never run, and each observation is a no-op.
 
-export const registry = new Registry()
-collectDefaultMetrics({ register: registry, prefix: 'leadline_' })
+const require = createRequire(import.meta.url)
 
-const requests = new Histogram({
-  name: 'leadline_http_request_duration_seconds',
-  help: 'API requests by method, route pattern (unmatched: no route) and status code',
-  labelNames: ['method', 'route', 'status_code'] as const,
-  buckets: SECONDS,
-  registers: [registry],
-})
+interface Instruments {
+  registry: Registry
+  prom: typeof PromClient
+  requests: Histogram<'method' | 'route' | 'status_code'>
+  queries: Histogram<'kind'>
+  deliveries: Counter<'kind' | 'result'>
+  streams: Gauge
+}
 
-const queries = new Histogram({
-  name: 'leadline_db_query_duration_seconds',
-  help: 'Database statements by kind (select, insert, update, delete, other)',
-  labelNames: ['kind'] as const,
-  buckets: SECONDS,
-  registers: [registry],
-})
+let instruments: Instruments | undefined
 
-const deliveries = new Counter({
-  name: 'leadline_outbox_deliveries_total',
-  help: 'Outbox delivery attempts by kind (webhook, sms_send, …) and result (delivered, retry, failed, lease_lost)',
-  labelNames: ['kind', 'result'] as const,
-  registers: [registry],
-})
+function makeInstruments(prom: typeof PromClient): Instruments {
+  const registry = new prom.Registry()
+  prom.collectDefaultMetrics({ register: registry, prefix: 'leadline_' })
+  return {
+    registry,
+    prom,
+    requests: new prom.Histogram({
+      name: 'leadline_http_request_duration_seconds',
+      help: 'API requests by method, route pattern (unmatched: no route) and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    queries: new prom.Histogram({
+      name: 'leadline_db_query_duration_seconds',
+      help: 'Database statements by kind (select, insert, update, delete, other)',
+      labelNames: ['kind'] as const,
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    deliveries: new prom.Counter({
+      name: 'leadline_outbox_deliveries_total',
+      help: 'Outbox delivery attempts by kind (webhook, sms_send, …) and result (delivered, retry, failed, lease_lost)',
+      labelNames: ['kind', 'result'] as const,
+      registers: [registry],
+    }),
+    streams: new prom.Gauge({
+      name: 'leadline_event_streams',
+      help: 'Event streams (server-sent events) open on this process',
+      registers: [registry],
+    }),
+  }
+}
 
-const streams = new Gauge({
-  name: 'leadline_event_streams',
-  help: 'Event streams (server-sent events) open on this process',
-  registers: [registry],
-})
+function started(): Instruments {
+  instruments ??= makeInstruments(require('prom-client') as typeof PromClient)
+  return instruments
+}
+
+/** Starts keeping this process's metrics (once; later calls answer the same registry). */
+export function startMetrics(): Registry {
+  return started().registry
+}
 
 const QUERY_KINDS = new Set(['select', 'insert', 'update', 'delete'])
 
@@ -48,26 +76,28 @@ export function queryKind(sqlText: string): string {
   return QUERY_KINDS.has(word) ? word : word === 'with' ? 'select' : 'other'
 }
 
+/** The observations; each does nothing until `startMetrics`. */
 export const metrics = {
   request(method: string, route: string | undefined, statusCode: number, seconds: number): void {
-    requests.observe({ method, route: route ?? 'unmatched', status_code: String(statusCode) }, seconds)
+    instruments?.requests.observe({ method, route: route ?? 'unmatched', status_code: String(statusCode) }, seconds)
   },
   query(sqlText: string, milliseconds: number): void {
-    queries.observe({ kind: queryKind(sqlText) }, milliseconds / 1000)
+    instruments?.queries.observe({ kind: queryKind(sqlText) }, milliseconds / 1000)
   },
   delivery(kind: string, result: 'delivered' | 'retry' | 'failed' | 'lease_lost'): void {
-    deliveries.inc({ kind, result })
+    instruments?.deliveries.inc({ kind, result })
   },
   streamOpened(): void {
-    streams.inc()
+    instruments?.streams.inc()
   },
   streamClosed(): void {
-    streams.dec()
+    instruments?.streams.dec()
   },
 }
 
 /** The outbox gauges, read from the database at each scrape (the backlog is every process's, not this one's). */
 export function watchOutbox(db: Db, now: () => Date): void {
+  const { registry, prom } = started()
   registry.removeSingleMetric('leadline_outbox_backlog')
   registry.removeSingleMetric('leadline_outbox_oldest_pending_age_seconds')
   const pending = () =>
@@ -84,7 +114,7 @@ export function watchOutbox(db: Db, now: () => Date): void {
     })
     return last
   }
-  new Gauge({
+  new prom.Gauge({
     name: 'leadline_outbox_backlog',
     help: 'Outbox deliveries waiting (pending), of every process',
     registers: [registry],
@@ -92,7 +122,7 @@ export function watchOutbox(db: Db, now: () => Date): void {
       this.set(Number((await read())?.n ?? 0))
     },
   })
-  new Gauge({
+  new prom.Gauge({
     name: 'leadline_outbox_oldest_pending_age_seconds',
     help: 'Age of the oldest outbox delivery still waiting; 0 when none waits',
     registers: [registry],

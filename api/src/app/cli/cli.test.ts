@@ -794,7 +794,7 @@ describe('leadline serve', () => {
     expect(set).not.toContain('No system mailer')
   })
 
-  it('loads no module that only sending mail, receiving it, single sign-on or Postgres needs until then', async () => {
+  it('loads no module that only sending mail, receiving it, single sign-on, metrics or Postgres needs until then', async () => {
     // A preload records every module the process resolves (the ESM hooks) and, on SIGUSR2, every CommonJS module
     // it holds (createRequire's cache: a require() from a CommonJS package passes no ESM hook).
     const dir = mkdtempSync(join(tmpdir(), 'leadline-modules-'))
@@ -849,7 +849,7 @@ describe('leadline serve', () => {
       // The record sees what a request needs, both kinds of module.
       expect(loaded('fastify')).toBe(true)
       expect(loaded('better-sqlite3')).toBe(true)
-      for (const name of ['nodemailer', 'openid-client', 'mailauth', 'mailparser'])
+      for (const name of ['nodemailer', 'openid-client', 'mailauth', 'mailparser', 'prom-client', '@opentelemetry/api'])
         expect(loaded(name), name).toBe(false)
       expect(loaded('pg'), 'pg').toBe(testDb.url.startsWith('postgres'))
     } finally {
