@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2'
-import { ZxcvbnFactory } from '@zxcvbn-ts/core'
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core'
 
 export const MIN_PASSWORD_LENGTH = 12
 /** Longer is refused: argon2 and the strength check both cost more with length, and no one types more. */
@@ -28,14 +28,18 @@ export async function verifyPassword(stored: string | null, password: string): P
 }
 
 /**
- * zxcvbn with its dictionaries, made when a password is first checked: the dictionaries add some 10 MB of heap, which
- * an api process that never sets a password (most of them, most of the time) need not carry.
+ * zxcvbn with its dictionaries, loaded and made when a password is first checked: the dictionaries add some 10 MB of
+ * heap, which an api process that never sets a password (most of them, most of the time) need not carry.
  */
 let strength: Promise<ZxcvbnFactory> | undefined
 
 async function makeStrength(): Promise<ZxcvbnFactory> {
-  const [common, english] = await Promise.all([import('@zxcvbn-ts/language-common'), import('@zxcvbn-ts/language-en')])
-  return new ZxcvbnFactory({
+  const [core, common, english] = await Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-en'),
+  ])
+  return new core.ZxcvbnFactory({
     dictionary: { ...common.dictionary, ...english.dictionary },
     graphs: common.adjacencyGraphs,
     translations: english.translations,
