@@ -1,13 +1,6 @@
-import {
-  filters,
-  Liquid,
-  LiquidError,
-  Token,
-  Tokenizer,
-  TypeGuards,
-  type FilterImplOptions,
-  type Template,
-} from 'liquidjs'
+import { createRequire } from 'node:module'
+import type * as LiquidJs from 'liquidjs'
+import type { FilterImplOptions, Liquid, Template, Token } from 'liquidjs'
 import { ValidationError } from '../../platform/http/errors.js'
 
 // Email templates are Liquid (liquidjs; docs/decisions/0030-email-templates.md). Two engines with one set of tags
@@ -41,7 +34,7 @@ const BLOCKS = new Set(['if', 'unless', 'case', 'capture', 'comment'])
 // liquidjs finds a token's line and column by counting from the start of the template, once per variable in a
 // static analysis: the square of the template's length. The same answer, from an index of line starts made once.
 let indexed: { input: string; lineStarts: number[] } | undefined
-Token.prototype.getPosition = function getPosition(this: Token): [number, number] {
+function getPosition(this: Token): [number, number] {
   if (indexed?.input !== this.input) {
     const lineStarts = [0]
     for (let i = this.input.indexOf('\n'); i >= 0; i = this.input.indexOf('\n', i + 1)) lineStarts.push(i + 1)
@@ -62,9 +55,6 @@ Token.prototype.getPosition = function getPosition(this: Token): [number, number
 export const TZ_OFFSET_HOURS = Symbol('tzOffsetHours')
 
 type FilterHandler = Extract<FilterImplOptions, (...args: never[]) => unknown>
-const builtinDate = filters.date
-if (typeof builtinDate !== 'function') throw new Error('liquidjs has no date filter')
-const liquidDate: FilterHandler = builtinDate
 
 /** Liquid's `date`, in the user's time zone (minutes west of UTC, as liquidjs counts) unless the template names one. */
 function dateInUserZone(
@@ -76,11 +66,11 @@ function dateInUserZone(
   const environments: object = this.context.environments
   const hours: unknown = Reflect.get(environments, TZ_OFFSET_HOURS)
   const offset = zone ?? (typeof hours === 'number' ? Math.round(-hours * 60) : undefined)
-  return liquidDate.call(this, value, format, offset)
+  return liquid().liquidDate.call(this, value, format, offset)
 }
 
-function engine(escaped: boolean): Liquid {
-  const liquid = new Liquid({
+function engine(liquidjs: typeof LiquidJs, escaped: boolean): Liquid {
+  const made = new liquidjs.Liquid({
     ...(escaped ? { outputEscape: 'escape' as const } : {}),
     templates: {},
     strictFilters: true,
@@ -89,21 +79,53 @@ function engine(escaped: boolean): Liquid {
     timezoneOffset: 0,
     parseLimit: PARSE_LIMIT,
   })
-  delete liquid.tags.include
-  delete liquid.tags.render
-  delete liquid.tags.layout
-  delete liquid.tags.for
-  delete liquid.tags.tablerow
-  delete liquid.tags.cycle
-  delete liquid.tags.break
-  delete liquid.tags.continue
-  liquid.unregisterFilter('raw')
-  liquid.registerFilter('date', dateInUserZone)
-  return liquid
+  delete made.tags.include
+  delete made.tags.render
+  delete made.tags.layout
+  delete made.tags.for
+  delete made.tags.tablerow
+  delete made.tags.cycle
+  delete made.tags.break
+  delete made.tags.continue
+  made.unregisterFilter('raw')
+  made.registerFilter('date', dateInUserZone)
+  return made
 }
 
-const ENGINES = { subject: engine(false), body: engine(true) }
-export type TemplatePart = keyof typeof ENGINES
+export type TemplatePart = 'subject' | 'body'
+
+interface Loaded {
+  liquidjs: typeof LiquidJs
+  liquidDate: FilterHandler
+  engines: Record<TemplatePart, Liquid>
+}
+
+const require = createRequire(import.meta.url)
+let loaded: Loaded | undefined
+
+/**
+ * liquidjs and the two engines, loaded the first time a template is checked or rendered: an api that never sees
+ * one does not hold the module (its source alone some 360 KB of heap). Its main entry is CommonJS, so the require is
+ * synchronous, as parsing and rendering are, and the same module an `import` of it gets.
+ */
+function liquid(): Loaded {
+  if (loaded !== undefined) return loaded
+  const liquidjs = require('liquidjs') as typeof LiquidJs
+  liquidjs.Token.prototype.getPosition = getPosition
+  const builtinDate = liquidjs.filters.date
+  if (typeof builtinDate !== 'function') throw new Error('liquidjs has no date filter')
+  loaded = {
+    liquidjs,
+    liquidDate: builtinDate,
+    engines: { subject: engine(liquidjs, false), body: engine(liquidjs, true) },
+  }
+  return loaded
+}
+
+/** Whether `error` is liquidjs's (none can be before it is loaded). */
+export function isLiquidError(error: unknown): error is LiquidJs.LiquidError {
+  return loaded !== undefined && error instanceof loaded.liquidjs.LiquidError
+}
 
 /** A variable the template reads from its context: its name as written and its path up to any computed segment. */
 export interface Placeholder {
@@ -117,7 +139,7 @@ export interface ParsedPart {
 }
 
 function placeholdersOf(part: TemplatePart, templates: Template[]): Placeholder[] {
-  const { globals } = ENGINES[part].analyzeSync(templates, { partials: false })
+  const { globals } = liquid().engines[part].analyzeSync(templates, { partials: false })
   const found = new Map<string, Placeholder>()
   // The analysis groups variables by name; a template's author reads them in the order they are written.
   const inOrder = Object.values(globals)
@@ -144,8 +166,10 @@ export class TemplateLimitError extends Error {}
  * before its parser runs; throws a TemplateLimitError, or a LiquidError for a source that does not tokenize.
  */
 function checkSize(part: TemplatePart, source: string): void {
-  const liquid = ENGINES[part]
-  const tokens = new Tokenizer(source, liquid.options.operators).readTopLevelTokens(liquid.options)
+  const { liquidjs, engines } = liquid()
+  const { options } = engines[part]
+  const { Tokenizer, TypeGuards } = liquidjs
+  const tokens = new Tokenizer(source, options.operators).readTopLevelTokens(options)
   let tags = 0
   let depth = 0
   for (const token of tokens) {
@@ -167,7 +191,7 @@ function checkSize(part: TemplatePart, source: string): void {
 /** Parses a subject or body; throws a LiquidError naming the problem and where it is, or a TemplateLimitError. */
 export function parsePart(part: TemplatePart, source: string): ParsedPart {
   checkSize(part, source)
-  const templates = ENGINES[part].parse(source)
+  const templates = liquid().engines[part].parse(source)
   return { templates, placeholders: placeholdersOf(part, templates) }
 }
 
@@ -177,7 +201,7 @@ export function templateProblem(part: TemplatePart, source: string): string | un
     parsePart(part, source)
     return undefined
   } catch (error) {
-    if (error instanceof LiquidError) return `Not a valid template: ${error.message}.`
+    if (isLiquidError(error)) return `Not a valid template: ${error.message}.`
     if (error instanceof TemplateLimitError) return `Too large or too complex a template: ${error.message}.`
     throw error
   }
@@ -190,10 +214,10 @@ export function templateProblem(part: TemplatePart, source: string): string | un
 export function renderPart(part: TemplatePart, parsed: ParsedPart, context: object, field: string = part): string {
   let text: unknown
   try {
-    text = ENGINES[part].renderSync(parsed.templates, context, RENDER_LIMITS)
+    text = liquid().engines[part].renderSync(parsed.templates, context, RENDER_LIMITS)
   } catch (error) {
     // A RangeError: a string or a stack beyond what the engine can hold.
-    if (error instanceof LiquidError || error instanceof RangeError)
+    if (isLiquidError(error) || error instanceof RangeError)
       throw new ValidationError({ [field]: `The template could not be rendered: ${error.message}.` })
     throw error
   }

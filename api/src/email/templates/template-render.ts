@@ -1,4 +1,3 @@
-import { LiquidError } from 'liquidjs'
 import { LRUCache } from 'lru-cache'
 import type { Db, EmailTemplateTable } from '../../platform/data/database.js'
 import { ValidationError } from '../../platform/http/errors.js'
@@ -8,6 +7,7 @@ import { findVisibleTemplate, templateAttachments } from './email-template-repo.
 import { htmlToText } from '../../platform/text/html-text.js'
 import { templateContext, type ContextInput } from './template-context.js'
 import {
+  isLiquidError,
   parsePart,
   renderPart,
   TemplateLimitError,
@@ -56,7 +56,7 @@ export function parsedTemplate(row: EmailTemplateTable, fields = TEMPLATE_FIELDS
     try {
       return parsePart(part, source)
     } catch (error) {
-      if (error instanceof LiquidError)
+      if (isLiquidError(error))
         throw new ValidationError({ [fields[part]]: `The template is not valid: ${error.message}.` })
       if (error instanceof TemplateLimitError)
         throw new ValidationError({ [fields[part]]: `Too large or too complex a template: ${error.message}.` })
