@@ -106,11 +106,6 @@ function isLoopbackHttp(url: URL): boolean {
   return url.protocol === 'http:' && LOOPBACK.has(url.hostname)
 }
 
-/**
- * fetch for the provider's endpoints (discovery, token, userinfo, keys), which an admin's configuration names:
- * a host that resolves to a private address (loopback, private ranges, link-local, cloud metadata) is refused, as
- * webhooks are, unless LEADLINE_OUTBOUND_ALLOW_PRIVATE lets the api reach them. Redirects are not followed.
- */
 let loadedOidc: typeof Oidc | undefined
 
 /** openid-client, loaded when single sign-on is first used: an organization without it never holds the module. */
@@ -119,6 +114,11 @@ async function openidClient(): Promise<typeof Oidc> {
   return loadedOidc
 }
 
+/**
+ * fetch for the provider's endpoints (discovery, token, userinfo, keys), which an admin's configuration names:
+ * a host that resolves to a private address (loopback, private ranges, link-local, cloud metadata) is refused, as
+ * webhooks are, unless LEADLINE_OUTBOUND_ALLOW_PRIVATE lets the api reach them. Redirects are not followed.
+ */
 function guardedFetch(allowPrivate: boolean, resolve: Resolver): Oidc.CustomFetch {
   return async (url, options) => {
     const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')

@@ -857,6 +857,7 @@ describe('leadline serve', () => {
         'prom-client',
         '@opentelemetry/api',
         '@zxcvbn-ts/core',
+        'liquidjs',
       ])
         expect(loaded(name), name).toBe(false)
       expect(loaded('pg'), 'pg').toBe(testDb.url.startsWith('postgres'))
