@@ -86,11 +86,7 @@ function inRange<T extends string | number>(op: Comparator, text: T, start: T, e
 
 /** The ordinals below the index's extent for which `test` holds, among the live leads. */
 function scan(index: OrganizationLeadIndex, test: (ordinal: number) => boolean): Bitmap {
-  const found: number[] = []
-  for (let ordinal = 0; ordinal < index.extent; ordinal++) if (test(ordinal)) found.push(ordinal)
-  const bits = bitmap(found)
-  bits.andInPlace(index.live)
-  return bits
+  return index.ordinalsWhere(test).andInPlace(index.live)
 }
 
 /** The live leads a plan matches; `texts` holds the matches of its text terms, by textKey, as the index loaded them. */
@@ -179,7 +175,7 @@ export function pageOf(
     if (passed <= matches.size) return walk(index, index.sortedBy(only), matches, skip, limit)
   }
   const before = index.comparator(sorts)
-  const all = matches.toUint32Array()
+  const all = index.ordinalsOf(matches)
   let kept: number[]
   const keys = only === undefined || wanted * 8 >= all.length ? undefined : index.orderKeys(only)
   if (wanted * 8 >= all.length) {

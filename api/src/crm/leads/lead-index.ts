@@ -284,12 +284,13 @@ export function liveOrdinals<K>(
   ordinals: { get(key: K): number | undefined },
   index: OrganizationLeadIndex,
 ): Bitmap {
-  const found: number[] = []
+  const found = index.scratchOrdinals(keys.length)
+  let n = 0
   for (const key of keys) {
     const ordinal = ordinals.get(key)
-    if (ordinal !== undefined) found.push(ordinal)
+    if (ordinal !== undefined) found[n++] = ordinal
   }
-  return bitmap(found).andInPlace(index.live)
+  return bitmap(found.subarray(0, n)).andInPlace(index.live)
 }
 
 export class OrganizationLeadIndex {
@@ -351,6 +352,17 @@ export class OrganizationLeadIndex {
   private readonly textMatches = new LRUCache<string, TextMatches>({ max: TEXT_TERMS_KEPT })
   /** The one- and two-character strings of the search rows, read the first time a search has such a term. */
   private shortTerms: ShortTermIndex | undefined
+  /**
+   * Arrays a search's steps fill and read again before they return (a scan, a page's matches, a sort's keys), kept
+   * from one search to the next: made anew each time, they were a megabyte of garbage a search at 100,000 leads,
+   * outside the heap, where the collector comes for it late (decision 0066).
+   */
+  private ordinalScratch = new Uint32Array(0)
+  private pageScratch = new Uint32Array(0)
+  private keyScratch = new Float64Array(0)
+  /** A sort's values by status rank or next task: the same for every sort of one search, so shared by them. */
+  private statusScratch = new Float64Array(0)
+  private nextTaskScratch = new Float64Array(0)
 
   constructor(
     readonly organizationId: string,
@@ -366,6 +378,30 @@ export class OrganizationLeadIndex {
   /** Ordinals given out, deleted leads' included. */
   get extent(): number {
     return this.ids.length
+  }
+
+  /**
+   * An array of at least `size` ordinals to fill and read before the caller returns (or awaits): the next call
+   * hands out the same array.
+   */
+  scratchOrdinals(size: number): Uint32Array {
+    if (this.ordinalScratch.length < size) this.ordinalScratch = new Uint32Array(Math.max(size, this.extent))
+    return this.ordinalScratch
+  }
+
+  /** The ordinals of `bits` in order, in an array that the next call hands out again (read it before returning). */
+  ordinalsOf(bits: Bitmap): Uint32Array {
+    const size = bits.size
+    if (this.pageScratch.length < size) this.pageScratch = new Uint32Array(Math.max(size, this.extent))
+    return bits.toUint32Array(this.pageScratch)
+  }
+
+  /** The ordinals below the extent for which `test` holds (live or not), as a bitmap. */
+  ordinalsWhere(test: (ordinal: number) => boolean): Bitmap {
+    const found = this.scratchOrdinals(this.extent)
+    let n = 0
+    for (let ordinal = 0; ordinal < this.extent; ordinal++) if (test(ordinal)) found[n++] = ordinal
+    return bitmap(found.subarray(0, n))
   }
 
   count(which: IndexedCount): Uint32Array {
@@ -877,7 +913,8 @@ export class OrganizationLeadIndex {
 
   /**
    * A sort's keys by ordinal as numbers in the order the sort puts them (the smaller first; no value last, as
-   * Infinity), or undefined for a sort by text. Two leads the sort ties have equal keys, and no others do.
+   * Infinity), or undefined for a sort by text. Two leads the sort ties have equal keys, and no others do. The
+   * array is handed out again by the next call: read it before returning.
    */
   orderKeys(sort: IndexSort): Float64Array | undefined {
     if (sort.field === 'text') return undefined
@@ -885,7 +922,8 @@ export class OrganizationLeadIndex {
     if (isDateSort(sort) && !this.regularTimes) return undefined
     const values = this.sortValues(sort)
     const s = sort.direction === 'asc' ? 1 : -1
-    const keys = new Float64Array(this.extent)
+    this.keyScratch = scratchOf(this.keyScratch, this.extent)
+    const keys = this.keyScratch.subarray(0, this.extent)
     for (let ordinal = 0; ordinal < keys.length; ordinal++) {
       const value = values[ordinal] ?? Number.NaN
       keys[ordinal] = Number.isNaN(value) ? Number.POSITIVE_INFINITY : value * s
@@ -893,7 +931,10 @@ export class OrganizationLeadIndex {
     return keys
   }
 
-  /** A sort's key by ordinal, NaN where the lead has none. */
+  /**
+   * A sort's key by ordinal, NaN where the lead has none. By status or next task, the array is one the next search
+   * fills again: read it within the search's synchronous step (a page), as comparator and orderKeys do.
+   */
   private sortValues(sort: Exclude<IndexSort, { field: 'text' }>): ArrayLike<number> {
     switch (sort.field) {
       case 'date_created':
@@ -916,7 +957,8 @@ export class OrganizationLeadIndex {
         return this.nextTaskKeys(sort.offsetHours)
       case 'status': {
         // Each status's leads given its rank through its bitmap: no lookup a lead.
-        const ranks = new Float64Array(this.extent).fill(Number.NaN)
+        this.statusScratch = scratchOf(this.statusScratch, this.extent)
+        const ranks = this.statusScratch.subarray(0, this.extent).fill(Number.NaN)
         for (const [id, leads] of this.statuses) {
           const rank = this.statusRanks.get(id)
           if (rank !== undefined) for (const ordinal of leads.toUint32Array()) ranks[ordinal] = rank
@@ -1035,7 +1077,8 @@ export class OrganizationLeadIndex {
     const next = this.nextTasks
     if (next === undefined) throw new Error('The next tasks are not loaded')
     const shift = Math.round(-offsetHours * 60) * 60_000
-    const keys = new Float64Array(this.extent)
+    this.nextTaskScratch = scratchOf(this.nextTaskScratch, this.extent)
+    const keys = this.nextTaskScratch.subarray(0, this.extent)
     for (let ordinal = 0; ordinal < keys.length; ordinal++) {
       const timed = next.timed[ordinal] ?? Number.NaN
       const day = next.day[ordinal] ?? Number.NaN
@@ -1092,6 +1135,11 @@ export class OrganizationLeadIndex {
       if (ordinal !== undefined && this.live.has(ordinal) && row.v !== null) values.sums[ordinal] = Number(row.v)
     }
   }
+}
+
+/** `array` when it holds `size` values, else a new one that does (with room to grow). */
+function scratchOf(array: Float64Array<ArrayBuffer>, size: number): Float64Array<ArrayBuffer> {
+  return array.length >= size ? array : new Float64Array(size + 1024)
 }
 
 /** A lead's last activity, no longer known (until read again). */
