@@ -16,7 +16,7 @@ import type { Db, KeyedRead, LeadRow } from '../../platform/data/database.js'
 import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { activityEvents } from '../activities/activity-repo.js'
 import { changeContext, mergeEventContext, recordEvents } from '../../integrations/events/event-repo.js'
-import { RawJson } from '../../platform/http/raw-json.js'
+import { RawJson, RawJsonList } from '../../platform/http/raw-json.js'
 import { createLeadFromBody, leadEvent, leadViewIn, loadWriteSetting, prepareLead } from './lead-write.js'
 import { found } from '../../platform/data/find-or-404.js'
 
@@ -90,8 +90,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
       })
       const organization = await meta.require(me.organizationId)
       const texts = await leadViewTexts(db, views, organization, page.data, config.appUrl, viewer(request))
-      return new RawJson(
-        `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":[${texts.join(',')}]}`,
+      return new RawJsonList(
+        `{"has_more":${String(page.has_more)},"total_results":${String(page.total_results)},"data":`,
+        texts,
+        '}',
       )
     },
   )

@@ -131,7 +131,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
   })
 
   app.setValidatorCompiler(createValidatorCompiler())
-  const serialize = (data: unknown) => (data instanceof RawJson ? data.text : JSON.stringify(data))
+  // A RawJsonList is sent as a buffer: Fastify writes a serializer's buffer as it is (its types say string only).
+  const serialize = ((data: unknown) => (data instanceof RawJson ? data.body() : JSON.stringify(data))) as (
+    data: unknown,
+  ) => string
   app.setSerializerCompiler(() => serialize)
   app.setReplySerializer(serialize)
 
