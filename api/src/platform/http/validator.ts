@@ -30,6 +30,25 @@ export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> 
   return ({ schema, httpPart }) => {
     if (httpPart === 'body' && isRawBody(schema)) return () => true
     const ajv = httpPart === 'body' ? strictTypes : coercing
-    return ajv.compile(schema)
+    return lazily(() => ajv.compile(schema))
   }
+}
+
+/** What a Fastify schema compiler gives for a schema. */
+type FastifyValidationResult = ReturnType<FastifySchemaCompiler<FastifySchema>>
+
+/**
+ * A validator compiled when a request first needs it: compiling every route's schemas at start held some megabytes
+ * of generated code for routes a process may never serve (decision 0066). Fastify reads a failed call's `errors`
+ * from the function it was given, so they are copied onto it.
+ */
+export function lazily(compile: () => FastifyValidationResult): FastifyValidationResult {
+  let compiled: FastifyValidationResult | undefined
+  const validate: FastifyValidationResult = (data: unknown) => {
+    compiled ??= compile()
+    const result = compiled(data)
+    validate.errors = compiled.errors
+    return result
+  }
+  return validate
 }
