@@ -35,6 +35,13 @@ export function withNpmStartAllocator(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2' }
 }
 
+/**
+ * The node flags `npm start` (scripts/start.mjs) starts the api with: a young generation of 4 MB a semi-space rather
+ * than V8's 16 (docs/decisions/0079-a-small-young-generation.md). The bench gives them to every server it starts in
+ * the api's place (the raw limit's too, so that the two are compared alike); flags given after them win.
+ */
+export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4']
+
 /** Starts the built BFF (`bffMain`) against `apiUrl`, its sessions under `dataDir`, and signs in with `apiKey`. */
 export async function startBenchBff(options: {
   bffMain: string

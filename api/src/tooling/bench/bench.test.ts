@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { withNpmStartAllocator } from './bench-bff.js'
+import { API_NODE_FLAGS, withNpmStartAllocator } from './bench-bff.js'
 import { formatBulkEdit } from './bench-bulk-edit.js'
 import { formatScreenPaints, parseScreenPaints } from './bench-screens.js'
 import { redactedUrl } from './bench-database.js'
@@ -114,6 +114,14 @@ describe("the servers' environment", () => {
   it('caps glibc at two arenas as npm start does, unless the environment already says how many', () => {
     expect(withNpmStartAllocator({ LOG_LEVEL: 'warn' })).toEqual({ LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2' })
     expect(withNpmStartAllocator({ MALLOC_ARENA_MAX: '16' }).MALLOC_ARENA_MAX).toBe('16')
+  })
+
+  it('gives the api the node flags npm start gives it', () => {
+    // scripts/start.mjs is plain JavaScript run before anything is built: its api line is read here instead.
+    const start = readFileSync(new URL('../../../../scripts/start.mjs', import.meta.url), 'utf8')
+    const apiLine = start.split('\n').find((line) => line.includes("startChild('api'"))
+    expect(API_NODE_FLAGS.length).toBeGreaterThan(0)
+    for (const flag of API_NODE_FLAGS) expect(apiLine).toContain(`'${flag}'`)
   })
 })
 

@@ -32,7 +32,7 @@ import {
   type ScenarioResult,
 } from './bench-report.js'
 import { storeLeadBodies } from './raw-server.js'
-import { startBenchBff, withNpmStartAllocator, type BenchBff } from './bench-bff.js'
+import { API_NODE_FLAGS, startBenchBff, withNpmStartAllocator, type BenchBff } from './bench-bff.js'
 import { formatImport, importFile, measureImport } from './bench-import.js'
 import { BULK_EDIT_QUERY, formatBulkEdit, measureBulkEdit } from './bench-bulk-edit.js'
 import {
@@ -118,7 +118,7 @@ type Server = ChildProcessByStdio<null, Readable, null>
 function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
   // LEADLINE_BENCH_API_NODE_ARGS (for example `--cpu-prof --cpu-prof-dir=prof`) go to the api processes' node only.
   const nodeArgs = (process.env.LEADLINE_BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')
-  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+  const child = spawn(process.execPath, [...API_NODE_FLAGS, ...nodeArgs, ...args], {
     env: withNpmStartAllocator(env),
     stdio: ['ignore', 'pipe', 'inherit'],
   })
