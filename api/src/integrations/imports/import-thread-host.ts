@@ -65,15 +65,24 @@ export function importThreadFile(): string | undefined {
 }
 
 /**
- * The api's node flags for the thread (`--cpu-prof` profiles it too), but for `--conditions`: the compiled thread loads
- * compiled packages, and the condition the tests run under would send it to TypeScript sources it cannot load.
+ * V8's flags for the heap and its collector that an api may be started with (`--max-semi-space-size=4`, decision
+ * 0079): Node refuses a worker whose flags hold a V8 flag (ERR_WORKER_INVALID_EXEC_ARGV), and V8's flags are the
+ * whole process's already; the thread's heap is bounded by its `resourceLimits`.
+ */
+const V8_HEAP_FLAG =
+  /^--(?:no-)?(?:max[-_]semi[-_]space[-_]size|min[-_]semi[-_]space[-_]size|max[-_]old[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor|heap[-_]growing[-_]percent|expose[-_]gc|trace[-_]gc|stack[-_]size)(?:=|$)/
+
+/**
+ * The api's node flags for the thread (`--cpu-prof` profiles it too), but for `--conditions` (the compiled thread
+ * loads compiled packages, and the condition the tests run under would send it to TypeScript sources it cannot load)
+ * and V8's heap flags (V8_HEAP_FLAG), which a worker refuses.
  */
 export function threadExecArgv(execArgv: readonly string[]): string[] {
   const kept: string[] = []
   for (let i = 0; i < execArgv.length; i += 1) {
     const flag = execArgv[i] ?? ''
     if (flag === '--conditions' || flag === '-C') i += 1
-    else if (!flag.startsWith('--conditions=') && !flag.startsWith('-C=')) kept.push(flag)
+    else if (!flag.startsWith('--conditions=') && !flag.startsWith('-C=') && !V8_HEAP_FLAG.test(flag)) kept.push(flag)
   }
   return kept
 }
