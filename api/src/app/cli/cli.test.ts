@@ -11,6 +11,7 @@ import { openDatabase, type DatabaseHandle } from '../../platform/data/database.
 import { AUTH_CACHE_SECONDS } from '../../platform/security/auth-cache.js'
 import { SEARCH_DOCUMENT_VERSION } from '../../crm/leads/lead-search-index.js'
 import { cliPath, runCli } from '../../tooling/test-support/api-process.js'
+import { API_NODE_FLAGS } from '../../tooling/bench/bench-bff.js'
 import {
   basicAuth,
   call,
@@ -710,6 +711,42 @@ describe('leadline serve', () => {
       })
     })
   }
+
+  it("runs an import on its thread when started with npm start's node flags (V8 flags a worker refuses)", async () => {
+    const org = await leadlineJson(['init', ...db, '--org', 'Flags Import', '--email', 'ops@flags-import.test'])
+    const child = spawn(
+      process.execPath,
+      [...API_NODE_FLAGS, cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db],
+      { env: childEnv() },
+    )
+    try {
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      const authorization = basicAuth(String(org.api_key))
+      const uploaded = await fetch(`${String(url)}/api/v1/import/?filename=flags.csv`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'text/csv' },
+        body: 'Company,Contact Name,Email\nAcme,Ada Lovelace,ada@acme.test\nGlobex,Hank Scorpio,hank@globex.test\n',
+      })
+      const made = (await uploaded.json()) as { id: string }
+      expect(uploaded.status).toBe(201)
+      const run = await fetch(`${String(url)}/api/v1/import/${made.id}/run/`, {
+        method: 'POST',
+        headers: { authorization },
+      })
+      expect(run.status, await run.text()).toBe(200)
+      let state: { status: string; counts: Record<string, number> } = { status: '', counts: {} }
+      for (let i = 0; i < 300 && state.status !== 'done' && state.status !== 'error'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const res = await fetch(`${String(url)}/api/v1/import/${made.id}/`, { headers: { authorization } })
+        state = (await res.json()) as typeof state
+      }
+      expect(state.status).toBe('done')
+      expect(state.counts).toMatchObject({ created: 2 })
+    } finally {
+      child.kill('SIGTERM')
+      await exitCode(child)
+    }
+  })
 
   it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
     const org = await leadlineJson(['init', ...db, '--org', 'Before Shutdown', '--email', 'ops@shutdown.test'])
