@@ -39,7 +39,9 @@ export type FromImportThread =
  * The thread's heap. Old generation: the import's live data is a batch (1,500 rows with their rows, views and events)
  * and the modules it loads (25 MB used when it starts); the rest is room for garbage between full collections: at
  * 300,000 rows 64 MB ran as fast as 96 MB, 48 MB took 30% longer. Young generation: 24 MB (V8 takes up to 48 MB by
- * default on 64-bit); 16 MB with a 64 MB old generation was 60% slower when the batch was 3,000 rows.
+ * default on 64-bit); 16 MB with a 64 MB old generation was 60% slower when the batch was 3,000 rows. A process
+ * started with `--max-semi-space-size` gives every thread that size (V8 reads the flag over `resourceLimits`): 24 MB is
+ * three semi-spaces of 8 MB, npm start's (decision 0079); with 4 a million rows took 253 s against 213.
  */
 export const IMPORT_THREAD_OLD_MB = 64
 export const IMPORT_THREAD_YOUNG_MB = 24
@@ -65,9 +67,9 @@ export function importThreadFile(): string | undefined {
 }
 
 /**
- * V8's flags for the heap and its collector that an api may be started with (`--max-semi-space-size=4`, decision
+ * V8's flags for the heap and its collector that an api may be started with (`--max-semi-space-size=8`, decision
  * 0079): Node refuses a worker whose flags hold a V8 flag (ERR_WORKER_INVALID_EXEC_ARGV), and V8's flags are the
- * whole process's already; the thread's heap is bounded by its `resourceLimits`.
+ * whole process's already.
  */
 const V8_HEAP_FLAG =
   /^--(?:no-)?(?:max[-_]semi[-_]space[-_]size|min[-_]semi[-_]space[-_]size|max[-_]old[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor|heap[-_]growing[-_]percent|expose[-_]gc|trace[-_]gc|stack[-_]size)(?:=|$)/

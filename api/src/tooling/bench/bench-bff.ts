@@ -36,11 +36,11 @@ export function withNpmStartAllocator(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
 }
 
 /**
- * The node flags `npm start` (scripts/start.mjs) starts the api with: a young generation of 4 MB a semi-space rather
+ * The node flags `npm start` (scripts/start.mjs) starts the api with: a young generation of 8 MB a semi-space rather
  * than V8's 16 (docs/decisions/0079-a-small-young-generation.md). The bench gives them to every server it starts in
  * the api's place (the raw limit's too, so that the two are compared alike); flags given after them win.
  */
-export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4']
+export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8']
 
 /** Starts the built BFF (`bffMain`) against `apiUrl`, its sessions under `dataDir`, and signs in with `apiKey`. */
 export async function startBenchBff(options: {

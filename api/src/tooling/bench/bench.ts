@@ -86,7 +86,7 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--sqlite | --postgres | --db
                 prints each one's largest contentful paint against the target (300 ms); alone when named, and after
                 the other scenarios in a run without --only (unless --json), when the web app is built
 
-  The api processes run with the node flags npm start gives the api (--max-semi-space-size=4).
+  The api processes run with the node flags npm start gives the api (--max-semi-space-size=8).
   LEADLINE_BENCH_API_NODE_ARGS, when set, is passed to their node after those (for example
   '--cpu-prof --cpu-prof-dir=prof' to profile them, or '--max-semi-space-size=16' for V8's own)
 `
