@@ -202,8 +202,10 @@ export interface ContactParts {
   custom: ReadonlyMap<string, Map<string, CustomValue[]>>
 }
 
-/** Reads the emails, phones, urls and custom values of some of an organization's contacts, in a few queries. */
-/** The four reads are independent: on Postgres they go out together, each on a connection of the pool. */
+/**
+ * Reads the emails, phones, urls and custom values of some of an organization's contacts, in a few queries. The four
+ * are independent: on Postgres they go out together, each on a connection of the pool.
+ */
 async function readContactParts(db: Db, organizationId: string, ids: string[]): Promise<ContactParts> {
   const [emails, phones, urls, custom] = await Promise.all([
     readInChunks(ids, (part) => contactInfoOf(db, 'contact_email', organizationId, part).execute()),

@@ -62,9 +62,8 @@ export async function leadViews(
   // Every read but the contacts' own parts needs only the lead ids: on Postgres they go out together (a page of 100
   // uncached leads waited for six round trips one after another), each on a connection of the pool.
   const [contacts, addressRows, custom, names, opportunities, tasks] = await Promise.all([
-    (written?.contacts === undefined
-      ? readInChunks(ids, (part) => contactsOfLeads(db, organizationId, part).execute())
-      : Promise.resolve(written.contacts)
+    Promise.resolve(
+      written?.contacts ?? readInChunks(ids, (part) => contactsOfLeads(db, organizationId, part).execute()),
     ).then((rows) => contactViews(db, organizationId, rows, meta.customFields.contact, written?.contactParts)),
     written?.addresses ??
       readInChunks(ids, (part) =>
