@@ -48,6 +48,7 @@ import { metrics, startMetrics, watchOutbox } from '../platform/metrics.js'
 import { closeMetrics, serveMetrics } from '@leadline/shared/metrics-server'
 import { loadTracing, type Tracing } from '@leadline/shared/tracing-switch'
 import type { LogEvent } from 'kysely'
+import type { Resolver } from '../platform/security/host-check.js'
 
 export interface ServeOptions {
   config: Config
@@ -68,6 +69,8 @@ export interface ServeOptions {
   importBatchSize?: number
   /** Tests: how often the import thread's host looks for imports due, and how long an idle thread lives. */
   importThreadTiming?: { watchMs: number; idleMs: number }
+  /** Tests: how host names are resolved when a URL is saved (the system's resolver otherwise). */
+  resolve?: Resolver
 }
 
 export interface Server {
@@ -141,6 +144,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
       config,
       readiness,
       tracing,
+      ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
       logger: pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination),
     })
     try {
@@ -346,7 +350,12 @@ export async function serve(options: ServeOptions): Promise<Server> {
         exportWorker.stop(),
         importWorker.stop(),
         bulkActionWorker.stop(),
-        app.close(),
+        // A handler whose client left runs on after its connection closed: the database stays open until it ends.
+        app.close().then(async () => {
+          if (!(await app.handlersInFlight.idle(SHUTDOWN_GRACE_MS))) {
+            app.log.warn(`closing the database under ${String(app.handlersInFlight.running)} requests still running`)
+          }
+        }),
         emailReceiver?.close(),
         metricsServer === undefined ? undefined : closeMetrics(metricsServer.server),
       ])

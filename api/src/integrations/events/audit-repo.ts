@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AuditAction } from '@leadline/shared/audit-log-schema'
 import type { Db } from '../../platform/data/database.js'
 import { newId } from '../../platform/security/ids.js'
-import { caller } from '../../platform/http/request-context.js'
+import { caller, clientAddress } from '../../platform/http/request-context.js'
 
 // The audit log (decision 0073): entries on the event log, of `object_type` `audit`, written in the transaction of
 // the change they record. They go to no sink: no webhook, lead webhook or live stream carries them, and `/event/`
@@ -21,7 +21,7 @@ export interface AuditContext {
   /**
    * The client's address: `request.ip`, which Fastify reads from `X-Forwarded-For` only when the connection comes
    * from an address `LEADLINE_TRUST_PROXY` names (the BFF's), as the sign-in throttle counts it. Null for a change
-   * made on the server with the `leadline` CLI, which has no client.
+   * made on the server with the `leadline` CLI, which has no client, and for one whose client left before it was recorded.
    */
   address: string | null
   now: string
@@ -35,7 +35,7 @@ export function auditContext(request: FastifyRequest, now: string): AuditContext
     userId: me.userId,
     apiKeyId: me.apiKeyId,
     requestId: request.id,
-    address: request.ip,
+    address: clientAddress(request),
     now,
   }
 }
@@ -54,7 +54,7 @@ export function publicAuditContext(
   actor: { organizationId: string; userId: string | null; apiKeyId: string | null },
   now: string,
 ): AuditContext {
-  return { ...actor, requestId: request.id, address: request.ip, now }
+  return { ...actor, requestId: request.id, address: clientAddress(request), now }
 }
 
 export interface AuditInput {

@@ -14,6 +14,7 @@ import {
 } from './errors.js'
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
+import { HandlersInFlight } from './handlers-in-flight.js'
 import { RawJson } from './raw-json.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
@@ -22,6 +23,13 @@ import { toFieldErrors } from './validation.js'
 import { createValidatorCompiler } from './validator.js'
 
 export const API_PREFIX = '/api/v1'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The route handlers still running, which closing waits for before the database closes (app/main.ts). */
+    handlersInFlight: HandlersInFlight
+  }
+}
 
 // Decoding leniently would store invalid bytes as replacement characters, silently changing what was sent.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
@@ -126,8 +134,14 @@ export type PresenceRecorder = (owner: KeyOwner, client: ClientType) => Promise<
 /** The conventions every resource shares: errors, auth, rate limits, `X-TZ-Offset`, `_fields`, `_params`, 404/405. */
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps, recordPresence: PresenceRecorder): void {
   const routes = new RouteIndex()
+  const inFlight = new HandlersInFlight()
+  app.decorate('handlersInFlight', inFlight)
   app.addHook('onRoute', (route) => {
     routes.add(route.url, route.method)
+    const handler = route.handler
+    route.handler = function tracked(request, reply) {
+      return inFlight.track(handler.call(this, request, reply))
+    }
   })
 
   app.setValidatorCompiler(createValidatorCompiler())

@@ -21,3 +21,12 @@ export function caller(request: FastifyRequest): KeyOwner {
 export function callerToday(request: FastifyRequest, now: Date): string {
   return localDateAt(now, request.tzOffsetHours)
 }
+
+/**
+ * The client's address (`request.ip`), or null once the client has gone: Fastify reads the socket's peer address,
+ * which a destroyed socket no longer has, though its type says string.
+ */
+export function clientAddress(request: FastifyRequest): string | null {
+  const peer: { readonly ip?: string } = request
+  return peer.ip ?? null
+}
