@@ -926,11 +926,23 @@ async function documentPlan(db: Db, group: DocumentGroup, ctx: CompileContext): 
 async function textFound(db: Db, text: TextTerms, ctx: CompileContext): Promise<FoundText> {
   const set = documentSet({ terms: text.terms, op: text.op, statuses: [] }, ctx)
   if (ctx.dialect === 'sqlite') {
-    const { rows } = await sql<{ rowid: number }>`${set}`.execute(db)
-    return { kind: 'rowids', values: rows.map((r) => r.rowid) }
+    // One row holding the rowids as a JSON array, not a row object a match: a common word's 288,000 matches among a
+    // million leads took 240-470 ms as objects and 100-160 ms as one array (the trigram lookup alone 55-130). Not on
+    // Postgres: its rows stream to the api while it finds more, and one aggregated text made new words slower there.
+    const { rows } = await sql<{ rowids: string }>`select json_group_array(rowid) as rowids from (${set})`.execute(db)
+    return { kind: 'rowids', values: numbersOf(rows[0]?.rowids ?? '[]') }
   }
   const { rows } = await countWithoutSeqScan(db, sql<{ lead_id: string }>`${set}`)
   return { kind: 'ids', values: rows.map((r) => r.lead_id) }
+}
+
+/** The numbers of a JSON array SQL built. */
+function numbersOf(json: string): number[] {
+  const parsed: unknown = JSON.parse(json)
+  if (!Array.isArray(parsed) || !parsed.every((value) => typeof value === 'number')) {
+    throw new Error('The search rows were not read as a JSON array of numbers')
+  }
+  return parsed
 }
 
 /** A term the index does not hold: the leads the database finds for its condition. */
