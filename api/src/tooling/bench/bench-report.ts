@@ -7,6 +7,7 @@ export const LEAD_SEARCH_KEYS = [
   'search-text-new',
   'search-fields',
   'search-dates',
+  'search-filters',
   'palette',
   'sort-columns',
 ] as const

@@ -356,6 +356,7 @@ describe('bench helpers', () => {
       'search-text-new',
       'search-fields',
       'search-dates',
+      'search-filters',
       'palette',
       'sort-columns',
       'report',
