@@ -53,11 +53,27 @@ async function onPostgres(passed) {
   try {
     // A database a lead count, as the SQLite files are: each seed's size is its database's alone.
     const url = await cluster.database(`bench_${leadsOf(passed)}`)
-    return await run(process.execPath, [benchPath, ...passed, '--db', url])
+    // The report's million opportunities have a database of their own, as on SQLite they have a file.
+    const report = reportWanted(passed)
+      ? ['--report-db', await cluster.database(`bench_opportunities_${opportunitiesOf(passed)}`)]
+      : []
+    return await run(process.execPath, [benchPath, ...passed, '--db', url, ...report])
   } finally {
     await cluster.stop()
     console.error("stopped the bench's PostgreSQL cluster")
   }
+}
+
+/** Whether the run measures the report: every run without --only, or one that names it. */
+function reportWanted(args) {
+  const only = optionValue(args, '--only')
+  return only === undefined || only.split(',').some((key) => key.trim() === 'report')
+}
+
+/** The --opportunities the bench is given (1,000,000 when none), as the database's name takes it. */
+function opportunitiesOf(args) {
+  const value = optionValue(args, '--opportunities')
+  return value !== undefined && /^[0-9]{1,9}$/.test(value) ? String(Number(value)) : '1000000'
 }
 
 /** The --leads the bench is given (100,000 when none; a value it refuses is left for it to say so). */

@@ -8,6 +8,7 @@ import { migrateToLatest } from '../../platform/data/migrate.js'
 import { DEMO_ORGANIZATION_NAME } from '../demo/demo-seed.js'
 import { ensureLeadSearchCurrent } from '../../crm/leads/lead-search-index.js'
 import { systemClock } from '../../platform/data/time.js'
+import { withBulkLoadSchema } from '../demo/demo-bulk-write.js'
 
 // The benchmark's database: N demo leads seeded by `leadline seed demo`, or an earlier seed of N leads reused.
 
@@ -158,23 +159,31 @@ async function reportReady(url: string, opportunities: number) {
 }
 
 /**
- * The report scenario's SQLite database (`data/bench/opportunities-N.db`): a demo of 2,000 leads whose
+ * The report scenario's database: on SQLite a file of its own (`data/bench/opportunities-N.db`), on PostgreSQL the
+ * database `url` names (the bench's cluster makes `bench_opportunities_N`). It holds a demo of 2,000 leads whose
  * opportunities are copied, each copy with a new id and its `date_won` moved back a few days at a time over two
- * years, until the organization holds `opportunities`. The copies go in through the app's triggers, so the
- * rollup (migration 0010) is what the app would have kept. Reused while it holds that many.
+ * years, until the organization holds `opportunities`. The copies go in as the demo seed's bulk load writes
+ * (withBulkLoadSchema): the opportunities' indexes, keys and counting triggers set aside, then made again, and the
+ * rollup (migrations 0010 and 0047) added up from every opportunity as the triggers would have kept it. Row by row
+ * through the triggers, Postgres rewrote each lead's revision and each day's rollup row a few hundred times in one
+ * transaction (a million copies ran past 15 minutes). Reused while it holds that many.
  */
 export async function prepareReportDatabase(options: {
   opportunities: number
   dataDir: string
   cliPath: string
+  /** A PostgreSQL database for the report; without one, the SQLite file. */
+  url?: string
 }): Promise<{ url: string; organizationId: string; apiKey: string }> {
   const file = `${options.dataDir}/opportunities-${String(options.opportunities)}.db`
-  const url = `sqlite:${file}`
-  if (existsSync(file)) {
+  const url = options.url ?? `sqlite:${file}`
+  const postgres = isPostgresUrl(url)
+  if (postgres || existsSync(file)) {
     const found = await reportReady(url, options.opportunities)
     if (found !== undefined) return { url, ...found }
   }
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
+  // On PostgreSQL nothing is dropped: a demo left without its copies by an interrupted run stays beside the new one.
+  if (!postgres) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true })
   process.stderr.write(`preparing ${options.opportunities.toLocaleString('en-US')} opportunities for the report\n`)
   const seeded = await seed(options.cliPath, url, REPORT_LEADS)
   const database = openDatabase(url)
@@ -189,15 +198,29 @@ export async function prepareReportDatabase(options: {
     if (Number(base.n) === 0 || missing < 0) throw new Error('the report demo has no opportunities to copy')
     const copies = Math.ceil(missing / Number(base.n))
     // A new id is `oppo_` and 43 hexadecimal digits, which are base62 digits too.
-    await sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies})
-      insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value, value_period,
-        value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created, date_updated)
-      select 'oppo_' || substr(lower(hex(randomblob(22))), 1, 43), o.organization_id, o.lead_id, o.contact_id,
-        o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
-        case when o.date_won is null then null else date(o.date_won, '-' || (copy.i % 700) || ' days') end,
-        o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
-      from opportunity o, copy where o.organization_id = ${org}
-      limit ${missing}`.execute(database.db)
+    const copy = postgres
+      ? sql`insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value,
+            value_period, value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created,
+            date_updated)
+          select 'oppo_' || substr(md5(random()::text) || md5(random()::text), 1, 43), o.organization_id, o.lead_id,
+            o.contact_id, o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
+            case when o.date_won is null then null
+              else to_char(o.date_won::date - (copy.i % 700), 'YYYY-MM-DD') end,
+            o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
+          from opportunity o, generate_series(1, ${copies}::int) as copy (i) where o.organization_id = ${org}
+          limit ${missing}`
+      : sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies})
+          insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value, value_period,
+            value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created, date_updated)
+          select 'oppo_' || substr(lower(hex(randomblob(22))), 1, 43), o.organization_id, o.lead_id, o.contact_id,
+            o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
+            case when o.date_won is null then null else date(o.date_won, '-' || (copy.i % 700) || ' days') end,
+            o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
+          from opportunity o, copy where o.organization_id = ${org}
+          limit ${missing}`
+    await database.db.transaction().execute((tx) => withBulkLoadSchema(tx, ['opportunity'], () => copy.execute(tx)))
+    // The planner's statistics for the opportunities the copies multiplied.
+    await sql`analyze`.execute(database.db)
   } finally {
     await database.close()
   }

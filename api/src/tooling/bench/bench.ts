@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
-import { openDatabase } from '../../platform/data/database.js'
+import { isPostgresUrl, openDatabase } from '../../platform/data/database.js'
 import { prepareBenchDatabase, prepareReportDatabase } from './bench-database.js'
 import {
   availableLoader,
@@ -66,7 +66,8 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--sqlite | --postgres | --db
                 ${SCENARIO_KEYS.join(', ')} (the ratios need raw)
   --opportunities N
                 opportunities the report scenario groups by month (default 1000000), in a SQLite file of its own
-                under data/bench/, kept and reused; the report runs on SQLite only
+                under data/bench/, kept and reused; on PostgreSQL, in the bench cluster's database
+                bench_opportunities_N (not measured with --db alone)
   --engines     measure the lead searches (page, search-*, palette, sort-columns) twice, side by side: answered by
                 the in-memory index and by SQL alone (LEADLINE_LEAD_SEARCH), each on an api process of its own
   --json        print each database's figures as one JSON object, a line, on stdout (the tables go to stderr)
@@ -395,6 +396,7 @@ async function main(): Promise<number> {
       engines: { type: 'boolean' },
       // For scripts/bench.mjs: where a run writes its figures, and the runs' figures to print side by side.
       'figures-file': { type: 'string' },
+      'report-db': { type: 'string' },
       compare: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -549,11 +551,17 @@ async function main(): Promise<number> {
         ),
       },
     ]
-    // The report (issue: a million opportunities grouped by month) has a database of its own, on SQLite.
-    const report =
-      only.has('report') && database.kind === 'sqlite'
+    // The report (issue 34: a million opportunities grouped by month) has a database of its own: a SQLite file, or
+    // on PostgreSQL the database scripts/bench.mjs makes beside the leads' in the bench's cluster.
+    const reportDb = values['report-db']
+    if (reportDb !== undefined && !isPostgresUrl(reportDb)) throw new Error('--report-db takes a postgres:// URL')
+    const report = !only.has('report')
+      ? undefined
+      : database.kind === 'sqlite'
         ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
-        : undefined
+        : reportDb === undefined
+          ? undefined
+          : await prepareReportDatabase({ opportunities, dataDir, cliPath, url: reportDb })
     if (report !== undefined) {
       const reportStarted = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', report.url], apiEnv)
       reportApi = reportStarted.child
