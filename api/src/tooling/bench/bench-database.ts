@@ -158,6 +158,20 @@ async function reportReady(url: string, opportunities: number) {
   }
 }
 
+/** The opportunity's columns a report copy keeps as they are, before and after `date_won`, which it moves. */
+const COPIED_BEFORE_WON = [
+  'organization_id',
+  'lead_id',
+  'contact_id',
+  'status_id',
+  'user_id',
+  'value',
+  'value_period',
+  'value_currency',
+  'confidence',
+] as const
+const COPIED_AFTER_WON = ['date_lost', 'note', 'created_by', 'updated_by', 'date_created', 'date_updated'] as const
+
 /**
  * The report scenario's database: on SQLite a file of its own (`data/bench/opportunities-N.db`), on PostgreSQL the
  * database `url` names (the bench's cluster makes `bench_opportunities_N`). It holds a demo of 2,000 leads whose
@@ -197,27 +211,30 @@ export async function prepareReportDatabase(options: {
     const missing = options.opportunities - Number(base.n)
     if (Number(base.n) === 0 || missing < 0) throw new Error('the report demo has no opportunities to copy')
     const copies = Math.ceil(missing / Number(base.n))
-    // A new id is `oppo_` and 43 hexadecimal digits, which are base62 digits too.
-    const copy = postgres
-      ? sql`insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value,
-            value_period, value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created,
-            date_updated)
-          select 'oppo_' || substr(md5(random()::text) || md5(random()::text), 1, 43), o.organization_id, o.lead_id,
-            o.contact_id, o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
-            case when o.date_won is null then null
-              else to_char(o.date_won::date - (copy.i % 700), 'YYYY-MM-DD') end,
-            o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
-          from opportunity o, generate_series(1, ${copies}::int) as copy (i) where o.organization_id = ${org}
-          limit ${missing}`
-      : sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies})
-          insert into opportunity (id, organization_id, lead_id, contact_id, status_id, user_id, value, value_period,
-            value_currency, confidence, date_won, date_lost, note, created_by, updated_by, date_created, date_updated)
-          select 'oppo_' || substr(lower(hex(randomblob(22))), 1, 43), o.organization_id, o.lead_id, o.contact_id,
-            o.status_id, o.user_id, o.value, o.value_period, o.value_currency, o.confidence,
-            case when o.date_won is null then null else date(o.date_won, '-' || (copy.i % 700) || ' days') end,
-            o.date_lost, o.note, o.created_by, o.updated_by, o.date_created, o.date_updated
-          from opportunity o, copy where o.organization_id = ${org}
-          limit ${missing}`
+    // Each copy is its original with a new id (`oppo_` and 43 hexadecimal digits, which are base62 digits too) and,
+    // when won, a date won moved back by its copy's number of days (modulo 700). Only these and the series of copy
+    // numbers are written in each database's own words.
+    const dialect = postgres
+      ? {
+          series: sql``,
+          id: sql`substr(md5(random()::text) || md5(random()::text), 1, 43)`,
+          won: sql`to_char(o.date_won::date - (copy.i % 700), 'YYYY-MM-DD')`,
+          copies: sql`generate_series(1, ${copies}::int) as copy (i)`,
+        }
+      : {
+          series: sql`with recursive copy(i) as (select 1 union all select i + 1 from copy where i < ${copies}) `,
+          id: sql`substr(lower(hex(randomblob(22))), 1, 43)`,
+          won: sql`date(o.date_won, '-' || (copy.i % 700) || ' days')`,
+          copies: sql`copy`,
+        }
+    const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)))
+    const originals = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(`o.${name}`)))
+    const copy = sql`${dialect.series}insert into opportunity (id, ${columns(COPIED_BEFORE_WON)}, date_won,
+        ${columns(COPIED_AFTER_WON)})
+      select 'oppo_' || ${dialect.id}, ${originals(COPIED_BEFORE_WON)},
+        case when o.date_won is null then null else ${dialect.won} end, ${originals(COPIED_AFTER_WON)}
+      from opportunity o, ${dialect.copies} where o.organization_id = ${org}
+      limit ${missing}`
     await database.db.transaction().execute((tx) => withBulkLoadSchema(tx, ['opportunity'], () => copy.execute(tx)))
     // The planner's statistics for the opportunities the copies multiplied.
     await sql`analyze`.execute(database.db)
