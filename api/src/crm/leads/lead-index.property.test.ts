@@ -342,6 +342,30 @@ async function apply(app: FastifyInstance, world: World, s: Step, n: number): Pr
   }
 }
 
+/** Each lead's numbers as its search row holds them, sorted; leads without any left out. */
+async function searchRowPhones(database: DatabaseHandle, world: World): Promise<Record<string, string[]>> {
+  const rows = await database.db
+    .selectFrom('lead_search')
+    .select(['lead_id', 'phone'])
+    .where('organization_id', '=', world.org.id)
+    .where('phone', '<>', '')
+    .execute()
+  return Object.fromEntries(rows.map((r) => [r.lead_id, r.phone.split('\n').sort()]))
+}
+
+/** Each lead's contacts' stored numbers, sorted, read from `contact_phone` itself. */
+async function contactPhones(database: DatabaseHandle, world: World): Promise<Record<string, string[]>> {
+  const rows = await database.db
+    .selectFrom('contact_phone')
+    .select(['lead_id', 'phone'])
+    .where('organization_id', '=', world.org.id)
+    .execute()
+  const byLead: Record<string, string[]> = {}
+  for (const row of rows) (byLead[row.lead_id] ??= []).push(row.phone.toLowerCase())
+  for (const phones of Object.values(byLead)) phones.sort()
+  return byLead
+}
+
 async function answers(database: DatabaseHandle, world: World, query: string, engine: 'index' | 'sql') {
   const search = {
     dialect: database.dialect,
@@ -395,6 +419,10 @@ describe('the in-memory lead index', () => {
           ]
           for (const [n, [viaSecond, s, short]] of steps.entries()) {
             await apply(processes[viaSecond ? 1 : 0]?.app ?? ctx.app, world, s, n)
+            // `phone:` reads the search rows' copy of the numbers (migration 0051): it must be the contacts' own.
+            expect(await searchRowPhones(ctx.database, world), `phones after ${JSON.stringify(s)}`).toEqual(
+              await contactPhones(ctx.database, world),
+            )
             // Each process's next search sees the write, whichever took it.
             for (const { database } of processes) {
               for (const query of [...SEARCHES, ...(short ?? [])]) {

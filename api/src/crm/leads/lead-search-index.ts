@@ -59,6 +59,7 @@ export const SEARCH_COLUMNS = [
   'zipcode',
   'address',
   'custom',
+  'phone',
 ] as const satisfies readonly (keyof LeadSearchColumns)[]
 export type SearchColumn = (typeof SEARCH_COLUMNS)[number]
 
@@ -99,6 +100,7 @@ function searchColumns(lead: SearchableLead, textsOfPhone: (e164: string) => str
     zipcode: lines(lead.addresses.map((a) => a.zipcode)),
     address: lines(lead.addresses.flatMap((a) => [a.address_1, a.address_2, a.city, a.state, a.zipcode, a.country])),
     custom: lines(lead.custom),
+    phone: lines(lead.phones),
   }
 }
 

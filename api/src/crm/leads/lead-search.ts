@@ -129,9 +129,20 @@ function fieldTerm(column: SearchColumn, value: string): DocTerm | undefined {
   return indexable(term) && !term.includes('\n') ? { column, forms: [term] } : undefined
 }
 
+/**
+ * `phone:…`: one of the digits the number is typed with is in one of the lead's contacts' stored numbers, which its
+ * search row holds one per line (the `phone` column, migration 0051): what `phone like '%…%'` finds in
+ * `contact_phone`, through the trigram index.
+ */
+function phoneTerm(value: string, offset: number): DocTerm {
+  if (!/\d/.test(value)) throw queryError(offset, 'A phone search needs digits')
+  return { column: 'phone', forms: typedPhoneDigits(value) }
+}
+
 /** The search-row term an expression is, if it is one. */
 function docTerm(expr: Expr): DocTerm | undefined {
   if (expr.kind === 'text') return freeTextTerm(expr.value)
+  if (expr.kind === 'field' && expr.op === ':' && expr.field === 'phone') return phoneTerm(expr.value, expr.offset)
   if (expr.kind === 'field' && expr.op === ':' && isTextField(expr.field)) return fieldTerm(expr.field, expr.value)
   return undefined
 }
@@ -382,11 +393,8 @@ function fieldCondition(expr: Extract<Expr, { kind: 'field' }>, ctx: CompileCont
           ? sql<SqlBool>`value_lower = ${value.toLowerCase()}`
           : contains('value_lower', value, ctx),
       )
-    case 'phone': {
-      if (!/\d/.test(value)) throw queryError(offset, 'A phone search needs digits')
-      const forms = typedPhoneDigits(value).map((digits) => sql<SqlBool>`phone like ${`%${digits}%`}`)
-      return leadHas('contact_phone', ctx, joinAll(forms, 'or'))
-    }
+    case 'phone':
+      return documentCondition({ terms: [phoneTerm(value, offset)], op: 'and', statuses: [] }, ctx)
     case 'city':
     case 'state':
     case 'zipcode':

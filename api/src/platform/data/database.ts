@@ -511,6 +511,8 @@ export interface LeadSearchColumns {
   zipcode: string
   address: string
   custom: string
+  /** The lead's contacts' stored phone numbers, one per line (migration 0051). */
+  phone: string
 }
 
 export interface LeadSearchTable extends LeadSearchColumns {
