@@ -1,7 +1,7 @@
 import type { Comparator } from '../../platform/text/search-tree.js'
 import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
 import {
-  isDateSort,
+  isKeptSort,
   liveOrdinals,
   textKey,
   timeKey,
@@ -169,7 +169,7 @@ export function pageOf(
 ): string[] {
   const wanted = skip + limit
   const [only] = sorts
-  if (only !== undefined && sorts.length === 1 && isDateSort(only) && index.regularTimes) {
+  if (only !== undefined && sorts.length === 1 && isKeptSort(only, index.regularTimes)) {
     // The leads passed over before the page is full, when the matches are spread evenly through the order.
     const passed = (wanted * index.size) / Math.max(1, matches.size)
     if (passed <= matches.size) return walk(index, index.sortedBy(only), matches, skip, limit)

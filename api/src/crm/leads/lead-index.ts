@@ -83,6 +83,14 @@ export function isDateSort(sort: IndexSort): sort is DateSort {
   return sort.field === 'date_created' || sort.field === 'date_updated'
 }
 
+/** A sort whose whole order an organization's index keeps once a page has walked it: a date's or the status's. */
+export type KeptSort = DateSort | { field: 'status'; direction: 'asc' | 'desc' }
+
+/** Whether the index keeps `sort`'s whole order (sortedBy): by status always, by a date when every time is regular. */
+export function isKeptSort(sort: IndexSort, regularTimes: boolean): sort is KeptSort {
+  return sort.field === 'status' || (isDateSort(sort) && regularTimes)
+}
+
 /**
  * A stored time as a number that sorts as its text does: the microseconds since 1970 of the wire form
  * `YYYY-MM-DDTHH:MM:SS.ffffff+00:00` (formatTimestamp's) from 1685 to 2255; NaN for any other text.
@@ -334,10 +342,11 @@ export class OrganizationLeadIndex {
   private updatedAt: Float64Array = new Float64Array(1024)
   private readonly irregular = new Map<number, { date_created: string; date_updated: string }>()
   /**
-   * The live leads' ordinals in the order of a date sort, made when a page first walks it, and the ordinals loaded
-   * since it was last brought up to date (merged in when a page next walks it; past a bound, it is made anew).
+   * The live leads' ordinals in the order of a date sort or the status sort, made when a page first walks it, and the
+   * ordinals loaded since it was last brought up to date (merged in when a page next walks it; past a bound, it is
+   * made anew). The status's order holds for the statuses' ranks it was made with: new ranks drop it.
    */
-  private readonly orders = new Map<string, { sort: DateSort; order: Uint32Array }>()
+  private readonly orders = new Map<string, { sort: KeptSort; order: Uint32Array }>()
   /** The organization's statuses' ranks in the order SQL sorts their labels, read for each search that sorts by them. */
   private statusRanks = new Map<string, number>()
   private readonly touched = new Set<number>()
@@ -847,6 +856,8 @@ export class OrganizationLeadIndex {
       last = row.k
       ranks.set(row.id, rank)
     }
+    const same = ranks.size === this.statusRanks.size && [...ranks].every(([id, r]) => this.statusRanks.get(id) === r)
+    if (!same) for (const direction of ['asc', 'desc']) this.orders.delete(`status ${direction}`)
     this.statusRanks = ranks
   }
 
@@ -980,7 +991,7 @@ export class OrganizationLeadIndex {
    * The live leads' ordinals in the order of `sort` (it may also hold deleted leads' ordinals, which no search
    * matches). Made by sorting the first time; after that, the leads loaded since are sorted and merged in.
    */
-  sortedBy(sort: DateSort): Uint32Array {
+  sortedBy(sort: KeptSort): Uint32Array {
     if (this.touched.size > 0) {
       const marked = new Uint8Array(this.extent)
       for (const ordinal of this.touched) marked[ordinal] = 1
