@@ -172,7 +172,12 @@ export function pageOf(
   if (only !== undefined && sorts.length === 1 && isKeptSort(only, index.regularTimes)) {
     // The leads passed over before the page is full, when the matches are spread evenly through the order.
     const passed = (wanted * index.size) / Math.max(1, matches.size)
-    if (passed <= matches.size) return walk(index, index.sortedBy(only), matches, skip, limit)
+    if (passed <= matches.size) {
+      // Matches may be far from spread evenly (old leads in the order of the last update): past as many leads as
+      // there are matches, picking the page among the matches themselves costs less than walking on.
+      const page = walk(index, index.sortedBy(only), matches, skip, limit, Math.max(matches.size, wanted))
+      if (page !== undefined) return page
+    }
   }
   const before = index.comparator(sorts)
   const all = index.ordinalsOf(matches)
@@ -279,11 +284,22 @@ function nthSmallest(ordinals: Uint32Array, keys: Float64Array, n: number): numb
   return heap[0] ?? Number.POSITIVE_INFINITY
 }
 
-/** The page of `matches` from `skip`, of at most `limit`, in `order`. */
-function walk(index: OrganizationLeadIndex, order: Uint32Array, matches: Bitmap, skip: number, limit: number) {
+/**
+ * The page of `matches` from `skip`, of at most `limit`, in `order`; undefined once it passed `budget` leads without
+ * filling it.
+ */
+function walk(
+  index: OrganizationLeadIndex,
+  order: Uint32Array,
+  matches: Bitmap,
+  skip: number,
+  limit: number,
+  budget: number,
+): string[] | undefined {
   const page: string[] = []
   let seen = 0
   for (let i = 0; i < order.length && page.length < limit; i++) {
+    if (i >= budget) return undefined
     const ordinal = order[i] ?? 0
     if (!matches.has(ordinal)) continue
     if (seen >= skip) page.push(index.ids[ordinal] ?? '')

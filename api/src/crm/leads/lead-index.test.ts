@@ -276,6 +276,36 @@ describe('the in-memory lead index', () => {
     await pages()
   })
 
+  it('keeps the status order across deletions, new leads and renamed statuses', async () => {
+    const org = await ctx.createOrg('Status Order Co')
+    const write = writer(org.admin.key)
+    const statuses = (await call(ctx.app, org.admin.key, 'GET', '/status/lead/')).json<{
+      data: { id: string; label: string }[]
+    }>().data
+    const [first, second_, third] = statuses
+    if (first === undefined || second_ === undefined || third === undefined) throw new Error('three statuses')
+    const ids: string[] = []
+    for (let i = 0; i < 12; i++) {
+      const status = i % 3 === 0 ? first : second_
+      ids.push((await write('POST', '/lead/', { name: `Lead ${String(i)}`, status_id: status.id })).id)
+    }
+    const pages = async () => {
+      for (const query of ['sort:status', 'sort:-status', 'name:lead sort:status']) {
+        for (const skip of [0, 3, 8]) await totals(second.database, org.id, query, skip)
+      }
+    }
+    // The first pages make the kept order; a deleted lead leaves it (cleared, it has no rank to hold its place by),
+    // and a new lead is merged in among the others by its status.
+    await pages()
+    await write('DELETE', `/lead/${ids[4] ?? ''}/`)
+    await write('POST', '/lead/', { name: 'Lead new', status_id: third.id })
+    await write('PUT', `/lead/${ids[6] ?? ''}/`, { status_id: third.id })
+    await pages()
+    // A renamed status moves its leads in the order without changing any of them.
+    await write('PUT', `/status/lead/${third.id}/`, { label: 'Aaa first' })
+    await pages()
+  })
+
   it("sorts by the first contact's name, email and phone, the URL and the active opportunities' value as SQL does", async () => {
     const org = await ctx.createOrg('Sorted Columns Co')
     const key = org.admin.key

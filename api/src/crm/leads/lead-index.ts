@@ -342,9 +342,9 @@ export class OrganizationLeadIndex {
   private updatedAt: Float64Array = new Float64Array(1024)
   private readonly irregular = new Map<number, { date_created: string; date_updated: string }>()
   /**
-   * The live leads' ordinals in the order of a date sort or the status sort, made when a page first walks it, and the
-   * ordinals loaded since it was last brought up to date (merged in when a page next walks it; past a bound, it is
-   * made anew). The status's order holds for the statuses' ranks it was made with: new ranks drop it.
+   * The live leads' ordinals in the order of a date sort or the status sort, made when a page first walks it, and
+   * the ordinals loaded since it was last brought up to date (merged in when a page next walks it; past a bound, it
+   * is made anew). The status's order holds for the statuses' ranks it was made with: new ranks drop it.
    */
   private readonly orders = new Map<string, { sort: KeptSort; order: Uint32Array }>()
   /** The organization's statuses' ranks in the order SQL sorts their labels, read for each search that sorts by them. */
@@ -670,6 +670,8 @@ export class OrganizationLeadIndex {
   private remove(id: string): void {
     const ordinal = this.ordinals.get(id)
     if (ordinal === undefined) return
+    // Taken out of the kept orders at their next merge: cleared, it has no status rank to stay in place by.
+    if (this.orders.size > 0) this.touched.add(ordinal)
     this.clear(ordinal)
     this.ordinals.delete(id)
     this.ids[ordinal] = ''
