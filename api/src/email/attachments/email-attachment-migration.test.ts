@@ -38,6 +38,7 @@ const LATER_COLUMNS: [string, string][] = [
   ['custom_field', 'position integer not null default 0'],
   ['contact', 'position integer not null default 0'],
   ['event', "meta text not null default '{}'"],
+  ['lead_search', "phone text not null default ''"],
 ]
 
 let emailId: string
@@ -55,8 +56,8 @@ beforeAll(async () => {
   // The app of today writes the lead and the email (their tables are as 0023 left them, but for the columns of
   // 0026, which every activity is written with, of 0028 and 0030, which every request's key is checked with, of
   // 0034, which lead writes read custom fields in the order of, of 0036, which a lead's contacts are read in the
-  // order of, and of 0037, which every event is written with: they are
-  // added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
+  // order of, of 0037, which every event is written with, and of 0051, which a lead's search row is written with:
+  // they are added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
   for (const [table, column] of LATER_COLUMNS) {
     await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)
   }
