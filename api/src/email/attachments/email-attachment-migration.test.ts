@@ -57,7 +57,8 @@ beforeAll(async () => {
   // 0026, which every activity is written with, of 0028 and 0030, which every request's key is checked with, of
   // 0034, which lead writes read custom fields in the order of, of 0036, which a lead's contacts are read in the
   // order of, of 0037, which every event is written with, and of 0051, which a lead's search row is written with:
-  // they are added for it, and taken out again before migrating); the file is written as incoming mail wrote it before 0024.
+  // they are added for it, and taken out again before migrating); the file is written as incoming mail wrote it
+  // before 0024.
   for (const [table, column] of LATER_COLUMNS) {
     await sql`alter table ${sql.table(table)} add column ${sql.raw(column)}`.execute(database.db)
   }
