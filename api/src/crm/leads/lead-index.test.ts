@@ -152,18 +152,18 @@ describe('the in-memory lead index', () => {
     const db = second.database.db
     await index.build(db)
     const ordinal = (id: string) => index.ordinals.get(id) ?? -1
-    const text: TextTerms = { op: 'and', terms: [{ column: 'body', forms: ['robot'] }] }
+    const text: TextTerms = { op: 'and', terms: [{ column: 'name', forms: ['robot'] }] }
     let finds = 0
     const find = async () => {
       finds += 1
       const { rows } = await sql<{ lead_id: string }>`select lead_id from lead_search
-        where organization_id = ${org.id} and body like '%robot%'`.execute(db)
+        where organization_id = ${org.id} and name like '%robot%'`.execute(db)
       return { kind: 'ids' as const, values: rows.map((r) => r.lead_id) }
     }
     expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(acme.id)])
-    // A contact's name and a rename, written through the first instance, caught up by the index on the second.
+    // Two renames, written through the first instance, caught up by the index on the second.
     const other = await ok('POST', '/lead/', { name: 'Initech' })
-    await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik' })
+    await ok('PUT', `/lead/${other.id}/`, { name: 'Robotnik' })
     await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
     expect(await index.catchUp(db)).toBe(true)
     expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(other.id)])
@@ -184,6 +184,41 @@ describe('the in-memory lead index', () => {
     }
     await index.textMatchesOf(db, text, find)
     expect(finds).toBe(2)
+  })
+
+  it('answers terms of letters and digits from the words in memory, up to date through another process', async () => {
+    const org = await ctx.createOrg('Words Co')
+    const ok = writer(org.admin.key)
+    const acme = await ok('POST', '/lead/', { name: 'Acme Robotics' })
+    await ok('POST', '/lead/', { name: 'Globex' })
+    const index = new OrganizationLeadIndex(org.id, ctx.database.dialect)
+    const db = second.database.db
+    await index.build(db)
+    const ordinal = (id: string) => index.ordinals.get(id) ?? -1
+    const asked: TextTerms[] = []
+    const find = async (text: TextTerms) => {
+      asked.push(text)
+      return { kind: 'ids' as const, values: [] }
+    }
+    const search = async (op: 'and' | 'or', ...forms: string[][]) =>
+      (
+        await index.textMatchesOf(db, { op, terms: forms.map((f) => ({ column: 'body' as const, forms: f })) }, find)
+      ).toArray()
+    expect(await search('and', ['robot'])).toEqual([ordinal(acme.id)])
+    const other = await ok('POST', '/lead/', { name: 'Initech' })
+    await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik', emails: [{ email: 'r@initech.example' }] })
+    await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
+    expect(await index.catchUp(db)).toBe(true)
+    expect(await search('and', ['obot'])).toEqual([ordinal(other.id)])
+    expect(await search('or', ['acme'], ['initech'])).toEqual([acme.id, other.id].map(ordinal).sort((a, b) => a - b))
+    expect(await search('and', ['initech'], ['ob'])).toEqual([ordinal(other.id)])
+    expect(asked).toEqual([])
+    // A term with punctuation goes to the database; the others of its group are still answered here.
+    expect(await search('and', ['robotnik'], ['r@initech'])).toEqual([])
+    expect(asked).toEqual([{ op: 'and', terms: [{ column: 'body', forms: ['r@initech'] }] }])
+    await ok('DELETE', `/lead/${other.id}/`)
+    expect(await index.catchUp(db)).toBe(true)
+    expect(await search('and', ['tech'])).toEqual([])
   })
 
   it('reads an organization a few leads at a time into the same index as in one read', async () => {

@@ -7,6 +7,7 @@ import { folded } from '../../platform/data/sql-conditions.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
 import type { SearchColumn } from './lead-search-index.js'
 import { isShortTerm, ShortTermIndex } from './lead-short-terms.js'
+import { isWordForm, WordIndexBuilder, type WordIndex } from './lead-words.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -283,6 +284,11 @@ function holds(row: Partial<Record<SearchColumn, string | null>>, text: TextTerm
  */
 const TEXT_TERMS_KEPT = 64
 
+/** What takes the leads' search documents as they are read: the short-term index, the words (or their builder). */
+interface DocumentSink {
+  add(ordinal: number, document: string): void
+}
+
 interface TextMatches {
   text: TextTerms
   bits: Bitmap
@@ -366,6 +372,8 @@ export class OrganizationLeadIndex {
   private readonly textMatches = new LRUCache<string, TextMatches>({ max: TEXT_TERMS_KEPT })
   /** The one- and two-character strings of the search rows, read the first time a search has such a term. */
   private shortTerms: ShortTermIndex | undefined
+  /** The words of the search rows, read the first time a search has a term of letters and digits (0081). */
+  private words: WordIndex | undefined
   /**
    * Arrays a search's steps fill and read again before they return (a scan, a page's matches, a sort's keys), kept
    * from one search to the next: made anew each time, they were a megabyte of garbage a search at 100,000 leads,
@@ -499,31 +507,23 @@ export class OrganizationLeadIndex {
     const key = textKey(text)
     const kept = this.textMatches.get(key)
     if (kept !== undefined) return kept.bits
-    const bits = (await this.shortTermMatches(db, text, find)) ?? this.liveFound(await find(text))
+    const bits = await this.matchesOf(db, text, find)
     this.textMatches.set(key, { text, bits })
     return bits
   }
 
-  /** `text`'s matches with its short terms from the short-term index; undefined when it has none it can answer. */
-  private async shortTermMatches(
-    db: Db,
-    text: TextTerms,
-    find: (text: TextTerms) => Promise<FoundText>,
-  ): Promise<Bitmap | undefined> {
-    const short = text.terms.filter((t) => t.column === 'body' && t.forms.every(isShortTerm))
-    if (short.length === 0) return undefined
-    const index = await this.shortTermIndex(db)
+  /**
+   * `text`'s live matches: each term of the search documents whose every form the short-term index or the words
+   * answer is found in memory, the others by the database (one lookup for all of them), and the parts combined.
+   */
+  private async matchesOf(db: Db, text: TextTerms, find: (text: TextTerms) => Promise<FoundText>): Promise<Bitmap> {
     const parts: Bitmap[] = []
-    for (const term of short) {
-      const held = bitmap()
-      for (const form of term.forms) {
-        const leads = index.leadsHolding(form)
-        if (leads === undefined) return undefined
-        held.orInPlace(leads)
-      }
-      parts.push(held)
+    const others: TextTerms['terms'][number][] = []
+    for (const term of text.terms) {
+      const held = term.column === 'body' ? await this.heldInMemory(db, term.forms) : undefined
+      if (held === undefined) others.push(term)
+      else parts.push(held)
     }
-    const others = text.terms.filter((t) => !short.includes(t))
     if (others.length > 0) parts.push(this.liveFound(await find({ op: text.op, terms: others })))
     const [first, ...rest] = parts
     const bits = first ?? bitmap()
@@ -532,6 +532,20 @@ export class OrganizationLeadIndex {
       else bits.orInPlace(part)
     }
     return bits.andInPlace(this.live)
+  }
+
+  /** The leads whose documents hold any of `forms`, as a new bitmap; undefined when memory cannot tell for one. */
+  private async heldInMemory(db: Db, forms: readonly string[]): Promise<Bitmap | undefined> {
+    if (!forms.every((form) => isShortTerm(form) || isWordForm(form))) return undefined
+    const held = bitmap()
+    for (const form of forms) {
+      const leads = isShortTerm(form)
+        ? (await this.shortTermIndex(db)).leadsHolding(form)
+        : (await this.wordIndex(db))?.leadsHolding(form)
+      if (leads === undefined) return undefined
+      held.orInPlace(leads)
+    }
+    return held
   }
 
   private liveFound(found: FoundText): Bitmap {
@@ -544,15 +558,33 @@ export class OrganizationLeadIndex {
   private async shortTermIndex(db: Db): Promise<ShortTermIndex> {
     if (this.shortTerms !== undefined) return this.shortTerms
     const index = new ShortTermIndex()
-    const perRead = Math.min(this.leadsPerRead, DOCUMENTS_PER_READ)
-    await this.inIdOrder(
-      (after) => this.leadIds(db, after, perRead),
-      (_rows, range) => this.loadSearchRows(db, range, { kept: [], shortTerms: index }),
-      perRead,
-    )
+    await this.readDocuments(db, index)
     index.compact()
     this.shortTerms = index
     return index
+  }
+
+  /**
+   * The words, read from the search rows the first time they are asked for (and kept up to date after); undefined
+   * when the organization's documents hold more distinct words than are kept.
+   */
+  private async wordIndex(db: Db): Promise<WordIndex | undefined> {
+    if (this.words === undefined) {
+      const builder = new WordIndexBuilder()
+      await this.readDocuments(db, builder)
+      this.words = builder.build()
+    }
+    return this.words.usable ? this.words : undefined
+  }
+
+  /** Gives every live lead's search document to `to`, read in id order a range at a time. */
+  private async readDocuments(db: Db, to: DocumentSink): Promise<void> {
+    const perRead = Math.min(this.leadsPerRead, DOCUMENTS_PER_READ)
+    await this.inIdOrder(
+      (after) => this.leadIds(db, after, perRead),
+      (_rows, range) => this.loadSearchRows(db, range, { kept: [], documents: [to] }),
+      perRead,
+    )
   }
 
   /** A number field's values, loaded the first time a search asks (and kept up to date after). */
@@ -756,6 +788,7 @@ export class OrganizationLeadIndex {
     this.names[ordinal] = undefined
     for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
     this.shortTerms?.forget(ordinal)
+    this.words?.forget(ordinal)
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
     if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
     if (this.nextTasks !== undefined) {
@@ -820,8 +853,11 @@ export class OrganizationLeadIndex {
     }
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
     for (const [which, column] of this.texts) await this.loadTexts(db, which, column, scope)
-    if (this.textMatches.size > 0 || this.shortTerms !== undefined) {
-      await this.loadSearchRows(db, scope, { kept: [...this.textMatches.values()], shortTerms: this.shortTerms })
+    const documents = [this.shortTerms, this.words?.usable === true ? this.words : undefined].filter(
+      (sink) => sink !== undefined,
+    )
+    if (this.textMatches.size > 0 || documents.length > 0) {
+      await this.loadSearchRows(db, scope, { kept: [...this.textMatches.values()], documents })
     }
     if (this.opportunityValues !== undefined) await this.loadOpportunityValues(db, this.opportunityValues, scope)
     if (this.lastActivities !== undefined) await this.loadLastActivities(db, this.lastActivities, scope)
@@ -1021,16 +1057,16 @@ export class OrganizationLeadIndex {
   }
 
   /**
-   * Tests the search rows of `scope`'s leads against the kept text terms (clear took their ordinals out), and adds
-   * their documents to the short-term index.
+   * Tests the search rows of `scope`'s leads against the kept text terms (clear took their ordinals out), and gives
+   * their documents to the short-term index and the words.
    */
   private async loadSearchRows(
     db: Db,
     scope: LeadScope,
-    { kept, shortTerms }: { kept: readonly TextMatches[]; shortTerms: ShortTermIndex | undefined },
+    { kept, documents }: { kept: readonly TextMatches[]; documents: readonly DocumentSink[] },
   ) {
     const columns = new Set<SearchColumn>(kept.flatMap(({ text }) => text.terms.map((t) => t.column)))
-    if (shortTerms !== undefined) columns.add('body')
+    if (documents.length > 0) columns.add('body')
     const { rows } = await sql<Record<SearchColumn, string | null> & { lead_id: string }>`select lead_id,
         ${sql.join([...columns].map((c) => sql.ref(c)))}
       from lead_search where organization_id = ${this.organizationId} and ${leadsOf(scope)}`.execute(db)
@@ -1038,7 +1074,7 @@ export class OrganizationLeadIndex {
       const ordinal = this.ordinals.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       for (const { text, bits } of kept) if (holds(row, text)) bits.add(ordinal)
-      shortTerms?.add(ordinal, row.body ?? '')
+      for (const sink of documents) sink.add(ordinal, row.body ?? '')
     }
   }
 

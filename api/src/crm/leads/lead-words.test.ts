@@ -1,0 +1,101 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { isWordForm, WordIndexBuilder } from './lead-words.js'
+
+// The word index against the test it stands for: the documents that contain the term.
+
+const PIECES = ['ab', 'b', 'abc', 'ca', ' ', '\n', '.', '@', 'é', '中', '0', '42', 'Z', '\u{1D49C}', '\uFFFD', '-']
+const FORMS = ['ab', 'abc', 'b', 'bc', 'ca', 'cab', 'é', 'éab', '中0', '42', '2a', 'Z', 'zz', '\u{1D49C}', 'a\uFFFD']
+
+describe('WordIndex', () => {
+  it('answers for terms of letters, digits and characters past ASCII only', () => {
+    expect(['market', 'a', '415', 'émile', '中文', '\u{1D49C}lice', 'MAIN'].every(isWordForm)).toBe(true)
+    expect(['', 'main st', 'a.b', 'x@y', '555-10', '(', '_'].some(isWordForm)).toBe(false)
+  })
+
+  it('answers every word term as a substring test of the documents, through adds, changes, removals and rebuilds', () => {
+    const document = fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((parts) => parts.join(''))
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), lead: fc.nat({ max: 11 }), document }),
+      fc.record({ kind: fc.constant('remove' as const), lead: fc.nat({ max: 11 }) }),
+      fc.record({ kind: fc.constant('ask' as const), form: fc.constantFrom(...FORMS) }),
+    )
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 11 }), document), { maxLength: 12 }),
+        fc.array(step, { maxLength: 40 }),
+        fc.constantFrom(1, 3, 1000),
+        fc.nat(20),
+        (initial, steps, changesHeld, held) => {
+          const builder = new WordIndexBuilder(1000, held)
+          const documents = new Map<number, string>()
+          for (const [lead, text] of initial) {
+            if (documents.has(lead)) continue
+            builder.add(lead, text)
+            documents.set(lead, text)
+          }
+          const index = builder.build(changesHeld)
+          const check = (form: string) => {
+            const expected = [...documents].filter(([, text]) => text.includes(form)).map(([lead]) => lead)
+            expect(index.leadsHolding(form)?.toArray(), form).toEqual(expected.sort((a, b) => a - b))
+          }
+          for (const form of FORMS) check(form)
+          for (const s of steps) {
+            if (s.kind === 'set') {
+              if (documents.has(s.lead)) index.forget(s.lead)
+              index.add(s.lead, s.document)
+              documents.set(s.lead, s.document)
+            } else if (s.kind === 'remove') {
+              if (documents.has(s.lead)) index.forget(s.lead)
+              documents.delete(s.lead)
+            } else check(s.form)
+          }
+          for (const form of FORMS) check(form)
+        },
+      ),
+      { numRuns: 400 },
+    )
+  })
+
+  it('keeps many leads of a word as a bitmap and few as a list, and answers from both', () => {
+    const builder = new WordIndexBuilder(1000, 7)
+    for (let lead = 0; lead < 40; lead++) builder.add(lead, lead % 2 === 0 ? 'market st' : `supermarket${String(lead)}`)
+    const index = builder.build(1)
+    expect(index.leadsHolding('market')?.size).toBe(40)
+    expect(index.leadsHolding('supermarket3')?.toArray()).toEqual([3, 31, 33, 35, 37, 39])
+    index.forget(4)
+    index.add(4, 'hypermarket')
+    expect(index.leadsHolding('hyper')?.toArray()).toEqual([4])
+    expect(index.leadsHolding('st')?.toArray()).not.toContain(4)
+  })
+
+  it('says it cannot tell once the words run past its bound', () => {
+    const builder = new WordIndexBuilder(3)
+    builder.add(0, 'one two three')
+    expect(builder.build().leadsHolding('one')?.toArray()).toEqual([0])
+    const over = new WordIndexBuilder(3)
+    over.add(0, 'one two three four')
+    over.add(1, 'one')
+    const index = over.build()
+    expect(index.usable).toBe(false)
+    expect(index.leadsHolding('one')).toBeUndefined()
+    index.add(2, 'one')
+    expect(index.leadsHolding('one')).toBeUndefined()
+  })
+
+  it('builds the words again once enough leads changed, and drops the words no lead holds any more', () => {
+    const builder = new WordIndexBuilder(1000)
+    builder.add(0, 'alpha beta')
+    builder.add(1, 'alpha gamma')
+    const index = builder.build(2)
+    expect(index.size).toBe(3)
+    index.forget(1)
+    index.add(1, 'delta')
+    index.forget(0)
+    index.add(0, 'alpha')
+    expect(index.size).toBe(2)
+    expect(index.leadsHolding('alpha')?.toArray()).toEqual([0])
+    expect(index.leadsHolding('gamma')?.toArray()).toEqual([])
+    expect(index.leadsHolding('delta')?.toArray()).toEqual([1])
+  })
+})
