@@ -26,15 +26,16 @@ describe('WordIndex', () => {
         fc.array(step, { maxLength: 40 }),
         fc.constantFrom(1, 3, 1000),
         fc.nat(20),
-        (initial, steps, changesHeld, held) => {
-          const builder = new WordIndexBuilder(1000, held)
+        fc.constantFrom(1, 2, 3, 16),
+        (initial, steps, changesHeld, held, denseFrom) => {
+          const builder = new WordIndexBuilder({ bound: 1000, held, denseFrom, changesHeld })
           const documents = new Map<number, string>()
           for (const [lead, text] of initial) {
             if (documents.has(lead)) continue
             builder.add(lead, text)
             documents.set(lead, text)
           }
-          const index = builder.build(changesHeld)
+          const index = builder.build()
           const check = (form: string) => {
             const expected = [...documents].filter(([, text]) => text.includes(form)).map(([lead]) => lead)
             expect(index.leadsHolding(form)?.toArray(), form).toEqual(expected.sort((a, b) => a - b))
@@ -58,9 +59,9 @@ describe('WordIndex', () => {
   })
 
   it('keeps many leads of a word as a bitmap and few as a list, and answers from both', () => {
-    const builder = new WordIndexBuilder(1000, 7)
+    const builder = new WordIndexBuilder({ held: 7, changesHeld: 1 })
     for (let lead = 0; lead < 40; lead++) builder.add(lead, lead % 2 === 0 ? 'market st' : `supermarket${String(lead)}`)
-    const index = builder.build(1)
+    const index = builder.build()
     expect(index.leadsHolding('market')?.size).toBe(40)
     expect(index.leadsHolding('supermarket3')?.toArray()).toEqual([3, 31, 33, 35, 37, 39])
     index.forget(4)
@@ -70,10 +71,10 @@ describe('WordIndex', () => {
   })
 
   it('says it cannot tell once the words run past its bound', () => {
-    const builder = new WordIndexBuilder(3)
+    const builder = new WordIndexBuilder({ bound: 3 })
     builder.add(0, 'one two three')
     expect(builder.build().leadsHolding('one')?.toArray()).toEqual([0])
-    const over = new WordIndexBuilder(3)
+    const over = new WordIndexBuilder({ bound: 3 })
     over.add(0, 'one two three four')
     over.add(1, 'one')
     const index = over.build()
@@ -84,10 +85,10 @@ describe('WordIndex', () => {
   })
 
   it('builds the words again once enough leads changed, and drops the words no lead holds any more', () => {
-    const builder = new WordIndexBuilder(1000)
+    const builder = new WordIndexBuilder({ changesHeld: 2 })
     builder.add(0, 'alpha beta')
     builder.add(1, 'alpha gamma')
-    const index = builder.build(2)
+    const index = builder.build()
     expect(index.size).toBe(3)
     index.forget(1)
     index.add(1, 'delta')
