@@ -70,7 +70,7 @@ describe('WordIndex', () => {
     expect(index.leadsHolding('st')?.toArray()).not.toContain(4)
   })
 
-  it('says it cannot tell once the words run past its bound', () => {
+  it('says it cannot tell once the words or their characters run past its bounds', () => {
     const builder = new WordIndexBuilder({ bound: 3 })
     builder.add(0, 'one two three')
     expect(builder.build().leadsHolding('one')?.toArray()).toEqual([0])
@@ -82,6 +82,11 @@ describe('WordIndex', () => {
     expect(index.leadsHolding('one')).toBeUndefined()
     index.add(2, 'one')
     expect(index.leadsHolding('one')).toBeUndefined()
+    const long = new WordIndexBuilder({ characterBound: 12 })
+    long.add(0, 'short words')
+    expect(long.build().leadsHolding('word')?.toArray()).toEqual([0])
+    long.add(1, 'another')
+    expect(long.build().usable).toBe(false)
   })
 
   it('builds the words again once enough leads changed, and drops the words no lead holds any more', () => {

@@ -10,9 +10,12 @@ import { bitmap, difference, type Bitmap } from '../../platform/data/bitmaps.js'
 /**
  * At most this many distinct words an organization: past it the index says it cannot tell, and terms go to the
  * database as before. The 100,000 demo leads have about 99,000 (most held by one lead: a company's own domain, an
- * email's name); each costs some 10 bytes beyond its characters once built, some 80 while it is built.
+ * email's name); each costs some 10 bytes beyond its characters once built, some 30 while it is built.
  */
 export const WORDS_KEPT = 2_000_000
+
+/** At most this many characters in all the distinct words (two bytes each while built): the same, for long words. */
+export const CHARACTERS_KEPT = 32_000_000
 
 /** A word held by at least this many leads keeps them as a bitmap; fewer, as a run of ordinals in one shared array. */
 const DENSE_FROM = 16
@@ -30,6 +33,8 @@ const CHANGES_HELD = 2048
 export interface WordSettings {
   /** At most so many distinct words. */
   bound: number
+  /** At most so many characters in them. */
+  characterBound: number
   /** At most so many leads held for the bitmaps before they are added. */
   held: number
   /** A word with this many leads keeps them as a bitmap. */
@@ -40,6 +45,7 @@ export interface WordSettings {
 
 const DEFAULT_SETTINGS: WordSettings = {
   bound: WORDS_KEPT,
+  characterBound: CHARACTERS_KEPT,
   held: PENDING_HELD,
   denseFrom: DENSE_FROM,
   changesHeld: CHANGES_HELD,
@@ -208,7 +214,8 @@ export class WordIndexBuilder {
       if (this.hashes[n] === hash && this.holds(n, text, from, to)) return n
       slot = (slot + 1) & mask
     }
-    if (this.wordCount >= this.settings.bound) {
+    const start = this.characterCount
+    if (this.wordCount >= this.settings.bound || start + (to - from) + 1 > this.settings.characterBound) {
       this.over = true
       this.characters = new Uint16Array(0)
       this.table = new Int32Array(1).fill(-1)
@@ -217,7 +224,6 @@ export class WordIndexBuilder {
     }
     const n = this.wordCount
     this.wordCount += 1
-    const start = this.characterCount
     this.characters = room(this.characters, start + (to - from) + 1)
     for (let i = from; i < to; i++) this.characters[start + i - from] = text.charCodeAt(i)
     this.characters[start + (to - from)] = SEPARATOR.charCodeAt(0)
