@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { DatabaseHandle } from '../../platform/data/database.js'
+import type { DatabaseHandle, Db } from '../../platform/data/database.js'
 import { call, createTestContext, openSecondApi, type TestContext } from '../../tooling/test-support/test-app.js'
 import { sql } from 'kysely'
 import fc from 'fast-check'
@@ -10,6 +10,7 @@ import {
   TEXT_SORTS,
   timeKey,
   timeText,
+  type DocumentSink,
   type IndexSort,
   type TextTerms,
 } from './lead-index.js'
@@ -186,7 +187,7 @@ describe('the in-memory lead index', () => {
     expect(finds).toBe(2)
   })
 
-  it('answers terms of letters and digits from the words in memory, up to date through another process', async () => {
+  it('answers terms of letters and digits from the words in memory once read, up to date through another process', async () => {
     const org = await ctx.createOrg('Words Co')
     const ok = writer(org.admin.key)
     const acme = await ok('POST', '/lead/', { name: 'Acme Robotics' })
@@ -204,7 +205,12 @@ describe('the in-memory lead index', () => {
       (
         await index.textMatchesOf(db, { op, terms: forms.map((f) => ({ column: 'body' as const, forms: f })) }, find)
       ).toArray()
-    expect(await search('and', ['robot'])).toEqual([ordinal(acme.id)])
+    // The first search the words could answer goes to the database while they are read beside it.
+    expect(await search('and', ['robot'])).toEqual([])
+    expect(asked).toEqual([{ op: 'and', terms: [{ column: 'body', forms: ['robot'] }] }])
+    await index.wordsBuilt()
+    asked.length = 0
+    expect(await search('and', ['robo'])).toEqual([ordinal(acme.id)])
     const other = await ok('POST', '/lead/', { name: 'Initech' })
     await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik', emails: [{ email: 'r@initech.example' }] })
     await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
@@ -219,6 +225,45 @@ describe('the in-memory lead index', () => {
     await ok('DELETE', `/lead/${other.id}/`)
     expect(await index.catchUp(db)).toBe(true)
     expect(await search('and', ['tech'])).toEqual([])
+  })
+
+  it('keeps what the catch-ups read while the words were being read, over what was read before', async () => {
+    const org = await ctx.createOrg('Words Read Late Co')
+    const ok = writer(org.admin.key)
+    const leads = []
+    for (const name of ['Alpha One', 'Alpha Two', 'Alpha Three']) leads.push(await ok('POST', '/lead/', { name }))
+    const [renamed, deleted, kept] = leads.map((lead) => lead.id)
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    // Every document read, then held at the gate until the test has changed two of them and caught up.
+    class HeldIndex extends OrganizationLeadIndex {
+      protected override async readDocuments(db: Db, to: DocumentSink): Promise<void> {
+        await super.readDocuments(db, to)
+        await gate
+      }
+    }
+    const index = new HeldIndex(org.id, ctx.database.dialect)
+    const db = second.database.db
+    await index.build(db)
+    const ordinal = (id: string | undefined) => index.ordinals.get(id ?? '') ?? -1
+    const asked: TextTerms[] = []
+    const find = async (text: TextTerms) => {
+      asked.push(text)
+      return { kind: 'ids' as const, values: [] }
+    }
+    const search = async (form: string) =>
+      (await index.textMatchesOf(db, { op: 'and', terms: [{ column: 'body', forms: [form] }] }, find)).toArray()
+    expect(await search('alpha')).toEqual([])
+    await ok('PUT', `/lead/${renamed ?? ''}/`, { name: 'Beta One' })
+    await ok('DELETE', `/lead/${deleted ?? ''}/`)
+    expect(await index.catchUp(db)).toBe(true)
+    release()
+    await index.wordsBuilt()
+    asked.length = 0
+    expect(await search('beta')).toEqual([ordinal(renamed)])
+    expect(await search('alph')).toEqual([ordinal(kept)])
+    expect(await search('one')).toEqual([ordinal(renamed)])
+    expect(asked).toEqual([])
   })
 
   it('reads an organization a few leads at a time into the same index as in one read', async () => {

@@ -285,8 +285,14 @@ function holds(row: Partial<Record<SearchColumn, string | null>>, text: TextTerm
 const TEXT_TERMS_KEPT = 64
 
 /** What takes the leads' search documents as they are read: the short-term index, the words (or their builder). */
-interface DocumentSink {
+export interface DocumentSink {
   add(ordinal: number, document: string): void
+}
+
+/** Words being read: the documents the catch-ups give meanwhile are held for them. */
+interface WordsBuilding extends DocumentSink {
+  forget(ordinal: number): void
+  done: Promise<void>
 }
 
 interface TextMatches {
@@ -374,6 +380,8 @@ export class OrganizationLeadIndex {
   private shortTerms: ShortTermIndex | undefined
   /** The words of the search rows, read the first time a search has a term of letters and digits (0081). */
   private words: WordIndex | undefined
+  /** The words being read, and the documents the catch-ups read meanwhile. */
+  private wordsBuilding: WordsBuilding | undefined
   /**
    * Arrays a search's steps fill and read again before they return (a scan, a page's matches, a sort's keys), kept
    * from one search to the next: made anew each time, they were a megabyte of garbage a search at 100,000 leads,
@@ -541,7 +549,7 @@ export class OrganizationLeadIndex {
     for (const form of forms) {
       const leads = isShortTerm(form)
         ? (await this.shortTermIndex(db)).leadsHolding(form)
-        : (await this.wordIndex(db))?.leadsHolding(form)
+        : this.wordIndex(db)?.leadsHolding(form)
       if (leads === undefined) return undefined
       held.orInPlace(leads)
     }
@@ -565,20 +573,64 @@ export class OrganizationLeadIndex {
   }
 
   /**
-   * The words, read from the search rows the first time they are asked for (and kept up to date after); undefined
-   * when the organization's documents hold more distinct words than are kept.
+   * The words, once built; undefined while they are not (the first search that asks starts reading them, and the
+   * database answers until they are ready) or when the organization's documents hold more distinct words than are
+   * kept.
    */
-  private async wordIndex(db: Db): Promise<WordIndex | undefined> {
+  private wordIndex(db: Db): WordIndex | undefined {
     if (this.words === undefined) {
-      const builder = new WordIndexBuilder()
-      await this.readDocuments(db, builder)
-      this.words = builder.build()
+      this.wordsBuilding ??= this.buildWords(db)
+      return undefined
     }
     return this.words.usable ? this.words : undefined
   }
 
+  /**
+   * Reads every lead's document into the words beside the searches (a million leads take seconds, which no search
+   * waits for). What the catch-ups read meanwhile is held, and given to the words once they are built, after the
+   * documents read before: a lead changed after its document was read is then as it is now.
+   */
+  private buildWords(db: Db): WordsBuilding {
+    const late = new Map<number, string | undefined>()
+    // Once built, a catch-up that began before still gives its documents here: they go on to the words.
+    let built: WordIndex | undefined
+    const building: WordsBuilding = {
+      add: (ordinal, document) => {
+        if (built === undefined) late.set(ordinal, document)
+        else built.add(ordinal, document)
+      },
+      forget: (ordinal) => {
+        if (built === undefined) late.set(ordinal, undefined)
+        else built.forget(ordinal)
+      },
+      done: (async () => {
+        try {
+          const builder = new WordIndexBuilder()
+          await this.readDocuments(db, builder)
+          const words = builder.build()
+          for (const [ordinal, document] of late) {
+            words.forget(ordinal)
+            if (document !== undefined) words.add(ordinal, document)
+          }
+          built = words
+          this.words = words
+        } catch {
+          // The database could not be read (closing, say): the next search that asks starts again.
+        } finally {
+          this.wordsBuilding = undefined
+        }
+      })(),
+    }
+    return building
+  }
+
+  /** Settles once the words being built are (tests wait on it); at once when none are. */
+  async wordsBuilt(): Promise<void> {
+    await this.wordsBuilding?.done
+  }
+
   /** Gives every live lead's search document to `to`, read in id order a range at a time. */
-  private async readDocuments(db: Db, to: DocumentSink): Promise<void> {
+  protected async readDocuments(db: Db, to: DocumentSink): Promise<void> {
     const perRead = Math.min(this.leadsPerRead, DOCUMENTS_PER_READ)
     await this.inIdOrder(
       (after) => this.leadIds(db, after, perRead),
@@ -789,6 +841,7 @@ export class OrganizationLeadIndex {
     for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
     this.shortTerms?.forget(ordinal)
     this.words?.forget(ordinal)
+    this.wordsBuilding?.forget(ordinal)
     if (this.opportunityValues !== undefined) this.opportunityValues.sums[ordinal] = Number.NaN
     if (this.lastActivities !== undefined) forget(this.lastActivities, ordinal)
     if (this.nextTasks !== undefined) {
@@ -853,9 +906,11 @@ export class OrganizationLeadIndex {
     }
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
     for (const [which, column] of this.texts) await this.loadTexts(db, which, column, scope)
-    const documents = [this.shortTerms, this.words?.usable === true ? this.words : undefined].filter(
-      (sink) => sink !== undefined,
-    )
+    const documents = [
+      this.shortTerms,
+      this.words?.usable === true ? this.words : undefined,
+      this.wordsBuilding,
+    ].filter((sink) => sink !== undefined)
     if (this.textMatches.size > 0 || documents.length > 0) {
       await this.loadSearchRows(db, scope, { kept: [...this.textMatches.values()], documents })
     }
