@@ -6,8 +6,8 @@ import type { Db, Dialect } from '../../platform/data/database.js'
 import { folded } from '../../platform/data/sql-conditions.js'
 import { leadChangePosition, leadChangesSince, type ChangePosition } from './lead-changes.js'
 import type { SearchColumn } from './lead-search-index.js'
-import { isShortTerm, ShortTermIndex } from './lead-short-terms.js'
-import { isWordForm, WordIndexBuilder, type WordIndex } from './lead-words.js'
+import { isShortTerm, SHORT_TERMS_KEPT, ShortTermIndex } from './lead-short-terms.js'
+import { isWordForm, isWordUnit, WordIndexBuilder, type WordIndex } from './lead-words.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -284,6 +284,15 @@ function holds(row: Partial<Record<SearchColumn, string | null>>, text: TextTerm
  */
 const TEXT_TERMS_KEPT = 64
 
+/**
+ * The pairs of characters the short-term index keeps: those with punctuation. A pair of letters and digits is found
+ * in the words (decision 0081), and a pair with a space or a line break is never a term's (terms are split there);
+ * either is left to the database when asked for.
+ */
+function keepsShortPair(first: number, second: number): boolean {
+  return first > 0x20 && second > 0x20 && !(isWordUnit(first) && isWordUnit(second))
+}
+
 /** What takes the leads' search documents as they are read: the short-term index, the words (or their builder). */
 export interface DocumentSink {
   add(ordinal: number, document: string): void
@@ -542,14 +551,19 @@ export class OrganizationLeadIndex {
     return bits.andInPlace(this.live)
   }
 
-  /** The leads whose documents hold any of `forms`, as a new bitmap; undefined when memory cannot tell for one. */
+  /**
+   * The leads whose documents hold any of `forms`, as a new bitmap; undefined when memory cannot tell for one. A
+   * single character comes from the short-term index, any other form of letters and digits from the words, and the
+   * short-term index's pairs with punctuation from it.
+   */
   private async heldInMemory(db: Db, forms: readonly string[]): Promise<Bitmap | undefined> {
     if (!forms.every((form) => isShortTerm(form) || isWordForm(form))) return undefined
     const held = bitmap()
     for (const form of forms) {
-      const leads = isShortTerm(form)
-        ? (await this.shortTermIndex(db)).leadsHolding(form)
-        : this.wordIndex(db)?.leadsHolding(form)
+      const leads =
+        isShortTerm(form) && (form.length === 1 || !isWordForm(form))
+          ? (await this.shortTermIndex(db)).leadsHolding(form)
+          : this.wordIndex(db)?.leadsHolding(form)
       if (leads === undefined) return undefined
       held.orInPlace(leads)
     }
@@ -565,7 +579,7 @@ export class OrganizationLeadIndex {
   /** The short-term index, read from the search rows the first time it is asked for (and kept up to date after). */
   private async shortTermIndex(db: Db): Promise<ShortTermIndex> {
     if (this.shortTerms !== undefined) return this.shortTerms
-    const index = new ShortTermIndex()
+    const index = new ShortTermIndex(SHORT_TERMS_KEPT, undefined, keepsShortPair)
     await this.readDocuments(db, index)
     index.compact()
     this.shortTerms = index

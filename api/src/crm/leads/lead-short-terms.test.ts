@@ -44,6 +44,17 @@ describe('ShortTermIndex', () => {
     )
   })
 
+  it('keeps only the pairs it is told to, and says it cannot tell for the others', () => {
+    const index = new ShortTermIndex(100, 8, (first, second) => first === 0x61 || second === 0x61)
+    index.add(0, 'abc')
+    index.add(1, 'bca')
+    expect(index.leadsHolding('ab')?.toArray()).toEqual([0])
+    expect(index.leadsHolding('ca')?.toArray()).toEqual([1])
+    expect(index.leadsHolding('bc')).toBeUndefined()
+    expect(index.leadsHolding('b')?.toArray()).toEqual([0, 1])
+    expect(index.size).toBe(5)
+  })
+
   it('keeps each string once however often a lead holds it, and leaves strings out past its bound', () => {
     const index = new ShortTermIndex(4)
     index.add(0, 'aaaa')

@@ -57,9 +57,14 @@ export class ShortTermIndex {
   private stale: number[] = []
 
   /** `bound`: at most so many strings kept; `held`: at most so many ordinals held before they go into the bitmaps. */
+  /**
+   * `bound`: at most so many strings kept; `held`: at most so many ordinals held before they go into the bitmaps;
+   * `keepsPair`: which pairs of code units are kept (a pair it leaves out is answered elsewhere, or by the database).
+   */
   constructor(
     private readonly bound = SHORT_TERMS_KEPT,
     held = PENDING_HELD,
+    private readonly keepsPair: (first: number, second: number) => boolean = () => true,
   ) {
     const room = Math.max(1, held)
     this.pendingStrings = new Uint32Array(room)
@@ -79,7 +84,7 @@ export class ShortTermIndex {
     for (let i = 0; i < document.length; i++) {
       const unit = document.charCodeAt(i)
       this.mark(unit < ASCII ? unit : -1, unit, ordinal)
-      if (previous >= 0) {
+      if (previous >= 0 && this.keepsPair(previous, unit)) {
         const slot = previous < ASCII && unit < ASCII ? ASCII + previous * ASCII + unit : -1
         this.mark(slot, pairKey(previous, unit), ordinal)
       }
@@ -141,13 +146,14 @@ export class ShortTermIndex {
 
   /**
    * The leads whose documents hold `form` (isShortTerm's), or undefined when that cannot be told here (a string
-   * left out for the bound). The bitmap is the index's own: callers copy it before changing it.
+   * left out for the bound, or a pair this index does not keep). The bitmap is the index's own: callers copy it before changing it.
    */
   leadsHolding(form: string): Bitmap | undefined {
     this.settle()
     const first = form.charCodeAt(0)
     const second = form.charCodeAt(1)
     const one = form.length === 1
+    if (!one && !this.keepsPair(first, second)) return undefined
     const slot = one
       ? first < ASCII
         ? first
