@@ -4,7 +4,6 @@ import { call, createTestContext, openSecondApi, type TestContext } from '../../
 import { sql } from 'kysely'
 import fc from 'fast-check'
 import {
-  byCodePoint,
   OrganizationLeadIndex,
   RowidOrdinals,
   TEXT_SORTS,
@@ -522,25 +521,6 @@ describe('the in-memory lead index', () => {
     for (const query of ['sort:status', 'sort:-status', 'sort:contacts sort:-status', 'sort:-contact_name', '*']) {
       for (const skip of [0, 5, 40]) await totals(second.database, org.id, query, skip)
     }
-  })
-
-  it('compares texts by code point', () => {
-    const points = (text: string) => Array.from(text, (ch) => ch.codePointAt(0) ?? 0)
-    const expected = (a: string, b: string) => {
-      const [x, y] = [points(a), points(b)]
-      for (let i = 0; i < Math.min(x.length, y.length); i++) {
-        if (x[i] !== y[i]) return (x[i] ?? 0) < (y[i] ?? 0) ? -1 : 1
-      }
-      return Math.sign(x.length - y.length)
-    }
-    expect(byCodePoint('\u{1D49C}', '\uFFFD')).toBe(1)
-    expect(byCodePoint('\uE000', '\u{10000}')).toBe(-1)
-    const text = fc.string({ unit: fc.constantFrom('a', 'B', '\uD7FF', '\uE000', '\uFFFD', '\u{10000}', '\u{1D49C}') })
-    fc.assert(
-      fc.property(text, text, (a, b) => {
-        expect(byCodePoint(a, b)).toBe(expected(a, b))
-      }),
-    )
   })
 
   it('gives a stored time a number that sorts as its text and gives the text back, and none to another form', () => {

@@ -8,6 +8,7 @@ import { leadChangePosition, leadChangesSince, type ChangePosition } from './lea
 import type { SearchColumn } from './lead-search-index.js'
 import { isShortTerm, SHORT_TERMS_KEPT, ShortTermIndex } from './lead-short-terms.js'
 import { isWordForm, isWordUnit, WordIndexBuilder, type WordIndex } from './lead-words.js'
+import { byCodePoint, TextKeys } from './lead-text-keys.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -58,27 +59,6 @@ export type IndexSort =
  */
 export const TEXT_SORTS = ['name', 'contact_name', 'email_address', 'phone', 'url'] as const
 export type TextSort = (typeof TEXT_SORTS)[number]
-
-/**
- * Compares two texts by code point, as SQLite compares text and Postgres under the C collation: by UTF-16 code
- * unit, except that a surrogate (a code point past U+FFFF) comes after every other unit.
- */
-export function byCodePoint(a: string, b: string): number {
-  if (a === b) return 0
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) {
-    let x = a.charCodeAt(i)
-    let y = b.charCodeAt(i)
-    if (x === y) continue
-    // U+D800–U+DFFF up past U+FFFF's units, U+E000–U+FFFF down below them: then units compare as code points.
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000
-    }
-    return x < y ? -1 : 1
-  }
-  return a.length - b.length < 0 ? -1 : 1
-}
 
 export function isDateSort(sort: IndexSort): sort is DateSort {
   return sort.field === 'date_created' || sort.field === 'date_updated'
@@ -342,9 +322,9 @@ export class OrganizationLeadIndex {
   readonly counts = new Map<IndexedCount, Uint32Array>(INDEXED_COUNTS.map((c) => [c, new Uint32Array(1024)]))
   readonly numbers = new Map<string, NumberColumn>()
   /** A sort's texts by ordinal (undefined: none), loaded the first time a search sorts by them. */
-  private readonly texts = new Map<TextSort, (string | undefined)[]>()
+  private readonly texts = new Map<TextSort, TextKeys>()
   /** The names themselves, by ordinal, once a sort by name asks: they order the names that fold the same. */
-  private readonly names: (string | undefined)[] = []
+  private readonly names = new TextKeys()
   private opportunityValues: OpportunityValues | undefined
   private lastActivities: LastActivities | undefined
   private nextTasks: NextTasks | undefined
@@ -669,11 +649,12 @@ export class OrganizationLeadIndex {
   /** A text sort's keys, loaded the first time a search sorts by it (and kept up to date after). */
   async textColumn(db: Db, which: TextSort): Promise<void> {
     if (this.texts.has(which)) return
-    const column: (string | undefined)[] = new Array<string | undefined>(this.ids.length)
+    const column = new TextKeys()
     await this.inIdOrder(
       (after) => this.leadIds(db, after),
       (_rows, range) => this.loadTexts(db, which, column, range),
     )
+    this.settleTexts(which, column)
     this.texts.set(which, column)
   }
 
@@ -850,8 +831,8 @@ export class OrganizationLeadIndex {
       column.first[ordinal] = Number.NaN
       column.more.delete(ordinal)
     }
-    for (const column of this.texts.values()) column[ordinal] = undefined
-    this.names[ordinal] = undefined
+    for (const column of this.texts.values()) column.set(ordinal, undefined)
+    this.names.set(ordinal, undefined)
     for (const kept of this.textMatches.values()) kept.bits.remove(ordinal)
     this.shortTerms?.forget(ordinal)
     this.words?.forget(ordinal)
@@ -919,7 +900,10 @@ export class OrganizationLeadIndex {
       }
     }
     for (const [fieldId, column] of this.numbers) await this.loadNumbers(db, fieldId, column, scope)
-    for (const [which, column] of this.texts) await this.loadTexts(db, which, column, scope)
+    for (const [which, column] of this.texts) {
+      await this.loadTexts(db, which, column, scope)
+      this.settleTexts(which, column)
+    }
     const documents = [
       this.shortTerms,
       this.words?.usable === true ? this.words : undefined,
@@ -1019,11 +1003,9 @@ export class OrganizationLeadIndex {
     if (sort.field === 'text') {
       const texts = this.texts.get(sort.which)
       if (texts === undefined) throw new Error(`The ${sort.which} sort is not loaded`)
-      const folded = textOrder((ordinal) => texts[ordinal], s)
-      if (sort.which !== 'name') return folded
+      if (sort.which !== 'name') return (a, b) => texts.compare(a, b, s)
       const names = this.names
-      const exact = textOrder((ordinal) => names[ordinal], s)
-      return (a, b) => folded(a, b) || exact(a, b)
+      return (a, b) => texts.compare(a, b, s) || names.compare(a, b, s)
     }
     const values = this.sortValues(sort)
     return (a, b) => {
@@ -1160,12 +1142,18 @@ export class OrganizationLeadIndex {
     }
   }
 
+  /** Places the keys `loadTexts` held (the names' too, for a sort by name). */
+  private settleTexts(which: TextSort, column: TextKeys): void {
+    column.settle()
+    if (which === 'name') this.names.settle()
+  }
+
   /**
    * The keys of a text sort for `scope`'s leads: the same folded text of the same row as lead-search.ts's valueSort
    * reads for each lead (its first contact in contact order, and that contact's first email or phone), so that
-   * the order is SQL's; read here for a range of leads at once, each lead's first row kept.
+   * the order is SQL's; read here for a range of leads at once, each lead's first row kept, and held until settled.
    */
-  private async loadTexts(db: Db, which: TextSort, column: (string | undefined)[], scope: LeadScope) {
+  private async loadTexts(db: Db, which: TextSort, column: TextKeys, scope: LeadScope) {
     const org = this.organizationId
     const key = (text: RawBuilder<unknown>) => folded(sql`nullif(${text}, '')`, this.dialect)
     const byContact = sql`c.date_created, c.position, c.id`
@@ -1190,8 +1178,8 @@ export class OrganizationLeadIndex {
       last = row.lead_id
       const ordinal = this.ordinals.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
-      column[ordinal] = row.k ?? undefined
-      if (which === 'name') this.names[ordinal] = row.exact ?? undefined
+      column.hold(ordinal, row.k ?? undefined)
+      if (which === 'name') this.names.hold(ordinal, row.exact ?? undefined)
     }
   }
 
