@@ -60,6 +60,36 @@ function writer(key: string) {
   }
 }
 
+/**
+ * A new organization with leads of these names, written through the first instance, and an index of it built on the
+ * second (`make` may give a subclass).
+ */
+async function indexedOrganization(
+  name: string,
+  leadNames: string[],
+  make = (organizationId: string) => new OrganizationLeadIndex(organizationId, ctx.database.dialect),
+) {
+  const org = await ctx.createOrg(name)
+  const ok = writer(org.admin.key)
+  const leads: string[] = []
+  for (const leadName of leadNames) leads.push((await ok('POST', '/lead/', { name: leadName })).id)
+  const index = make(org.id)
+  const db = second.database.db
+  await index.build(db)
+  const ordinal = (id: string | undefined) => index.ordinals.get(id ?? '') ?? -1
+  return { org, ok, leads, index, db, ordinal }
+}
+
+/** A search of the database standing in for the trigram index: it finds nothing and records what it was asked. */
+function recordingFind() {
+  const asked: TextTerms[] = []
+  const find = async (text: TextTerms) => {
+    asked.push(text)
+    return { kind: 'ids' as const, values: [] }
+  }
+  return { asked, find }
+}
+
 describe('search rowids to ordinals', () => {
   it('answers as a map would, through any sets and deletes, in the range, past it and in another', () => {
     const base = 7 * 2 ** 32
@@ -144,14 +174,11 @@ describe('the in-memory lead index', () => {
   })
 
   it("keeps a text term's matches once found, up to date through another process, and only the latest terms", async () => {
-    const org = await ctx.createOrg('Kept Terms Co')
-    const ok = writer(org.admin.key)
-    const acme = await ok('POST', '/lead/', { name: 'Acme Robotics' })
-    await ok('POST', '/lead/', { name: 'Globex' })
-    const index = new OrganizationLeadIndex(org.id, ctx.database.dialect)
-    const db = second.database.db
-    await index.build(db)
-    const ordinal = (id: string) => index.ordinals.get(id) ?? -1
+    const { org, ok, leads, index, db, ordinal } = await indexedOrganization('Kept Terms Co', [
+      'Acme Robotics',
+      'Globex',
+    ])
+    const [acme = ''] = leads
     const text: TextTerms = { op: 'and', terms: [{ column: 'name', forms: ['robot'] }] }
     let finds = 0
     const find = async () => {
@@ -160,11 +187,11 @@ describe('the in-memory lead index', () => {
         where organization_id = ${org.id} and name like '%robot%'`.execute(db)
       return { kind: 'ids' as const, values: rows.map((r) => r.lead_id) }
     }
-    expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(acme.id)])
+    expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(acme)])
     // Two renames, written through the first instance, caught up by the index on the second.
     const other = await ok('POST', '/lead/', { name: 'Initech' })
     await ok('PUT', `/lead/${other.id}/`, { name: 'Robotnik' })
-    await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
+    await ok('PUT', `/lead/${acme}/`, { name: 'Acme' })
     expect(await index.catchUp(db)).toBe(true)
     expect((await index.textMatchesOf(db, text, find)).toArray()).toEqual([ordinal(other.id)])
     await ok('DELETE', `/lead/${other.id}/`)
@@ -187,19 +214,9 @@ describe('the in-memory lead index', () => {
   })
 
   it('answers terms of letters and digits from the words in memory once read, up to date through another process', async () => {
-    const org = await ctx.createOrg('Words Co')
-    const ok = writer(org.admin.key)
-    const acme = await ok('POST', '/lead/', { name: 'Acme Robotics' })
-    await ok('POST', '/lead/', { name: 'Globex' })
-    const index = new OrganizationLeadIndex(org.id, ctx.database.dialect)
-    const db = second.database.db
-    await index.build(db)
-    const ordinal = (id: string) => index.ordinals.get(id) ?? -1
-    const asked: TextTerms[] = []
-    const find = async (text: TextTerms) => {
-      asked.push(text)
-      return { kind: 'ids' as const, values: [] }
-    }
+    const { ok, leads, index, db, ordinal } = await indexedOrganization('Words Co', ['Acme Robotics', 'Globex'])
+    const [acme = ''] = leads
+    const { asked, find } = recordingFind()
     const search = async (op: 'and' | 'or', ...forms: string[][]) =>
       (
         await index.textMatchesOf(db, { op, terms: forms.map((f) => ({ column: 'body' as const, forms: f })) }, find)
@@ -209,13 +226,13 @@ describe('the in-memory lead index', () => {
     expect(asked).toEqual([{ op: 'and', terms: [{ column: 'body', forms: ['robot'] }] }])
     await index.wordsBuilt()
     asked.length = 0
-    expect(await search('and', ['robo'])).toEqual([ordinal(acme.id)])
+    expect(await search('and', ['robo'])).toEqual([ordinal(acme)])
     const other = await ok('POST', '/lead/', { name: 'Initech' })
     await ok('POST', '/contact/', { lead_id: other.id, name: 'Robotnik', emails: [{ email: 'r@initech.example' }] })
-    await ok('PUT', `/lead/${acme.id}/`, { name: 'Acme' })
+    await ok('PUT', `/lead/${acme}/`, { name: 'Acme' })
     expect(await index.catchUp(db)).toBe(true)
     expect(await search('and', ['obot'])).toEqual([ordinal(other.id)])
-    expect(await search('or', ['acme'], ['initech'])).toEqual([acme.id, other.id].map(ordinal).sort((a, b) => a - b))
+    expect(await search('or', ['acme'], ['initech'])).toEqual([acme, other.id].map(ordinal).sort((a, b) => a - b))
     expect(await search('and', ['initech'], ['ob'])).toEqual([ordinal(other.id)])
     expect(asked).toEqual([])
     // A term with punctuation goes to the database; the others of its group are still answered here.
@@ -227,11 +244,6 @@ describe('the in-memory lead index', () => {
   })
 
   it('keeps what the catch-ups read while the words were being read, over what was read before', async () => {
-    const org = await ctx.createOrg('Words Read Late Co')
-    const ok = writer(org.admin.key)
-    const leads = []
-    for (const name of ['Alpha One', 'Alpha Two', 'Alpha Three']) leads.push(await ok('POST', '/lead/', { name }))
-    const [renamed, deleted, kept] = leads.map((lead) => lead.id)
     let release = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
     // Every document read, then held at the gate until the test has changed two of them and caught up.
@@ -241,15 +253,13 @@ describe('the in-memory lead index', () => {
         await gate
       }
     }
-    const index = new HeldIndex(org.id, ctx.database.dialect)
-    const db = second.database.db
-    await index.build(db)
-    const ordinal = (id: string | undefined) => index.ordinals.get(id ?? '') ?? -1
-    const asked: TextTerms[] = []
-    const find = async (text: TextTerms) => {
-      asked.push(text)
-      return { kind: 'ids' as const, values: [] }
-    }
+    const { ok, leads, index, db, ordinal } = await indexedOrganization(
+      'Words Read Late Co',
+      ['Alpha One', 'Alpha Two', 'Alpha Three'],
+      (organizationId) => new HeldIndex(organizationId, ctx.database.dialect),
+    )
+    const [renamed, deleted, kept] = leads
+    const { asked, find } = recordingFind()
     const search = async (form: string) =>
       (await index.textMatchesOf(db, { op: 'and', terms: [{ column: 'body', forms: [form] }] }, find)).toArray()
     expect(await search('alpha')).toEqual([])
