@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { playTermSteps, termDocument, termStep } from '../../tooling/test-support/term-index-model.js'
 import { isShortTerm, ShortTermIndex } from './lead-short-terms.js'
 
 // The short-term index against the test it stands for: the documents that contain the string.
@@ -13,32 +14,17 @@ describe('ShortTermIndex', () => {
   })
 
   it('answers every short term as a substring test of the documents, through adds, changes and removals', () => {
-    const document = fc.array(fc.constantFrom(...UNITS), { maxLength: 12 }).map((parts) => parts.join(''))
-    const step = fc.oneof(
-      fc.record({ kind: fc.constant('set' as const), lead: fc.nat({ max: 9 }), document }),
-      fc.record({ kind: fc.constant('remove' as const), lead: fc.nat({ max: 9 }) }),
-      fc.record({ kind: fc.constant('ask' as const), form: fc.constantFrom(...UNITS, 'ab', 'a ', 'ba', '中文', 'éb') }),
-    )
+    const step = termStep(termDocument(UNITS, 12), [...UNITS, 'ab', 'a ', 'ba', '中文', 'éb'], 9)
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), fc.constantFrom(3, 8, 1000), fc.nat(20), (steps, bound, held) => {
         const index = new ShortTermIndex(bound, held)
-        const documents = new Map<number, string>()
-        for (const s of steps) {
-          if (s.kind === 'set') {
-            if (documents.has(s.lead)) index.forget(s.lead)
-            index.add(s.lead, s.document)
-            documents.set(s.lead, s.document)
-          } else if (s.kind === 'remove') {
-            if (documents.has(s.lead)) index.forget(s.lead)
-            documents.delete(s.lead)
-          } else if (isShortTerm(s.form)) {
-            const expected = [...documents].filter(([, text]) => text.includes(s.form)).map(([lead]) => lead)
-            const found = index.leadsHolding(s.form)
-            // Past its bound, the index may say it cannot tell, and must never answer wrongly.
-            if (found !== undefined) expect(found.toArray()).toEqual(expected.sort((a, b) => a - b))
-            else expect(index.size).toBe(bound)
-          }
-        }
+        playTermSteps(index, new Map(), steps, (form, expected) => {
+          if (!isShortTerm(form)) return
+          const found = index.leadsHolding(form)
+          // Past its bound, the index may say it cannot tell, and must never answer wrongly.
+          if (found !== undefined) expect(found.toArray()).toEqual(expected)
+          else expect(index.size).toBe(bound)
+        })
       }),
       { numRuns: 300 },
     )

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { leadsContaining, playTermSteps, termDocument, termStep } from '../../tooling/test-support/term-index-model.js'
 import { isWordForm, WordIndexBuilder } from './lead-words.js'
 
 // The word index against the test it stands for: the documents that contain the term.
@@ -14,16 +15,11 @@ describe('WordIndex', () => {
   })
 
   it('answers every word term as a substring test of the documents, through adds, changes, removals and rebuilds', () => {
-    const document = fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((parts) => parts.join(''))
-    const step = fc.oneof(
-      fc.record({ kind: fc.constant('set' as const), lead: fc.nat({ max: 11 }), document }),
-      fc.record({ kind: fc.constant('remove' as const), lead: fc.nat({ max: 11 }) }),
-      fc.record({ kind: fc.constant('ask' as const), form: fc.constantFrom(...FORMS) }),
-    )
+    const document = termDocument(PIECES, 10)
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.nat({ max: 11 }), document), { maxLength: 12 }),
-        fc.array(step, { maxLength: 40 }),
+        fc.array(termStep(document, FORMS, 11), { maxLength: 40 }),
         fc.constantFrom(1, 3, 1000),
         fc.nat(20),
         fc.constantFrom(1, 2, 3, 16),
@@ -36,21 +32,11 @@ describe('WordIndex', () => {
             documents.set(lead, text)
           }
           const index = builder.build()
-          const check = (form: string) => {
-            const expected = [...documents].filter(([, text]) => text.includes(form)).map(([lead]) => lead)
-            expect(index.leadsHolding(form)?.toArray(), form).toEqual(expected.sort((a, b) => a - b))
+          const check = (form: string, expected = leadsContaining(documents, form)) => {
+            expect(index.leadsHolding(form)?.toArray(), form).toEqual(expected)
           }
           for (const form of FORMS) check(form)
-          for (const s of steps) {
-            if (s.kind === 'set') {
-              if (documents.has(s.lead)) index.forget(s.lead)
-              index.add(s.lead, s.document)
-              documents.set(s.lead, s.document)
-            } else if (s.kind === 'remove') {
-              if (documents.has(s.lead)) index.forget(s.lead)
-              documents.delete(s.lead)
-            } else check(s.form)
-          }
+          playTermSteps(index, documents, steps, check)
           for (const form of FORMS) check(form)
         },
       ),
