@@ -55,8 +55,8 @@ describe('loadConfig SQLite page cache', () => {
 })
 
 describe('loadConfig heap growth', () => {
-  it('lets the heap grow by half past its live memory unless LEADLINE_HEAP_GROWTH_PERCENT says otherwise', () => {
-    expect(loadConfig({}).heapGrowthPercent).toBe(50)
+  it('lets the heap grow by 30 % past its live memory unless LEADLINE_HEAP_GROWTH_PERCENT says otherwise', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(30)
     expect(loadConfig({ LEADLINE_HEAP_GROWTH_PERCENT: '20' }).heapGrowthPercent).toBe(20)
     expect(loadConfig({ LEADLINE_HEAP_GROWTH_PERCENT: 'v8' }).heapGrowthPercent).toBe('v8')
     for (const bad of ['0', '-5', '1.5', '1001', 'lots']) {

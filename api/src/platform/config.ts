@@ -179,11 +179,11 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return value
 }
 
-/** `LEADLINE_HEAP_GROWTH_PERCENT`: 50 unless set; `v8` for V8's own choice. */
+/** `LEADLINE_HEAP_GROWTH_PERCENT`: 30 unless set; `v8` for V8's own choice. */
 function heapGrowthPercent(env: NodeJS.ProcessEnv): number | 'v8' {
   const raw = env.LEADLINE_HEAP_GROWTH_PERCENT
   if (raw === 'v8') return 'v8'
-  const value = raw === undefined || raw === '' ? 50 : Number(raw)
+  const value = raw === undefined || raw === '' ? 30 : Number(raw)
   if (!Number.isInteger(value) || value <= 0 || value > 1000) {
     throw new Error(`LEADLINE_HEAP_GROWTH_PERCENT must be a whole number from 1 to 1000, or v8; got "${String(raw)}"`)
   }
