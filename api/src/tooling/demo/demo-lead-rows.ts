@@ -14,7 +14,7 @@ import type {
 import { leadSearchRow, phoneTexts, type LeadSearchRow } from '../../crm/leads/lead-search-index.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { flattenRows, type FlatRows } from '../../platform/data/bulk-insert.js'
-import { drawIds } from './demo-ids.js'
+import { ascendingIds } from './demo-ids.js'
 import {
   CHANGES_PER_OPPORTUNITY,
   demoOpportunityMaker,
@@ -255,16 +255,9 @@ const ACTIVITIES_PER_LEAD = 1 + MAX_CHANGES + MAX_NOTES + MAX_OPPORTUNITIES * CH
  * which cost about a third of the load's time. A lead takes as many ids as it could need and uses some of them:
  * which ones it leaves unused does not depend on their values, so those it uses are still uniformly random.
  */
-function ascendingIds(kind: IdKind, count: number, slots: number): () => string[] {
-  const ids = drawIds(kind, count * slots).sort()
-  let next = 0
-  return () => {
-    if (next + slots > ids.length) throw new Error(`no ${kind} ids left`)
-    const taken = ids.slice(next, next + slots)
-    ids.fill('', next, next + slots)
-    next += slots
-    return taken
-  }
+function idSlots(kind: IdKind, count: number, slots: number): () => string[] {
+  const next = ascendingIds(kind, count * slots)
+  return () => Array.from({ length: slots }, () => next())
 }
 
 /**
@@ -281,13 +274,13 @@ interface DemoIds {
 
 function demoIds(leads: number): DemoIds {
   return {
-    lead: ascendingIds('lead', leads, 1),
-    contacts: ascendingIds('contact', leads, MAX_CONTACTS),
-    opportunities: ascendingIds('opportunity', leads, MAX_OPPORTUNITIES),
+    lead: idSlots('lead', leads, 1),
+    contacts: idSlots('contact', leads, MAX_CONTACTS),
+    opportunities: idSlots('opportunity', leads, MAX_OPPORTUNITIES),
     // Created, then the status changes, then the notes, then the opportunities' status changes.
-    activities: ascendingIds('activity', leads, ACTIVITIES_PER_LEAD),
+    activities: idSlots('activity', leads, ACTIVITIES_PER_LEAD),
     // The system's tasks take the ids the app gives them (task-repo.ts).
-    tasks: ascendingIds('notification', leads, MAX_OPPORTUNITIES),
+    tasks: idSlots('notification', leads, MAX_OPPORTUNITIES),
   }
 }
 
