@@ -45,12 +45,13 @@ const PLACED_CHARACTERS = 8
 
 /**
  * `count` new random ids of one kind, handed out in ascending order as they are asked for: in distribution the same
- * ids as `count` drawn one at a time as the app draws them and then sorted, but with no sort, and the first ones ready at once rather than after the
- * whole draw (for a seed of 100,000 leads, 2.2 million ids: some 4 s its writes waited for the first batch). An
- * id's first `placed` characters are a base62 number, its draw's place in [0, 1) among `count` uniform draws taken in
- * order (each the least of those left above the one before: 1 - (1 - u)·V^(1/left), V uniform); the rest are drawn
- * one character at a time. Ids whose first characters tie (about one seed in 300 at a million ids) are held until one
- * that does not comes, and sorted. `placed` is smaller only in tests, to make ties common.
+ * ids as `count` drawn one at a time as the app draws them and then sorted, but with no sort, and the first ones
+ * ready at once rather than after the whole draw (for a seed of 100,000 leads, 2.2 million ids: its writes waited
+ * some 4 s for the first batch). An id's first `placed` characters are a base62 number, its draw's place in [0, 1)
+ * among `count` uniform draws taken in order (each the least of those left above the one before:
+ * 1 - (1 - u)·V^(1/left), V uniform); the rest are drawn one character at a time. Ids whose first characters tie
+ * (for 1.2 million ids, about one seed in 300) are held until one that does not comes, and sorted. `placed` is
+ * smaller only in tests, to make ties common.
  */
 export function ascendingIds(kind: IdKind, count: number, placed = PLACED_CHARACTERS): () => string {
   const prefix = ID_PREFIXES[kind]
@@ -75,15 +76,15 @@ export function ascendingIds(kind: IdKind, count: number, placed = PLACED_CHARAC
   const draw = () => {
     at = 1 - (1 - at) * random.unit() ** (1 / (count - drawn))
     drawn += 1
-    let place = Math.min(places - 1, Math.floor(at * places))
-    const id = place
+    const drawnPlace = Math.min(places - 1, Math.floor(at * places))
+    let place = drawnPlace
     for (let i = prefix.length + leading - 1; i >= prefix.length; i--) {
       text[i] = ALPHABET[place % ALPHABET.length] ?? 0
       place = Math.floor(place / ALPHABET.length)
     }
     for (let i = prefix.length + leading; i < text.length; i++) text[i] = random.character()
-    if (id !== tiedPlace && tied.length > 0) release()
-    tiedPlace = id
+    if (drawnPlace !== tiedPlace && tied.length > 0) release()
+    tiedPlace = drawnPlace
     tied.push(text.toString('latin1'))
   }
   return () => {
