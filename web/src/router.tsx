@@ -1,6 +1,7 @@
 import { createRouter } from '@tanstack/react-router'
 import { AppErrorPage, NotFoundPage } from './features/shell/error-pages'
 import { PendingPage } from './features/shell/pending-page'
+import { afterNextPaint } from './lib/after-paint'
 import { onSessionEnded, queryClient } from './query-client'
 import { routeTree } from './routeTree.gen'
 
@@ -23,11 +24,13 @@ export const router = createRouter({
 void import('./lib/heading-focus').then(({ focusHeadingOnNavigation }) => {
   focusHeadingOnNavigation(router)
 })
-// Teammates' changes refresh what is on screen: followed once the first screen is shown, so that its code and the
-// live client's (with the query keys it imports) do not compete.
+// Teammates' changes refresh what is on screen: followed once the first screen is painted, so that its code, its
+// paint and the live client's (with the query keys it imports) do not compete.
 const afterFirstScreen = router.subscribe('onRendered', () => {
   afterFirstScreen()
-  void import('./features/live/live-updates').then(({ startLiveUpdates }) => startLiveUpdates(queryClient))
+  afterNextPaint(() => {
+    void import('./features/live/live-updates').then(({ startLiveUpdates }) => startLiveUpdates(queryClient))
+  })
 })
 
 // A 401 from a mutation or a background refetch: sign in again, then come back to the page the user was on.

@@ -2,6 +2,7 @@ import { MutationObserver, queryOptions, useMutation, useQueryClient, type Query
 import { useEffect } from 'react'
 import type { Role } from '@leadline/shared/user-schema'
 import { authApi, isApiError } from '../../lib/api'
+import { afterNextPaint } from '../../lib/after-paint'
 import { browserTimeZone } from '../../lib/format'
 
 /** What `GET /auth/session` answers: who is signed in, never their key. */
@@ -128,8 +129,8 @@ export function syncTimeZone(queryClient: QueryClient): void {
 }
 
 /**
- * While signed in: checks the zone once the shell is on screen (not before: the first screen's code and data come
- * first) and again whenever the tab comes back to the foreground.
+ * While signed in: checks the zone once the shell's first frame is painted (not before: the first screen's code, data
+ * and paint come first) and again whenever the tab comes back to the foreground.
  */
 export function useTimeZoneSync(): void {
   const queryClient = useQueryClient()
@@ -137,10 +138,11 @@ export function useTimeZoneSync(): void {
     const check = () => {
       syncTimeZone(queryClient)
     }
-    check()
+    const cancel = afterNextPaint(check)
     document.addEventListener('visibilitychange', check)
     window.addEventListener('focus', check)
     return () => {
+      cancel()
       document.removeEventListener('visibilitychange', check)
       window.removeEventListener('focus', check)
     }

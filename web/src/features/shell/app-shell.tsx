@@ -2,6 +2,7 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect, useState } from 'react'
 import { Button } from '../../components/ui/button'
+import { usePainted } from '../../lib/after-paint'
 import { authQueries, useSignOut, useTimeZoneSync } from '../auth/auth-queries'
 import { taskQueries } from '../tasks/task-queries'
 
@@ -17,7 +18,10 @@ export function AppShell() {
   const signOut = useSignOut()
   const navigate = useNavigate()
   useTimeZoneSync()
-  const inboxCount = useQuery(taskQueries.inboxCount(session.user.id))
+  // The count waits for the screen's first frame: its request (up to 999 ids, 15–50 ms of the API's time) made while
+  // that frame was laid out and painted took a core from it on a 2-core machine (docs/decisions/0067).
+  const painted = usePainted()
+  const inboxCount = useQuery({ ...taskQueries.inboxCount(session.user.id), enabled: painted })
   // Undefined until first opened, so that the palette's code is not fetched before it is wanted.
   const [palette, setPalette] = useState<boolean>()
   useEffect(() => {
