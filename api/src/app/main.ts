@@ -7,11 +7,12 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildApp, REDACTED_PATHS } from './app.js'
 import { loadConfig, type Config } from '../platform/config.js'
-import { isPostgresUrl, openDatabase, type Db } from '../platform/data/database.js'
+import { isPostgresUrl, openDatabase, type DatabaseHandle, type Db } from '../platform/data/database.js'
 import { createWriteLockBuffer, writeLock } from '../platform/data/sqlite-write-lock.js'
 import { migrateToLatest } from '../platform/data/migrate.js'
 import { resealSecrets } from '../platform/security/stored-secrets.js'
 import { ensureLeadSearchCurrent, SEARCH_DOCUMENT_VERSION } from '../crm/leads/lead-search-index.js'
+import { leadIndexWarmingPlan, warmLeadIndexes, type WarmingPlan } from '../crm/leads/lead-index-warm.js'
 import { systemClock } from '../platform/data/time.js'
 import { purgeOldAuditEntries, purgeOldEvents } from '../integrations/events/event-retention.js'
 import { scheduleRetention } from '../platform/data/retention.js'
@@ -133,6 +134,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
   let url: string
   let emailReceiver: EmailReceiver | undefined
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined
+  let warming: WarmingPlan | undefined
   try {
     await migrateToLatest(database.db)
     // Secrets stored in the clear while the server had no key are sealed once it has one (decision 0040).
@@ -149,6 +151,12 @@ export async function serve(options: ServeOptions): Promise<Server> {
     })
     try {
       await rebuildStaleSearch(app, database.db)
+      // Chosen before the port opens, so that `/readyz` says not ready from the first probe until they are built.
+      warming =
+        config.leadSearch === 'index' && config.leadIndexWarmup
+          ? await leadIndexWarmingPlan(database.db, database.dialect)
+          : undefined
+      if (warming !== undefined && warming.organizationIds.length > 0) readiness.warming = true
       url = await app.listen({
         port: options.port ?? config.port,
         host: options.host ?? config.host,
@@ -321,6 +329,10 @@ export async function serve(options: ServeOptions): Promise<Server> {
   if (config.systemMail.smtp === null) {
     app.log.warn(`${NO_SYSTEM_MAILER}: invitation and password-reset emails are not sent`)
   }
+  // The lead indexes built in the background while the api serves (a search meanwhile waits for its organization's
+  // build, as it would have); stopped between organizations when the api closes.
+  const stopWarming = new AbortController()
+  const warmed = warming === undefined ? undefined : warmInBackground(app, database, warming, readiness, stopWarming)
 
   // The latest response on each open connection (kept per connection: a listener per request costs every request).
   const latest = new Map<Socket, ServerResponse>()
@@ -342,8 +354,10 @@ export async function serve(options: ServeOptions): Promise<Server> {
       }, SHUTDOWN_GRACE_MS)
       deadline.unref()
       // A purge or a delivery under way finishes (and is recorded) before the database closes under it.
+      stopWarming.abort()
       closing = Promise.all([
         ...retentions.map((r) => r.stop()),
+        warmed,
         dispatcher.stop().finally(() => {
           smsProvider.close()
         }),
@@ -383,6 +397,35 @@ export async function serve(options: ServeOptions): Promise<Server> {
     return draining
   }
   return { app, url, emailReceiver, importThread, close, drain, metricsUrl: metricsServer?.url }
+}
+
+/**
+ * Builds the lead indexes of `plan` (docs/decisions/0061), logs how long they took, and turns `/readyz` ready again;
+ * a failure is logged and leaves the rest to their first searches. Never rejects.
+ */
+async function warmInBackground(
+  app: FastifyInstance,
+  database: DatabaseHandle,
+  plan: WarmingPlan,
+  readiness: Readiness,
+  stop: AbortController,
+): Promise<void> {
+  if (plan.organizationIds.length === 0) return
+  const started = performance.now()
+  try {
+    const warmed = await warmLeadIndexes(database.db, database.dialect, plan, {
+      now: () => systemClock.now(),
+      signal: stop.signal,
+    })
+    const seconds = ((performance.now() - started) / 1000).toFixed(1)
+    app.log.info(
+      `lead search indexes built for ${String(warmed)} organizations (${String(plan.leads)} leads) in ${seconds} s`,
+    )
+  } catch (error) {
+    if (!stop.signal.aborted) app.log.warn({ err: error }, 'building the lead search indexes at start failed')
+  } finally {
+    readiness.warming = false
+  }
 }
 
 /** Starts the SMTP receiver for incoming mail when a port is configured (docs/decisions/0032). */

@@ -78,6 +78,16 @@ describe('loadConfig lead search', () => {
       `LEADLINE_LEAD_SEARCH must be index or sql, not ${JSON.stringify(value)}`,
     )
   })
+
+  it('builds the lead indexes at start unless LEADLINE_LEAD_INDEX_WARMUP is 0', () => {
+    expect(loadConfig({}).leadIndexWarmup).toBe(true)
+    expect(loadConfig({ LEADLINE_LEAD_INDEX_WARMUP: '' }).leadIndexWarmup).toBe(true)
+    expect(loadConfig({ LEADLINE_LEAD_INDEX_WARMUP: '1' }).leadIndexWarmup).toBe(true)
+    expect(loadConfig({ LEADLINE_LEAD_INDEX_WARMUP: '0' }).leadIndexWarmup).toBe(false)
+    expect(() => loadConfig({ LEADLINE_LEAD_INDEX_WARMUP: 'yes' })).toThrow(
+      'LEADLINE_LEAD_INDEX_WARMUP must be 1 or 0, got "yes"',
+    )
+  })
 })
 
 describe('loadConfig task retention', () => {

@@ -47,6 +47,11 @@ export interface Config {
    * `sql` (the database alone).
    */
   leadSearch: 'index' | 'sql'
+  /**
+   * `LEADLINE_LEAD_INDEX_WARMUP`: `1` (the default) builds the organizations' lead indexes when the api starts,
+   * `/readyz` answering 503 until they are built; `0` leaves each to its organization's first search.
+   */
+  leadIndexWarmup: boolean
   /** Days a completed task other than a lead task is kept after its completion. */
   taskRetentionDays: number
   /** Days the event log keeps an event. */
@@ -238,10 +243,11 @@ function checkedUrl(name: string, raw: string, allowPrivate: boolean): string {
   return raw
 }
 
-/** A switch: `1` on, `0` or unset off. */
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+/** A switch: `1` on, `0` off, unset or empty as `unset` says (off unless given). */
+function flag(env: NodeJS.ProcessEnv, name: string, unset = false): boolean {
   const raw = env[name]
-  if (raw === undefined || raw === '' || raw === '0') return false
+  if (raw === undefined || raw === '') return unset
+  if (raw === '0') return false
   if (raw === '1') return true
   throw new Error(`${name} must be 1 or 0, got "${raw}"`)
 }
@@ -284,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),
     leadSearch: leadSearchFrom(env),
+    leadIndexWarmup: env.LEADLINE_LEAD_INDEX_WARMUP === undefined || flag(env, 'LEADLINE_LEAD_INDEX_WARMUP', true),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     auditRetentionDays: positiveInt(env, 'LEADLINE_AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),

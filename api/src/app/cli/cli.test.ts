@@ -932,6 +932,33 @@ describe('leadline serve', () => {
     }
   })
 
+  it('builds the lead search indexes when it starts, and is ready once they are built', async () => {
+    const seeded = await leadlineJson(['seed', 'demo', ...db, '--leads', '25'])
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {
+      env: childEnv(),
+    })
+    try {
+      const built = waitForLine(child, /lead search indexes built for (\d+) organizations \((\d+) leads\)/)
+      const [, url] = await waitForLine(child, /listening on (http:\/\/127\.0\.0\.1:\d+)/)
+      const [, organizations, leads] = await built
+      expect(Number(organizations)).toBeGreaterThanOrEqual(1)
+      expect(Number(leads)).toBeGreaterThanOrEqual(25)
+      const ready = await fetch(`${String(url)}/readyz`)
+      expect({ status: ready.status, body: await ready.json() }).toMatchObject({
+        status: 200,
+        body: { status: 'ready', warming: false },
+      })
+      const users = seeded.users as { api_key: string }[]
+      const leadsPage = await fetch(`${String(url)}/api/v1/lead/?_limit=1`, {
+        headers: { authorization: basicAuth(String(users[0]?.api_key)) },
+      })
+      expect(((await leadsPage.json()) as { total_results: number }).total_results).toBe(25)
+    } finally {
+      child.kill('SIGKILL')
+      await exitCode(child)
+    }
+  })
+
   it('does not wait for idle keep-alive connections when it stops', async () => {
     const org = await leadlineJson(['init', ...db, '--org', 'Idle Client', '--email', 'ops@idle-client.test'])
     const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', ...db], {

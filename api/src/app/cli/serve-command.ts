@@ -14,7 +14,8 @@ export function serveCommand() {
       ['--host <H>', 'address to bind; default $HOST, else 127.0.0.1'],
     ],
     notes: `Migrates the database first. Logs "listening on <url>" when ready; with --json the log goes to stderr and
-stdout gets {"url"}. GET /healthz and /readyz answer load balancers. SIGTERM or SIGINT turns /readyz 503, serves on
+stdout gets {"url"}. GET /healthz and /readyz answer load balancers; /readyz is 503 until the lead search indexes
+are built ($LEADLINE_LEAD_INDEX_WARMUP, default 1). SIGTERM or SIGINT turns /readyz 503, serves on
 for $LEADLINE_DRAIN_SECONDS (default 0), finishes in-flight requests and exits 0; a second signal exits at once.`,
     async run(input) {
       const givenPort = input.string('--port')

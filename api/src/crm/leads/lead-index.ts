@@ -1333,7 +1333,8 @@ export class LeadIndexes {
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
-    maxLeads = DEFAULT_MAX_LEADS,
+    /** How many leads the indexes hold at most, all organizations together. */
+    readonly maxLeads = DEFAULT_MAX_LEADS,
   ) {
     this.entries = new LRUCache<string, Entry>({
       maxSize: maxLeads,

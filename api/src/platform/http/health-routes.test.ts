@@ -33,7 +33,7 @@ describe('/healthz and /readyz', () => {
     expect(await probe('/healthz')).toEqual({ status: 200, body: { status: 'ok' }, cache: 'no-store' })
     expect(await probe('/readyz')).toEqual({
       status: 200,
-      body: { status: 'ready', database: 'ok', migrations: 'current', draining: false },
+      body: { status: 'ready', database: 'ok', migrations: 'current', draining: false, warming: false },
       cache: 'no-store',
     })
     // Not part of the documented API, and no rate limit counted against the prober's address.
@@ -55,6 +55,20 @@ describe('/healthz and /readyz', () => {
       readiness.draining = false
     }
     expect((await probe('/readyz')).status).toBe(200)
+  })
+
+  it('is not ready while it builds its lead indexes after a start, though still alive', async () => {
+    readiness.warming = true
+    try {
+      expect(await probe('/readyz')).toMatchObject({
+        status: 503,
+        body: { status: 'not ready', draining: false, warming: true },
+      })
+      expect((await probe('/healthz')).status).toBe(200)
+    } finally {
+      readiness.warming = false
+    }
+    expect(await probe('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', warming: false } })
   })
 
   it('is not ready when a migration of this build is missing, or a newer build migrated the database', async () => {
@@ -95,6 +109,7 @@ describe('/healthz and /readyz', () => {
         database: 'unreachable',
         migrations: 'unknown',
         draining: false,
+        warming: false,
       })
     } finally {
       await testDb.drop()

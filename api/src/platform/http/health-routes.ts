@@ -5,11 +5,15 @@ import { migrationState } from '../data/migrate.js'
 import { withDeadline } from '@leadline/shared/deadline'
 
 // `/healthz` and `/readyz` (issue 35), outside `/api/v1` and open to anyone, as a load balancer or an orchestrator
-// asks them: no key, no rate limit, no detail beyond the three checks (never a database's error text).
+// asks them: no key, no rate limit, no detail beyond the checks (never a database's error text).
 
-/** Whether the process is draining: set on the first SIGTERM (main.ts), after which `/readyz` answers 503. */
+/**
+ * Whether the process is draining (set on the first SIGTERM, main.ts, after which `/readyz` answers 503) or still
+ * building its organizations' lead indexes after a start (`/readyz` answers 503 until they are built).
+ */
 export interface Readiness {
   draining: boolean
+  warming?: boolean
 }
 
 /** How long the database may take to answer `select 1` before `/readyz` calls it unreachable. */
@@ -20,9 +24,13 @@ export interface ReadinessReport {
   database: 'ok' | 'unreachable'
   migrations: 'current' | 'pending' | 'newer' | 'unknown'
   draining: boolean
+  warming: boolean
 }
 
-/** The three checks: the database answers, its migrations are this build's, and the process is not draining. */
+/**
+ * The checks: the database answers, its migrations are this build's, and the process is neither draining nor still
+ * building its lead indexes.
+ */
 export async function readinessReport(db: Db, readiness: Readiness, checkMs = DATABASE_CHECK_MS) {
   const answered = await withDeadline(
     sql`select 1`.execute(db).then(
@@ -49,10 +57,14 @@ export async function readinessReport(db: Db, readiness: Readiness, checkMs = DA
           ? 'pending'
           : 'current'
   const report: ReadinessReport = {
-    status: reachable && migrations === 'current' && !readiness.draining ? 'ready' : 'not ready',
+    status:
+      reachable && migrations === 'current' && !readiness.draining && readiness.warming !== true
+        ? 'ready'
+        : 'not ready',
     database: reachable ? 'ok' : 'unreachable',
     migrations,
     draining: readiness.draining,
+    warming: readiness.warming === true,
   }
   return report
 }

@@ -117,7 +117,35 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
 /** A child process that prints `{"url"}` on stdout once it listens. */
 type Server = ChildProcessByStdio<null, Readable, null>
 
-function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
+/** How long an api may take to say it is ready (its lead indexes built: some 20 s for a million leads on SQLite). */
+const READY_WITHIN_MS = 15 * 60_000
+
+/**
+ * Starts a server; an api (`serve`) is waited for until `/readyz` says ready, so that no figure is measured while it
+ * still builds its lead indexes (docs/decisions/0061).
+ */
+async function startServer(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
+  const started = await listening(args, env)
+  if (!args.includes('serve')) return started
+  for (const until = Date.now() + READY_WITHIN_MS; ;) {
+    if (started.child.exitCode !== null) throw new Error(`the api exited with ${String(started.child.exitCode)}`)
+    const ready = await fetch(`${started.url}/readyz`).then(
+      async (res) => {
+        await res.body?.cancel()
+        return res.ok
+      },
+      () => false,
+    )
+    if (ready) return started
+    if (Date.now() > until) {
+      started.child.kill('SIGTERM')
+      throw new Error(`the api was not ready within ${String(READY_WITHIN_MS / 60_000)} minutes`)
+    }
+    await sleep(100)
+  }
+}
+
+function listening(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Server; url: string }> {
   // LEADLINE_BENCH_API_NODE_ARGS (for example `--cpu-prof --cpu-prof-dir=prof`) go to the api processes' node only.
   const nodeArgs = (process.env.LEADLINE_BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')
   const child = spawn(process.execPath, [...API_NODE_FLAGS, ...nodeArgs, ...args], {
