@@ -916,6 +916,9 @@ describe('leadline serve', () => {
         const res = await fetch(`${String(url)}${path}`, { headers: { authorization: basicAuth(String(org.api_key)) } })
         return { status: res.status, body: (await res.json()) as Record<string, unknown> }
       }
+      // Ready once its lead indexes are built: the database may hold other tests' leads.
+      for (const until = Date.now() + 10_000; (await get('/readyz')).status !== 200 && Date.now() < until;)
+        await new Promise((resolve) => setTimeout(resolve, 50))
       expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', draining: false } })
       const stopped = exitCode(child)
       const signalled = Date.now()
