@@ -290,7 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteCacheMb: positiveInt(env, 'LEADLINE_SQLITE_CACHE_MB', DEFAULT_SQLITE_CACHE_MB),
     heapGrowthPercent: heapGrowthPercent(env),
     leadSearch: leadSearchFrom(env),
-    leadIndexWarmup: env.LEADLINE_LEAD_INDEX_WARMUP === undefined || flag(env, 'LEADLINE_LEAD_INDEX_WARMUP', true),
+    leadIndexWarmup: flag(env, 'LEADLINE_LEAD_INDEX_WARMUP', true),
     taskRetentionDays: positiveInt(env, 'LEADLINE_TASK_RETENTION_DAYS', DEFAULT_TASK_RETENTION_DAYS),
     eventRetentionDays: positiveInt(env, 'LEADLINE_EVENT_RETENTION_DAYS', DEFAULT_EVENT_RETENTION_DAYS),
     auditRetentionDays: positiveInt(env, 'LEADLINE_AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION_DAYS),

@@ -18,11 +18,12 @@ export function afterNextPaint(run: () => void): () => void {
 /** False until the component's first frame has been painted, true from then on. */
 export function usePainted(): boolean {
   const [painted, setPainted] = useState(false)
-  useEffect(() => {
-    if (painted) return undefined
-    return afterNextPaint(() => {
-      setPainted(true)
-    })
-  }, [painted])
+  useEffect(
+    () =>
+      afterNextPaint(() => {
+        setPainted(true)
+      }),
+    [],
+  )
   return painted
 }

@@ -16,7 +16,7 @@ export interface WarmingPlan {
 /**
  * The organizations whose indexes to build: those with leads, their leads most recently updated first, as many as
  * this process's indexes hold together (`maxLeads`; an organization that would not fit is passed over, as the next
- * search would evict it again). One row a organization, each its latest update through the organization's index of
+ * search would evict it again). One row an organization, each its latest update through the organization's index of
  * update times.
  */
 export async function leadIndexWarmingPlan(db: Db, dialect: Dialect, maxLeads?: number): Promise<WarmingPlan> {
