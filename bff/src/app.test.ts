@@ -17,6 +17,7 @@ import {
   DEMO_SESSION_KEY,
   EXPORT_CSV,
   EXPORT_DOWNLOAD,
+  FIELDS_PATH,
   PASSWORD,
   TWO_FACTOR_CODE,
   NEW_YORK,
@@ -60,6 +61,29 @@ function bytesOf(
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('end', () => {
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) })
+      })
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** A GET's answer with its fields as they came, in order, each line on its own. */
+function rawFieldsOf(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; fields: [string, string][]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const fields: [string, string][] = []
+        for (let at = 0; at < res.rawHeaders.length; at += 2) {
+          fields.push([res.rawHeaders[at] ?? '', res.rawHeaders[at + 1] ?? ''])
+        }
+        resolve({ status: res.statusCode ?? 0, fields, body: Buffer.concat(chunks) })
       })
     })
     req.on('error', reject)
@@ -1072,6 +1096,31 @@ describe('a signed-in read (the fast lane past the routes)', () => {
     expect(sent?.headers['x-tz-offset']).toMatch(/^-[45]\.0$/)
     expect(sent?.headers.authorization).toMatch(/^Basic /)
     expect(sent?.headers.cookie).toBeUndefined()
+  })
+
+  test('writes each field once, a field the API names too the API’s, whether the answer is sent whole or streamed', async () => {
+    const cookie = await signIn(bff)
+    for (const path of [FIELDS_PATH, `${FIELDS_PATH}?stream`]) {
+      const answer = await rawFieldsOf(bff.url, path, { cookie, 'x-requested-with': 'leadline' })
+      expect(answer.status).toBe(200)
+      const sentId = upstream.requests.at(-1)?.headers['x-request-id']
+      expect(sentId).toMatch(/^[0-9a-f-]{36}$/)
+      const named = (name: string) => answer.fields.filter(([field]) => field.toLowerCase() === name).map(([, v]) => v)
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(named(name), name).toEqual([value])
+      expect(named('x-request-id'), path).toEqual([sentId])
+      expect(named('cache-control'), path).toEqual(['private, max-age=5'])
+      expect(named('x-repeated'), path).toEqual(['one', 'two'])
+      expect(named('content-type'), path).toEqual(['application/json'])
+      expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ ok: true })
+      if (path === FIELDS_PATH) {
+        expect(named('vary')).toEqual(['Origin, Accept-Encoding'])
+        expect(named('content-length')).toEqual([String(answer.body.length)])
+      } else {
+        // Streamed answers go through the compression middleware, which adds to Vary itself.
+        expect(named('vary')).toEqual([expect.stringMatching(/^Origin, Accept-Encoding$/i)])
+        expect(named('transfer-encoding')).toEqual(['chunked'])
+      }
+    }
   })
 
   test('tells the API the browser’s address, a trusted proxy’s client only when the BFF trusts it', async () => {

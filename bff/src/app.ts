@@ -18,7 +18,7 @@ import {
   type AuthDeps,
   type CurrentSession,
 } from './auth-routes.js'
-import { HttpError, proxyToApi, requestIdOf, upstreamPath } from './crm-proxy.js'
+import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
@@ -88,7 +88,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 }
 
-const SECURITY_HEADER_LIST = Object.entries(SECURITY_HEADERS)
+/** SECURITY_HEADERS as names and values in turn, as an answer's head begins (AnswerHead). */
+const SECURITY_FIELDS: readonly string[] = Object.entries(SECURITY_HEADERS).flat()
 const PURGE_EVERY_MS = 10 * 60_000
 const HSTS = 'max-age=31536000; includeSubDomains'
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -246,7 +247,13 @@ export function createBffApp(options: BffAppOptions): BffApp {
   app.use('/auth', express.json({ limit: '16kb' }), authRoutes(deps))
 
   /** One proxied call for a signed-in browser: the `/api` route and the fast lane both end here. */
-  const proxy = async (req: IncomingMessage, res: ServerResponse, path: string, current: CurrentSession) => {
+  const proxy = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    current: CurrentSession,
+    head?: AnswerHead,
+  ) => {
     const status = await proxyToApi({
       req,
       res,
@@ -270,6 +277,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
               metrics.upstream(req.method, path, status, seconds)
             },
           }),
+      ...(head === undefined ? {} : { head }),
     })
     // The key was revoked: the session is worthless, and the next request answers 401 and clears the cookie.
     if (status === 401) {
@@ -370,11 +378,15 @@ export function createBffApp(options: BffAppOptions): BffApp {
           app(req, res)
           return
         }
-        beginRequest(req, res, isSecure(req, trustProxy), observe)
-        res.setHeader('cache-control', 'no-store')
-        proxy(req, res, path, current).catch((error: unknown) => {
+        // Its head goes out with the API's answer, in one write (AnswerHead).
+        const head = openRequest(req, res, isSecure(req, trustProxy), observe)
+        head.add('cache-control', 'no-store')
+        proxy(req, res, path, current, head).catch((error: unknown) => {
           if (res.headersSent) res.destroy()
-          else sendError(error, url, res, logger)
+          else {
+            head.apply(res)
+            sendError(error, url, res, logger)
+          }
         })
       },
       () => {
@@ -421,16 +433,25 @@ interface Observers {
   tracing: Tracing | undefined
 }
 
-/**
- * The security headers every answer carries, the request's id (its trusted proxy's, or a new one: in the answer's
- * `X-Request-Id`, where the proxy and the log read it), and its log line and timing once it is answered.
- */
+/** `openRequest`, its head set on the response at once: for every answer but the fast lane's. */
 function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, observe: Observers): void {
-  for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value)
-  if (secure) res.setHeader('strict-transport-security', HSTS)
+  openRequest(req, res, secure, observe).apply(res)
+}
+
+/**
+ * The security headers every answer carries and the request's id (its trusted proxy's, or a new one: in the answer's
+ * `X-Request-Id`, where the proxy and the log read it), as the answer's head; and its log line and timing once it is
+ * answered.
+ */
+function openRequest(req: IncomingMessage, res: ServerResponse, secure: boolean, observe: Observers): AnswerHead {
   const sent = observe.trustProxy ? req.headers[REQUEST_ID_HEADER] : undefined
   const id = isRequestId(sent) ? sent : randomUUID()
-  res.setHeader(REQUEST_ID_HEADER, id)
+  const head = new AnswerHead(
+    id,
+    secure
+      ? [...SECURITY_FIELDS, 'strict-transport-security', HSTS, REQUEST_ID_HEADER, id]
+      : [...SECURITY_FIELDS, REQUEST_ID_HEADER, id],
+  )
   const { logger, metrics, tracing } = observe
   // Read now: Express rewrites req.url inside mounted routers.
   const url = req.url ?? ''
@@ -442,7 +463,7 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
     })
   }
   const logs = logger.isLevelEnabled('info')
-  if (!logs && metrics === undefined) return
+  if (!logs && metrics === undefined) return head
   const started = process.hrtime.bigint()
   res.once('finish', () => {
     const elapsed = process.hrtime.bigint() - started
@@ -461,6 +482,7 @@ function beginRequest(req: IncomingMessage, res: ServerResponse, secure: boolean
       'request',
     )
   })
+  return head
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -147,6 +147,43 @@ export function requestIdOf(res: ServerResponse): string | undefined {
   return typeof id === 'string' ? id : undefined
 }
 
+/**
+ * The fields an answer begins with (the security headers, its request id, its cache rule), held aside rather than set
+ * on the response one by one. An answer sent whole writes them with the API's in one `writeHead`, which Node then
+ * takes as they are: setting each with `setHeader` first cost a lead read through the BFF a fifth of its CPU
+ * (docs/decisions/0063-bff-fast-lane.md, "Later"). Any other answer sets them first (`apply`).
+ */
+export class AnswerHead {
+  readonly #fields: string[]
+  #applied = false
+
+  /** `fields`: names (lower case) and values in turn, taken as they are (the head adds to them). */
+  constructor(
+    readonly requestId: string,
+    fields: string[],
+  ) {
+    this.#fields = fields
+  }
+
+  add(name: string, value: string): void {
+    if (this.#applied) throw new Error('the answer head was already set on the response')
+    this.#fields.push(name, value)
+  }
+
+  /** Sets the fields on `res`, once: before an answer that is not written whole. */
+  apply(res: ServerResponse): void {
+    if (this.#applied) return
+    this.#applied = true
+    for (let at = 0; at < this.#fields.length; at += 2)
+      res.setHeader(this.#fields[at] ?? '', this.#fields[at + 1] ?? '')
+  }
+
+  /** The fields not yet set on the response (names and values in turn), to begin a `writeHead` list with. */
+  pending(): readonly string[] {
+    return this.#applied ? [] : this.#fields
+  }
+}
+
 export function basicAuthorization(apiKey: string): string {
   return `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`
 }
@@ -264,6 +301,11 @@ export interface ProxyRequest {
   beforeStreaming?: () => void
   /** Told how the API's answer went and how long it took (only where metrics are kept: timing costs). */
   onUpstream?: UpstreamObserver
+  /**
+   * The fields the answer begins with, when they are not set on `res` (the fast lane's): written with the API's, and
+   * its request id sent to the API. Without it, `res` carries them already.
+   */
+  head?: AnswerHead
 }
 
 /** The API's status (CLIENT_GONE when the browser left first) or `error` when it did not answer, and the seconds. */
@@ -295,6 +337,7 @@ export async function proxyToApi({
   acceptsGzip,
   beforeStreaming,
   onUpstream,
+  head,
 }: ProxyRequest): Promise<number> {
   // Before the body and outside the upstream try: a 405 is the browser's mistake, not the API being down.
   const method = toMethod(req.method, res)
@@ -312,7 +355,7 @@ export async function proxyToApi({
   headers['x-leadline-client'] = 'web'
   // The api believes it from the BFF's address (LEADLINE_TRUST_PROXY), as it does for the sign-in calls.
   headers['x-forwarded-for'] = clientAddress
-  const requestId = requestIdOf(res)
+  const requestId = head?.requestId ?? requestIdOf(res)
   if (requestId !== undefined) headers[REQUEST_ID_HEADER] = requestId
   const span = spanOf(res)?.client(method, routePattern(path) ?? 'other')
   if (span !== undefined) headers.traceparent = span.traceparent
@@ -328,7 +371,7 @@ export async function proxyToApi({
           span.end(status)
           onUpstream?.(status, seconds)
         }
-  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream: observe }
+  const call = { path, method, headers, body: body ?? null, timeoutMs, acceptsGzip, onUpstream: observe, head }
   try {
     return await forward(res, pool, { ...call, beforeStreaming: beforeStreaming ?? (() => undefined) })
   } catch (error) {
@@ -347,6 +390,7 @@ interface UpstreamCall {
   acceptsGzip: () => boolean
   beforeStreaming: () => void
   onUpstream: UpstreamObserver | undefined
+  head: AnswerHead | undefined
 }
 
 /** How an answer goes on to the browser, decided by its status and headers. */
@@ -365,6 +409,8 @@ function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promis
     let passing: Passing | undefined
     let chunks: Buffer[] = []
     let size = 0
+    /** The API's fields of an answer sent whole, written with its body. */
+    let fields: [string, string | string[]][] = []
     let settled = false
     const started = request.onUpstream === undefined ? 0n : process.hrtime.bigint()
     const settle = (outcome: number | HttpError) => {
@@ -406,7 +452,10 @@ function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promis
           status = statusCode
           passing = passingOf(request.method, statusCode, headers)
           res.statusCode = statusCode
-          for (const [name, value] of responseHeaders(headers)) res.setHeader(name, value)
+          fields = responseHeaders(headers)
+          if (passing === 'whole') return
+          request.head?.apply(res)
+          for (const [name, value] of fields) res.setHeader(name, value)
           if (passing === 'stream') request.beforeStreaming()
           if (passing === 'empty') {
             // Answered now: undici reports a 304's length without its body as a body cut short.
@@ -432,8 +481,10 @@ function forward(res: ServerResponse, pool: Pool, request: UpstreamCall): Promis
           if (passing === 'error') {
             const text = size <= UPSTREAM_ERROR_BODY_LIMIT ? Buffer.concat(chunks).toString('utf8') : undefined
             sendUpstreamError(res, text, res.getHeader('content-type'))
-          } else if (passing === 'whole') sendWhole(res, Buffer.concat(chunks, size), request.acceptsGzip)
-          else if (passing === 'stream') res.end()
+          } else if (passing === 'whole') {
+            const whole = { status, head: request.head, fields, body: Buffer.concat(chunks, size) }
+            sendWhole(res, whole, request.acceptsGzip)
+          } else if (passing === 'stream') res.end()
           settle(status)
         },
         onResponseError(_controller, error) {
@@ -474,22 +525,49 @@ function isWhole(headers: IncomingHttpHeaders): boolean {
   return headers['content-encoding'] === undefined && length <= WHOLE_ANSWER_BYTES
 }
 
+/** An answer read whole: the API's status, the fields it passes on (`responseHeaders`) and its body. */
+interface WholeAnswer {
+  status: number
+  /** The answer's own first fields, when they are not on the response yet (`AnswerHead`). */
+  head: AnswerHead | undefined
+  fields: [string, string | string[]][]
+  body: Buffer
+}
+
 /**
- * Ends the answer with `body`, gzipped when the browser takes it and it is text of some length (as the compression
+ * Ends the answer with its body, gzipped when the browser takes it and it is text of some length (as the compression
  * middleware would have, which leaves an answer that is already encoded alone); its length is then known, not chunked.
+ * Every field goes in one `writeHead`: the head's first, then the API's (the security headers are never among them:
+ * DROPPED_RESPONSE_HEADERS; any other field both name is the API's, as when each was set in turn), then the length.
+ * Fields already set on the response stay, as `writeHead` merges them.
  */
-function sendWhole(res: ServerResponse, body: Buffer, acceptsGzip: () => boolean): void {
-  const vary = res.getHeader('vary')
-  if (typeof vary !== 'string' || vary.trim() === '') res.setHeader('vary', 'Accept-Encoding')
-  else if (!vary.toLowerCase().includes('accept-encoding')) res.setHeader('vary', `${vary}, Accept-Encoding`)
-  if (body.length >= GZIP_FROM_BYTES && isText(res.getHeader('content-type')) && acceptsGzip()) {
-    const gzipped = gzipSync(body, GZIP_OPTIONS)
-    res.setHeader('content-encoding', 'gzip')
-    res.setHeader('content-length', gzipped.length)
-    res.end(gzipped)
-    return
+function sendWhole(res: ServerResponse, answer: WholeAnswer, acceptsGzip: () => boolean): void {
+  const list: (string | string[])[] = []
+  const head = answer.head?.pending() ?? []
+  // A field the API names too is the API's, as when each was set in turn (its request id is the one it was sent).
+  for (let at = 0; at < head.length; at += 2) {
+    const name = head[at]
+    if (!answer.fields.some(([upstream]) => upstream === name)) list.push(name ?? '', head[at + 1] ?? '')
   }
-  res.setHeader('content-length', body.length)
+  let vary: string | undefined
+  let type: string | string[] | undefined
+  for (const [name, value] of answer.fields) {
+    if (name === 'vary') {
+      vary = typeof value === 'string' ? value : value.join(', ')
+      continue
+    }
+    if (name === 'content-type') type = value
+    list.push(name, value)
+  }
+  if (vary === undefined || vary.trim() === '') list.push('vary', 'Accept-Encoding')
+  else list.push('vary', vary.toLowerCase().includes('accept-encoding') ? vary : `${vary}, Accept-Encoding`)
+  let body = answer.body
+  if (body.length >= GZIP_FROM_BYTES && isText(type) && acceptsGzip()) {
+    body = gzipSync(body, GZIP_OPTIONS)
+    list.push('content-encoding', 'gzip')
+  }
+  list.push('content-length', String(body.length))
+  res.writeHead(answer.status, list)
   res.end(body)
 }
 
@@ -505,21 +583,29 @@ function isText(value: number | string | string[] | undefined): boolean {
  */
 function responseHeaders(headers: IncomingHttpHeaders): [string, string | string[]][] {
   const encoded = headers['content-encoding'] !== undefined
-  const connection = headers.connection
-  const named = new Set(
-    (typeof connection === 'string' ? connection : '')
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .filter((name) => name !== ''),
-  )
+  const named = connectionFields(headers.connection)
   const kept: [string, string | string[]][] = []
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase()
-    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue
+    if (value === undefined || HOP_BY_HOP.has(lower) || named?.has(lower) === true) continue
     if (DROPPED_RESPONSE_HEADERS.has(lower) && !(encoded && lower === 'content-length')) continue
     kept.push([lower, value])
   }
   return kept
+}
+
+/**
+ * The fields a `Connection` header names, hop-by-hop too (RFC 9110, 7.6.1); undefined for the API's usual
+ * `keep-alive` (or `close`), which names none, without splitting it for every answer.
+ */
+function connectionFields(connection: string | string[] | undefined): Set<string> | undefined {
+  if (typeof connection !== 'string' || connection === 'keep-alive' || connection === 'close') return undefined
+  return new Set(
+    connection
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ''),
+  )
 }
 
 const METHODS: readonly Dispatcher.HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']

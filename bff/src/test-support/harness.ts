@@ -180,7 +180,13 @@ function ssoAnswer(path: string, url: string, body: Buffer): FakeAnswer | undefi
   return undefined
 }
 
-function fakeAnswer(method: string, url: string, auth: string | undefined, body: Buffer): FakeAnswer {
+function fakeAnswer(
+  method: string,
+  url: string,
+  auth: string | undefined,
+  body: Buffer,
+  requestId?: string,
+): FakeAnswer {
   const path = url.split('?')[0] ?? ''
   if (path === '/api/v1/openapi.json') return json(200, {})
   const sso = path.startsWith('/api/v1/auth/sso/') ? ssoAnswer(path, url, body) : undefined
@@ -227,6 +233,20 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
           'strict-transport-security': 'max-age=1',
         },
       )
+    case FIELDS_PATH:
+      // Fields the BFF's own head names too (the request id it sent, a cache rule), a Vary, a repeated field; with a
+      // length (sent on whole), or without (streamed) for `?stream`.
+      return json(
+        200,
+        { ok: true },
+        {
+          'x-request-id': requestId ?? 'none',
+          'cache-control': 'private, max-age=5',
+          vary: 'Origin',
+          'x-repeated': ['one', 'two'],
+          ...(url.endsWith('?stream') ? {} : { 'content-length': String(JSON.stringify({ ok: true }).length) }),
+        },
+      )
     case '/api/v1/missing/':
       return json(404, { error: 'Lead not found.' })
     case '/api/v1/invalid/':
@@ -260,6 +280,9 @@ function fakeAnswer(method: string, url: string, auth: string | undefined, body:
   }
 }
 
+/** A read whose answer names fields the BFF sets too. */
+export const FIELDS_PATH = '/api/v1/fields/'
+
 /** An export's download link at the fake API, and the CSV its gzip file holds. */
 export const EXPORT_DOWNLOAD = '/api/v1/export/expo_1/download/'
 export const EXPORT_CSV = `display_name,status_label\r\n${'Bluth Company,Potential\r\n'.repeat(2000)}`
@@ -283,7 +306,14 @@ export async function startFakeUpstream() {
       })
       // An API that has stopped answering: the request is taken and never answered.
       if (url.startsWith('/api/v1/hang/') || req.headers.authorization === basic(HANG_KEY)) return
-      const answer = fakeAnswer(req.method ?? '', url, req.headers.authorization, Buffer.concat(chunks))
+      const sentId = req.headers['x-request-id']
+      const answer = fakeAnswer(
+        req.method ?? '',
+        url,
+        req.headers.authorization,
+        Buffer.concat(chunks),
+        typeof sentId === 'string' ? sentId : undefined,
+      )
       setTimeout(
         () => {
           res.writeHead(answer.status, answer.headers)
