@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { routePattern, routePreloads } from './vite-route-preloads'
+import { routePattern, routePreloads, withRedirects } from './vite-route-preloads'
 
 describe('routePattern', () => {
   it('follows the router’s file conventions', () => {
@@ -48,5 +48,23 @@ describe('routePreloads', () => {
       },
       { path: '/sign-in', files: ['assets/sign-in.js'] },
     ])
+  })
+})
+
+describe('withRedirects', () => {
+  const routes = [
+    { path: '/settings/pipelines', files: ['assets/pipelines.js', 'assets/settings-layout.js'] },
+    { path: '/leads', files: ['assets/leads.js'] },
+  ]
+
+  it('gives a path that only redirects its target’s chunks', () => {
+    expect(withRedirects(routes, { '/settings': '/settings/pipelines' })).toEqual([
+      ...routes,
+      { path: '/settings', files: ['assets/pipelines.js', 'assets/settings-layout.js'] },
+    ])
+  })
+
+  it('leaves a path with code of its own, and a target with none, as they are', () => {
+    expect(withRedirects(routes, { '/leads': '/settings/pipelines', '/x': '/nowhere' })).toEqual(routes)
   })
 })

@@ -79,7 +79,24 @@ export function routePreloads(
   return routes
 }
 
-export function routePreloadsPlugin(): Plugin {
+/**
+ * `routes` with an entry for each path that only redirects (`from`, with no code of its own) holding its target's
+ * chunks: a page opened there loads what it will show beside the entry, not after the redirect has run.
+ */
+export function withRedirects(
+  routes: readonly { path: string; files: string[] }[],
+  redirects: Readonly<Record<string, string>>,
+): { path: string; files: string[] }[] {
+  const added = Object.entries(redirects).flatMap(([from, to]) => {
+    const target = routes.find((route) => route.path === to)
+    const own = routes.some((route) => route.path === from)
+    return target === undefined || own ? [] : [{ path: from, files: [...target.files] }]
+  })
+  return [...routes, ...added]
+}
+
+/** `redirects`: paths that send the browser on to another screen, by the screen they send it to. */
+export function routePreloadsPlugin(redirects: Readonly<Record<string, string>> = {}): Plugin {
   return {
     name: 'leadline-route-preloads',
     apply: 'build',
@@ -99,7 +116,7 @@ export function routePreloadsPlugin(): Plugin {
         const direct = route.importedIds.map((imported) => this.getModuleInfo(imported))
         return [route, ...direct].flatMap((info) => info?.dynamicallyImportedIds ?? [])
       }
-      const routes = routePreloads(chunks, loaderImports)
+      const routes = withRedirects(routePreloads(chunks, loaderImports), redirects)
       this.emitFile({
         type: 'asset',
         fileName: ROUTE_PRELOADS_FILE,

@@ -1,7 +1,8 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
+import { SETTINGS_HOME } from '../../../features/settings/settings-home'
 
 export const Route = createFileRoute('/_app/settings/')({
   beforeLoad: () => {
-    redirect({ to: '/settings/pipelines', throw: true })
+    redirect({ to: SETTINGS_HOME, throw: true })
   },
 })
