@@ -20,6 +20,7 @@ import { userAddCommand } from './user-add-command.js'
 import { userInviteCommand } from './user-invite-command.js'
 import { userResetPasswordCommand } from './user-reset-password-command.js'
 import { backupCommand, restoreCommand } from './backup-command.js'
+import { hugePagesEnvironment, runAgain, thisHost } from './huge-pages.js'
 
 /** Every command that does something, by its full name ("user add"), in the order `leadline --help` lists them. */
 function leaves(command: Command, prefix = ''): [string, Command][] {
@@ -188,5 +189,11 @@ async function runCli(argv: string[]): Promise<number | undefined> {
   }
 }
 
-const code = await runCli(process.argv.slice(2))
+const argv = process.argv.slice(2)
+// A large seed starts again with malloc on huge pages (huge-pages.ts); anything else runs here.
+const again = hugePagesEnvironment(argv, process.env, thisHost)
+const code =
+  again === undefined
+    ? await runCli(argv)
+    : await runAgain(process.execPath, [...process.execArgv, ...process.argv.slice(1)], again)
 if (code !== undefined) process.exitCode = code
