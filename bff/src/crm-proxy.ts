@@ -150,7 +150,7 @@ export function requestIdOf(res: ServerResponse): string | undefined {
 /**
  * The fields an answer begins with (the security headers, its request id, its cache rule), held aside rather than set
  * on the response one by one. An answer sent whole writes them with the API's in one `writeHead`, which Node then
- * takes as they are: setting each with `setHeader` first cost a lead read through the BFF a fifth of its CPU
+ * takes as they are: setting each with `setHeader` first cost a lead read through the BFF some 15 % of its CPU
  * (docs/decisions/0063-bff-fast-lane.md, "Later"). Any other answer sets them first (`apply`).
  */
 export class AnswerHead {
