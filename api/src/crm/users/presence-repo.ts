@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { KeyOwner } from '../../platform/security/api-key-repo.js'
 import type { ClientType, PresenceRecorder } from '../../platform/http/platform.js'
 import type { Db } from '../../platform/data/database.js'
@@ -5,16 +6,21 @@ import { formatTimestamp, type Clock } from '../../platform/data/time.js'
 
 // A write per request would be wasteful: one per user and client type per minute is enough for presence.
 const WRITE_INTERVAL_MS = 60_000
+/**
+ * Users and client types whose last write is remembered. One forgotten sooner (a process seeing more users than this
+ * within a minute) is only written again, once.
+ */
+export const PRESENCE_KEPT = 10_000
 
 export function createPresenceRecorder(db: Db, clock: Clock): PresenceRecorder {
-  const lastWritten = new Map<string, number>()
-  return async (owner, client) => {
+  const lastWritten = new LRUCache<string, number>({ max: PRESENCE_KEPT })
+  return (owner, client) => {
     const now = clock.now().getTime()
     const cacheKey = `${owner.organizationId}:${owner.userId}:${client}`
     const previous = lastWritten.get(cacheKey)
-    if (previous !== undefined && now - previous < WRITE_INTERVAL_MS && now >= previous) return
+    if (previous !== undefined && now - previous < WRITE_INTERVAL_MS && now >= previous) return undefined
     lastWritten.set(cacheKey, now)
-    await upsertPresence(db, owner, client, formatTimestamp(new Date(now)))
+    return upsertPresence(db, owner, client, formatTimestamp(new Date(now)))
   }
 }
 

@@ -188,6 +188,30 @@ describe('GET /user/availability/', () => {
     expect(member.status).toBe('offline')
   })
 
+  it('notes a user once a minute per client, however often they are seen', async () => {
+    const lastSeen = async () => {
+      const res = await call(ctx.app, ctx.org.admin.key, 'GET', '/user/availability/')
+      return res.json().data.find((a: { user_id: string }) => a.user_id === ctx.org.member.id).last_seen as string
+    }
+    const seen = async (client: string) => {
+      const res = await call(ctx.app, ctx.org.member.key, 'GET', '/me/', { headers: { 'x-leadline-client': client } })
+      expect(res.statusCode).toBe(200)
+    }
+    await seen('web')
+    const first = await lastSeen()
+    ctx.clock.advance(30_000)
+    // Answered without a write: the note of 30 s ago stands.
+    await seen('web')
+    expect(await lastSeen()).toBe(first)
+    // Another client is noted on its own.
+    await seen('mobile')
+    const mobile = await lastSeen()
+    expect(mobile > first).toBe(true)
+    ctx.clock.advance(31_000)
+    await seen('web')
+    expect((await lastSeen()) > mobile).toBe(true)
+  })
+
   it('answers 404 for another organization', async () => {
     const res = await call(ctx.app, ctx.org.admin.key, 'GET', `/user/availability/?organization_id=${ctx.other.id}`)
     expect(res.statusCode).toBe(404)

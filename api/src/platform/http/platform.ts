@@ -128,8 +128,11 @@ export function parseJsonBody(body: Buffer | string): unknown {
 
 export type ClientType = 'mobile' | 'native' | 'web'
 
-/** Notes that a user was seen through a client; the composition root gives the users' presence recorder. */
-export type PresenceRecorder = (owner: KeyOwner, client: ClientType) => Promise<void>
+/**
+ * Notes that a user was seen through a client; the composition root gives the users' presence recorder. Undefined
+ * when nothing is to be written (the user was noted a moment ago): the request then goes on without waiting a turn.
+ */
+export type PresenceRecorder = (owner: KeyOwner, client: ClientType) => Promise<void> | undefined
 
 /** The conventions every resource shares: errors, auth, rate limits, `X-TZ-Offset`, `_fields`, `_params`, 404/405. */
 export function installPlatform(app: FastifyInstance, deps: PlatformDeps, recordPresence: PresenceRecorder): void {
@@ -204,9 +207,10 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
         request.auth = owner
         const client = request.headers['x-leadline-client']
         const present = client === 'web' || client === 'mobile' || client === 'native'
-        if (!present && !isOverriddenGet(request)) return undefined
+        const noting = present ? recordPresence(owner, client) : undefined
+        if (noting === undefined && !isOverriddenGet(request)) return undefined
         return (async () => {
-          if (present) await recordPresence(owner, client)
+          await noting
           await mergeOverrideParams(request, deps.config.bodyLimitBytes)
           return undefined
         })()
