@@ -1110,6 +1110,10 @@ describe('a signed-in read (the fast lane past the routes)', () => {
       expect(named('x-request-id'), path).toEqual([sentId])
       expect(named('cache-control'), path).toEqual(['private, max-age=5'])
       expect(named('x-repeated'), path).toEqual(['one', 'two'])
+      // Every other field once, those Node adds itself included (Date, Connection, Keep-Alive).
+      const names = answer.fields.map(([name]) => name.toLowerCase()).filter((name) => name !== 'x-repeated')
+      expect(names.length, names.join(', ')).toBe(new Set(names).size)
+      expect(named('date')).toHaveLength(1)
       expect(named('content-type'), path).toEqual(['application/json'])
       expect(JSON.parse(answer.body.toString('utf8'))).toEqual({ ok: true })
       if (path === FIELDS_PATH) {
