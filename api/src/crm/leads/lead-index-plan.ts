@@ -116,7 +116,7 @@ export function evaluate(plan: Plan, index: OrganizationLeadIndex, texts: Readon
       return bits.clone()
     }
     case 'ids':
-      return liveOrdinals(plan.values, index.ordinals, index)
+      return liveOrdinals(plan.values, index.ids, index)
     case 'statuses': {
       const bits = bitmap()
       for (const id of plan.ids) {
@@ -209,7 +209,7 @@ export function pageOf(
   } else {
     kept = firstOf(all, wanted, before)
   }
-  return kept.slice(skip, wanted).map((ordinal) => index.ids[ordinal] ?? '')
+  return kept.slice(skip, wanted).map((ordinal) => index.ids.idOf(ordinal))
 }
 
 /** The `count` first of `items` in the order of `before`, in that order: a heap of them as they go by. */
@@ -302,7 +302,7 @@ function walk(
     if (i >= budget) return undefined
     const ordinal = order[i] ?? 0
     if (!matches.has(ordinal)) continue
-    if (seen >= skip) page.push(index.ids[ordinal] ?? '')
+    if (seen >= skip) page.push(index.ids.idOf(ordinal))
     seen += 1
   }
   return page

@@ -76,7 +76,7 @@ async function indexedOrganization(
   const index = make(org.id)
   const db = second.database.db
   await index.build(db)
-  const ordinal = (id: string | undefined) => index.ordinals.get(id ?? '') ?? -1
+  const ordinal = (id: string | undefined) => index.ids.get(id ?? '') ?? -1
   return { org, ok, leads, index, db, ordinal }
 }
 
@@ -315,13 +315,13 @@ describe('the in-memory lead index', () => {
         { field: 'opportunity_value', direction: 'desc' },
       ]
       return {
-        ids: ordinals.map((o) => index.ids[o]),
+        ids: ordinals.map((o) => index.ids.idOf(o)),
         statuses: [...index.statuses].map(([id, bits]) => [id, bits.toArray()]),
         filled: [index.named, index.withUrl, index.described].map((bits) => bits.toArray()),
         counts: [...index.counts].map(([which, counts]) => [which, ordinals.map((o) => counts[o])]),
         dates: ordinals.map((o) => [index.dateText('date_created', o), index.dateText('date_updated', o)]),
         numbers: ordinals.map((o) => [numbers.first[o], numbers.more.get(o)] as const),
-        sorted: sorts.map((sort) => [...ordinals].sort(index.comparator([sort])).map((o) => index.ids[o])),
+        sorted: sorts.map((sort) => [...ordinals].sort(index.comparator([sort])).map((o) => index.ids.idOf(o))),
       }
     }
     const whole = await built(1000)

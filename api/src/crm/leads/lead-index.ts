@@ -9,6 +9,7 @@ import type { SearchColumn } from './lead-search-index.js'
 import { isShortTerm, SHORT_TERMS_KEPT, ShortTermIndex } from './lead-short-terms.js'
 import { isWordForm, isWordUnit, WordIndexBuilder, type WordIndex } from './lead-words.js'
 import { byCodePoint, TextKeys } from './lead-text-keys.js'
+import { LeadIds } from './lead-ids.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -309,9 +310,8 @@ export function liveOrdinals<K>(
 
 export class OrganizationLeadIndex {
   position: ChangePosition | undefined
-  /** Ordinal → lead id ('' once deleted). */
-  readonly ids: string[] = []
-  readonly ordinals = new Map<string, number>()
+  /** Ordinal → lead id ('' once deleted), and a live lead's id → its ordinal. */
+  readonly ids = new LeadIds()
   /** SQLite: a lead's search row (lead.search_rowid) → its ordinal, for the trigram index's matches. */
   readonly bySearchRowid = new RowidOrdinals()
   readonly live = bitmap()
@@ -396,7 +396,7 @@ export class OrganizationLeadIndex {
 
   /** Ordinals given out, deleted leads' included. */
   get extent(): number {
-    return this.ids.length
+    return this.ids.extent
   }
 
   /**
@@ -484,7 +484,7 @@ export class OrganizationLeadIndex {
         for (let i = 0; i < active.length; i += IDS_PER_QUERY) {
           const ids = active.slice(i, i + IDS_PER_QUERY)
           for (const id of ids) {
-            const ordinal = this.ordinals.get(id)
+            const ordinal = this.ids.get(id)
             if (ordinal !== undefined) forget(last, ordinal)
           }
           await this.loadLastActivities(db, last, { ids })
@@ -492,7 +492,7 @@ export class OrganizationLeadIndex {
       }
     }
     this.boundTouched()
-    return this.ids.length < 1024 || this.live.size * 2 >= this.ids.length
+    return this.extent < 1024 || this.live.size * 2 >= this.extent
   }
 
   /**
@@ -553,7 +553,7 @@ export class OrganizationLeadIndex {
   private liveFound(found: FoundText): Bitmap {
     return found.kind === 'rowids'
       ? liveOrdinals(found.values, this.bySearchRowid, this)
-      : liveOrdinals(found.values, this.ordinals, this)
+      : liveOrdinals(found.values, this.ids, this)
   }
 
   /** The short-term index, read from the search rows the first time it is asked for (and kept up to date after). */
@@ -637,7 +637,7 @@ export class OrganizationLeadIndex {
   async numberColumn(db: Db, fieldId: string): Promise<NumberColumn> {
     const known = this.numbers.get(fieldId)
     if (known !== undefined) return known
-    const column: NumberColumn = { first: new Float64Array(this.ids.length + 1024).fill(Number.NaN), more: new Map() }
+    const column: NumberColumn = { first: new Float64Array(this.extent + 1024).fill(Number.NaN), more: new Map() }
     await this.inIdOrder(
       (after) => this.leadIds(db, after),
       (_rows, range) => this.loadNumbers(db, fieldId, column, range),
@@ -667,7 +667,7 @@ export class OrganizationLeadIndex {
       where organization_id = ${this.organizationId} and type = 'active' order by id`.execute(db)
     const active = rows.map((row) => row.id).join(' ')
     if (this.opportunityValues?.active === active) return
-    const values: OpportunityValues = { sums: new Float64Array(this.ids.length + 1024).fill(Number.NaN), active }
+    const values: OpportunityValues = { sums: new Float64Array(this.extent + 1024).fill(Number.NaN), active }
     await this.inIdOrder(
       (after) => this.leadIds(db, after),
       (_rows, range) => this.loadOpportunityValues(db, values, range),
@@ -682,7 +682,7 @@ export class OrganizationLeadIndex {
   async lastActivityColumn(db: Db): Promise<void> {
     if (this.lastActivities !== undefined) return
     const last: LastActivities = {
-      times: new Float64Array(this.ids.length + 1024).fill(Number.NaN),
+      times: new Float64Array(this.extent + 1024).fill(Number.NaN),
       irregular: new Map(),
     }
     await this.inIdOrder(
@@ -695,7 +695,7 @@ export class OrganizationLeadIndex {
   /** The leads' first open tasks, loaded the first time a search sorts by them (and kept up to date after). */
   async nextTaskColumn(db: Db): Promise<void> {
     if (this.nextTasks !== undefined) return
-    const size = this.ids.length + 1024
+    const size = this.extent + 1024
     const next: NextTasks = {
       timed: new Float64Array(size).fill(Number.NaN),
       day: new Float64Array(size).fill(Number.NaN),
@@ -721,11 +721,9 @@ export class OrganizationLeadIndex {
   }
 
   private ordinalOf(id: string): number {
-    const known = this.ordinals.get(id)
+    const known = this.ids.get(id)
     if (known !== undefined) return known
-    const ordinal = this.ids.length
-    this.ids.push(id)
-    this.ordinals.set(id, ordinal)
+    const ordinal = this.ids.add(id)
     this.idsChanged = true
     // Placed in the id order when it is next made; none is kept before the first (which sorts every live lead).
     if (this.idOrder !== undefined) this.freshIds.push(ordinal)
@@ -747,13 +745,12 @@ export class OrganizationLeadIndex {
   }
 
   private remove(id: string): void {
-    const ordinal = this.ordinals.get(id)
+    const ordinal = this.ids.get(id)
     if (ordinal === undefined) return
     // Taken out of the kept orders at their next merge: cleared, it has no status rank to stay in place by.
     if (this.orders.size > 0) this.touched.add(ordinal)
     this.clear(ordinal)
-    this.ordinals.delete(id)
-    this.ids[ordinal] = ''
+    this.ids.delete(ordinal)
     this.idsChanged = true
   }
 
@@ -773,21 +770,14 @@ export class OrganizationLeadIndex {
   private idRanks(): Float64Array {
     if (this.rankOf !== undefined && !this.idsChanged && this.rankOf.length >= this.extent) return this.rankOf
     const ids = this.ids
-    const byCodeUnit = (a: number, b: number) => {
-      const x = ids[a] ?? ''
-      const y = ids[b] ?? ''
-      return x === y ? 0 : x < y ? -1 : 1
-    }
+    const byCodeUnit = (a: number, b: number) => ids.compare(a, b)
     let order: number[]
     if (this.idOrder === undefined) {
-      order = Array.from(this.live.toUint32Array())
       // A build reads the leads in id order: on SQLite the ordinals are in it already.
-      let sorted = true
-      for (let i = 1; i < order.length && sorted; i++) sorted = byCodeUnit(order[i - 1] ?? 0, order[i] ?? 0) < 0
-      if (!sorted) order.sort(byCodeUnit)
+      order = ids.sortedById(Array.from(this.live.toUint32Array()))
     } else {
-      const kept = Array.from(this.idOrder).filter((ordinal) => ids[ordinal] !== '')
-      const fresh = this.freshIds.filter((ordinal) => ids[ordinal] !== '' && this.live.has(ordinal)).sort(byCodeUnit)
+      const kept = Array.from(this.idOrder).filter((ordinal) => ids.has(ordinal))
+      const fresh = this.freshIds.filter((ordinal) => ids.has(ordinal) && this.live.has(ordinal)).sort(byCodeUnit)
       order = []
       let from = 0
       for (const ordinal of fresh) {
@@ -895,7 +885,7 @@ export class OrganizationLeadIndex {
         from ${sql.table(table)} where organization_id = ${org} and ${leadsOf(scope)}
         ${open === true ? sql`and is_complete = 0` : sql``} group by lead_id`.execute(db)
       for (const row of counted) {
-        const ordinal = this.ordinals.get(row.lead_id)
+        const ordinal = this.ids.get(row.lead_id)
         if (ordinal !== undefined && this.live.has(ordinal)) array[ordinal] = Number(row.n)
       }
     }
@@ -1084,7 +1074,7 @@ export class OrganizationLeadIndex {
     if (this.touched.size > 0) {
       const marked = new Uint8Array(this.extent)
       for (const ordinal of this.touched) marked[ordinal] = 1
-      const fresh = [...this.touched].filter((ordinal) => this.ids[ordinal] !== '')
+      const fresh = [...this.touched].filter((ordinal) => this.ids.has(ordinal))
       for (const [name, kept] of this.orders) {
         const compare = this.comparator([kept.sort])
         this.orders.set(name, { sort: kept.sort, order: merged(kept.order, marked, fresh.sort(compare), compare) })
@@ -1122,7 +1112,7 @@ export class OrganizationLeadIndex {
         ${sql.join([...columns].map((c) => sql.ref(c)))}
       from lead_search where organization_id = ${this.organizationId} and ${leadsOf(scope)}`.execute(db)
     for (const row of rows) {
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       for (const { text, bits } of kept) if (holds(row, text)) bits.add(ordinal)
       for (const sink of documents) sink.add(ordinal, row.body ?? '')
@@ -1134,7 +1124,7 @@ export class OrganizationLeadIndex {
       from custom_value where organization_id = ${this.organizationId} and field_id = ${fieldId}
         and ${leadsOf(scope)} order by lead_id, position`.execute(db)
     for (const row of rows) {
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal) || row.value_number === null) continue
       const value = Number(row.value_number)
       if (Number.isNaN(column.first[ordinal] ?? Number.NaN)) column.first[ordinal] = value
@@ -1176,7 +1166,7 @@ export class OrganizationLeadIndex {
     for (const row of rows) {
       if (row.lead_id === last) continue
       last = row.lead_id
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       column.hold(ordinal, row.k ?? undefined)
       if (which === 'name') this.names.hold(ordinal, row.exact ?? undefined)
@@ -1210,7 +1200,7 @@ export class OrganizationLeadIndex {
       where organization_id = ${this.organizationId} and ${leadsOf(scope)} and is_complete = 0 and is_dateless = 0
       group by lead_id, has_time`.execute(db)
     for (const row of rows) {
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       if (Number(row.has_time) === 1) {
         const time = timeKey(row.d)
@@ -1230,7 +1220,7 @@ export class OrganizationLeadIndex {
       where organization_id = ${this.organizationId} and ${leadsOf(scope)}
         and type in (${sql.join(LAST_ACTIVITY_TYPES)}) group by lead_id`.execute(db)
     for (const row of rows) {
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
       const time = timeKey(row.d)
       last.times[ordinal] = time
@@ -1245,7 +1235,7 @@ export class OrganizationLeadIndex {
       where o.organization_id = ${this.organizationId} and ${leadsOf(scope, sql.ref('o.lead_id'))}
         and s.type = 'active' group by o.lead_id`.execute(db)
     for (const row of rows) {
-      const ordinal = this.ordinals.get(row.lead_id)
+      const ordinal = this.ids.get(row.lead_id)
       if (ordinal !== undefined && this.live.has(ordinal) && row.v !== null) values.sums[ordinal] = Number(row.v)
     }
   }
