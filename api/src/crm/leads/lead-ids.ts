@@ -15,7 +15,7 @@ const MOST_FILLED = 0.7
  * The ids' characters are packed one byte each into one growing buffer, with each ordinal's start beside it, and an
  * open-addressing table of ordinals finds an id's. A string array and a `Map` of the same ids took about 104 bytes a
  * lead at a million leads (two objects a lead for the collector to mark on every full collection); this takes about
- * 60 (48 for the characters, 4 for the start, 1 for whether it is gone, 4 to 12 for the table). Written here because no kept library
+ * 60 (48 for the characters, 4 for the start, 4 for the hash, 1 for whether it is gone, 6 to 12 for the table). Written here because no kept library
  * maps strings to integers without holding each as a string.
  *
  * Lead ids are ASCII (`lead_` and 43 letters and digits). An id with a code unit past 0xff, which no byte can hold,
@@ -26,13 +26,15 @@ const MOST_FILLED = 0.7
  * half its ordinals are live, which bounds what deleted leads hold.
  */
 export class LeadIds {
-  private bytes = Buffer.alloc(FIRST_BYTES)
+  private bytes = Buffer.allocUnsafeSlow(FIRST_BYTES)
   private used = 0
   /** Ordinal → where its characters start; `starts[ordinal + 1]` is where they end. */
   private starts = new Uint32Array(FIRST_ROOM + 1)
   private count = 0
   /** 1 for an ordinal whose lead is gone. */
   private gone = new Uint8Array(FIRST_ROOM)
+  /** Each ordinal's hash: a probe passes other ids on it alone, and the table grows without hashing again. */
+  private hashes = new Uint32Array(FIRST_ROOM)
   private slots = new Uint32Array(FIRST_ROOM * 2).fill(EMPTY)
   /** Slots that hold an ordinal, live or gone. */
   private filled = 0
@@ -50,31 +52,55 @@ export class LeadIds {
   /** The live lead's ordinal, or undefined. */
   get(id: string): number | undefined {
     const hash = this.hash(id)
-    if (hash < 0) {
-      const ordinal = this.wideOrdinals.get(id)
-      return ordinal === undefined || this.gone[ordinal] === 1 ? undefined : ordinal
-    }
-    const mask = this.slots.length - 1
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const ordinal = this.slots[slot] ?? EMPTY
-      if (ordinal === EMPTY) return undefined
-      if (this.gone[ordinal] === 0 && this.holds(ordinal, id)) return ordinal
-    }
+    if (hash < 0) return this.wideOrdinal(id)
+    const found = this.slots[this.probe(id, hash)] ?? EMPTY
+    return found === EMPTY ? undefined : found
+  }
+
+  /** The live lead's ordinal, or the next one given to `id`: one hash and one probe either way. */
+  getOrAdd(id: string): number {
+    const hash = this.hash(id)
+    if (hash < 0) return this.wideOrdinal(id) ?? this.append(id, hash, -1)
+    const slot = this.probe(id, hash)
+    const found = this.slots[slot] ?? EMPTY
+    return found === EMPTY ? this.append(id, hash, slot) : found
   }
 
   /** Gives `id` the next ordinal (the caller knows it has no live one). */
   add(id: string): number {
-    const ordinal = this.count
-    this.room(ordinal + 1, id.length)
     const hash = this.hash(id)
+    return this.append(id, hash, hash < 0 ? -1 : this.probe(id, hash))
+  }
+
+  /** The slot that holds `id`'s live ordinal, or the empty slot where its probe ends. */
+  private probe(id: string, hash: number): number {
+    const mask = this.slots.length - 1
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const ordinal = this.slots[slot] ?? EMPTY
+      if (ordinal === EMPTY) return slot
+      if (this.hashes[ordinal] === hash && this.gone[ordinal] === 0 && this.holds(ordinal, id)) return slot
+    }
+  }
+
+  private wideOrdinal(id: string): number | undefined {
+    const ordinal = this.wideOrdinals.get(id)
+    return ordinal === undefined || this.gone[ordinal] === 1 ? undefined : ordinal
+  }
+
+  /** Packs `id` as the next ordinal, in `slot` (the empty one its probe ended at; -1 for a wide id). */
+  private append(id: string, hash: number, slot: number): number {
+    const ordinal = this.count
+    if (this.room(ordinal + 1, id.length) && hash >= 0) slot = this.probe(id, hash)
     if (hash < 0) {
       this.wideOrdinals.set(id, ordinal)
       this.wideIds.set(ordinal, id)
     } else {
       for (let i = 0; i < id.length; i++) this.bytes[this.used + i] = id.charCodeAt(i)
-      this.place(ordinal, hash)
+      this.used += id.length
+      this.slots[slot] = ordinal
+      this.filled += 1
+      this.hashes[ordinal] = hash
     }
-    this.used += hash < 0 ? 0 : id.length
     this.count = ordinal + 1
     this.starts[this.count] = this.used
     this.gone[ordinal] = 0
@@ -145,13 +171,6 @@ export class LeadIds {
     return mixed(hash)
   }
 
-  /** The same hash of the characters packed from `start` to `end`. */
-  private hashOfPacked(start: number, end: number): number {
-    let hash = this.seed
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ (this.bytes[i] ?? 0), 0x01000193)
-    return mixed(hash)
-  }
-
   private holds(ordinal: number, id: string): boolean {
     const start = this.starts[ordinal] ?? 0
     if ((this.starts[ordinal + 1] ?? 0) - start !== id.length) return false
@@ -167,8 +186,8 @@ export class LeadIds {
     this.filled += 1
   }
 
-  /** Room for `ordinals` ordinals and `more` bytes, and for one more in the table. */
-  private room(ordinals: number, more: number): void {
+  /** Room for `ordinals` ordinals, `more` bytes and one more slot; true when the table was made anew. */
+  private room(ordinals: number, more: number): boolean {
     if (ordinals + 1 > this.starts.length) {
       const size = Math.max(ordinals + 1, this.starts.length * 2)
       const starts = new Uint32Array(size)
@@ -177,13 +196,19 @@ export class LeadIds {
       const gone = new Uint8Array(size)
       gone.set(this.gone)
       this.gone = gone
+      const hashes = new Uint32Array(size)
+      hashes.set(this.hashes)
+      this.hashes = hashes
     }
     if (this.used + more > this.bytes.length) {
-      const bytes = Buffer.alloc(Math.max(this.used + more, this.bytes.length * 2))
+      // Not filled: its pages past what is copied are not resident until ids are packed there.
+      const bytes = Buffer.allocUnsafeSlow(Math.max(this.used + more, this.bytes.length * 2))
       this.bytes.copy(bytes, 0, 0, this.used)
       this.bytes = bytes
     }
-    if (this.filled + 1 > this.slots.length * MOST_FILLED) this.rehash()
+    if (this.filled + 1 <= this.slots.length * MOST_FILLED) return false
+    this.rehash()
+    return true
   }
 
   /** Places the live ids again, tombstones dropped, in a table they fill at most half of. */
@@ -196,7 +221,7 @@ export class LeadIds {
     this.filled = 0
     for (let ordinal = 0; ordinal < this.count; ordinal++) {
       if (this.gone[ordinal] === 1 || this.wideIds.has(ordinal)) continue
-      this.place(ordinal, this.hashOfPacked(this.starts[ordinal] ?? 0, this.starts[ordinal + 1] ?? 0))
+      this.place(ordinal, this.hashes[ordinal] ?? 0)
     }
   }
 }

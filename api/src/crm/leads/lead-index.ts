@@ -721,9 +721,9 @@ export class OrganizationLeadIndex {
   }
 
   private ordinalOf(id: string): number {
-    const known = this.ids.get(id)
-    if (known !== undefined) return known
-    const ordinal = this.ids.add(id)
+    const extent = this.ids.extent
+    const ordinal = this.ids.getOrAdd(id)
+    if (ordinal < extent) return ordinal
     this.idsChanged = true
     // Placed in the id order when it is next made; none is kept before the first (which sorts every live lead).
     if (this.idOrder !== undefined) this.freshIds.push(ordinal)
