@@ -14,9 +14,10 @@ const MOST_FILLED = 0.7
  *
  * The ids' characters are packed one byte each into one growing buffer, with each ordinal's start beside it, and an
  * open-addressing table of ordinals finds an id's. A string array and a `Map` of the same ids took about 104 bytes a
- * lead at a million leads (two objects a lead for the collector to mark on every full collection); this takes about
- * 60 (48 for the characters, 4 for the start, 4 for the hash, 1 for whether it is gone, 6 to 12 for the table). Written here because no kept library
- * maps strings to integers without holding each as a string.
+ * lead at a million leads (two objects a lead for the collector to mark on every full collection); this takes 63 to
+ * 69 (48 for the characters, 4 for the start, 4 for the hash, 1 for whether it is gone, 6 to 12 for the table), none
+ * of it in the collector's heap. Written here because no library of the field maps strings to integers without
+ * holding each as a string (decision 0083).
  *
  * Lead ids are ASCII (`lead_` and 43 letters and digits). An id with a code unit past 0xff, which no byte can hold,
  * is kept in a map of its own, so that any string is answered as a `Map` would answer it.
