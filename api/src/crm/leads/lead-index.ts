@@ -352,8 +352,10 @@ export class OrganizationLeadIndex {
   private statusRanks = new Map<string, number>()
   private readonly touched = new Set<number>()
   /** Each lead's status id, one string a status (the rows' own copies would be one a lead). */
-  private readonly statusOf: string[] = []
-  private readonly statusIds = new Map<string, string>()
+  /** Each lead's status as its number in `statusIds` plus one (0: none): a typed array, not a pointer a lead. */
+  private statusOf: Uint32Array = new Uint32Array(1024)
+  private readonly statusNumbers = new Map<string, number>()
+  private readonly statusIds: string[] = []
   /**
    * SQLite: each ordinal's search rowid (NaN: none). A typed array: the rowids are past 2^32 (ROWID_RANGE), where
    * an array would hold each as a boxed number of its own.
@@ -727,7 +729,7 @@ export class OrganizationLeadIndex {
     this.idsChanged = true
     // Placed in the id order when it is next made; none is kept before the first (which sorts every live lead).
     if (this.idOrder !== undefined) this.freshIds.push(ordinal)
-    this.statusOf.push('')
+    this.statusOf = grownCounts(this.statusOf, ordinal + 1)
     this.rowidOf = grown(this.rowidOf, ordinal + 1)
     for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
     this.createdAt = grown(this.createdAt, ordinal + 1)
@@ -807,8 +809,9 @@ export class OrganizationLeadIndex {
 
   private clear(ordinal: number): void {
     this.live.remove(ordinal)
-    this.statuses.get(this.statusOf[ordinal] ?? '')?.remove(ordinal)
-    this.statusOf[ordinal] = ''
+    const held = this.statusOf[ordinal] ?? 0
+    if (held > 0) this.statuses.get(this.statusIds[held - 1] ?? '')?.remove(ordinal)
+    this.statusOf[ordinal] = 0
     this.named.remove(ordinal)
     this.withUrl.remove(ordinal)
     this.described.remove(ordinal)
@@ -855,11 +858,14 @@ export class OrganizationLeadIndex {
       const ordinal = this.ordinalOf(lead.id)
       this.clear(ordinal)
       this.live.add(ordinal)
-      let statusId = this.statusIds.get(lead.status_id)
-      if (statusId === undefined) this.statusIds.set(lead.status_id, (statusId = lead.status_id))
-      this.statusOf[ordinal] = statusId
-      let status = this.statuses.get(statusId)
-      if (status === undefined) this.statuses.set(statusId, (status = bitmap()))
+      let number = this.statusNumbers.get(lead.status_id)
+      if (number === undefined) {
+        this.statusIds.push(lead.status_id)
+        this.statusNumbers.set(lead.status_id, (number = this.statusIds.length))
+      }
+      this.statusOf[ordinal] = number
+      let status = this.statuses.get(lead.status_id)
+      if (status === undefined) this.statuses.set(lead.status_id, (status = bitmap()))
       status.add(ordinal)
       if (Number(lead.named) === 1) this.named.add(ordinal)
       if (Number(lead.with_url) === 1) this.withUrl.add(ordinal)
