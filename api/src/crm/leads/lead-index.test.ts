@@ -122,6 +122,33 @@ describe('search rowids to ordinals', () => {
 })
 
 describe('the in-memory lead index', () => {
+  it('counts past 16 bits: a lead with more than 65,535 addresses, beside one with two', async () => {
+    const org = await ctx.createOrg('Many Addresses Co')
+    const ok = writer(org.admin.key)
+    const wide = (await ok('POST', '/lead/', { name: 'Wide' })).id
+    const narrow = (await ok('POST', '/lead/', { name: 'Narrow' })).id
+    // A statement of 1,000 at a time: each row's trigger moves the lead's revision, and on Postgres one statement's
+    // updates of one row walk past each other's versions (quadratic in the rows of a statement).
+    const addresses = async (leadId: string, count: number) => {
+      for (let from = 0; from < count; from += 1000) {
+        const to = Math.min(count, from + 1000) - 1
+        await sql`with recursive seq(n) as (select cast(${from} as integer)
+            union all select n + 1 from seq where n < ${to})
+          insert into lead_address (lead_id, position, organization_id, label, city)
+          select ${leadId}, n, ${org.id}, 'business', 'Springfield' from seq`.execute(ctx.database.db)
+      }
+    }
+    await addresses(narrow, 2)
+    const seen = (query: string) => totals(second.database, org.id, query)
+    expect(await seen('addresses>1')).toBe(1)
+    // Counted after the index holds the organization's counts in 16 bits: the array widens, the narrow lead's kept.
+    await addresses(wide, 65_601)
+    expect(await seen('addresses>1')).toBe(2)
+    expect(await seen('addresses>2')).toBe(1)
+    expect(await seen('addresses>65600')).toBe(1)
+    expect(await seen('addresses>65601')).toBe(0)
+  }, 60_000)
+
   it("follows a lead's number field, status, tasks and contacts as they change, through another process", async () => {
     const org = await ctx.createOrg('Following Co')
     const key = org.admin.key
