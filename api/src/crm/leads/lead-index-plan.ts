@@ -252,7 +252,7 @@ function siftDown<T>(heap: T[], from: number, after: (a: T, b: T) => boolean): v
 }
 
 /** The `n`-th smallest of the keys of `ordinals` (1 for the smallest): a heap of numbers, no comparator called. */
-function nthSmallest(ordinals: Uint32Array, keys: Float64Array, n: number): number {
+function nthSmallest(ordinals: Uint32Array, keys: ArrayLike<number>, n: number): number {
   const heap = new Float64Array(n)
   let size = 0
   for (const ordinal of ordinals) {
