@@ -364,8 +364,10 @@ export class OrganizationLeadIndex {
   /** The organization's statuses' ranks in the order SQL sorts their labels, read for each search that sorts by them. */
   private statusRanks = new Map<string, number>()
   private readonly touched = new Set<number>()
-  /** Each lead's status id, one string a status (the rows' own copies would be one a lead). */
-  /** Each lead's status as its number in `statusIds` plus one (0: none): a typed array, not a pointer a lead. */
+  /**
+   * Each lead's status as its number in `statusIds` plus one (0: none): a typed array, where an array of the status
+   * ids took a pointer a lead.
+   */
   private statusOf: Uint32Array = new Uint32Array(1024)
   private readonly statusNumbers = new Map<string, number>()
   private readonly statusIds: string[] = []
