@@ -43,7 +43,7 @@ describe('lead ids packed by ordinal', () => {
         const add = (id: string) => {
           // The index adds only an id with no live ordinal.
           if (model.ordinals.has(id)) return
-          expect(table.add(id)).toBe(model.add(id))
+          expect(table.getOrAdd(id)).toBe(model.add(id))
         }
         for (const s of steps) {
           // The index's path: the live ordinal if there is one, else the next.
@@ -74,7 +74,7 @@ describe('lead ids packed by ordinal', () => {
         (ids, gone) => {
           const table = new LeadIds()
           const model = new Model()
-          for (const id of new Set(ids)) expect(table.add(id)).toBe(model.add(id))
+          for (const id of new Set(ids)) expect(table.getOrAdd(id)).toBe(model.add(id))
           for (const g of gone) {
             table.delete(g % model.ids.length)
             model.delete(g % model.ids.length)
@@ -94,7 +94,7 @@ describe('lead ids packed by ordinal', () => {
     fc.assert(
       fc.property(fc.uniqueArray(anyId, { minLength: 1, maxLength: 40 }), fc.boolean(), (ids, inOrder) => {
         const table = new LeadIds()
-        for (const id of ids) table.add(id)
+        for (const id of ids) table.getOrAdd(id)
         const byId = ids.map((_, ordinal) => ordinal).sort((a, b) => ((ids[a] ?? '') < (ids[b] ?? '') ? -1 : 1))
         const given = inOrder ? [...byId] : ids.map((_, ordinal) => ordinal).reverse()
         expect(table.sortedById(given)).toEqual(byId)
@@ -106,7 +106,7 @@ describe('lead ids packed by ordinal', () => {
     const table = new LeadIds()
     const ids: string[] = []
     for (let i = 0; i < 1_000_000; i++) ids.push(`lead_${i.toString(36).padStart(43, '0')}`)
-    for (const id of ids) table.add(id)
+    for (const id of ids) table.getOrAdd(id)
     for (let i = 0; i < ids.length; i += 997) {
       expect(table.get(ids[i] ?? '')).toBe(i)
       expect(table.idOf(i)).toBe(ids[i])

@@ -67,12 +67,6 @@ export class LeadIds {
     return found === EMPTY ? this.append(id, hash, slot) : found
   }
 
-  /** Gives `id` the next ordinal (the caller knows it has no live one). */
-  add(id: string): number {
-    const hash = this.hash(id)
-    return this.append(id, hash, hash < 0 ? -1 : this.probe(id, hash))
-  }
-
   /** The slot that holds `id`'s live ordinal, or the empty slot where its probe ends. */
   private probe(id: string, hash: number): number {
     const mask = this.slots.length - 1
@@ -91,7 +85,7 @@ export class LeadIds {
   /** Packs `id` as the next ordinal, in `slot` (the empty one its probe ended at; -1 for a wide id). */
   private append(id: string, hash: number, slot: number): number {
     const ordinal = this.count
-    if (this.room(ordinal + 1, id.length) && hash >= 0) slot = this.probe(id, hash)
+    if (this.room(ordinal + 1, hash < 0 ? 0 : id.length) && hash >= 0) slot = this.probe(id, hash)
     if (hash < 0) {
       this.wideOrdinals.set(id, ordinal)
       this.wideIds.set(ordinal, id)
@@ -121,7 +115,7 @@ export class LeadIds {
   /** The lead id of `ordinal`, or '' when its lead is gone or it was never given out. */
   idOf(ordinal: number): string {
     if (!this.has(ordinal)) return ''
-    const wide = this.wideIds.get(ordinal)
+    const wide = this.wideIds.size > 0 ? this.wideIds.get(ordinal) : undefined
     if (wide !== undefined) return wide
     return this.bytes.toString('latin1', this.starts[ordinal] ?? 0, this.starts[ordinal + 1] ?? 0)
   }

@@ -185,17 +185,11 @@ function grown(array: Float64Array, size: number): Float64Array {
  */
 type CountArray = Uint16Array | Uint32Array
 
-function grownCountArray(array: CountArray, size: number): CountArray {
+/** `array`, or one of its kind with room for `size` and its values copied. */
+function grownCounts<T extends CountArray>(array: T, size: number): T {
   if (size <= array.length) return array
   const length = Math.max(size, array.length * 2)
-  const next = array instanceof Uint16Array ? new Uint16Array(length) : new Uint32Array(length)
-  next.set(array)
-  return next
-}
-
-function grownCounts(array: Uint32Array, size: number): Uint32Array {
-  if (size <= array.length) return array
-  const next = new Uint32Array(Math.max(size, array.length * 2))
+  const next = (array instanceof Uint16Array ? new Uint16Array(length) : new Uint32Array(length)) as T
   next.set(array)
   return next
 }
@@ -752,7 +746,7 @@ export class OrganizationLeadIndex {
     if (this.idOrder !== undefined) this.freshIds.push(ordinal)
     this.statusOf = grownCounts(this.statusOf, ordinal + 1)
     this.rowidOf = grown(this.rowidOf, ordinal + 1)
-    for (const [which, array] of this.counts) this.counts.set(which, grownCountArray(array, ordinal + 1))
+    for (const [which, array] of this.counts) this.counts.set(which, grownCounts(array, ordinal + 1))
     this.createdAt = grown(this.createdAt, ordinal + 1)
     this.updatedAt = grown(this.updatedAt, ordinal + 1)
     for (const column of this.numbers.values()) column.first = grown(column.first, ordinal + 1)
