@@ -9,7 +9,7 @@ import { caller } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
 import { leadBodySchema } from './lead-input.js'
 import { deleteLead, findLead, mergeLeads, updateLead } from './lead-repo.js'
-import { searchLeads } from './lead-search.js'
+import { searchLeadVersions } from './lead-search.js'
 import { maxQueryLength } from './lead-search-parse.js'
 import { cachedLeadText, leadViewBody, leadViewTexts, type ViewCaller } from './lead-view.js'
 import type { Db, KeyedRead, LeadRow } from '../../platform/data/database.js'
@@ -78,7 +78,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, deps) => 
     { schema: { tags, summary: 'Find leads, optionally with the lead search language', querystring: listQuery } },
     async (request) => {
       const me = caller(request)
-      const page = await searchLeads(db, {
+      const page = await searchLeadVersions(db, {
         dialect,
         organizationId: me.organizationId,
         query: request.query.query ?? '',

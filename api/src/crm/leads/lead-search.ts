@@ -10,6 +10,7 @@ import {
   dateCondition as dateRangeCondition,
   equalsIgnoringCase as sameTextIgnoringCase,
   folded,
+  isAmong,
   joinAll,
   searchCondition,
   TRUE,
@@ -868,10 +869,32 @@ async function compileContext(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>
 }
 
 /** Runs a search: the page of leads, whether there are more, and how many match in all. */
-export async function searchLeads(
-  db: Db,
-  search: LeadSearch,
-): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] }> {
+/** A page of a search's leads, with the count of all it matches. */
+export interface LeadPage<Row> {
+  has_more: boolean
+  total_results: number
+  data: Row[]
+}
+
+/** All a page of cached lead views needs of a lead to say whether its view is current. */
+export type LeadVersion = Pick<LeadRow, 'id' | 'revision'>
+
+export async function searchLeads(db: Db, search: LeadSearch): Promise<LeadPage<LeadRow>> {
+  return searchLeadRows(db, search, 'all')
+}
+
+/**
+ * The same search, for a list served from cached views: where the index answers it, the page is read as ids and
+ * revisions only (a page of 100 whole leads was most of what a cached page made the api parse and collect on
+ * Postgres); where SQL answers it, its rows are whole anyway.
+ */
+export async function searchLeadVersions(db: Db, search: LeadSearch): Promise<LeadPage<LeadVersion>> {
+  return searchLeadRows(db, search, 'versions')
+}
+
+async function searchLeadRows(db: Db, search: LeadSearch, columns: 'all'): Promise<LeadPage<LeadRow>>
+async function searchLeadRows(db: Db, search: LeadSearch, columns: 'versions'): Promise<LeadPage<LeadVersion>>
+async function searchLeadRows(db: Db, search: LeadSearch, columns: 'all' | 'versions'): Promise<LeadPage<LeadVersion>> {
   const parsed = parseSearch(search.query)
   const ctx = await compileContext(db, search, parsed.where === null && !sortsByCustomField(parsed.sort))
   checkSorts(parsed.sort, ctx)
@@ -880,7 +903,7 @@ export async function searchLeads(
 
   const sorts = parsed.sort.length > 0 ? parsed.sort : [{ field: 'date_updated', direction: 'desc' as const }]
   if (search.engine === 'index' && !db.isTransaction) {
-    const answer = await searchInIndex(db, ctx, parsed.where, sorts, search)
+    const answer = await searchInIndex(db, ctx, parsed.where, sorts, search, columns)
     if (answer !== undefined) return answer
   }
 
@@ -1098,8 +1121,8 @@ function indexSorts(sorts: readonly Sort[], ctx: CompileContext): IndexSort[] | 
 
 /**
  * A search answered by the organization's in-memory index: the count is the matches' cardinality, and the page
- * their first leads in the order asked for, read by id. Undefined when the index keeps no key of a sort, or cannot
- * place a lead's tasks in the caller's zone.
+ * their first leads in the order asked for, read by id (whole, or only their ids and revisions: `columns`). Undefined
+ * when the index keeps no key of a sort, or cannot place a lead's tasks in the caller's zone.
  */
 async function searchInIndex(
   db: Db,
@@ -1107,7 +1130,8 @@ async function searchInIndex(
   where: Expr | null,
   sorts: readonly Sort[],
   search: LeadSearch,
-): Promise<{ has_more: boolean; total_results: number; data: LeadRow[] } | undefined> {
+  columns: 'all' | 'versions',
+): Promise<LeadPage<LeadVersion> | undefined> {
   const kept = indexSorts(sorts, ctx)
   if (kept === undefined) return undefined
   const plan: Plan = where === null ? { kind: 'all' } : await planOf(db, where, ctx)
@@ -1139,8 +1163,10 @@ async function searchInIndex(
   if (found === undefined) return undefined
   const { total, ids } = found
   if (ids.length === 0) return { has_more: false, total_results: total, data: [] }
-  const { rows } = await sql<LeadRow>`select lead.* from lead
-    where lead.organization_id = ${ctx.organizationId} and lead.id in (${sql.join(ids)})`.execute(db)
+  const { rows } = await sql<LeadVersion>`select ${columns === 'all' ? sql`lead.*` : sql`lead.id, lead.revision`}
+    from lead where lead.organization_id = ${ctx.organizationId} and ${isAmong(sql`lead.id`, ids, ctx.dialect)}`.execute(
+    db,
+  )
   const byId = new Map(rows.map((row) => [row.id, row]))
   // A lead deleted since the index caught up is left out of the page (and still counted: the count is as of then).
   const data = ids.flatMap((id) => {

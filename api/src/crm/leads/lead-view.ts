@@ -10,6 +10,7 @@ import type { OrganizationMeta } from '../organizations/organization-meta.js'
 import { RawJson } from '../../platform/http/raw-json.js'
 import { userNames } from '../users/user-names.js'
 import type { ViewCache } from '../../platform/data/view-cache.js'
+import type { LeadVersion } from './lead-search.js'
 import { contactsOfLeads, underLeads } from './lead-rows.js'
 
 export type LeadView = Record<string, unknown> & { id: string }
@@ -136,44 +137,62 @@ export function cachedLeadText(
   revision: number,
   metaVersion: number,
   caller: ViewCaller,
+  zone?: string,
 ): string | undefined {
   const text = cache.get(id, revision, metaVersion)
-  return text === ZONED ? cache.get(id + zoneKey(caller), revision, metaVersion) : text
+  return text === ZONED ? cache.get(id + (zone ?? zoneKey(caller)), revision, metaVersion) : text
+}
+
+/** A lead read whole, or only as far as a page of cached views needs it (`LeadVersion`). */
+function isWhole(lead: LeadRow | LeadVersion): lead is LeadRow {
+  return 'organization_id' in lead
+}
+
+/** The organization's leads of these ids, whole; a lead deleted since its id was found is left out. */
+async function wholeLeads(db: Db, organizationId: string, ids: string[]): Promise<LeadRow[]> {
+  return readInChunks(ids, (part) =>
+    db.selectFrom('lead').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).execute(),
+  )
 }
 
 /**
  * The JSON text of each lead's view, in order: from the cache where the lead's revision and the organization's
  * meta version still match, built (and cached) for the rest. A lead with open tasks is cached per time zone and day,
- * since its tasks' `view` depends on both; the rest, most leads, once.
+ * since its tasks' `view` depends on both; the rest, most leads, once. Leads given as ids and revisions only are read
+ * whole when their view is not cached; one deleted by then is left out.
  */
 export async function leadViewTexts(
   db: Db,
   cache: ViewCache,
   meta: OrganizationMeta,
-  leads: LeadRow[],
+  leads: readonly (LeadRow | LeadVersion)[],
   appUrl: string,
   caller: ViewCaller,
 ): Promise<string[]> {
   const zone = zoneKey(caller)
-  const texts = leads.map((lead) => cachedLeadText(cache, lead.id, lead.revision, meta.version, caller))
+  const texts = leads.map((lead) => cachedLeadText(cache, lead.id, lead.revision, meta.version, caller, zone))
   const missing = leads.filter((_, i) => texts[i] === undefined)
-  if (missing.length > 0) {
-    const views = await leadViews(db, meta, missing, appUrl, caller)
-    const built = new Map(views.map((view) => [view.id, JSON.stringify(view)]))
-    const zoned = new Set(views.filter((view) => Array.isArray(view.tasks) && view.tasks.length > 0).map((v) => v.id))
-    for (const lead of missing) {
-      const text = built.get(lead.id)
-      if (text === undefined) continue
-      if (zoned.has(lead.id)) {
-        cache.set(lead.id, lead.revision, meta.version, ZONED)
-        cache.set(lead.id + zone, lead.revision, meta.version, text)
-      } else {
-        cache.set(lead.id, lead.revision, meta.version, text)
-      }
+  if (missing.length === 0) return texts.map((text) => text ?? 'null')
+  const whole = missing.filter(isWhole)
+  const partial = missing.filter((lead) => !isWhole(lead)).map((lead) => lead.id)
+  if (partial.length > 0) whole.push(...(await wholeLeads(db, meta.organization.id, partial)))
+  const views = await leadViews(db, meta, whole, appUrl, caller)
+  const built = new Map(views.map((view) => [view.id, JSON.stringify(view)]))
+  const zoned = new Set(views.filter((view) => Array.isArray(view.tasks) && view.tasks.length > 0).map((v) => v.id))
+  for (const lead of whole) {
+    const text = built.get(lead.id)
+    if (text === undefined) continue
+    if (zoned.has(lead.id)) {
+      cache.set(lead.id, lead.revision, meta.version, ZONED)
+      cache.set(lead.id + zone, lead.revision, meta.version, text)
+    } else {
+      cache.set(lead.id, lead.revision, meta.version, text)
     }
-    return leads.map((lead, i) => texts[i] ?? built.get(lead.id) ?? 'null')
   }
-  return texts.map((text) => text ?? 'null')
+  return leads.flatMap((lead, i) => {
+    const text = texts[i] ?? built.get(lead.id)
+    return text === undefined ? [] : [text]
+  })
 }
 
 /** One lead's view as a response body. */
