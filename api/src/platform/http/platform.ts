@@ -15,7 +15,8 @@ import {
 import { parseFields, projectFields } from './fields.js'
 import { isOverriddenGet, mergeOverrideParams } from './method-override.js'
 import { HandlersInFlight } from './handlers-in-flight.js'
-import { RawJson } from './raw-json.js'
+import { RawJson, RawJsonList } from './raw-json.js'
+import { BodyBuffers } from './body-buffers.js'
 import type { RateLimitOutcome } from './rate-limit.js'
 import { RouteIndex } from './routes-index.js'
 import { isStorableFlatText, unstorableTextPaths } from '../text/text.js'
@@ -149,11 +150,21 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
 
   app.setValidatorCompiler(createValidatorCompiler())
   // A RawJsonList is sent as a buffer: Fastify writes a serializer's buffer as it is (its types say string only).
-  const serialize = ((data: unknown) => (data instanceof RawJson ? data.body() : JSON.stringify(data))) as (
+  // The buffer is lent from `bodies`, and given back once its response has been written to the socket.
+  const bodies = new BodyBuffers()
+  const serialize = ((data: unknown) =>
+    data instanceof RawJsonList ? data.body(bodies) : data instanceof RawJson ? data.body() : JSON.stringify(data)) as (
     data: unknown,
   ) => string
   app.setSerializerCompiler(() => serialize)
   app.setReplySerializer(serialize)
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (bodies.lends(payload))
+      reply.raw.once('finish', () => {
+        bodies.give(payload)
+      })
+    done(null, payload)
+  })
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser(

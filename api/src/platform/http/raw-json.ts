@@ -1,3 +1,5 @@
+import type { BodyBuffers } from './body-buffers.js'
+
 /**
  * A response body that is already JSON text (a cached view): the serializer sends it as it is, and only a request
  * with `_fields` pays for parsing it back.
@@ -22,7 +24,7 @@ export class RawJson {
 
 /**
  * A JSON array of texts that are JSON already (a page of cached views) between a head and a tail: sent as one buffer
- * the texts are encoded into, where a string of them joined (a third of a megabyte for a page of 100 leads) was made,
+ * the texts are encoded into (reused from response to response: body-buffers.ts), where a string of them joined (a third of a megabyte for a page of 100 leads) was made,
  * flattened to be measured, and encoded again to be written — large objects the collector reclaims late.
  */
 export class RawJsonList extends RawJson {
@@ -38,10 +40,10 @@ export class RawJsonList extends RawJson {
     return `${this.head}[${this.items.join(',')}]${this.tail}`
   }
 
-  override body(): Buffer {
+  override body(buffers?: BodyBuffers): Buffer {
     let size = Buffer.byteLength(this.head) + Buffer.byteLength(this.tail) + 2 + Math.max(0, this.items.length - 1)
     for (const item of this.items) size += Buffer.byteLength(item)
-    const out = Buffer.allocUnsafe(size)
+    const out = buffers?.take(size) ?? Buffer.allocUnsafe(size)
     let at = out.write(this.head, 0)
     out[at++] = 0x5b // [
     this.items.forEach((item, i) => {
@@ -50,7 +52,8 @@ export class RawJsonList extends RawJson {
     })
     out[at++] = 0x5d // ]
     at += out.write(this.tail, at)
-    return out
+    // Never more than the bytes written: a reused buffer holds an earlier body past them.
+    return out.subarray(0, at)
   }
 }
 
