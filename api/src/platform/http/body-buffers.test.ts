@@ -30,6 +30,17 @@ describe('BodyBuffers', () => {
     expect(buffers.lends(Buffer.from('text'))).toBe(false)
   })
 
+  it('encodes long text into a slab, and leaves short text, and text longer than a slab, as it is', () => {
+    const buffers = new BodyBuffers(64 * 1024, 2)
+    expect(buffers.encode('{"a":1}')).toBe('{"a":1}')
+    const text = `{"name":"${'École ✓ 😀 '.repeat(2000)}"}`
+    const body = buffers.encode(text)
+    expect(Buffer.isBuffer(body) && buffers.lends(body)).toBe(true)
+    expect(body.toString()).toBe(text)
+    const longer = 'x'.repeat(64 * 1024 + 1)
+    expect(buffers.encode(longer)).toBe(longer)
+  })
+
   it('keeps at most its bound of free slabs, and a slab given back twice once', () => {
     const buffers = new BodyBuffers(64, 2)
     const bodies = [1, 2, 3, 4].map(() => buffers.take(8))
@@ -108,5 +119,29 @@ describe('a page of leads on a real socket, its body in a reused buffer', () => 
     const bodies = await slow.read()
     expect(bodies).toHaveLength(20)
     for (const body of bodies) expect(body === expected, "the slow reader's answer, whole").toBe(true)
+  }, 60_000)
+
+  it('does the same for any long answer: a lead of some 90 KB', async () => {
+    const [mine, theirs] = await Promise.all(
+      [ctx.org, ctx.other].map(async (org, n) => {
+        const body = { name: `Big ${String(n)}`, description: `big lead of ${String(n)} `.repeat(6_500) }
+        const created = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
+        expect(created.statusCode, created.body).toBe(200)
+        const path = `/lead/${(created.json() as { id: string }).id}/`
+        return { path, expected: (await call(ctx.app, org.admin.key, 'GET', path)).body }
+      }),
+    )
+    if (mine === undefined || theirs === undefined) throw new Error('two leads')
+    expect(Buffer.byteLength(mine.expected)).toBeGreaterThan(90_000)
+    const slow = pipelined(port, basicAuth(ctx.org.admin.key), mine.path, 80)
+    for (let round = 0; round < 10; round += 1) {
+      const fast = await Promise.all(
+        [1, 2, 3].map(() => pipelined(port, basicAuth(ctx.other.admin.key), theirs.path, 4).read()),
+      )
+      for (const body of fast.flat()) expect(body === theirs.expected, 'an answer to the other organization').toBe(true)
+    }
+    const bodies = await slow.read()
+    expect(bodies).toHaveLength(80)
+    for (const body of bodies) expect(body === mine.expected, "the slow reader's answer, whole").toBe(true)
   }, 60_000)
 })

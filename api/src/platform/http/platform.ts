@@ -149,13 +149,14 @@ export function installPlatform(app: FastifyInstance, deps: PlatformDeps, record
   })
 
   app.setValidatorCompiler(createValidatorCompiler())
-  // A RawJsonList is sent as a buffer: Fastify writes a serializer's buffer as it is (its types say string only).
-  // The buffer is lent from `bodies`, and given back once its response has been written to the socket.
+  // A RawJsonList, and any long answer, is sent as a buffer: Fastify writes a serializer's buffer as it is (its types
+  // say string only). The buffer is lent from `bodies`, and given back once its response has been written.
   const bodies = new BodyBuffers()
-  const serialize = ((data: unknown) =>
-    data instanceof RawJsonList ? data.body(bodies) : data instanceof RawJson ? data.body() : JSON.stringify(data)) as (
-    data: unknown,
-  ) => string
+  const serialize = ((data: unknown) => {
+    if (data instanceof RawJsonList) return data.body(bodies)
+    const body = data instanceof RawJson ? data.body() : JSON.stringify(data)
+    return typeof body === 'string' ? bodies.encode(body) : body
+  }) as (data: unknown) => string
   app.setSerializerCompiler(() => serialize)
   app.setReplySerializer(serialize)
   app.addHook('onSend', (_request, reply, payload, done) => {
