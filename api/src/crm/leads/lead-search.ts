@@ -868,7 +868,6 @@ async function compileContext(db: Db, search: Omit<LeadSearch, 'skip' | 'limit'>
   return ctx
 }
 
-/** Runs a search: the page of leads, whether there are more, and how many match in all. */
 /** A page of a search's leads, with the count of all it matches. */
 export interface LeadPage<Row> {
   has_more: boolean
@@ -879,6 +878,7 @@ export interface LeadPage<Row> {
 /** All a page of cached lead views needs of a lead to say whether its view is current. */
 export type LeadVersion = Pick<LeadRow, 'id' | 'revision'>
 
+/** Runs a search: the page of leads, whether there are more, and how many match in all. */
 export async function searchLeads(db: Db, search: LeadSearch): Promise<LeadPage<LeadRow>> {
   return searchLeadRows(db, search, 'all')
 }
@@ -1163,10 +1163,10 @@ async function searchInIndex(
   if (found === undefined) return undefined
   const { total, ids } = found
   if (ids.length === 0) return { has_more: false, total_results: total, data: [] }
-  const { rows } = await sql<LeadVersion>`select ${columns === 'all' ? sql`lead.*` : sql`lead.id, lead.revision`}
-    from lead where lead.organization_id = ${ctx.organizationId} and ${isAmong(sql`lead.id`, ids, ctx.dialect)}`.execute(
-    db,
-  )
+  const selected = columns === 'all' ? sql`lead.*` : sql`lead.id, lead.revision`
+  const among = isAmong(sql`lead.id`, ids, ctx.dialect)
+  const { rows } = await sql<LeadVersion>`select ${selected} from lead
+    where lead.organization_id = ${ctx.organizationId} and ${among}`.execute(db)
   const byId = new Map(rows.map((row) => [row.id, row]))
   // A lead deleted since the index caught up is left out of the page (and still counted: the count is as of then).
   const data = ids.flatMap((id) => {

@@ -12,9 +12,9 @@ export const BODY_SLABS_KEPT = 8
 
 /**
  * Memory that large response bodies (a page of cached lead views, any long JSON answer) are encoded into, used again
- * once a response has been handed to the kernel. A buffer made for every body is memory outside V8's heap that V8 counts toward its next
- * full collection: at the api's heap growth (decision 0066) a page of 100 leads on Postgres ran one every 40 pages,
- * and its p99 was those pauses (decision 0084).
+ * once a response has been handed to the kernel. A buffer made for every body is memory outside V8's heap that V8
+ * counts toward its next full collection: at the api's heap growth (decision 0066) a page of 100 leads on Postgres
+ * ran one every 40 pages, and its p99 was those pauses (decision 0084).
  *
  * A body fits in a slab or gets a buffer of its own. A slab is lent until `give` is called for its body, which the
  * platform does when the response has finished writing; a body whose response never finishes (the client went away)
@@ -46,8 +46,7 @@ export class BodyBuffers {
     const bytes = Buffer.byteLength(text)
     if (bytes > this.slabBytes) return text
     const body = this.take(bytes)
-    body.write(text)
-    return body
+    return body.subarray(0, body.write(text))
   }
 
   /** Whether `body` is a part of a slab lent out and not yet given back. */

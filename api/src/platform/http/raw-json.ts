@@ -24,8 +24,9 @@ export class RawJson {
 
 /**
  * A JSON array of texts that are JSON already (a page of cached views) between a head and a tail: sent as one buffer
- * the texts are encoded into (reused from response to response: body-buffers.ts), where a string of them joined (a third of a megabyte for a page of 100 leads) was made,
- * flattened to be measured, and encoded again to be written — large objects the collector reclaims late.
+ * the texts are encoded into (reused from response to response: body-buffers.ts), where a string of them joined (a
+ * third of a megabyte for a page of 100 leads) was made, flattened to be measured, and encoded again to be written —
+ * large objects the collector reclaims late.
  */
 export class RawJsonList extends RawJson {
   constructor(
