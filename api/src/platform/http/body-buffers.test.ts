@@ -106,6 +106,11 @@ describe('a page of leads on a real socket, its body in a reused buffer', () => 
     const expectedOther = (await call(ctx.app, ctx.other.admin.key, 'GET', page)).body
     expect(JSON.parse(expected)).toMatchObject({ total_results: 100 })
     expect(Buffer.byteLength(expected)).toBeGreaterThan(400_000)
+    // A HEAD of the page is its headers alone; a projection of it (`_fields`) is a long answer of its own.
+    const head = await call(ctx.app, ctx.org.admin.key, 'HEAD', page)
+    expect([head.statusCode, head.body]).toEqual([200, ''])
+    const names = await call(ctx.app, ctx.org.admin.key, 'GET', `${page}&_fields=id,description`)
+    expect((names.json() as { data: unknown[] }).data).toHaveLength(100)
 
     // Twenty answers of half a megabyte are more than the two sockets' buffers hold: most wait in the server, their
     // bodies in slabs, while the other organization's pages come and go on connections of their own.
