@@ -110,7 +110,7 @@ describe('a page of leads on a real socket, its body in a reused buffer', () => 
     const head = await call(ctx.app, ctx.org.admin.key, 'HEAD', page)
     expect([head.statusCode, head.body]).toEqual([200, ''])
     const names = await call(ctx.app, ctx.org.admin.key, 'GET', `${page}&_fields=id,description`)
-    expect((names.json() as { data: unknown[] }).data).toHaveLength(100)
+    expect(names.json<{ data: unknown[] }>().data).toHaveLength(100)
 
     // Twenty answers of half a megabyte are more than the two sockets' buffers hold: most wait in the server, their
     // bodies in slabs, while the other organization's pages come and go on connections of their own.
@@ -132,7 +132,7 @@ describe('a page of leads on a real socket, its body in a reused buffer', () => 
         const body = { name: `Big ${String(n)}`, description: `big lead of ${String(n)} `.repeat(6_500) }
         const created = await call(ctx.app, org.admin.key, 'POST', '/lead/', { body })
         expect(created.statusCode, created.body).toBe(200)
-        const path = `/lead/${(created.json() as { id: string }).id}/`
+        const path = `/lead/${created.json<{ id: string }>().id}/`
         return { path, expected: (await call(ctx.app, org.admin.key, 'GET', path)).body }
       }),
     )
