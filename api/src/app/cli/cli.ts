@@ -20,7 +20,7 @@ import { userAddCommand } from './user-add-command.js'
 import { userInviteCommand } from './user-invite-command.js'
 import { userResetPasswordCommand } from './user-reset-password-command.js'
 import { backupCommand, restoreCommand } from './backup-command.js'
-import { hugePagesEnvironment, runAgain, thisHost } from './huge-pages.js'
+import { largeSeedRestart, runAgain, thisHost } from './huge-pages.js'
 
 /** Every command that does something, by its full name ("user add"), in the order `leadline --help` lists them. */
 function leaves(command: Command, prefix = ''): [string, Command][] {
@@ -190,10 +190,11 @@ async function runCli(argv: string[]): Promise<number | undefined> {
 }
 
 const argv = process.argv.slice(2)
-// A large seed starts again with malloc on huge pages (huge-pages.ts); anything else runs here.
-const again = hugePagesEnvironment(argv, process.env, thisHost)
+// A large seed starts again with malloc on huge pages and a larger young generation (huge-pages.ts); anything else
+// runs here.
+const again = largeSeedRestart(argv, process.env, process.execArgv, thisHost)
 const code =
   again === undefined
     ? await runCli(argv)
-    : await runAgain(process.execPath, [...process.execArgv, ...process.argv.slice(1)], again)
+    : await runAgain(process.execPath, [...again.nodeArgs, ...process.argv.slice(1)], again.env)
 if (code !== undefined) process.exitCode = code

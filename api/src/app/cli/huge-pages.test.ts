@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../../platform/data/database.js'
 import { cliPath } from '../../tooling/test-support/api-process.js'
-import { HUGE_PAGES_FROM_LEADS, hugePagesEnvironment, isLargeSeed, type HugePagesHost } from './huge-pages.js'
+import {
+  HUGE_PAGES_FROM_LEADS,
+  hugePagesEnvironment,
+  isLargeSeed,
+  largeSeedRestart,
+  SEED_SEMI_SPACE_MB,
+  type HugePagesHost,
+} from './huge-pages.js'
 
 const LINUX: HugePagesHost = {
   platform: 'linux',
@@ -72,6 +79,43 @@ describe('hugePagesEnvironment', () => {
   })
 })
 
+describe('largeSeedRestart', () => {
+  const young = `--max-semi-space-size=${String(SEED_SEMI_SPACE_MB)}`
+  const noHugePages = () => ({ ...LINUX, transparentHugePages: '[never]' })
+
+  it('starts a large seed again on huge pages and with the young generation, keeping node’s other flags', () => {
+    expect(largeSeedRestart(seed, { HOME: '/h' }, ['--enable-source-maps'], () => LINUX)).toEqual({
+      env: { HOME: '/h', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+      nodeArgs: ['--enable-source-maps', young],
+    })
+  })
+
+  it('starts it again for the young generation alone where the host has no huge pages', () => {
+    expect(largeSeedRestart(seed, { HOME: '/h' }, [], noHugePages)).toEqual({ env: { HOME: '/h' }, nodeArgs: [young] })
+  })
+
+  it('keeps a young generation given in node’s flags or NODE_OPTIONS, in either spelling', () => {
+    const tuned = { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' }
+    expect(largeSeedRestart(seed, tuned, [young], () => LINUX)).toBeUndefined()
+    expect(largeSeedRestart(seed, tuned, ['--max_semi_space_size=8'], () => LINUX)).toBeUndefined()
+    const options = { ...tuned, NODE_OPTIONS: '--trace-warnings  --max-semi-space-size=16' }
+    expect(largeSeedRestart(seed, options, [], () => LINUX)).toBeUndefined()
+    expect(largeSeedRestart(seed, {}, ['--max-semi-space-size=16'], () => LINUX)).toEqual({
+      env: { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+      nodeArgs: ['--max-semi-space-size=16'],
+    })
+  })
+
+  it('runs the second start as it is (nothing left to add), and any other command without asking the host', () => {
+    expect(largeSeedRestart(seed, {}, [young], noHugePages)).toBeUndefined()
+    const host = () => {
+      throw new Error('asked')
+    }
+    expect(largeSeedRestart(['serve'], {}, [], host)).toBeUndefined()
+    expect(largeSeedRestart(['seed', 'demo', '--leads', '40'], {}, [], host)).toBeUndefined()
+  })
+})
+
 /** The built module, as the CLI runs it (the tests of the CLI run its build: cli.test.ts). */
 const runAgainModule = fileURLToPath(new URL('../../../dist/app/cli/huge-pages.js', import.meta.url))
 
@@ -126,9 +170,9 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-function environOf(pid: number): string {
+function procFile(pid: number, name: 'cmdline' | 'environ'): string {
   try {
-    return readFileSync(join('/proc', String(pid), 'environ'), 'utf8')
+    return readFileSync(join('/proc', String(pid), name), 'utf8')
   } catch {
     return ''
   }
@@ -151,7 +195,7 @@ describe('leadline seed demo of many leads', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('starts again with malloc on huge pages where the host has them, and seeds as any seed does', async () => {
+  it('starts again with a larger young generation, on huge pages where the host has them, and seeds', async () => {
     const file = join(dir, 'seed.db')
     const args = ['seed', 'demo', '--leads', String(HUGE_PAGES_FROM_LEADS), '--db', `sqlite:${file}`, '--json']
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'GLIBC_TUNABLES'))
@@ -162,18 +206,23 @@ describe('leadline seed demo of many leads', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.resume()
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
-    // Whether a second node ran the seed, with the tunable, while the first waited.
+    // Whether a second node ran the seed, with the flag and the tunable, while the first waited.
     let relaunched = false
+    let onHugePages = false
     const run = { over: false }
     void exited.then(() => (run.over = true))
     while (!run.over && child.pid !== undefined) {
       for (const pid of childrenOf(child.pid)) {
-        if (environOf(pid).split('\0').includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1')) relaunched = true
+        if (procFile(pid, 'cmdline').split('\0').includes(`--max-semi-space-size=${String(SEED_SEMI_SPACE_MB)}`)) {
+          relaunched = true
+        }
+        if (procFile(pid, 'environ').split('\0').includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1')) onHugePages = true
       }
       await sleep(25)
     }
     expect(await exited).toBe(0)
-    expect(relaunched).toBe(expected)
+    expect(relaunched).toBe(true)
+    expect(onHugePages).toBe(expected)
     const printed = JSON.parse(stdout) as { organization_id: string }
     const database = openDatabase(`sqlite:${file}`)
     try {
