@@ -213,7 +213,11 @@ describe('leadline seed demo of many leads', () => {
     void exited.then(() => (run.over = true))
     while (!run.over && child.pid !== undefined) {
       for (const pid of childrenOf(child.pid)) {
-        if (procFile(pid, 'cmdline').split('\0').includes(`--max-semi-space-size=${String(SEED_SEMI_SPACE_MB)}`)) {
+        if (
+          procFile(pid, 'cmdline')
+            .split('\0')
+            .includes(`--max-semi-space-size=${String(SEED_SEMI_SPACE_MB)}`)
+        ) {
           relaunched = true
         }
         if (procFile(pid, 'environ').split('\0').includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1')) onHugePages = true
