@@ -2,28 +2,9 @@
 // OpenTelemetry: `loadTracing` imports it only when the standard variables ask for traces, so a process without them
 // pays nothing, not even the import.
 
-/** A server span: one request a process answers. */
-export interface ServerSpan {
-  readonly traceId: string
-  readonly spanId: string
-  /** A span for a call this request makes to another service, and the `traceparent` header that carries it there. */
-  client(method: string, route: string): ClientSpan
-  /** Names the span `METHOD route` and ends it with the answer's status. */
-  end(route: string, status: number): void
-}
+import type { Tracing } from './tracing-types.js'
 
-export interface ClientSpan {
-  readonly traceparent: string
-  /** Ends it with the other service's status, or `error` when it did not answer. */
-  end(status: number | 'error'): void
-}
-
-export interface Tracing {
-  /** A server span, the child of the incoming `traceparent` when one is given and well-formed. */
-  server(method: string, traceparent: string | undefined): ServerSpan
-  /** Exports what is left, waiting at most a few seconds (a receiver that is down must not hold up a stop). */
-  shutdown(): Promise<void>
-}
+export type { ClientSpan, ServerSpan, Tracing } from './tracing-types.js'
 
 /**
  * Whether OpenTelemetry's standard variables ask for traces: `OTEL_EXPORTER_OTLP_ENDPOINT` (or its traces-only

@@ -17,7 +17,7 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_SERVICE_NAME,
 } from '@opentelemetry/semantic-conventions'
-import type { ClientSpan, ServerSpan, Tracing } from './tracing-switch.js'
+import type { ClientSpan, ServerSpan, Tracing } from './tracing-types.js'
 
 // A few spans made by hand (decision 0074): one per request a process answers, one per call the BFF makes to the api,
 // carried across by W3C `traceparent`. No automatic instrumentation: its module patching needs a loader hook under
