@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { buildApp, REDACTED_PATHS } from './app.js'
 import { loadConfig, type Config } from '../platform/config.js'
-import { isPostgresUrl, openDatabase, type DatabaseHandle, type Db } from '../platform/data/database.js'
+import { isPostgresUrl, openDatabase, sqliteFile, type DatabaseHandle, type Db } from '../platform/data/database.js'
 import { createWriteLockBuffer, writeLock } from '../platform/data/sqlite-write-lock.js'
 import { migrateToLatest } from '../platform/data/migrate.js'
 import { resealSecrets } from '../platform/security/stored-secrets.js'
@@ -310,6 +310,7 @@ export async function serve(options: ServeOptions): Promise<Server> {
         clock: systemClock,
         file: threadFile,
         ...(writeLockBuffer === undefined ? {} : { writeLock: writeLock(writeLockBuffer, 'api') }),
+        ...(database.dialect === 'sqlite' ? { walFile: sqliteFile(config.databaseUrl) } : {}),
         data: {
           databaseUrl: config.databaseUrl,
           sqliteCacheMb: Math.min(config.sqliteCacheMb, IMPORT_THREAD_SQLITE_CACHE_MB),

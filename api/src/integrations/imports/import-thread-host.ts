@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { sql } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
 import type { Clock } from '../../platform/data/time.js'
 import { releaseLeasesOf, workerName } from '../../platform/data/leased-jobs.js'
 import type { WriteLock } from '../../platform/data/sqlite-write-lock.js'
+import { startWalCheckpointer, WAL_BACKSTOP_PAGES, type WalCheckpointer } from '../../platform/data/wal-checkpointer.js'
 import { onImportRequested } from './import-worker.js'
 
 // The host of the import thread (decision 0053). An import makes a great deal of short-lived garbage, and V8 lets a
@@ -27,6 +29,11 @@ export interface ImportThreadData {
   writeLockBuffer: SharedArrayBuffer | undefined
   /** Rows a batch (tests); IMPORT_BATCH unless given. */
   batchSize?: number
+  /**
+   * SQLite, while a WAL checkpointer thread runs beside the import (decision 0085): the log's size in pages past
+   * which the thread's connection checkpoints by itself all the same.
+   */
+  walBackstopPages?: number
 }
 
 export type ToImportThread = { type: 'requested' } | { type: 'stop' }
@@ -98,6 +105,11 @@ export interface ImportThreadOptions {
   data: Omit<ImportThreadData, 'owner'>
   /** The compiled `import-thread.js`. */
   file: string
+  /**
+   * SQLite on a file: the file, whose write-ahead log a checkpointer thread copies into it while the import thread runs
+   * (decision 0085), when the compiled `wal-checkpoint-thread.js` is where the build puts it beside `file`.
+   */
+  walFile?: string
   oldGenerationMb?: number
   youngGenerationMb?: number
   restartMs?: number
@@ -133,7 +145,19 @@ async function importsDue(db: Db): Promise<boolean> {
   return row !== undefined
 }
 
+/** The compiled checkpointer thread, in the build's tree beside the compiled import thread `importThread`. */
+function checkpointThreadBeside(importThread: string): string | undefined {
+  const file = fileURLToPath(new URL('../../platform/data/wal-checkpoint-thread.js', pathToFileURL(importThread)))
+  return existsSync(file) ? file : undefined
+}
+
 export function createImportThreadHost(options: ImportThreadOptions): ImportThreadHost {
+  const checkpointThread = options.walFile === undefined ? undefined : checkpointThreadBeside(options.file)
+  const walCheckpoint =
+    options.walFile === undefined || checkpointThread === undefined
+      ? undefined
+      : { file: options.walFile, threadFile: checkpointThread }
+  let checkpointer: { thread: WalCheckpointer; apiPages: Promise<number | undefined> } | undefined
   let running = false
   let current: { worker: Worker; owner: string; exited: Promise<void>; idleStop: boolean } | undefined
   let watchTimer: NodeJS.Timeout | undefined
@@ -147,9 +171,49 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     current?.worker.postMessage(message)
   }
 
+  /**
+   * Starts the checkpointer and holds the api's own connection's checkpoints back to the backstop too: left at
+   * SQLite's 1,000 pages, an api write that commits while the log holds a batch's pages would copy them on the api's
+   * thread. What the api's connection had is put back when the checkpointer stops.
+   */
+  function startCheckpointer(wal: { file: string; threadFile: string }): void {
+    const thread = startWalCheckpointer({
+      ...wal,
+      onError: (error) => {
+        options.onError(error, 'the WAL checkpointer')
+      },
+    })
+    const apiPages = (async () => {
+      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(options.db)
+      await sql.raw(`pragma wal_autocheckpoint = ${String(WAL_BACKSTOP_PAGES)}`).execute(options.db)
+      return rows[0]?.wal_autocheckpoint
+    })()
+    checkpointer = { thread, apiPages }
+    apiPages.catch((error: unknown) => {
+      options.onError(error, "holding back the api connection's checkpoints")
+    })
+  }
+
+  /** Stops the checkpointer, the api's connection checkpointing as it did before. */
+  async function stopCheckpointer(): Promise<void> {
+    const stopping = checkpointer
+    if (stopping === undefined) return
+    checkpointer = undefined
+    const apiPages = await stopping.apiPages.catch(() => undefined)
+    if (apiPages !== undefined) {
+      await sql.raw(`pragma wal_autocheckpoint = ${String(Math.trunc(apiPages))}`).execute(options.db)
+    }
+    await stopping.thread.stop()
+  }
+
   function spawn(): void {
     const owner = workerName()
-    const data: ImportThreadData = { ...options.data, owner }
+    if (walCheckpoint !== undefined && checkpointer === undefined) startCheckpointer(walCheckpoint)
+    const data: ImportThreadData = {
+      ...options.data,
+      owner,
+      ...(walCheckpoint === undefined ? {} : { walBackstopPages: WAL_BACKSTOP_PAGES }),
+    }
     const worker = new Worker(options.file, {
       workerData: data,
       execArgv: threadExecArgv(process.execArgv),
@@ -192,7 +256,12 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
     } catch (error) {
       options.onError(error, `giving back the leases of the import thread ${owner}`)
     }
-    if (!running || idleStop) return
+    if (!running || idleStop) {
+      await stopCheckpointer().catch((error: unknown) => {
+        options.onError(error, 'stopping the WAL checkpointer')
+      })
+      return
+    }
     options.onError(new Error(`it ended (exit code ${String(code)}); starting another`), 'the import thread')
     quickDeaths = livedMs < RESTART_MAX_MS ? quickDeaths + 1 : 1
     const delay = Math.min((options.restartMs ?? RESTART_MS) * 2 ** (quickDeaths - 1), RESTART_MAX_MS)
@@ -242,7 +311,10 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
       if (watchTimer !== undefined) clearInterval(watchTimer)
       if (restartTimer !== undefined) clearTimeout(restartTimer)
       const thread = current
-      if (thread === undefined) return
+      if (thread === undefined) {
+        await stopCheckpointer()
+        return
+      }
       post({ type: 'stop' })
       const grace = setTimeout(() => void thread.worker.terminate(), STOP_GRACE_MS)
       await thread.exited

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads'
+import { sql } from 'kysely'
 import { openDatabase } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
 import { outboxSink } from '../outbox/outbox-writer.js'
@@ -24,6 +25,11 @@ const database = openDatabase(data.databaseUrl, {
     ? {}
     : { writeLock: { buffer: data.writeLockBuffer, party: 'import' as const } }),
 })
+// A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
+// so themselves only past the backstop.
+if (data.walBackstopPages !== undefined) {
+  await sql.raw(`pragma wal_autocheckpoint = ${String(Math.trunc(data.walBackstopPages))}`).execute(database.db)
+}
 const worker = createImportWorker({
   db: database.db,
   dialect: database.dialect,
