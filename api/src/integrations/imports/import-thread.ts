@@ -30,6 +30,9 @@ const database = openDatabase(data.databaseUrl, {
 if (data.walBackstopPages !== undefined) {
   await sql.raw(`pragma wal_autocheckpoint = ${String(Math.trunc(data.walBackstopPages))}`).execute(database.db)
 }
+// SQLite: the import's commits are not synced one by one (decision 0085). Each batch commits its rows with the
+// import's progress, so a batch lost to a power cut (an api that merely stops loses nothing) is run again on resume.
+if (database.dialect === 'sqlite') await sql`pragma synchronous = normal`.execute(database.db)
 const worker = createImportWorker({
   db: database.db,
   dialect: database.dialect,
