@@ -310,7 +310,9 @@ export async function serve(options: ServeOptions): Promise<Server> {
         clock: systemClock,
         file: threadFile,
         ...(writeLockBuffer === undefined ? {} : { writeLock: writeLock(writeLockBuffer, 'api') }),
-        ...(database.dialect === 'sqlite' ? { walFile: sqliteFile(config.databaseUrl) } : {}),
+        ...(database.sqlite === undefined
+          ? {}
+          : { wal: { file: sqliteFile(config.databaseUrl), apiConnection: database.sqlite } }),
         data: {
           databaseUrl: config.databaseUrl,
           sqliteCacheMb: Math.min(config.sqliteCacheMb, IMPORT_THREAD_SQLITE_CACHE_MB),

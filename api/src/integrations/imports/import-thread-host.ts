@@ -1,12 +1,17 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { sql } from 'kysely'
+import type { SqliteDatabase } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
 import type { Clock } from '../../platform/data/time.js'
 import { releaseLeasesOf, workerName } from '../../platform/data/leased-jobs.js'
 import type { WriteLock } from '../../platform/data/sqlite-write-lock.js'
-import { startWalCheckpointer, WAL_BACKSTOP_PAGES, type WalCheckpointer } from '../../platform/data/wal-checkpointer.js'
+import {
+  startWalCheckpointer,
+  walAutocheckpoint,
+  WAL_BACKSTOP_PAGES,
+  type WalCheckpointer,
+} from '../../platform/data/wal-checkpointer.js'
 import { onImportRequested } from './import-worker.js'
 
 // The host of the import thread (decision 0053). An import makes a great deal of short-lived garbage, and V8 lets a
@@ -107,9 +112,10 @@ export interface ImportThreadOptions {
   file: string
   /**
    * SQLite on a file: the file, whose write-ahead log a checkpointer thread copies into it while the import thread runs
-   * (decision 0085), when the compiled `wal-checkpoint-thread.js` is where the build puts it beside `file`.
+   * (decision 0085), when the compiled `wal-checkpoint-thread.js` is where the build puts it beside `file`; and the
+   * api's own connection, whose checkpoints are held back meanwhile.
    */
-  walFile?: string
+  wal?: { file: string; apiConnection: SqliteDatabase }
   oldGenerationMb?: number
   youngGenerationMb?: number
   restartMs?: number
@@ -152,12 +158,10 @@ function checkpointThreadBeside(importThread: string): string | undefined {
 }
 
 export function createImportThreadHost(options: ImportThreadOptions): ImportThreadHost {
-  const checkpointThread = options.walFile === undefined ? undefined : checkpointThreadBeside(options.file)
+  const checkpointThread = options.wal === undefined ? undefined : checkpointThreadBeside(options.file)
   const walCheckpoint =
-    options.walFile === undefined || checkpointThread === undefined
-      ? undefined
-      : { file: options.walFile, threadFile: checkpointThread }
-  let checkpointer: { thread: WalCheckpointer; apiPages: Promise<number | undefined> } | undefined
+    options.wal === undefined || checkpointThread === undefined ? undefined : { ...options.wal, checkpointThread }
+  let checkpointer: { thread: WalCheckpointer; apiPages: number } | undefined
   let running = false
   let current: { worker: Worker; owner: string; exited: Promise<void>; idleStop: boolean } | undefined
   let watchTimer: NodeJS.Timeout | undefined
@@ -176,33 +180,23 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
    * SQLite's 1,000 pages, an api write that commits while the log holds a batch's pages would copy them on the api's
    * thread. What the api's connection had is put back when the checkpointer stops.
    */
-  function startCheckpointer(wal: { file: string; threadFile: string }): void {
+  function startCheckpointer(wal: { file: string; apiConnection: SqliteDatabase; checkpointThread: string }): void {
     const thread = startWalCheckpointer({
-      ...wal,
+      file: wal.file,
+      threadFile: wal.checkpointThread,
       onError: (error) => {
         options.onError(error, 'the WAL checkpointer')
       },
     })
-    const apiPages = (async () => {
-      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(options.db)
-      await sql.raw(`pragma wal_autocheckpoint = ${String(WAL_BACKSTOP_PAGES)}`).execute(options.db)
-      return rows[0]?.wal_autocheckpoint
-    })()
-    checkpointer = { thread, apiPages }
-    apiPages.catch((error: unknown) => {
-      options.onError(error, "holding back the api connection's checkpoints")
-    })
+    checkpointer = { thread, apiPages: walAutocheckpoint(wal.apiConnection, WAL_BACKSTOP_PAGES) }
   }
 
   /** Stops the checkpointer, the api's connection checkpointing as it did before. */
   async function stopCheckpointer(): Promise<void> {
     const stopping = checkpointer
-    if (stopping === undefined) return
+    if (stopping === undefined || walCheckpoint === undefined) return
     checkpointer = undefined
-    const apiPages = await stopping.apiPages.catch(() => undefined)
-    if (apiPages !== undefined) {
-      await sql.raw(`pragma wal_autocheckpoint = ${String(Math.trunc(apiPages))}`).execute(options.db)
-    }
+    walAutocheckpoint(walCheckpoint.apiConnection, stopping.apiPages)
     await stopping.thread.stop()
   }
 

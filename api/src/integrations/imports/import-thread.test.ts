@@ -172,7 +172,7 @@ it('takes the api’s writes while the thread imports, each in turn, none refuse
     statuses.push(made.status)
     statuses.push((await send('PUT', `/lead/${made.json.id}/`, { description: 'Changed during an import' })).status)
     if (state.progress.rows_done > 0) writesDuringRun += 1
-    if (i > 2000) throw new Error('the import did not end')
+    if (i > 2000) throw new Error(`the import did not end: ${JSON.stringify(state)}`)
   }
   expect(writesDuringRun).toBeGreaterThan(0)
   expect(statuses.filter((status) => status !== 200)).toEqual([])

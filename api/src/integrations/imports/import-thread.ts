@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { sql } from 'kysely'
 import { openDatabase } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
+import { setPragma, walAutocheckpoint } from '../../platform/data/wal-checkpointer.js'
 import { outboxSink } from '../outbox/outbox-writer.js'
 import { createImportWorker, importRequested } from './import-worker.js'
 import type { FromImportThread, ImportThreadData, ToImportThread } from './import-thread-host.js'
@@ -27,12 +27,13 @@ const database = openDatabase(data.databaseUrl, {
 })
 // A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
 // so themselves only past the backstop.
-if (data.walBackstopPages !== undefined) {
-  await sql.raw(`pragma wal_autocheckpoint = ${String(Math.trunc(data.walBackstopPages))}`).execute(database.db)
+// Both are settings of this connection, set on it straight (no write lock, which a busy api could hold for long).
+if (database.sqlite !== undefined && data.walBackstopPages !== undefined) {
+  walAutocheckpoint(database.sqlite, data.walBackstopPages)
 }
 // SQLite: the import's commits are not synced one by one (decision 0085). Each batch commits its rows with the
 // import's progress, so a batch lost to a power cut (an api that merely stops loses nothing) is run again on resume.
-if (database.dialect === 'sqlite') await sql`pragma synchronous = normal`.execute(database.db)
+if (database.sqlite !== undefined) setPragma(database.sqlite, 'synchronous = normal')
 const worker = createImportWorker({
   db: database.db,
   dialect: database.dialect,

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
 import { afterEach, beforeAll, expect, it, vi } from 'vitest'
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js'
+import { setPragma, startWalCheckpointer, walAutocheckpoint, type WalCheckpointer } from './wal-checkpointer.js'
 
 // The checkpointer thread (decision 0085) on a real file. A thread cannot load TypeScript, so this runs the compiled
 // thread (`npm test` builds the api first).
@@ -100,4 +100,20 @@ it('says so when the file cannot be opened, and still stops', async () => {
   expect(errors).toHaveLength(1)
   expect(errors[0]).toMatchObject({ message: expect.stringMatching(/missing\.db|unable to open|does not exist/i) })
   expect(await checkpointer.stop()).toBe('stopped')
+})
+
+it("sets a connection's own threshold and settings without a transaction, and says what it was", () => {
+  const file = fileWithLog(1)
+  const connection = new SqliteDatabase(file)
+  try {
+    expect(walAutocheckpoint(connection)).toBe(1000)
+    expect(walAutocheckpoint(connection, 16_384)).toBe(1000)
+    expect(walAutocheckpoint(connection)).toBe(16_384)
+    // Another connection keeps its own.
+    expect(walAutocheckpoint(writer as SqliteDatabase.Database)).toBe(0)
+    setPragma(connection, 'synchronous = normal')
+    expect(connection.pragma('synchronous', { simple: true })).toBe(1)
+  } finally {
+    connection.close()
+  }
 })

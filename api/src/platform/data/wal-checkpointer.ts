@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import type { SqliteDatabase } from 'kysely'
 
 // SQLite's checkpoints on a thread of their own (decision 0085). In WAL mode a commit appends the pages it changed to
 // the log, and by default the connection that commits past 1,000 pages of log copies them into the database file
@@ -15,6 +16,24 @@ const THREAD_OLD_MB = 8
 const THREAD_YOUNG_MB = 2
 /** A thread asked to stop has this long to make its last checkpoint and close before it is terminated. */
 const STOP_GRACE_MS = 10_000
+
+/**
+ * A connection's own checkpoint threshold in pages, set to `pages` when given; the threshold it had. Straight on the
+ * connection: a setting of this connection alone, it writes nothing, so it takes no write lock (sqlite-write-lock.ts),
+ * for which a busy api could keep it waiting.
+ */
+export function walAutocheckpoint(connection: SqliteDatabase, pages?: number): number {
+  const [before] = connection.prepare('pragma wal_autocheckpoint').all([]) as { wal_autocheckpoint: number }[]
+  if (pages !== undefined) setPragma(connection, `wal_autocheckpoint = ${String(Math.trunc(pages))}`)
+  return before?.wal_autocheckpoint ?? 1000
+}
+
+/** Runs `pragma <setting>` on the connection, whether SQLite answers it with a row or not. */
+export function setPragma(connection: SqliteDatabase, setting: string): void {
+  const statement = connection.prepare(`pragma ${setting}`)
+  if (statement.reader) statement.all([])
+  else statement.run([])
+}
 
 /** What the thread is given. */
 export interface WalCheckpointData {
