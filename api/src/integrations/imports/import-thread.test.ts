@@ -1,7 +1,15 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeAll, afterAll, expect, it, vi } from 'vitest'
 import { serve, type Server } from '../../app/main.js'
+import { openDatabase, sqliteFile } from '../../platform/data/database.js'
+import { migrateToLatest } from '../../platform/data/migrate.js'
+import { systemClock } from '../../platform/data/time.js'
+import { WAL_BACKSTOP_PAGES, walAutocheckpoint } from '../../platform/data/wal-checkpointer.js'
+import { createImportThreadHost } from './import-thread-host.js'
+import { importRequested } from './import-worker.js'
 import { basicAuth, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
 
 // Imports as `leadline serve` runs them (decision 0053): on the import thread, with its own connection, started by
@@ -198,4 +206,45 @@ it('runs the thread only while an import is due: none at start, one for the run,
   const second = await uploadAndRun(s, 'second.csv', 100, 'Idlesecond')
   expect((await untilDone(s, second, 15_000)).counts).toMatchObject({ created: 100, failed: 0 })
   expect(await leadsNamed('Idlesecond')).toBe(100)
+})
+
+it("holds the api connection's own checkpoints back while the thread and its checkpointer run, then puts them back", async () => {
+  // A SQLite file of its own, whichever database the other tests run on: the checkpointer is SQLite's.
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-wal-host-'))
+  const url = `sqlite:${join(dir, 'host.db')}`
+  const database = openDatabase(url)
+  try {
+    await migrateToLatest(database.db)
+    const apiConnection = database.sqlite
+    if (apiConnection === undefined) throw new Error('no SQLite connection')
+    const errors: unknown[] = []
+    const host = createImportThreadHost({
+      db: database.db,
+      clock: systemClock,
+      file: threadFile,
+      wal: { file: sqliteFile(url), apiConnection },
+      data: {
+        databaseUrl: url,
+        sqliteCacheMb: 8,
+        appUrl: 'http://127.0.0.1:1',
+        leadWebhookUrl: null,
+        writeLockBuffer: undefined,
+      },
+      watchMs: 50,
+      idleMs: 60_000,
+      onError: (error) => errors.push(error),
+    })
+    expect(walAutocheckpoint(apiConnection)).toBe(1000)
+    host.start()
+    const started = host.started()
+    importRequested()
+    await started
+    expect(walAutocheckpoint(apiConnection)).toBe(WAL_BACKSTOP_PAGES)
+    await host.stop()
+    expect(walAutocheckpoint(apiConnection)).toBe(1000)
+    expect(errors).toEqual([])
+  } finally {
+    await database.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
