@@ -26,8 +26,8 @@ const database = openDatabase(data.databaseUrl, {
     : { writeLock: { buffer: data.writeLockBuffer, party: 'import' as const } }),
 })
 // A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
-// so themselves only past the backstop.
-// Both are settings of this connection, set on it straight (no write lock, which a busy api could hold for long).
+// so themselves only past the backstop. This and the next are settings of this connection alone, set on it straight
+// (not behind the write lock, which a busy api could hold for long).
 if (database.sqlite !== undefined && data.walBackstopPages !== undefined) {
   walAutocheckpoint(database.sqlite, data.walBackstopPages)
 }
