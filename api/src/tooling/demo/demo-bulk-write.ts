@@ -131,9 +131,9 @@ const ACTIVITY_CHANGE_TRIGGER = `${ACTIVITY_CHANGE.replaceAll('_', `${ESCAPE}_`)
  * the next one walks past all of them, which made a 100 000-lead seed quadratic.
  * SQLite: also those of the change clock (migration 0045), which read the clock's index at every lead (an index set
  * aside too); the loaded leads then take one tick of their organization's clock (tickLoadedLeads). Postgres's
- * clock is the writing transaction, set for each row at no cost, and stays. Both: the feed of leads whose activities
- * changed (migration 0048, `activity_change_…`: on SQLite an upsert and a read of the clock per note, on Postgres an
- * upsert per note, 3.7 s of a 100,000-lead seed's), marked after the load in one statement (markLoadedActivities).
+ * clock is the writing transaction, set for each row at no cost, and stays. Likewise SQLite's feed of leads whose
+ * activities changed (migration 0048, `activity_change_…`: an upsert and a read of the clock per note), marked after
+ * the load in one statement (markLoadedActivities).
  * Both: the opportunity rollup's (migration 0010, `opportunity_rollup_…`: an upsert per opportunity, 32 µs of each
  * opportunity's 35 on SQLite), added up again afterwards from the opportunities (rebuildOpportunityRollup).
  */
@@ -153,8 +153,7 @@ async function setAsideTriggers(db: Db, tables: readonly string[]): Promise<Sche
     join pg_namespace n on n.oid = t.relnamespace
     where n.nspname = current_schema() and t.relname in (${sql.join(tables)}) and not g.tgisinternal
       and (g.tgname like ${REVISION_TRIGGER} escape ${ESCAPE} or g.tgname like ${LEAD_COUNT_TRIGGER} escape ${ESCAPE}
-        or g.tgname like ${OPPORTUNITY_ROLLUP_TRIGGER} escape ${ESCAPE}
-        or g.tgname like ${ACTIVITY_CHANGE_TRIGGER} escape ${ESCAPE})
+        or g.tgname like ${OPPORTUNITY_ROLLUP_TRIGGER} escape ${ESCAPE})
     order by g.tgname`,
   })
 }
@@ -189,19 +188,6 @@ async function tickLoadedLeads(db: Db): Promise<void> {
         coalesce((select max(change_seq) from lead_tombstone where organization_id = ${org}), 0)) + 1
       where organization_id = ${org} and change_seq = 0`.execute(db)
   }
-}
-
-/**
- * Postgres: the loaded leads (written by this transaction: their `change_xid` is its id) that have a call, email, note
- * or text marked in the feed of leads whose activities changed, at this transaction, as the trigger would have marked
- * them one by one (an upsert a note, and each a new version of the lead's row until the transaction ends).
- */
-async function markLoadedActivitiesPostgres(db: Db): Promise<void> {
-  await sql`insert into lead_activity_change (organization_id, lead_id)
-    select distinct a.organization_id, a.lead_id
-    from lead l join activity a on a.lead_id = l.id
-    where l.change_xid = pg_current_xact_id() and a.type in (${sql.join(LAST_ACTIVITY_TYPES)})
-    on conflict (organization_id, lead_id) do update set change_xid = excluded.change_xid`.execute(db)
 }
 
 /**
@@ -267,7 +253,7 @@ export async function withBulkLoadSchema<T>(
   if (setAside(LEAD_COUNT)) await countLeads(tx)
   if (setAside(OPPORTUNITY_ROLLUP)) await rebuildOpportunityRollup(tx)
   // Before the tick: the loaded leads are those still at 0.
-  if (setAside(ACTIVITY_CHANGE)) await (sqlite ? markLoadedActivities(tx) : markLoadedActivitiesPostgres(tx))
+  if (sqlite && setAside(ACTIVITY_CHANGE)) await markLoadedActivities(tx)
   if (sqlite && setAside('lead_change_')) await tickLoadedLeads(tx)
   return result
 }
