@@ -161,7 +161,7 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
   const checkpointThread = options.wal === undefined ? undefined : checkpointThreadBeside(options.file)
   const walCheckpoint =
     options.wal === undefined || checkpointThread === undefined ? undefined : { ...options.wal, checkpointThread }
-  let checkpointer: { thread: WalCheckpointer; apiPages: number } | undefined
+  let checkpointer: { thread: WalCheckpointer; restoreApi: () => void } | undefined
   let running = false
   let current: { worker: Worker; owner: string; exited: Promise<void>; idleStop: boolean } | undefined
   let watchTimer: NodeJS.Timeout | undefined
@@ -188,15 +188,16 @@ export function createImportThreadHost(options: ImportThreadOptions): ImportThre
         options.onError(error, 'the WAL checkpointer')
       },
     })
-    checkpointer = { thread, apiPages: walAutocheckpoint(wal.apiConnection, WAL_BACKSTOP_PAGES) }
+    const apiPages = walAutocheckpoint(wal.apiConnection, WAL_BACKSTOP_PAGES)
+    checkpointer = { thread, restoreApi: () => walAutocheckpoint(wal.apiConnection, apiPages) }
   }
 
   /** Stops the checkpointer, the api's connection checkpointing as it did before. */
   async function stopCheckpointer(): Promise<void> {
     const stopping = checkpointer
-    if (stopping === undefined || walCheckpoint === undefined) return
+    if (stopping === undefined) return
     checkpointer = undefined
-    walAutocheckpoint(walCheckpoint.apiConnection, stopping.apiPages)
+    stopping.restoreApi()
     await stopping.thread.stop()
   }
 

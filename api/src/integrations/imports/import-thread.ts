@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { openDatabase } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
-import { setPragma, walAutocheckpoint } from '../../platform/data/wal-checkpointer.js'
+import { walAutocheckpoint } from '../../platform/data/wal-checkpointer.js'
 import { outboxSink } from '../outbox/outbox-writer.js'
 import { createImportWorker, importRequested } from './import-worker.js'
 import type { FromImportThread, ImportThreadData, ToImportThread } from './import-thread-host.js'
@@ -26,14 +26,11 @@ const database = openDatabase(data.databaseUrl, {
     : { writeLock: { buffer: data.writeLockBuffer, party: 'import' as const } }),
 })
 // A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
-// so themselves only past the backstop. This and the next are settings of this connection alone, set on it straight
-// (not behind the write lock, which a busy api could hold for long).
+// so themselves only past the backstop. A setting of this connection alone, set on it straight (not behind the write
+// lock, which a busy api could hold for long).
 if (database.sqlite !== undefined && data.walBackstopPages !== undefined) {
   walAutocheckpoint(database.sqlite, data.walBackstopPages)
 }
-// SQLite: the import's commits are not synced one by one (decision 0085). Each batch commits its rows with the
-// import's progress, so a batch lost to a power cut (an api that merely stops loses nothing) is run again on resume.
-if (database.sqlite !== undefined) setPragma(database.sqlite, 'synchronous = normal')
 const worker = createImportWorker({
   db: database.db,
   dialect: database.dialect,

@@ -1006,8 +1006,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   const file = sqliteFile(url)
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true })
   const sqlite = new SqliteDatabase(file)
+  // The import thread's connection (decision 0085) syncs at checkpoints only: each of its batches commits with the
+  // import's progress, so a batch lost to a power cut is run again on resume. Any other commit is synced.
+  const importThread = options.writeLock?.party === 'import'
   sqlite.pragma('journal_mode = WAL')
-  sqlite.pragma('synchronous = FULL')
+  sqlite.pragma(importThread ? 'synchronous = NORMAL' : 'synchronous = FULL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
   // SQLite's default page cache is 2 MB per connection: a search that visits thousands of rows would read most of
@@ -1016,7 +1019,6 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   sqlite.pragma(`cache_size = -${String(cacheKib)}`)
   // Keeps the planner's statistics fresh (cheap: it only analyzes tables that changed a lot). Not by the import
   // thread's connection: it may write, outside the lock the thread shares with the api (the api's does it).
-  const importThread = options.writeLock?.party === 'import'
   if (!importThread) sqlite.pragma('optimize = 0x10002')
   // SQLite's lower() folds only ASCII; searches use this one so `name:école` finds "ÉCOLE" as on Postgres.
   sqlite.function('leadline_lower', { deterministic: true }, (value: unknown) =>

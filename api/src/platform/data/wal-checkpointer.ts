@@ -24,15 +24,8 @@ const STOP_GRACE_MS = 10_000
  */
 export function walAutocheckpoint(connection: SqliteDatabase, pages?: number): number {
   const [before] = connection.prepare('pragma wal_autocheckpoint').all([]) as { wal_autocheckpoint: number }[]
-  if (pages !== undefined) setPragma(connection, `wal_autocheckpoint = ${String(Math.trunc(pages))}`)
+  if (pages !== undefined) connection.prepare(`pragma wal_autocheckpoint = ${String(Math.trunc(pages))}`).all([])
   return before?.wal_autocheckpoint ?? 1000
-}
-
-/** Runs `pragma <setting>` on the connection, whether SQLite answers it with a row or not. */
-export function setPragma(connection: SqliteDatabase, setting: string): void {
-  const statement = connection.prepare(`pragma ${setting}`)
-  if (statement.reader) statement.all([])
-  else statement.run([])
 }
 
 /** What the thread is given. */
