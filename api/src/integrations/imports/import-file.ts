@@ -232,20 +232,32 @@ export async function* importText(db: Db, importId: string): AsyncGenerator<stri
   if (rest !== '') yield rest
 }
 
+/** Characters of text written to the CSV parser at a time. */
+const CSV_FEED_CHARS = 64 * 1024
+
 /** An import's data rows, from row 1 (the header skipped), each with its number. */
 export async function* importRows(
   db: Db,
   importId: string,
   delimiter: string,
 ): AsyncGenerator<{ row: number; cells: string[] }> {
-  const records = importText(db, importId)
+  const text = importText(db, importId)
   const parser = parse(parseOptions(delimiter))
   const feeding = (async () => {
-    for await (const text of records) {
-      if (!parser.write(text)) await new Promise((resolve) => parser.once('drain', resolve))
+    for await (const part of text) {
+      // In slices, so that the parser's backpressure holds: a chunk written whole (2 MB) is parsed whole, its 13,000
+      // rows held at once.
+      for (let at = 0; at < part.length; at += CSV_FEED_CHARS) {
+        if (!parser.write(part.slice(at, at + CSV_FEED_CHARS))) {
+          await new Promise((resolve) => parser.once('drain', resolve))
+        }
+      }
     }
     parser.end()
-  })()
+  })().catch((error: unknown) => {
+    // The text could not be read (a stored chunk that does not decode, a failed read): the rows end with the error.
+    parser.destroy(error instanceof Error ? error : new Error(String(error)))
+  })
   let row = -1
   for await (const record of parser as AsyncIterable<string[]>) {
     row += 1

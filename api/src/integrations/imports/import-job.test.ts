@@ -472,6 +472,30 @@ describe('restart and resume', () => {
     await expectWhole(org, made.id)
   })
 
+  it('a stored chunk that cannot be read fails the run with its error rather than leaving it hanging', async () => {
+    const org = await ctx.createOrg('Unreadable chunk')
+    const made = await upload(org, many(12))
+    // Not gzip: the run's reading of its text throws inside the CSV parser's feed.
+    await ctx.database.db
+      .updateTable('data_import_chunk')
+      .set({ content: Buffer.from('not gzip').toString('base64') })
+      .where('import_id', '=', made.id)
+      .execute()
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/run/`)).statusCode).toBe(200)
+    const reported: string[] = []
+    const settled = await worker({
+      onError: (error, what) => {
+        reported.push(`${what}: ${error instanceof Error ? error.message : String(error)}`)
+      },
+    }).drain()
+    expect(settled).toBe(1)
+    expect(reported).toEqual([expect.stringMatching(/^working on import impo_\w+: incorrect header check$/)])
+    const failed = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+    expect(failed).toMatchObject({ status: 'error', counts: { created: 0, failed: 0 } })
+    expect(failed.error).toMatch(/^The import failed/)
+    expect(await leads(org)).toEqual([])
+  })
+
   async function expectWhole(org: TestOrg, id: string) {
     const done = (await call(ctx.app, org.member.key, 'GET', `/import/${id}/`)).json<Import>()
     expect(done.status).toBe('done')
