@@ -235,6 +235,13 @@ export async function* importText(db: Db, importId: string): AsyncGenerator<stri
 /** Characters of text written to the CSV parser at a time. */
 const CSV_FEED_CHARS = 64 * 1024
 
+/** Where the slice of `text` written from `at` ends: CSV_FEED_CHARS on, or one sooner not to split a surrogate pair. */
+function feedEnd(text: string, at: number): number {
+  const end = Math.min(text.length, at + CSV_FEED_CHARS)
+  const last = text.charCodeAt(end - 1)
+  return end < text.length && last >= 0xd800 && last <= 0xdbff ? end - 1 : end
+}
+
 /** An import's data rows, from row 1 (the header skipped), each with its number. */
 export async function* importRows(
   db: Db,
@@ -246,11 +253,12 @@ export async function* importRows(
   const feeding = (async () => {
     for await (const part of text) {
       // In slices, so that the parser's backpressure holds: a chunk written whole (2 MB) is parsed whole, its 13,000
-      // rows held at once.
-      for (let at = 0; at < part.length; at += CSV_FEED_CHARS) {
-        if (!parser.write(part.slice(at, at + CSV_FEED_CHARS))) {
-          await new Promise((resolve) => parser.once('drain', resolve))
-        }
+      // rows held at once. A slice never ends between the two halves of a character past U+FFFF: the parser takes
+      // each string as UTF-8, and half a pair would come out as U+FFFD.
+      for (let at = 0; at < part.length;) {
+        const end = feedEnd(part, at)
+        if (!parser.write(part.slice(at, end))) await new Promise((resolve) => parser.once('drain', resolve))
+        at = end
       }
     }
     parser.end()

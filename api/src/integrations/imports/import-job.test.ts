@@ -11,6 +11,7 @@ import {
 import { leadChangePosition, leadChangesSince } from '../../crm/leads/lead-changes.js'
 import { refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
 import { createImportWorker, IMPORT_LEASE_MS, type ImportWorkerOptions } from './import-worker.js'
+import { importRows } from './import-file.js'
 
 // Import jobs over HTTP, on the database LEADLINE_TEST_DB names: dry runs, runs (grouping, each duplicate rule,
 // events, failed rows), undo, and a run interrupted and resumed, with a worker driven here one drain at a time.
@@ -251,6 +252,22 @@ async function memberEmail(org: TestOrg): Promise<string> {
   const me = await call(ctx.app, org.member.key, 'GET', '/me/')
   return me.json<{ email: string }>().email
 }
+
+describe("reading an import's stored text", () => {
+  it('keeps a character past U+FFFF whole where the text is cut into slices for the parser (64 K units)', async () => {
+    const org = await ctx.createOrg('Slices')
+    // The emoji's first half is the 65,536th code unit of the text: the last of the first slice.
+    const head = 'Company,Notes\nFiller,'
+    const filler = 'x'.repeat(65_535 - head.length - '\nEmoji '.length)
+    const made = await upload(org, `${head}${filler}\nEmoji 😀 Co,ok\n`)
+    const rows: { row: number; cells: string[] }[] = []
+    for await (const record of importRows(ctx.database.db, made.id, ',')) rows.push(record)
+    expect(rows).toEqual([
+      { row: 1, cells: ['Filler', filler] },
+      { row: 2, cells: ['Emoji 😀 Co', 'ok'] },
+    ])
+  })
+})
 
 describe('the duplicate rule', () => {
   const existing = async (org: TestOrg) => {
