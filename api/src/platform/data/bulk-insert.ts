@@ -1,5 +1,6 @@
-import { CompiledQuery, SqliteAdapter, sql } from 'kysely'
+import { CompiledQuery, SqliteAdapter } from 'kysely'
 import type { Db, Tables } from './database.js'
+import { CopyRows } from './postgres-copy.js'
 
 // Bulk writes: many rows of one table in as few statements as the database allows, built here rather than by
 // Kysely's builder (the demo seed and the CSV import).
@@ -30,26 +31,25 @@ export function flattenRows(rows: readonly object[]): FlatRows {
 /**
  * Inserts rows of one table in as few statements as the database allows. The statements are written here rather
  * than by Kysely's builder, which for a bulk load spends more time building them than the database spends running
- * them; every value is still a bound parameter.
+ * them; no value is ever SQL text (a bound parameter on SQLite, a COPY row's data on Postgres).
  * SQLite gets multi-row VALUES lists, as long as its cap on parameters allows, and the rows left over in lists of
  * a power of two rows: a handful of statement texts in all, each prepared once (preparing a list of thousands of
  * rows costs milliseconds). `or fail` stops at a row that breaks a constraint without undoing the statement's
  * earlier rows: the error fails the caller's transaction, which undoes them all, and SQLite need not keep a copy of
- * every page the statement changes in case it has to undo it alone. Postgres gets one array per column, unnested:
- * a VALUES list there is bound by its 65 535 parameters and costs twice as much to parse and plan.
+ * every page the statement changes in case it has to undo it alone. Postgres gets COPY on the transaction's own
+ * client (postgres-copy.ts, decision 0086): no parameters to bind and no statement to plan; a row that breaks a
+ * constraint fails the whole COPY, and the caller's transaction with it. It fires the tables' insert triggers as an
+ * insert does, and fills the columns not named with their defaults.
  */
 export async function insertRows(db: Db, table: keyof Tables, { columns, values }: FlatRows): Promise<void> {
   const width = columns.length
   if (width === 0 || values.length === 0) return
-  const into = `into ${quote(table)} (${columns.map(quote).join(', ')}) `
+  const target = `${quote(table)} (${columns.map(quote).join(', ')})`
   if (!isSqlite(db)) {
-    const types = await columnTypes(db, table)
-    const arrays = columns.map((): unknown[] => [])
-    values.forEach((value, at) => arrays[at % width]?.push(value))
-    const unnest = columns.map((column, i) => `$${String(i + 1)}::${types.get(column) ?? 'text'}[]`)
-    await db.executeQuery(CompiledQuery.raw(`insert ${into}select * from unnest(${unnest.join(', ')})`, arrays))
+    await db.executeQuery(CompiledQuery.raw(`copy ${target} from stdin`, [new CopyRows(width, values)]))
     return
   }
+  const into = `into ${target} `
   const fullList = Math.max(1, Math.floor(SQLITE_PARAMETERS / width))
   const tuple = `(${columns.map(() => '?').join(', ')})`
   const rows = values.length / width
@@ -61,26 +61,6 @@ export async function insertRows(db: Db, table: keyof Tables, { columns, values 
     await db.executeQuery(CompiledQuery.raw(`insert or fail ${into}values ${tuples}`, parameters))
     start += count
   }
-}
-
-/** The column types already read, by transaction (or database) and table: a seed reads each table's once. */
-const knownTypes = new WeakMap<Db, Map<string, Promise<Map<string, string>>>>()
-
-/** A Postgres table's column types, as a cast names them (`character varying(64)`, `integer`). */
-function columnTypes(db: Db, table: string): Promise<Map<string, string>> {
-  const known = knownTypes.get(db) ?? new Map<string, Promise<Map<string, string>>>()
-  knownTypes.set(db, known)
-  let types = known.get(table)
-  if (types === undefined) {
-    types = sql<{ name: string; type: string }>`select a.attname as name,
-        format_type(a.atttypid, a.atttypmod) as type
-      from pg_attribute a
-      where a.attrelid = to_regclass(${quote(table)}) and a.attnum > 0 and not a.attisdropped`
-      .execute(db)
-      .then((result) => new Map(result.rows.map((column) => [column.name, column.type])))
-    known.set(table, types)
-  }
-  return types
 }
 
 export function quote(identifier: string): string {

@@ -17,6 +17,7 @@ import {
 } from 'kysely'
 import type pg from 'pg'
 import { foldCase } from '../text/text.js'
+import { copyingPool } from './postgres-copy.js'
 import { LockedSqliteDialect, writeLock, type WriteLockParty } from './sqlite-write-lock.js'
 
 export interface OrganizationTable {
@@ -999,7 +1000,8 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     pool.on('error', (error) => {
       process.stderr.write(`postgres: idle connection lost: ${error.message}\n`)
     })
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...log })
+    // Kysely's clients run a `CopyRows` parameter as a COPY (postgres-copy.ts): the bulk writers' rows.
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: copyingPool(pool) }), ...log })
     const reader = postgresReader(pool)
     return { db, dialect: 'postgres', pgPool: pool, sqlite: undefined, reader, url, close: () => db.destroy() }
   }
