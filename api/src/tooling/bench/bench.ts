@@ -74,7 +74,8 @@ const USAGE = `Usage: npm run bench -- [--leads N] [--sqlite | --postgres | --db
 
   --only import imports a CSV of --import-rows rows (default 1000000, about 150 MB, written once under data/bench/)
                 over HTTP into a fresh SQLite file through a real api process, and prints the time and the api's
-                peak RSS against the targets (2 minutes, 300 MB); only when named, and alone
+                peak RSS against the targets (2 minutes, 300 MB); only when named, and alone. With --db
+                postgres://… the file goes into a new organization of that database instead, for comparison
   --only bulk-edit
                 copies the SQLite file of --leads leads, starts an api process on the copy, edits the status of every
                 lead of "${BULK_EDIT_QUERY}" (half of the demo's) over POST /bulk_action/edit/, polls it until done,
@@ -445,7 +446,7 @@ async function main(): Promise<number> {
     if (figuresFile !== undefined) writeFileSync(figuresFile, JSON.stringify(figures))
   }
   if (values.only?.trim() === 'import') {
-    return benchImport(positiveInt(values['import-rows'], '--import-rows', 1_000_000))
+    return benchImport(positiveInt(values['import-rows'], '--import-rows', 1_000_000), values.db)
   }
   const leads = positiveInt(values.leads, '--leads', 100_000)
   if (values.only?.trim() === 'bulk-edit') {
@@ -689,12 +690,13 @@ async function main(): Promise<number> {
 }
 
 /** The import scenario, alone: its own api process on a fresh SQLite file. */
-async function benchImport(rows: number): Promise<number> {
+async function benchImport(rows: number, db: string | undefined): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`)
+  if (db !== undefined && !isPostgresUrl(db)) throw new Error('--only import takes a postgres:// URL as --db')
   say(`preparing the ${String(rows)}-row CSV under data/bench/`)
   const file = await importFile(dataDir, rows)
   const scratch = mkdtempSync(join(tmpdir(), 'leadline-bench-import-'))
-  const dbUrl = `sqlite:${join(scratch, 'import.db')}`
+  const dbUrl = db ?? `sqlite:${join(scratch, 'import.db')}`
   let api: Server | undefined
   const rss = rssWatch(() => api?.pid)
   try {
