@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isPostgresUrl } from '../../platform/data/database.js'
 
 // The import scenario of `npm run bench` (issue 32): a CSV of a million rows (about 150 MB), generated once under
 // data/bench/, uploaded over HTTP to a real api process on a fresh SQLite file, run, and polled until done; the
@@ -149,7 +150,7 @@ export async function measureImport(options: {
     const seconds = (performance.now() - runStart) / 1000
     if (state.status === 'done') {
       return {
-        database: options.dbUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite',
+        database: isPostgresUrl(options.dbUrl) ? 'PostgreSQL' : 'SQLite',
         rows: options.rows,
         megabytes: size / 1e6,
         uploadSeconds,

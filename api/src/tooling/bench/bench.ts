@@ -689,7 +689,7 @@ async function main(): Promise<number> {
   return code
 }
 
-/** The import scenario, alone: its own api process on a fresh SQLite file. */
+/** The import scenario, alone: its own api process on a fresh SQLite file, or on the PostgreSQL database `db`. */
 async function benchImport(rows: number, db: string | undefined): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`)
   if (db !== undefined && !isPostgresUrl(db)) throw new Error('--only import takes a postgres:// URL as --db')
