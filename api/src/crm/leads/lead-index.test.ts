@@ -270,6 +270,29 @@ describe('the in-memory lead index', () => {
     expect(await search('and', ['tech'])).toEqual([])
   })
 
+  it('lets the event loop turn between the reads of a walk, so that a long one holds no other request', async () => {
+    // Two leads a read: the eight leads' documents take four reads.
+    const { index, db } = await indexedOrganization(
+      'Turns Co',
+      ['One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight'],
+      (organizationId) => new OrganizationLeadIndex(organizationId, ctx.database.dialect, undefined, 2),
+    )
+    // What another request would get: a turn of the event loop, counted until the words are built.
+    let turns = 0
+    let counting = true
+    const count = () => {
+      if (!counting) return
+      turns += 1
+      setImmediate(count)
+    }
+    setImmediate(count)
+    const { find } = recordingFind()
+    await index.textMatchesOf(db, { op: 'and', terms: [{ column: 'body', forms: ['three'] }] }, find)
+    await index.wordsBuilt()
+    counting = false
+    expect(turns).toBeGreaterThanOrEqual(3)
+  })
+
   it('keeps what the catch-ups read while the words were being read, over what was read before', async () => {
     let release = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
