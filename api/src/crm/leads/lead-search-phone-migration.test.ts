@@ -25,8 +25,8 @@ beforeAll(async () => {
     expect(created.statusCode).toBe(200)
     ids[name] = created.json<{ id: string }>().id
   }
-  expect(await migrateUpTo(ctx.database.db, '0050-audit-log')).toEqual(['0051-lead-search-phones'])
-  expect(await migrateToLatest(ctx.database.db)).toEqual(['0051-lead-search-phones'])
+  expect(await migrateUpTo(ctx.database.db, '0050-audit-log')).toContain('0051-lead-search-phones')
+  expect(await migrateToLatest(ctx.database.db)).toContain('0051-lead-search-phones')
 })
 afterAll(async () => {
   await ctx.close()
