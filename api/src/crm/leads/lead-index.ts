@@ -1,5 +1,4 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { LAST_ACTIVITY_TYPES } from '@leadline/shared/lead-summary-schema'
 import { sql, type RawBuilder } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { bitmap, type Bitmap } from '../../platform/data/bitmaps.js'
@@ -11,6 +10,7 @@ import { isShortTerm, SHORT_TERMS_KEPT, ShortTermIndex } from './lead-short-term
 import { isWordForm, isWordUnit, WordIndexBuilder, type WordIndex } from './lead-words.js'
 import { byCodePoint, TextKeys } from './lead-text-keys.js'
 import { LeadIds } from './lead-ids.js'
+import { LAST_ACTIVITY_TYPE_LIST } from './lead-summary-repo.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -1235,7 +1235,7 @@ export class OrganizationLeadIndex {
   private async loadLastActivities(db: Db, last: LastActivities, scope: LeadScope) {
     const { rows } = await sql<{ lead_id: string; d: string }>`select lead_id, max(date_created) as d from activity
       where organization_id = ${this.organizationId} and ${leadsOf(scope)}
-        and type in (${sql.join(LAST_ACTIVITY_TYPES)}) group by lead_id`.execute(db)
+        and type in (${LAST_ACTIVITY_TYPE_LIST}) group by lead_id`.execute(db)
     for (const row of rows) {
       const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue

@@ -4,8 +4,8 @@ import type { Db } from '../../platform/data/database.js'
 
 /**
  * The summaries of the organization's leads among `leadIds`, in the order asked; ids of no lead of the organization
- * are left out. One query: each lead's newest call, email, note or SMS is read backwards from the end of its run of
- * activity_org_lead_created_idx (migration 0044), past any newer records about it (status changes, tasks done).
+ * are left out. One query: each lead's newest call, email, note or SMS is the end of its run of activity_last_idx
+ * (migration 0053), which holds those four kinds only.
  */
 export async function leadSummaries(
   db: Db,
@@ -22,13 +22,19 @@ export async function leadSummaries(
 }
 
 /**
+ * The activity types a last activity is made of, as SQL literals: the condition of activity_last_idx (migration
+ * 0053), which serves a query only when its own condition says so in the same constants (not bound parameters).
+ */
+export const LAST_ACTIVITY_TYPE_LIST: RawBuilder<unknown> = sql.join(LAST_ACTIVITY_TYPES.map((type) => sql.lit(type)))
+
+/**
  * A lead's last activity as a correlated subquery on `lead`, for the summaries and for `sort:last_activity`: the
- * newest of its calls, emails, notes and texts, one seek backwards in activity_org_lead_created_idx.
+ * newest of its calls, emails, notes and texts, one seek backwards in activity_last_idx.
  */
 export function lastActivityOfLead(): RawBuilder<string | null> {
   return sql<string | null>`(select activity.date_created from activity
     where activity.organization_id = lead.organization_id and activity.lead_id = lead.id
-      and activity.type in (${sql.join(LAST_ACTIVITY_TYPES)})
+      and activity.type in (${LAST_ACTIVITY_TYPE_LIST})
     order by activity.date_created desc limit 1)`
 }
 

@@ -1,7 +1,7 @@
 import { totalmem } from 'node:os'
 import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../platform/data/database.js'
-import { LAST_ACTIVITY_TYPES } from '@leadline/shared/lead-summary-schema'
+import { LAST_ACTIVITY_TYPE_LIST } from '../../crm/leads/lead-summary-repo.js'
 import { rebuildOpportunityRollup } from '../../crm/opportunities/opportunity-list.js'
 import { isSqlite, quote } from '../../platform/data/bulk-insert.js'
 
@@ -204,7 +204,7 @@ async function markLoadedActivities(db: Db): Promise<void> {
     await sql`insert into lead_activity_change (organization_id, lead_id, change_seq)
       select distinct a.organization_id, a.lead_id, ${clock[0]?.next ?? 1}
       from lead l join activity a on a.lead_id = l.id
-      where l.organization_id = ${org} and l.change_seq = 0 and a.type in (${sql.join(LAST_ACTIVITY_TYPES)})
+      where l.organization_id = ${org} and l.change_seq = 0 and a.type in (${LAST_ACTIVITY_TYPE_LIST})
       on conflict (organization_id, lead_id) do update set change_seq = excluded.change_seq`.execute(db)
   }
 }
