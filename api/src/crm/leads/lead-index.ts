@@ -11,6 +11,7 @@ import { isWordForm, isWordUnit, WordIndexBuilder, type WordIndex } from './lead
 import { byCodePoint, TextKeys } from './lead-text-keys.js'
 import { LeadIds } from './lead-ids.js'
 import { LAST_ACTIVITY_TYPE_LIST } from './lead-summary-repo.js'
+import { foldCase } from '../../platform/text/text.js'
 
 // An organization's leads in memory, for searches (decision 0061): each lead has an ordinal, and what searches test
 // most is kept by ordinal — the lead's status as one compressed bitmap (roaring) a status, whether its name, URL and
@@ -1162,7 +1163,12 @@ export class OrganizationLeadIndex {
    */
   private async loadTexts(db: Db, which: TextSort, column: TextKeys, scope: LeadScope) {
     const org = this.organizationId
-    const key = (text: RawBuilder<unknown>) => folded(sql`nullif(${text}, '')`, this.dialect)
+    // SQLite's folding is foldCase called from SQL for each row: the rows kept (a lead's first) are folded here
+    // instead, half the rows of a contact sort and no call into JavaScript per row (a million leads' contact names:
+    // 5.3 s of reads → 2.8). Postgres folds with its own lower(), as its sorts do.
+    const inSql = this.dialect === 'postgres'
+    const key = (text: RawBuilder<unknown>) =>
+      inSql ? folded(sql`nullif(${text}, '')`, this.dialect) : sql`nullif(${text}, '')`
     const byContact = sql`c.date_created, c.position, c.id`
     const { rows } = await (
       which === 'url' || which === 'name'
@@ -1185,7 +1191,7 @@ export class OrganizationLeadIndex {
       last = row.lead_id
       const ordinal = this.ids.get(row.lead_id)
       if (ordinal === undefined || !this.live.has(ordinal)) continue
-      column.hold(ordinal, row.k ?? undefined)
+      column.hold(ordinal, row.k === null ? undefined : inSql ? row.k : foldCase(row.k))
       if (which === 'name') this.names.hold(ordinal, row.exact ?? undefined)
     }
   }
