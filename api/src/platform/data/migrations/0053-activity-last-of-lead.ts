@@ -8,7 +8,7 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely'
 // holds those four kinds only, with the lead, the time and the type (which SQLite tests again: with it the index
 // alone answers), so that a lead's last activity is one step into it and every lead's a read of it alone. Its
 // condition is the queries' list of types, which they write as literals (as Kysely writes an index's values): a
-// partial index serves a query whose condition implies its own, which no database can tell of bound parameters.
+// partial index serves a query whose condition implies its own, which SQLite cannot tell of bound parameters.
 //
 // SQLite: then `activity`, and every table whose statistics look taken from a sample, is analyzed again, whole
 // (decision 0087). Until now a connection's close ran `pragma optimize` with its default mask, which analyzes a table
