@@ -157,6 +157,34 @@ describe('GET /activity/ by type', () => {
     expect(await types({ _type__in: 'SMS,Note' })).toEqual(['Note'])
   })
 
+  it('pages several types as the whole list orders them, ties at one instant included', async () => {
+    const lead = (await call(ctx.app, rep(), 'POST', '/lead/', { body: { name: 'Paged Types Co' } })).json()
+    for (const [n, status] of ['Qualified', 'Potential', 'Qualified'].entries()) {
+      // Two notes at the instant of each status change: the ids break their ties.
+      for (const path of [`/lead/${lead.id}/`, '/activity/note/', '/activity/note/']) {
+        const body = path === '/activity/note/' ? { lead_id: lead.id, note: `Note ${String(n)}` } : { status }
+        const res = await call(ctx.app, rep(), path === '/activity/note/' ? 'POST' : 'PUT', path, { body })
+        expect(res.statusCode, res.body).toBe(200)
+      }
+      ctx.clock.advance(60_000)
+    }
+    const listed = async (query: Record<string, string>) => {
+      const res = await call(ctx.app, rep(), 'GET', '/activity/', { query: { lead_id: lead.id, ...query } })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json<{ has_more: boolean; data: { id: string; _type: string }[] }>()
+    }
+    const wanted = ['Note', 'LeadStatusChange']
+    const whole = (await listed({})).data.filter((a) => wanted.includes(a._type)).map((a) => a.id)
+    expect(whole).toHaveLength(9)
+    const paged: string[] = []
+    for (let skip = 0; ; skip += 2) {
+      const page = await listed({ _type__in: wanted.join(','), _limit: '2', _skip: String(skip) })
+      paged.push(...page.data.map((a) => a.id))
+      if (!page.has_more) break
+    }
+    expect(paged).toEqual(whole)
+  })
+
   it('pages within the types asked for', async () => {
     const page = (
       await call(ctx.app, rep(), 'GET', '/activity/', {

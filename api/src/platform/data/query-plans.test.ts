@@ -98,7 +98,6 @@ async function explain(query: CompiledQuery, setAside: string[] = [], noSort = f
   })
 }
 
-/** The plans of the queries a request ran that read `table`. */
 /**
  * The organization's in-memory lead index forgotten: it keeps the matches of text terms once found (decision 0065),
  * so a search of words searched before would ask the database nothing.
@@ -107,14 +106,20 @@ function firstLookup(): void {
   leadIndexes(database.db, database.dialect).forget(org.id)
 }
 
-async function plansFor(path: string, table: string): Promise<string[][]> {
+/** The queries a request ran that read `table`. */
+async function readsOf(path: string, table: string): Promise<CompiledQuery[]> {
   firstLookup()
   captured.length = 0
   const res = await call(app, org.member.key, 'GET', path)
   expect(res.statusCode, res.body).toBe(200)
   const reads = captured.filter((q) => q.sql.startsWith('select') && new RegExp(`\\b"?${table}"?\\b`).test(q.sql))
   expect(reads.length, `${path} reads ${table}`).toBeGreaterThan(0)
-  return Promise.all(reads.map((q) => explain(q)))
+  return reads
+}
+
+/** The plans of the queries a request ran that read `table`. */
+async function plansFor(path: string, table: string): Promise<string[][]> {
+  return Promise.all((await readsOf(path, table)).map((q) => explain(q)))
 }
 
 /**
@@ -344,6 +349,36 @@ describe('query plans', () => {
     const plan = await explain(purge)
     expect(fullScans(plan, 'email_attachment'), plan.join('\n')).toEqual([])
     expect(plan.join('\n')).toContain('email_attachment_unbound_idx')
+  })
+
+  it.each(['/activity/note/', '/activity/?_type=TaskCompleted'])(
+    '%s reads the type’s newest from the type index in order, testing no other activity',
+    async (path) => {
+      for (const read of await readsOf(path, 'activity')) {
+        const plan = (await explain(read, [], true)).join('\n')
+        // Migration 0054: the type index ends with the id, so one range of it is the list's order.
+        expect(plan).toMatch(
+          database.dialect === 'sqlite'
+            ? /SEARCH activity USING INDEX activity_org_idx \(organization_id=\? AND type=\?\)/
+            : /Index Scan Backward using activity_org_idx on activity/,
+        )
+        expect(plan).not.toMatch(/TEMP B-TREE|Sort\b/)
+      }
+    },
+  )
+
+  it('a list of several types pages their keys from the type index, each type’s newest only', async () => {
+    const reads = await readsOf('/activity/?_type__in=Note,TaskCompleted,Created', 'activity')
+    const keys = reads.find((q) => q.sql.includes('union all'))
+    expect(keys, reads.map((q) => q.sql).join('\n')).toBeDefined()
+    if (keys === undefined) return
+    const plan = (await explain(keys, [], true)).join('\n')
+    const parts =
+      database.dialect === 'sqlite'
+        ? /SEARCH activity USING COVERING INDEX activity_org_idx \(organization_id=\? AND type=\?\)/g
+        : /Index Only Scan Backward using activity_org_idx on activity/g
+    expect(plan.match(parts), plan).toHaveLength(3)
+    expect(fullScans(plan.split('\n'), 'activity'), plan).toEqual([])
   })
 
   it.each(['/activity/', '/activity/?user_id=USER'])('%s walks an index in order: no scan, no sort', async (path) => {
