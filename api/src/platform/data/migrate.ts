@@ -54,6 +54,7 @@ import * as m0051 from './migrations/0051-lead-search-phones.js'
 import * as m0052 from './migrations/0052-phone-lookup-covering.js'
 import * as m0053 from './migrations/0053-activity-last-of-lead.js'
 import * as m0054 from './migrations/0054-activity-type-order.js'
+import * as m0055 from './migrations/0055-activity-contact-task-indexes.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -110,6 +111,7 @@ const migrations: Record<string, Migration> = {
   '0052-phone-lookup-covering': m0052,
   '0053-activity-last-of-lead': m0053,
   '0054-activity-type-order': m0054,
+  '0055-activity-contact-task-indexes': m0055,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -367,6 +367,18 @@ describe('query plans', () => {
     },
   )
 
+  it.each([
+    ['/activity/?contact_id=cont_planned', /activity_org_contact_idx/],
+    ['/activity/?task_id=task_planned', /activity_org_task_idx/],
+  ])('%s reads the activities of that one contact or task from its index', async (path, index) => {
+    // Migration 0055: not the organization's activities walked by date and each one tested.
+    for (const read of await readsOf(path, 'activity')) {
+      const plan = (await explain(read)).join('\n')
+      expect(plan).toMatch(index)
+      expect(fullScans(plan.split('\n'), 'activity'), plan).toEqual([])
+    }
+  })
+
   it('a list of several types pages their keys from the type index, each type’s newest only', async () => {
     const reads = await readsOf('/activity/?_type__in=Note,TaskCompleted,Created', 'activity')
     const keys = reads.find((q) => q.sql.includes('union all'))

@@ -11,7 +11,16 @@ export const LEAD_SEARCH_KEYS = [
   'palette',
   'sort-columns',
 ] as const
-export const SCENARIO_KEYS = ['raw', 'lead', 'me', 'lead-c10', 'bff-lead', ...LEAD_SEARCH_KEYS, 'report'] as const
+export const SCENARIO_KEYS = [
+  'raw',
+  'lead',
+  'me',
+  'lead-c10',
+  'bff-lead',
+  ...LEAD_SEARCH_KEYS,
+  'activity-types',
+  'report',
+] as const
 export type ScenarioKey = (typeof SCENARIO_KEYS)[number]
 
 function isScenarioKey(value: string): value is ScenarioKey {

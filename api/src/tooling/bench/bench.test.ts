@@ -359,6 +359,7 @@ describe('bench helpers', () => {
       'search-filters',
       'palette',
       'sort-columns',
+      'activity-types',
       'report',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
