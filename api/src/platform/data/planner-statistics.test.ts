@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, refreshPlannerStatistics, type DatabaseHandle } from './database.js'
+import { scratchDirectories } from '../../tooling/test-support/scratch-directories.js'
 
 // SQLite's planner statistics, as the api's connections take them (decision 0087): a table is analyzed whole, so an
 // index that starts with the organization says how many rows one organization has, however many that is. A sample
@@ -14,18 +13,16 @@ const ROWS = 20_000
 
 describe('SQLite planner statistics', () => {
   let handle: DatabaseHandle | undefined
-  const dirs: string[] = []
+  const scratch = scratchDirectories('stats')
   afterEach(async () => {
     await handle?.close()
     handle = undefined
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+    scratch.removeAll()
   })
 
   /** A database file with a table of one organization's ROWS rows, indexed by organization first; not analyzed. */
   async function oneBigOrganization(): Promise<{ file: string; handle: DatabaseHandle }> {
-    const dir = mkdtempSync(join(tmpdir(), 'leadline-stats-'))
-    dirs.push(dir)
-    const file = join(dir, 'app.db')
+    const file = join(scratch.make(), 'app.db')
     const opened = openDatabase(`sqlite:${file}`)
     await sql`create table item (organization_id text not null, value integer not null)`.execute(opened.db)
     await sql`create index item_org_idx on item (organization_id, value)`.execute(opened.db)

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openDatabase, type DatabaseHandle } from './database.js'
 import { createWriteLockBuffer, writeLock } from './sqlite-write-lock.js'
+import { scratchDirectories } from '../../tooling/test-support/scratch-directories.js'
 
 // The write lock the api's SQLite connection shares with the import thread's (decision 0053). Both sides are in one
 // thread here: the lock lives in shared memory, and each side only ever waits asynchronously.
@@ -73,10 +72,10 @@ describe('the shared write lock', () => {
 
 describe('two connections that share the lock', () => {
   const handles: DatabaseHandle[] = []
-  const dirs: string[] = []
+  const scratch = scratchDirectories('lock')
   afterEach(async () => {
     for (const handle of handles.splice(0)) await handle.close()
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+    scratch.removeAll()
   })
 
   function open(file: string, lock: { buffer: SharedArrayBuffer; party: 'api' | 'import' } | undefined) {
@@ -91,9 +90,7 @@ describe('two connections that share the lock', () => {
    * no busy timeout waits out); with it, the second transaction waits for the first to commit.
    */
   async function interleave(shared: boolean, autocommit = false) {
-    const dir = mkdtempSync(join(tmpdir(), 'leadline-lock-'))
-    dirs.push(dir)
-    const file = join(dir, 'app.db')
+    const file = join(scratch.make(), 'app.db')
     const buffer = createWriteLockBuffer()
     const api = open(file, shared ? { buffer, party: 'api' } : undefined)
     await sql`create table counter (n integer not null)`.execute(api)

@@ -1,17 +1,17 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
 import { afterEach, beforeAll, expect, it, vi } from 'vitest'
 import { startWalCheckpointer, walAutocheckpoint, type WalCheckpointer } from './wal-checkpointer.js'
+import { scratchDirectories } from '../../tooling/test-support/scratch-directories.js'
 
 // The checkpointer thread (decision 0085) on a real file. A thread cannot load TypeScript, so this runs the compiled
 // thread (`npm test` builds the api first).
 
 const threadFile = fileURLToPath(new URL('../../../dist/platform/data/wal-checkpoint-thread.js', import.meta.url))
 
-let dir: string | undefined
+const scratch = scratchDirectories('wal')
 let writer: SqliteDatabase.Database | undefined
 let checkpointer: WalCheckpointer | undefined
 
@@ -27,14 +27,12 @@ afterEach(async () => {
   checkpointer = undefined
   writer?.close()
   writer = undefined
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  dir = undefined
+  scratch.removeAll()
 })
 
 /** A WAL file whose writer never checkpoints by itself, with `rows` rows of 4,000 bytes in its log. */
 function fileWithLog(rows: number): string {
-  dir = mkdtempSync(join(tmpdir(), 'leadline-wal-'))
-  const file = join(dir, 'wal.db')
+  const file = join(scratch.make(), 'wal.db')
   writer = new SqliteDatabase(file)
   writer.pragma('journal_mode = WAL')
   writer.pragma('wal_autocheckpoint = 0')
@@ -88,7 +86,7 @@ it('stops when asked: the thread ends and the writer carries on alone', async ()
 })
 
 it('says so when the file cannot be opened, and still stops', async () => {
-  dir = mkdtempSync(join(tmpdir(), 'leadline-wal-'))
+  const dir = scratch.make()
   const errors: unknown[] = []
   checkpointer = startWalCheckpointer({
     file: join(dir, 'missing.db'),
