@@ -10,6 +10,7 @@ import {
   columnCondition,
   defineFilters,
   defineOrder,
+  notNull,
   RANGE_OPS,
   type CheckedFilter,
   type ConditionOf,
@@ -53,13 +54,13 @@ const leadName = sql<string>`(select l.name from lead l where l.id = opportunity
 
 const opportunityOrder = defineOrder({
   date_won: 'opportunity.date_won',
-  date_updated: 'opportunity.date_updated',
-  date_created: 'opportunity.date_created',
+  date_updated: notNull('opportunity.date_updated'),
+  date_created: notNull('opportunity.date_created'),
   value: 'opportunity.value',
   annualized_value: () =>
     sql`(case when opportunity.value_period = 'monthly' then opportunity.value * 12 else opportunity.value end)`,
   expected_value: () => sql`(opportunity.value * opportunity.confidence)`,
-  confidence: 'opportunity.confidence',
+  confidence: notNull('opportunity.confidence'),
   user_name: (collate) => sql`lower(${userName})${collate}`,
   lead_name: (collate) => sql`lower(${leadName})${collate}`,
 })
@@ -118,9 +119,14 @@ export function filteredOpportunities(
   tzOffsetHours: number,
   searches: RawBuilder<SqlBool>[] = [],
 ): OppQuery {
+  // A cross join with its condition in WHERE is an inner join on both databases, and tells SQLite to loop over the
+  // opportunities outside: joined as it was, SQLite started from the statuses of a `pipeline_id` and read every
+  // opportunity of each through its status index to sort them, where the order's own index finds a page in a few
+  // hundred rows (1.5 s against under 1 ms at a million).
   let q: OppQuery = db
     .selectFrom('opportunity')
-    .innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity.status_id')
+    .crossJoin('opportunity_status')
+    .whereRef('opportunity_status.id', '=', 'opportunity.status_id')
     .where('opportunity.organization_id', '=', organizationId)
   for (const condition of opportunityFilters.conditions(opportunityFilters.check(query), { tzOffsetHours })) {
     q = q.where(condition)

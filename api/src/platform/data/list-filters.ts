@@ -244,8 +244,9 @@ export interface ListOrder<F extends string> {
   /** `_order_by`: one of the fields, a leading "-" reversing it; a 400 on anything else. */
   parse(raw: string | undefined): { field: F; descending: boolean } | undefined
   /**
-   * The ORDER BY terms: nulls last either way, then by `idColumn` in the same direction, so pages never repeat or
-   * skip a row. Postgres compares ids byte-wise, as SQLite does.
+   * The ORDER BY terms: nulls last either way (`NULLS LAST`, which an index of the column serves on SQLite in both
+   * directions; a column declared not null says none), then by `idColumn` in the same direction, so pages never
+   * repeat or skip a row. Postgres compares ids byte-wise, as SQLite does.
    */
   terms(
     order: { field: F; descending: boolean },
@@ -254,9 +255,17 @@ export interface ListOrder<F extends string> {
   ): RawBuilder<unknown>[]
 }
 
-/** Declares a list's `_order_by` fields, each with the column or expression it sorts by (ties by id). */
+/** A column that is never null: its order needs no rule for nulls, and any index of it gives the order as it is. */
+export function notNull(column: string): { notNull: string } {
+  return { notNull: column }
+}
+
+/**
+ * Declares a list's `_order_by` fields, each with the column or expression it sorts by (ties by id): a column's name,
+ * `notNull(name)` for one that is never null, or a function of the id's collation for an expression.
+ */
 export function defineOrder<F extends string>(
-  columns: Record<F, string | ((collate: RawBuilder<unknown>) => RawBuilder<unknown>)>,
+  columns: Record<F, string | { notNull: string } | ((collate: RawBuilder<unknown>) => RawBuilder<unknown>)>,
 ): ListOrder<F> {
   const fields = Object.keys(columns).filter((f): f is F => Object.hasOwn(columns, f))
   return {
@@ -265,13 +274,14 @@ export function defineOrder<F extends string>(
     terms(order, idColumn, dialect) {
       const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
       const column = columns[order.field]
-      const expression = typeof column === 'string' ? sql.ref(column) : column(collate)
       const direction = sql.raw(order.descending ? 'desc' : 'asc')
-      return [
-        sql`case when ${expression} is null then 1 else 0 end`,
-        sql`${expression} ${direction}`,
-        sql`${sql.ref(idColumn)}${collate} ${direction}`,
-      ]
+      const expression =
+        typeof column === 'string'
+          ? sql`${sql.ref(column)} ${direction} nulls last`
+          : typeof column === 'function'
+            ? sql`${column(collate)} ${direction} nulls last`
+            : sql`${sql.ref(column.notNull)} ${direction}`
+      return [expression, sql`${sql.ref(idColumn)}${collate} ${direction}`]
     },
   }
 }

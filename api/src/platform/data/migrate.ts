@@ -55,6 +55,7 @@ import * as m0052 from './migrations/0052-phone-lookup-covering.js'
 import * as m0053 from './migrations/0053-activity-last-of-lead.js'
 import * as m0054 from './migrations/0054-activity-type-order.js'
 import * as m0055 from './migrations/0055-activity-contact-task-indexes.js'
+import * as m0056 from './migrations/0056-opportunity-order-indexes.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -112,6 +113,7 @@ const migrations: Record<string, Migration> = {
   '0053-activity-last-of-lead': m0053,
   '0054-activity-type-order': m0054,
   '0055-activity-contact-task-indexes': m0055,
+  '0056-opportunity-order-indexes': m0056,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }

@@ -401,3 +401,51 @@ describe('query plans', () => {
     }
   })
 })
+
+describe('the opportunity list’s orders', () => {
+  let pipelineId = ''
+
+  beforeAll(async () => {
+    const res = await call(app, org.member.key, 'GET', '/pipeline/')
+    expect(res.statusCode, res.body).toBe(200)
+    const first = res.json<{ data: { id: string }[] }>().data[0]
+    if (first === undefined) throw new Error('the organization has no pipeline')
+    pipelineId = first.id
+  })
+
+  /** The plan of the query that reads a page of the list (the one that selects its rows in order). */
+  async function pagePlan(path: string): Promise<string> {
+    const reads = await readsOf(path, 'opportunity')
+    const page = reads.find((q) => q.sql.includes('"group_key"') && q.sql.includes('order by'))
+    expect(page, reads.map((q) => q.sql).join('\n')).toBeDefined()
+    return page === undefined ? '' : (await explain(page, [], true)).join('\n')
+  }
+
+  // Migration 0056. Postgres's indexes of the columns that may be null serve their descending order only.
+  const both = [
+    ['-value', 'opportunity_org_value_idx'],
+    ['confidence', 'opportunity_org_confidence_idx'],
+    ['-confidence', 'opportunity_org_confidence_idx'],
+    ['date_updated', 'opportunity_org_updated_idx'],
+    ['-date_won', 'opportunity_org_won_idx'],
+    ['-date_created', 'opportunity_org_created_idx'],
+  ] as const
+  const sqliteOnly = [
+    ['value', 'opportunity_org_value_idx'],
+    ['date_won', 'opportunity_org_won_idx'],
+  ] as const
+  const orders = testDatabaseKind === 'sqlite' ? [...both, ...sqliteOnly] : both
+
+  it.each(orders)('_order_by=%s walks %s in order, within a pipeline too: no sort', async (order, index) => {
+    for (const filter of ['', `&pipeline_id=${pipelineId}`]) {
+      const plan = await pagePlan(`/opportunity/?_order_by=${order}&_limit=5${filter}`)
+      expect(plan).toMatch(
+        database.dialect === 'sqlite'
+          ? new RegExp(`SEARCH opportunity USING INDEX ${index} \\(organization_id=\\?\\)`)
+          : new RegExp(`Index Scan(?: Backward)? using ${index} on opportunity`),
+      )
+      expect(plan).not.toMatch(/TEMP B-TREE FOR ORDER BY|Sort\b/)
+      expect(fullScans(plan.split('\n'), 'opportunity'), plan).toEqual([])
+    }
+  })
+})
