@@ -64,10 +64,10 @@ async function onPostgres(passed) {
   }
 }
 
-/** Whether the run measures the report: every run without --only, or one that names it. */
+/** Whether the run reads the report's opportunities: every run without --only, or one naming a scenario of them. */
 function reportWanted(args) {
   const only = optionValue(args, '--only')
-  return only === undefined || only.split(',').some((key) => key.trim() === 'report')
+  return only === undefined || only.split(',').some((key) => ['report', 'opportunity-sorts'].includes(key.trim()))
 }
 
 /** The --opportunities the bench is given (1,000,000 when none), as the database's name takes it. */

@@ -319,6 +319,19 @@ describe('bench helpers', () => {
     expect(reportJson(quick).report_opportunities).toBe(1_000_000)
   })
 
+  it('checks the sorted opportunity pages on their p99 against a search’s budget at a million, at any lead count', () => {
+    const sorts = (p99: number) => scenario('opportunity-sorts', 'opportunity list: sorted pages', 200, p99)
+    const check = (p99: number) =>
+      checks(figures({ scenarios: [sorts(p99)], reportOpportunities: 1_000_000 })).find(
+        (c) => c.subject === 'opportunity-sorts',
+      )
+    expect(check(99)).toEqual({ subject: 'opportunity-sorts', target: 'p99 < 100 ms', pass: true })
+    expect(check(100)?.pass).toBe(false)
+    expect(formatReport(figures({ scenarios: [sorts(99)], reportOpportunities: 1_000_000 }))).toContain(
+      'the sorted pages are over 1,000,000 opportunities',
+    )
+  })
+
   it('checks the lead read through the BFF against the direct one, both ten at a time', () => {
     const direct = { ...scenario('lead-c10', 'lead read, 10 at once', 10_000, 4), p50: 1.0 }
     const viaBff = (p50: number, rate: number) => ({ ...scenario('bff-lead', 'via the BFF', rate, p50 * 2), p50 })
@@ -361,6 +374,7 @@ describe('bench helpers', () => {
       'sort-columns',
       'activity-types',
       'report',
+      'opportunity-sorts',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
     expect(() => parseOnly('raw,leads')).toThrow(

@@ -367,6 +367,19 @@ async function leadBodies(apiUrl: string, authorization: string, ids: readonly s
   return bodies
 }
 
+/** The id of the first pipeline `target`'s organization has, as the board opens on it. */
+async function firstPipeline(target: LoadTarget): Promise<string> {
+  const res = await fetch(`${target.url}/api/v1/pipeline/`, { headers: { authorization: target.authorization } })
+  const body = await res.text()
+  if (res.status !== 200) throw new Error(`GET /api/v1/pipeline/ answered ${String(res.status)}: ${body}`)
+  const parsed: unknown = JSON.parse(body)
+  const data: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'data') : undefined
+  const first: unknown = Array.isArray(data) ? data[0] : undefined
+  const id: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'id') : undefined
+  if (typeof id !== 'string') throw new Error(`GET /api/v1/pipeline/ named no pipeline: ${body}`)
+  return id
+}
+
 async function sampleIds(url: string, organizationId: string, sample: number): Promise<string[]> {
   const database = openDatabase(url)
   try {
@@ -600,24 +613,42 @@ async function main(): Promise<number> {
     // on PostgreSQL the database scripts/bench.mjs makes beside the leads' in the bench's cluster.
     const reportDb = values['report-db']
     if (reportDb !== undefined && !isPostgresUrl(reportDb)) throw new Error('--report-db takes a postgres:// URL')
-    const report = !only.has('report')
-      ? undefined
-      : database.kind === 'sqlite'
-        ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
-        : reportDb === undefined
-          ? undefined
-          : await prepareReportDatabase({ opportunities, dataDir, cliPath, url: reportDb })
+    const report =
+      !only.has('report') && !only.has('opportunity-sorts')
+        ? undefined
+        : database.kind === 'sqlite'
+          ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
+          : reportDb === undefined
+            ? undefined
+            : await prepareReportDatabase({ opportunities, dataDir, cliPath, url: reportDb })
     if (report !== undefined) {
       const reportStarted = await startServer([cliPath, 'serve', '--port', '0', '--json', '--db', report.url], apiEnv)
       reportApi = reportStarted.child
+      const reportOn = (paths: string[]): LoadTarget => ({
+        url: reportStarted.url,
+        authorization: `Basic ${Buffer.from(`${report.apiKey}:`).toString('base64')}`,
+        paths,
+      })
       specs.push({
         key: 'report',
         name: 'report: won by month',
-        target: {
-          url: reportStarted.url,
-          authorization: `Basic ${Buffer.from(`${report.apiKey}:`).toString('base64')}`,
-          paths: ['/api/v1/opportunity/?_group_by=date_won__month'],
-        },
+        target: reportOn(['/api/v1/opportunity/?_group_by=date_won__month']),
+      })
+      // The list view's orders (a pipeline's, as the board's list asks) and the API's own, a page of 50 each.
+      const pipeline = await firstPipeline(reportOn([]))
+      specs.push({
+        key: 'opportunity-sorts',
+        name: 'opportunity list: sorted pages',
+        target: reportOn(
+          [
+            `pipeline_id=${pipeline}&_order_by=-value`,
+            `pipeline_id=${pipeline}&_order_by=confidence`,
+            `pipeline_id=${pipeline}`,
+            '_order_by=-date_won',
+            '_order_by=-date_updated',
+            'status_type=active&_order_by=value',
+          ].map((query) => `/api/v1/opportunity/?_limit=50&${query}`),
+        ),
       })
     }
     const apiPid = api.pid
@@ -629,7 +660,7 @@ async function main(): Promise<number> {
         pid:
           spec.key === 'raw'
             ? rawPid
-            : spec.key === 'report'
+            : spec.key === 'report' || spec.key === 'opportunity-sorts'
               ? reportApi?.pid
               : spec.key === 'bff-lead'
                 ? bff?.child.pid
