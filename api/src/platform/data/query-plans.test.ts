@@ -449,8 +449,9 @@ describe('the opportunity list’s orders', () => {
     }
   })
 
-  it.skipIf(testDatabaseKind !== 'sqlite')(
-    'within one of two pipelines, with a large organization’s statistics, SQLite walks the order’s index',
+  // SQLite's planner alone: Postgres plans joins its own way, whatever the query's join says.
+  it.each(testDatabaseKind === 'sqlite' ? ['SQLite'] : [])(
+    'within one of two pipelines, with a large organization’s statistics, %s walks the order’s index',
     async () => {
       // Joined the other way round, SQLite's statistics (with their samples) made it start from the pipeline's
       // statuses and read every opportunity of each through the status index, then sort them all: 1.5 s a page at a

@@ -34,26 +34,23 @@ function isSqlite(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof SqliteAdapter
 }
 
-function definition(db: Kysely<unknown>, column: string, nullable: boolean) {
-  const ref = sql.ref(column)
-  if (isSqlite(db)) return sql`${sql.ref('organization_id')}, ${ref}, ${sql.ref('id')}`
-  return nullable
-    ? sql`${sql.ref('organization_id')}, ${ref} desc nulls last, ${sql.ref('id')} collate "C" desc`
-    : sql`${sql.ref('organization_id')}, ${ref}, ${sql.ref('id')} collate "C"`
+/** Makes index `name` of the organization, `column` and the id, as the comment above says for each database. */
+async function makeIndex(db: Kysely<unknown>, name: string, column: string, nullable: boolean): Promise<void> {
+  const [organization, ref, id] = [sql.ref('organization_id'), sql.ref(column), sql.ref('id')]
+  const columns = isSqlite(db)
+    ? sql`${organization}, ${ref}, ${id}`
+    : nullable
+      ? sql`${organization}, ${ref} desc nulls last, ${id} collate "C" desc`
+      : sql`${organization}, ${ref}, ${id} collate "C"`
+  await sql`create index ${sql.id(name)} on ${sql.table('opportunity')} (${columns})`.execute(db)
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex(OLD_WON_INDEX).execute()
-  for (const { name, column, nullable } of INDEXES) {
-    await sql`create index ${sql.id(name)} on ${sql.table('opportunity')} (${definition(db, column, nullable)})`.execute(
-      db,
-    )
-  }
+  for (const { name, column, nullable } of INDEXES) await makeIndex(db, name, column, nullable)
   if (!isSqlite(db)) {
     await db.schema.dropIndex(CREATED_INDEX).execute()
-    await sql`create index ${sql.id(CREATED_INDEX)} on ${sql.table('opportunity')} (${definition(db, 'date_created', false)})`.execute(
-      db,
-    )
+    await makeIndex(db, CREATED_INDEX, 'date_created', false)
     return
   }
   // A database never analyzed has no statistics table, and nothing to keep whole.
