@@ -421,20 +421,17 @@ describe('the opportunity list’s orders', () => {
     return page === undefined ? '' : (await explain(page, [], true)).join('\n')
   }
 
-  // Migration 0056. Postgres's indexes of the columns that may be null serve their descending order only.
-  const both = [
-    ['-value', 'opportunity_org_value_idx'],
-    ['confidence', 'opportunity_org_confidence_idx'],
-    ['-confidence', 'opportunity_org_confidence_idx'],
-    ['date_updated', 'opportunity_org_updated_idx'],
-    ['-date_won', 'opportunity_org_won_idx'],
-    ['-date_created', 'opportunity_org_created_idx'],
-  ] as const
-  const sqliteOnly = [
-    ['value', 'opportunity_org_value_idx'],
-    ['date_won', 'opportunity_org_won_idx'],
-  ] as const
-  const orders = testDatabaseKind === 'sqlite' ? [...both, ...sqliteOnly] : both
+  // Migration 0056: each order from an index, on Postgres the columns that may be null from one a direction.
+  const orders = [
+    ['-value', 'opportunity_org_value_idx', 'opportunity_org_value_idx'],
+    ['value', 'opportunity_org_value_idx', 'opportunity_org_value_asc_idx'],
+    ['confidence', 'opportunity_org_confidence_idx', 'opportunity_org_confidence_idx'],
+    ['-confidence', 'opportunity_org_confidence_idx', 'opportunity_org_confidence_idx'],
+    ['date_updated', 'opportunity_org_updated_idx', 'opportunity_org_updated_idx'],
+    ['-date_won', 'opportunity_org_won_idx', 'opportunity_org_won_idx'],
+    ['date_won', 'opportunity_org_won_idx', 'opportunity_org_won_asc_idx'],
+    ['-date_created', 'opportunity_org_created_idx', 'opportunity_org_created_idx'],
+  ].map(([order, sqlite, postgres]) => [order, testDatabaseKind === 'sqlite' ? sqlite : postgres] as const)
 
   it.each(orders)('_order_by=%s walks %s in order, within a pipeline too: no sort', async (order, index) => {
     for (const filter of ['', `&pipeline_id=${pipelineId}`]) {

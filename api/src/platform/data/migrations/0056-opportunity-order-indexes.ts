@@ -8,11 +8,11 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely'
 // the index of migration 0009, a prefix of it, which its other uses (a period's range) still have.
 //
 // SQLite walks an index either way and puts nulls last in either direction from the same index (it reads the
-// non-null range, then the null one). Postgres keeps nulls at one end of an index, so the two columns that may be
-// null are indexed in the direction lists take most (largest value, latest won first: `-value`, `-date_won`), nulls
-// last; their other direction is sorted as before. Postgres's ids are ordered byte-wise (`collate "C"`), so its
-// indexes' ids are too, and its index of the default order (migration 0009's, by creation) is made again with them:
-// its ids in the database's collation left Postgres sorting each page's ties.
+// non-null range, then the null one). Postgres keeps nulls at one end of an index, and a list puts them last either
+// way, so each of the two columns that may be null has two indexes there, one a direction (`desc nulls last` and
+// the default, `asc nulls last`). Postgres's ids are ordered byte-wise (`collate "C"`), so its indexes' ids are too,
+// and its index of the default order (migration 0009's, by creation) is made again with them: its ids in the
+// database's collation left Postgres sorting each page's ties.
 //
 // SQLite: the indexes are then analyzed, whole (decision 0087).
 
@@ -22,6 +22,11 @@ const INDEXES = [
   { name: 'opportunity_org_confidence_idx', column: 'confidence', nullable: false },
   { name: 'opportunity_org_updated_idx', column: 'date_updated', nullable: false },
   { name: 'opportunity_org_won_idx', column: 'date_won', nullable: true },
+] as const
+/** Postgres: the ascending indexes of the columns that may be null (the names above give the descending ones). */
+const ASCENDING = [
+  { name: 'opportunity_org_value_asc_idx', column: 'value' },
+  { name: 'opportunity_org_won_asc_idx', column: 'date_won' },
 ] as const
 
 /** The index migration 0009 made, which the date won's replaces. */
@@ -49,6 +54,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex(OLD_WON_INDEX).execute()
   for (const { name, column, nullable } of INDEXES) await makeIndex(db, name, column, nullable)
   if (!isSqlite(db)) {
+    for (const { name, column } of ASCENDING) await makeIndex(db, name, column, false)
     await db.schema.dropIndex(CREATED_INDEX).execute()
     await makeIndex(db, CREATED_INDEX, 'date_created', false)
     return
@@ -64,6 +70,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   for (const { name } of INDEXES) await db.schema.dropIndex(name).execute()
   await db.schema.createIndex(OLD_WON_INDEX).on('opportunity').columns(['organization_id', 'date_won']).execute()
   if (isSqlite(db)) return
+  for (const { name } of ASCENDING) await db.schema.dropIndex(name).execute()
   await db.schema.dropIndex(CREATED_INDEX).execute()
   await db.schema.createIndex(CREATED_INDEX).on('opportunity').columns(CREATED_COLUMNS).execute()
 }
