@@ -465,6 +465,7 @@ describe('the opportunity list’s orders', () => {
         },
       })
       expect(second.statusCode, second.body).toBe(201)
+      const added = second.json<{ id: string; statuses: { id: string }[] }>()
       const [lead] = (
         await sql<{ id: string }>`select id from lead where organization_id = ${org.id} limit 1`.execute(database.db)
       ).rows
@@ -496,6 +497,13 @@ describe('the opportunity list’s orders', () => {
         }
       } finally {
         await sql`delete from opportunity where id in (${sql.join(ids)})`.execute(database.db)
+        // The organization as the other tests found it: one pipeline (a status answers 200, a pipeline 204).
+        for (const status of added.statuses) {
+          const removed = await call(app, org.admin.key, 'DELETE', `/status/opportunity/${status.id}/`)
+          expect(removed.statusCode, removed.body).toBe(200)
+        }
+        const removed = await call(app, org.admin.key, 'DELETE', `/pipeline/${added.id}/`)
+        expect(removed.statusCode, removed.body).toBe(204)
         for (const stats of ['sqlite_stat1', 'sqlite_stat4']) {
           await sql`delete from ${sql.table(stats)} where tbl in (${sql.join(tables)})`.execute(database.db)
         }
