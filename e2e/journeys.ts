@@ -68,3 +68,15 @@ export async function deleteConfirmed(page: Page, scope: Locator, name: string):
     .getByRole('button', { name: 'Delete' })
     .click()
 }
+
+/**
+ * Focuses a drag handle and picks its item up with Space. dnd-kit's keyboard sensor starts listening for the arrow
+ * keys on the page's next timer turn, and a key pressed as soon as the pick-up is announced can run before it (input
+ * goes ahead of timers in Chromium, and CI lost an arrow key that way): this waits for a timer queued after the
+ * sensor's, which the page runs after it (timers of equal delay run in the order they were set).
+ */
+export async function pickUpWithSpace(page: Page, handle: Locator): Promise<void> {
+  await handle.focus()
+  await page.keyboard.press('Space')
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)))
+}

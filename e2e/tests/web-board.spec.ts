@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test'
 import { formatMoney } from '@leadline/shared/money'
 import { CrmClient, demoTest as test, expect, type DemoUser } from '../fixtures.js'
-import { boardColumn, expectAccessible, jsonList, withoutLiveUpdates } from '../journeys.js'
+import { boardColumn, expectAccessible, jsonList, pickUpWithSpace, withoutLiveUpdates } from '../journeys.js'
 
 interface BoardSetup {
   crm: CrmClient
@@ -186,10 +186,7 @@ test('a card lifted with space, carried with the arrow keys and dropped with spa
 }) => {
   const board = await openBoard(page, demoStack.users, demoStack.apiUrl)
   const acme = `Acme ${board.pipelineName}`
-  await card(page, 'Prospect', acme)
-    .getByRole('button', { name: `Drag ${acme}` })
-    .focus()
-  await page.keyboard.press('Space')
+  await pickUpWithSpace(page, card(page, 'Prospect', acme).getByRole('button', { name: `Drag ${acme}` }))
   await expect(
     page.getByRole('status').filter({ hasText: `Picked up ${acme}; it is over Prospect, where it started.` }),
   ).toBeAttached()

@@ -6,6 +6,7 @@ import {
   demoUser,
   jsonList,
   leadStatusLabels,
+  pickUpWithSpace,
   rowsOf,
   signInAs,
 } from '../journeys.js'
@@ -53,8 +54,7 @@ test('an admin reorders call outcomes and lead statuses; the order holds after a
 
   // The keyboard drag: Space picks the last one up, the up arrow moves it one place, Space drops it.
   const announcement = page.getByRole('main').getByRole('status')
-  await list.getByRole('button', { name: `Drag ${last}` }).focus()
-  await page.keyboard.press('Space')
+  await pickUpWithSpace(page, list.getByRole('button', { name: `Drag ${last}` }))
   await expect(announcement).toHaveText(`Picked up ${last}, at position ${count} of ${count} in the call outcomes.`)
   await page.keyboard.press('ArrowUp')
   const above = String(before.length - 1)

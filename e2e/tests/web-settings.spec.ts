@@ -1,6 +1,14 @@
 import type { Locator, Page } from '@playwright/test'
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
-import { deleteConfirmed, expectAccessible, demoUser, leadStatusLabels, rowsOf, signInAs } from '../journeys.js'
+import {
+  deleteConfirmed,
+  expectAccessible,
+  demoUser,
+  leadStatusLabels,
+  pickUpWithSpace,
+  rowsOf,
+  signInAs,
+} from '../journeys.js'
 
 async function pipelineStatusLabels(api: CrmClient, pipelineId: string): Promise<string[]> {
   const pipeline = await api.request('GET', `pipeline/${pipelineId}/`)
@@ -53,8 +61,7 @@ test('an admin reorders statuses with Move down and a keyboard drag, moves one t
 
   // The keyboard drag: Space picks Charlie up, the up arrow moves it above Alpha, Space drops it.
   const announcement = page.getByRole('region', { name: 'Reorder Pipeline' }).getByRole('status')
-  await list.getByRole('button', { name: 'Drag Charlie' }).focus()
-  await page.keyboard.press('Space')
+  await pickUpWithSpace(page, list.getByRole('button', { name: 'Drag Charlie' }))
   await expect(announcement).toHaveText('Picked up Charlie, at position 3 of 3 in Reorder Pipeline.')
   await page.keyboard.press('ArrowUp')
   await expect(announcement).toHaveText('Charlie is over position 2 of 3.')
@@ -236,8 +243,7 @@ test('an admin reorders lead statuses with Move up and a keyboard drag; the orde
 
   // The keyboard drag: Space picks the third up, two presses of the up arrow take it to the top, Space drops it.
   const announcement = page.getByRole('main').getByRole('status')
-  await list.getByRole('button', { name: `Drag ${third}` }).focus()
-  await page.keyboard.press('Space')
+  await pickUpWithSpace(page, list.getByRole('button', { name: `Drag ${third}` }))
   await expect(announcement).toHaveText(`Picked up ${third}, at position 3 of ${count} in the lead statuses.`)
   await page.keyboard.press('ArrowUp')
   await expect(announcement).toHaveText(`${third} is over position 2 of ${count}.`)
