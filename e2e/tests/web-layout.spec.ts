@@ -170,6 +170,37 @@ for (const viewport of viewports) {
 }
 
 /*
+ * The admin's header (the most links) on laptops: each link of the main navigation shows whole, none cut off at the
+ * navigation's edge nor scrolled out of it, and the user's own links are on screen. On a phone the navigation is a
+ * row of its own that scrolls sideways (the tests above).
+ */
+test('the admin’s header shows every screen’s link whole on laptop screens', async ({ page, demoStack }) => {
+  const admin = demoStack.users.find((u) => u.title === 'admin')
+  if (admin === undefined) throw new Error('the demo seed has no admin')
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+  const nav = page.getByRole('navigation', { name: 'Main' })
+  await expect(nav.getByRole('link', { name: 'Settings' })).toBeVisible()
+  for (const width of [1024, 1280, 1440]) {
+    await page.setViewportSize({ width, height: 800 })
+    const cut = await nav.evaluate((element) => {
+      const box = element.getBoundingClientRect()
+      return Array.from(element.querySelectorAll('a'))
+        .filter((link) => {
+          const own = link.getBoundingClientRect()
+          return own.left < box.left - 0.5 || own.right > box.right + 0.5 || link.scrollWidth > link.clientWidth
+        })
+        .map((link) => link.textContent)
+    })
+    expect(cut, `links cut off at ${String(width)}px`).toEqual([])
+    for (const name of ['Search and commands', 'Sign out'])
+      await expect(page.getByRole('button', { name })).toBeInViewport({ ratio: 1 })
+    await expect(page.getByRole('link', { name: 'Profile' })).toBeInViewport({ ratio: 1 })
+    await check(page, `header-admin-${String(width)}`)
+  }
+})
+
+/*
  * A rep's task inbox with the demo organization's tasks, on a laptop and on a phone: nothing sticks out sideways.
  * With LEADLINE_SCREENSHOTS it also saves the README's docs/inbox.png (1366×900), a task in focus.
  */

@@ -46,8 +46,12 @@ export function AppShell() {
         Skip to content
       </a>
       <header className="sticky top-0 z-30 border-b border-slate-200 bg-white">
-        {/* Below md the navigation takes a row of its own, under the product and the user, and scrolls if it must. */}
-        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2 md:h-14 md:flex-nowrap md:py-0">
+        {/*
+          Below lg the navigation takes a row of its own, under the product and the user, and scrolls if it must. From
+          lg it shares the row and is never narrower than its links: the organization's name gives way instead. The
+          signed-in user's name and email, and the palette's shortcut, show from xl, where the row has room for them.
+        */}
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 lg:h-14 lg:flex-nowrap lg:py-0 xl:gap-x-6">
           {/* On a phone the organization goes under the product name rather than being cut to a few letters. */}
           <div className="flex min-w-0 flex-col sm:flex-row sm:items-baseline sm:gap-2">
             <span className="text-lg leading-6 font-bold tracking-tight text-indigo-700">Leadline</span>
@@ -58,7 +62,7 @@ export function AppShell() {
           </div>
           <nav
             aria-label="Main"
-            className="order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto md:order-none md:mx-0 md:w-auto"
+            className="order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto lg:order-none lg:mx-0 lg:w-auto lg:shrink-0"
           >
             <Link to="/inbox" className={navLink}>
               Inbox{' '}
@@ -94,11 +98,11 @@ export function AppShell() {
               }}
             >
               Search and commands{' '}
-              <kbd aria-hidden="true" className="ml-1 hidden text-xs text-slate-500 sm:inline">
+              <kbd aria-hidden="true" className="ml-1 hidden text-xs text-slate-500 xl:inline">
                 Ctrl K
               </kbd>
             </button>
-            <span className="hidden text-right text-sm leading-tight sm:block">
+            <span className="hidden text-right text-sm leading-tight xl:block">
               <span className="block font-medium text-slate-900">{session.user.display_name}</span>
               <span className="block text-xs text-slate-500">{session.user.email}</span>
             </span>
