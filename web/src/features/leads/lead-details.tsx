@@ -23,30 +23,36 @@ function useSaveField(leadId: string) {
 
 const empty = <span className="text-slate-400">—</span>
 
+/** A stored text as shown: blank (Close's `""` for a lead made without a description) shows as empty, as null does. */
+function shown(value: string | null): string | null {
+  return value === null || value.trim() === '' ? null : value
+}
+
 export function LeadDetails({ lead }: { lead: Lead }) {
   const save = useSaveField(lead.id)
   const text = (value: string) => (value.trim() === '' ? null : value.trim())
+  const [name, url, description] = [shown(lead.name), shown(lead.url), shown(lead.description)]
   return (
     <Panel title="Details">
       <div className="flex flex-col divide-y divide-slate-100">
         <InlineEdit
           label="Name"
           value={lead.name ?? ''}
-          display={lead.name ?? empty}
+          display={name ?? empty}
           onSave={(draft) => save({ name: text(draft) }, 'name')}
         />
         <InlineEdit
           label="URL"
           type="url"
           value={lead.url ?? ''}
-          display={lead.url === null ? empty : <ExternalLink url={lead.url} />}
+          display={url === null ? empty : <ExternalLink url={url} />}
           onSave={(draft) => save({ url: text(draft) }, 'url')}
         />
         <InlineEdit
           label="Description"
           multiline
           value={lead.description ?? ''}
-          display={lead.description === null ? empty : <span className="whitespace-pre-wrap">{lead.description}</span>}
+          display={description === null ? empty : <span className="whitespace-pre-wrap">{description}</span>}
           onSave={(draft) => save({ description: text(draft) }, 'description')}
         />
       </div>
