@@ -172,15 +172,19 @@ for (const viewport of viewports) {
 /*
  * The admin's header (the most links) on laptops: each link of the main navigation shows whole, none cut off at the
  * navigation's edge nor scrolled out of it, and the user's own links are on screen. On a phone the navigation is a
- * row of its own that scrolls sideways (the tests above).
+ * row of its own that scrolls sideways (the tests above). The widest settings table, the members with their role
+ * pickers and Deactivate buttons, shows whole too rather than scrolling inside its card.
  */
-test('the admin’s header shows every screen’s link whole on laptop screens', async ({ page, demoStack }) => {
+test('the admin’s header and the members table show whole on laptop screens', async ({ page, demoStack }) => {
   const admin = demoStack.users.find((u) => u.title === 'admin')
   if (admin === undefined) throw new Error('the demo seed has no admin')
   await page.goto('/sign-in')
   await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
   const nav = page.getByRole('navigation', { name: 'Main' })
-  await expect(nav.getByRole('link', { name: 'Settings' })).toBeVisible()
+  await nav.getByRole('link', { name: 'Settings' }).click()
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Users' }).click()
+  const members = page.getByRole('table', { name: 'Members' })
+  await expect(members.getByRole('button', { name: 'Deactivate' }).first()).toBeAttached()
   for (const width of [1024, 1280, 1440]) {
     await page.setViewportSize({ width, height: 800 })
     const cut = await nav.evaluate((element) => {
@@ -196,7 +200,9 @@ test('the admin’s header shows every screen’s link whole on laptop screens',
     for (const name of ['Search and commands', 'Sign out'])
       await expect(page.getByRole('button', { name })).toBeInViewport({ ratio: 1 })
     await expect(page.getByRole('link', { name: 'Profile' })).toBeInViewport({ ratio: 1 })
-    await check(page, `header-admin-${String(width)}`)
+    const hidden = await members.evaluate((table) => table.scrollWidth - (table.parentElement?.clientWidth ?? 0))
+    expect(hidden, `the members table scrolls by ${String(hidden)}px at ${String(width)}px`).toBeLessThanOrEqual(0)
+    await check(page, `users-admin-${String(width)}`)
   }
 })
 

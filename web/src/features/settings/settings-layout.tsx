@@ -35,17 +35,17 @@ function SettingsFrame({ children }: { children: ReactNode }) {
   const { data: session } = useSuspenseQuery(authQueries.session())
   if (session.role !== 'admin') return <AdminsOnlyPage organization={session.organization.name} />
   return (
-    <div className="flex flex-col gap-6 lg:flex-row lg:items-start">
+    <div className="flex flex-col gap-6 xl:flex-row xl:items-start">
       <nav
         aria-label="Settings"
-        className="flex flex-wrap gap-x-6 gap-y-3 border-b border-slate-200 pb-3 lg:w-52 lg:shrink-0 lg:flex-col lg:border-r lg:border-b-0 lg:pr-4 lg:pb-0"
+        className="flex flex-wrap gap-x-6 gap-y-3 border-b border-slate-200 pb-3 xl:w-52 xl:shrink-0 xl:flex-col xl:border-r xl:border-b-0 xl:pr-4 xl:pb-0"
       >
         {GROUPS.map((group) => (
           <div key={group.label} className="flex flex-col gap-1">
             <p id={groupId(group.label)} className="px-3 text-xs font-semibold tracking-wide text-slate-500 uppercase">
               {group.label}
             </p>
-            <ul aria-labelledby={groupId(group.label)} className="flex flex-wrap gap-1 lg:flex-col">
+            <ul aria-labelledby={groupId(group.label)} className="flex flex-wrap gap-1 xl:flex-col">
               {group.tabs.map((tab) => (
                 <li key={tab}>
                   <Link to={`/settings/${slug(tab)}`} className={tabLink}>

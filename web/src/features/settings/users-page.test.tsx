@@ -87,6 +87,10 @@ describe('Settings → Users', () => {
     const annRow = await rowOf('Ann Admin')
     if (annRow === null) throw new Error('no row for Ann')
     expect(within(annRow).getByText('On')).toBeTruthy()
+    // Last active as a short time (relative within a week), the whole stamp on hover and in `dateTime`.
+    const lastActive = annRow.querySelector('time')
+    expect(lastActive?.getAttribute('dateTime')).toBe('2026-11-28T09:00:00.000000+00:00')
+    expect(lastActive?.getAttribute('title')).toMatch(/2026/)
     // One cannot deactivate oneself: the API refuses, so the screen does not offer it.
     expect(within(annRow).queryByRole('button', { name: 'Deactivate' })).toBeNull()
     const samRow = await rowOf('Sam Gone')

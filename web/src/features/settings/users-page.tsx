@@ -12,7 +12,7 @@ import { TextField } from '../../components/ui/text-field'
 import { showToast } from '../../components/ui/toast'
 import { saveErrorMessage } from '../../lib/api'
 import { placeErrors } from '../../lib/form-errors'
-import { formatDateTime } from '../../lib/format'
+import { formatDateTime, formatRelative } from '../../lib/format'
 import { useFormValue } from '../../lib/form-value'
 import { authQueries } from '../auth/auth-queries'
 import { settingsPage, SettingsScreen } from './settings-layout'
@@ -153,7 +153,16 @@ function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
         />
       </td>
       <td className={cell}>{active ? 'Active' : 'Deactivated'}</td>
-      <td className={cell}>{member.last_used === null ? 'Never' : formatDateTime(member.last_used)}</td>
+      {/* "3 hours ago", the date after a week, the whole time on hover: a full stamp wrapped the row onto four lines. */}
+      <td className={`${cell} whitespace-nowrap`}>
+        {member.last_used === null ? (
+          'Never'
+        ) : (
+          <time dateTime={member.last_used} title={formatDateTime(member.last_used)}>
+            {formatRelative(member.last_used)}
+          </time>
+        )}
+      </td>
       <td className={cell}>{member.two_factor_enabled ? 'On' : 'Off'}</td>
       <td className={`${cell} text-right`}>
         {isMe ? null : active ? (
