@@ -37,6 +37,13 @@ for (const viewport of viewports) {
     await page.goto('/sign-in')
     await expect(page.getByRole('heading', { name: 'Sign in to your CRM' })).toBeVisible()
     await check(page, `sign-in-${viewport.name}`)
+    // Each demo user's button and title stay inside the card (beside the button, a long name pushed the title out).
+    const outside = await page.getByRole('region', { name: 'Try the demo organization' }).evaluate((region) =>
+      Array.from(region.querySelectorAll('li > *'))
+        .filter((part) => part.getBoundingClientRect().right > region.getBoundingClientRect().right + 0.5)
+        .map((part) => part.textContent),
+    )
+    expect(outside).toEqual([])
 
     await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
     await expect(page.getByRole('heading', { name: 'Leads' })).toBeVisible()

@@ -70,7 +70,8 @@ export function SignInPage({ redirectTo, method, ssoError }: SignInPageProps) {
           </h2>
           <ul className="mt-3 flex flex-col gap-2">
             {demoUsers.data.map((user) => (
-              <li key={user.email} className="flex items-center gap-3">
+              // On a phone the title goes under its button: beside it, a long name pushed it past the card's edge.
+              <li key={user.email} className="flex flex-col gap-0.5 sm:flex-row sm:items-center sm:gap-3">
                 <Button
                   justify="start"
                   className="flex-1"
@@ -81,7 +82,7 @@ export function SignInPage({ redirectTo, method, ssoError }: SignInPageProps) {
                 >
                   Sign in as {user.display_name}
                 </Button>
-                <span className="w-28 shrink-0 text-xs text-slate-500">
+                <span className="text-xs text-slate-500 sm:w-28 sm:shrink-0">
                   {user.title} · {user.role}
                 </span>
               </li>
