@@ -214,6 +214,41 @@ test('the admin’s header and the members table show whole on laptop screens', 
 })
 
 /*
+ * A pipeline's statuses on a tablet, where a row's controls do not fit beside the name: they go under it, and no name
+ * runs under its Rename button (with no room kept for it, a name shrank to nothing and its text ran under the buttons).
+ */
+test('a pipeline’s statuses keep their names clear of their buttons on a tablet', async ({ page, demoStack }) => {
+  const admin = demoStack.users.find((u) => u.title === 'admin')
+  if (admin === undefined) throw new Error('the demo seed has no admin')
+  await page.setViewportSize({ width: 768, height: 900 })
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
+  const statuses = page.getByRole('list', { name: 'Statuses of Sales' })
+  await expect(statuses.getByRole('listitem').first()).toBeVisible()
+  const labels = await statuses
+    .getByRole('button', { name: /^Drag / })
+    .evaluateAll((handles) => handles.map((h) => (h.getAttribute('aria-label') ?? '').replace(/^Drag /, '')))
+  expect(labels.length).toBeGreaterThan(1)
+  for (const label of labels) {
+    const row = statuses
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('button', { name: `Drag ${label}`, exact: true }) })
+    // The name comes first in its row; the buttons after it carry it too, for screen readers only.
+    const name = await row.getByText(label, { exact: true }).first().boundingBox()
+    const rename = await row.getByRole('button', { name: `Rename ${label}`, exact: true }).boundingBox()
+    if (name === null || rename === null) throw new Error(`${label} or its Rename button is not shown`)
+    const apart =
+      name.x + name.width <= rename.x ||
+      rename.x + rename.width <= name.x ||
+      name.y + name.height <= rename.y ||
+      rename.y + rename.height <= name.y
+    expect(apart, `${label} overlaps its Rename button`).toBe(true)
+  }
+  await check(page, 'pipelines-tablet')
+})
+
+/*
  * A rep's task inbox with the demo organization's tasks, on a laptop and on a phone: nothing sticks out sideways.
  * With LEADLINE_SCREENSHOTS it also saves the README's docs/inbox.png (1366×900), a task in focus.
  */
