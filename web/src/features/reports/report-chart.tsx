@@ -80,58 +80,66 @@ export function ReportChart({
           </span>
         ))}
       </figcaption>
-      <svg viewBox={`0 0 ${String(WIDTH)} ${String(HEIGHT)}`} className="h-auto w-full" role="group" aria-label="Chart">
-        <Group left={MARGIN.left} top={MARGIN.top}>
-          <AxisLeft
-            scale={y}
-            numTicks={5}
-            tickFormat={(value) => formatMoney(Number(value), currency)}
-            tickLabelProps={{ fill: '#475569', fontSize: 11 }}
-            stroke="#cbd5e1"
-            tickStroke="#cbd5e1"
-          />
-          <AxisBottom
-            top={HEIGHT - MARGIN.top - MARGIN.bottom}
-            scale={x}
-            tickValues={keys.filter((_, i) => i % every === 0)}
-            tickFormat={(key) => tickOf.get(key) ?? key}
-            tickLabelProps={{ fill: '#475569', fontSize: 11 }}
-            stroke="#cbd5e1"
-            tickStroke="#cbd5e1"
-          />
-          {page.data.map((g) => {
-            const key = groupParam(g.key)
-            return (
-              <Group key={key} left={x(key) ?? 0}>
-                {series.map((s) => {
-                  const value = s.valueOf(g.key)
-                  // A group with nothing still gets a sliver to click.
-                  const height = Math.max(2, y(0) - y(value))
-                  return (
-                    <Link
-                      key={s.name}
-                      from="/reports/"
-                      to="/reports"
-                      search={(prev) => ({ ...prev, group: key })}
-                      aria-label={`${labelOf.get(key) ?? key}: ${formatMoney(value, currency)} ${s.word}`}
-                      className="outline-none focus-visible:[&>rect]:stroke-slate-900 focus-visible:[&>rect]:stroke-2"
-                    >
-                      <Bar
-                        x={inner(s.name) ?? 0}
-                        y={y(0) - height}
-                        width={inner.bandwidth()}
-                        height={height}
-                        fill={s.color}
-                        rx={2}
-                      />
-                    </Link>
-                  )
-                })}
-              </Group>
-            )
-          })}
-        </Group>
-      </svg>
+      {/* Never drawn narrower than 640 px, where its 11 px labels still read 9 px: on a phone the chart scrolls. */}
+      <div className="overflow-x-auto">
+        <svg
+          viewBox={`0 0 ${String(WIDTH)} ${String(HEIGHT)}`}
+          className="h-auto w-full min-w-160"
+          role="group"
+          aria-label="Chart"
+        >
+          <Group left={MARGIN.left} top={MARGIN.top}>
+            <AxisLeft
+              scale={y}
+              numTicks={5}
+              tickFormat={(value) => formatMoney(Number(value), currency)}
+              tickLabelProps={{ fill: '#475569', fontSize: 11 }}
+              stroke="#cbd5e1"
+              tickStroke="#cbd5e1"
+            />
+            <AxisBottom
+              top={HEIGHT - MARGIN.top - MARGIN.bottom}
+              scale={x}
+              tickValues={keys.filter((_, i) => i % every === 0)}
+              tickFormat={(key) => tickOf.get(key) ?? key}
+              tickLabelProps={{ fill: '#475569', fontSize: 11 }}
+              stroke="#cbd5e1"
+              tickStroke="#cbd5e1"
+            />
+            {page.data.map((g) => {
+              const key = groupParam(g.key)
+              return (
+                <Group key={key} left={x(key) ?? 0}>
+                  {series.map((s) => {
+                    const value = s.valueOf(g.key)
+                    // A group with nothing still gets a sliver to click.
+                    const height = Math.max(2, y(0) - y(value))
+                    return (
+                      <Link
+                        key={s.name}
+                        from="/reports/"
+                        to="/reports"
+                        search={(prev) => ({ ...prev, group: key })}
+                        aria-label={`${labelOf.get(key) ?? key}: ${formatMoney(value, currency)} ${s.word}`}
+                        className="outline-none focus-visible:[&>rect]:stroke-slate-900 focus-visible:[&>rect]:stroke-2"
+                      >
+                        <Bar
+                          x={inner(s.name) ?? 0}
+                          y={y(0) - height}
+                          width={inner.bandwidth()}
+                          height={height}
+                          fill={s.color}
+                          rx={2}
+                        />
+                      </Link>
+                    )
+                  })}
+                </Group>
+              )
+            })}
+          </Group>
+        </svg>
+      </div>
     </figure>
   )
 }
