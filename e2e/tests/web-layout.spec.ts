@@ -152,6 +152,9 @@ for (const viewport of viewports) {
     await expect(page.getByRole('heading', { level: 1, name: 'Reports' })).toBeVisible()
     await expect(page.getByRole('table').getByRole('row').nth(2)).toBeVisible()
     await check(page, `report-${viewport.name}`)
+    // The demo's four members all show in the Owners list, none cut in half as if it were the last.
+    const owners = page.getByRole('listbox', { name: 'Owners' })
+    expect(await owners.evaluate((list) => list.scrollHeight - list.clientHeight)).toBeLessThanOrEqual(0)
     // The chart keeps its labels legible: never drawn narrower than 640 px (on a phone it scrolls inside its card).
     const chart = await page.getByRole('group', { name: 'Chart' }).boundingBox()
     expect(chart?.width ?? 0).toBeGreaterThanOrEqual(640)

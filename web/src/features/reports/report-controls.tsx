@@ -62,7 +62,8 @@ export function ReportControls({
           <select
             id={ownersId}
             multiple
-            size={3}
+            // Every member in view up to six (three left a fourth cut in half, as if it were the last).
+            size={Math.min(Math.max(members.length, 2), 6)}
             aria-describedby={`${ownersId}-hint`}
             value={search.owners?.split(',') ?? []}
             onChange={(event: ChangeEvent<HTMLSelectElement>) => {
