@@ -255,6 +255,33 @@ test('a pipeline’s statuses keep their names clear of their buttons on a table
 })
 
 /*
+ * The email composer on a phone: a recipient's chip (name and address, easily wider than the field) is cut short, and
+ * its remove button stays inside the To field where it can be seen and pressed.
+ */
+test('on a phone, a long recipient keeps its remove button inside the To field', async ({ page, demoStack }) => {
+  const rep = demoStack.users.find((u) => u.title === 'rep')
+  if (rep === undefined) throw new Error('the demo seed has no rep')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
+  await page.getByRole('table').getByRole('link').first().click()
+  const timeline = page.getByRole('region', { name: 'Activity' })
+  await timeline.getByRole('button', { name: 'Send email' }).click()
+  const composer = timeline.getByRole('region', { name: 'Email', exact: true })
+  const remove = composer.getByRole('button', { name: /^Remove .* from To$/ }).first()
+  await expect(remove).toBeVisible()
+  const field = await composer.getByRole('combobox', { name: 'To', exact: true }).evaluate((input) => {
+    const box = input.parentElement?.getBoundingClientRect()
+    return box === undefined ? undefined : { left: box.left, right: box.right }
+  })
+  const button = await remove.boundingBox()
+  if (field === undefined || button === null) throw new Error('the To field or its remove button has no box')
+  expect(button.x).toBeGreaterThanOrEqual(field.left)
+  expect(button.x + button.width).toBeLessThanOrEqual(field.right)
+  await check(page, 'composer-mobile')
+})
+
+/*
  * A rep's task inbox with the demo organization's tasks, on a laptop and on a phone: nothing sticks out sideways.
  * With LEADLINE_SCREENSHOTS it also saves the README's docs/inbox.png (1366×900), a task in focus.
  */

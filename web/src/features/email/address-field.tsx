@@ -73,9 +73,12 @@ export function AddressField({ label, addresses, onChange, suggestions, error, a
             {addresses.map((address, index) => (
               <li
                 key={address.email.toLowerCase()}
-                className="inline-flex items-center gap-1 rounded bg-slate-100 py-0.5 pr-0.5 pl-2 text-sm text-slate-800"
+                className="inline-flex max-w-full min-w-0 items-center gap-1 rounded bg-slate-100 py-0.5 pr-0.5 pl-2 text-sm text-slate-800"
               >
-                {addressLabel(address)}
+                {/* A long name and address is cut short rather than pushing its × out of the field on a phone. */}
+                <span className="truncate" title={addressLabel(address)}>
+                  {addressLabel(address)}
+                </span>
                 <button
                   ref={removal.ref(address.email.toLowerCase())}
                   type="button"
