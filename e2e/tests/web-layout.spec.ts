@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { demoTest as test, expect } from '../fixtures.js'
+import { CrmClient, demoTest as test, expect } from '../fixtures.js'
 
 /*
  * The three screens a visit starts on, on a laptop and on a phone, with the demo organization's data: nothing may
@@ -261,10 +261,22 @@ test('a pipeline’s statuses keep their names clear of their buttons on a table
 test('on a phone, a long recipient keeps its remove button inside the To field', async ({ page, demoStack }) => {
   const rep = demoStack.users.find((u) => u.title === 'rep')
   if (rep === undefined) throw new Error('the demo seed has no rep')
+  // A lead of its own (the other journeys add leads to the same organization, some with short addresses or none),
+  // its contact's address one unbreakable word wider than the field.
+  const lead = await new CrmClient(demoStack.apiUrl, rep.api_key).request('POST', 'lead/', {
+    name: 'Northwind Logistics Worldwide',
+    contacts: [
+      {
+        name: 'Alexandra Montgomery',
+        emails: [{ email: 'alexandra.montgomery@northwindlogisticsworldwide.example.com', type: 'office' }],
+      },
+    ],
+  })
   await page.setViewportSize({ width: 390, height: 844 })
   await page.goto('/sign-in')
   await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
-  await page.getByRole('table').getByRole('link').first().click()
+  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible()
+  await page.goto(`/leads/${String(lead.id)}`)
   const timeline = page.getByRole('region', { name: 'Activity' })
   await timeline.getByRole('button', { name: 'Send email' }).click()
   const composer = timeline.getByRole('region', { name: 'Email', exact: true })
@@ -279,6 +291,30 @@ test('on a phone, a long recipient keeps its remove button inside the To field',
   expect(button.x).toBeGreaterThanOrEqual(field.left)
   expect(button.x + button.width).toBeLessThanOrEqual(field.right)
   await check(page, 'composer-mobile')
+})
+
+/*
+ * The import wizard's column mapping on a phone: its table scrolls inside its frame, and nothing in it (the selects'
+ * screen-reader labels, placed absolutely) makes the whole page scroll sideways.
+ */
+test('on a phone, the import wizard’s column mapping does not widen the page', async ({ page, demoStack }) => {
+  const rep = demoStack.users.find((u) => u.title === 'rep')
+  if (rep === undefined) throw new Error('the demo seed has no rep')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
+  await page.getByRole('link', { name: 'Import' }).click()
+  // Samples long enough that the mapping table is wider than a phone, as a real file's are.
+  const rows = ['Acme Rockets International Holdings', 'Bright Analytics Consulting Group', 'Coastal Construction Corp']
+  const csv = ['Company,Contact Email', ...rows.map((company, i) => `${company},person${String(i)}@example.com`)].join(
+    '\n',
+  )
+  await page
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+  await expect(page.getByRole('heading', { level: 2, name: '2. Map columns' })).toBeVisible()
+  await expect(page.getByRole('combobox', { name: 'Company', exact: true })).toBeAttached()
+  await check(page, 'import-mobile')
 })
 
 /*

@@ -109,7 +109,7 @@ export function ImportSetup({ view, onChange }: { view: ImportView; onChange: (v
         {fieldsPending ? (
           <Skeleton className="h-40 w-full" />
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+          <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
             <table className="w-full text-left text-sm">
               <caption className="sr-only">Columns of the file</caption>
               <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold text-slate-600">
@@ -289,7 +289,7 @@ function CheckResult({ view }: { view: ImportView }) {
         </FindingsTable>
       )}
       {check.sample.length === 0 ? null : (
-        <div className="overflow-x-auto">
+        <div className="relative overflow-x-auto">
           <FindingsTable caption="Problem rows" columns={['Row', 'Column', 'Value', 'Problem']}>
             {check.sample.map((problem, i) => (
               <tr key={`${String(problem.row)}-${String(i)}`}>

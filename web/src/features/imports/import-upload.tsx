@@ -114,7 +114,7 @@ function PreviewTable({ preview }: { preview: FilePreview | undefined }) {
   if (preview === undefined) return null
   if (preview.kind === 'none') return <p className="text-sm text-slate-600">{preview.reason}</p>
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Preview of the file</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold text-slate-600">

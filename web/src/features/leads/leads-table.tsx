@@ -96,7 +96,7 @@ export function LeadsTable({
   }
   return (
     <>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table ref={table} className="w-full text-left text-sm" aria-rowcount={total + 1}>
           <caption className="sr-only">Leads</caption>
           <thead className="border-b border-slate-200 bg-slate-50 text-xs font-semibold tracking-wide text-slate-600 uppercase">

@@ -141,7 +141,7 @@ function Board({ pipeline, filters, currency }: BoardProps) {
         if (isCardDragData(data) && to !== undefined) requestMove(data.opportunity, data.from, to)
       }}
     >
-      <div className="flex items-stretch gap-3 overflow-x-auto pb-4">
+      <div className="relative flex items-stretch gap-3 overflow-x-auto pb-4">
         {statuses.map((status) => (
           <BoardColumn
             key={status.id}

@@ -150,7 +150,7 @@ export function OpportunityList({ pipeline, filters, sort, currency }: Opportuni
         subject={{ object: 'opportunity', params: exportParams({ pipeline_id: pipeline.id, ...filters }) }}
         title="Export opportunities"
       />
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
         {count === 0 ? (
           <EmptyState title="No opportunities match these filters" />
         ) : (

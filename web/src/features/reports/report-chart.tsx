@@ -81,7 +81,7 @@ export function ReportChart({
         ))}
       </figcaption>
       {/* Never drawn narrower than 640 px, where its 11 px labels still read 9 px: on a phone the chart scrolls. */}
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
         <svg
           viewBox={`0 0 ${String(WIDTH)} ${String(HEIGHT)}`}
           className="h-auto w-full min-w-160"

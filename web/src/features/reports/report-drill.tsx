@@ -74,7 +74,7 @@ function DrillList({ source, label }: { source: DrillSource; label: string }) {
   }
   return (
     <div className="flex flex-col gap-3">
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="w-full text-sm">
           <caption className="sr-only">{label}: opportunities</caption>
           <thead className="border-b border-slate-200 bg-slate-50 text-left text-slate-600">

@@ -12,7 +12,7 @@ const cell = 'px-3 py-2 text-right tabular-nums whitespace-nowrap'
 /** One row per group, each group's name a link to its opportunities; the totals row is the API's, not a sum here. */
 export function ReportTable({ by, page, currency }: { by: Grouping; page: ReportPage; currency: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="w-full text-sm">
         <caption className="sr-only">Opportunities by {groupingLabel(by).toLowerCase()}</caption>
         <thead className="border-b border-slate-200 bg-slate-50 text-slate-600">

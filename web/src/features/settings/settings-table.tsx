@@ -2,6 +2,9 @@ import type { ReactNode } from 'react'
 
 const headerCell = 'px-3 py-2 font-semibold'
 
+// Every sideways scroll box of the app is `relative`: the screen-reader labels inside it are absolutely placed and,
+// with no positioned box between, were not clipped by it. They stuck out and the whole page scrolled on a phone.
+
 /**
  * A settings list as a table: a header cell per column (the last, `actions`, named for screen readers only) and a row
  * per item, or `ifNone` said instead when there are none. Named by the heading whose id is `labelledBy`, or by `label`.
@@ -12,7 +15,9 @@ export function SettingsTable<Row>({
   labelledBy,
   label,
   framed = false,
-  className = framed ? 'overflow-x-auto rounded-lg border border-slate-200 bg-white' : 'overflow-x-auto',
+  className = framed
+    ? 'relative overflow-x-auto rounded-lg border border-slate-200 bg-white'
+    : 'relative overflow-x-auto',
   rows,
   ifNone,
   children,

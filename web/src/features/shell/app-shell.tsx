@@ -62,7 +62,7 @@ export function AppShell() {
           </div>
           <nav
             aria-label="Main"
-            className="order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto lg:order-none lg:mx-0 lg:w-auto lg:shrink-0"
+            className="relative order-last -mx-1 flex w-full items-center gap-1 overflow-x-auto lg:order-none lg:mx-0 lg:w-auto lg:shrink-0"
           >
             <Link to="/inbox" className={navLink}>
               Inbox{' '}
