@@ -84,10 +84,10 @@ export function InlineEdit({
 
   if (draft === undefined) {
     return (
-      // On a narrow screen the buttons go under the value rather than over it: the value keeps at least 10rem
+      // On a narrow screen the buttons go under the value rather than over it: the value keeps at least 7rem
       // beside them (with no basis it shrank to nothing and a long name ran under the buttons).
       <div className="group flex flex-wrap items-start justify-between gap-3 py-1.5">
-        <div className="min-w-0 flex-1 basis-40">
+        <div className="min-w-0 flex-1 basis-28">
           {hideLabel ? null : <div className="text-xs font-medium text-slate-500">{label}</div>}
           <div className={`text-sm break-words text-slate-900 ${hideLabel ? '' : 'mt-0.5'}`}>{display}</div>
         </div>
