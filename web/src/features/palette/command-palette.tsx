@@ -275,8 +275,9 @@ function HitGroup({
           }}
           className={itemStyle}
         >
-          <span className="truncate font-medium">{hit.label}</span>
-          <span className="shrink-0 truncate text-xs text-slate-600">{hit.detail}</span>
+          {/* The name first: the detail (an address and a lead, say) gives way, and is cut short, before it does. */}
+          <span className="max-w-2/3 shrink-0 truncate font-medium">{hit.label}</span>
+          <span className="min-w-0 truncate text-xs text-slate-600">{hit.detail}</span>
         </Command.Item>
       ))}
     </Command.Group>
