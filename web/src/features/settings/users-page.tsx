@@ -129,7 +129,8 @@ function MemberRow({ member, isMe }: { member: Member; isMe: boolean }) {
         {name}
         {isMe ? <span className="ml-1 text-xs font-normal text-slate-500">(you)</span> : null}
       </th>
-      <td className={cell}>{member.email}</td>
+      {/* An address breaks where it must, so that a long one does not push Deactivate out of a laptop's view. */}
+      <td className={`${cell} wrap-anywhere`}>{member.email}</td>
       <td className={cell}>
         <SelectField
           label={`Role for ${name}`}
