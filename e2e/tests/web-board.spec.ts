@@ -112,6 +112,9 @@ test('the board shows a column per status with the API totals, marks overdue car
   await expect(acmeCard).toContainText('$1,500')
   await expect(acmeCard).toContainText('50% confidence')
   await expect(acmeCard).toContainText('Overdue')
+  // The mark is one piece: its sign never stays at a line's end with the word on the next.
+  const mark = acmeCard.locator('span', { hasText: /^⚠ Overdue$/ })
+  expect(await mark.evaluate((badge) => badge.getClientRects().length)).toBe(1)
   await expect(card(page, 'Prospect', `Globex ${board.pipelineName}`)).not.toContainText('Overdue')
   await expect(acmeCard.getByRole('link', { name: acme })).toHaveAttribute('href', /^\/leads\/lead_/)
 

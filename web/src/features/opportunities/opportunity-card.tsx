@@ -124,7 +124,7 @@ export function CardFacts({ opportunity, today }: { opportunity: Opportunity; to
         <li className={overdue ? 'font-medium text-red-700' : undefined}>
           {opportunity.status_type === 'won' ? 'Won' : 'Closes'} {formatCalendarDate(opportunity.date_won)}
           {overdue ? (
-            <span className="ml-1.5 rounded bg-red-100 px-1 text-xs">
+            <span className="ml-1.5 inline-block rounded bg-red-100 px-1 text-xs whitespace-nowrap">
               <span aria-hidden="true">⚠ </span>Overdue
             </span>
           ) : null}
