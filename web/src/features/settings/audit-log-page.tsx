@@ -110,6 +110,8 @@ function AuditLogContent() {
           label="Audit log"
           framed
           actions={false}
+          // On a phone five columns squeezed the object's ids to a letter a line: the log scrolls sideways instead.
+          minWidth="min-w-160"
           columns={['When', 'Who', 'Action', 'Object', 'Address']}
           rows={entries}
           ifNone="No entries match."
@@ -119,7 +121,7 @@ function AuditLogContent() {
               <td className={cell}>{formatDateTime(entry.date_created)}</td>
               <td className={cell}>{actorOf(entry)}</td>
               <td className={cell}>{actionLabel(entry.action)}</td>
-              <td className={`${cell} break-all text-slate-600`}>{objectOf(entry)}</td>
+              <td className={`${cell} text-slate-600 wrap-anywhere`}>{objectOf(entry)}</td>
               <td className={cell}>{entry.client_address ?? ''}</td>
             </tr>
           )}

@@ -18,6 +18,7 @@ export function SettingsTable<Row>({
   className = framed
     ? 'relative overflow-x-auto rounded-lg border border-slate-200 bg-white'
     : 'relative overflow-x-auto',
+  minWidth = '',
   rows,
   ifNone,
   children,
@@ -29,6 +30,8 @@ export function SettingsTable<Row>({
   /** Bordered on a white ground, for a table that stands on the screen rather than in a card. */
   framed?: boolean
   className?: string
+  /** The narrowest the table is drawn (a width class): narrower screens scroll it rather than squeeze its columns. */
+  minWidth?: string
   rows: readonly Row[]
   ifNone?: string
   /** A row's `<tr>`, with its key. */
@@ -37,7 +40,7 @@ export function SettingsTable<Row>({
   if (rows.length === 0 && ifNone !== undefined) return <p className="text-sm text-slate-500">{ifNone}</p>
   return (
     <div className={className}>
-      <table aria-labelledby={labelledBy} aria-label={label} className="w-full text-left text-sm">
+      <table aria-labelledby={labelledBy} aria-label={label} className={`w-full text-left text-sm ${minWidth}`}>
         <thead className="border-b border-slate-200 text-xs text-slate-600">
           <tr>
             {columns.map((column) => (
