@@ -2,10 +2,10 @@
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { ExportView } from '@leadline/shared/export-schema'
-import type { Lead } from '@leadline/shared/lead-schema'
 import type { Opportunity, OpportunityAggregates } from '@leadline/shared/opportunity-schema'
 import type { Pipeline } from '@leadline/shared/pipeline-schema'
 import { describe, expect, it } from 'vitest'
+import { leadFixture } from '../../lib/lead-fixture'
 import { adminSession, axeViolations, fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { LeadsListPage } from '../leads/leads-list-page'
 import { OpportunityList } from '../opportunities/opportunity-list'
@@ -15,29 +15,7 @@ import type { ReportSearch } from '../reports/report-search'
 
 const STAMP = '2026-11-01T10:00:00.000000+00:00'
 
-const lead: Lead = {
-  id: 'lead_1',
-  organization_id: 'orga_1',
-  name: 'Acme',
-  display_name: 'Acme',
-  description: null,
-  url: null,
-  status_id: 'stat_1',
-  status_label: 'Potential',
-  html_url: '',
-  contacts: [],
-  addresses: [],
-  opportunities: [],
-  tasks: [],
-  integration_links: [],
-  custom: {},
-  created_by: null,
-  created_by_name: null,
-  updated_by: null,
-  updated_by_name: null,
-  date_created: STAMP,
-  date_updated: STAMP,
-}
+const lead = leadFixture()
 
 const opportunity: Opportunity = {
   id: 'oppo_1',

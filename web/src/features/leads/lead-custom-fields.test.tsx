@@ -2,7 +2,7 @@
 import { screen, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import type { CustomField } from '@leadline/shared/custom-field-schema'
-import type { Lead } from '@leadline/shared/lead-schema'
+import { leadFixture } from '../../lib/lead-fixture'
 import { fakeServer, renderScreen } from '../../lib/screen-fixture'
 import { LeadCustomFields } from './lead-details'
 
@@ -23,30 +23,7 @@ const accountManager: CustomField = {
   date_updated: STAMP,
 }
 
-const lead: Lead = {
-  id: 'lead_1',
-  organization_id: 'orga_1',
-  name: 'Acme',
-  display_name: 'Acme',
-  description: null,
-  url: null,
-  status_id: 'stat_1',
-  status_label: 'Potential',
-  html_url: '',
-  contacts: [],
-  addresses: [],
-  opportunities: [],
-  tasks: [],
-  integration_links: [],
-  custom: {},
-  created_by: null,
-  created_by_name: null,
-  updated_by: null,
-  updated_by_name: null,
-  date_created: STAMP,
-  date_updated: STAMP,
-  'custom.cf_manager': ['user_ann', 'user_gone', 'user_unknown'],
-}
+const lead = leadFixture({ 'custom.cf_manager': ['user_ann', 'user_gone', 'user_unknown'] })
 
 const member = (id: string, display_name: string) => ({ id, display_name, email: `${id}@example.com` })
 
