@@ -23,14 +23,19 @@ function useSaveField(leadId: string) {
 
 const empty = <span className="text-slate-400">—</span>
 
-/** A stored text as shown: blank (Close's `""` for a lead made without a description) shows as empty, as null does. */
+/** A text trimmed, or null when blank: what a draft saves. */
+function text(value: string | null): string | null {
+  const trimmed = value?.trim() ?? ''
+  return trimmed === '' ? null : trimmed
+}
+
+/** A stored text as it shows: blank (Close stores `""` for a lead made without a description) shows as null does. */
 function shown(value: string | null): string | null {
-  return value === null || value.trim() === '' ? null : value
+  return text(value) === null ? null : value
 }
 
 export function LeadDetails({ lead }: { lead: Lead }) {
   const save = useSaveField(lead.id)
-  const text = (value: string) => (value.trim() === '' ? null : value.trim())
   const [name, url, description] = [shown(lead.name), shown(lead.url), shown(lead.description)]
   return (
     <Panel title="Details">
