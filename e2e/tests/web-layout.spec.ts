@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
 import { CrmClient, demoTest as test, expect } from '../fixtures.js'
+import { demoUser, signInAs } from '../journeys.js'
 
 /*
  * The three screens a visit starts on, on a laptop and on a phone, with the demo organization's data: nothing may
@@ -197,10 +198,8 @@ for (const viewport of viewports) {
  * pickers and Deactivate buttons, shows whole too rather than scrolling inside its card.
  */
 test('the admin’s header and the members table show whole on laptop screens', async ({ page, demoStack }) => {
-  const admin = demoStack.users.find((u) => u.title === 'admin')
-  if (admin === undefined) throw new Error('the demo seed has no admin')
-  await page.goto('/sign-in')
-  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+  const admin = demoUser(demoStack.users, 'admin')
+  await signInAs(page, admin)
   const nav = page.getByRole('navigation', { name: 'Main' })
   await nav.getByRole('link', { name: 'Settings' }).click()
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Users' }).click()
@@ -232,11 +231,9 @@ test('the admin’s header and the members table show whole on laptop screens', 
  * runs under its Rename button (with no room kept for it, a name shrank to nothing and its text ran under the buttons).
  */
 test('a pipeline’s statuses keep their names clear of their buttons on a tablet', async ({ page, demoStack }) => {
-  const admin = demoStack.users.find((u) => u.title === 'admin')
-  if (admin === undefined) throw new Error('the demo seed has no admin')
+  const admin = demoUser(demoStack.users, 'admin')
   await page.setViewportSize({ width: 768, height: 900 })
-  await page.goto('/sign-in')
-  await page.getByRole('button', { name: `Sign in as ${admin.first_name} ${admin.last_name}` }).click()
+  await signInAs(page, admin)
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
   const statuses = page.getByRole('list', { name: 'Statuses of Sales' })
   await expect(statuses.getByRole('listitem').first()).toBeVisible()
@@ -267,8 +264,7 @@ test('a pipeline’s statuses keep their names clear of their buttons on a table
  * its remove button stays inside the To field where it can be seen and pressed.
  */
 test('on a phone, a long recipient keeps its remove button inside the To field', async ({ page, demoStack }) => {
-  const rep = demoStack.users.find((u) => u.title === 'rep')
-  if (rep === undefined) throw new Error('the demo seed has no rep')
+  const rep = demoUser(demoStack.users, 'rep')
   // A lead of its own (the other journeys add leads to the same organization, some with short addresses or none),
   // its contact's address one unbreakable word wider than the field.
   const api = new CrmClient(demoStack.apiUrl, rep.api_key)
@@ -282,9 +278,7 @@ test('on a phone, a long recipient keeps its remove button inside the To field',
     ],
   })
   await page.setViewportSize({ width: 390, height: 844 })
-  await page.goto('/sign-in')
-  await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
-  await expect(page.getByRole('heading', { level: 1, name: 'Leads' })).toBeVisible()
+  await signInAs(page, rep)
   await page.goto(`/leads/${String(lead.id)}`)
   const timeline = page.getByRole('region', { name: 'Activity' })
   await timeline.getByRole('button', { name: 'Send email' }).click()
@@ -309,11 +303,9 @@ test('on a phone, a long recipient keeps its remove button inside the To field',
  * screen-reader labels, placed absolutely) makes the whole page scroll sideways.
  */
 test('on a phone, the import wizard’s column mapping does not widen the page', async ({ page, demoStack }) => {
-  const rep = demoStack.users.find((u) => u.title === 'rep')
-  if (rep === undefined) throw new Error('the demo seed has no rep')
+  const rep = demoUser(demoStack.users, 'rep')
   await page.setViewportSize({ width: 390, height: 844 })
-  await page.goto('/sign-in')
-  await page.getByRole('button', { name: `Sign in as ${rep.first_name} ${rep.last_name}` }).click()
+  await signInAs(page, rep)
   await page.getByRole('link', { name: 'Import' }).click()
   // Samples long enough that the mapping table is wider than a phone, as a real file's are.
   const rows = ['Acme Rockets International Holdings', 'Bright Analytics Consulting Group', 'Coastal Construction Corp']
