@@ -48,6 +48,30 @@ describe('phone facts', () => {
     )
   })
 
+  it('keeps a number dialled with + whose parse would drop a national prefix in the form that reads as itself', () => {
+    // Found by the property above: `+61 0028526` parsed as `+61028526`, which a parse of its own reads as `+6128526`.
+    expect(normalizeContactPhone('+610028526', 'US')).toBe('+6128526')
+    expect(storedFacts('+6128526')).toEqual(parsedFacts('+6128526'))
+    expect(normalizeContactPhone('+610079382 42 74', 'US')).toBe('+61793824274')
+    expect(formatPhoneNumber('+61793824274')).toBe('+61 7 9382 4274')
+  })
+
+  it('normalizes what it stored to itself, whichever way the number was typed and in any country', () => {
+    const typed = fc.constantFrom('+1', '+44', '+61', '+', '', '0', '00', '011', '1', '+44 (0)20 ')
+    const country = fc.constantFrom('US', 'GB', 'AU', 'FR', 'DE', 'IN', 'RU')
+    fc.assert(
+      fc.property(typed, fc.stringMatching(/^[0-9 -]{1,14}$/), country, (prefix, rest, dialledFrom) => {
+        const stored = normalizeContactPhone(`${prefix}${rest}`, dialledFrom)
+        if (stored === undefined) return
+        expect(normalizeContactPhone(stored, dialledFrom)).toBe(stored)
+        expect(storedFacts(stored)).toEqual(parsedFacts(stored))
+      }),
+      { numRuns: 2000 },
+    )
+    // Kept with the organization's calling code and then read back: `008 0551680` in France.
+    expect(normalizeContactPhone('008- 0551680', 'FR')).toBe(normalizeContactPhone('+330080551680', 'FR'))
+  })
+
   it('gives a caller its own copy of the search forms', () => {
     phoneSearchForms('+14155550101').push('changed')
     expect(phoneSearchForms('+14155550101')).toEqual(parsedFacts('+14155550101').forms)

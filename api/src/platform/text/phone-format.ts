@@ -26,21 +26,44 @@ function dialCountry(country: string) {
  * A contact's phone, kept the way Close keeps it: a valid number becomes E.164; any other input with digits is kept
  * as `+` + country calling code + its digits (`1234` in a GB organization → `+441234`), or `+` + its digits when it
  * was dialled with `+`. Undefined when there are no digits at all, or an extension E.164 cannot hold.
+ * What it returns normalizes to itself: a stored number read back and saved again is not changed.
  * The organization's own numbers (calls, SMS) stay strict: see `normalizePhoneNumber`.
  */
 export function normalizeContactPhone(raw: string, country: string): string | undefined {
   const digits = raw.replace(/\D/g, '')
   if (digits === '') return undefined
+  const dialledWithPlus = raw.trimStart().startsWith('+')
   // libphonenumber's E.164 for what it can parse, valid or not (a valid number comes out as normalizePhoneNumber's).
   const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
-  if (parsed !== undefined) {
-    if (parsed.ext !== undefined) return undefined
-    // Dialled with `+`, the number parses as its E.164 form would: its facts are kept for the views and search.
-    if (raw.trimStart().startsWith('+')) remember(parsed.number, parsed)
+  if (parsed?.ext !== undefined) return undefined
+  if (parsed?.isValid() === true) {
+    // Dialled with `+`, a valid number parses as its E.164 form would: its facts are kept for the views and search.
+    if (dialledWithPlus) remember(parsed.number, parsed)
     return parsed.number
   }
-  if (raw.trim().startsWith('+')) return `+${digits}`
-  return `+${getCountryCallingCode(dialCountry(country))}${digits}`
+  const kept =
+    parsed?.number ?? (dialledWithPlus ? `+${digits}` : `+${getCountryCallingCode(dialCountry(country))}${digits}`)
+  return settled(kept)
+}
+
+/**
+ * An E.164 form that a parse reads as itself. A parse of a number that is not valid keeps a zero or one after the
+ * calling code as part of the number (`+61 0028526` → `+61028526`) that a parse of the result drops as a national
+ * prefix (`+6128526`): stored as it first came, the number would change each time it was saved again. Each step drops
+ * at least a digit, so a number has at most as many steps as digits; the facts of the last parse are kept.
+ */
+function settled(e164: string): string {
+  let current = e164
+  for (let step = 0; step < 16; step++) {
+    const parsed = parsePhoneNumberFromString(current)
+    if (parsed === undefined) return current
+    if (parsed.number === current) {
+      remember(current, parsed)
+      return current
+    }
+    current = parsed.number
+  }
+  return current
 }
 
 /** What the views and the search index show of a stored number, from one parse of it. */
