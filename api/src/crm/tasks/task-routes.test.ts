@@ -262,6 +262,28 @@ describe('one task: GET, PUT, DELETE', () => {
     })
   })
 
+  it('keeps a dateless task dateless when it is sent back as read; a date sent alone dates it, even its own day', async () => {
+    const task = await createTask({ text: 'Someday' })
+    expect(task).toMatchObject({ is_dateless: true, due_date: null })
+    const sentBack = await call(ctx.app, rep(), 'PUT', `/task/${task.id}/`, { body: { ...task, text: 'Someday soon' } })
+    expect(sentBack.statusCode, sentBack.body).toBe(200)
+    expect(sentBack.json()).toMatchObject({ text: 'Someday soon', is_dateless: true, due_date: null, view: 'inbox' })
+    const dated = await call(ctx.app, rep(), 'PUT', `/task/${task.id}/`, { body: { date: task.date } })
+    expect(dated.json()).toMatchObject({ is_dateless: false, date: task.date, due_date: task.date })
+  })
+
+  it('takes a system task sent back as read, its text unchanged', async () => {
+    const id = await systemTask(ctx.org, leadId, 'incoming_sms', { remote_phone: '+14155550100' })
+    const read = (await call(ctx.app, rep(), 'GET', `/task/${id}/`)).json<Body>()
+    expect(read.text).toBe('Are you free at 3?')
+    const res = await call(ctx.app, rep(), 'PUT', `/task/${id}/`, { body: { ...read, is_complete: true } })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toMatchObject({ text: 'Are you free at 3?', is_complete: true })
+    const changed = await call(ctx.app, rep(), 'PUT', `/task/${id}/`, { body: { ...read, text: 'Mine now' } })
+    expect(changed.statusCode).toBe(400)
+    expect(Object.keys(changed.json()['field-errors'])).toEqual(['text'])
+  })
+
   it.each([
     [{ assigned_to: 'user_nope' }, 'assigned_to'],
     [{ date: '2026-13-01' }, 'date'],

@@ -69,6 +69,18 @@ function parseTaskDate(value: string | null, field: string, errors: Record<strin
   return parsed === undefined ? undefined : 'day' in parsed ? parsed.day : parsed.instant
 }
 
+/**
+ * A dateless task reads as Close's does: `date` its day of creation, `due_date` null, `is_dateless` true. A body
+ * carrying exactly that is the task sent back as it was read (a script that changed its text), not a date to set:
+ * taken as one, the task would turn overdue. A date set on purpose comes without a null `due_date` beside it.
+ */
+function isDatelessAsRead(
+  task: Pick<TaskRow, 'is_dateless' | 'date'>,
+  body: { date?: string | null; due_date?: string | null; is_dateless?: unknown },
+): boolean {
+  return task.is_dateless === 1 && body.date === task.date && body.due_date === null && body.is_dateless !== false
+}
+
 function checkAssignee(meta: OrganizationMeta, value: unknown, errors: Record<string, string>): string | undefined {
   if (typeof value !== 'string') {
     errors.assigned_to = 'Must be a string.'
@@ -331,13 +343,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
         }
         if (body.text !== undefined) {
           if (task.type === 'lead') changes.text = body.text
-          else errors.text = `Only lead tasks have a text to change; this is a ${task.type} task.`
+          // Another type's text is the system's: sent back as it was read, it is no change.
+          else if (body.text !== task.text)
+            errors.text = `Only lead tasks have a text to change; this is a ${task.type} task.`
         }
         if (body.contact_id !== undefined) {
           await checkContactOfLead(tx, me.organizationId, task.lead_id, body.contact_id, errors)
           changes.contact_id = body.contact_id
         }
-        if (body.date !== undefined || body.due_date !== undefined) {
+        if ((body.date !== undefined || body.due_date !== undefined) && !isDatelessAsRead(task, body)) {
           const field = body.date !== undefined ? 'date' : 'due_date'
           const date = parseTaskDate(body.date !== undefined ? body.date : (body.due_date ?? null), field, errors)
           if (date !== undefined) Object.assign(changes, dateColumns(date, callerToday(request, now)))
