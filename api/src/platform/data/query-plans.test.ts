@@ -446,6 +446,23 @@ describe('the opportunity list’s orders', () => {
     }
   })
 
+  // Migration 0057: the board's column, one status newest first, reads its page from the status's index in order.
+  it('a board column (one status, newest first) walks opportunity_org_status_idx in order: no sort', async () => {
+    const [status] = (
+      await sql<{ id: string }>`select id from opportunity_status where organization_id = ${org.id} limit 1`.execute(
+        database.db,
+      )
+    ).rows
+    if (status === undefined) throw new Error('the organization has no opportunity status')
+    const plan = await pagePlan(`/opportunity/?status_id=${status.id}&_limit=20&_skip=0`)
+    expect(plan).toMatch(
+      database.dialect === 'sqlite'
+        ? /SEARCH opportunity USING INDEX opportunity_org_status_idx \(organization_id=\? AND status_id=\?\)/
+        : /Index Scan(?: Backward)? using opportunity_org_status_idx on opportunity/,
+    )
+    expect(plan).not.toMatch(/TEMP B-TREE FOR ORDER BY|Sort\b/)
+  })
+
   // SQLite's planner alone: Postgres plans joins its own way, whatever the query's join says.
   it.each(testDatabaseKind === 'sqlite' ? ['SQLite'] : [])(
     'within one of two pipelines, with a large organization’s statistics, %s walks the order’s index',
