@@ -468,8 +468,16 @@ export async function rollupAggregates(
       .execute()
     return groupedAggregates(rows)
   }
-  // The totals, or the groups by a period of date_won: each day's sums first, walking the rollup in order of day
-  // (migration 0047) without sorting its rows, then the days' (a few thousand at most) by the period's key.
+  // The totals alone: the matching rollup rows added up, through whichever index the filters name (a board column's
+  // status: its rows only, where walking the days read every row of the organization, 27 ms against 2 at a million).
+  if (group === undefined) {
+    const totals = await q
+      .select(aggregateSelections(rollupContribution('opportunity_rollup')))
+      .executeTakeFirstOrThrow()
+    return { totals: aggregatesOf(totals), groups: undefined }
+  }
+  // The groups by a period of date_won: each day's sums first, walking the rollup in order of day (migration 0047)
+  // without sorting its rows, then the days' (a few thousand at most) by the period's key.
   const sum = (column: string) => sql<number>`sum(${sql.ref(`opportunity_rollup.${column}`)})`
   const days = q
     .select([
@@ -484,14 +492,6 @@ export async function rollupAggregates(
     .groupBy(['opportunity_rollup.date_won', 'opportunity_rollup.value_period'])
     .as('days')
   const ofDays = db.selectFrom(days)
-  if (group === undefined) {
-    return {
-      totals: aggregatesOf(
-        await ofDays.select(aggregateSelections(rollupContribution('days'))).executeTakeFirstOrThrow(),
-      ),
-      groups: undefined,
-    }
-  }
   const key = groupKey(group.field, dialect, { dateWon: sql`nullif(days.day, '')`, userId: sql`null` })
   const rows = await ofDays
     .select([key.as('group_key'), ...aggregateSelections(rollupContribution('days'))])
