@@ -328,8 +328,14 @@ describe('bench helpers', () => {
     expect(check(99)).toEqual({ subject: 'opportunity-sorts', target: 'p99 < 100 ms', pass: true })
     expect(check(100)?.pass).toBe(false)
     expect(formatReport(figures({ scenarios: [sorts(99)], reportOpportunities: 1_000_000 }))).toContain(
-      'the sorted pages are over 1,000,000 opportunities',
+      "the sorted pages and the board's columns are over 1,000,000 opportunities",
     )
+    const columns = scenario('board-columns', "board: a pipeline's columns", 200, 101)
+    expect(checks(figures({ scenarios: [columns], reportOpportunities: 1_000_000 }))).toContainEqual({
+      subject: 'board-columns',
+      target: 'p99 < 100 ms',
+      pass: false,
+    })
   })
 
   it('checks the lead read through the BFF against the direct one, both ten at a time', () => {
@@ -375,6 +381,7 @@ describe('bench helpers', () => {
       'activity-types',
       'report',
       'opportunity-sorts',
+      'board-columns',
     ])
     expect([...parseOnly('raw, lead,me')]).toEqual(['raw', 'lead', 'me'])
     expect(() => parseOnly('raw,leads')).toThrow(

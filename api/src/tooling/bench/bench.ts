@@ -368,16 +368,24 @@ async function leadBodies(apiUrl: string, authorization: string, ids: readonly s
 }
 
 /** The id of the first pipeline `target`'s organization has, as the board opens on it. */
-async function firstPipeline(target: LoadTarget): Promise<string> {
+/** The organization's first pipeline: its id and its statuses' ids, in the board's order. */
+async function firstPipeline(target: LoadTarget): Promise<{ id: string; statuses: string[] }> {
   const res = await fetch(`${target.url}/api/v1/pipeline/`, { headers: { authorization: target.authorization } })
   const body = await res.text()
   if (res.status !== 200) throw new Error(`GET /api/v1/pipeline/ answered ${String(res.status)}: ${body}`)
   const parsed: unknown = JSON.parse(body)
   const data: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'data') : undefined
   const first: unknown = Array.isArray(data) ? data[0] : undefined
-  const id: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'id') : undefined
-  if (typeof id !== 'string') throw new Error(`GET /api/v1/pipeline/ named no pipeline: ${body}`)
-  return id
+  const field = (value: unknown, name: string): unknown =>
+    typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined
+  const id = field(first, 'id')
+  const listed = field(first, 'statuses')
+  const named = Array.isArray(listed) ? listed.map((status) => field(status, 'id')) : []
+  const statuses = named.filter((status): status is string => typeof status === 'string')
+  if (typeof id !== 'string' || statuses.length === 0 || statuses.length !== named.length) {
+    throw new Error(`GET /api/v1/pipeline/ named no pipeline with statuses: ${body}`)
+  }
+  return { id, statuses }
 }
 
 async function sampleIds(url: string, organizationId: string, sample: number): Promise<string[]> {
@@ -614,7 +622,7 @@ async function main(): Promise<number> {
     const reportDb = values['report-db']
     if (reportDb !== undefined && !isPostgresUrl(reportDb)) throw new Error('--report-db takes a postgres:// URL')
     const report =
-      !only.has('report') && !only.has('opportunity-sorts')
+      !only.has('report') && !only.has('opportunity-sorts') && !only.has('board-columns')
         ? undefined
         : database.kind === 'sqlite'
           ? await prepareReportDatabase({ opportunities, dataDir, cliPath })
@@ -635,7 +643,7 @@ async function main(): Promise<number> {
         target: reportOn(['/api/v1/opportunity/?_group_by=date_won__month']),
       })
       // The list view's orders (a pipeline's, as the board's list asks) and the API's own, a page of 50 each.
-      const pipeline = await firstPipeline(reportOn([]))
+      const { id: pipeline, statuses } = await firstPipeline(reportOn([]))
       specs.push({
         key: 'opportunity-sorts',
         name: 'opportunity list: sorted pages',
@@ -650,6 +658,12 @@ async function main(): Promise<number> {
           ].map((query) => `/api/v1/opportunity/?_limit=50&${query}`),
         ),
       })
+      // The board as it opens: each status of the pipeline, its first 20 newest first with the column's sums.
+      specs.push({
+        key: 'board-columns',
+        name: "board: a pipeline's columns",
+        target: reportOn(statuses.map((status) => `/api/v1/opportunity/?status_id=${status}&_limit=20&_skip=0`)),
+      })
     }
     const apiPid = api.pid
     const rawPid = raw?.pid
@@ -660,7 +674,7 @@ async function main(): Promise<number> {
         pid:
           spec.key === 'raw'
             ? rawPid
-            : spec.key === 'report' || spec.key === 'opportunity-sorts'
+            : spec.key === 'report' || spec.key === 'opportunity-sorts' || spec.key === 'board-columns'
               ? reportApi?.pid
               : spec.key === 'bff-lead'
                 ? bff?.child.pid
