@@ -36,8 +36,9 @@ export function normalizeContactPhone(raw: string, country: string): string | un
   // libphonenumber's E.164 for what it can parse, valid or not (a valid number comes out as normalizePhoneNumber's).
   const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
   if (parsed?.ext !== undefined) return undefined
-  if (parsed?.isValid() === true) {
-    // Dialled with `+`, a valid number parses as its E.164 form would: its facts are kept for the views and search.
+  // Dialled with `+`, a valid number parses as its E.164 form would, and so does any number whose digits the parse kept
+  // whole (no national prefix dropped: the same digits parse alike): its facts are kept for the views and search.
+  if (parsed !== undefined && (parsed.isValid() || (dialledWithPlus && parsed.number === `+${digits}`))) {
     if (dialledWithPlus) remember(parsed.number, parsed)
     return parsed.number
   }
