@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEveryObject, type EveryObject } from '../tooling/test-support/every-object.js'
 import { documentedOperations, type Operation } from '../tooling/test-support/openapi-walk.js'
+import { withoutUpdate } from '../tooling/test-support/sent-back.js'
 import { call, createTestContext, type TestContext } from '../tooling/test-support/test-app.js'
 
 // Scripts written against Close read an object, change what they mean to and send the whole of it back. For every
@@ -24,19 +25,6 @@ afterAll(async () => {
 const COMMANDS: Record<string, string> = {
   'PUT /bulk_action/edit/{id}/': 'pauses or resumes the job (`status`); a finished job has neither to take',
   'PUT /bulk_action/delete/{id}/': 'pauses or resumes the job (`status`); a finished job has neither to take',
-}
-
-/** What a save may change by itself: when and by whom. */
-const UPDATE_FIELDS = new Set(['date_updated', 'updated_by', 'updated_by_name'])
-
-function withoutUpdate(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutUpdate)
-  if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !UPDATE_FIELDS.has(key))
-      .map(([key, inner]) => [key, withoutUpdate(inner)]),
-  )
 }
 
 describe('an object read and sent back as it was read', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { withoutUpdate } from '../../tooling/test-support/sent-back.js'
 import { call, createTestContext, type TestContext } from '../../tooling/test-support/test-app.js'
 
 // Scripts written against Close read a lead or a contact, change a field and send the whole object back. Whatever a
@@ -117,12 +118,6 @@ async function readBack(path: string): Promise<Record<string, unknown>> {
   const res = await call(ctx.app, rep(), 'GET', path)
   expect(res.statusCode, res.body).toBe(200)
   return res.json<Record<string, unknown>>()
-}
-
-/** What a save may change on its own: when and by whom. */
-function withoutUpdate(view: Record<string, unknown>) {
-  const { date_updated: _date, updated_by: _by, updated_by_name: _name, ...rest } = view
-  return rest
 }
 
 describe('a lead or contact read and sent back as it was read', () => {
