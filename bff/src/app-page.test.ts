@@ -2,8 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SESSION_ELEMENT_ID, signedInPage } from './app-page.js'
+import { PAGE_ANSWERS_ELEMENT_ID } from './page-answers.js'
 import {
   annAtTheApi,
+  basic,
+  SESSION_KEY,
   signIn,
   startBff,
   startFakeUpstream,
@@ -15,14 +18,17 @@ import {
 const INDEX = '<!doctype html><html><head><title>Leadline</title></head><body><div id="root"></div></body></html>'
 const html = { accept: 'text/html' }
 
-/** The JSON of the page's session block, or undefined when it has none. */
-function sessionBlock(page: string): unknown {
-  const open = `<script type="application/json" id="${SESSION_ELEMENT_ID}">`
+/** The JSON of the page's data block by this id, or undefined when it has none. */
+function dataBlock(page: string, id: string): unknown {
+  const open = `<script type="application/json" id="${id}">`
   const at = page.indexOf(open)
   if (at === -1) return undefined
   const end = page.indexOf('</script>', at)
   return JSON.parse(page.slice(at + open.length, end))
 }
+
+const sessionBlock = (page: string) => dataBlock(page, SESSION_ELEMENT_ID)
+const answersBlock = (page: string) => dataBlock(page, PAGE_ANSWERS_ELEMENT_ID)
 
 describe('signedInPage', () => {
   test('puts the block before </head>, or at the end of a page without one', () => {
@@ -75,7 +81,35 @@ describe('the app page', () => {
     expect(page.headers.get('cache-control')).toBe('no-store')
     const session = await bff.call('/auth/session', { cookie })
     expect(sessionBlock(page.text)).toEqual(session.json)
-    expect(page.text.replace(/<script type="application\/json"[^]*?<\/script>/, '')).toBe(INDEX)
+    // Beside the session, the first screen's answers (below): nothing else of the build's page changes.
+    expect(page.text.replace(/<script type="application\/json"[^]*?<\/script>/g, '')).toBe(INDEX)
+  })
+
+  test('the first screen’s reads come in the page, as the API answers them to the person’s key and zone', async () => {
+    const cookie = await signIn(bff)
+    const page = await bff.call('/leads', { cookie, headers: html })
+    const first = '/api/v1/lead/?_skip=0&_limit=50'
+    const read = upstream.requests.find((request) => request.url === first)
+    expect(read?.headers.authorization).toBe(basic(SESSION_KEY))
+    // The zone's offset as the proxy sends it with the browser's own reads.
+    await bff.call('/api/v1/me/', { cookie })
+    const proxied = upstream.requests.findLast((request) => request.url === '/api/v1/me/')
+    expect(read?.headers['x-tz-offset']).toBe(proxied?.headers['x-tz-offset'])
+    // The fake API echoes a lead list's request, and answers the others with their address.
+    expect(answersBlock(page.text)).toEqual({
+      '/api/v1/status/lead/': { ok: true, url: '/api/v1/status/lead/' },
+      '/api/v1/saved_search/?type=lead&_limit=100': { ok: true, url: '/api/v1/saved_search/?type=lead&_limit=100' },
+      '/api/v1/custom_field/lead/?_limit=100': { ok: true, url: '/api/v1/custom_field/lead/?_limit=100' },
+      [first]: { method: 'GET', url: first, body: '' },
+    })
+    expect(page.text.indexOf(`id="${PAGE_ANSWERS_ELEMENT_ID}"`)).toBeGreaterThan(page.text.indexOf('<div id="root">'))
+    // A search, a screen that reads nothing first, a HEAD: no answers.
+    const search = answersBlock((await bff.call('/leads?query=acme', { cookie, headers: html })).text)
+    expect(Object.keys(search ?? {})).not.toContain(first)
+    expect(answersBlock((await bff.call('/reports', { cookie, headers: html })).text)).toBeUndefined()
+    const head = await bff.call('/leads', { method: 'HEAD', cookie, headers: html })
+    expect(head.status).toBe(200)
+    expect(head.text).toBe('')
   })
 
   test('a screen’s own chunks are preloaded, signed in only', async () => {

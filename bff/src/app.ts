@@ -18,9 +18,11 @@ import {
   type AuthDeps,
   type CurrentSession,
 } from './auth-routes.js'
-import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath } from './crm-proxy.js'
+import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath, upstreamText } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
+import { pageAnswersBlock } from './page-answers.js'
+import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
@@ -332,7 +334,30 @@ export function createBffApp(options: BffAppOptions): BffApp {
     if (current !== undefined) {
       const html = await readFile(index, 'utf8')
       res.setHeader('cache-control', 'no-store')
-      res.type('html').send(signedInPage(html, sessionView(current.session), preloads.filesFor(req.path)))
+      const page = signedInPage(html, sessionView(current.session), preloads.filesFor(req.path))
+      const { session, apiKey } = current
+      const paths =
+        req.method === 'GET'
+          ? firstScreenRequests(req.path, new URLSearchParams(req.originalUrl.split('?')[1] ?? ''), {
+              userId: session.userId,
+              organizationId: session.organizationId,
+            })
+          : []
+      if (paths.length === 0) {
+        res.type('html').send(page)
+        return
+      }
+      // The page up to its end goes at once (the browser fetches the app's code meanwhile), then the screen's first
+      // answers, read meanwhile with the person's key (page-answers.ts).
+      const end = page.lastIndexOf('</body>')
+      const [head, tail] = end === -1 ? [page, ''] : [page.slice(0, end), page.slice(end)]
+      res.type('html').write(head)
+      // The compression middleware holds what is written until its buffer fills; the head is wanted now.
+      res.flush()
+      const block = await pageAnswersBlock(paths, (path, timeoutMs) =>
+        upstreamText(pool, path, apiKey, session.timeZone, deps.now(), timeoutMs, { origin: res }),
+      )
+      res.end(block + tail)
       return
     }
     res.setHeader('cache-control', 'no-cache')

@@ -666,6 +666,29 @@ export async function upstreamJson(
   timeoutMs: number,
   call: OwnCall = {},
 ): Promise<{ status: number; body: unknown; headers: IncomingHttpHeaders }> {
+  const { status, text, headers } = await upstreamText(pool, path, apiKey, timeZone, now, timeoutMs, call)
+  let body: unknown
+  try {
+    body = text === undefined ? undefined : JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status, body, headers }
+}
+
+/**
+ * Reads a whole upstream answer as text (undefined past BODY_LIMIT_BYTES), with the session's key and time zone as the
+ * proxy sends them; upstreamJson reads it as JSON.
+ */
+export async function upstreamText(
+  pool: Pool,
+  path: string,
+  apiKey: string | undefined,
+  timeZone: string,
+  now: Date,
+  timeoutMs: number,
+  call: OwnCall = {},
+): Promise<{ status: number; text: string | undefined; headers: IncomingHttpHeaders }> {
   const headers: Record<string, string> = {
     accept: 'application/json',
     'x-tz-offset': tzOffsetHeader(timeZone, now),
@@ -696,11 +719,5 @@ export async function upstreamJson(
   }
   span?.end(upstream.statusCode)
   const text = await readLimited(upstream.body, BODY_LIMIT_BYTES)
-  let body: unknown
-  try {
-    body = text === undefined ? undefined : JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  return { status: upstream.statusCode, body, headers: upstream.headers }
+  return { status: upstream.statusCode, text, headers: upstream.headers }
 }

@@ -3,6 +3,7 @@ import { RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { adoptPageSession } from './features/auth/page-session'
+import { adoptPageAnswers } from './lib/page-answers'
 import { queryClient } from './query-client'
 import { router } from './router'
 import './styles.css'
@@ -11,6 +12,7 @@ const root = document.getElementById('root')
 if (root === null) throw new Error('index.html has no #root element')
 
 adoptPageSession(queryClient, document)
+adoptPageAnswers(document)
 
 createRoot(root).render(
   <StrictMode>

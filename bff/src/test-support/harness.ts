@@ -40,7 +40,7 @@ export interface Recorded {
   body: string
 }
 
-function basic(key: string): string {
+export function basic(key: string): string {
   return `Basic ${Buffer.from(`${key}:`).toString('base64')}`
 }
 

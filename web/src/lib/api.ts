@@ -4,14 +4,16 @@
  * a toast or redirects: callers and the query client decide what a failure means.
  */
 
+import { API_BASE, withQuery, type QueryValue } from '@leadline/shared/first-screen-requests'
+import { takePageAnswer } from './page-answers'
 import { isRecord } from './record'
 
-export const API_BASE = '/api/v1/'
+export { API_BASE }
 
 /** Every request to the BFF carries this header; the BFF refuses `/api/` and `/auth/` requests without it (CSRF). */
 export const CSRF_HEADER = { 'X-Requested-With': 'leadline' } as const
 
-export type SearchParams = Record<string, string | number | boolean | undefined>
+export type SearchParams = Record<string, QueryValue>
 
 export class ApiError extends Error {
   readonly status: number
@@ -59,20 +61,14 @@ function errorMessage(status: number, body: unknown): string {
   return `The request failed (${status}).`
 }
 
-function withQuery(path: string, params: SearchParams | undefined): string {
-  if (params === undefined) return path
-  const query = new URLSearchParams()
-  for (const [key, value] of Object.entries(params))
-    if (value !== undefined && value !== '') query.set(key, String(value))
-  const text = query.toString()
-  return text === '' ? path : `${path}?${text}`
-}
-
 /**
  * A body is sent as JSON, except a file (a Blob), which is sent as its bytes with its own type. An aborted request
  * (TanStack Query aborts one no screen waits for any more) rejects with the fetch's own AbortError.
  */
 async function request(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+  // The first read of an address the page came with the answer to (the BFF made it as it sent the page).
+  const answered = method === 'GET' ? takePageAnswer(url) : undefined
+  if (answered !== undefined) return answered
   const headers: Record<string, string> = { ...CSRF_HEADER, Accept: 'application/json' }
   const file = body instanceof Blob
   if (body !== undefined)

@@ -10,8 +10,7 @@ import { showToast } from '../../components/ui/toast'
 import { api, isApiError, saveErrorMessage } from '../../lib/api'
 import { activityTypesOf, type ActivityKind } from './activity-kinds'
 import { setupListQuery } from '../../lib/setup-query'
-
-export const LEADS_PER_PAGE = 50
+import { LEADS_PER_PAGE } from '@leadline/shared/first-screen-requests'
 
 /** Why the API refused a search (`name:"acme` → an unterminated quote, with its column), or undefined. */
 export function searchErrorOf(error: unknown): string | undefined {

@@ -8,7 +8,7 @@ import { cx } from '../../lib/cx'
 import { formatDateTime, formatRelative } from '../../lib/format'
 import { isTyping, shortcutOf } from '../tasks/inbox-keys'
 import { cellText, NAME_COLUMN, sortOf, withSort, type LeadColumn } from './lead-columns'
-import { LEADS_PER_PAGE } from './lead-queries'
+import { LEADS_PER_PAGE } from '@leadline/shared/first-screen-requests'
 import { isSummaryColumn, LeadSummaryCell, summaryLeadIds, useLeadSummaries } from './lead-summaries'
 import type { Selection } from './bulk-selection'
 

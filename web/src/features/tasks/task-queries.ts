@@ -2,9 +2,9 @@ import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import type { ListEnvelope } from '@leadline/shared/list'
 import type { TaskViewName } from '@leadline/shared/task-dates'
 import type { Task } from '@leadline/shared/task-schema'
+import { TASKS_PER_PAGE } from '@leadline/shared/first-screen-requests'
 import { api } from '../../lib/api'
 
-export const TASKS_PER_PAGE = 200
 /** The header counts up to this many; more shows as "999+". */
 export const INBOX_COUNT_MAX = 999
 

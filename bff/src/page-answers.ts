@@ -1,0 +1,63 @@
+// The first screen's API reads, made while the app's page is on its way to a signed-in browser and written into it
+// (docs/decisions/0091-first-answers-in-the-page.md). The addresses are the shared list's
+// (@leadline/shared/first-screen-requests); the web app takes each answer once (web/src/lib/page-answers.ts).
+
+import type { IncomingHttpHeaders } from 'node:http'
+import { withDeadline } from '@leadline/shared/deadline'
+
+/** The id of the data block; the web app reads it by this id. */
+export const PAGE_ANSWERS_ELEMENT_ID = 'leadline-answers'
+
+/**
+ * How long the page's end waits for the answers. The browser runs the app's modules only once the page has ended,
+ * and fetching and compiling them takes longer than this on any machine measured; an answer that comes later is left
+ * out, and the app asks for it itself.
+ */
+export const PAGE_ANSWERS_WAIT_MS = 150
+
+/** An answer larger than this is left out (a lead list page is some 60 kB); all of them together at most four times. */
+export const PAGE_ANSWER_MAX_BYTES = 512 * 1024
+
+/** One read with the session's key: the answer's status, its text (undefined past the proxy's limit), its fields. */
+export type ReadForPage = (
+  path: string,
+  timeoutMs: number,
+) => Promise<{ status: number; text: string | undefined; headers: IncomingHttpHeaders }>
+
+/**
+ * The data block of the answers to `paths` that came within `waitMs`: `{ "<path>": <the API's JSON>, … }` in a
+ * `<script type="application/json">`, or '' when none did. Only a 200 with a JSON body is written (the app asks again
+ * for anything else, and shows what it gets then). Every `<` is written `\u003c`: JSON has it only inside strings,
+ * where the escape reads the same, and no value can then end the block.
+ */
+export async function pageAnswersBlock(
+  paths: readonly string[],
+  read: ReadForPage,
+  waitMs: number = PAGE_ANSWERS_WAIT_MS,
+): Promise<string> {
+  if (paths.length === 0) return ''
+  // Filled as the answers come; what has not come by the deadline is left out (its read ends by its own timeout).
+  const entries: (string | undefined)[] = paths.map(() => undefined)
+  const reads = paths.map(async (path, at) => {
+    try {
+      const answer = await read(path, waitMs)
+      const json = answer.headers['content-type']?.startsWith('application/json') === true
+      if (answer.status !== 200 || !json || answer.text === undefined) return
+      if (Buffer.byteLength(answer.text) > PAGE_ANSWER_MAX_BYTES) return
+      entries[at] = `${JSON.stringify(path)}:${answer.text}`
+    } catch {
+      // Unreachable, timed out: the app's own request will say so.
+    }
+  })
+  await withDeadline(Promise.all(reads), waitMs, undefined)
+  const kept: string[] = []
+  let bytes = 0
+  for (const entry of entries) {
+    if (entry === undefined || bytes + entry.length > 4 * PAGE_ANSWER_MAX_BYTES) continue
+    kept.push(entry)
+    bytes += entry.length
+  }
+  if (kept.length === 0) return ''
+  const json = `{${kept.join(',')}}`.replaceAll('<', '\\u003c')
+  return `<script type="application/json" id="${PAGE_ANSWERS_ELEMENT_ID}">${json}</script>`
+}
