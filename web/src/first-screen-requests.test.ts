@@ -3,9 +3,9 @@ import { QueryClient } from '@tanstack/react-query'
 import { createMemoryHistory, createRouter } from '@tanstack/react-router'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
-import { authQueries } from '../features/auth/auth-queries'
-import { adminSession } from '../lib/screen-fixture'
-import { routeTree } from '../routeTree.gen'
+import { authQueries } from './features/auth/auth-queries'
+import { adminSession } from './lib/screen-fixture'
+import { routeTree } from './routeTree.gen'
 
 // The BFF writes the answers of @leadline/shared/first-screen-requests into the page; the app uses one only when a
 // screen asks for exactly its address. Here each screen's loaders run as the app runs them, and every address the
