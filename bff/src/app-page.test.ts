@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { SESSION_ELEMENT_ID, signedInPage } from './app-page.js'
-import { PAGE_ANSWERS_ELEMENT_ID } from './page-answers.js'
+import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
 import {
   annAtTheApi,
   basic,

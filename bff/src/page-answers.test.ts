@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { PAGE_ANSWER_MAX_BYTES, PAGE_ANSWERS_ELEMENT_ID, pageAnswersBlock, type ReadForPage } from './page-answers.js'
+import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
+import { PAGE_ANSWER_MAX_BYTES, pageAnswersBlock, type ReadForPage } from './page-answers.js'
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' }
 

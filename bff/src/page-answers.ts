@@ -4,9 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http'
 import { withDeadline } from '@leadline/shared/deadline'
-
-/** The id of the data block; the web app reads it by this id. */
-export const PAGE_ANSWERS_ELEMENT_ID = 'leadline-answers'
+import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
 
 /**
  * How long the page's end waits for the answers. The browser runs the app's modules only once the page has ended,

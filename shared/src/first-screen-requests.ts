@@ -4,6 +4,9 @@
 // for a round trip after its code has run. A web test holds this list to what the screens' loaders really ask for:
 // a request missing here only goes over the network as before, one listed here that no screen asks for is waste.
 
+/** The id of the page's data block of answers, which the BFF writes and the web app reads. */
+export const PAGE_ANSWERS_ELEMENT_ID = 'leadline-answers'
+
 /** Where the CRM API is, as the browser and the BFF's proxy address it. */
 export const API_BASE = '/api/v1/'
 

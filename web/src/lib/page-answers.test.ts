@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { fakeServer } from './screen-fixture'
 import { api } from './api'
-import { adoptPageAnswers, PAGE_ANSWER_LIFETIME_MS, PAGE_ANSWERS_ELEMENT_ID, takePageAnswer } from './page-answers'
+import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
+import { adoptPageAnswers, PAGE_ANSWER_LIFETIME_MS, takePageAnswer } from './page-answers'
 
 function pageWith(text: string | undefined): void {
   document.body.innerHTML =

@@ -1,11 +1,9 @@
+import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
 import { isRecord } from './record'
 
 // The answers the BFF wrote into the page it served (bff/src/page-answers.ts): the first API reads of the screen the
 // page was opened at (@leadline/shared/first-screen-requests), made while the page was on its way. Each is given once,
 // to the first read of exactly its address, and only while the page is fresh: a later read goes over the network.
-
-/** The id of the BFF's data block. */
-export const PAGE_ANSWERS_ELEMENT_ID = 'leadline-answers'
 
 /** How long after the page's start an answer it came with may still be used: the first screen's reads come sooner. */
 export const PAGE_ANSWER_LIFETIME_MS = 10_000
