@@ -11,7 +11,7 @@ import { SETTINGS_HOME } from './src/features/settings/settings-home'
 const bff = 'http://127.0.0.1:3000'
 
 /** Paths whose route only redirects, by the screen it goes on to: their pages preload that screen's code. */
-const SCREEN_REDIRECTS = { '/settings': SETTINGS_HOME }
+const SCREEN_REDIRECTS = { '/': '/leads', '/settings': SETTINGS_HOME }
 
 /** The routes a visit can start on; each must load within the budget (issue 4). */
 const FIRST_ROUTES = [

@@ -23,6 +23,7 @@ test('each screen opened from a link reads its first answers from the page, and 
   const lead = await api.createLead({ name: 'Answered In The Page Co' })
   await signIn(page, stack.apiKey)
   const screens = [
+    { path: '/', heading: 'Leads' },
     { path: '/leads', heading: 'Leads' },
     { path: `/leads/${lead.id}`, heading: 'Answered In The Page Co' },
     { path: '/inbox', heading: 'Inbox' },

@@ -40,8 +40,12 @@ describe('firstScreenRequests', () => {
     expect(firstScreenRequests('/opportunities', none, viewer)).toContain('/api/v1/organization/orga_1/')
   })
 
+  it('reads the leads list for the app’s root, where the app goes to it', () => {
+    expect(firstScreenRequests('/', none, viewer)).toEqual(firstScreenRequests('/leads', none, viewer))
+  })
+
   it('names nothing for a screen it does not know', () => {
-    for (const path of ['/', '/reports', '/sign-in', '/settings/users', '/leadsx'])
+    for (const path of ['/reports', '/sign-in', '/settings/users', '/leadsx', '//leads'])
       expect(firstScreenRequests(path, none, viewer), path).toEqual([])
   })
 })

@@ -54,6 +54,8 @@ export function firstScreenRequests(pathname: string, search: URLSearchParams, v
   const plain = search.size === 0
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname
   switch (path) {
+    // The app's root goes to the leads list.
+    case '/':
     case '/leads':
       return [
         LEAD_STATUSES,

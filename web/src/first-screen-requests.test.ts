@@ -43,6 +43,7 @@ const viewer = { userId: adminSession.user.id, organizationId: adminSession.orga
 
 describe('the first screen’s requests', () => {
   it.each([
+    '/',
     '/leads',
     '/leads?query=acme',
     '/leads/lead_abc',
