@@ -45,6 +45,25 @@ export async function withoutLiveUpdates(page: Page): Promise<void> {
   await page.route('**/events', (route) => route.abort())
 }
 
+/**
+ * Takes the first screen's API answers out of every page the BFF serves (decision 0091), for journeys that change
+ * what the API answers a screen's first reads (`page.route`): the app then asks for them, and the route sees them.
+ */
+export async function withoutPageAnswers(page: Page): Promise<void> {
+  await page.route(
+    (url) => !url.pathname.startsWith('/api/') && !url.pathname.startsWith('/assets/'),
+    async (route) => {
+      if (route.request().resourceType() !== 'document') return route.fallback()
+      const response = await route.fetch()
+      const html = (await response.text()).replace(
+        /<script type="application\/json" id="leadline-answers">[^]*?<\/script>/,
+        '',
+      )
+      return route.fulfill({ response, body: html })
+    },
+  )
+}
+
 /** A status's column on the board. */
 export function boardColumn(page: Page, label: string): Locator {
   return page.getByRole('region', { name: label, exact: true })

@@ -1,6 +1,6 @@
 import type { Locator } from '@playwright/test'
 import { expect, signIn, test } from '../fixtures.js'
-import { withoutLiveUpdates } from '../journeys.js'
+import { withoutLiveUpdates, withoutPageAnswers } from '../journeys.js'
 
 test('an activity type this build does not know shows as a plain entry, and the page still works', async ({
   page,
@@ -9,6 +9,7 @@ test('an activity type this build does not know shows as a plain entry, and the 
 }) => {
   const lead = await api.createLead({ name: 'Future Activity Co' })
   // The API will send Call, Email… activities (later issues); answer the timeline with one as it will look.
+  await withoutPageAnswers(page)
   await page.route(
     (url) => url.pathname === '/api/v1/activity/',
     async (route) => {
@@ -81,6 +82,7 @@ test('a lead URL links over https when typed as a bare domain, and a URL of anot
     contacts: [{ name: 'Lin Link', urls: [{ url: 'https://lin.example.com/' }] }],
   })
   // The API refuses such URLs today; data imported before, or from elsewhere, may still hold one.
+  await withoutPageAnswers(page)
   await page.route(
     (url) => url.pathname === `/api/v1/lead/${lead.id}/`,
     async (route) => {
