@@ -14,8 +14,15 @@ export const SESSION_ELEMENT_ID = 'leadline-session'
  * comment.
  */
 export function signedInPage(html: string, session: unknown, files: readonly string[] = []): string {
-  const json = JSON.stringify(session).replaceAll('<', '\\u003c')
-  const head = `<script type="application/json" id="${SESSION_ELEMENT_ID}">${json}</script>${modulePreloadLinks(files)}`
+  const head = dataBlock(SESSION_ELEMENT_ID, JSON.stringify(session)) + modulePreloadLinks(files)
   const at = html.indexOf('</head>')
   return at === -1 ? html + head : html.slice(0, at) + head + html.slice(at)
+}
+
+/**
+ * `json` (JSON text) in a `<script type="application/json">` with `id`, every `<` written `\u003c`: JSON has it only
+ * inside strings, where the escape reads the same, so no value can end the block or open a comment.
+ */
+export function dataBlock(id: string, json: string): string {
+  return `<script type="application/json" id="${id}">${json.replaceAll('<', '\\u003c')}</script>`
 }

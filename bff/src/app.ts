@@ -336,13 +336,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
       res.setHeader('cache-control', 'no-store')
       const page = signedInPage(html, sessionView(current.session), preloads.filesFor(req.path))
       const { session, apiKey } = current
-      const paths =
-        req.method === 'GET'
-          ? firstScreenRequests(req.path, new URLSearchParams(req.originalUrl.split('?')[1] ?? ''), {
-              userId: session.userId,
-              organizationId: session.organizationId,
-            })
-          : []
+      const query = req.originalUrl.indexOf('?')
+      const search = new URLSearchParams(query === -1 ? '' : req.originalUrl.slice(query + 1))
+      const viewer = { userId: session.userId, organizationId: session.organizationId }
+      const paths = req.method === 'GET' ? firstScreenRequests(req.path, search, viewer) : []
       if (paths.length === 0) {
         res.type('html').send(page)
         return

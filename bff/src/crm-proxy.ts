@@ -658,15 +658,9 @@ export interface OwnCall {
 
 /** Reads a whole upstream JSON answer (for the BFF's own calls, e.g. `/me/`); no key for the sign-in itself. */
 export async function upstreamJson(
-  pool: Pool,
-  path: string,
-  apiKey: string | undefined,
-  timeZone: string,
-  now: Date,
-  timeoutMs: number,
-  call: OwnCall = {},
+  ...call: Parameters<typeof upstreamText>
 ): Promise<{ status: number; body: unknown; headers: IncomingHttpHeaders }> {
-  const { status, text, headers } = await upstreamText(pool, path, apiKey, timeZone, now, timeoutMs, call)
+  const { status, text, headers } = await upstreamText(...call)
   let body: unknown
   try {
     body = text === undefined ? undefined : JSON.parse(text)

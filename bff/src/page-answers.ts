@@ -5,11 +5,12 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { withDeadline } from '@leadline/shared/deadline'
 import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
+import { dataBlock } from './app-page.js'
 
 /**
- * How long the page's end waits for the answers. The browser runs the app's modules only once the page has ended,
- * and fetching and compiling them takes longer than this on any machine measured; an answer that comes later is left
- * out, and the app asks for it itself.
+ * How long the page's end waits for the answers. The browser runs the app's modules only once the page has ended;
+ * on the 2-core development machine a fresh load takes longer than this to fetch and evaluate them. An answer that
+ * comes later is left out, and the app asks for it itself.
  */
 export const PAGE_ANSWERS_WAIT_MS = 150
 
@@ -24,9 +25,8 @@ export type ReadForPage = (
 
 /**
  * The data block of the answers to `paths` that came within `waitMs`: `{ "<path>": <the API's JSON>, … }` in a
- * `<script type="application/json">`, or '' when none did. Only a 200 with a JSON body is written (the app asks again
- * for anything else, and shows what it gets then). Every `<` is written `\u003c`: JSON has it only inside strings,
- * where the escape reads the same, and no value can then end the block.
+ * data block (`dataBlock`), or '' when none did. Only a 200 with a JSON body is written (the app asks again for
+ * anything else, and shows what it gets then).
  */
 export async function pageAnswersBlock(
   paths: readonly string[],
@@ -55,7 +55,5 @@ export async function pageAnswersBlock(
     kept.push(entry)
     bytes += entry.length
   }
-  if (kept.length === 0) return ''
-  const json = `{${kept.join(',')}}`.replaceAll('<', '\\u003c')
-  return `<script type="application/json" id="${PAGE_ANSWERS_ELEMENT_ID}">${json}</script>`
+  return kept.length === 0 ? '' : dataBlock(PAGE_ANSWERS_ELEMENT_ID, `{${kept.join(',')}}`)
 }

@@ -1,4 +1,5 @@
 import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
+import { takeDataBlock } from './data-block'
 import { isRecord } from './record'
 
 // The answers the BFF wrote into the page it served (bff/src/page-answers.ts): the first API reads of the screen the
@@ -18,15 +19,7 @@ let adoptedAt = 0
 export function adoptPageAnswers(document: Document, now: number = performance.now()): void {
   answers = new Map()
   adoptedAt = now
-  const element = document.getElementById(PAGE_ANSWERS_ELEMENT_ID)
-  if (element === null) return
-  element.remove()
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(element.textContent)
-  } catch {
-    return
-  }
+  const parsed = takeDataBlock(document, PAGE_ANSWERS_ELEMENT_ID)
   if (!isRecord(parsed)) return
   for (const [url, body] of Object.entries(parsed)) if (url.startsWith('/api/')) answers.set(url, body)
 }

@@ -1,4 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query'
+import { takeDataBlock } from '../../lib/data-block'
 import { authQueries, type AuthSession } from './auth-queries'
 
 // The BFF writes who is signed in into the page it serves a signed-in browser (bff/src/app-page.ts): the first
@@ -27,14 +28,6 @@ function isSession(value: unknown): value is AuthSession {
  * page. A page without one (signed out), or with one that does not read as a session, changes nothing: the app asks.
  */
 export function adoptPageSession(queryClient: QueryClient, document: Document): void {
-  const element = document.getElementById(SESSION_ELEMENT_ID)
-  if (element === null) return
-  element.remove()
-  let session: unknown
-  try {
-    session = JSON.parse(element.textContent)
-  } catch {
-    return
-  }
+  const session = takeDataBlock(document, SESSION_ELEMENT_ID)
   if (isSession(session)) queryClient.setQueryData(authQueries.session().queryKey, session)
 }
