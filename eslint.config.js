@@ -62,6 +62,7 @@ export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
+      'web/dist-server/**',
       '**/node_modules/**',
       'api/generated/**',
       'data/**',

@@ -6,12 +6,9 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 import { closure, routePreloadsPlugin, type ChunkFacts } from './vite-route-preloads'
-import { SETTINGS_HOME } from './src/features/settings/settings-home'
+import { SCREEN_REDIRECTS } from './src/features/shell/screen-redirects'
 
 const bff = 'http://127.0.0.1:3000'
-
-/** Paths whose route only redirects, by the screen it goes on to: their pages preload that screen's code. */
-const SCREEN_REDIRECTS = { '/': '/leads', '/settings': SETTINGS_HOME }
 
 /** The routes a visit can start on; each must load within the budget (issue 4). */
 const FIRST_ROUTES = [

@@ -21,7 +21,9 @@ import {
 import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath, upstreamText } from './crm-proxy.js'
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
-import { pageAnswersBlock } from './page-answers.js'
+import { pageAnswersBlock, readPageAnswers } from './page-answers.js'
+import { PageStylesheet } from './page-stylesheet.js'
+import { loadScreenRenderer, NO_SCREEN_RENDER, type ScreenRenderer } from './screen-render.js'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
@@ -57,6 +59,8 @@ export interface BffApp {
   handle: RequestListener
   logger: Logger
   live: LiveEvents
+  /** The web app's server render, loading as the app starts (tests wait for `loaded`). */
+  screens: ScreenRenderer
   /** The figures `GET /metrics` shows, kept only when `LEADLINE_BFF_METRICS_PORT` is set (main.ts serves them). */
   metrics: BffMetrics | undefined
   /** Ends the browsers' live-update streams, which would otherwise hold a graceful stop to its deadline. */
@@ -103,6 +107,10 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </body></html>
 `
 
+/** Where the app draws itself in the build's page: a server-drawn screen goes inside. */
+const ROOT_OPENING = '<div id="root">'
+const EMPTY_ROOT = `${ROOT_OPENING}</div>`
+
 /** The BFF without a listening socket: main.ts listens, tests listen on port 0. */
 export function createBffApp(options: BffAppOptions): BffApp {
   const { config, store } = options
@@ -116,6 +124,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
     headersTimeout: config.apiTimeoutMs,
     bodyTimeout: config.apiTimeoutMs,
   })
+  const screens =
+    config.webServerRender === undefined ? NO_SCREEN_RENDER : loadScreenRenderer(config.webServerRender, logger)
   const demoSeedFile = demoSeedFileInUse(config)
   if (config.demoSeedFile !== undefined && demoSeedFile === undefined)
     logger.warn(
@@ -297,6 +307,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
 
   const assetsDir = join(config.webDist, 'assets') + sep
   const preloads = new RoutePreloads(config.webDist)
+  const stylesheet = new PageStylesheet(config.webDist)
   // The build writes each asset brotli'd and gzipped beside it (web/vite.config.ts): sent as they are, where the
   // compression middleware would squeeze each again per request (14 ms of a slow core for the app's entry alone).
   app.use(
@@ -334,7 +345,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
     if (current !== undefined) {
       const html = await readFile(index, 'utf8')
       res.setHeader('cache-control', 'no-store')
-      const page = signedInPage(html, sessionView(current.session), preloads.filesFor(req.path))
+      const view = sessionView(current.session)
+      let page = signedInPage(html, view, preloads.filesFor(req.path))
       const { session, apiKey } = current
       const query = req.originalUrl.indexOf('?')
       const search = new URLSearchParams(query === -1 ? '' : req.originalUrl.slice(query + 1))
@@ -344,17 +356,31 @@ export function createBffApp(options: BffAppOptions): BffApp {
         res.type('html').send(page)
         return
       }
-      // The page up to its end goes at once (the browser fetches the app's code meanwhile), then the screen's first
-      // answers, read meanwhile with the person's key (page-answers.ts).
-      const end = page.lastIndexOf('</body>')
-      const [head, tail] = end === -1 ? [page, ''] : [page.slice(0, end), page.slice(end)]
+      // The page's screen is painted as it arrives, its stylesheet with it (page-stylesheet.ts).
+      const inlined = stylesheet.inline(page)
+      if (inlined !== undefined) {
+        page = inlined.html
+        res.setHeader('content-security-policy', `${SECURITY_HEADERS['content-security-policy']}; ${inlined.styleRule}`)
+      }
+      // The page up to its screen goes at once (the browser fetches the app's code meanwhile); then the screen, drawn
+      // from its first answers (read meanwhile with the person's key, page-answers.ts) where the server render can
+      // (screen-render.ts), and the answers themselves, which the app starts from.
+      const root = page.indexOf(EMPTY_ROOT)
+      const split = root === -1 ? page.length : root + ROOT_OPENING.length
+      const [head, tail] = [page.slice(0, split), page.slice(split)]
       res.type('html').write(head)
       // The compression middleware holds what is written until its buffer fills; the head is wanted now.
       res.flush()
-      const block = await pageAnswersBlock(paths, (path, timeoutMs) =>
+      const answers = await readPageAnswers(paths, (path, timeoutMs) =>
         upstreamText(pool, path, apiKey, session.timeZone, deps.now(), timeoutMs, { origin: res }),
       )
-      res.end(block + tail)
+      const screen = root === -1 ? undefined : await screens.render(req.originalUrl, view, answers)
+      // Inert until the app has drawn it again in its place: seen at once, but nothing in it answers a click or a key
+      // that the app, not yet running, would miss.
+      const drawn = screen === undefined ? '' : `<div inert>${screen}</div>`
+      const end = tail.lastIndexOf('</body>')
+      const block = pageAnswersBlock(answers)
+      res.end(end === -1 ? drawn + tail + block : drawn + tail.slice(0, end) + block + tail.slice(end))
       return
     }
     res.setHeader('cache-control', 'no-cache')
@@ -429,6 +455,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
     handle,
     logger,
     live,
+    screens,
     metrics,
     startDraining() {
       draining = true

@@ -39,7 +39,17 @@ describe('loadBffConfig', () => {
       metrics: null,
     })
     expect(config.webDist).toBe(fileURLToPath(new URL('../../web/dist', import.meta.url)))
+    expect(config.webServerRender).toBe(
+      fileURLToPath(new URL('../../web/dist-server/server-render.js', import.meta.url)),
+    )
     expect(config.secret).toHaveLength(32)
+  })
+
+  test('the server render: off, or a path of its own, relative to the working directory', () => {
+    expect(loadBffConfig({ LEADLINE_WEB_SERVER_RENDER: 'off' }, dir.path).webServerRender).toBeUndefined()
+    expect(loadBffConfig({ LEADLINE_WEB_SERVER_RENDER: 'render/s.js' }, dir.path).webServerRender).toBe(
+      join(dir.path, 'render', 's.js'),
+    )
   })
 
   test('generates the secret once, mode 0600, and reuses it', async () => {
@@ -98,6 +108,7 @@ describe('loadBffConfig', () => {
       attachmentMaxBytes: 2097152,
       importMaxBytes: 1048576000,
       webDist: '/srv/web',
+      webServerRender: '/srv/dist-server/server-render.js',
       logLevel: 'warn',
       streamSecret: 'x'.repeat(40),
       metrics: { port: 9465, host: '10.0.0.5' },

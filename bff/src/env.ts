@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { streamSecretFrom } from '@leadline/shared/stream-secret'
 import { drainSecondsFrom } from '@leadline/shared/drain-seconds'
@@ -48,6 +48,11 @@ export interface BffConfig {
   importMaxBytes: number
   /** The built SPA. */
   webDist: string
+  /**
+   * `LEADLINE_WEB_SERVER_RENDER`: the web app's server render (`web/dist-server/server-render.js` beside the SPA by
+   * default), which draws a signed-in page's first screen; `off`: none, the browser draws every screen.
+   */
+  webServerRender: string | undefined
   /**
    * `LEADLINE_STREAM_SECRET`, shared with the API: with it any signed-in user's key may open the organization's
    * event stream for live updates; without it only an admin's can.
@@ -108,6 +113,13 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
 
   const timeoutSeconds = wholeNumber(env, 'LEADLINE_API_TIMEOUT_SECONDS', 30, 1, 3600, 'seconds')
   const webDistText = nonEmpty(env.LEADLINE_WEB_DIST)
+  // dist/env.js → bff/dist → ../../web/dist
+  const webDist =
+    webDistText === undefined
+      ? fileURLToPath(new URL('../../web/dist', import.meta.url))
+      : isAbsolute(webDistText)
+        ? webDistText
+        : resolve(cwd, webDistText)
   const attachmentMaxBytes = wholeNumber(
     env,
     'LEADLINE_EMAIL_ATTACHMENT_MAX_BYTES',
@@ -149,13 +161,8 @@ export function loadBffConfig(env: NodeJS.ProcessEnv = process.env, cwd = proces
     drainSeconds: drainSecondsFrom(env),
     attachmentMaxBytes,
     importMaxBytes,
-    // dist/env.js → bff/dist → ../../web/dist
-    webDist:
-      webDistText === undefined
-        ? fileURLToPath(new URL('../../web/dist', import.meta.url))
-        : isAbsolute(webDistText)
-          ? webDistText
-          : resolve(cwd, webDistText),
+    webDist,
+    webServerRender: serverRenderFrom(env, cwd, webDist),
     logLevel,
     streamSecret: streamSecretFrom(env),
     metrics: metricsEndpointFrom(env, 'LEADLINE_BFF_METRICS_PORT', 'LEADLINE_BFF_METRICS_HOST'),
@@ -267,4 +274,12 @@ function loadOrCreateSecret(dataDir: string): Buffer {
     rmSync(temp, { force: true })
   }
   return parseSecret(readFileSync(file, 'utf8'), file)
+}
+
+/** The server render's module: `off` for none, a path, or the build's, beside the SPA's directory. */
+function serverRenderFrom(env: NodeJS.ProcessEnv, cwd: string, webDist: string): string | undefined {
+  const text = nonEmpty(env.LEADLINE_WEB_SERVER_RENDER)
+  if (text === 'off') return undefined
+  if (text === undefined) return join(dirname(webDist), 'dist-server', 'server-render.js')
+  return isAbsolute(text) ? text : resolve(cwd, text)
 }

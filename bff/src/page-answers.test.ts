@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'vitest'
 import { PAGE_ANSWERS_ELEMENT_ID } from '@leadline/shared/first-screen-requests'
-import { PAGE_ANSWER_MAX_BYTES, pageAnswersBlock, type ReadForPage } from './page-answers.js'
+import { PAGE_ANSWER_MAX_BYTES, pageAnswersBlock, readPageAnswers, type ReadForPage } from './page-answers.js'
+
+/** The block of what `readPageAnswers` kept. */
+async function blockOf(paths: readonly string[], read: ReadForPage, waitMs?: number): Promise<string> {
+  return pageAnswersBlock(await readPageAnswers(paths, read, waitMs))
+}
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' }
 
@@ -28,7 +33,7 @@ function parse(block: string): unknown {
 
 describe('pageAnswersBlock', () => {
   test('writes each answer under its address, as the API wrote it', async () => {
-    const block = await pageAnswersBlock(
+    const block = await blockOf(
       ['/api/v1/a/', '/api/v1/b/?x=1'],
       reads({ '/api/v1/a/': { text: '{"data":[1,2]}' }, '/api/v1/b/?x=1': { text: '{"id":"b"}' } }),
     )
@@ -38,7 +43,7 @@ describe('pageAnswersBlock', () => {
   test('leaves out what is not a 200 in JSON, too large, failed or late, and ends on time', async () => {
     const large = JSON.stringify({ text: 'x'.repeat(PAGE_ANSWER_MAX_BYTES) })
     const started = Date.now()
-    const block = await pageAnswersBlock(
+    const block = await blockOf(
       ['/ok', '/missing', '/html', '/large', '/failed', '/late', '/never'],
       async (path, timeoutMs) => {
         expect(timeoutMs).toBe(100)
@@ -58,13 +63,13 @@ describe('pageAnswersBlock', () => {
   })
 
   test('nothing to read or nothing answered: no block', async () => {
-    expect(await pageAnswersBlock([], reads({}))).toBe('')
-    expect(await pageAnswersBlock(['/never'], reads({}), 20)).toBe('')
+    expect(await blockOf([], reads({}))).toBe('')
+    expect(await blockOf(['/never'], reads({}), 20)).toBe('')
   })
 
   test('no value can end the block or open a comment, and the JSON reads back the same', async () => {
     const value = { name: '</script><script>alert(1)</script><!--', other: 'a<b' }
-    const block = await pageAnswersBlock(['/a'], reads({ '/a': { text: JSON.stringify(value) } }))
+    const block = await blockOf(['/a'], reads({ '/a': { text: JSON.stringify(value) } }))
     expect(block.match(/<\/script>/g)).toHaveLength(1)
     expect(block).not.toContain('<!--')
     expect(parse(block)).toEqual({ '/a': value })

@@ -23,37 +23,47 @@ export type ReadForPage = (
   timeoutMs: number,
 ) => Promise<{ status: number; text: string | undefined; headers: IncomingHttpHeaders }>
 
+/** The answers that came in time, each the API's JSON text by its address, in the order asked for. */
+export type PageAnswers = ReadonlyMap<string, string>
+
 /**
- * The data block of the answers to `paths` that came within `waitMs`: `{ "<path>": <the API's JSON>, … }` in a
- * data block (`dataBlock`), or '' when none did. Only a 200 with a JSON body is written (the app asks again for
- * anything else, and shows what it gets then).
+ * Reads `paths` and keeps what came within `waitMs`. Only a 200 with a JSON body is kept (the app asks again for
+ * anything else, and shows what it gets then), each at most PAGE_ANSWER_MAX_BYTES and all at most four times that.
  */
-export async function pageAnswersBlock(
+export async function readPageAnswers(
   paths: readonly string[],
   read: ReadForPage,
   waitMs: number = PAGE_ANSWERS_WAIT_MS,
-): Promise<string> {
-  if (paths.length === 0) return ''
+): Promise<PageAnswers> {
+  const kept = new Map<string, string>()
+  if (paths.length === 0) return kept
   // Filled as the answers come; what has not come by the deadline is left out (its read ends by its own timeout).
-  const entries: (string | undefined)[] = paths.map(() => undefined)
+  const texts: (string | undefined)[] = paths.map(() => undefined)
   const reads = paths.map(async (path, at) => {
     try {
       const answer = await read(path, waitMs)
       const json = answer.headers['content-type']?.startsWith('application/json') === true
       if (answer.status !== 200 || !json || answer.text === undefined) return
       if (Buffer.byteLength(answer.text) > PAGE_ANSWER_MAX_BYTES) return
-      entries[at] = `${JSON.stringify(path)}:${answer.text}`
+      texts[at] = answer.text
     } catch {
       // Unreachable, timed out: the app's own request will say so.
     }
   })
   await withDeadline(Promise.all(reads), waitMs, undefined)
-  const kept: string[] = []
   let bytes = 0
-  for (const entry of entries) {
-    if (entry === undefined || bytes + entry.length > 4 * PAGE_ANSWER_MAX_BYTES) continue
-    kept.push(entry)
-    bytes += entry.length
-  }
-  return kept.length === 0 ? '' : dataBlock(PAGE_ANSWERS_ELEMENT_ID, `{${kept.join(',')}}`)
+  paths.forEach((path, at) => {
+    const text = texts[at]
+    if (text === undefined || bytes + path.length + text.length > 4 * PAGE_ANSWER_MAX_BYTES) return
+    kept.set(path, text)
+    bytes += path.length + text.length
+  })
+  return kept
+}
+
+/** The answers' data block, `{ "<path>": <the API's JSON>, … }` (`dataBlock`), or '' for none. */
+export function pageAnswersBlock(answers: PageAnswers): string {
+  if (answers.size === 0) return ''
+  const entries = [...answers].map(([path, text]) => `${JSON.stringify(path)}:${text}`)
+  return dataBlock(PAGE_ANSWERS_ELEMENT_ID, `{${entries.join(',')}}`)
 }

@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import { QueryClient } from '@tanstack/react-query'
-import { createMemoryHistory, createRouter } from '@tanstack/react-router'
+import { createMemoryHistory } from '@tanstack/react-router'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
 import { authQueries } from './features/auth/auth-queries'
 import { adminSession } from './lib/screen-fixture'
-import { routeTree } from './routeTree.gen'
+import { createAppRouter } from './router-factory'
 
 // The BFF writes the answers of @leadline/shared/first-screen-requests into the page; the app uses one only when a
 // screen asks for exactly its address. Here each screen's loaders run as the app runs them, and every address the
@@ -24,11 +24,7 @@ async function addressesReadAt(href: string): Promise<string[]> {
   })
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   queryClient.setQueryData(authQueries.session().queryKey, adminSession)
-  const router = createRouter({
-    routeTree,
-    context: { queryClient },
-    history: createMemoryHistory({ initialEntries: [href] }),
-  })
+  const router = createAppRouter(queryClient, createMemoryHistory({ initialEntries: [href] }))
   await router.load()
   // Loaders start some reads without awaiting them; they are asked for in the same turn.
   await new Promise((resolve) => setTimeout(resolve, 0))

@@ -1,24 +1,8 @@
-import { createRouter } from '@tanstack/react-router'
-import { AppErrorPage, NotFoundPage } from './features/shell/error-pages'
-import { PendingPage } from './features/shell/pending-page'
 import { afterNextPaint } from './lib/after-paint'
 import { onSessionEnded, queryClient } from './query-client'
-import { routeTree } from './routeTree.gen'
+import { createAppRouter, type AppRouter } from './router-factory'
 
-export const router = createRouter({
-  routeTree,
-  context: { queryClient },
-  // Hovering a link starts its loader; the query cache decides whether anything is fetched again.
-  defaultPreload: 'intent',
-  defaultPreloadStaleTime: 0,
-  // A fast load shows no placeholder at all; a slow one shows it long enough not to flicker.
-  defaultPendingMs: 300,
-  defaultPendingMinMs: 300,
-  defaultPendingComponent: PendingPage,
-  defaultErrorComponent: AppErrorPage,
-  defaultNotFoundComponent: () => <NotFoundPage />,
-  scrollRestoration: true,
-})
+export const router: AppRouter = createAppRouter(queryClient)
 
 // Needed from the first navigation on, not for the first screen: it loads after it, outside the first-route budget.
 void import('./lib/heading-focus').then(({ focusHeadingOnNavigation }) => {
@@ -40,6 +24,6 @@ onSessionEnded(() => {
 
 declare module '@tanstack/react-router' {
   interface Register {
-    router: typeof router
+    router: AppRouter
   }
 }

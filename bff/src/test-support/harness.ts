@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib'
 import { pino } from 'pino'
 import { afterEach, beforeEach } from 'vitest'
 import { createBffApp, REDACTED_PATHS } from '../app.js'
+import type { ScreenRenderer } from '../screen-render.js'
 import type { BffConfig } from '../env.js'
 import type { LiveEvents, LiveTimings } from '../live-events.js'
 import { SESSION_DB_FILE, SessionStore } from '../session.js'
@@ -386,6 +387,7 @@ export function testConfig(overrides: Partial<BffConfig> & { apiUrl: string; dat
     attachmentMaxBytes: 10 * 1024 * 1024,
     importMaxBytes: 500 * 1024 * 1024,
     webDist: join(overrides.dataDir, 'no-web-dist'),
+    webServerRender: undefined,
     logLevel: 'info',
     streamSecret: undefined,
     metrics: null,
@@ -413,6 +415,8 @@ export interface StartedBff {
   logs: string[]
   store: SessionStore
   live: LiveEvents
+  /** The web app's server render, loading as the BFF starts. */
+  screens: ScreenRenderer
   /** `/readyz` answers 503 from now on, as after the first SIGTERM. */
   startDraining(): void
   /** fetch with `X-Requested-With: leadline` unless headers override it; every answer is checked for the key. */
@@ -458,6 +462,7 @@ export async function startBff(
     logs,
     store,
     live: bff.live,
+    screens: bff.screens,
     startDraining: () => {
       bff.startDraining()
     },

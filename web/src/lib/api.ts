@@ -5,7 +5,7 @@
  */
 
 import { API_BASE, withQuery, type QueryValue } from '@leadline/shared/first-screen-requests'
-import { takePageAnswer } from './page-answers'
+import { readsOnServer, takePageAnswer } from './page-answers'
 import { isRecord } from './record'
 
 export { API_BASE }
@@ -66,6 +66,8 @@ function errorMessage(status: number, body: unknown): string {
  * (TanStack Query aborts one no screen waits for any more) rejects with the fetch's own AbortError.
  */
 async function request(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+  const onServer = readsOnServer()
+  if (onServer !== undefined) return onServer(method, url)
   // The first read of an address the page came with the answer to (the BFF made it as it sent the page).
   const answered = method === 'GET' ? takePageAnswer(url) : undefined
   if (answered !== undefined) return answered

@@ -35,3 +35,21 @@ export function takePageAnswer(url: string, now: number = performance.now()): un
   answers.delete(url)
   return body
 }
+
+/**
+ * In the BFF's server render (server-render.tsx) every request is answered from the answers the BFF read for the
+ * page, and nothing goes over a network: a request they do not answer fails, and the page is then not rendered there.
+ */
+export type ServerReads = (method: string, url: string) => unknown
+
+let serverReads: ServerReads | undefined
+
+/** Set once by the server render's module; never in a browser. */
+export function readOnServerWith(reads: ServerReads): void {
+  serverReads = reads
+}
+
+/** The server's reads, when this code runs in the BFF's server render. */
+export function readsOnServer(): ServerReads | undefined {
+  return serverReads
+}

@@ -53,8 +53,15 @@ function subscribe(listener: () => void) {
   }
 }
 
+const NO_TOASTS: readonly QueuedToast[] = []
+
+/** A page rendered by the server, and the browser's first render of it, show none: toasts come after. */
+function noToasts(): readonly QueuedToast[] {
+  return NO_TOASTS
+}
+
 export function ToastRegionView() {
-  const visible = useSyncExternalStore(subscribe, () => toasts)
+  const visible = useSyncExternalStore(subscribe, () => toasts, noToasts)
   return (
     <section
       aria-label="Notifications"

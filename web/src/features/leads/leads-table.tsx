@@ -33,6 +33,9 @@ export interface LeadsTableProps {
   onSort: (query: string) => void
 }
 
+/** A laptop's window: what the server draws rows for. */
+const FIRST_RENDER_WINDOW = { width: 1280, height: 800 }
+
 export function LeadsTable({
   rows,
   total,
@@ -65,6 +68,8 @@ export function LeadsTable({
   }, [])
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
+    // The rows a render without a window (the BFF's server render) draws; a browser measures its own window at once.
+    initialRect: FIRST_RENDER_WINDOW,
     estimateSize: () => 45,
     overscan: 10,
     scrollMargin: margin,

@@ -1,7 +1,8 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
+import { HOME } from '../../features/shell/screen-redirects'
 
 export const Route = createFileRoute('/_app/')({
   beforeLoad: () => {
-    redirect({ to: '/leads', throw: true })
+    redirect({ to: HOME, throw: true })
   },
 })
