@@ -22,7 +22,7 @@ import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath, upstreamT
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
 import { pageAnswersBlock, readPageAnswers } from './page-answers.js'
-import { PageStylesheet } from './page-stylesheet.js'
+import { PageStylesheet, styleNonce, styleRuleFor } from './page-stylesheet.js'
 import { loadScreenRenderer, NO_SCREEN_RENDER, type ScreenRenderer } from './screen-render.js'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
@@ -346,7 +346,10 @@ export function createBffApp(options: BffAppOptions): BffApp {
       const html = await readFile(index, 'utf8')
       res.setHeader('cache-control', 'no-store')
       const view = sessionView(current.session)
-      let page = signedInPage(html, view, preloads.filesFor(req.path))
+      // Its stylesheet in it, so that it is painted as it arrives, under this page's nonce (page-stylesheet.ts).
+      const nonce = styleNonce()
+      const page = stylesheet.withStyles(signedInPage(html, view, preloads.filesFor(req.path)), nonce)
+      res.setHeader('content-security-policy', `${SECURITY_HEADERS['content-security-policy']}; ${styleRuleFor(nonce)}`)
       const { session, apiKey } = current
       const query = req.originalUrl.indexOf('?')
       const search = new URLSearchParams(query === -1 ? '' : req.originalUrl.slice(query + 1))
@@ -355,12 +358,6 @@ export function createBffApp(options: BffAppOptions): BffApp {
       if (paths.length === 0) {
         res.type('html').send(page)
         return
-      }
-      // The page's screen is painted as it arrives, its stylesheet with it (page-stylesheet.ts).
-      const inlined = stylesheet.inline(page)
-      if (inlined !== undefined) {
-        page = inlined.html
-        res.setHeader('content-security-policy', `${SECURITY_HEADERS['content-security-policy']}; ${inlined.styleRule}`)
       }
       // The page up to its screen goes at once (the browser fetches the app's code meanwhile); then the screen, drawn
       // from its first answers (read meanwhile with the person's key, page-answers.ts) where the server render can

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -74,15 +73,22 @@ describe('a page drawn by the server render', () => {
     expect(page.endsWith('</body></html>')).toBe(true)
   })
 
-  test('inlines the stylesheet, and its policy lets in exactly that style', async () => {
+  test('inlines the stylesheet under a nonce of its own, which the page’s policy lets in, and names it', async () => {
     const cookie = await signIn(bff)
-    const page = await bff.call('/leads', { cookie, headers: html })
-    expect(page.text).toContain(`<style>${CSS}</style>`)
-    expect(page.text).not.toContain('index-abc.css')
-    const hash = createHash('sha256').update(CSS).digest('base64')
-    expect(page.headers.get('content-security-policy')).toBe(
-      `default-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; style-src 'self' 'sha256-${hash}'`,
-    )
+    const nonces = new Set<string>()
+    for (const path of ['/leads', '/reports']) {
+      const page = await bff.call(path, { cookie, headers: html })
+      const nonce = /<style nonce="([A-Za-z0-9+/]{22}==)">/.exec(page.text)?.[1] ?? ''
+      expect(page.text, path).toContain(`<style nonce="${nonce}">${CSS}</style>`)
+      expect(page.text, path).not.toContain('index-abc.css')
+      // React Aria reads it from there for the styles it adds.
+      expect(page.text, path).toContain(`<meta property="csp-nonce" nonce="${nonce}"></head>`)
+      expect(page.headers.get('content-security-policy'), path).toBe(
+        `default-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; style-src 'self' 'nonce-${nonce}'`,
+      )
+      nonces.add(nonce)
+    }
+    expect(nonces.size).toBe(2)
     // Signed out, the page is the build's: linked, under the usual policy.
     const signedOut = await bff.call('/leads', { headers: html })
     expect(signedOut.text).toBe(INDEX)
@@ -147,20 +153,22 @@ describe('loadScreenRenderer', () => {
 })
 
 describe('PageStylesheet', () => {
-  test('leaves linked a sheet that could end its element, one too large, and a page without a link', async () => {
+  test('leaves linked a sheet that could end its element, one too large, and a missing one', async () => {
     const dir = await tempDir()
     try {
       await mkdir(join(dir.path, 'assets'))
-      const page = (name: string) => `<head><link rel="stylesheet" crossorigin href="/assets/${name}"></head>`
+      const link = (name: string) => `<link rel="stylesheet" crossorigin href="/assets/${name}">`
+      const meta = '<meta property="csp-nonce" nonce="n0">'
       await writeFile(join(dir.path, 'assets', 'ends.css'), 'a{content:"</STYLE>"}')
       await writeFile(join(dir.path, 'assets', 'large.css'), `a{}${' '.repeat(INLINE_STYLESHEET_MAX_BYTES)}`)
       await writeFile(join(dir.path, 'assets', 'fine.css'), 'a{color:red}')
       const sheets = new PageStylesheet(dir.path)
-      expect(sheets.inline(page('ends.css'))).toBeUndefined()
-      expect(sheets.inline(page('large.css'))).toBeUndefined()
-      expect(sheets.inline(page('missing.css'))).toBeUndefined()
-      expect(sheets.inline('<head></head>')).toBeUndefined()
-      expect(sheets.inline(page('fine.css'))?.html).toBe('<head><style>a{color:red}</style></head>')
+      for (const name of ['ends.css', 'large.css', 'missing.css'])
+        expect(sheets.withStyles(`<head>${link(name)}</head>`, 'n0'), name).toBe(`<head>${link(name)}${meta}</head>`)
+      expect(sheets.withStyles('<head></head>', 'n0')).toBe(`<head>${meta}</head>`)
+      expect(sheets.withStyles(`<head>${link('fine.css')}</head>`, 'n0')).toBe(
+        `<head><style nonce="n0">a{color:red}</style>${meta}</head>`,
+      )
     } finally {
       await dir.remove()
     }
