@@ -46,8 +46,9 @@ export async function withoutLiveUpdates(page: Page): Promise<void> {
 }
 
 /**
- * Takes the first screen's API answers out of every page the BFF serves (decision 0091), for journeys that change
- * what the API answers a screen's first reads (`page.route`): the app then asks for them, and the route sees them.
+ * Takes the first screen's API answers, and the screen the BFF drew from them (decision 0092), out of every page the
+ * BFF serves (decision 0091), for journeys that change what the API answers a screen's first reads (`page.route`):
+ * the app then asks for them, the route sees them, and nothing of the real answers is shown first.
  */
 export async function withoutPageAnswers(page: Page): Promise<void> {
   await page.route(
@@ -55,13 +56,21 @@ export async function withoutPageAnswers(page: Page): Promise<void> {
     async (route) => {
       if (route.request().resourceType() !== 'document') return route.fallback()
       const response = await route.fetch()
-      const html = (await response.text()).replace(
+      const html = withoutDrawnScreen(await response.text()).replace(
         /<script type="application\/json" id="leadline-answers">[^]*?<\/script>/,
         '',
       )
       return route.fulfill({ response, body: html })
     },
   )
+}
+
+/** The page with its root emptied: the root's end is the last `</div>` before `</body>`. */
+function withoutDrawnScreen(html: string): string {
+  const open = '<div id="root">'
+  const start = html.indexOf(open)
+  const end = html.lastIndexOf('</div>', html.lastIndexOf('</body>'))
+  return start === -1 || end < start ? html : html.slice(0, start + open.length) + html.slice(end)
 }
 
 /** A status's column on the board. */
