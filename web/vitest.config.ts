@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config'
 // real servers are the e2e suite's.
 export default defineConfig({
   resolve: { conditions: ['@leadline/source'] },
+  // The tests in Node's environment (the server render's) resolve as a server does: from the sources too, not from
+  // a build of @leadline/shared that may be older.
+  ssr: { resolve: { conditions: ['@leadline/source'] } },
   test: {
     include: ['src/**/*.test.{ts,tsx}', 'vite-route-preloads.test.ts'],
   },

@@ -107,10 +107,24 @@ describe('the app page', () => {
     // A search, a screen that reads nothing first, a HEAD: no answers.
     const search = answersBlock((await bff.call('/leads?query=acme', { cookie, headers: html })).text)
     expect(Object.keys(search ?? {})).not.toContain(first)
-    expect(answersBlock((await bff.call('/reports', { cookie, headers: html })).text)).toBeUndefined()
+    expect(answersBlock((await bff.call('/settings/users', { cookie, headers: html })).text)).toBeUndefined()
     const head = await bff.call('/leads', { method: 'HEAD', cookie, headers: html })
     expect(head.status).toBe(200)
     expect(head.text).toBe('')
+  })
+
+  test('the report’s first reads are this year’s in the person’s own zone', async () => {
+    // New Year's Eve, 20:00 UTC: already 2027 in Tokyo, still 2026 in New York.
+    bff.clock.now = new Date('2026-12-31T20:00:00Z')
+    const year = async (timeZone: string) => {
+      const cookie = await signIn(bff, timeZone)
+      const answers = answersBlock((await bff.call('/reports', { cookie, headers: html })).text) ?? {}
+      const reads = Object.keys(answers).filter((path) => path.startsWith('/api/v1/opportunity/'))
+      expect(reads, timeZone).toHaveLength(2)
+      return reads.map((path) => new URL(path, 'http://x').searchParams.get('date_won__gte'))
+    }
+    expect(await year('Asia/Tokyo')).toEqual(['2027-01-01', '2027-01-01'])
+    expect(await year('America/New_York')).toEqual(['2026-01-01', '2026-01-01'])
   })
 
   test('a screen’s own chunks are preloaded, signed in only', async () => {
@@ -138,7 +152,7 @@ describe('the app page', () => {
         body: JSON.stringify({ time_zone: 'UTC' }),
       })
       // A screen whose page carries no answers (the app's root carries the leads list's, in a second block).
-      const page = await bff.call('/reports', { cookie, headers: html })
+      const page = await bff.call('/settings/users', { cookie, headers: html })
       expect(page.text.match(/<\/script>/g)).toHaveLength(1)
       expect(sessionBlock(page.text)).toMatchObject({ user: { first_name: '</script><script>alert(1)</script>' } })
     } finally {

@@ -25,6 +25,7 @@ import { pageAnswersBlock, readPageAnswers } from './page-answers.js'
 import { PageStylesheet, styleNonce, styleRuleFor } from './page-stylesheet.js'
 import { loadScreenRenderer, NO_SCREEN_RENDER, type ScreenRenderer } from './screen-render.js'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
+import { localDateIn } from '@leadline/shared/task-dates'
 import { AssetCache, IMMUTABLE, sendCached } from './asset-cache.js'
 import { RoutePreloads } from './route-preloads.js'
 import { LiveEvents, type LiveTimings } from './live-events.js'
@@ -353,7 +354,11 @@ export function createBffApp(options: BffAppOptions): BffApp {
       const { session, apiKey } = current
       const query = req.originalUrl.indexOf('?')
       const search = new URLSearchParams(query === -1 ? '' : req.originalUrl.slice(query + 1))
-      const viewer = { userId: session.userId, organizationId: session.organizationId }
+      const viewer = {
+        userId: session.userId,
+        organizationId: session.organizationId,
+        today: localDateIn(session.timeZone, deps.now()),
+      }
       const paths = req.method === 'GET' ? firstScreenRequests(req.path, search, viewer) : []
       if (paths.length === 0) {
         res.type('html').send(page)

@@ -109,7 +109,7 @@ describe('a page drawn by the server render', () => {
 
   test('a screen without first answers is not drawn', async () => {
     const cookie = await signIn(bff)
-    expect((await bff.call('/reports', { cookie, headers: html })).text).toContain('<div id="root"></div>')
+    expect((await bff.call('/settings/users', { cookie, headers: html })).text).toContain('<div id="root"></div>')
   })
 })
 

@@ -10,6 +10,14 @@ test('each screen is in the page itself, inert, and the app then puts its own li
   api,
 }) => {
   const lead = await api.createLead({ name: 'Drawn By The Server Co', contacts: [{ name: 'Sam Server' }] })
+  // Mid-year, in this year of every time zone: the report's default range.
+  const year = String(new Date().getUTCFullYear())
+  await api.request('POST', 'opportunity/', {
+    lead_id: lead.id,
+    value: 1_234_500,
+    value_period: 'one_time',
+    date_won: `${year}-06-15`,
+  })
   await signIn(page, stack.apiKey)
 
   // Without JavaScript the page shows only what the BFF drew: the screen, with the data of the person's key.
@@ -23,6 +31,7 @@ test('each screen is in the page itself, inert, and the app then puts its own li
     { path: '/inbox', heading: 'Inbox', shows: 'Inbox' },
     { path: '/opportunities', heading: 'Opportunities', shows: 'Opportunities' },
     { path: '/settings', heading: 'Pipelines', shows: 'Sales' },
+    { path: '/reports', heading: 'Reports', shows: `June ${year}` },
   ]
   for (const screen of screens) {
     const response = await still.goto(screen.path)

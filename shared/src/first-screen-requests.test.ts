@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { firstScreenRequests, withQuery } from './first-screen-requests.js'
 
-const viewer = { userId: 'user_ann', organizationId: 'orga_1' }
+const viewer = { userId: 'user_ann', organizationId: 'orga_1', today: '2026-12-07' }
 const none = new URLSearchParams()
 
 describe('withQuery', () => {
@@ -44,8 +44,24 @@ describe('firstScreenRequests', () => {
     expect(firstScreenRequests('/', none, viewer)).toEqual(firstScreenRequests('/leads', none, viewer))
   })
 
+  it('reads this year’s report, in the viewer’s own year, only where the address chooses nothing', () => {
+    const won = '&date_won__gte=2026-01-01&date_won__lte=2026-12-31&_group_by=date_won__month&_limit=0'
+    const setting = ['/api/v1/pipeline/?_limit=100', '/api/v1/user/?_limit=1000', '/api/v1/organization/orga_1/']
+    expect(firstScreenRequests('/reports', none, viewer)).toEqual([
+      ...setting,
+      `/api/v1/opportunity/?${won.slice(1)}`,
+      `/api/v1/opportunity/?status_type=won${won}`,
+    ])
+    // Past midnight on New Year's Eve somewhere: that viewer's year.
+    expect(firstScreenRequests('/reports/', none, { ...viewer, today: '2027-01-01' })).toContain(
+      '/api/v1/opportunity/?date_won__gte=2027-01-01&date_won__lte=2027-12-31&_group_by=date_won__month&_limit=0',
+    )
+    expect(firstScreenRequests('/reports', new URLSearchParams('by=owner'), viewer)).toEqual(setting)
+    expect(firstScreenRequests('/reports', none, { ...viewer, today: 'soon' })).toEqual(setting)
+  })
+
   it('names nothing for a screen it does not know', () => {
-    for (const path of ['/reports', '/sign-in', '/settings/users', '/leadsx', '//leads'])
+    for (const path of ['/reports/x', '/sign-in', '/settings/users', '/leadsx', '//leads'])
       expect(firstScreenRequests(path, none, viewer), path).toEqual([])
   })
 })

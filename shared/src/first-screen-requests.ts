@@ -35,6 +35,8 @@ export function withQuery(path: string, params?: Readonly<Record<string, QueryVa
 export interface ScreenViewer {
   userId: string
   organizationId: string
+  /** Their calendar date (`YYYY-MM-DD`) in their own time zone: the reports' default range is this year. */
+  today: string
 }
 
 /** A lead's page: `/leads/lead_…`. Ids are letters and digits after the prefix; bounded, nothing to backtrack. */
@@ -44,6 +46,27 @@ const api = (path: string, params?: Readonly<Record<string, QueryValue>>) => wit
 
 const LEAD_STATUSES = api('status/lead/')
 const LEAD_FIELDS = api('custom_field/lead/', { _limit: 100 })
+
+/** A calendar date's shape; anything else gives no report reads (they would not be the screen's). */
+const DAY = /^\d{4}-\d\d-\d\d$/
+
+/**
+ * The report's reads with none of its parameters (web/src/features/reports/report-search.ts): this year's
+ * opportunities won, by month, at any status (the sums of all of them, and of those won beside them).
+ */
+function defaultReport(viewer: ScreenViewer): string[] {
+  if (!DAY.test(viewer.today)) return []
+  const year = viewer.today.slice(0, 4)
+  const groups = (statusType?: string) =>
+    api('opportunity/', {
+      status_type: statusType,
+      date_won__gte: `${year}-01-01`,
+      date_won__lte: `${year}-12-31`,
+      _group_by: 'date_won__month',
+      _limit: 0,
+    })
+  return [groups(), groups('won')]
+}
 
 /**
  * The API addresses (under API_BASE, with their queries) the screen at `pathname` reads first, for `viewer`. What a
@@ -81,6 +104,13 @@ export function firstScreenRequests(pathname: string, search: URLSearchParams, v
     case '/settings':
     case '/settings/pipelines':
       return [api('pipeline/')]
+    case '/reports':
+      return [
+        api('pipeline/', { _limit: 100 }),
+        api('user/', { _limit: 1000 }),
+        api(`organization/${encodeURIComponent(viewer.organizationId)}/`),
+        ...(plain ? defaultReport(viewer) : []),
+      ]
   }
   const lead = LEAD_PAGE.exec(path)?.[1]
   if (lead === undefined) return []

@@ -3,6 +3,7 @@ import { QueryClient } from '@tanstack/react-query'
 import { createMemoryHistory } from '@tanstack/react-router'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
+import { localDateIn } from '@leadline/shared/task-dates'
 import { authQueries } from './features/auth/auth-queries'
 import { adminSession } from './lib/screen-fixture'
 import { createAppRouter } from './router-factory'
@@ -35,7 +36,11 @@ afterEach(() => {
   vi.unstubAllGlobals()
 })
 
-const viewer = { userId: adminSession.user.id, organizationId: adminSession.organization.id }
+const viewer = {
+  userId: adminSession.user.id,
+  organizationId: adminSession.organization.id,
+  today: localDateIn(adminSession.time_zone, new Date()),
+}
 
 describe('the first screen’s requests', () => {
   it.each([
@@ -50,6 +55,8 @@ describe('the first screen’s requests', () => {
     '/opportunities?view=list',
     '/settings',
     '/settings/pipelines',
+    '/reports',
+    '/reports?by=owner&status=won',
   ])('are what the screen at %s reads', async (href) => {
     const url = new URL(href, 'http://x')
     const listed = firstScreenRequests(url.pathname, url.searchParams, viewer)
@@ -58,7 +65,7 @@ describe('the first screen’s requests', () => {
   })
 
   it('names something for every screen of the header', () => {
-    for (const path of ['/leads', '/leads/lead_abc', '/inbox', '/opportunities', '/settings']) {
+    for (const path of ['/leads', '/leads/lead_abc', '/inbox', '/opportunities', '/reports', '/settings']) {
       expect(firstScreenRequests(path, new URLSearchParams(), viewer), path).not.toEqual([])
     }
   })

@@ -1,9 +1,12 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
+import { localDateIn } from '@leadline/shared/task-dates'
 import type { AuthSession } from './features/auth/auth-queries'
 import { leadFixture } from './lib/lead-fixture'
 import { renderScreen, type ScreenToRender } from './server-render'
+// The report's chart is a lazy part: in the BFF's one bundle it is there at once, here it is loaded ahead.
+import './features/reports/report-chart'
 
 // The BFF's server render, as the BFF runs it: in Node (no document), from the answers of the shared list alone.
 
@@ -13,7 +16,9 @@ const session: AuthSession = {
   role: 'admin',
   time_zone: 'Asia/Tokyo',
 }
-const viewer = { userId: session.user.id, organizationId: session.organization.id }
+/** The session's calendar date in its zone, as the BFF gives it to the shared list. */
+const today = localDateIn(session.time_zone, new Date())
+const viewer = { userId: session.user.id, organizationId: session.organization.id, today }
 
 /** The leads list's answers, its page holding `names`. */
 function leadsAnswers(names: readonly string[]): Record<string, unknown> {
@@ -63,6 +68,45 @@ describe('the server render', () => {
       notDrawn: expect.stringContaining(`no answer for ${page}`) as unknown,
     })
     expect(await drawn({ url: '/reports', session, answers: {} })).toBe('')
+  })
+
+  it('draws this year’s report from its answers, and loading without its sums', async () => {
+    const [pipelines = '', members = '', organization = '', all = '', won = ''] = firstScreenRequests(
+      '/reports',
+      new URLSearchParams(),
+      viewer,
+    )
+    const month = `${today.slice(0, 4)}-03`
+    const sums = (value: number) => ({
+      total_results: 2,
+      count_by_value_period: { one_time: 2, monthly: 0, annual: 0 },
+      total_value_one_time: value,
+      total_value_monthly: 0,
+      total_value_annual: 0,
+      total_value_annualized: value,
+      expected_value_one_time: value / 2,
+      expected_value_monthly: 0,
+      expected_value_annual: 0,
+      expected_value_annualized: value / 2,
+    })
+    const report = (value: number) => ({ ...sums(value), has_more: false, data: [{ ...sums(value), key: month }] })
+    const answers = {
+      [pipelines]: { data: [], has_more: false },
+      [members]: { data: [], has_more: false },
+      [organization]: { id: 'orga_1', currency: 'USD' },
+      [all]: report(1_234_500),
+      [won]: report(600_000),
+    }
+    const html = await drawn({ url: '/reports', session, answers })
+    expect(html).toMatch(/>Reports<\/h1>/)
+    expect(html).toContain(`March ${today.slice(0, 4)}`)
+    expect(html).toContain('$12,345')
+    // Without an answer for its sums, the report is drawn loading, as the browser first shows it: never as an error.
+    const { [all]: _all, ...withoutSums } = answers
+    const loading = await drawn({ url: '/reports', session, answers: withoutSums })
+    expect(loading).toMatch(/>Reports<\/h1>/)
+    expect(loading).not.toContain('$12,345')
+    expect(loading).not.toContain('did not load')
   })
 
   it('keeps each page’s answers its own while several are drawn at once', async () => {

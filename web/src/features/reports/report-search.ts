@@ -1,6 +1,7 @@
 // The report's search params (they live in the URL, so a report can be shared and reloaded); no React, so the rules
 // are unit-tested.
 
+import { localDateIn } from '@leadline/shared/task-dates'
 import { localDate } from '../../lib/format'
 
 export const GROUPINGS = ['owner', 'week', 'month', 'quarter', 'year'] as const
@@ -54,4 +55,12 @@ export function reportSearchOf(search: Record<string, unknown>, today: string = 
     dates,
     group: text(search.group, /^[\w-]+$/),
   }
+}
+
+/**
+ * `reportSearchOf` with this year taken in `timeZone` rather than the display zone: the route's loader, which on the
+ * server runs for several sessions' pages at once.
+ */
+export function reportSearchIn(search: Record<string, unknown>, timeZone: string, at: Date = new Date()): ReportSearch {
+  return reportSearchOf(search, localDateIn(timeZone, at))
 }
