@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { join, sep } from 'node:path'
 import accepts from 'accepts'
@@ -22,6 +20,7 @@ import { AnswerHead, HttpError, proxyToApi, requestIdOf, upstreamPath, upstreamT
 import { demoSeedFileInUse, type BffConfig } from './env.js'
 import { signedInPage } from './app-page.js'
 import { pageAnswersBlock, readPageAnswers } from './page-answers.js'
+import { BuildFile } from './build-file.js'
 import { PageStylesheet, styleNonce, styleRuleFor } from './page-stylesheet.js'
 import { loadScreenRenderer, NO_SCREEN_RENDER, type ScreenRenderer } from './screen-render.js'
 import { firstScreenRequests } from '@leadline/shared/first-screen-requests'
@@ -309,6 +308,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
   const assetsDir = join(config.webDist, 'assets') + sep
   const preloads = new RoutePreloads(config.webDist)
   const stylesheet = new PageStylesheet(config.webDist)
+  const index = new BuildFile(join(config.webDist, 'index.html'), (text) => text)
   // The build writes each asset brotli'd and gzipped beside it (web/vite.config.ts): sent as they are, where the
   // compression middleware would squeeze each again per request (14 ms of a slow core for the app's entry alone).
   app.use(
@@ -335,8 +335,8 @@ export function createBffApp(options: BffAppOptions): BffApp {
       next()
       return
     }
-    const index = join(config.webDist, 'index.html')
-    if (!existsSync(index)) {
+    const html = index.get()
+    if (html === undefined) {
       res.status(503).type('html').setHeader('cache-control', 'no-store').send(NOT_BUILT_PAGE)
       return
     }
@@ -344,7 +344,6 @@ export function createBffApp(options: BffAppOptions): BffApp {
     // preloads the screen's own code. Such a page is this person's alone, never stored by a cache.
     const current = await currentSession(req, res, deps)
     if (current !== undefined) {
-      const html = await readFile(index, 'utf8')
       res.setHeader('cache-control', 'no-store')
       const view = sessionView(current.session)
       // Its stylesheet in it, so that it is painted as it arrives, under this page's nonce (page-stylesheet.ts).
@@ -386,7 +385,7 @@ export function createBffApp(options: BffAppOptions): BffApp {
       return
     }
     res.setHeader('cache-control', 'no-cache')
-    res.sendFile(index, { cacheControl: false }, (error: unknown) => {
+    res.sendFile(index.path, { cacheControl: false }, (error: unknown) => {
       if (error !== undefined && error !== null) next(error)
     })
   })

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { BuildFile, type BuildFileOptions } from './build-file.js'
 
 // A signed-in page's styles (decision 0092). The app's stylesheet is written into the page rather than linked from
 // it: a page that carries its screen drawn by the server is then painted as soon as it has arrived, where a linked
@@ -27,9 +27,12 @@ export function styleRuleFor(nonce: string): string {
 
 /** Reads the stylesheet when the build changes it; one at a time is kept. */
 export class PageStylesheet {
-  private kept: { name: string; mtimeMs: number; css: string | undefined } | undefined
+  private kept: BuildFile<string> | undefined
 
-  constructor(private readonly webDist: string) {}
+  constructor(
+    private readonly webDist: string,
+    private readonly options: Omit<BuildFileOptions, 'maxBytes'> = {},
+  ) {}
 
   /**
    * `html` with the nonce's meta element and its stylesheet link replaced by the sheet itself, under `nonce` (a
@@ -49,13 +52,11 @@ export class PageStylesheet {
 
   private sheet(name: string): string | undefined {
     const file = join(this.webDist, 'assets', name)
-    const stat = statSync(file, { throwIfNoEntry: false })
-    if (stat === undefined || !stat.isFile() || stat.size > INLINE_STYLESHEET_MAX_BYTES) return undefined
-    if (this.kept?.name !== name || this.kept.mtimeMs !== stat.mtimeMs) {
-      const css = readFileSync(file, 'utf8')
+    if (this.kept?.path !== file) {
       // A sheet that could end the element it is written in stays linked.
-      this.kept = { name, mtimeMs: stat.mtimeMs, css: css.toLowerCase().includes('</style') ? undefined : css }
+      const inlinable = (css: string) => (css.toLowerCase().includes('</style') ? undefined : css)
+      this.kept = new BuildFile(file, inlinable, { ...this.options, maxBytes: INLINE_STYLESHEET_MAX_BYTES })
     }
-    return this.kept.css
+    return this.kept.get()
   }
 }

@@ -44,7 +44,8 @@ describe('RoutePreloads', () => {
   })
 
   test('reads the list again after a rebuild, and none while there is none or it does not read', async () => {
-    const preloads = new RoutePreloads(dir.path)
+    // Looked at on every call here (the BFF's own looks once a second: build-file.ts).
+    const preloads = new RoutePreloads(dir.path, { checkMs: 0 })
     expect(preloads.filesFor('/sign-in')).toEqual([])
     await writeList(LIST, new Date('2026-01-01T00:00:00Z'))
     expect(preloads.filesFor('/sign-in')).toEqual(['assets/sign-in-5.js'])

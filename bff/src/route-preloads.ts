@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { BuildFile, type BuildFileOptions } from './build-file.js'
 
 // The screens' own chunks, preloaded from the page: the web build lists, for each screen's URL pattern, the chunks its
 // first visit loads beyond what index.html preloads (web/vite-route-preloads.ts, dist/route-preloads.json). Named in
@@ -43,24 +43,15 @@ function parse(text: string): RoutePreload[] {
 
 /** Reads the build's list when it changes (a rebuild while the BFF runs); no list, or an unreadable one, is none. */
 export class RoutePreloads {
-  private read: { mtimeMs: number; routes: RoutePreload[] } | undefined
+  readonly #list: BuildFile<RoutePreload[]>
 
-  constructor(private readonly webDist: string) {}
+  constructor(webDist: string, options: Omit<BuildFileOptions, 'maxBytes'> = {}) {
+    // A list cut short by a build in progress does not parse: none until the next one is written.
+    this.#list = new BuildFile(join(webDist, ROUTE_PRELOADS_FILE), parse, { ...options, maxBytes: LARGEST_LIST_BYTES })
+  }
 
   private routes(): RoutePreload[] {
-    const file = join(this.webDist, ROUTE_PRELOADS_FILE)
-    const stat = statSync(file, { throwIfNoEntry: false })
-    if (stat === undefined || !stat.isFile() || stat.size > LARGEST_LIST_BYTES) return []
-    if (this.read?.mtimeMs !== stat.mtimeMs) {
-      let routes: RoutePreload[] = []
-      try {
-        routes = parse(readFileSync(file, 'utf8'))
-      } catch {
-        // A list cut short by a build in progress: none until the next one is written.
-      }
-      this.read = { mtimeMs: stat.mtimeMs, routes }
-    }
-    return this.read.routes
+    return this.#list.get() ?? []
   }
 
   /** The chunks of the screen at `path` (a URL path, without its query), or none for a path no screen has. */
