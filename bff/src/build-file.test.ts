@@ -67,7 +67,7 @@ describe('BuildFile', () => {
     expect(page.get()).toBeUndefined()
     await write('nope', new Date('2026-01-03T00:00:00Z'))
     expect(page.get()).toBeUndefined()
-    const throwing = new BuildFile(file, () => {
+    const throwing = new BuildFile<string>(file, () => {
       throw new SyntaxError('cut short')
     })
     expect(throwing.get()).toBeUndefined()
