@@ -61,6 +61,6 @@ export function reportSearchOf(search: Record<string, unknown>, today: string = 
  * `reportSearchOf` with this year taken in `timeZone` rather than the display zone: the route's loader, which on the
  * server runs for several sessions' pages at once.
  */
-export function reportSearchIn(search: Record<string, unknown>, timeZone: string, at: Date = new Date()): ReportSearch {
-  return reportSearchOf(search, localDateIn(timeZone, at))
+export function reportSearchIn(search: Record<string, unknown>, timeZone: string): ReportSearch {
+  return reportSearchOf(search, localDateIn(timeZone, new Date()))
 }

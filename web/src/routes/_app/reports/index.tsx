@@ -4,7 +4,7 @@ import { setupQueries } from '../../../features/leads/lead-queries'
 import { opportunityQueries } from '../../../features/opportunities/opportunity-queries'
 import { reportParamsOf, type ReportParams } from '../../../features/reports/report-params'
 import { ReportPage } from '../../../features/reports/report-page'
-import { reportSearchOf as searchOf } from '../../../features/reports/report-search'
+import { reportSearchOf } from '../../../features/reports/report-search'
 
 export const Route = createFileRoute('/_app/reports/')({
   // A link may leave out any param: the page fills in the defaults.
@@ -36,5 +36,5 @@ export const Route = createFileRoute('/_app/reports/')({
 })
 
 function ReportsRoute() {
-  return <ReportPage search={searchOf(Route.useSearch())} />
+  return <ReportPage search={reportSearchOf(Route.useSearch())} />
 }
