@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openDatabase, type DatabaseHandle, type Db } from '../../platform/data/database.js'
+import { inTransaction, openDatabase, type DatabaseHandle, type Db } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
-import { withRollbackJournal } from './demo-bulk-write.js'
+import { withRollbackJournal, withThreadedIndexSorts } from './demo-bulk-write.js'
 
 // The demo seed writes a SQLite file through a rollback journal when it has the file to itself, and leaves it in
 // WAL mode as it found it, whatever happens. A SQLite file whichever database the suite runs on: this is about files.
@@ -69,5 +69,71 @@ describe('withRollbackJournal', () => {
     handle = openDatabase(url)
     await handle.reader.all('select 1', [])
     expect(await withRollbackJournal(handle.db, () => journalMode(handle.db))).toBe('wal')
+  })
+})
+
+describe('withThreadedIndexSorts', () => {
+  let dir: string
+  let handle: DatabaseHandle
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'leadline-index-sorts-'))
+    handle = openDatabase(`sqlite:${join(dir, 'sorts.db')}`, { oneConnection: true })
+  })
+  afterEach(async () => {
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const pragma = async (name: string) => {
+    const row = (await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(handle.db)).rows[0]
+    return row === undefined ? undefined : Object.values(row)[0]
+  }
+
+  it('sorts on helper threads in small runs while the cache keeps its pages, and puts every setting back', async () => {
+    const db = handle.db
+    await sql`pragma cache_size = -65536`.execute(db)
+    const before = { threads: await pragma('threads'), cacheSize: await pragma('cache_size') }
+    const spillBefore = await pragma('cache_spill')
+    const inside = await withThreadedIndexSorts(db, async () => ({
+      threads: await pragma('threads'),
+      cacheSize: await pragma('cache_size'),
+      spill: await pragma('cache_spill'),
+    }))
+    expect(inside.threads).toBe(Math.min(availableParallelism(), 4))
+    expect(inside.cacheSize).toBe(-4096)
+    // The load's pages may stay in memory up to the cache it had (SQLite counts its pages with their headers).
+    expect(spillBefore).toBeGreaterThan(15_000)
+    expect(inside.spill).toBe(spillBefore)
+    expect({ threads: await pragma('threads'), cacheSize: await pragma('cache_size') }).toEqual(before)
+    expect(await pragma('cache_spill')).toBe(spillBefore)
+  })
+
+  it('builds an index larger than a run, inside a transaction, the same as a sort in memory would', async () => {
+    const db = handle.db
+    const rows = 120_000
+    await inTransaction(db, async (tx) => {
+      await sql`create table t (id integer primary key, v text not null)`.execute(tx)
+      // Text keys of 40 bytes in a scrambled order: 4.8 MB of entries, more than one sorter run of 4 MiB.
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows})
+        insert into t (id, v) select i, printf('%020d-%019d', (i * 7919) % ${rows}, i) from n`.execute(tx)
+      await withThreadedIndexSorts(tx, async () => {
+        await sql`create index t_v_idx on t (v)`.execute(tx)
+      })
+    })
+    expect(await pragma('integrity_check')).toBe('ok')
+    const ordered = await sql<{ v: string }>`select v from t indexed by t_v_idx order by v`.execute(db)
+    const values = ordered.rows.map((row) => row.v)
+    expect(values).toHaveLength(rows)
+    expect(values).toEqual([...values].sort())
+    expect(new Set(values).size).toBe(rows)
+  })
+
+  it('leaves a connection that never spills as it is', async () => {
+    await sql`pragma cache_spill = off`.execute(handle.db)
+    const threads = await pragma('threads')
+    const inside = await withThreadedIndexSorts(handle.db, () => pragma('threads'))
+    expect(inside).toBe(threads)
+    expect(await pragma('cache_spill')).toBe(0)
   })
 })
