@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { LIST_LIMIT_DEFAULT } from '@leadline/shared/list'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
@@ -18,7 +19,7 @@ import { fetchPage } from '../../platform/http/list.js'
 import { parseFields } from '../../platform/http/fields.js'
 import { caller, callerToday } from '../../platform/http/request-context.js'
 import { formatTimestamp } from '../../platform/data/time.js'
-import { taskConditions, taskFilters, taskListQuery, taskOrder } from './task-list.js'
+import { taskConditions, taskFilters, taskListQuery, taskOrder, withinDateWindow } from './task-list.js'
 import { dateColumns, findTask, insertTask, taskViews, updateTask, type TaskRow } from './task-repo.js'
 import { found } from '../../platform/data/find-or-404.js'
 
@@ -247,9 +248,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<Deps> = async (app, { db, dia
       const raw = request.query as Record<string, string | undefined>
       const now = clock.now()
       const { query } = selected(request, organization, raw, now)
+      const rows = (request.query._skip ?? 0) + (request.query._limit ?? LIST_LIMIT_DEFAULT)
       const ordered = taskOrder(request.query._order_by, dialect, request.tzOffsetHours).reduce(
         (q, term) => q.orderBy(term),
-        query(db),
+        withinDateWindow(query(db), request.query._order_by, dialect, rows),
       )
       if (parseFields(request.query._fields)?.every((field) => field === 'id') === true) {
         // Ids alone (the header's inbox count asks for up to 999): the same rows in the same order, no views built.

@@ -87,3 +87,88 @@ describe('inbox, future and archive', () => {
     )
   })
 })
+
+describe('a page of tasks in date order', () => {
+  // Over six days: a page's last task and the tasks beyond it a day or two apart, where the caller's zone can
+  // put a task stored on a later day before one stored on an earlier day.
+  const spreadDay = fc
+    .date({ min: new Date('2026-02-25T00:00:00Z'), max: new Date('2026-03-02T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10))
+  const spreadInstant = fc
+    .integer({ min: Date.parse('2026-02-25T00:00:00Z') / 60_000, max: Date.parse('2026-03-03T00:00:00Z') / 60_000 })
+    .map((minutes) => new Date(minutes * 60_000).toISOString())
+
+  it('is the same slice of the whole list, in either direction, at every offset, skip and size', async () => {
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(spreadDay, spreadInstant, fc.constant(null)), { minLength: 1, maxLength: 30 }),
+        fc.array(
+          fc.record({
+            hours: offset,
+            descending: fc.boolean(),
+            skip: fc.integer({ min: 0, max: 12 }),
+            limit: fc.integer({ min: 0, max: 8 }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (dates, pages) => {
+          run += 1
+          const org = await ctx.createOrg(`Date order property ${String(run)}`)
+          const lead = (await call(ctx.app, org.member.key, 'POST', '/lead/', { body: { name: 'Order Co' } })).json()
+          ctx.clock.set(new Date('2026-02-27T12:00:00Z'))
+          const stamp = formatTimestamp(ctx.clock.now())
+          for (const date of dates) {
+            await insertTask(ctx.database.db, {
+              organizationId: org.id,
+              leadId: lead.id,
+              type: 'lead',
+              assignedTo: org.member.id,
+              contactId: null,
+              date: date === null ? null : date.includes('T') ? formatTimestamp(new Date(date)) : date,
+              today: stamp.slice(0, 10),
+              isComplete: false,
+              userId: null,
+              now: stamp,
+            })
+          }
+          for (const { hours, descending, skip, limit } of pages) {
+            const list = (query: Record<string, string>) =>
+              call(ctx.app, org.member.key, 'GET', '/task/', {
+                query: { assigned_to: org.member.id, _order_by: descending ? '-date' : 'date', ...query },
+                headers: { 'x-tz-offset': String(hours) },
+              })
+            const whole = await list({ _limit: '1000' })
+            expect(whole.statusCode, whole.body).toBe(200)
+            const all = (whole.json().data as { id: string }[]).map((t) => t.id)
+            expect(all).toHaveLength(dates.length)
+            const page = await list({ _skip: String(skip), _limit: String(limit) })
+            expect(page.statusCode, page.body).toBe(200)
+            const body = page.json() as { has_more: boolean; data: { id: string }[] }
+            const where = `${descending ? 'descending' : 'ascending'} at ${String(hours)}, ${String(skip)}+${String(limit)}`
+            expect(
+              body.data.map((t) => t.id),
+              where,
+            ).toEqual(all.slice(skip, skip + limit))
+            expect(body.has_more, where).toBe(all.length > skip + limit)
+          }
+        },
+      ),
+      {
+        numRuns: 40,
+        examples: [
+          // At UTC+14 the task of Feb 27 starts on Feb 26 at 10:00, before the two timed ones of that evening.
+          [
+            ['2026-02-26T20:00:00.000Z', '2026-02-26T23:00:00.000Z', '2026-02-27'],
+            [{ hours: 14, descending: false, skip: 0, limit: 1 }],
+          ],
+          // At UTC−12 the task of Feb 26 starts on Feb 26 at 12:00, after the two timed ones of that morning.
+          [
+            ['2026-02-26T11:00:00.000Z', '2026-02-26T09:00:00.000Z', '2026-02-26'],
+            [{ hours: -12, descending: true, skip: 0, limit: 1 }],
+          ],
+        ],
+      },
+    )
+  })
+})
