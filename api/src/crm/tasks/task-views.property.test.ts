@@ -144,7 +144,7 @@ describe('a page of tasks in date order', () => {
             expect(all).toHaveLength(dates.length)
             const page = await list({ _skip: String(skip), _limit: String(limit) })
             expect(page.statusCode, page.body).toBe(200)
-            const body = page.json() as { has_more: boolean; data: { id: string }[] }
+            const body = page.json<{ has_more: boolean; data: { id: string }[] }>()
             const where = `${descending ? 'descending' : 'ascending'} at ${String(hours)}, ${String(skip)}+${String(limit)}`
             expect(
               body.data.map((t) => t.id),
