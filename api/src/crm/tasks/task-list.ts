@@ -200,14 +200,16 @@ export function taskOrder(raw: string | undefined, dialect: Dialect, offsetHours
 const DATE_WINDOW_DAYS = 2
 
 /**
- * SQLite: `query` (tasks ordered by `taskOrder`) kept to the tasks a page of `rows` rows in that order can hold, when
- * the order is by date. SQLite sorts an order it cannot read from an index with whole rows: every task the filters
- * select (2,200 in a busy inbox of the 100,000-lead demo) was read from the table and copied into the sorter to keep
- * 51, 10–13 ms a page. The task at position `rows` in the stored dates' order is found in the index alone (its dates
- * are in `task_org_assigned_idx` after the organization, assignee and completion), and no task stored more than
- * DATE_WINDOW_DAYS after it (before it, in descending order) can come before the first `rows` + 1 in the caller's
- * order: their places are all later than theirs. The page reads the window alone (0.5 ms there). Fewer tasks than that
- * leave no bound. Postgres reads what its sort keeps, and compares text in the column's collation: its query stays.
+ * `query` (tasks ordered by `taskOrder`) kept to the tasks a page of `rows` rows in that order can hold, when the order
+ * is by date. That order is an expression of the caller's zone, which no index holds, so the database sorted every
+ * task the filters select (2,200 in a busy inbox of the 100,000-lead demo) and read each one's whole row to keep 51:
+ * 10–13 ms a page on SQLite, which copies the rows into its sorter, 9 ms on Postgres, which fetches them from the
+ * table. The task at position `rows` in the stored dates' order is found in the index alone (`task_org_assigned_idx`
+ * holds the dates after the organization, assignee and completion), and no task stored more than DATE_WINDOW_DAYS
+ * after it (before it, in descending order) can come before the first `rows` + 1 in the caller's order: their places
+ * are all later. The page reads the window alone. With fewer tasks than that there is no bound. The bound is a date
+ * alone and the comparison strict on its side (`<` the day after the window, `>=` its first day): stored dates and
+ * times compare with it the same way under any collation that orders digits, whatever it makes of `-`, `T` and `:`.
  */
 export function withinDateWindow<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -215,21 +217,24 @@ export function withinDateWindow<DB, TB extends keyof DB, O>(
   dialect: Dialect,
   rows: number,
 ): SelectQueryBuilder<DB, TB, O> {
-  if (dialect !== 'sqlite') return query
   const order = parseDirected(rawOrder, '_order_by', ORDER_FIELDS) ?? { field: 'date', descending: false }
   if (order.field !== 'date') return query
+  const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
   const nth = query
     .clearSelect()
     .clearOrderBy()
     .clearLimit()
     .clearOffset()
     .select(sql<string>`task.date`.as('date'))
-    .orderBy(sql`task.date ${sql.raw(order.descending ? 'desc' : 'asc')}`)
+    .orderBy(sql`task.date${collate} ${sql.raw(order.descending ? 'desc' : 'asc')}`)
     .limit(1)
     .offset(rows)
-  const days = `${order.descending ? '-' : '+'}${String(DATE_WINDOW_DAYS)} days`
-  // 'T~' sorts after every time of that day; a date alone sorts before them all.
+  const days = order.descending ? -DATE_WINDOW_DAYS : DATE_WINDOW_DAYS + 1
+  const bound =
+    dialect === 'sqlite'
+      ? sql<string>`date((${nth}), ${`${days < 0 ? '' : '+'}${String(days)} days`})`
+      : sql<string>`to_char(cast(left((${nth}), 10) as date) + ${sql.lit(days)}, 'YYYY-MM-DD')`
   return order.descending
-    ? query.where(sql<SqlBool>`task.date >= coalesce(date((${nth}), ${days}), '')`)
-    : query.where(sql<SqlBool>`task.date <= coalesce(date((${nth}), ${days}) || 'T~', '9999-12-31T~')`)
+    ? query.where(sql<SqlBool>`task.date >= coalesce(${bound}, '0000-01-01')`)
+    : query.where(sql<SqlBool>`task.date < coalesce(${bound}, '9999-12-31')`)
 }
