@@ -209,7 +209,8 @@ const DATE_WINDOW_DAYS = 2
  * after it (before it, in descending order) can come before the first `rows` + 1 in the caller's order: their places
  * are all later. The page reads the window alone. With fewer tasks than that there is no bound. The bound is a date
  * alone and the comparison strict on its side (`<` the day after the window, `>=` its first day): stored dates and
- * times compare with it the same way under any collation that orders digits, whatever it makes of `-`, `T` and `:`.
+ * times compare with it the same way under any collation that orders digits, whatever it makes of `-`, `T` and `:`
+ * (decision 0093).
  */
 export function withinDateWindow<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
