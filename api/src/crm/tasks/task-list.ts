@@ -203,7 +203,7 @@ const DATE_WINDOW_DAYS = 2
  * `query` (tasks ordered by `taskOrder`) kept to the tasks a page of `rows` rows in that order can hold, when the order
  * is by date. That order is an expression of the caller's zone, which no index holds, so the database sorted every
  * task the filters select (2,200 in a busy inbox of the 100,000-lead demo) and read each one's whole row to keep 51:
- * 10–13 ms a page on SQLite, which copies the rows into its sorter, 9 ms on Postgres, which fetches them from the
+ * 10–13 ms a page on SQLite, which copies the rows into its sorter, 6 ms on Postgres, which fetches them from the
  * table. The task at position `rows` in the stored dates' order is found in the index alone (`task_org_assigned_idx`
  * holds the dates after the organization, assignee and completion), and no task stored more than DATE_WINDOW_DAYS
  * after it (before it, in descending order) can come before the first `rows` + 1 in the caller's order: their places
