@@ -179,9 +179,14 @@ export function dateSortKey(dialect: Dialect, offsetHours: number): RawBuilder<s
   return sql<string>`(case when task.has_time = 1 then task.date else to_char(cast(task.date as date) + make_interval(mins => ${minutes}), 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') end)`
 }
 
+/** `_order_by` read: one of ORDER_FIELDS, by date ascending when none is given; 400 on anything else. */
+function orderOf(raw: string | undefined): { field: (typeof ORDER_FIELDS)[number]; descending: boolean } {
+  return parseDirected(raw, '_order_by', ORDER_FIELDS) ?? { field: 'date', descending: false }
+}
+
 /** The list's order: by date (date-only first at the same instant) or creation, then by id, so pages never repeat. */
 export function taskOrder(raw: string | undefined, dialect: Dialect, offsetHours: number): RawBuilder<unknown>[] {
-  const order = parseDirected(raw, '_order_by', ORDER_FIELDS) ?? { field: 'date', descending: false }
+  const order = orderOf(raw)
   const direction = sql.raw(order.descending ? 'desc' : 'asc')
   const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
   const id = sql`task.id${collate} ${direction}`
@@ -218,7 +223,7 @@ export function withinDateWindow<DB, TB extends keyof DB, O>(
   dialect: Dialect,
   rows: number,
 ): SelectQueryBuilder<DB, TB, O> {
-  const order = parseDirected(rawOrder, '_order_by', ORDER_FIELDS) ?? { field: 'date', descending: false }
+  const order = orderOf(rawOrder)
   if (order.field !== 'date') return query
   const collate = dialect === 'postgres' ? sql` collate "C"` : sql``
   const nth = query

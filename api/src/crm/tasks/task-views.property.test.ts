@@ -13,13 +13,18 @@ afterAll(async () => {
   await ctx.close()
 })
 
-const day = fc
-  .date({ min: new Date('2026-02-25T00:00:00Z'), max: new Date('2026-03-05T00:00:00Z'), noInvalidDate: true })
-  .map((d) => d.toISOString().slice(0, 10))
-// Timestamps on the minute, some right at a day's edge somewhere in the world.
-const instant = fc
-  .integer({ min: Date.parse('2026-02-26T00:00:00Z') / 60_000, max: Date.parse('2026-03-04T00:00:00Z') / 60_000 })
-  .map((minutes) => new Date(minutes * 60_000).toISOString())
+/** Calendar dates (`YYYY-MM-DD`) from `min` to `max`. */
+const daysBetween = (min: string, max: string) =>
+  fc
+    .date({ min: new Date(`${min}T00:00:00Z`), max: new Date(`${max}T00:00:00Z`), noInvalidDate: true })
+    .map((d) => d.toISOString().slice(0, 10))
+/** Timestamps on the minute from `min` to `max`, some right at a day's edge somewhere in the world. */
+const instantsBetween = (min: string, max: string) =>
+  fc
+    .integer({ min: Date.parse(`${min}T00:00:00Z`) / 60_000, max: Date.parse(`${max}T00:00:00Z`) / 60_000 })
+    .map((minutes) => new Date(minutes * 60_000).toISOString())
+const day = daysBetween('2026-02-25', '2026-03-05')
+const instant = instantsBetween('2026-02-26', '2026-03-04')
 const task = fc.record({
   type: fc.constantFrom(...TASK_TYPES),
   date: fc.oneof(day, instant, fc.constant(null)),
@@ -91,12 +96,8 @@ describe('inbox, future and archive', () => {
 describe('a page of tasks in date order', () => {
   // Over six days: a page's last task and the tasks beyond it a day or two apart, where the caller's zone can
   // put a task stored on a later day before one stored on an earlier day.
-  const spreadDay = fc
-    .date({ min: new Date('2026-02-25T00:00:00Z'), max: new Date('2026-03-02T00:00:00Z'), noInvalidDate: true })
-    .map((d) => d.toISOString().slice(0, 10))
-  const spreadInstant = fc
-    .integer({ min: Date.parse('2026-02-25T00:00:00Z') / 60_000, max: Date.parse('2026-03-03T00:00:00Z') / 60_000 })
-    .map((minutes) => new Date(minutes * 60_000).toISOString())
+  const spreadDay = daysBetween('2026-02-25', '2026-03-02')
+  const spreadInstant = instantsBetween('2026-02-25', '2026-03-03')
 
   it('is the same slice of the whole list, in either direction, at every offset, skip and size', async () => {
     let run = 0
