@@ -15,6 +15,13 @@ const CACHE_KIB_PER_LEAD = 20
 /** Memory Postgres may use to sort the entries of one index it builds. */
 const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
 
+/** A pragma's value on this connection, when it is a number (the first column of its one row). */
+async function pragmaNumber(db: Db, name: string): Promise<number | undefined> {
+  const row = (await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).rows[0]
+  const value = row === undefined ? undefined : Object.values(row)[0]
+  return typeof value === 'number' ? value : undefined
+}
+
 /**
  * Runs a bulk load of `leads` leads, in the caller's transaction, with a SQLite page cache large enough for what it
  * writes (within an eighth of the machine's memory), put back after, and foreign keys checked when the transaction
@@ -25,7 +32,7 @@ const POSTGRES_INDEX_BUILD_MEMORY = '256MB'
  */
 export async function withBulkLoadSettings<T>(db: Db, leads: number, load: () => Promise<T>): Promise<T> {
   if (!isSqlite(db)) return load()
-  const cacheSize = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size
+  const cacheSize = await pragmaNumber(db, 'cache_size')
   const wanted = Math.min(Math.max(MIN_CACHE_KIB, leads * CACHE_KIB_PER_LEAD), totalmem() / 8 / 1024)
   await sql.raw(`pragma cache_size = -${String(Math.round(wanted))}`).execute(db)
   await sql`pragma defer_foreign_keys = on`.execute(db)
@@ -48,7 +55,7 @@ export async function withBulkLoadSettings<T>(db: Db, leads: number, load: () =>
  */
 export async function withRollbackJournal<T>(db: Db, write: () => Promise<T>): Promise<T> {
   if (!isSqlite(db) || (await journalMode(db)) !== 'wal') return write()
-  const timeout = (await sql<{ timeout: number }>`pragma busy_timeout`.execute(db)).rows[0]?.timeout ?? 0
+  const timeout = (await pragmaNumber(db, 'busy_timeout')) ?? 0
   await sql`pragma busy_timeout = 0`.execute(db)
   let left: boolean
   try {
@@ -77,12 +84,6 @@ async function setJournalMode(db: Db, mode: 'delete' | 'wal'): Promise<string | 
 const INDEX_SORT_RUN_KIB = 4096
 /** SQLite's helper threads for one sort, at most: its default build allows eight. */
 const MAX_SORT_THREADS = 4
-
-async function pragmaNumber(db: Db, name: string): Promise<number | undefined> {
-  const row = (await sql<Record<string, unknown>>`pragma ${sql.raw(name)}`.execute(db)).rows[0]
-  const value = row === undefined ? undefined : Object.values(row)[0]
-  return typeof value === 'number' ? value : undefined
-}
 
 /**
  * SQLite: runs `build` (statements that create indexes) with the sorter of each `create index` working in runs of
