@@ -21,6 +21,14 @@ export async function personalWords(db: Db, userId: string): Promise<string[]> {
 export async function setPassword(db: Db, clock: Clock, userId: string, password: string): Promise<void> {
   const problem = await passwordProblem(password, await personalWords(db, userId))
   if (problem !== undefined) throw new WeakPasswordError(problem)
+  await storePassword(db, clock, userId, password)
+}
+
+/**
+ * Sets a user's password without the strength check: for a password made at random by Leadline itself (the demo
+ * users'), which no dictionary or pattern can hold. Everything a person chooses goes through setPassword.
+ */
+export async function storePassword(db: Db, clock: Clock, userId: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password)
   await db
     .updateTable('user')

@@ -47,7 +47,7 @@ describe('the layer rule', () => {
       ['crm/leads/lead-repo.ts', "import { recordEvents } from '../../integrations/events/event-repo.js'"],
       ['email/send/email-routes.ts', "import { findLead } from '../../crm/leads/lead-repo.js'"],
       ['crm/leads/lead-routes.test.ts', "import { createTestContext } from '../../tooling/test-support/test-app.js'"],
-      ['app/cli/cli.ts', "import { seedDemo } from '../../tooling/demo/demo-seed.js'"],
+      ['app/cli/cli-program.ts', "import { seedDemo } from '../../tooling/demo/demo-seed.js'"],
       ['accounts/account-repo.ts', "import { addMembership } from '../crm/users/user-repo.js'"],
     ]
     for (const [file, line] of allowed) {

@@ -1,7 +1,7 @@
 import { ensureLeadSearchCurrent } from '../../crm/leads/lead-search-index.js'
 import { inTransaction } from '../../platform/data/database.js'
 import { systemClock } from '../../platform/data/time.js'
-import { withRollbackJournal } from '../../tooling/demo/demo-bulk-write.js'
+import { withRollbackJournal, withUnsyncedSeedOfNewFile } from '../../tooling/demo/demo-bulk-write.js'
 import { seedDemoLeads } from '../../tooling/demo/demo-leads.js'
 import { seedDemoOrganization } from '../../tooling/demo/demo-seed.js'
 import { seedDemoTasks } from '../../tooling/demo/demo-tasks.js'
@@ -31,17 +31,20 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
           const report = seedProgress(process.stderr)
           try {
             // One transaction: an interrupted seed leaves no demo organization without its leads. The file to
-            // itself while it writes, when no one else has it open (withRollbackJournal).
+            // itself while it writes, when no one else has it open (withRollbackJournal), and its commit not
+            // synced when the file held nothing before (withUnsyncedSeedOfNewFile).
             return await withRollbackJournal(db, () =>
-              inTransaction(db, async (tx) => {
-                const organization = await seedDemoOrganization(tx, systemClock)
-                const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
-                  onProgress: report.onProgress,
-                  onFinishing: report.onFinishing,
-                })
-                await seedDemoTasks(tx, systemClock, organization)
-                return { demo: organization, leadsCreated: created }
-              }),
+              withUnsyncedSeedOfNewFile(db, () =>
+                inTransaction(db, async (tx) => {
+                  const organization = await seedDemoOrganization(tx, systemClock)
+                  const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
+                    onProgress: report.onProgress,
+                    onFinishing: report.onFinishing,
+                  })
+                  await seedDemoTasks(tx, systemClock, organization)
+                  return { demo: organization, leadsCreated: created }
+                }),
+              ),
             )
           } finally {
             report.end()

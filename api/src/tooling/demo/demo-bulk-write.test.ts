@@ -5,7 +5,9 @@ import { sql } from 'kysely'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { inTransaction, openDatabase, type DatabaseHandle, type Db } from '../../platform/data/database.js'
 import { migrateToLatest } from '../../platform/data/migrate.js'
-import { withRollbackJournal, withThreadedIndexSorts } from './demo-bulk-write.js'
+import { provisionOrganization } from '../../crm/organizations/provision.js'
+import { systemClock } from '../../platform/data/time.js'
+import { withRollbackJournal, withThreadedIndexSorts, withUnsyncedSeedOfNewFile } from './demo-bulk-write.js'
 
 // The demo seed writes a SQLite file through a rollback journal when it has the file to itself, and leaves it in
 // WAL mode as it found it, whatever happens. A SQLite file whichever database the suite runs on: this is about files.
@@ -135,5 +137,54 @@ describe('withThreadedIndexSorts', () => {
     const inside = await withThreadedIndexSorts(handle.db, () => pragma('threads'))
     expect(inside).toBe(threads)
     expect(await pragma('cache_spill')).toBe(0)
+  })
+})
+
+describe('withUnsyncedSeedOfNewFile', () => {
+  let dir: string
+  let handle: DatabaseHandle
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'leadline-unsynced-'))
+    handle = openDatabase(`sqlite:${join(dir, 'seed.db')}`, { oneConnection: true })
+    await migrateToLatest(handle.db)
+  })
+  afterEach(async () => {
+    await handle.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  // 0 is off, 2 full: what every connection of the api syncs with.
+  const synchronous = async (db: Db = handle.db) =>
+    (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous
+
+  it('commits a seed of a file that holds no organization unsynced, and syncs again after', async () => {
+    expect(await synchronous()).toBe(2)
+    const inside = await withUnsyncedSeedOfNewFile(handle.db, () =>
+      inTransaction(handle.db, async (tx) => {
+        await tx.insertInto('app_state').values({ key: 'seeded', value: 'yes' }).execute()
+        return synchronous(tx)
+      }),
+    )
+    expect(inside).toBe(0)
+    expect(await synchronous()).toBe(2)
+    const rows = await handle.db.selectFrom('app_state').select('key').where('key', '=', 'seeded').execute()
+    expect(rows).toEqual([{ key: 'seeded' }])
+  })
+
+  it('syncs as always once the file holds an organization', async () => {
+    await provisionOrganization(handle.db, systemClock, {
+      name: 'Acme',
+      email: 'owner@acme.test',
+    })
+    expect(await withUnsyncedSeedOfNewFile(handle.db, () => synchronous())).toBe(2)
+    expect(await synchronous()).toBe(2)
+  })
+
+  it('syncs again when the seed fails, and the failure reaches the caller', async () => {
+    await expect(
+      withUnsyncedSeedOfNewFile(handle.db, () => Promise.reject(new Error('the seed broke'))),
+    ).rejects.toThrow('the seed broke')
+    expect(await synchronous()).toBe(2)
   })
 })

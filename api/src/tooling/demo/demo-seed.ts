@@ -1,4 +1,4 @@
-import { setPassword } from '../../accounts/account-repo.js'
+import { storePassword } from '../../accounts/account-repo.js'
 import { inTransaction, type Db } from '../../platform/data/database.js'
 import { randomBase62 } from '../../platform/security/ids.js'
 import { provisionMember, provisionOrganization } from '../../crm/organizations/provision.js'
@@ -41,10 +41,13 @@ const MEMBERS: DemoPerson[] = [
   { email: 'sam@demo.leadline.test', first_name: 'Sam', last_name: 'Seller', role: 'user', title: 'rep' },
 ]
 
-/** A random password for a demo user, set on them: 16 base-62 characters, about 95 bits. */
+/**
+ * A random password for a demo user, set on them: 16 base-62 characters, about 95 bits, so not put through the
+ * strength check a person's choice gets (its dictionaries take half a second to load).
+ */
 async function demoPassword(db: Db, clock: Clock, userId: string): Promise<string> {
   const password = randomBase62(16)
-  await setPassword(db, clock, userId, password)
+  await storePassword(db, clock, userId, password)
   return password
 }
 
