@@ -31,10 +31,11 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
           const report = seedProgress(process.stderr)
           try {
             // One transaction: an interrupted seed leaves no demo organization without its leads. The file to
-            // itself while it writes, when no one else has it open (withRollbackJournal), and its commit not
-            // synced when the file held nothing before (withUnsyncedSeedOfNewFile).
-            return await withRollbackJournal(db, () =>
-              withUnsyncedSeedOfNewFile(db, () =>
+            // itself while it writes, when no one else has it open (withRollbackJournal); its commit, and the
+            // switch back to the write-ahead log after it, not synced when the file held nothing before
+            // (withUnsyncedSeedOfNewFile).
+            return await withUnsyncedSeedOfNewFile(db, () =>
+              withRollbackJournal(db, () =>
                 inTransaction(db, async (tx) => {
                   const organization = await seedDemoOrganization(tx, systemClock)
                   const created = await seedDemoLeads(tx, systemClock, organization.organization_id, leads, {
