@@ -34,7 +34,7 @@ Prints {"organization_id","organization_name","users":[{"user_id","membership_id
             // itself while it writes, when no one else has it open (withRollbackJournal); its commit, and the
             // switch back to the write-ahead log after it, not synced when the file held nothing before
             // (withUnsyncedSeedOfNewFile).
-            return await withUnsyncedSeedOfNewFile(db, () =>
+            return await withUnsyncedSeedOfNewFile(db, leads, () =>
               withRollbackJournal(db, () =>
                 inTransaction(db, async (tx) => {
                   const organization = await seedDemoOrganization(tx, systemClock)

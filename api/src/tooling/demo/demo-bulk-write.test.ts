@@ -7,7 +7,12 @@ import { inTransaction, openDatabase, type DatabaseHandle, type Db } from '../..
 import { migrateToLatest } from '../../platform/data/migrate.js'
 import { provisionOrganization } from '../../crm/organizations/provision.js'
 import { systemClock } from '../../platform/data/time.js'
-import { withRollbackJournal, withThreadedIndexSorts, withUnsyncedSeedOfNewFile } from './demo-bulk-write.js'
+import {
+  UNSYNCED_SEED_FROM_LEADS,
+  withRollbackJournal,
+  withThreadedIndexSorts,
+  withUnsyncedSeedOfNewFile,
+} from './demo-bulk-write.js'
 
 // The demo seed writes a SQLite file through a rollback journal when it has the file to itself, and leaves it in
 // WAL mode as it found it, whatever happens. A SQLite file whichever database the suite runs on: this is about files.
@@ -158,9 +163,11 @@ describe('withUnsyncedSeedOfNewFile', () => {
   const synchronous = async (db: Db = handle.db) =>
     (await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous
 
-  it('commits a seed of a file that holds no organization unsynced, and syncs again after', async () => {
+  const large = UNSYNCED_SEED_FROM_LEADS
+
+  it('commits a large seed of a file that holds no organization unsynced, and syncs again after', async () => {
     expect(await synchronous()).toBe(2)
-    const inside = await withUnsyncedSeedOfNewFile(handle.db, () =>
+    const inside = await withUnsyncedSeedOfNewFile(handle.db, large, () =>
       inTransaction(handle.db, async (tx) => {
         await tx.insertInto('app_state').values({ key: 'seeded', value: 'yes' }).execute()
         return synchronous(tx)
@@ -177,13 +184,17 @@ describe('withUnsyncedSeedOfNewFile', () => {
       name: 'Acme',
       email: 'owner@acme.test',
     })
-    expect(await withUnsyncedSeedOfNewFile(handle.db, () => synchronous())).toBe(2)
+    expect(await withUnsyncedSeedOfNewFile(handle.db, large, () => synchronous())).toBe(2)
     expect(await synchronous()).toBe(2)
+  })
+
+  it('syncs a smaller seed, as the first start seeds the file a person goes on to use', async () => {
+    expect(await withUnsyncedSeedOfNewFile(handle.db, large - 1, () => synchronous())).toBe(2)
   })
 
   it('syncs again when the seed fails, and the failure reaches the caller', async () => {
     await expect(
-      withUnsyncedSeedOfNewFile(handle.db, () => Promise.reject(new Error('the seed broke'))),
+      withUnsyncedSeedOfNewFile(handle.db, large, () => Promise.reject(new Error('the seed broke'))),
     ).rejects.toThrow('the seed broke')
     expect(await synchronous()).toBe(2)
   })

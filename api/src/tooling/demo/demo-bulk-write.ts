@@ -72,21 +72,26 @@ export async function withRollbackJournal<T>(db: Db, write: () => Promise<T>): P
 }
 
 /**
- * SQLite: runs `write` with its commits not synced (`pragma synchronous = off`) when the database holds no
- * organization yet — a file made for this seed — and puts the setting back after, whether `write` succeeded or not.
- * A seed's commit hands the operating system some 2 GB at 100,000 leads, and a synced commit then waits until the
- * disk has all of it: 2–3 s of a 36 s seed on the 2-core machine. Any synced commit of the file waits for all of it,
- * so `write` covers the switch back to the write-ahead log as well (withRollbackJournal), whose commit would
- * otherwise sync what the seed left. What the wait guards against is the machine itself stopping (a power cut, a
- * kernel crash) before the system has written the pages out, not the process ending: its writes are the system's
- * by then. In a file that held nothing, such a loss can damage only the seed, which is run again; a database with
- * any organization in it is committed synced, as every other write is. Postgres: `write` as is (its cluster's
- * settings decide).
+ * Seeds of fewer leads are committed synced wherever they go: their commit is short, and `npm start`'s first seed
+ * (250 leads) makes the file a person goes on to use.
  */
-export async function withUnsyncedSeedOfNewFile<T>(db: Db, write: () => Promise<T>): Promise<T> {
-  if (!isSqlite(db) || (await db.selectFrom('organization').select('id').limit(1).executeTakeFirst()) !== undefined) {
-    return write()
-  }
+export const UNSYNCED_SEED_FROM_LEADS = 10_000
+
+/**
+ * SQLite: runs `write`, a seed of `leads` leads, with its commits not synced (`pragma synchronous = off`) when it is
+ * a large one (UNSYNCED_SEED_FROM_LEADS) and the database holds no organization yet — a file made for this seed, as
+ * the bench's are — and puts the setting back after, whether `write` succeeded or not. A seed's commit hands the
+ * operating system some 2 GB at 100,000 leads, and a synced commit then waits until the disk has all of it: 2–3 s of
+ * a 36 s seed on the 2-core machine. Any synced commit of the file waits for all of it, so `write` covers the switch
+ * back to the write-ahead log as well (withRollbackJournal), whose commit would otherwise sync what the seed left.
+ * What the wait guards against is the machine itself stopping (a power cut, a kernel crash) before the system has
+ * written the pages out, not the process ending: its writes are the system's by then. In a file that held nothing,
+ * such a loss can damage only the seed, which is run again; a database with any organization in it is committed
+ * synced, as every other write is. Postgres: `write` as is (its cluster's settings decide).
+ */
+export async function withUnsyncedSeedOfNewFile<T>(db: Db, leads: number, write: () => Promise<T>): Promise<T> {
+  if (!isSqlite(db) || leads < UNSYNCED_SEED_FROM_LEADS) return write()
+  if ((await db.selectFrom('organization').select('id').limit(1).executeTakeFirst()) !== undefined) return write()
   const synchronous = await pragmaNumber(db, 'synchronous')
   if (synchronous === undefined) return write()
   await sql`pragma synchronous = off`.execute(db)
