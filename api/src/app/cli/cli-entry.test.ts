@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest'
 // modules the first start would load for nothing): it imports the restart's module alone, and that module nothing of
 // the app's.
 
+/** The modules a file imports statically: `import … from '…'` over one line or several, and `import '…'`. */
 const staticImports = (file: string) =>
-  [...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/^import .* from '([^']+)'$/gm)].map(
+  [...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/^import\s[^']*'([^']+)'/gm)].map(
     (match) => match[1],
   )
 
