@@ -37,8 +37,9 @@ export function normalizeContactPhone(raw: string, country: string): string | un
   const parsed = parsePhoneNumberFromString(raw, { defaultCountry: dialCountry(country), extract: false })
   if (parsed?.ext !== undefined) return undefined
   // Dialled with `+`, a valid number parses as its E.164 form would, and so does any number whose digits the parse kept
-  // whole (no national prefix dropped: the same digits parse alike): its facts are kept for the views and search.
-  if (parsed !== undefined && (parsed.isValid() || (dialledWithPlus && parsed.number === `+${digits}`))) {
+  // whole (no national prefix dropped: the same digits parse alike): its facts are kept for the views and search. The
+  // digits are compared first: validity tries the patterns of every country of the calling code (25 for `+1`).
+  if (parsed !== undefined && ((dialledWithPlus && parsed.number === `+${digits}`) || parsed.isValid())) {
     if (dialledWithPlus) remember(parsed.number, parsed)
     return parsed.number
   }
