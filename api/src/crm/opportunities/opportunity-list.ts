@@ -174,6 +174,12 @@ export async function rebuildOpportunityRollup(db: Db): Promise<void> {
       coalesce(opportunity.date_won, ''), sum(${row.count}), sum(${row.value}), sum(${row.annualized}),
       sum(${row.expected}), sum(${row.annualizedExpected})
     from opportunity group by 1, 2, 3, 4, 5`.execute(db)
+  await sql`delete from opportunity_rollup_total`.execute(db)
+  await sql`insert into opportunity_rollup_total (organization_id, status_id, user_id, value_period, opportunities,
+      value, annualized, expected, annualized_expected)
+    select organization_id, status_id, user_id, value_period, sum(opportunities), sum(value), sum(annualized),
+      sum(expected), sum(annualized_expected)
+    from opportunity_rollup group by 1, 2, 3, 4`.execute(db)
 }
 
 /** The aggregate columns, named as the response names them. */
@@ -443,7 +449,14 @@ export async function rollupAggregates(
   if (!answerable || filtered.some((k) => commaValues(raw[k] ?? '').length === 0)) return undefined
   // The status's own columns only when a filter names them (its pipeline, label or type).
   const byStatus = filtered.some((k) => STATUS_FILTERS.has(k.endsWith('__in') ? k.slice(0, -'__in'.length) : k))
-  const rollup = db.selectFrom('opportunity_rollup')
+  // Sums that need no day (no date_won filter, no group by a period of it) add up the rollup's totals (migration
+  // 0058), a row per status, owner and period, under the rollup's name: they have its columns but the day.
+  const byDay = filtered.some((k) => k.startsWith('date_won__')) || (group !== undefined && group.field !== 'user_id')
+  const rollup = byDay
+    ? db.selectFrom('opportunity_rollup')
+    : (db.selectFrom('opportunity_rollup_total as opportunity_rollup') as unknown as ReturnType<
+        typeof db.selectFrom<'opportunity_rollup'>
+      >)
   let q = (
     byStatus ? rollup.innerJoin('opportunity_status', 'opportunity_status.id', 'opportunity_rollup.status_id') : rollup
   ).where('opportunity_rollup.organization_id', '=', organizationId)
@@ -468,27 +481,17 @@ export async function rollupAggregates(
       .execute()
     return groupedAggregates(rows)
   }
-  const sum = (column: string) => sql<number>`sum(${sql.ref(`opportunity_rollup.${column}`)})`
   // The totals alone: the matching rollup rows added up, through whichever index the filters name (a board column's
-  // status: its rows only, where walking the days read every row of the organization, 27 ms against 2 at a million),
-  // in five plain sums by value period rather than the response's thirteen, each testing the period of every row
-  // (a million opportunities' 74,067 rollup rows: 19 against 36 ms in Postgres).
+  // status: its rows only, where walking the days read every row of the organization, 27 ms against 2 at a million).
   if (group === undefined) {
-    const rows = await q
-      .select([
-        'opportunity_rollup.value_period as value_period',
-        sum('opportunities').as('opportunities'),
-        sum('value').as('value'),
-        sum('annualized').as('annualized'),
-        sum('expected').as('expected'),
-        sum('annualized_expected').as('annualized_expected'),
-      ])
-      .groupBy('opportunity_rollup.value_period')
-      .execute()
-    return { totals: periodTotals(rows), groups: undefined }
+    const totals = await q
+      .select(aggregateSelections(rollupContribution('opportunity_rollup')))
+      .executeTakeFirstOrThrow()
+    return { totals: aggregatesOf(totals), groups: undefined }
   }
   // The groups by a period of date_won: each day's sums first, walking the rollup in order of day (migration 0047)
   // without sorting its rows, then the days' (a few thousand at most) by the period's key.
+  const sum = (column: string) => sql<number>`sum(${sql.ref(`opportunity_rollup.${column}`)})`
   const days = q
     .select([
       sql<string>`opportunity_rollup.date_won`.as('day'),
@@ -508,39 +511,6 @@ export async function rollupAggregates(
     .groupBy(key)
     .execute()
   return groupedAggregates(rows)
-}
-
-/** A rollup's sums by value period (Postgres sends sums of bigints as text) as the response's aggregates. */
-function periodTotals(rows: readonly PeriodSums[]): Aggregates {
-  const n = (value: number | string | null) => Number(value ?? 0)
-  const total = (pick: (row: PeriodSums) => number | string | null) => rows.reduce((t, row) => t + n(pick(row)), 0)
-  const inPeriod = (period: ValuePeriod, pick: (row: PeriodSums) => number | string | null) =>
-    total((row) => (row.value_period === period ? pick(row) : 0))
-  return {
-    total_results: total((r) => r.opportunities),
-    count_by_value_period: {
-      one_time: inPeriod('one_time', (r) => r.opportunities),
-      monthly: inPeriod('monthly', (r) => r.opportunities),
-      annual: inPeriod('annual', (r) => r.opportunities),
-    },
-    total_value_one_time: inPeriod('one_time', (r) => r.value),
-    total_value_monthly: inPeriod('monthly', (r) => r.value),
-    total_value_annual: inPeriod('annual', (r) => r.value),
-    total_value_annualized: total((r) => r.annualized),
-    expected_value_one_time: inPeriod('one_time', (r) => r.expected),
-    expected_value_monthly: inPeriod('monthly', (r) => r.expected),
-    expected_value_annual: inPeriod('annual', (r) => r.expected),
-    expected_value_annualized: total((r) => r.annualized_expected),
-  }
-}
-
-interface PeriodSums {
-  value_period: string
-  opportunities: number | string | null
-  value: number | string | null
-  annualized: number | string | null
-  expected: number | string | null
-  annualized_expected: number | string | null
 }
 
 /** Groups' aggregate rows by their key, and their totals. */

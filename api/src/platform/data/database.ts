@@ -225,6 +225,9 @@ export interface OpportunityRollupTable {
   annualized_expected: number | string
 }
 
+/** The same sums without the day won: by organization, status, owner and period (migration 0058). */
+export type OpportunityRollupTotalTable = Omit<OpportunityRollupTable, 'date_won'>
+
 export interface PhoneNumberTable {
   id: string
   organization_id: string
@@ -865,6 +868,7 @@ export interface Tables {
   opportunity_status: OpportunityStatusTable
   opportunity: OpportunityTable
   opportunity_rollup: OpportunityRollupTable
+  opportunity_rollup_total: OpportunityRollupTotalTable
   phone_number: PhoneNumberTable
   email_account: EmailAccountTable
   email_account_address: EmailAccountAddressTable

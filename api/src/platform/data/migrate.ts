@@ -57,6 +57,7 @@ import * as m0054 from './migrations/0054-activity-type-order.js'
 import * as m0055 from './migrations/0055-activity-contact-task-indexes.js'
 import * as m0056 from './migrations/0056-opportunity-order-indexes.js'
 import * as m0057 from './migrations/0057-opportunity-status-order-index.js'
+import * as m0058 from './migrations/0058-opportunity-rollup-totals.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -116,6 +117,7 @@ const migrations: Record<string, Migration> = {
   '0055-activity-contact-task-indexes': m0055,
   '0056-opportunity-order-indexes': m0056,
   '0057-opportunity-status-order-index': m0057,
+  '0058-opportunity-rollup-totals': m0058,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
