@@ -40,7 +40,9 @@ type Row = Record<string, string | number>
 /** Rows as plain numbers and strings, in key order (Postgres sends sums of bigints as text). */
 function normalized(rows: Row[]): Row[] {
   return rows
-    .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, /^-?\d+$/.test(String(v)) ? Number(v) : v])))
+    .map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, /^-?\d+$/.test(String(v)) ? Number(v) : v])),
+    )
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
 }
 
