@@ -97,6 +97,7 @@ export async function updateLead(
   ctx: WriteContext,
   current: { id: string; status_id: string; status_label: string },
   lead: LeadValues,
+  options: { refreshSearch?: boolean } = {},
 ): Promise<ActivityTable | undefined> {
   await db
     .updateTable('lead')
@@ -134,7 +135,8 @@ export async function updateLead(
     })
     await db.insertInto('activity').values(statusChange).execute()
   }
-  await refreshLeadSearch(db, ctx.organizationId, current.id)
+  // A caller writing many leads (the CSV import) refreshes their search rows itself, once for all of them.
+  if (options.refreshSearch !== false) await refreshLeadSearch(db, ctx.organizationId, current.id)
   return statusChange
 }
 

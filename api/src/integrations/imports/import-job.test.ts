@@ -317,6 +317,54 @@ describe('the duplicate rule', () => {
     })
   }
 
+  it('updates a lead two companies of one batch match: each sees what the other added, and search finds both', async () => {
+    const org = await ctx.createOrg('Two keys one lead')
+    const lead = await call(ctx.app, org.member.key, 'POST', '/lead/', {
+      body: {
+        name: 'Acme',
+        contacts: [{ name: 'Ann', emails: [{ email: 'ann@acme.example' }] }],
+        addresses: [{ label: 'business', city: 'Springfield' }],
+      },
+    })
+    expect(lead.statusCode, lead.body).toBe(200)
+    const id = lead.json<Lead>().id
+    const made = await upload(
+      org,
+      [
+        'Company,Name,Email,City,Status',
+        'Acme West,Ann,ann@acme.example,Springfield,Qualified',
+        'Acme West,Dee,dee@acme.example,Shelbyville,',
+        'Acme East,Ann,ann@acme.example,Shelbyville,',
+        'Acme East,Dee,dee@acme.example,Shelbyville,',
+      ].join('\n'),
+    )
+    await setUp(org, made.id, { duplicate_rule: { match: 'email', action: 'update' } })
+    expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/run/`)).statusCode).toBe(200)
+    // One batch for the four rows: both companies' keys match Ann's lead in it.
+    await worker({ batchSize: 10 }).drain()
+    const done = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+    expect(done).toMatchObject({ status: 'done', counts: { created: 0, contacts_created: 1, failed: 0 } })
+    const [after] = await leads(org)
+    expect(after).toMatchObject({ id, display_name: 'Acme East', status_label: 'Qualified' })
+    // Dee and Shelbyville, added for Acme West, are there when Acme East's rows come: neither twice.
+    expect(after?.contacts.map((c) => c.name)).toEqual(['Ann', 'Dee'])
+    expect(after?.addresses.map((a) => a.city)).toEqual(['Springfield', 'Shelbyville'])
+    const changes = await ctx.database.db
+      .selectFrom('activity')
+      .select('type')
+      .where('lead_id', '=', id)
+      .where('type', '=', 'LeadStatusChange')
+      .execute()
+    expect(changes).toHaveLength(1)
+    for (const query of ['Dee', 'Shelbyville', '"Acme East"']) {
+      const found = await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } })
+      expect(
+        found.json<{ data: { id: string }[] }>().data.map((l) => l.id),
+        query,
+      ).toEqual([id])
+    }
+  })
+
   it('matches a URL by its host, with or without scheme, www. and path', async () => {
     const org = await ctx.createOrg('URL hosts')
     const made = async (name: string, url: string) =>

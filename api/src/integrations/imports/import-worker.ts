@@ -37,10 +37,12 @@ import {
   leadSearchRow,
   nextSearchRowid,
   refreshLeadSearch,
+  refreshLeadSearchOf,
   type LeadSearchRow,
 } from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView, type WrittenLeads } from '../../crm/leads/lead-view.js'
 import { flattenRows, insertRows } from '../../platform/data/bulk-insert.js'
+import { readInChunks } from '../../platform/data/collections.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { insertContact } from '../../crm/contacts/contact-repo.js'
 import { deleteWithCustomValues, writeCustomValues, type CustomValue } from '../../crm/custom-fields/custom-values.js'
@@ -516,6 +518,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
 
     const updatedIds = new Set<string>()
     const creating: [string, RowPlan[]][] = []
+    const adding: { leadId: string; plans: RowPlan[]; existing: boolean }[] = []
     for (const [key, plans] of groups) {
       const state = known.get(key)
       if (state?.created === SKIPPED) {
@@ -526,9 +529,29 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         creating.push([key, plans])
         continue
       }
-      await addToLead(tx, ctx, row, state.lead_id, plans, counts, state.created === UPDATED)
+      adding.push({ leadId: state.lead_id, plans, existing: state.created === UPDATED })
       if (state.created === UPDATED) updatedIds.add(state.lead_id)
     }
+    // The leads met before, read once for the batch (two keys may name the same lead: each sees what the other
+    // added), each given its rows, and their search rows written once, after all of them.
+    const leadsMet = await leadsAddedTo(tx, [...new Set(adding.map((a) => a.leadId))], updatedIds)
+    for (const { leadId, plans, existing } of adding) {
+      const met = leadsMet.get(leadId)
+      if (met === undefined) throw new Error(`The lead ${leadId} the import adds to is not there.`)
+      await addToLead(tx, ctx, row, met, plans, counts, existing)
+    }
+    await refreshLeadSearchOf(
+      tx,
+      row.organization_id,
+      await readInChunks([...leadsMet.keys()], (ids) =>
+        tx
+          .selectFrom('lead')
+          .select(['id', 'name', 'description', 'url', 'status_id'])
+          .where('organization_id', '=', row.organization_id)
+          .where('id', 'in', ids)
+          .execute(),
+      ),
+    )
     const created = await createInBulk(tx, ctx, row, setting, creating, counts)
     counts.created += created.leads.length
     counts.updated += updatedNow
@@ -834,17 +857,86 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     return { leads, written }
   }
 
-  /** Adds a group's rows to a lead met before: this import's own lead, or an existing one the rule updates. */
+  /**
+   * What a batch needs of the leads it adds rows to, read in a few queries for all of them: their contacts' emails,
+   * phones, names and last position, their addresses, and (for the existing leads it updates) their status.
+   */
+  async function leadsAddedTo(tx: Db, leadIds: string[], updating: ReadonlySet<string>): Promise<Map<string, LeadMet>> {
+    const met = new Map<string, LeadMet>()
+    if (leadIds.length === 0) return met
+    const [emails, phones, contacts, addresses, current] = await Promise.all([
+      readInChunks(leadIds, (ids) =>
+        tx.selectFrom('contact_email').select(['lead_id', 'value_lower']).where('lead_id', 'in', ids).execute(),
+      ),
+      readInChunks(leadIds, (ids) =>
+        tx.selectFrom('contact_phone').select(['lead_id', 'value_lower']).where('lead_id', 'in', ids).execute(),
+      ),
+      readInChunks(leadIds, (ids) =>
+        tx.selectFrom('contact').select(['lead_id', 'name', 'position']).where('lead_id', 'in', ids).execute(),
+      ),
+      readInChunks(leadIds, (ids) =>
+        tx.selectFrom('lead_address').selectAll().where('lead_id', 'in', ids).orderBy('position').execute(),
+      ),
+      readInChunks(
+        leadIds.filter((id) => updating.has(id)),
+        (ids) =>
+          tx
+            .selectFrom('lead')
+            .innerJoin('lead_status', 'lead_status.id', 'lead.status_id')
+            .select(['lead.id', 'lead.status_id', 'lead_status.label as status_label'])
+            .where('lead.id', 'in', ids)
+            .execute(),
+      ),
+    ])
+    for (const id of leadIds) {
+      met.set(id, {
+        id,
+        current: undefined,
+        haveEmail: new Set(),
+        havePhone: new Set(),
+        haveName: new Set(),
+        position: 0,
+        seen: new Set(),
+        addressAt: 0,
+      })
+    }
+    const of = (id: string) => met.get(id)
+    for (const e of emails) of(e.lead_id)?.haveEmail.add(e.value_lower)
+    for (const p of phones) of(p.lead_id)?.havePhone.add(p.value_lower)
+    for (const c of contacts) {
+      const lead = of(c.lead_id)
+      if (lead === undefined) continue
+      lead.haveName.add(contactNameKey(c.name))
+      lead.position = Math.max(lead.position, c.position + 1)
+    }
+    for (const a of addresses) {
+      const lead = of(a.lead_id)
+      if (lead === undefined) continue
+      lead.seen.add(addressKey(a))
+      lead.addressAt = Math.max(lead.addressAt, a.position + 1)
+    }
+    for (const c of current) {
+      const lead = of(c.id)
+      if (lead !== undefined) lead.current = c
+    }
+    return met
+  }
+
+  /**
+   * Adds a group's rows to a lead met before: this import's own lead, or an existing one the rule updates. `lead` is
+   * what the batch read of it, kept up to date here as rows are added. Its search row is the caller's to refresh.
+   */
   async function addToLead(
     tx: Db,
     ctx: WriteCtx,
     row: ImportRow,
-    leadId: string,
+    lead: LeadMet,
     plans: RowPlan[],
     counts: ImportCounts,
     existing: boolean,
   ): Promise<void> {
     const org = row.organization_id
+    const leadId = lead.id
     const added = async (kind: 'contact' | 'address' | 'opportunity', objectId: string) => {
       if (!existing) return
       await tx
@@ -853,74 +945,58 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         .execute()
     }
     if (existing) {
-      const current = await tx
-        .selectFrom('lead')
-        .innerJoin('lead_status', 'lead_status.id', 'lead.status_id')
-        .select(['lead.id', 'lead.status_id', 'lead_status.label as status_label'])
-        .where('lead.id', '=', leadId)
-        .executeTakeFirstOrThrow()
+      const current = lead.current
+      if (current === undefined) throw new Error(`The lead ${leadId} the import updates is not there.`)
       const status = firstOf(plans, (p) => p.status)
       const url = firstOf(plans, (p) => p.url)
       const description = firstOf(plans, (p) => p.description)
       const named = plans.find((p) => companyOfKey(p.key) !== undefined)?.name
-      await updateLead(tx, ctx, current, {
-        ...(named === undefined ? {} : { name: named }),
-        ...(url === undefined ? {} : { url }),
-        ...(description === undefined ? {} : { description }),
-        ...(status === undefined ? {} : { status }),
-        custom: mergedCustom(plans),
-      })
+      await updateLead(
+        tx,
+        ctx,
+        current,
+        {
+          ...(named === undefined ? {} : { name: named }),
+          ...(url === undefined ? {} : { url }),
+          ...(description === undefined ? {} : { description }),
+          ...(status === undefined ? {} : { status }),
+          custom: mergedCustom(plans),
+        },
+        { refreshSearch: false },
+      )
+      if (status !== undefined) lead.current = { id: leadId, status_id: status.id, status_label: status.label }
     }
     // Contacts: added unless the lead has one with the row's email or phone, or, for a row with neither, one of the
     // same name (case ignored): a file exported from Leadline and imported again adds no contact twice.
-    const [emails, phones, contactCount, names, addresses] = await Promise.all([
-      tx.selectFrom('contact_email').select('value_lower').where('lead_id', '=', leadId).execute(),
-      tx.selectFrom('contact_phone').select('value_lower').where('lead_id', '=', leadId).execute(),
-      tx
-        .selectFrom('contact')
-        .select((eb) => eb.fn.max<number | null>('position').as('top'))
-        .where('lead_id', '=', leadId)
-        .executeTakeFirst(),
-      tx.selectFrom('contact').select('name').where('lead_id', '=', leadId).execute(),
-      tx.selectFrom('lead_address').selectAll().where('lead_id', '=', leadId).orderBy('position').execute(),
-    ])
-    const haveEmail = new Set(emails.map((e) => e.value_lower))
-    const havePhone = new Set(phones.map((p) => p.value_lower))
-    const nameKey = (name: string | null | undefined) => foldCase((name ?? '').trim())
-    const haveName = new Set(names.map((c) => nameKey(c.name)))
-    let position = (contactCount?.top ?? -1) + 1
-    const seen = new Set(addresses.map(addressKey))
-    let addressAt = addresses.reduce((max, a) => Math.max(max, a.position + 1), 0)
     for (const plan of plans) {
       if (plan.contact !== undefined) {
-        const name = nameKey(plan.contact.values.name)
+        const name = contactNameKey(plan.contact.values.name)
         const known =
-          (plan.email !== undefined && haveEmail.has(plan.email)) ||
-          (plan.phone !== undefined && havePhone.has(plan.phone)) ||
-          (plan.email === undefined && plan.phone === undefined && name !== '' && haveName.has(name))
+          (plan.email !== undefined && lead.haveEmail.has(plan.email)) ||
+          (plan.phone !== undefined && lead.havePhone.has(plan.phone)) ||
+          (plan.email === undefined && plan.phone === undefined && name !== '' && lead.haveName.has(name))
         if (!known) {
-          const id = await insertContact(tx, ctx, leadId, plan.contact.values, plan.contact.custom, position)
-          position += 1
+          const id = await insertContact(tx, ctx, leadId, plan.contact.values, plan.contact.custom, lead.position)
+          lead.position += 1
           counts.contacts_created += 1
-          if (plan.email !== undefined) haveEmail.add(plan.email)
-          if (plan.phone !== undefined) havePhone.add(plan.phone)
-          haveName.add(name)
+          if (plan.email !== undefined) lead.haveEmail.add(plan.email)
+          if (plan.phone !== undefined) lead.havePhone.add(plan.phone)
+          lead.haveName.add(name)
           await added('contact', id)
         }
       }
-      if (plan.address !== undefined && !seen.has(addressKey(plan.address))) {
-        seen.add(addressKey(plan.address))
+      if (plan.address !== undefined && !lead.seen.has(addressKey(plan.address))) {
+        lead.seen.add(addressKey(plan.address))
         await tx
           .insertInto('lead_address')
-          .values({ ...plan.address, lead_id: leadId, organization_id: org, position: addressAt })
+          .values({ ...plan.address, lead_id: leadId, organization_id: org, position: lead.addressAt })
           .execute()
-        await added('address', String(addressAt))
-        addressAt += 1
+        await added('address', String(lead.addressAt))
+        lead.addressAt += 1
       }
       const opportunity = await addOpportunity(tx, ctx, leadId, plan)
       if (opportunity !== undefined) await added('opportunity', opportunity)
     }
-    await refreshLeadSearch(tx, org, leadId)
   }
 
   async function addOpportunity(tx: Db, ctx: WriteCtx, leadId: string, plan: RowPlan): Promise<string | undefined> {
@@ -1120,6 +1196,27 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
   }
 
   return requests.worker(lease.owner, drain, loop)
+}
+
+/** A lead a batch adds rows to, as the batch has read and written it so far. */
+interface LeadMet {
+  id: string
+  /** Its status as it stands, for an existing lead the batch updates (a change of it is an activity). */
+  current: { id: string; status_id: string; status_label: string } | undefined
+  haveEmail: Set<string>
+  havePhone: Set<string>
+  /** Its contacts' names, trimmed and case folded. */
+  haveName: Set<string>
+  /** The position its next contact takes. */
+  position: number
+  /** Its addresses (`addressKey`), and the position the next takes. */
+  seen: Set<string>
+  addressAt: number
+}
+
+/** A contact's name as the import compares it: trimmed, case folded. */
+function contactNameKey(name: string | null | undefined): string {
+  return foldCase((name ?? '').trim())
 }
 
 function addressKey(a: {
