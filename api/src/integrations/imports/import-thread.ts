@@ -25,15 +25,15 @@ const database = openDatabase(data.databaseUrl, {
     ? {}
     : { writeLock: { buffer: data.writeLockBuffer, party: 'import' as const } }),
 })
-// A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
-// so themselves only past the backstop. A setting of this connection alone, set on it straight (not behind the write
-// lock, which a busy api could hold for long).
 // Statement journals in memory: a statement that deletes or updates rows with triggers and cascades (an undo's lead
 // delete, an update run's lead) keeps a copy of each page it changes until it ends, and past 64 KiB SQLite writes that
 // copy to a temporary file it creates and removes each time. An undo of 20,000 leads took 34.5 s that way and 25.8 s
 // with them in memory. This connection runs only bounded statements (a batch's rows, a lead's delete), so no sort of
 // it holds much either.
 database.sqlite?.prepare('pragma temp_store = memory').run([])
+// A checkpointer thread copies the log into the file beside this one (decision 0085); this connection's commits do
+// so themselves only past the backstop. A setting of this connection alone, set on it straight (not behind the write
+// lock, which a busy api could hold for long).
 if (database.sqlite !== undefined && data.walBackstopPages !== undefined) {
   walAutocheckpoint(database.sqlite, data.walBackstopPages)
 }
