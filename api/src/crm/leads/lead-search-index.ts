@@ -10,7 +10,7 @@ import type {
   LeadAddressTable,
   LeadSearchColumns,
 } from '../../platform/data/database.js'
-import { groupBy } from '../../platform/data/collections.js'
+import { groupBy, readInChunks } from '../../platform/data/collections.js'
 import { underLeads } from './lead-rows.js'
 import { foldCase } from '../../platform/text/text.js'
 import { formatPhoneNumber, phoneSearchForms } from '../../platform/text/phone-format.js'
@@ -394,13 +394,24 @@ export async function refreshLeadSearchOf(
  * text, so search never sees a half-written lead.
  */
 export async function refreshLeadSearch(db: Db, organizationId: string, leadId: string): Promise<void> {
-  const lead = await db
-    .selectFrom('lead')
-    .select(['id', 'name', 'description', 'url', 'status_id'])
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', leadId)
-    .executeTakeFirst()
-  if (lead !== undefined) await refreshLeadSearchOf(db, organizationId, [lead])
+  await refreshLeadSearchOfIds(db, organizationId, [leadId])
+}
+
+/** Rebuilds the search documents of some of an organization's leads, by id (those not found are left alone). */
+export async function refreshLeadSearchOfIds(
+  db: Db,
+  organizationId: string,
+  leadIds: readonly string[],
+): Promise<void> {
+  const leads = await readInChunks(leadIds, (ids) =>
+    db
+      .selectFrom('lead')
+      .select(['id', 'name', 'description', 'url', 'status_id'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute(),
+  )
+  await refreshLeadSearchOf(db, organizationId, leads)
 }
 
 export interface RebuildOptions {

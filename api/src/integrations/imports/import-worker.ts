@@ -37,7 +37,7 @@ import {
   leadSearchRow,
   nextSearchRowid,
   refreshLeadSearch,
-  refreshLeadSearchOf,
+  refreshLeadSearchOfIds,
   type LeadSearchRow,
 } from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView, type WrittenLeads } from '../../crm/leads/lead-view.js'
@@ -540,18 +540,7 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
       if (met === undefined) throw new Error(`The lead ${leadId} the import adds to is not there.`)
       await addToLead(tx, ctx, row, met, plans, counts, existing)
     }
-    await refreshLeadSearchOf(
-      tx,
-      row.organization_id,
-      await readInChunks([...leadsMet.keys()], (ids) =>
-        tx
-          .selectFrom('lead')
-          .select(['id', 'name', 'description', 'url', 'status_id'])
-          .where('organization_id', '=', row.organization_id)
-          .where('id', 'in', ids)
-          .execute(),
-      ),
-    )
+    await refreshLeadSearchOfIds(tx, row.organization_id, [...leadsMet.keys()])
     const created = await createInBulk(tx, ctx, row, setting, creating, counts)
     counts.created += created.leads.length
     counts.updated += updatedNow
