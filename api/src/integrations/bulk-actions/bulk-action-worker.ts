@@ -19,6 +19,7 @@ import { refreshLeadSearchOf } from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView } from '../../crm/leads/lead-view.js'
 import { userNames } from '../../crm/users/user-names.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
+import { deleteLeads } from '../../crm/leads/lead-repo.js'
 import { activityEvents, newActivityRow } from '../../crm/activities/activity-repo.js'
 import type { CustomValue } from '../../crm/custom-fields/custom-values.js'
 import { recordEvents, type EventContext, type EventInput, type EventSink } from '../events/event-repo.js'
@@ -423,19 +424,15 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
   }
 
   /** Deletes a batch's leads, each with its `deleted` event; answers how many. */
-  async function deleteLeads(tx: Db, row: BulkActionRow, organization: OrganizationMeta, leads: LeadRow[]) {
+  async function deleteBatch(tx: Db, row: BulkActionRow, organization: OrganizationMeta, leads: LeadRow[]) {
     if (leads.length === 0) return 0
     const views = await viewsOf(tx, organization, leads)
     // What was under each lead goes with it (the foreign keys cascade), unannounced one by one, as DELETE /lead/.
-    await tx
-      .deleteFrom('lead')
-      .where('organization_id', '=', row.organization_id)
-      .where(
-        'id',
-        'in',
-        leads.map((l) => l.id),
-      )
-      .execute()
+    await deleteLeads(
+      tx,
+      row.organization_id,
+      leads.map((l) => l.id),
+    )
     await recordEvents(
       tx,
       eventContext(row, now()),
@@ -523,7 +520,7 @@ export function createBulkActionWorker(options: BulkActionWorkerOptions): JobWor
         return true
       }
       if (row.n_leads === null) await load(claim)
-      const act = row.kind === 'edit' ? editLeads : deleteLeads
+      const act = row.kind === 'edit' ? editLeads : deleteBatch
       while (await nextBatch(claim, act)) await between(row.id)
       await settle(claim, 'done')
       return true

@@ -454,11 +454,11 @@ describe('undo', () => {
     const kept = (await call(ctx.app, org.admin.key, 'GET', `/lead/${before.json<Lead>().id}/`)).json<Lead>()
     const made = await upload(
       org,
-      'Company,Name,Email,Description,Tier,City,Deal Value\nKeep,Kim Keep,kim@keep.example,Changed,Gold,New Town,10\nKeep,Lou,lou@keep.example,,,,\nNew Co,Nia,nia@new.example,,,,\n',
+      'Company,Name,Email,Description,Tier,City,Deal Value\nKeep,Kim Keep,kim@keep.example,Changed,Gold,New Town,10\nKeep,Lou,lou@keep.example,,,,\nNew Co,Nia,nia@new.example,,,,\nOther Co,Oz,oz@other.example,,,,\n',
     )
     await setUp(org, made.id, { duplicate_rule: { match: 'name', action: 'update' } })
     const done = await act(org, made.id, 'run')
-    expect(done.counts).toMatchObject({ created: 1, updated: 1, contacts_created: 2 })
+    expect(done.counts).toMatchObject({ created: 2, updated: 1, contacts_created: 3 })
     const changed = (await call(ctx.app, org.admin.key, 'GET', `/lead/${kept.id}/`)).json<Lead>()
     expect(changed).toMatchObject({ description: 'Changed', [`custom.${tier}`]: 'Gold' })
     expect(changed.contacts.map((c) => c.name)).toEqual(['Kim Keep', 'Lou'])
@@ -484,8 +484,21 @@ describe('undo', () => {
       addresses: kept.addresses,
       opportunities: [],
     })
-    const deleted = await call(ctx.app, org.admin.key, 'GET', '/event/', { query: { action: 'deleted', _limit: '50' } })
-    expect(deleted.json<{ data: { meta: Record<string, string> }[] }>().data[0]?.meta.import_id).toBe(made.id)
+    // The search finds the lead as it was again: not by what the import added, nor by what it changed.
+    const found = async (query: string) =>
+      (await call(ctx.app, org.member.key, 'GET', '/lead/', { query: { query } }))
+        .json<{ data: Lead[] }>()
+        .data.map((l) => l.id)
+    expect(await found('"Old Town"')).toEqual([kept.id])
+    expect(await found('"New Town"')).toEqual([])
+    expect(await found('lou@keep.example')).toEqual([])
+    expect(await found('nia@new.example')).toEqual([])
+    const deleted = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+      query: { action: 'deleted', object_type: 'lead', _limit: '50' },
+    })
+    const events = deleted.json<{ data: { meta: Record<string, string>; previous_data: { name?: string } }[] }>().data
+    expect(events.map((e) => e.previous_data.name).sort()).toEqual(['New Co', 'Other Co'])
+    for (const event of events) expect(event.meta.import_id).toBe(made.id)
   })
 })
 

@@ -32,11 +32,10 @@ import {
   lockOrganizationCustomFields,
 } from '../../crm/custom-fields/custom-field-repo.js'
 import { createMetaCache, type MetaCache, type OrganizationMeta } from '../../crm/organizations/organization-meta.js'
-import { deleteLead, updateLead } from '../../crm/leads/lead-repo.js'
+import { deleteLeads, updateLead } from '../../crm/leads/lead-repo.js'
 import {
   leadSearchRow,
   nextSearchRowid,
-  refreshLeadSearch,
   refreshLeadSearchOfIds,
   type LeadSearchRow,
 } from '../../crm/leads/lead-search-index.js'
@@ -1035,11 +1034,13 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     const { row } = claim
     const organization = await meta.require(row.organization_id)
     for (;;) {
+      // In the order the leads were made (ids are time-ordered): a batch's deletes then fall on the same few pages of
+      // each table and index, as the run's inserts did, rather than all over them (the company keys' order).
       const part = await db
         .selectFrom('data_import_lead')
         .selectAll()
         .where('import_id', '=', row.id)
-        .orderBy('key')
+        .orderBy('lead_id')
         .limit(undoBatchSize)
         .execute()
       if (part.length === 0) break
@@ -1051,16 +1052,15 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         const updated = part.filter((p) => p.created === UPDATED).map((p) => p.lead_id)
         const before = await views(tx, organization, [...created, ...updated])
         const inputs: EventInput[] = []
-        for (const id of created) {
+        const deleting = created.filter((id) => before.has(id))
+        await deleteLeads(tx, row.organization_id, deleting)
+        for (const id of deleting) {
           const last = before.get(id)
-          if (last === undefined) continue
-          await deleteLead(tx, row.organization_id, id)
-          inputs.push(leadEvent(last, 'deleted'))
+          if (last !== undefined) inputs.push(leadEvent(last, 'deleted'))
         }
-        for (const id of updated) {
-          if (!before.has(id)) continue
-          await restore(tx, row, id)
-        }
+        const restoring = updated.filter((id) => before.has(id))
+        for (const id of restoring) await restore(tx, row, id)
+        await refreshLeadSearchOfIds(tx, row.organization_id, restoring)
         const after = await views(tx, organization, updated)
         for (const id of updated) {
           const view = after.get(id)
@@ -1085,7 +1085,10 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     })
   }
 
-  /** Puts an updated lead back as it was, and takes away the contacts, addresses and opportunities added to it. */
+  /**
+   * Puts an updated lead back as it was, and takes away the contacts, addresses and opportunities added to it; the
+   * caller then writes its search row (once for a batch's leads).
+   */
   async function restore(tx: Db, row: ImportRow, leadId: string) {
     const org = row.organization_id
     const stored = await tx
@@ -1133,7 +1136,6 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           .execute()
       }
     }
-    await refreshLeadSearch(tx, org, leadId)
   }
 
   // --- claiming ---
