@@ -75,7 +75,7 @@ const URL_HOSTS_PER_QUERY = 40
  * and 403 MB). When rows were built with object spreads, 1,000 took 34 s and 3,000 took 28 s at 100,000 rows.
  */
 export const IMPORT_BATCH = 1500
-/** Leads per transaction of an undo: each is deleted with its rows and events, lead by lead. */
+/** Leads per transaction of an undo: deleted with their rows, or put back, each with its event. */
 export const UNDO_BATCH = 1000
 export const IMPORT_LEASE_MS = 60_000
 /** Claims of one job (each after its lease ran out) before it is given up as failed. */
