@@ -151,7 +151,8 @@ const DELETE_CHUNK = 500
 /**
  * Deletes an organization's leads `ids` and everything under each, a few hundred a statement: a statement's fixed
  * work (its cascades' cursors, and on SQLite the trigram index writing out what it holds as a segment of its own when
- * the next statement begins) is then shared by all of them. Deleted lead by lead, 2,000 leads took 2 to 3 times as long.
+ * the next statement begins) is then shared by all of them. Deleted lead by lead, 2,000 leads took 2 to 3 times as
+ * long.
  */
 export async function deleteLeads(db: Db, organizationId: string, ids: readonly string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += DELETE_CHUNK) {

@@ -214,6 +214,6 @@ export function formatImport(f: ImportFigures): string {
       `(target < ${String(IMPORT_TARGET_RSS_MB)} MB: ${rss !== undefined && rss < IMPORT_TARGET_RSS_MB ? 'pass' : 'FAIL'})`,
     `  counts ${JSON.stringify(f.counts)}`,
     `  undo ${f.undoSeconds.toFixed(1)} s (no target), api peak RSS through it ` +
-      `${f.undoPeakRssMb === undefined ? 'unknown' : `${f.undoPeakRssMb.toFixed(0)} MB`}`,
+      (f.undoPeakRssMb === undefined ? 'unknown' : `${f.undoPeakRssMb.toFixed(0)} MB`),
   ].join('\n')
 }
