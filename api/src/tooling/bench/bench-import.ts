@@ -10,9 +10,9 @@ import { isPostgresUrl } from '../../platform/data/database.js'
 // The import scenario of `npm run bench` (issue 32): a CSV of a million rows (about 150 MB), generated once under
 // data/bench/, uploaded over HTTP to a real api process on a fresh SQLite file, run, and polled until done; the
 // upload and run times and the api's peak RSS, against the targets (under 2 minutes, under 300 MB). Then the import
-// is undone, as a user who took the wrong file would, and the undo's time printed beside them (no target). With `--db` a
-// Postgres database takes the file instead (a new organization in it): the targets are SQLite's, the figure is for
-// comparison.
+// is undone, as a user who took the wrong file would, and the undo's time printed beside them (no target). With
+// `--db` a Postgres database takes the file instead (a new organization in it): the targets are SQLite's, the figure
+// is for comparison.
 
 export const IMPORT_TARGET_SECONDS = 120
 export const IMPORT_TARGET_RSS_MB = 300
