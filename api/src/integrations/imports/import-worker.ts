@@ -1052,12 +1052,14 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         const updated = part.filter((p) => p.created === UPDATED).map((p) => p.lead_id)
         const before = await views(tx, organization, [...created, ...updated])
         const inputs: EventInput[] = []
-        const deleting = created.filter((id) => before.has(id))
-        await deleteLeads(tx, row.organization_id, deleting)
-        for (const id of deleting) {
-          const last = before.get(id)
-          if (last !== undefined) inputs.push(leadEvent(last, 'deleted'))
-        }
+        // Each created lead still there, as it last was: deleted, each with its event.
+        const last = created.flatMap((id) => before.get(id) ?? [])
+        await deleteLeads(
+          tx,
+          row.organization_id,
+          last.map((view) => view.id),
+        )
+        for (const view of last) inputs.push(leadEvent(view, 'deleted'))
         const restoring = updated.filter((id) => before.has(id))
         for (const id of restoring) await restore(tx, row, id)
         await refreshLeadSearchOfIds(tx, row.organization_id, restoring)
