@@ -500,6 +500,60 @@ describe('undo', () => {
     expect(events.map((e) => e.previous_data.name).sort()).toEqual(['New Co', 'Other Co'])
     for (const event of events) expect(event.meta.import_id).toBe(made.id)
   })
+
+  it('leaves a lead the rule skipped as it is, and ends', async () => {
+    const org = await ctx.createOrg('Undo skipped')
+    const lead = await call(ctx.app, org.member.key, 'POST', '/lead/', {
+      body: { name: 'Acme', description: 'Mine', contacts: [{ name: 'Ann', emails: [{ email: 'ann@acme.example' }] }] },
+    })
+    const id = lead.json<Lead>().id
+    const made = await upload(org, 'Company,Name,Email\nAcme,Ann,ann@acme.example\nNew Co,Nia,nia@new.example\n')
+    await setUp(org, made.id, { duplicate_rule: { match: 'email', action: 'skip' } })
+    expect((await act(org, made.id, 'run')).counts).toMatchObject({ created: 1, skipped: 1 })
+    expect((await act(org, made.id, 'undo')).status).toBe('undone')
+    const all = await leads(org)
+    expect(all.map((l) => [l.id, l.description])).toEqual([[id, 'Mine']])
+  })
+
+  // Two companies of the file matched one lead: two keys of the import name it. An undo of one key a batch splits
+  // them; one of ten holds both.
+  for (const undoBatch of [1, 10]) {
+    it(`puts back a lead two companies matched once, with one event (${String(undoBatch)} keys an undo batch)`, async () => {
+      const org = await ctx.createOrg(`Undo two keys ${String(undoBatch)}`)
+      const lead = await call(ctx.app, org.member.key, 'POST', '/lead/', {
+        body: { name: 'Acme', contacts: [{ name: 'Ann', emails: [{ email: 'ann@acme.example' }] }] },
+      })
+      expect(lead.statusCode, lead.body).toBe(200)
+      const id = lead.json<Lead>().id
+      const made = await upload(
+        org,
+        'Company,Name,Email\nAcme West,Ann,ann@acme.example\nAcme West,Dee,dee@acme.example\nAcme East,Ann,ann@acme.example\n',
+      )
+      await setUp(org, made.id, { duplicate_rule: { match: 'email', action: 'update' } })
+      expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/run/`)).statusCode).toBe(200)
+      await worker({ batchSize: 10 }).drain()
+      expect((await call(ctx.app, org.member.key, 'POST', `/import/${made.id}/undo/`)).statusCode).toBe(200)
+      await worker({ batchSize: undoBatch }).drain()
+      const undone = (await call(ctx.app, org.member.key, 'GET', `/import/${made.id}/`)).json<Import>()
+      expect(undone.status).toBe('undone')
+      const [restored] = await leads(org)
+      expect(restored).toMatchObject({ id, display_name: 'Acme' })
+      expect(restored?.contacts.map((c) => c.name)).toEqual(['Ann'])
+      const updated = await call(ctx.app, org.admin.key, 'GET', '/event/', {
+        query: { action: 'updated', object_type: 'lead', _limit: '50' },
+      })
+      const puttingBack = updated
+        .json<{ data: { object_id: string; meta: Record<string, string>; data: { name?: string } }[] }>()
+        .data.filter((e) => e.object_id === id && e.meta.import_id === made.id && e.data.name === 'Acme')
+      expect(puttingBack).toHaveLength(1)
+      const left = await ctx.database.db
+        .selectFrom('data_import_lead')
+        .select('key')
+        .where('import_id', '=', made.id)
+        .execute()
+      expect(left).toEqual([])
+    })
+  }
 })
 
 describe('restart and resume', () => {

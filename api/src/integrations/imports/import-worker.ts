@@ -1048,8 +1048,9 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
         await lease.renew(tx, claim)
         const at = now()
         const events = eventContext(row, at)
-        const created = part.filter((p) => p.created === CREATED).map((p) => p.lead_id)
-        const updated = part.filter((p) => p.created === UPDATED).map((p) => p.lead_id)
+        // Two keys of the file (two companies of an update run) may name one lead: it is put back, and announced, once.
+        const created = [...new Set(part.filter((p) => p.created === CREATED).map((p) => p.lead_id))]
+        const updated = [...new Set(part.filter((p) => p.created === UPDATED).map((p) => p.lead_id))]
         const before = await views(tx, organization, [...created, ...updated])
         const inputs: EventInput[] = []
         // Each created lead still there, as it last was: deleted, each with its event.
@@ -1070,14 +1071,12 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
           if (view !== undefined && previous !== undefined) inputs.push({ ...leadEvent(view, 'updated'), previous })
         }
         await recordEvents(tx, events, inputs)
+        // Every key of the batch's leads (skipped ones' too), also those past the batch's end (a lead's keys are
+        // adjacent in this order, but the limit may fall between them): none is put back twice.
         await tx
           .deleteFrom('data_import_lead')
           .where('import_id', '=', row.id)
-          .where(
-            'key',
-            'in',
-            part.map((p) => p.key),
-          )
+          .where('lead_id', 'in', [...new Set(part.map((p) => p.lead_id))])
           .execute()
       })
       await options.afterBatch?.(row.id, 0)
