@@ -40,7 +40,7 @@ import {
   type LeadSearchRow,
 } from '../../crm/leads/lead-search-index.js'
 import { leadViews, type LeadView, type WrittenLeads } from '../../crm/leads/lead-view.js'
-import { flattenRows, insertRows } from '../../platform/data/bulk-insert.js'
+import { flattenRows, insertRows, insertRowsInOneStatement } from '../../platform/data/bulk-insert.js'
 import { readInChunks } from '../../platform/data/collections.js'
 import { leadEvent } from '../../crm/leads/lead-write.js'
 import { insertContact } from '../../crm/contacts/contact-repo.js'
@@ -835,7 +835,8 @@ export function createImportWorker(options: ImportWorkerOptions): ImportWorker {
     }
     await insertRows(tx, 'activity', flattenRows(activities))
     await insertRows(tx, 'data_import_lead', flattenRows(keys))
-    await insertRows(tx, 'lead_search', flattenRows(searches))
+    // One statement, whatever the number of rows: SQLite's trigram index writes a segment at each statement's end.
+    await insertRowsInOneStatement(tx, 'lead_search', flattenRows(searches))
     for (const [i, [, plans]] of groups.entries()) {
       const id = leads[i]?.id
       if (id !== undefined) for (const plan of plans) await addOpportunity(tx, ctx, id, plan)

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../../tooling/test-support/test-app.js'
-import { flattenRows, insertRows } from './bulk-insert.js'
+import { flattenRows, insertRows, insertRowsInOneStatement } from './bulk-insert.js'
 import { openDatabase, type DatabaseHandle, type Tables } from './database.js'
 import { copyText } from './postgres-copy.js'
 
@@ -116,6 +116,75 @@ describe('insertRows', () => {
     expect(await read()).toEqual([])
     await insertRows(handle.db, PROBE, flattenRows(rows.slice(0, 1)))
     expect((await read()).map((r) => r.t)).toEqual(['a'])
+  })
+})
+
+describe('insertRowsInOneStatement', () => {
+  const rows: Probe[] = [
+    { id: 1, t: 'tab\there', v: 'line\nbreak', n: 0, f: 1.5, big: 2 ** 40 },
+    { id: 2, t: 'back\\slash, "quotes" and \\N', v: null, n: -7, f: -0.25, big: null },
+    { id: 3, t: 'carriage\r\nreturn', v: '', n: null, f: null, big: 0 },
+    { id: 4, t: '[1, {"a": 2}]', v: '\\t not a tab', n: 2_147_483_647, f: 1e-9, big: -1 },
+    { id: 5, t: 'École 🚀 東京 ‮', v: 'end\\', n: 1, f: 123456.789, big: 9_007_199_254_740_991 },
+    { id: 6, t: '', v: '\t', n: 2, f: 0, big: 3 },
+  ]
+
+  it('writes text, nulls and numbers as they were, in one statement however many rows', async () => {
+    const many = Array.from({ length: 1_500 }, (_, i) => ({
+      id: 100 + i,
+      t: `row ${String(i)}`,
+      v: null,
+      n: i,
+      f: i / 8,
+      big: i,
+    }))
+    const changed = await handle.db.transaction().execute(async (tx) => {
+      await insertRowsInOneStatement(tx, PROBE, flattenRows([...rows, ...many]))
+      // SQLite: the rows the last statement wrote, all of them (insertRows' last list would hold 2^k rows).
+      return testDatabaseKind === 'sqlite'
+        ? (await sql<{ n: number }>`select changes() as n`.execute(tx)).rows[0]?.n
+        : 0
+    })
+    expect(await read()).toEqual([...rows, ...many])
+    if (testDatabaseKind === 'sqlite') expect(changed).toBe(rows.length + many.length)
+  })
+
+  it('gives back any text it was given, as insertRows does', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(text(40), text(10)), { minLength: 1, maxLength: 20 }), async (texts) => {
+        await sql`delete from bulk_probe`.execute(handle.db)
+        const given = texts.map(([t, v], id) => ({ id, t, v, n: null, f: null, big: null }))
+        await insertRowsInOneStatement(handle.db, PROBE, flattenRows(given))
+        expect(await read()).toEqual(given)
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('stores the same bytes a bound string is stored as, lone surrogates and NUL included (SQLite)', async () => {
+    const odd = ['a\uD800b', '\uDC00', 'x\u0000y', '\uD83D\uDE80\uD83D', '\u2028\u2029\u007f']
+    const stored = async () =>
+      (await sql<{ h: string }>`select hex(t) as h from bulk_probe order by id`.execute(handle.db)).rows.map((r) => r.h)
+    const probes = odd.map((t, id) => ({ id, t, v: null, n: null, f: null, big: null }))
+    if (testDatabaseKind === 'postgres') {
+      // Postgres text holds neither; what goes is insertRows' COPY, tested above.
+      await expect(insertRowsInOneStatement(handle.db, PROBE, flattenRows(probes))).rejects.toThrow()
+      return
+    }
+    await insertRows(handle.db, PROBE, flattenRows(probes))
+    const bound = await stored()
+    await sql`delete from bulk_probe`.execute(handle.db)
+    await insertRowsInOneStatement(handle.db, PROBE, flattenRows(probes))
+    expect(await stored()).toEqual(bound)
+  })
+
+  it('refuses a value that is not text, a number or null, writing nothing', async () => {
+    const given = [
+      { id: 1, t: 'a', v: null, n: null, f: null, big: null },
+      { id: 2, t: 'b', v: null, n: true, f: null, big: null },
+    ]
+    await expect(insertRowsInOneStatement(handle.db, PROBE, flattenRows(given))).rejects.toThrow()
+    expect(await read()).toEqual([])
   })
 })
 

@@ -63,6 +63,42 @@ export async function insertRows(db: Db, table: keyof Tables, { columns, values 
   }
 }
 
+/**
+ * Inserts rows of one table in a single statement whatever their number, for a table whose inserts cost something per
+ * statement. SQLite's trigram index (FTS5) writes what it holds as a segment of its own at the end of every statement
+ * that adds to it, to be merged again later: `insertRows`' several statements (lists of a power of two rows) made six
+ * segments of a batch of 500 search rows, and 500-row batches took 18.4 s against 8.2 s in one statement
+ * (40,000 search rows, decision 0097). The rows go as one JSON array, read back by `json_each` (one statement text,
+ * prepared once). Only text, numbers and nulls: JSON has no blobs. Every string is stored as the same bytes a bound one
+ * is, lone surrogates and NULs included (JSON escapes them; SQLite decodes them as it encodes a bound string).
+ * Postgres: `insertRows`' COPY, one statement already.
+ */
+export async function insertRowsInOneStatement(db: Db, table: keyof Tables, rows: FlatRows): Promise<void> {
+  const { columns, values } = rows
+  const width = columns.length
+  if (width === 0 || values.length === 0) return
+  if (!isSqlite(db)) {
+    await insertRows(db, table, rows)
+    return
+  }
+  const tuples: unknown[][] = []
+  for (let start = 0; start < values.length; start += width) {
+    const tuple = values.slice(start, start + width)
+    for (const [at, value] of tuple.entries()) {
+      if (value !== null && typeof value !== 'string' && typeof value !== 'number')
+        throw new Error(`${table}.${columns[at] ?? ''}: only text, numbers and nulls go as JSON`)
+    }
+    tuples.push(tuple)
+  }
+  const picks = columns.map((_, at) => `value ->> ${String(at)}`).join(', ')
+  await db.executeQuery(
+    CompiledQuery.raw(
+      `insert or fail into ${quote(table)} (${columns.map(quote).join(', ')}) select ${picks} from json_each(?)`,
+      [JSON.stringify(tuples)],
+    ),
+  )
+}
+
 export function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`
 }

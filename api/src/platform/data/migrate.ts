@@ -59,6 +59,7 @@ import * as m0056 from './migrations/0056-opportunity-order-indexes.js'
 import * as m0057 from './migrations/0057-opportunity-status-order-index.js'
 import * as m0058 from './migrations/0058-opportunity-rollup-totals.js'
 import * as m0059 from './migrations/0059-foreign-key-indexes.js'
+import * as m0060 from './migrations/0060-search-index-merges.js'
 
 // Migrations are listed here rather than read from the folder so the built CLI needs no file-system lookups.
 const migrations: Record<string, Migration> = {
@@ -120,6 +121,7 @@ const migrations: Record<string, Migration> = {
   '0057-opportunity-status-order-index': m0057,
   '0058-opportunity-rollup-totals': m0058,
   '0059-foreign-key-indexes': m0059,
+  '0060-search-index-merges': m0060,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) }
